@@ -1,0 +1,95 @@
+// Command doppel finds near-duplicate documents.
+//
+// Usage:
+//
+//	doppel dedup --in docs.jsonl[.gz] --out clusters.jsonl [flags]
+//	doppel eval  --in docs.jsonl[.gz] [--truth pairs.jsonl.gz] [flags]
+//	doppel demo
+//
+// Run "doppel COMMAND -h" for the flags of a command.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+var commands = []command{
+	{"dedup", "assign every document of a JSONL file to a near-duplicate cluster", runDedup},
+	{"eval", "measure every method against ground truth and print the tables", runEval},
+	{"demo", "deduplicate the bundled demo intranet and show its clusters", runDemo},
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command line args and returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			err := c.run(ctx, args[1:], stdout, stderr)
+			switch {
+			case err == nil:
+				return 0
+			case errors.Is(err, flag.ErrHelp):
+				return 0
+			case errors.Is(err, errUsage):
+				return 2
+			}
+			fmt.Fprintf(stderr, "doppel %s: %v\n", c.name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "doppel: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+// errUsage reports a command line the flag package already complained about.
+var errUsage = errors.New("usage")
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: doppel COMMAND [flags]\n\ncommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-6s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun \"doppel COMMAND -h\" for the flags of a command.")
+}
+
+// parseFlags parses args with fs, mapping flag errors to errUsage.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "unexpected arguments: %q\n", fs.Args())
+		fs.Usage()
+		return errUsage
+	}
+	return nil
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// doppel runs the command line in-process and returns the exit status,
+// stdout and stderr.
+func doppel(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func readLines(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("output line %q: %v", line, err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+const manual = "To work from home connect to the corporate network through the VPN client and sign in with your network account and the code from your authenticator app"
+
+func TestDedupContract(t *testing.T) {
+	in := writeFile(t, "docs.jsonl", strings.Join([]string{
+		`{"id":"a","text":"` + manual + `","url":"http://intranet/a"}`,
+		`{"id":"n","text":"The canteen renovation is finished and the terrace is open"}`,
+		`{"id":"b","text":"` + manual + ` today","title":"copy"}`,
+		`{"id":"c","text":"caf` + "\xe9" + ` ` + manual + `"}`,
+		`{"id":"empty","text":""}`,
+	}, "\n"))
+	for _, clustering := range []string{"online", "star"} {
+		t.Run(clustering, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "clusters.jsonl")
+			pairs := filepath.Join(t.TempDir(), "pairs.jsonl")
+			code, _, stderr := doppel(t, "dedup", "--in", in, "--out", out, "--pairs", pairs, "--clustering", clustering)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			lines := readLines(t, out)
+			wantIDs := []string{"a", "n", "b", "c", "empty"}
+			if len(lines) != len(wantIDs) {
+				t.Fatalf("%d output lines, want one per input document (%d)", len(lines), len(wantIDs))
+			}
+			cluster := map[string]string{}
+			for i, l := range lines {
+				if l["id"] != wantIDs[i] || l["cluster"] == "" || l["master"] == "" {
+					t.Errorf("line %d = %v, want id %s with cluster and master", i+1, l, wantIDs[i])
+				}
+				cluster[l["id"].(string)] = l["cluster"].(string)
+			}
+			if cluster["a"] != cluster["b"] || cluster["a"] != cluster["c"] || cluster["a"] == cluster["n"] || cluster["empty"] == cluster["a"] {
+				t.Errorf("clusters = %v: want a, b, c together and n, empty apart", cluster)
+			}
+			if p := readLines(t, pairs); len(p) != 3 {
+				t.Errorf("pairs = %v, want a-b, a-c, b-c", p)
+			}
+			for _, want := range []string{"5 documents", "3 clusters", "1 unsignable", "1 repaired"} {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("summary %q lacks %q", stderr, want)
+				}
+			}
+		})
+	}
+}
+
+func TestDedupBadInput(t *testing.T) {
+	tests := []struct {
+		name, input, want string
+	}{
+		{"invalid json", "{\"id\":\"a\",\"text\":\"x\"}\n{\"id\":\"b\",\"text\":\"y\"}\n{\"id\":", "line 3: invalid JSON"},
+		{"missing id", "{\"id\":\"a\",\"text\":\"x\"}\n{\"text\":\"y\"}\n", `line 2: missing "id"`},
+		{"missing text", "{\"id\":\"a\"}\n", `line 1: missing "text"`},
+		{"duplicate id", "{\"id\":\"a\",\"text\":\"x\"}\n{\"id\":\"a\",\"text\":\"y\"}\n", "line 2: duplicate id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := writeFile(t, "docs.jsonl", tt.input)
+			dir := t.TempDir()
+			out := filepath.Join(dir, "clusters.jsonl")
+			code, _, stderr := doppel(t, "dedup", "--in", in, "--out", out, "--pairs", filepath.Join(dir, "pairs.jsonl"))
+			if code == 0 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want failure mentioning %q", code, stderr, tt.want)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("failed run left %d files in the output directory", len(entries))
+			}
+		})
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := [][]string{
+		{},
+		{"nonsense"},
+		{"dedup"},
+		{"dedup", "--in", "x", "--out", "y", "--no-such-flag"},
+		{"dedup", "--in", "x", "--out", "y", "extra"},
+	}
+	for _, args := range tests {
+		if code, _, _ := doppel(t, args...); code != 2 {
+			t.Errorf("doppel %q: exit %d, want 2", args, code)
+		}
+	}
+	for _, args := range [][]string{
+		{"dedup", "--in", "x", "--out", "y", "--method", "magic"},
+		{"dedup", "--in", "/nonexistent/docs.jsonl", "--out", filepath.Join(t.TempDir(), "o")},
+	} {
+		if code, _, stderr := doppel(t, args...); code != 1 || stderr == "" {
+			t.Errorf("doppel %q: exit %d, stderr %q; want 1 with a message", args, code, stderr)
+		}
+	}
+}
+
+func TestStatsSaveAndLoad(t *testing.T) {
+	in := writeFile(t, "docs.jsonl", `{"id":"a","text":"`+manual+`"}`+"\n"+`{"id":"b","text":"`+manual+`"}`)
+	dir := t.TempDir()
+	statsPath := filepath.Join(dir, "df.stats")
+	if code, _, stderr := doppel(t, "dedup", "--in", in, "--out", filepath.Join(dir, "1.jsonl"), "--save-stats", statsPath, "--method", "imatch"); code != 0 {
+		t.Fatalf("save: %s", stderr)
+	}
+	if code, _, stderr := doppel(t, "dedup", "--in", in, "--out", filepath.Join(dir, "2.jsonl"), "--stats", statsPath, "--method", "imatch"); code != 0 {
+		t.Fatalf("load: %s", stderr)
+	}
+	one, _ := os.ReadFile(filepath.Join(dir, "1.jsonl"))
+	two, _ := os.ReadFile(filepath.Join(dir, "2.jsonl"))
+	if !bytes.Equal(one, two) {
+		t.Error("loaded statistics give different clusters than the saved ones")
+	}
+	os.WriteFile(statsPath, []byte("DPLSTAT1 truncated"), 0o644)
+	if code, _, stderr := doppel(t, "dedup", "--in", in, "--out", filepath.Join(dir, "3.jsonl"), "--stats", statsPath); code != 1 || !strings.Contains(stderr, "corrupt") {
+		t.Errorf("truncated stats: exit %d, %q; want a corruption error", code, stderr)
+	}
+}
+
+func TestDemo(t *testing.T) {
+	code, stdout, stderr := doppel(t, "demo")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"4 pages, master /manual/vpn.html",
+		"6 pages, master /notices/cafeteria-2026-03-02.html",
+		"/manual/printing.html;jsessionid=",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "/news/") {
+		t.Errorf("a unique news page was clustered:\n%s", stdout)
+	}
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/doppel-search/doppel/dedup"
+	"github.com/doppel-search/doppel/dedup/cluster"
+	"github.com/doppel-search/doppel/dedup/imatch"
+)
+
+// detectorFlags registers the flags that configure a dedup.Detector and
+// returns a function that builds the Options once flags are parsed.
+func detectorFlags(fs *flag.FlagSet) func() (dedup.Options, error) {
+	method := fs.String("method", "hybrid", "algorithm: hybrid, simhash, imatch, imatch-multi, minhash or dsc-ss")
+	similarity := fs.String("similarity", "resemblance", "similarity that hybrid verifies: resemblance (word shingles) or cosine (word sets)")
+	threshold := fs.Float64("threshold", 0.9, "similarity at or above which documents are near-duplicates (hybrid, minhash)")
+	shingle := fs.Int("shingle", 5, "shingle width in words")
+	hammingK := fs.Int("hamming-k", 3, "largest Hamming distance between SimHash near-duplicates (simhash) or candidates (hybrid)")
+	lexicons := fs.Int("lexicons", 10, "extra randomized I-Match lexicons (imatch-multi, hybrid)")
+	mode := fs.String("imatch-lexicon", "range", "I-Match lexicon: range (nidf in [--nidf-min, --nidf-max]), idf-l-10 or doc-l-90")
+	nidfMin := fs.Float64("nidf-min", 0.2, "lower normalized-idf bound of the I-Match lexicon")
+	nidfMax := fs.Float64("nidf-max", 0.8, "upper normalized-idf bound of the I-Match lexicon")
+	minTerms := fs.Int("imatch-min-terms", 0, "fewest lexicon terms an I-Match signature needs (0: the imatch default)")
+	sketch := fs.Int("sketch", 128, "MinHash sketch size")
+	stop := fs.Bool("stopwords", false, "drop English stop words before comparing")
+	stem := fs.Bool("stem", false, "Porter2-stem words before comparing")
+	numbers := fs.Bool("strip-numbers", false, "drop tokens with digits before comparing (templated pages that differ by numbers)")
+	dates := fs.Bool("strip-dates", false, "drop month and weekday names before comparing (with --strip-numbers: dates)")
+	ngrams := fs.String("ngrams", "1", "comma-separated word n-gram sizes for I-Match and SimHash terms, e.g. 1 or 3,5")
+	master := fs.String("master", "first", "master policy: first, shortest-url, recent or quality")
+	return func() (dedup.Options, error) {
+		var o dedup.Options
+		var err error
+		if o.Method, err = dedup.ParseMethod(*method); err != nil {
+			return o, err
+		}
+		if o.Similarity, err = dedup.ParseSimilarity(*similarity); err != nil {
+			return o, err
+		}
+		if o.Master, err = cluster.ParsePolicy(*master); err != nil {
+			return o, err
+		}
+		if o.IMatch.Mode, err = parseLexiconMode(*mode); err != nil {
+			return o, err
+		}
+		o.Threshold, o.ShingleWidth, o.HammingK = *threshold, *shingle, *hammingK
+		o.IMatch.ExtraLexicons, o.IMatch.MinNIDF, o.IMatch.MaxNIDF, o.IMatch.MinTerms = *lexicons, *nidfMin, *nidfMax, *minTerms
+		o.MinHash.Size = *sketch
+		o.Terms.StopWords, o.Terms.Stem, o.Terms.StripNumbers, o.Terms.StripDates = *stop, *stem, *numbers, *dates
+		for _, f := range strings.Split(*ngrams, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return o, fmt.Errorf("--ngrams: %q is not a number", f)
+			}
+			o.Terms.NGrams = append(o.Terms.NGrams, n)
+		}
+		return o, o.Validate()
+	}
+}
+
+func parseLexiconMode(s string) (imatch.Mode, error) {
+	switch s {
+	case "range":
+		return imatch.Range, nil
+	case "idf-l-10":
+		return imatch.IDFL10, nil
+	case "doc-l-90":
+		return imatch.DocL90, nil
+	}
+	return 0, fmt.Errorf("unknown I-Match lexicon %q (want range, idf-l-10 or doc-l-90)", s)
+}

@@ -1,0 +1,323 @@
+package dedup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/doppel-search/doppel/dedup/features"
+	"github.com/doppel-search/doppel/dedup/stats"
+)
+
+// vocabulary for synthetic documents.
+var vocab = func() []string {
+	var w []string
+	for i := range 3000 { // letters only: cosine words hold at most one digit
+		w = append(w, fmt.Sprintf("w%c%c%cx", 'a'+i%26, 'a'+i/26%26, 'a'+i/676))
+	}
+	return w
+}()
+
+// synthCorpus makes families of near-duplicates: a random base text and
+// copies with a few word edits, plus unrelated documents.
+func synthCorpus(r *rand.Rand, prefix string, families, copies, words int, editRate float64) []Document {
+	var docs []Document
+	for f := range families {
+		base := make([]string, words)
+		for i := range base {
+			base[i] = vocab[r.IntN(len(vocab))]
+		}
+		docs = append(docs, Document{ID: fmt.Sprintf("%sf%d-base", prefix, f), Text: strings.Join(base, " ")})
+		for c := range copies {
+			cp := slices.Clone(base)
+			for i := range cp {
+				if r.Float64() < editRate {
+					cp[i] = vocab[r.IntN(len(vocab))]
+				}
+			}
+			docs = append(docs, Document{ID: fmt.Sprintf("%sf%d-copy%d", prefix, f, c), Text: strings.Join(cp, " ")})
+		}
+	}
+	r.Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
+	return docs
+}
+
+func tableOf(t testing.TB, opts Options, docs []Document) *stats.Table {
+	tb, err := NewTableBuilder(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		tb.Add(d.Text)
+	}
+	return tb.Table()
+}
+
+func run(t testing.TB, opts Options, docs []Document) (*Detector, []Result) {
+	det, err := New(tableOf(t, opts, docs), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []Result
+	if err := det.AddAll(context.Background(), docs, 2, func(r Result) error {
+		results = append(results, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return det, results
+}
+
+// exactSim computes the similarity the hybrid verifies, from scratch.
+func exactSim(sim Similarity, a, b string) float64 {
+	ta, tb := features.Tokens(a), features.Tokens(b)
+	if sim == Cosine {
+		ca, cb := features.CosineWords(ta), features.CosineWords(tb)
+		if len(ca) < features.MinCosineWords || len(cb) < features.MinCosineWords {
+			return 0
+		}
+		return features.Cosine(ca, cb)
+	}
+	return features.Resemblance(features.Set(features.Shingles(ta, 5)), features.Set(features.Shingles(tb, 5)))
+}
+
+// TestHybridAgainstAllPairs checks the hybrid detector against an exact
+// all-pairs computation: the pairs it reports are exactly the pairs at or
+// above the threshold, and every member is similar enough to its cluster's
+// master at the time it joined.
+func TestHybridAgainstAllPairs(t *testing.T) {
+	for _, sim := range []Similarity{Resemblance, Cosine} {
+		t.Run(sim.String(), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(7, uint64(sim)))
+			docs := synthCorpus(r, "a", 12, 5, 300, 0.01)
+			docs = append(docs, synthCorpus(r, "b", 6, 4, 300, 0.04)...) // borderline families
+			opts := Options{Similarity: sim}
+			det, results := run(t, opts, docs)
+
+			want := map[[2]string]bool{}
+			for i := range docs {
+				for j := range i {
+					if exactSim(sim, docs[i].Text, docs[j].Text) >= 0.9 {
+						want[[2]string{docs[j].ID, docs[i].ID}] = true
+					}
+				}
+			}
+			got := map[[2]string]bool{}
+			for _, res := range results {
+				for _, p := range res.Pairs {
+					got[[2]string{p.A, p.B}] = true
+					if s := exactSim(sim, textOf(docs, p.A), textOf(docs, p.B)); s < 0.9 || p.Score != s {
+						t.Errorf("pair %s %s: score %v, exact %v", p.A, p.B, p.Score, s)
+					}
+				}
+			}
+			if len(want) < 50 {
+				t.Fatalf("only %d true pairs: the synthetic corpus is too easy to be a test", len(want))
+			}
+			for p := range want {
+				if !got[p] {
+					t.Errorf("missed pair %v", p)
+				}
+			}
+			if len(got) != len(want) {
+				t.Errorf("reported %d pairs, exact all-pairs has %d", len(got), len(want))
+			}
+			// Membership: every member resembles the master it joined.
+			for _, res := range results {
+				if res.Duplicate && !res.NewMaster {
+					if s := exactSim(sim, textOf(docs, res.ID), textOf(docs, res.Master)); s < 0.9 {
+						t.Errorf("%s joined master %s with similarity %.3f", res.ID, res.Master, s)
+					}
+				}
+			}
+			if st := det.Stats(); st.Documents != len(docs) || st.Pairs != len(want) {
+				t.Errorf("Stats = %+v", st)
+			}
+		})
+	}
+}
+
+func textOf(docs []Document, id string) string {
+	for _, d := range docs {
+		if d.ID == id {
+			return d.Text
+		}
+	}
+	panic("no document " + id)
+}
+
+// TestEveryMethodFindsCopies runs each published method on families of
+// exact and lightly edited copies and checks that exact copies share a
+// cluster and unrelated documents do not.
+func TestEveryMethodFindsCopies(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	docs := synthCorpus(r, "", 10, 3, 400, 0)
+	for _, m := range Methods() {
+		t.Run(m.String(), func(t *testing.T) {
+			det, _ := run(t, Options{Method: m}, docs)
+			byCluster := map[string]map[string]bool{} // cluster → families
+			for _, a := range det.Assignments() {
+				fam := strings.Split(a.ID, "-")[0]
+				if byCluster[string(a.Cluster)] == nil {
+					byCluster[string(a.Cluster)] = map[string]bool{}
+				}
+				byCluster[string(a.Cluster)][fam] = true
+			}
+			if len(byCluster) != 10 {
+				t.Errorf("%d clusters, want 10 (one per family of identical copies)", len(byCluster))
+			}
+			for c, fams := range byCluster {
+				if len(fams) != 1 {
+					t.Errorf("cluster %s mixes families %v", c, fams)
+				}
+			}
+		})
+	}
+}
+
+func TestClusterIDsStable(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	docs := synthCorpus(r, "", 8, 3, 200, 0.01)
+	opts := Options{}
+	table := tableOf(t, opts, docs)
+	// One run with AddAll, one adding documents one at a time.
+	d1, _ := run(t, opts, docs)
+	d2, err := New(table, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range docs {
+		if _, err := d2.Add(doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a1, a2 := d1.Assignments(), d2.Assignments()
+	if !slices.Equal(a1, a2) {
+		t.Fatal("batch and one-at-a-time runs assign different clusters")
+	}
+	s1, s2 := d1.StarAssignments(), d2.StarAssignments()
+	if !slices.Equal(s1, s2) {
+		t.Fatal("star clusters differ between identical runs")
+	}
+}
+
+func TestErrorsAndUnsignable(t *testing.T) {
+	det, err := New(nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := det.Add(Document{Text: "no id"}); !errors.Is(err, ErrEmptyID) {
+		t.Errorf("empty id: err = %v", err)
+	}
+	res, err := det.Add(Document{ID: "empty", Text: " ,;: "})
+	if err != nil || !res.Unsignable || res.Master != "empty" {
+		t.Errorf("empty text: %+v, %v; want unsignable, own cluster", res, err)
+	}
+	if _, err := det.Add(Document{ID: "empty", Text: "again"}); !errors.Is(err, ErrDuplicateID) {
+		t.Errorf("duplicate id: err = %v", err)
+	}
+	if st := det.Stats(); st.Unsignable != 1 || st.Documents != 1 {
+		t.Errorf("Stats = %+v", st)
+	}
+	if _, err := New(nil, Options{Threshold: 2}); err == nil {
+		t.Error("threshold 2: want error")
+	}
+	if _, err := New(nil, Options{Bands: 40, Rows: 4}); err == nil {
+		t.Error("bands×rows > sketch: want error")
+	}
+}
+
+// TestIMatchUnsignable: with an I-Match method, a document with too few
+// lexicon terms is reported, kept alone, and never dropped.
+func TestIMatchUnsignable(t *testing.T) {
+	docs := []Document{{ID: "a", Text: "tiny"}, {ID: "b", Text: "tiny"}}
+	det, results := run(t, Options{Method: IMatch}, docs)
+	if len(results) != 2 || !results[0].Unsignable || !results[1].Unsignable {
+		t.Fatalf("results = %+v, want both unsignable", results)
+	}
+	if det.Stats().Unsignable != 2 || len(det.Assignments()) != 2 {
+		t.Errorf("Stats = %+v", det.Stats())
+	}
+}
+
+func TestMasterPolicy(t *testing.T) {
+	text := strings.Repeat("the printer manual explains how to clear a paper jam safely ", 5)
+	docs := []Document{
+		{ID: "long", URL: "http://intranet/print/manual/printing.html?print=1", Text: text},
+		{ID: "short", URL: "http://intranet/printing", Text: text},
+	}
+	opts := Options{}
+	opts.Master = 1 // cluster.ShortestURL
+	_, results := run(t, opts, docs)
+	if !results[1].NewMaster || results[1].Master != "short" || results[1].Cluster != results[0].Cluster {
+		t.Errorf("second result %+v: want it to take over as master of the same cluster", results[1])
+	}
+}
+
+func TestRefreshResigns(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	docs := synthCorpus(r, "", 5, 2, 300, 0)
+	opts := Options{Method: IMatch}
+	det, _ := run(t, opts, docs[:8])
+	before := det.Assignments()
+	lookup := func(id string) (Document, error) {
+		for _, d := range docs {
+			if d.ID == id {
+				return d, nil
+			}
+		}
+		return Document{}, errors.New("not found")
+	}
+	failing := func(string) (Document, error) { return Document{}, errors.New("store offline") }
+	if err := det.Refresh(context.Background(), tableOf(t, opts, docs), failing); err == nil {
+		t.Fatal("Refresh with a failing document source: want error")
+	}
+	if err := det.Refresh(context.Background(), tableOf(t, opts, docs), lookup); err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range docs[8:] {
+		if _, err := det.Add(doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := det.Stats(); st.Refreshes != 1 || st.Documents != len(docs) {
+		t.Errorf("Stats = %+v", st)
+	}
+	if !slices.Equal(before, det.Assignments()[:8]) {
+		t.Error("Refresh changed existing clusters")
+	}
+	// After the refresh, copies added later still find their family.
+	fams := map[string]map[string]bool{}
+	for _, a := range det.Assignments() {
+		f := strings.Split(a.ID, "-")[0]
+		if fams[f] == nil {
+			fams[f] = map[string]bool{}
+		}
+		fams[f][string(a.Cluster)] = true
+	}
+	for f, cs := range fams {
+		if len(cs) != 1 {
+			t.Errorf("family %s split over %d clusters after refresh", f, len(cs))
+		}
+	}
+}
+
+func TestParseNames(t *testing.T) {
+	for _, m := range Methods() {
+		if got, err := ParseMethod(m.String()); err != nil || got != m {
+			t.Errorf("ParseMethod(%q) = %v, %v", m, got, err)
+		}
+	}
+	if _, err := ParseMethod("magic"); err == nil {
+		t.Error("ParseMethod(magic): want error")
+	}
+	for _, s := range []Similarity{Resemblance, Cosine} {
+		if got, err := ParseSimilarity(s.String()); err != nil || got != s {
+			t.Errorf("ParseSimilarity(%q) = %v, %v", s, got, err)
+		}
+	}
+}

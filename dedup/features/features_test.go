@@ -1,0 +1,175 @@
+package features
+
+import (
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+func TestTokens(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"  ,;  ", nil},
+		{"Vec<T>::new()", []string{"vec", "t", "new"}},
+		{"x86_64", []string{"x86", "64"}},
+		{"Hello, World!", []string{"hello", "world"}},
+		{"Ünïcödé ÉTÉ straße", []string{"ünïcödé", "été", "straße"}},
+		{"日本語のテキスト", []string{"日本語のテキスト"}},
+		{"a\xffb", []string{"a", "b"}}, // invalid UTF-8 separates
+		{"٣٤٥ digits", []string{"٣٤٥", "digits"}},
+		{"end", []string{"end"}},
+	}
+	for _, tt := range tests {
+		if got := Tokens(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Tokens(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// tokensOracle is the definition written the slow, obvious way.
+func tokensOracle(s string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
+		s = s[size:]
+		if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			cur = append(cur, r)
+		} else {
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+func FuzzTokens(f *testing.F) {
+	for _, s := range []string{"Vec<T>::new()", "x86_64", "Ünï\xffcödé", "", "A-B c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, want := Tokens(s), tokensOracle(s)
+		if !slices.Equal(got, want) {
+			t.Fatalf("Tokens(%q) = %q, oracle %q", s, got, want)
+		}
+	})
+}
+
+func TestExtractor(t *testing.T) {
+	text := "The printers were printing on Monday 12 March 2024, v2 ready"
+	tests := []struct {
+		name string
+		opts Options
+		want []string
+	}{
+		{"default", Options{}, []string{"the", "printers", "were", "printing", "on", "monday", "12", "march", "2024", "v2", "ready"}},
+		{"stop", Options{StopWords: true}, []string{"printers", "printing", "monday", "12", "march", "2024", "v2", "ready"}},
+		{"numbers", Options{StripNumbers: true}, []string{"the", "printers", "were", "printing", "on", "monday", "march", "ready"}},
+		{"dates", Options{StripNumbers: true, StripDates: true}, []string{"the", "printers", "were", "printing", "on", "ready"}},
+		{"stem", Options{Stem: true, StopWords: true, StripNumbers: true, StripDates: true}, []string{"printer", "print", "readi"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := New(tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := e.Terms(text); !slices.Equal(got, tt.want) {
+				t.Errorf("Terms = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFeaturesNGrams(t *testing.T) {
+	terms := []string{"a", "b", "c", "d"}
+	tests := []struct {
+		ngrams []int
+		want   []string
+	}{
+		{nil, []string{"a", "b", "c", "d"}},
+		{[]int{3}, []string{"a b c", "b c d"}},
+		{[]int{1, 3}, []string{"a", "b", "c", "d", "a b c", "b c d"}},
+		{[]int{3, 5}, []string{"a b c", "b c d"}},
+		{[]int{5}, []string{"a", "b", "c", "d"}}, // too short: falls back to terms
+	}
+	for _, tt := range tests {
+		e, err := New(Options{NGrams: tt.ngrams})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.Features(terms); !slices.Equal(got, tt.want) {
+			t.Errorf("NGrams %v: Features = %q, want %q", tt.ngrams, got, tt.want)
+		}
+	}
+	if _, err := New(Options{NGrams: []int{0}}); err == nil {
+		t.Error("New with n-gram size 0: want error")
+	}
+}
+
+func TestShinglesAndResemblance(t *testing.T) {
+	a := Tokens("a rose is a rose is a rose")
+	sh := Shingles(a, 4)
+	if len(sh) != 5 {
+		t.Fatalf("len(Shingles) = %d, want 5", len(sh))
+	}
+	// Broder's example: {(a,rose,is,a), (rose,is,a,rose), (is,a,rose,is)}.
+	if set := Set(sh); len(set) != 3 {
+		t.Errorf("distinct 4-shingles = %d, want 3", len(set))
+	}
+	short := Shingles([]string{"only", "two"}, 5)
+	if !slices.Equal(short, []uint64{HashTerm("only"), HashTerm("two")}) {
+		t.Errorf("short document shingles = %v, want its token hashes", short)
+	}
+	if Shingles(nil, 5) == nil || len(Shingles(nil, 5)) != 0 {
+		t.Errorf("Shingles(nil) should be empty, non-nil")
+	}
+	if x, y := Shingles([]string{"a", "b", "c", "d", "e"}, 5), Shingles([]string{"b", "a", "c", "d", "e"}, 5); x[0] == y[0] {
+		t.Errorf("shingle hash ignores token order")
+	}
+	if x, y := Shingles([]string{"ab", "c"}, 2), Shingles([]string{"a", "bc"}, 2); x[0] == y[0] {
+		t.Errorf("shingle hash ignores token boundaries")
+	}
+	x := Set([]uint64{1, 2, 3, 4})
+	y := Set([]uint64{3, 4, 5, 6, 4})
+	if got := Resemblance(x, y); got != 2.0/6 {
+		t.Errorf("Resemblance = %v, want 1/3", got)
+	}
+	if got := Cosine(x, y); math.Abs(got-2/math.Sqrt(16)) > 1e-12 {
+		t.Errorf("Cosine = %v, want %v", got, 2/math.Sqrt(16))
+	}
+	if Resemblance(nil, nil) != 0 || Cosine(nil, x) != 0 {
+		t.Error("empty sets must have similarity 0")
+	}
+}
+
+func TestCosineWords(t *testing.T) {
+	got := CosineWords(Tokens("the quick brown fox x8664 abc1 a1b2 jumps jumps über"))
+	want := Set([]uint64{HashTerm("quick"), HashTerm("brown"), HashTerm("abc1"), HashTerm("jumps"), HashTerm("über")})
+	if !slices.Equal(got, want) {
+		t.Errorf("CosineWords = %v, want %v", got, want)
+	}
+}
+
+func BenchmarkTokens(b *testing.B) {
+	text := strings.Repeat("Doppel finds near-duplicate pages: printer-friendly copies, mirrors, x86_64 builds. ", 200)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	var buf []string
+	for b.Loop() {
+		buf = AppendTokens(buf[:0], text)
+	}
+}

@@ -1,0 +1,102 @@
+package features
+
+import (
+	"slices"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// DefaultShingleWidth is the shingle width w used when none is given: word
+// 5-shingles, the resemblance definition of Broder et al. and of the shared
+// evaluation corpus.
+const DefaultShingleWidth = 5
+
+// HashTerm returns the 64-bit hash Doppel uses for a term or n-gram
+// (xxHash64 of its UTF-8 bytes).
+func HashTerm(term string) uint64 { return xxhash.Sum64String(term) }
+
+// Shingles returns the hashes of every run of w consecutive tokens, in
+// order, duplicates included. A shingle's hash combines the [HashTerm]
+// hashes of its tokens in order with a 64-bit mixer, so every token is
+// hashed once however wide the shingles are. A document with fewer than w
+// tokens (but at least one) yields the hashes of its tokens instead, so
+// short documents still have a comparable set. w < 1 means
+// [DefaultShingleWidth].
+//
+// Cost: O(len(tokens)·w) multiplications after hashing each token once;
+// one allocation for the result.
+func Shingles(tokens []string, w int) []uint64 {
+	if w < 1 {
+		w = DefaultShingleWidth
+	}
+	hashes := make([]uint64, len(tokens))
+	for i, t := range tokens {
+		hashes[i] = HashTerm(t)
+	}
+	if len(tokens) < w {
+		return hashes
+	}
+	for i := 0; i+w <= len(hashes); i++ {
+		h := uint64(w)
+		for _, th := range hashes[i : i+w] {
+			h = mix(h ^ th)
+		}
+		hashes[i] = h // overwrites only hashes no later shingle reads
+	}
+	return hashes[:len(hashes)-w+1]
+}
+
+// mix is the splitmix64 finalizer: a bijective 64-bit avalanche.
+func mix(z uint64) uint64 {
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// Set sorts hashes and removes duplicates in place, returning the sorted set.
+// Sorted sets are what [Resemblance] and the exact verifiers compare.
+func Set(hashes []uint64) []uint64 {
+	slices.Sort(hashes)
+	return slices.Compact(hashes)
+}
+
+// Resemblance returns the Jaccard coefficient |a∩b| / |a∪b| of two sorted
+// sets (see [Set]). Two empty sets have resemblance 0.
+//
+// Cost: O(len(a)+len(b)), no allocation.
+func Resemblance(a, b []uint64) float64 {
+	inter := Intersection(a, b)
+	union := len(a) + len(b) - inter
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
+}
+
+// Cosine returns |a∩b| / sqrt(|a|·|b|) for two sorted sets: the cosine of
+// their binary vectors (the word-set cosine of Kołcz et al.). It returns 0
+// when either set is empty.
+func Cosine(a, b []uint64) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	return float64(Intersection(a, b)) / sqrtProduct(len(a), len(b))
+}
+
+// Intersection returns |a∩b| for two sorted sets by a linear merge.
+func Intersection(a, b []uint64) int {
+	n, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			n++
+			i++
+			j++
+		}
+	}
+	return n
+}

@@ -1,0 +1,193 @@
+package hamming
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+)
+
+// generator draws fingerprints of f bits.
+type generator struct {
+	name string
+	new  func(r *rand.Rand, f int) func() uint64
+}
+
+var generators = []generator{
+	{"uniform", func(r *rand.Rand, f int) func() uint64 {
+		return func() uint64 { return randomFP(r, f) }
+	}},
+	// Many fingerprints sharing long prefixes: a few bases, a random
+	// suffix of 1..f/4 bits.
+	{"prefixes", func(r *rand.Rand, f int) func() uint64 {
+		bases := []uint64{randomFP(r, f), randomFP(r, f), randomFP(r, f)}
+		return func() uint64 {
+			tail := 1 + r.IntN(f/4)
+			return bases[r.IntN(len(bases))]&^lowBits(tail) | randomFP(r, tail)
+		}
+	}},
+	// Fingerprints a few bits apart: a few bases with 0..5 bits flipped,
+	// so queries have many matches at every distance.
+	{"near", func(r *rand.Rand, f int) func() uint64 {
+		bases := []uint64{randomFP(r, f), randomFP(r, f)}
+		return func() uint64 { return flip(r, bases[r.IntN(len(bases))], r.IntN(6), f) }
+	}},
+}
+
+// TestAgainstLinear interleaves random inserts, batch inserts, deletes and
+// queries on an Index and on Linear, and checks every query answer is the
+// same for every k in -1..K+1 (above K the index clamps to K).
+func TestAgainstLinear(t *testing.T) {
+	ops := 6000
+	if testing.Short() {
+		ops = 800
+	}
+	for li, o := range testLayouts {
+		for gi, g := range generators {
+			t.Run(layoutName(t, o)+"/"+g.name, func(t *testing.T) {
+				runAgainstLinear(t, o, newRand(uint64(100*li+gi)), g, ops)
+			})
+		}
+	}
+}
+
+func runAgainstLinear(t *testing.T, o Options, r *rand.Rand, g generator, ops int) {
+	x := mustNew(t, o)
+	opts := x.Options()
+	f, K := opts.Bits, opts.MaxDistance
+	next := g.new(r, f)
+	var lin Linear
+	var stored []Entry // the pairs both hold, for picking deletes
+	newEntry := func() Entry { return Entry{ID: r.Uint64N(64), Fingerprint: next()} }
+	sameErr := func(what string, e1, e2 error) {
+		t.Helper()
+		if errors.Is(e1, ErrExists) != errors.Is(e2, ErrExists) || (e1 == nil) != (e2 == nil) {
+			t.Fatalf("%s: index err %v, linear err %v", what, e1, e2)
+		}
+	}
+	compare := func(q uint64) {
+		t.Helper()
+		for k := -1; k <= K+1; k++ {
+			got, want := x.Query(q, k), lin.Query(q, min(k, K))
+			checkResult(t, got, q, k)
+			if !slices.Equal(got, want) {
+				t.Fatalf("Query(%#x, %d) on %d entries:\n index  %v\n linear %v", q, k, lin.Len(), got, want)
+			}
+		}
+	}
+	for i := range ops {
+		switch p := r.IntN(100); {
+		case p < 50: // insert, sometimes an existing pair
+			e := newEntry()
+			if len(stored) > 0 && p < 5 {
+				e = stored[r.IntN(len(stored))]
+			}
+			e1, e2 := x.Insert(e.ID, e.Fingerprint), lin.Insert(e.ID, e.Fingerprint)
+			sameErr("Insert", e1, e2)
+			if e1 == nil {
+				stored = append(stored, e)
+			}
+		case p < 53: // batch, sometimes with a repeat or a stored pair
+			n := r.IntN(40)
+			if r.IntN(10) == 0 { // past the merge threshold: radix sort path
+				n = 1100 + r.IntN(200)
+			}
+			b := make([]Entry, n)
+			for j := range b {
+				b[j] = newEntry()
+			}
+			if len(b) > 0 && r.IntN(4) == 0 {
+				b = append(b, b[0])
+			}
+			if len(b) > 0 && len(stored) > 0 && r.IntN(4) == 0 {
+				b[r.IntN(len(b))] = stored[r.IntN(len(stored))]
+			}
+			e1, e2 := x.InsertBatch(b), lin.InsertBatch(b)
+			sameErr("InsertBatch", e1, e2)
+			if e1 == nil {
+				stored = append(stored, b...)
+			}
+		case p < 73: // delete a stored pair, or a missing one
+			e := newEntry()
+			if len(stored) > 0 && p < 68 {
+				e = stored[r.IntN(len(stored))]
+			}
+			d1, d2 := x.Delete(e.ID, e.Fingerprint), lin.Delete(e.ID, e.Fingerprint)
+			if d1 != d2 {
+				t.Fatalf("op %d: Delete(%v): index %v, linear %v", i, e, d1, d2)
+			}
+			if j := slices.Index(stored, e); d1 && j >= 0 {
+				stored[j] = stored[len(stored)-1]
+				stored = stored[:len(stored)-1]
+			}
+		default: // query near a stored fingerprint, or anywhere
+			q := next()
+			if len(stored) > 0 && p < 90 {
+				q = flip(r, stored[r.IntN(len(stored))].Fingerprint, r.IntN(K+3), f)
+			}
+			if f < 64 && r.IntN(8) == 0 { // bits above f add to the distance
+				q |= 1 << (f + r.IntN(64-f))
+			}
+			compare(q)
+		}
+		if x.Len() != lin.Len() {
+			t.Fatalf("op %d: Len: index %d, linear %d", i, x.Len(), lin.Len())
+		}
+	}
+	for range 100 {
+		if len(stored) > 0 {
+			compare(stored[r.IntN(len(stored))].Fingerprint)
+		}
+	}
+	if len(stored) != lin.Len() {
+		t.Fatalf("test bookkeeping: %d stored, linear holds %d", len(stored), lin.Len())
+	}
+}
+
+// TestConcurrentUse runs queries in parallel with writers (run with -race)
+// and checks the final state against Linear.
+func TestConcurrentUse(t *testing.T) {
+	x := mustNew(t, Options{MergeThreshold: 16})
+	var lin Linear
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for g := range 3 {
+		wg.Go(func() {
+			r := newRand(uint64(g))
+			var buf []Match
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				q := randomFP(r, 64)
+				buf = x.AppendQuery(buf[:0], q, 3)
+				checkResult(t, buf, q, 3)
+			}
+		})
+	}
+	r := newRand(99)
+	for i := range 2000 {
+		fp := randomFP(r, 64)
+		if err := x.Insert(uint64(i), fp); err != nil {
+			t.Fatal(err)
+		}
+		if err := lin.Insert(uint64(i), fp); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 {
+			x.Delete(uint64(i), fp)
+			lin.Delete(uint64(i), fp)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	for range 200 {
+		q := randomFP(r, 64)
+		if got, want := x.Query(q, 3), lin.Query(q, 3); !slices.Equal(got, want) {
+			t.Fatalf("Query(%#x) = %v, want %v", q, got, want)
+		}
+	}
+}

@@ -1,0 +1,210 @@
+package dedup
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/doppel-search/doppel/dedup/cluster"
+	"github.com/doppel-search/doppel/dedup/features"
+	"github.com/doppel-search/doppel/dedup/imatch"
+	"github.com/doppel-search/doppel/dedup/minhash"
+	"github.com/doppel-search/doppel/dedup/simhash"
+)
+
+// A Method is a near-duplicate detection algorithm.
+type Method int
+
+// The methods. Hybrid is the default.
+const (
+	// Hybrid takes candidates from SimHash, multi-lexicon I-Match and
+	// MinHash LSH, and accepts a candidate only if its exact similarity
+	// reaches the threshold.
+	Hybrid Method = iota
+	// SimHash: near-duplicates are within Hamming distance HammingK
+	// (Charikar 2002; Manku et al. 2007).
+	SimHash
+	// IMatch: near-duplicates have the same I-Match signature
+	// (Chowdhury et al. 2002).
+	IMatch
+	// IMatchMulti: near-duplicates share at least one of K+1 I-Match
+	// signatures from randomized lexicons (Kołcz et al. 2004).
+	IMatchMulti
+	// MinHash: near-duplicates have an estimated resemblance of at least
+	// the threshold, found through LSH bands (Broder et al. 1997).
+	MinHash
+	// DSCSS: near-duplicates share at least 2 of 6 super shingles of 84
+	// MinHash values (Broder's DSC-SS; Fetterly et al. 2003).
+	DSCSS
+)
+
+var methodNames = []string{"hybrid", "simhash", "imatch", "imatch-multi", "minhash", "dsc-ss"}
+
+// Methods lists every method, Hybrid first.
+func Methods() []Method { return []Method{Hybrid, SimHash, IMatch, IMatchMulti, MinHash, DSCSS} }
+
+// String returns the method's flag name (hybrid, simhash, imatch,
+// imatch-multi, minhash, dsc-ss).
+func (m Method) String() string {
+	if m < 0 || int(m) >= len(methodNames) {
+		return fmt.Sprintf("Method(%d)", int(m))
+	}
+	return methodNames[m]
+}
+
+// ParseMethod parses a method's flag name.
+func ParseMethod(s string) (Method, error) {
+	for i, n := range methodNames {
+		if s == n {
+			return Method(i), nil
+		}
+	}
+	return 0, fmt.Errorf("dedup: unknown method %q (want one of %s)", s, strings.Join(methodNames, ", "))
+}
+
+// A Similarity is the measure that decides whether two documents are near
+// duplicates.
+type Similarity int
+
+// The similarities.
+const (
+	// Resemblance is the Jaccard coefficient of the sets of word
+	// w-shingles (Broder). Default.
+	Resemblance Similarity = iota
+	// Cosine is the cosine of the sets of words of at least 4 characters
+	// with at most one digit (Kołcz et al.); robust to scattered word edits.
+	Cosine
+)
+
+// String returns "resemblance" or "cosine".
+func (s Similarity) String() string {
+	if s == Cosine {
+		return "cosine"
+	}
+	return "resemblance"
+}
+
+// ParseSimilarity parses "resemblance" or "cosine".
+func ParseSimilarity(s string) (Similarity, error) {
+	switch s {
+	case "resemblance":
+		return Resemblance, nil
+	case "cosine":
+		return Cosine, nil
+	}
+	return 0, fmt.Errorf("dedup: unknown similarity %q (want resemblance or cosine)", s)
+}
+
+// Verification says how Hybrid checks a candidate pair.
+type Verification int
+
+// The verifications.
+const (
+	// Exact computes the similarity from the stored feature sets
+	// (default; costs 8 bytes per distinct shingle of every stored
+	// document).
+	Exact Verification = iota
+	// Estimate uses the MinHash estimate (stores only the sketch).
+	Estimate
+)
+
+// Options configures a [Detector]. The zero value gives the defaults
+// documented on each field.
+type Options struct {
+	// Method is the algorithm. Default Hybrid.
+	Method Method
+	// Similarity is the measure Hybrid verifies with and that MinHash
+	// sketches approximate. Default Resemblance.
+	Similarity Similarity
+	// Threshold is the similarity at or above which two documents are near
+	// duplicates (Hybrid and MinHash). Default 0.9.
+	Threshold float64
+	// Verify is how Hybrid verifies candidates. Default Exact.
+	Verify Verification
+	// ShingleWidth is w for word w-shingles. Default 5.
+	ShingleWidth int
+	// Terms filters the tokens of every document (stop words, stemming,
+	// numbers, dates) before anything is compared, and sets the word
+	// n-grams that I-Match lexicons and SimHash weights are built from.
+	// Default: plain tokens and unigrams, which is the similarity definition
+	// of the shared evaluation corpus. The statistics table must be built
+	// with the same options (see [NewTableBuilder]).
+	Terms features.Options
+	// IMatch configures I-Match. For IMatchMulti and Hybrid,
+	// IMatch.ExtraLexicons defaults to 10; for IMatch it is forced to 0.
+	IMatch imatch.Options
+	// MinHash configures the MinHash sketches. Default size 128, seed 1;
+	// DSCSS always uses 84 values.
+	MinHash minhash.Options
+	// Bands and Rows lay out LSH over the sketch: Bands × Rows values must
+	// not exceed the sketch size. Defaults: 16 × 8 for Resemblance,
+	// 32 × 4 for Cosine (word sets of cosine 0.9 have a lower Jaccard).
+	Bands, Rows int
+	// SimHash configures SimHash weighting.
+	SimHash simhash.Options
+	// HammingK is the largest Hamming distance between near-duplicate
+	// SimHash fingerprints (SimHash method), or between candidates
+	// (Hybrid). Default 3 (Manku et al.).
+	HammingK int
+	// Master chooses each cluster's master. Default cluster.FirstSeen.
+	Master cluster.Policy
+}
+
+func (o *Options) withDefaults() Options {
+	c := *o
+	if c.Threshold == 0 {
+		c.Threshold = 0.9
+	}
+	if c.ShingleWidth == 0 {
+		c.ShingleWidth = features.DefaultShingleWidth
+	}
+	if c.MinHash.Size == 0 {
+		c.MinHash.Size = 128
+	}
+	if c.Method == DSCSS {
+		c.MinHash.Size = 84
+	}
+	if c.Bands == 0 && c.Rows == 0 {
+		c.Bands, c.Rows = 16, 8
+		if c.Similarity == Cosine {
+			c.Bands, c.Rows = 32, 4
+		}
+	}
+	if c.HammingK == 0 {
+		c.HammingK = 3
+	}
+	switch c.Method {
+	case IMatch:
+		c.IMatch.ExtraLexicons = 0
+	case IMatchMulti, Hybrid:
+		if c.IMatch.ExtraLexicons == 0 {
+			c.IMatch.ExtraLexicons = 10
+		}
+	}
+	return c
+}
+
+// Validate reports the first invalid option, if any.
+func (o Options) Validate() error {
+	c := o.withDefaults()
+	var errs []error
+	if c.Method < Hybrid || c.Method > DSCSS {
+		errs = append(errs, fmt.Errorf("dedup: unknown method %d", c.Method))
+	}
+	if c.Threshold <= 0 || c.Threshold > 1 {
+		errs = append(errs, fmt.Errorf("dedup: threshold %v not in (0, 1]", c.Threshold))
+	}
+	if c.ShingleWidth < 1 {
+		errs = append(errs, fmt.Errorf("dedup: shingle width %d < 1", c.ShingleWidth))
+	}
+	if c.Method != DSCSS && (c.Bands < 1 || c.Rows < 1 || c.Bands*c.Rows > c.MinHash.Size) {
+		errs = append(errs, fmt.Errorf("dedup: %d bands × %d rows do not fit a sketch of %d", c.Bands, c.Rows, c.MinHash.Size))
+	}
+	if c.HammingK < 0 || c.HammingK > 16 {
+		errs = append(errs, fmt.Errorf("dedup: Hamming k %d not in [0, 16]", c.HammingK))
+	}
+	if err := c.Terms.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
