@@ -2,7 +2,7 @@ package hamming
 
 import (
 	"fmt"
-	"runtime"
+	"runtime/debug"
 	"testing"
 )
 
@@ -23,7 +23,7 @@ func fixture(b *testing.B, n int) *benchFixture {
 		return f
 	}
 	r := newRand(uint64(n))
-	f := &benchFixture{entries: make([]Entry, n), queries: make([]uint64, 4096)}
+	f := &benchFixture{entries: make([]Entry, n), queries: make([]uint64, 1<<16)}
 	for i := range f.entries {
 		f.entries[i] = Entry{ID: uint64(i), Fingerprint: r.Uint64()}
 	}
@@ -42,7 +42,13 @@ func fixture(b *testing.B, n int) *benchFixture {
 		b.Fatal(err)
 	}
 	benchFixtures[n] = f
-	runtime.GC() // collect the build's garbage before anything is timed
+	// Collect the build's garbage and run every query once, so the timed
+	// runs see a steady state rather than the aftermath of the build.
+	debug.FreeOSMemory()
+	var buf []Match
+	for _, q := range f.queries {
+		buf = f.index.AppendQuery(buf[:0], q, 3)
+	}
 	return f
 }
 

@@ -73,17 +73,24 @@ func flip(r *rand.Rand, fp uint64, d, f int) uint64 {
 // duplicate-free, with correct distances within k of q.
 func checkResult(t testing.TB, got []Match, q uint64, k int) {
 	t.Helper()
+	if err := resultError(got, q, k); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func resultError(got []Match, q uint64, k int) error {
 	if !slices.IsSortedFunc(got, compareMatches) {
-		t.Fatalf("query %#x k=%d: result not sorted: %v", q, k, got)
+		return fmt.Errorf("query %#x k=%d: result not sorted: %v", q, k, got)
 	}
 	for i, m := range got {
 		if d := bits.OnesCount64(m.Fingerprint ^ q); m.Distance != d || d > k {
-			t.Fatalf("query %#x k=%d: match %+v has true distance %d", q, k, m, d)
+			return fmt.Errorf("query %#x k=%d: match %+v has true distance %d", q, k, m, d)
 		}
 		if i > 0 && compareMatches(got[i-1], m) == 0 {
-			t.Fatalf("query %#x k=%d: duplicate match %+v", q, k, m)
+			return fmt.Errorf("query %#x k=%d: duplicate match %+v", q, k, m)
 		}
 	}
+	return nil
 }
 
 func containsID(ms []Match, id uint64) (Match, bool) {

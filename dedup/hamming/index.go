@@ -230,7 +230,7 @@ func (x *Index) AppendQuery(dst []Match, fp uint64, k int) []Match {
 func (x *Index) scan(dst []Match, r run, t int, fp, key uint64, k int) []Match {
 	slots := r.slots[:len(r.keys)]
 	for i, c := range r.keys {
-		if bits.OnesCount64(c^key) > k {
+		if diff := c ^ key; bits.OnesCount64(diff) > k || !x.lay.canonical(t, diff) {
 			continue
 		}
 		s := slots[i]
@@ -238,11 +238,7 @@ func (x *Index) scan(dst []Match, r run, t int, fp, key uint64, k int) []Match {
 			continue
 		}
 		e := x.entries[s]
-		diff := e.Fingerprint ^ fp
-		if !x.lay.canonical(t, diff) {
-			continue
-		}
-		dst = append(dst, Match{ID: e.ID, Fingerprint: e.Fingerprint, Distance: bits.OnesCount64(diff)})
+		dst = append(dst, Match{ID: e.ID, Fingerprint: e.Fingerprint, Distance: bits.OnesCount64(e.Fingerprint ^ fp)})
 	}
 	return dst
 }
@@ -311,7 +307,7 @@ func (x *Index) mergeThreshold() int {
 	if m := x.lay.opts.MergeThreshold; m > 0 {
 		return m
 	}
-	return max(1024, int(math.Sqrt(float64(x.live))))
+	return max(1024, int(4*math.Sqrt(float64(x.live))))
 }
 
 // maintain merges the deltas and purges tombstones when they have grown

@@ -83,10 +83,20 @@ func TestLayout(t *testing.T) {
 						prefixBits += r.BlockWidths[b]
 						// A fingerprint with only block b set keys
 						// inside the prefix.
-						if k := tl.perm.apply(l.blockMask[b]); k&^tl.prefix != 0 || bits.OnesCount64(k) != r.BlockWidths[b] {
+						if k := tl.blockMask[b]; k&^tl.prefix != 0 || bits.OnesCount64(k) != r.BlockWidths[b] {
 							t.Fatalf("table %d: block %d maps to %#x outside prefix %#x", i, b, k, tl.prefix)
 						}
 					}
+				}
+				var all uint64
+				for b, bm := range tl.blockMask {
+					if all&bm != 0 || bits.OnesCount64(bm) != r.BlockWidths[b] {
+						t.Fatalf("table %d: block masks %#x overlap or have wrong widths", i, tl.blockMask)
+					}
+					all |= bm
+				}
+				if all != lowBits(r.Bits)<<(64-r.Bits) {
+					t.Fatalf("table %d: block masks cover %#x, want the top %d bits", i, all, r.Bits)
 				}
 				if bits.OnesCount64(tl.prefix) != prefixBits || bits.LeadingZeros64(tl.prefix) != 0 {
 					t.Fatalf("table %d: prefix %#x, want top %d bits", i, tl.prefix, prefixBits)

@@ -35,10 +35,11 @@ type Options struct {
 	// blocks one bit wider.
 	BlockWidths []int
 
-	// MergeThreshold is the number of pending inserts (per table, kept in a
-	// small sorted delta) above which the deltas are merged into the main
-	// sorted arrays. Zero means max(1024, √n) for n stored entries, which
-	// balances the O(delta) insert cost against the O(n) merge.
+	// MergeThreshold is the number of pending inserts, kept in a small
+	// sorted delta per table, above which the deltas are merged into the
+	// main arrays; it is also the least number of tombstones that triggers
+	// a purge. Zero means max(1024, 4√n) for n stored entries, which
+	// balances the O(delta) cost of each insert against the O(n) merge.
 	MergeThreshold int
 }
 
@@ -154,14 +155,15 @@ type tableLayout struct {
 	perm       permutation
 	prefix     uint64 // the bits of a key holding those blocks (its top bits)
 	prefixBits int    // the number of bits in prefix
+	// blockMask[i] holds the bits of block i in a key of this table.
+	blockMask []uint64
 }
 
 // layout is the block structure shared by the tables of an index.
 type layout struct {
-	opts      Options  // resolved
-	fpMask    uint64   // the low Bits bits
-	blockMask []uint64 // blockMask[i]: the bits of block i in a fingerprint
-	exact     int      // m − K, blocks per table prefix
+	opts   Options // resolved
+	fpMask uint64  // the low Bits bits
+	exact  int     // m − K, blocks per table prefix
 	// tables lists the (m−K)-subsets of blocks in colex order (by bitmask
 	// value), so the subsets of the first j blocks come first.
 	tables []tableLayout
@@ -174,18 +176,16 @@ type layout struct {
 func newLayout(o Options) layout {
 	m, k := o.Blocks, o.MaxDistance
 	l := layout{
-		opts:      o,
-		fpMask:    ^uint64(0) >> (64 - o.Bits),
-		blockMask: make([]uint64, m),
-		exact:     m - k,
-		probes:    make([]int, k+1),
+		opts:   o,
+		fpMask: ^uint64(0) >> (64 - o.Bits),
+		exact:  m - k,
+		probes: make([]int, k+1),
 	}
 	src := make([]int, m) // src[i]: shift of block i's lowest bit
 	low := o.Bits
 	for i, w := range o.BlockWidths {
 		low -= w
 		src[i] = low
-		l.blockMask[i] = lowBits(w) << low
 	}
 	for d := range l.probes {
 		l.probes[d], _ = binomial(l.exact+d, d)
@@ -226,17 +226,22 @@ func (l *layout) table(set uint64, src []int) tableLayout {
 			t.prefix, t.prefixBits = ^uint64(0)<<dst, 64-dst
 		}
 	}
+	for i, w := range l.opts.BlockWidths {
+		t.blockMask = append(t.blockMask, t.perm.apply(lowBits(w)<<src[i]))
+	}
 	return t
 }
 
 // canonical reports whether table t is the one that reports a stored
-// fingerprint differing from the query in the bits diff: the first table
-// in colex order whose prefix blocks all agree, that is, whose blocks are
-// the m−K lowest-numbered agreeing blocks. Reporting each match only from
-// its canonical table makes results duplicate-free without a set.
+// fingerprint whose key in t differs from the query's in the bits diff:
+// the first table in colex order whose prefix blocks all agree, that is,
+// whose blocks are the m−K lowest-numbered agreeing blocks. Reporting each
+// match only from its canonical table makes results duplicate-free without
+// a set, and is decided from the keys alone, before touching the entry.
 func (l *layout) canonical(t int, diff uint64) bool {
-	agree := lowBits(len(l.blockMask))
-	for i, bm := range l.blockMask {
+	tl := &l.tables[t]
+	agree := lowBits(len(tl.blockMask))
+	for i, bm := range tl.blockMask {
 		if diff&bm != 0 {
 			agree &^= 1 << i
 		}
@@ -247,7 +252,7 @@ func (l *layout) canonical(t int, diff uint64) bool {
 		want |= lowest
 		agree ^= lowest
 	}
-	return l.tables[t].blocks == want
+	return tl.blocks == want
 }
 
 // lowBits returns a mask of the low w bits, 0 ≤ w ≤ 64.

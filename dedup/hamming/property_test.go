@@ -39,7 +39,7 @@ var generators = []generator{
 // queries on an Index and on Linear, and checks every query answer is the
 // same for every k in -1..K+1 (above K the index clamps to K).
 func TestAgainstLinear(t *testing.T) {
-	ops := 6000
+	ops := 4000
 	if testing.Short() {
 		ops = 800
 	}
@@ -150,6 +150,11 @@ func runAgainstLinear(t *testing.T, o Options, r *rand.Rand, g generator, ops in
 func TestConcurrentUse(t *testing.T) {
 	x := mustNew(t, Options{MergeThreshold: 16})
 	var lin Linear
+	r := newRand(99)
+	fps := make([]uint64, 2000)
+	for i := range fps {
+		fps[i] = randomFP(r, 64)
+	}
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for g := range 3 {
@@ -162,15 +167,16 @@ func TestConcurrentUse(t *testing.T) {
 					return
 				default:
 				}
-				q := randomFP(r, 64)
+				q := flip(r, fps[r.IntN(len(fps))], r.IntN(4), 64)
 				buf = x.AppendQuery(buf[:0], q, 3)
-				checkResult(t, buf, q, 3)
+				if err := resultError(buf, q, 3); err != nil {
+					t.Error(err) // not Fatal: this is not the test goroutine
+					return
+				}
 			}
 		})
 	}
-	r := newRand(99)
-	for i := range 2000 {
-		fp := randomFP(r, 64)
+	for i, fp := range fps {
 		if err := x.Insert(uint64(i), fp); err != nil {
 			t.Fatal(err)
 		}
@@ -184,8 +190,8 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	for range 200 {
-		q := randomFP(r, 64)
+	for _, fp := range fps {
+		q := flip(r, fp, r.IntN(4), 64)
 		if got, want := x.Query(q, 3), lin.Query(q, 3); !slices.Equal(got, want) {
 			t.Fatalf("Query(%#x) = %v, want %v", q, got, want)
 		}

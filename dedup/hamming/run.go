@@ -49,20 +49,31 @@ func (r *run) reset() {
 	r.keys, r.slots = r.keys[:0], r.slots[:0]
 }
 
-// absorb merges the sorted run b into r in place: each entry of b is placed
-// by a binary search and the keys of r above it are moved up in one copy,
-// so r's entries move once at most. O(len(b)·log n + n) with memmove speed,
-// allocating only when r lacks room for b.
+// absorb merges the sorted run b into r in place, from the back, so each
+// entry moves once: O(n + len(b)), allocating only when r lacks room for b.
+// When b is much smaller than r, each entry of b is placed by a binary
+// search and the entries of r above it move up in one copy, at memmove
+// speed: O(len(b)·log n) plus the copies.
 func (r *run) absorb(b run) {
-	i := r.len() // r[:i] is not yet in its final place
-	n := i + b.len()
-	r.keys = slices.Grow(r.keys, b.len())[:n]
-	r.slots = slices.Grow(r.slots, b.len())[:n]
-	for j := b.len() - 1; j >= 0; j-- {
-		p := run{keys: r.keys[:i]}.search(b.keys[j] + 1) // after equal keys
-		if b.keys[j] == ^uint64(0) {
-			p = i
+	i, j := r.len(), b.len() // r[:i] and b[:j] are still to place
+	n := i + j
+	r.keys = slices.Grow(r.keys, j)[:n]
+	r.slots = slices.Grow(r.slots, j)[:n]
+	if j > i/16 {
+		for w := n - 1; j > 0; w-- {
+			if i > 0 && r.keys[i-1] > b.keys[j-1] {
+				i--
+				r.keys[w], r.slots[w] = r.keys[i], r.slots[i]
+			} else {
+				j--
+				r.keys[w], r.slots[w] = b.keys[j], b.slots[j]
+			}
 		}
+		return
+	}
+	for j > 0 {
+		j--
+		p := run{keys: r.keys[:i]}.search(b.keys[j])
 		copy(r.keys[p+j+1:], r.keys[p:i])
 		copy(r.slots[p+j+1:], r.slots[p:i])
 		r.keys[p+j], r.slots[p+j] = b.keys[j], b.slots[j]

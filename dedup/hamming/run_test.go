@@ -71,7 +71,7 @@ func TestRadixSort(t *testing.T) {
 
 func TestAbsorb(t *testing.T) {
 	for seed := range uint64(8) {
-		for _, sizes := range [][2]int{{0, 0}, {0, 5}, {5, 0}, {100, 7}, {7, 100}, {300, 300}} {
+		for _, sizes := range [][2]int{{0, 0}, {0, 5}, {5, 0}, {100, 7}, {7, 100}, {300, 300}, {1000, 5}, {3000, 100}} {
 			a := sortedPairs(randomPairs(seed, sizes[0], 0))
 			b := sortedPairs(randomPairs(seed+8, sizes[1], 1000))
 			want := sortedPairs(append(slices.Clone(a), b...))

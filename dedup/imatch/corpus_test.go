@@ -17,28 +17,14 @@ import (
 
 	"github.com/doppel-search/doppel/dedup/features"
 	"github.com/doppel-search/doppel/dedup/stats"
+	"github.com/doppel-search/doppel/internal/testcorpus"
 )
 
-// corpusDir walks up from the working directory looking for the shared
-// evaluation corpus (a shared/corpus directory beside the repository) and
-// skips tb if there is none.
+// corpusDir returns the shared corpus directory, skipping tb if it is
+// absent.
 func corpusDir(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		c := filepath.Join(dir, "shared", "corpus")
-		if _, err := os.Stat(filepath.Join(c, "book-perturb.jsonl.gz")); err == nil {
-			return c
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Skip("corpus not found at ../../../shared/corpus: skipping")
-		}
-		dir = parent
-	}
+	return filepath.Dir(testcorpus.Path(tb, "book-perturb.jsonl.gz"))
 }
 
 type corpusDoc struct {

@@ -1,0 +1,227 @@
+package eval
+
+import (
+	"flag"
+	"math"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/doppel-search/doppel/internal/jsonl"
+	"github.com/doppel-search/doppel/internal/testcorpus"
+)
+
+// corpusPath returns the path of the shared corpus file name, skipping tb
+// when the corpus is absent.
+func corpusPath(tb testing.TB, name string) string {
+	tb.Helper()
+	return testcorpus.Path(tb, name)
+}
+
+// corpusDocs reads the documents of a corpus file (the first limit when
+// limit > 0) and their groups. Files are read once per test binary.
+func corpusDocs(tb testing.TB, name string, limit int) ([]Doc, map[string]string) {
+	tb.Helper()
+	path := corpusPath(tb, name)
+	corpusMu.Lock()
+	defer corpusMu.Unlock()
+	c, ok := corpusCache[path]
+	if !ok {
+		f, err := os.Open(path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		defer f.Close()
+		recs, _, err := jsonl.ReadAll(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		c.groups = make(map[string]string, len(recs))
+		for _, r := range recs {
+			c.docs = append(c.docs, Doc{ID: r.ID, Text: r.Text})
+			c.groups[r.ID] = r.Group
+		}
+		corpusCache[path] = c
+	}
+	if limit > 0 && limit < len(c.docs) {
+		return c.docs[:limit], c.groups
+	}
+	return c.docs, c.groups
+}
+
+var (
+	corpusMu    sync.Mutex
+	corpusCache = map[string]struct {
+		docs   []Doc
+		groups map[string]string
+	}{}
+)
+
+// corpusTruth loads a corpus pair file.
+func corpusTruth(tb testing.TB, name string) *Truth {
+	tb.Helper()
+	f, err := os.Open(corpusPath(tb, name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	truth, err := LoadPairs(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return truth
+}
+
+var long = flag.Bool("long", false, "also reproduce the pair file of book-perturb")
+
+// TestCorpusReproduced computes the ground truth of each corpus collection
+// at 0.8 and compares it with the corpus pair file: the same pairs in the
+// same order with the same values (within 1e-9; in fact equal).
+// book-perturb, which takes as long again, only runs with -long.
+func TestCorpusReproduced(t *testing.T) {
+	if testing.Short() {
+		t.Skip("computes the ground truth of the corpus: skipped with -short")
+	}
+	for _, name := range []string{"book-revisions", "book-perturb"} {
+		t.Run(name, func(t *testing.T) {
+			if name == "book-perturb" && !*long {
+				t.Skip("run with -long to reproduce book-perturb too")
+			}
+			want := corpusTruth(t, name+".pairs.jsonl.gz")
+			docs, _ := corpusDocs(t, name+".jsonl.gz", 0)
+			start := time.Now()
+			got, err := ComputeTruth(docs, 0.8, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d documents: %d pairs computed in %v, %d in the pair file", len(docs), got.Len(), time.Since(start), want.Len())
+			compareTruth(t, got, want)
+		})
+	}
+}
+
+// compareTruth fails t unless got and want list the same pairs in the same
+// order with values within 1e-9.
+func compareTruth(t *testing.T, got, want *Truth) {
+	t.Helper()
+	missing, extra, differ, equal := 0, 0, 0, 0
+	for _, w := range want.Pairs() {
+		g, ok := got.Lookup(w.A, w.B)
+		switch {
+		case !ok:
+			missing++
+			if missing <= 5 {
+				t.Errorf("missing %+v", w)
+			}
+		case g.A != w.A || math.Abs(g.Jaccard-w.Jaccard) > 1e-9 || math.Abs(g.Cosine-w.Cosine) > 1e-9:
+			differ++
+			if differ <= 5 {
+				t.Errorf("got %+v, want %+v", g, w)
+			}
+		case g == w:
+			equal++
+		}
+	}
+	for _, g := range got.Pairs() {
+		if _, ok := want.Lookup(g.A, g.B); !ok {
+			extra++
+			if extra <= 5 {
+				t.Errorf("extra %+v", g)
+			}
+		}
+	}
+	t.Logf("%d pairs bit-identical, %d missing, %d extra, %d with other values", equal, missing, extra, differ)
+	if missing+extra+differ > 0 {
+		t.Fatalf("%d pairs in the file, %d computed: %d missing, %d extra, %d with other values",
+			want.Len(), got.Len(), missing, extra, differ)
+	}
+	for k, w := range want.Pairs() {
+		if g := got.Pairs()[k]; g.A != w.A || g.B != w.B {
+			t.Fatalf("pair %d is %s %s, the file has %s %s", k, g.A, g.B, w.A, w.B)
+		}
+	}
+}
+
+// TestCorpusREADME checks Positives against the pair counts that the
+// corpus README gives for each collection at 0.9, and the histogram of
+// similarities over all lines.
+func TestCorpusREADME(t *testing.T) {
+	type counts struct{ pairs, within, across int }
+	for _, tc := range []struct {
+		name       string
+		at09       map[Definition]counts
+		jaccard    [4]int // [0.5,0.8) [0.8,0.9) [0.9,0.95) [0.95,1]
+		cosine     [4]int
+		baseGroups int
+	}{{
+		name: "book-revisions",
+		at09: map[Definition]counts{
+			Resemblance: {13211, 3496, 9715},
+			Cosine:      {63449, 9116, 54333},
+			Either:      {63449, 9116, 54333},
+		},
+		jaccard:    [4]int{105901, 9175, 2111, 11100},
+		cosine:     [4]int{0, 84580, 29212, 34237},
+		baseGroups: 736,
+	}, {
+		name: "book-perturb",
+		at09: map[Definition]counts{
+			Resemblance: {13211, 0, 13211},
+			Cosine:      {63889, 130, 63759},
+			Either:      {63889, 130, 63759},
+		},
+		jaccard:    [4]int{105914, 9175, 2111, 11100},
+		cosine:     [4]int{0, 85547, 29642, 34247},
+		baseGroups: 10,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			truth := corpusTruth(t, tc.name+".pairs.jsonl.gz")
+			_, groups := corpusDocs(t, tc.name+".jsonl.gz", 0)
+			for def, want := range tc.at09 {
+				var got counts
+				for p := range truth.Positives(def, 0.9) {
+					got.pairs++
+					if groups[p.A] == groups[p.B] {
+						got.within++
+					} else {
+						got.across++
+					}
+				}
+				if got != want {
+					t.Errorf("%v at 0.9: got %+v, want %+v", def, got, want)
+				}
+			}
+			var jaccard, cosine [4]int
+			bucket := func(v float64) int {
+				switch {
+				case v < 0.5:
+					return -1
+				case v < 0.8:
+					return 0
+				case v < 0.9:
+					return 1
+				case v < 0.95:
+					return 2
+				}
+				return 3
+			}
+			for _, p := range truth.Pairs() {
+				if b := bucket(p.Jaccard); b >= 0 {
+					jaccard[b]++
+				}
+				if b := bucket(p.Cosine); b >= 0 {
+					cosine[b]++
+				}
+			}
+			if jaccard != tc.jaccard || cosine != tc.cosine {
+				t.Errorf("histograms: jaccard %v, cosine %v; want %v, %v", jaccard, cosine, tc.jaccard, tc.cosine)
+			}
+			// Clustering every group on its own is perfect under the protocol.
+			r := MeasureProtocol(groups, groups, truth)
+			if len(r.Groups) != tc.baseGroups || r.MeanFound != 1 || r.MeanClusters != 1 || r.FalsePositives != 0 || r.AllFalsePositives != 0 {
+				t.Errorf("protocol on the groups themselves: %d base groups, %+v", len(r.Groups), r)
+			}
+		})
+	}
+}
