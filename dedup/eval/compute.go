@@ -350,7 +350,7 @@ func (p *prober) probe(i int32, sides [2]*side, minSim float64) []found {
 				continue
 			}
 			x, y := sd.sets[i], sd.sets[k]
-			o := int(p.count[s][k]) + intersection(x[p.lastX[s][k]+1:], y[p.lastY[s][k]+1:])
+			o := int(p.count[s][k]) + features.Intersection(x[p.lastX[s][k]+1:], y[p.lastY[s][k]+1:])
 			f.sim[s], exact[s] = sd.sim(o, len(x), len(y)), true
 			listed = listed || f.sim[s] >= minSim
 		}
@@ -360,7 +360,7 @@ func (p *prober) probe(i int32, sides [2]*side, minSim float64) []found {
 		for s, sd := range sides {
 			if !exact[s] {
 				x, y := sd.sets[i], sd.sets[k]
-				f.sim[s] = sd.sim(intersection(x, y), len(x), len(y))
+				f.sim[s] = sd.sim(features.Intersection(x, y), len(x), len(y))
 			}
 		}
 		out = append(out, f)
@@ -413,24 +413,6 @@ func (p *prober) collect(i int32, s int, sd *side) {
 			p.lastX[s][k], p.lastY[s][k] = int32(px), e.pos
 		}
 	}
-}
-
-// intersection returns |a∩b| of two ascending sets.
-func intersection(a, b []int32) int {
-	n, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			n++
-			i++
-			j++
-		}
-	}
-	return n
 }
 
 // parallel calls f(w, i) for every i in [0, n) on the given number of

@@ -1,6 +1,7 @@
 package features
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/cespare/xxhash/v2"
@@ -83,8 +84,9 @@ func Cosine(a, b []uint64) float64 {
 	return float64(Intersection(a, b)) / sqrtProduct(len(a), len(b))
 }
 
-// Intersection returns |a∩b| for two sorted sets by a linear merge.
-func Intersection(a, b []uint64) int {
+// Intersection returns |a∩b| for two ascending sets by a linear merge.
+// Cost: O(len(a)+len(b)), no allocation.
+func Intersection[T cmp.Ordered](a, b []T) int {
 	n, i, j := 0, 0, 0
 	for i < len(a) && j < len(b) {
 		switch {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/doppel-search/doppel/dedup/features"
+	"github.com/doppel-search/doppel/internal/testcorpus"
 )
 
 var sink uint64
@@ -18,7 +19,7 @@ func BenchmarkSketch(b *testing.B) {
 	if testing.Short() {
 		limit = 500
 	}
-	docs := corpusDocs(b, "book-revisions.jsonl.gz", limit)
+	docs := testcorpus.Texts(b, "book-revisions.jsonl.gz", limit)
 	total := 0
 	for _, d := range docs {
 		total += len(d)

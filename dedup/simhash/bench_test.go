@@ -6,6 +6,7 @@ import (
 
 	"github.com/doppel-search/doppel/dedup/features"
 	"github.com/doppel-search/doppel/dedup/stats"
+	"github.com/doppel-search/doppel/internal/testcorpus"
 )
 
 var sink uint64
@@ -19,7 +20,7 @@ func BenchmarkSign(b *testing.B) {
 	if testing.Short() {
 		limit = 500
 	}
-	docs := corpusDocs(b, "book-revisions.jsonl.gz", limit)
+	docs := testcorpus.Texts(b, "book-revisions.jsonl.gz", limit)
 	total := 0
 	var sb stats.Builder
 	for _, d := range docs {

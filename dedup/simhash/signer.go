@@ -3,7 +3,6 @@ package simhash
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"sync"
 
@@ -107,7 +106,6 @@ type Doc struct {
 type Signer struct {
 	table *stats.Table // nil when it has no statistics
 	opts  Options
-	docs  float64   // table.Docs()
 	idf   []float64 // idf[df] = log(docs/df) for small df, saving a log per term
 	pool  sync.Pool // of *scratch
 }
@@ -132,19 +130,12 @@ func NewSigner(t *stats.Table, opts Options) (*Signer, error) {
 	s := &Signer{table: t, opts: opts.EnsureDefaults()}
 	s.pool.New = func() any { return new(scratch) }
 	if t != nil {
-		s.docs = float64(t.Docs())
 		s.idf = make([]float64, min(t.Docs(), idfCacheSize)+1)
 		for df := 1; df < len(s.idf); df++ {
-			s.idf[df] = s.idfOf(df)
+			s.idf[df] = t.IDFOf(df)
 		}
 	}
 	return s, nil
-}
-
-// idfOf returns log(N/df), the idf [stats.Table.IDF] defines for a term in
-// df documents out of N.
-func (s *Signer) idfOf(df int) float64 {
-	return math.Log(s.docs / float64(df))
 }
 
 // termIDF returns table.IDF(h), from the cache when possible.
@@ -153,7 +144,7 @@ func (s *Signer) termIDF(h uint64) float64 {
 	if df < len(s.idf) {
 		return s.idf[df]
 	}
-	return s.idfOf(df)
+	return s.table.IDFOf(df)
 }
 
 // Options returns the options of s with defaults filled in.

@@ -115,13 +115,18 @@ func (t *Table) All() iter.Seq2[uint64, int] {
 // Unknown terms are treated as occurring in one document (the rarest
 // possible), so they get the highest idf, log N. With fewer than two
 // documents every idf is 0.
-func (t *Table) IDF(h uint64) float64 {
+func (t *Table) IDF(h uint64) float64 { return t.IDFOf(t.DF(h)) }
+
+// IDFOf returns the idf of a term that occurs in df documents: log(N/df),
+// with df < 1 counted as 1, and 0 with fewer than two documents. Callers
+// that cache idf by document frequency use it so that the formula lives in
+// one place.
+func (t *Table) IDFOf(df int) float64 {
 	n := t.Docs()
 	if n < 2 {
 		return 0
 	}
-	df := max(t.DF(h), 1)
-	return math.Log(float64(n) / float64(df))
+	return math.Log(float64(n) / float64(max(df, 1)))
 }
 
 // NIDF returns the normalized idf of the term with hash h: IDF(h) / log N,

@@ -78,3 +78,15 @@ func mustWd() string {
 	wd, _ := os.Getwd()
 	return wd
 }
+
+// Texts returns the texts of up to limit records (all if limit <= 0) of the
+// corpus file name, skipping tb if it is absent.
+func Texts(tb testing.TB, name string, limit int) []string {
+	tb.Helper()
+	recs := Docs(tb, name, limit)
+	texts := make([]string, len(recs))
+	for i, r := range recs {
+		texts[i] = r.Text
+	}
+	return texts
+}
