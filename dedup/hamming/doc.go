@@ -9,10 +9,12 @@
 // distance d ≤ K differ in at most d blocks, so they agree exactly on at
 // least m−K blocks. For each of the C(m, K) choices of m−K blocks, [Index]
 // keeps a table of the fingerprints permuted so that the chosen blocks form
-// the top bits of a key, sorted by key. A query permutes itself the same way,
-// binary-searches the keys sharing its top bits and checks the distance of
-// each candidate with one XOR and popcount. A permutation moves whole blocks,
-// so it preserves Hamming distance.
+// the top bits of a key, sorted by key. A query permutes itself the same
+// way, finds the keys sharing its prefix blocks through a directory on the
+// top key bits and checks the distance of each candidate with one XOR and
+// popcount. A permutation moves whole blocks, so it preserves Hamming
+// distance. A match found in several tables is reported only by the first
+// of them in a fixed order, so results need no deduplication set.
 //
 // # Contract
 //
