@@ -288,11 +288,16 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 	}
 
 	// Candidates → verified pairs.
-	scores := map[uint32]float64{}
+	type verdict struct {
+		score float64
+		ok    bool
+	}
+	tested := map[uint32]verdict{}
 	for _, c := range d.candidates(rec) {
 		d.stats.Candidates++
-		if s, ok := d.match(rec, d.docs[c]); ok {
-			scores[c] = s
+		s, ok := d.match(rec, d.docs[c])
+		tested[c] = verdict{s, ok}
+		if ok {
 			res.Pairs = append(res.Pairs, Pair{A: d.docs[c].member.ID, B: rec.member.ID, Score: s})
 		}
 	}
@@ -301,7 +306,8 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 	var best cluster.ID
 	bestScore := -1.0
 	tried := map[cluster.ID]bool{}
-	for _, pr := range res.Pairs {
+	verified := res.Pairs[:len(res.Pairs):len(res.Pairs)] // master pairs appended below are not revisited
+	for _, pr := range verified {
 		cid, _ := d.clusters.Of(pr.A)
 		if tried[cid] {
 			continue
@@ -309,16 +315,17 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 		tried[cid] = true
 		master := d.clusters.Get(cid).Master.ID
 		mi := d.byID[master]
-		s, ok := scores[mi]
-		if _, seen := scores[mi]; !seen {
+		v, seen := tested[mi]
+		if !seen { // the master was not a candidate: verify it directly
 			d.stats.MasterTests++
-			if s, ok = d.match(rec, d.docs[mi]); ok {
-				scores[mi] = s
-				res.Pairs = append(res.Pairs, Pair{A: master, B: rec.member.ID, Score: s})
+			v.score, v.ok = d.match(rec, d.docs[mi])
+			tested[mi] = v
+			if v.ok {
+				res.Pairs = append(res.Pairs, Pair{A: master, B: rec.member.ID, Score: v.score})
 			}
 		}
-		if ok && (s > bestScore || s == bestScore && cid < best) {
-			best, bestScore = cid, s
+		if v.ok && (v.score > bestScore || v.score == bestScore && cid < best) {
+			best, bestScore = cid, v.score
 		}
 	}
 	if bestScore >= 0 {
