@@ -217,7 +217,7 @@ func (d *Detector) prepare(doc Document) *Prepared {
 		if o.Similarity == Cosine {
 			set = features.CosineWords(tokens)
 		} else {
-			set = features.Set(features.Shingles(tokens, o.ShingleWidth))
+			set = d.shingleSet(tokens)
 		}
 		rec.sketch = d.minhash.Sketch(set)
 		switch {
@@ -237,6 +237,19 @@ func (d *Detector) prepare(doc Document) *Prepared {
 		rec.unsignable = true
 	}
 	return &Prepared{doc: doc, rec: rec, generation: d.generation}
+}
+
+// shingleSet returns the sorted set of tokens' shingles, without the
+// common ones when Options.MaxShingleDocs is set (unless that would leave
+// nothing).
+func (d *Detector) shingleSet(tokens []string) []uint64 {
+	set := features.Set(features.Shingles(tokens, d.opts.ShingleWidth))
+	if d.opts.MaxShingleDocs > 0 {
+		if kept := minhash.DropCommon(slices.Clone(set), d.opts.CommonShingles, d.opts.MaxShingleDocs); len(kept) > 0 {
+			return kept
+		}
+	}
+	return set
 }
 
 // signTerms computes the table-dependent signatures (I-Match, SimHash) of
@@ -631,25 +644,39 @@ func (d *Detector) AddAll(ctx context.Context, docs []Document, workers int, fn 
 	return nil
 }
 
-// A TableBuilder builds the statistics table a Detector needs from a
-// corpus, with the same term options as the Detector. It is not safe for
-// concurrent use.
+// A TableBuilder builds the statistics tables a Detector needs from a
+// corpus in one pass, with the same options as the Detector: term
+// document frequencies always, shingle document frequencies when
+// Options.MaxShingleDocs is set. It is not safe for concurrent use.
 type TableBuilder struct {
-	ext *features.Extractor
-	b   stats.Builder
+	ext              *features.Extractor
+	width            int
+	terms, shingles  stats.Builder
+	countingShingles bool
 }
 
-// NewTableBuilder returns a builder for the term options of opts.
+// NewTableBuilder returns a builder for the options of opts.
 func NewTableBuilder(opts Options) (*TableBuilder, error) {
 	ext, err := features.New(opts.Terms)
 	if err != nil {
 		return nil, err
 	}
-	return &TableBuilder{ext: ext}, nil
+	o := opts.withDefaults()
+	return &TableBuilder{ext: ext, width: o.ShingleWidth, countingShingles: o.MaxShingleDocs > 0}, nil
 }
 
-// Add counts the terms of one document's text.
-func (tb *TableBuilder) Add(text string) { tb.b.Add(tb.ext.Features(tb.ext.Terms(text))) }
+// Add counts the terms (and shingles) of one document's text.
+func (tb *TableBuilder) Add(text string) {
+	tokens := tb.ext.FilterTokens(features.Tokens(text))
+	if tb.countingShingles {
+		tb.shingles.AddHashes(features.Shingles(tokens, tb.width))
+	}
+	tb.terms.Add(tb.ext.Features(tokens))
+}
 
-// Table returns the frozen table of the documents added so far.
-func (tb *TableBuilder) Table() *stats.Table { return tb.b.Table() }
+// Table returns the frozen term table of the documents added so far.
+func (tb *TableBuilder) Table() *stats.Table { return tb.terms.Table() }
+
+// ShingleTable returns the frozen shingle table of the documents added so
+// far; it is empty unless the options set MaxShingleDocs.
+func (tb *TableBuilder) ShingleTable() *stats.Table { return tb.shingles.Table() }

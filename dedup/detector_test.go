@@ -321,3 +321,62 @@ func TestParseNames(t *testing.T) {
 		}
 	}
 }
+
+// TestCommonShinglesDropped: pages that share only a big site template are
+// near-duplicates by raw resemblance, but not once shingles found on many
+// pages are dropped; a real copy of a page stays a near-duplicate.
+func TestCommonShinglesDropped(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	words := func(n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = vocab[r.IntN(len(vocab))]
+		}
+		return strings.Join(w, " ")
+	}
+	template := words(800)
+	var docs []Document
+	for i := range 20 {
+		docs = append(docs, Document{ID: fmt.Sprintf("page%02d", i), Text: template + " " + words(30)})
+	}
+	docs = append(docs, Document{ID: "page00-copy", Text: docs[0].Text})
+
+	pairsOf := func(opts Options) map[[2]string]bool {
+		tb, err := NewTableBuilder(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range docs {
+			tb.Add(d.Text)
+		}
+		if opts.MaxShingleDocs > 0 {
+			opts.CommonShingles = tb.ShingleTable()
+		}
+		det, err := New(tb.Table(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[[2]string]bool{}
+		for _, d := range docs {
+			res, err := det.Add(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range res.Pairs {
+				got[[2]string{p.A, p.B}] = true
+			}
+		}
+		return got
+	}
+	raw := pairsOf(Options{})
+	if !raw[[2]string{"page01", "page02"}] {
+		t.Fatal("without the filter, template-sharing pages should be near-duplicates (the test is not testing anything)")
+	}
+	filtered := pairsOf(Options{MaxShingleDocs: 5})
+	if len(filtered) != 1 || !filtered[[2]string{"page00", "page00-copy"}] {
+		t.Errorf("with common shingles dropped, pairs = %v; want only page00 and its copy", filtered)
+	}
+	if _, err := New(nil, Options{MaxShingleDocs: 5}); err == nil {
+		t.Error("MaxShingleDocs without a CommonShingles table: want error")
+	}
+}

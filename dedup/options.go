@@ -10,6 +10,7 @@ import (
 	"github.com/doppel-search/doppel/dedup/imatch"
 	"github.com/doppel-search/doppel/dedup/minhash"
 	"github.com/doppel-search/doppel/dedup/simhash"
+	"github.com/doppel-search/doppel/dedup/stats"
 )
 
 // A Method is a near-duplicate detection algorithm.
@@ -148,6 +149,18 @@ type Options struct {
 	HammingK int
 	// Master chooses each cluster's master. Default cluster.FirstSeen.
 	Master cluster.Policy
+	// MaxShingleDocs, when positive, drops every shingle that occurs in
+	// more than MaxShingleDocs documents of CommonShingles before
+	// sketching and verifying (Broder et al.'s filter for shingles that
+	// come from boilerplate, not content), so that pages sharing only a
+	// big template are not near-duplicates. It applies to the Resemblance
+	// similarity; a document made only of common shingles keeps them all.
+	// Default 0: off.
+	MaxShingleDocs int
+	// CommonShingles holds the shingle document frequencies for
+	// MaxShingleDocs (see [TableBuilder.ShingleTable]). Required when
+	// MaxShingleDocs > 0.
+	CommonShingles *stats.Table
 }
 
 func (o *Options) withDefaults() Options {
@@ -202,6 +215,9 @@ func (o Options) Validate() error {
 	}
 	if c.HammingK < 0 || c.HammingK > 16 {
 		errs = append(errs, fmt.Errorf("dedup: Hamming k %d not in [0, 16]", c.HammingK))
+	}
+	if c.MaxShingleDocs < 0 || c.MaxShingleDocs > 0 && c.CommonShingles == nil {
+		errs = append(errs, fmt.Errorf("dedup: MaxShingleDocs %d needs a CommonShingles table", c.MaxShingleDocs))
 	}
 	if err := c.Terms.Validate(); err != nil {
 		errs = append(errs, err)

@@ -62,7 +62,7 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	table, err := loadOrBuildTable(*statsIn, opts, recs)
+	table, err := loadOrBuildTable(*statsIn, &opts, recs)
 	if err != nil {
 		return err
 	}
@@ -142,18 +142,34 @@ func readDocs(path string) ([]jsonl.Record, int, error) {
 	return recs, repaired, nil
 }
 
-func loadOrBuildTable(path string, opts dedup.Options, recs []jsonl.Record) (*stats.Table, error) {
+// loadOrBuildTable returns the term statistics: loaded from path, or
+// built from recs in one pass. When opts asks to drop common shingles it
+// also builds their table from recs and sets opts.CommonShingles.
+func loadOrBuildTable(path string, opts *dedup.Options, recs []jsonl.Record) (*stats.Table, error) {
+	var table *stats.Table
 	if path != "" {
-		return stats.Load(path)
+		var err error
+		if table, err = stats.Load(path); err != nil {
+			return nil, err
+		}
 	}
-	tb, err := dedup.NewTableBuilder(opts)
+	if table != nil && opts.MaxShingleDocs == 0 {
+		return table, nil
+	}
+	tb, err := dedup.NewTableBuilder(*opts)
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range recs {
 		tb.Add(r.Text)
 	}
-	return tb.Table(), nil
+	if opts.MaxShingleDocs > 0 {
+		opts.CommonShingles = tb.ShingleTable()
+	}
+	if table == nil {
+		table = tb.Table()
+	}
+	return table, nil
 }
 
 func documents(recs []jsonl.Record) []dedup.Document {

@@ -187,7 +187,7 @@ func (e *evaluator) run(c evalConfig) (*evalRun, error) {
 		return r, nil
 	}
 	start := time.Now()
-	table, err := loadOrBuildTable("", c.opts, e.recs)
+	table, err := loadOrBuildTable("", &c.opts, e.recs)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -175,5 +176,36 @@ func TestDemo(t *testing.T) {
 	}
 	if strings.Contains(stdout, "/news/") {
 		t.Errorf("a unique news page was clustered:\n%s", stdout)
+	}
+}
+
+func TestDedupMaxShingleDocs(t *testing.T) {
+	var tw []string // 400 distinct navigation words
+	for i := range 400 {
+		tw = append(tw, fmt.Sprintf("nav%c%c", 'a'+i%26, 'a'+i/26))
+	}
+	template := strings.Join(tw, " ")
+	var lines []string
+	for i, extra := range []string{"quarterly results are out", "new bicycle scheme launched", "fire drill next month", "library opening hours changed"} {
+		lines = append(lines, fmt.Sprintf(`{"id":"p%d","text":"%s %s"}`, i, template, extra))
+	}
+	in := writeFile(t, "docs.jsonl", strings.Join(lines, "\n"))
+	clusters := func(extra ...string) int {
+		out := filepath.Join(t.TempDir(), "c.jsonl")
+		code, _, stderr := doppel(t, append([]string{"dedup", "--in", in, "--out", out}, extra...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		ids := map[any]bool{}
+		for _, l := range readLines(t, out) {
+			ids[l["cluster"]] = true
+		}
+		return len(ids)
+	}
+	if n := clusters(); n != 1 {
+		t.Fatalf("without the filter: %d clusters, want 1 (the pages share only a template)", n)
+	}
+	if n := clusters("--max-shingle-docs", "2"); n != 4 {
+		t.Errorf("with --max-shingle-docs 2: %d clusters, want 4", n)
 	}
 }

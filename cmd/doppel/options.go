@@ -9,6 +9,7 @@ import (
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/dedup/imatch"
+	"github.com/doppel-search/doppel/dedup/stats"
 )
 
 // detectorFlags registers the flags that configure a dedup.Detector and
@@ -31,6 +32,9 @@ func detectorFlags(fs *flag.FlagSet) func() (dedup.Options, error) {
 	dates := fs.Bool("strip-dates", false, "drop month and weekday names before comparing (with --strip-numbers: dates)")
 	ngrams := fs.String("ngrams", "1", "comma-separated word n-gram sizes for I-Match and SimHash terms, e.g. 1 or 3,5")
 	master := fs.String("master", "first", "master policy: first, shortest-url, recent or quality")
+	maxShingleDocs := fs.Int("max-shingle-docs", 0, "drop shingles found in more than this many documents (boilerplate) before comparing; 0: keep all")
+	simLow := fs.Float64("simhash-low", 0, "SimHash: drop terms lighter than this fraction of the document's heaviest term")
+	simHigh := fs.Float64("simhash-high", 1, "SimHash: drop terms heavier than this fraction of the document's heaviest term")
 	return func() (dedup.Options, error) {
 		var o dedup.Options
 		var err error
@@ -49,6 +53,8 @@ func detectorFlags(fs *flag.FlagSet) func() (dedup.Options, error) {
 		o.Threshold, o.ShingleWidth, o.HammingK = *threshold, *shingle, *hammingK
 		o.IMatch.ExtraLexicons, o.IMatch.MinNIDF, o.IMatch.MaxNIDF, o.IMatch.MinTerms = *lexicons, *nidfMin, *nidfMax, *minTerms
 		o.MinHash.Size = *sketch
+		o.MaxShingleDocs = *maxShingleDocs
+		o.SimHash.LowWeight, o.SimHash.HighWeight = *simLow, *simHigh
 		o.Terms.StopWords, o.Terms.Stem, o.Terms.StripNumbers, o.Terms.StripDates = *stop, *stem, *numbers, *dates
 		for _, f := range strings.Split(*ngrams, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -57,7 +63,11 @@ func detectorFlags(fs *flag.FlagSet) func() (dedup.Options, error) {
 			}
 			o.Terms.NGrams = append(o.Terms.NGrams, n)
 		}
-		return o, o.Validate()
+		check := o
+		if o.MaxShingleDocs > 0 {
+			check.CommonShingles = new(stats.Table) // built from the input later
+		}
+		return o, check.Validate()
 	}
 }
 
