@@ -3,13 +3,14 @@ package eval
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/doppel-search/doppel/internal/jsonl"
 )
 
 // A Definition says which similarity makes a labelled pair a
@@ -151,14 +152,9 @@ type pairLine struct {
 // number that wraps [ErrMalformed] or [ErrDuplicatePair]; read errors are
 // wrapped as they are. Cost: O(size of the input).
 func LoadPairs(r io.Reader) (*Truth, error) {
-	br := bufio.NewReader(r)
-	var src io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("eval: %w", err)
-		}
-		src = zr
+	src, err := jsonl.Decompress(r)
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
 	}
 	sc := bufio.NewScanner(src)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)

@@ -60,15 +60,25 @@ type Reader struct {
 // NewReader returns a Reader for r, decompressing it if it starts with the
 // gzip magic bytes.
 func NewReader(r io.Reader) (*Reader, error) {
+	src, err := Decompress(r)
+	if err != nil {
+		return nil, err
+	}
+	return &Reader{br: bufio.NewReaderSize(src, 1<<20), seen: map[string]int{}}, nil
+}
+
+// Decompress returns a reader of r's content, gunzipped if r starts with
+// the gzip magic bytes, as is otherwise.
+func Decompress(r io.Reader) (io.Reader, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("jsonl: %w", err)
 		}
-		br = bufio.NewReaderSize(zr, 1<<20)
+		return zr, nil
 	}
-	return &Reader{br: br, seen: map[string]int{}}, nil
+	return br, nil
 }
 
 // Next returns the next record, or io.EOF after the last one. A malformed
