@@ -1,0 +1,156 @@
+package demosite
+
+import (
+	"fmt"
+	"html/template"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Handler serves the demo intranet over HTTP: every page of [Pages]
+// rendered inside the site's template, plus what real intranets also have
+// and a crawler must survive —
+//
+//   - /robots.txt disallowing /private/;
+//   - /calendar/YYYY/MM: an infinite calendar, each month linking to the next;
+//   - /deep/…: ever-deepening paths, each page linking one level deeper;
+//   - /loop/a and /loop/b: a redirect loop;
+//   - /old/…: permanent redirects to the manual;
+//   - /missing…: a "soft 404" (status 200, a not-found page);
+//   - /files/handbook.pdf: a binary body.
+//
+// Manual pages link to their printer-friendly copy, their mirror and a
+// jsessionid variant of themselves, so a crawler discovers the
+// near-duplicates by following links. Everything is escaped by
+// html/template. The handler is safe for concurrent use.
+func Handler() http.Handler {
+	pages := Pages()
+	byPath := make(map[string]Page, len(pages))
+	variant := map[string]string{} // base path → its ;jsessionid variant
+	for _, p := range pages {
+		path, _, isVariant := strings.Cut(p.Path, ";")
+		if isVariant {
+			variant[path] = p.Path // served by its base page
+			continue
+		}
+		byPath[path] = p
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+	})
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		var links []link
+		for _, p := range pages {
+			if p.Family == p.Path || p.Family == "" {
+				links = append(links, link{p.Path, p.Title})
+			}
+		}
+		links = append(links, link{"/calendar/2026/03", "Events calendar"}, link{"/deep/1", "Archive"},
+			link{"/loop/a", "Old portal"}, link{"/old/vpn", "VPN (old address)"}, link{"/missing-report", "Annual report"},
+			link{"/files/handbook.pdf", "Handbook (PDF)"}, link{"/private/salaries.html", "Salaries"})
+		render(w, "Acme intranet", []string{"Welcome to the Acme intranet."}, links, chromeMain)
+	})
+	mux.HandleFunc("/calendar/{year}/{month}", func(w http.ResponseWriter, r *http.Request) {
+		y, errY := strconv.Atoi(r.PathValue("year"))
+		m, errM := strconv.Atoi(r.PathValue("month"))
+		if errY != nil || errM != nil || m < 1 || m > 12 {
+			http.NotFound(w, r)
+			return
+		}
+		ny, nm := y, m+1
+		if nm > 12 {
+			ny, nm = y+1, 1
+		}
+		render(w, fmt.Sprintf("Events %04d-%02d", y, m), []string{fmt.Sprintf("No events are planned for %04d-%02d.", y, m)},
+			[]link{{fmt.Sprintf("/calendar/%04d/%02d", ny, nm), "Next month"}}, chromeMain)
+	})
+	mux.HandleFunc("/deep/", func(w http.ResponseWriter, r *http.Request) {
+		path := strings.TrimSuffix(r.URL.Path, "/")
+		render(w, "Archive "+path, []string{"Archived material, level " + strconv.Itoa(strings.Count(path, "/")-1) + "."},
+			[]link{{path + "/1", "Older"}}, chromeMain)
+	})
+	mux.HandleFunc("/loop/a", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop/b", http.StatusFound) })
+	mux.HandleFunc("/loop/b", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop/a", http.StatusFound) })
+	mux.HandleFunc("/old/{name}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/manual/"+r.PathValue("name")+".html", http.StatusMovedPermanently)
+	})
+	mux.HandleFunc("/files/handbook.pdf", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Write([]byte("%PDF-1.4\n\x00\x01\x02\x03 binary handbook\n"))
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		path := r.URL.Path
+		if i := strings.Index(path, ";"); i >= 0 {
+			path = path[:i] // ;jsessionid=… variants serve the same page
+		}
+		p, ok := byPath[path]
+		if !ok {
+			// A soft 404: status 200 with a not-found page, as many intranets do.
+			render(w, "Page not found", []string{"Sorry, the page you requested could not be found."}, nil, chromeMain)
+			return
+		}
+		var links []link
+		chrome := chromeMain
+		switch {
+		case strings.HasPrefix(p.Path, "/manual/") && !strings.Contains(p.Path, ";"):
+			links = []link{{"/print" + p.Path, "Printer-friendly version"}, {"/mirror/it" + p.Path, "IT department copy"},
+				{variant[p.Path], "Permalink"}}
+		case strings.HasPrefix(p.Path, "/print/"):
+			chrome = chromePrint
+		case strings.HasPrefix(p.Path, "/mirror/"):
+			chrome = chromeMirror
+		}
+		render(w, p.Title, paragraphs(p.Text), links, chrome)
+	})
+	return mux
+}
+
+type link struct{ Href, Text string }
+
+// chrome is the site template around the main content.
+type chrome int
+
+const (
+	chromeMain   chrome = iota // the intranet's navigation and footer
+	chromePrint                // no navigation, as printer-friendly pages are
+	chromeMirror               // another department's template
+)
+
+var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
+<meta name="description" content="{{.Title}}"></head>
+<body>
+{{if eq .Chrome 0}}<header><nav><a href="/">Home</a> <a href="/manual/vpn.html">VPN</a> <a href="/manual/printing.html">Printing</a> <a href="/manual/expenses.html">Expenses</a> <a href="/manual/passwords.html">Passwords</a> <a href="/manual/onboarding.html">New staff</a> <a href="/notices/cafeteria-2026-03-02.html">Cafeteria</a></nav></header>{{end}}
+{{if eq .Chrome 2}}<div class="it-banner"><a href="/mirror/it/">IT department</a> knowledge base mirror</div>{{end}}
+<main><h1>{{.Title}}</h1>
+{{range .Paragraphs}}<p>{{.}}</p>
+{{end}}<ul>{{range .Links}}<li><a href="{{.Href}}">{{.Text}}</a></li>
+{{end}}</ul></main>
+{{if eq .Chrome 0}}<footer>Acme Corporation intranet. Contact the service desk for help with this site.</footer>{{end}}
+</body></html>
+`))
+
+func render(w http.ResponseWriter, title string, paras []string, links []link, c chrome) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	err := pageTemplate.Execute(w, struct {
+		Title      string
+		Paragraphs []string
+		Links      []link
+		Chrome     chrome
+	}{title, paras, links, c})
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+	}
+}
+
+func paragraphs(text string) []string {
+	var out []string
+	for _, p := range strings.Split(text, "\n\n") {
+		if p = strings.Join(strings.Fields(p), " "); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
