@@ -1,0 +1,131 @@
+package pages
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+func open(t *testing.T, path string) *Store {
+	t.Helper()
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestPutGetEachReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pages.db")
+	s := open(t, path)
+	at := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	for _, u := range []string{"http://x/c", "http://x/a", "http://x/b"} {
+		if _, err := s.Put(Record{URL: u, Status: Fetched, FetchedAt: at, Text: "text of " + u}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Replacing keeps the sequence number.
+	r, err := s.Put(Record{URL: "http://x/c", Status: Skipped, Reason: "near-duplicate"})
+	if err != nil || r.Seq != 1 {
+		t.Fatalf("re-Put: seq %d, %v; want 1", r.Seq, err)
+	}
+	if err := s.Update("http://x/a", func(r *Record) { r.Cluster, r.Indexed, r.Seq = "c1", true, 99 }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update("http://x/none", func(*Record) {}); err == nil {
+		t.Error("Update of an unknown URL: want error")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = open(t, path)
+	defer s.Close()
+	var order []string
+	err = s.Each(func(r Record) error {
+		order = append(order, fmt.Sprintf("%d %s %s", r.Seq, r.URL, r.Status))
+		return nil
+	})
+	want := []string{"1 http://x/c skipped", "2 http://x/a fetched", "3 http://x/b fetched"}
+	if err != nil || fmt.Sprint(order) != fmt.Sprint(want) {
+		t.Fatalf("Each = %v, %v; want %v", order, err, want)
+	}
+	a, ok, err := s.Get("http://x/a")
+	if err != nil || !ok || a.Cluster != "c1" || !a.Indexed || a.Seq != 2 || !a.FetchedAt.Equal(at) {
+		t.Errorf("Get after reopen = %+v, %v, %v", a, ok, err)
+	}
+	if _, ok, _ := s.Get("http://x/none"); ok {
+		t.Error("Get of unknown URL found something")
+	}
+	if n, _ := s.Len(); n != 3 {
+		t.Errorf("Len = %d, want 3", n)
+	}
+	stop := errors.New("stop")
+	if err := s.Each(func(Record) error { return stop }); !errors.Is(err, stop) {
+		t.Errorf("Each did not return fn's error: %v", err)
+	}
+	if _, err := s.Put(Record{}); err == nil {
+		t.Error("Put without URL: want error")
+	}
+}
+
+// TestKillDuringPuts kills a writer process at random moments and checks
+// that the store always reopens with a gap-free prefix of the records.
+func TestKillDuringPuts(t *testing.T) {
+	if os.Getenv("PAGES_WRITER") != "" {
+		s, err := Open(os.Getenv("PAGES_WRITER"), Options{})
+		if err != nil {
+			os.Exit(3)
+		}
+		for i := 1; ; i++ {
+			s.Put(Record{URL: "http://x/" + strconv.Itoa(i), Status: Fetched, Text: "page"})
+			if i == 1 {
+				fmt.Println("ready") // the parent starts its clock now
+			}
+		}
+	}
+	if testing.Short() {
+		t.Skip("kills subprocesses; skipped in -short mode")
+	}
+	path := filepath.Join(t.TempDir(), "pages.db")
+	for round, wait := range []time.Duration{30, 80, 150} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKillDuringPuts$")
+		cmd.Env = append(os.Environ(), "PAGES_WRITER="+path)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+			t.Fatalf("round %d: writer never became ready: %v", round, err)
+		}
+		time.Sleep(wait * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		s := open(t, path)
+		var n uint64
+		err = s.Each(func(r Record) error {
+			n++
+			if r.Seq != n || r.URL != "http://x/"+strconv.FormatUint(n, 10) {
+				return fmt.Errorf("record %d is %d %s", n, r.Seq, r.URL)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if n == 0 {
+			t.Fatalf("round %d: the writer stored nothing in %v", round, wait*time.Millisecond)
+		}
+		s.Close()
+		os.Remove(path) // next round starts fresh so numbering starts at 1
+	}
+}
