@@ -1,0 +1,102 @@
+package traps
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// digitTemplate stands in for urlnorm.Template: digits become {n}.
+var digits = regexp.MustCompile(`[0-9]+`)
+
+func digitTemplate(u string) string { return digits.ReplaceAllString(u, "{n}") }
+
+func TestGuardRules(t *testing.T) {
+	g := NewGuard(Options{MaxPerTemplate: 3, MaxSegments: 4, MaxRepeats: 2, MaxURLLength: 60}, digitTemplate)
+	tests := []struct {
+		url    string
+		ok     bool
+		reason string
+	}{
+		{"http://x/calendar/2026/01", true, ""},
+		{"http://x/calendar/2026/02", true, ""},
+		{"http://x/calendar/2026/03", true, ""},
+		{"http://x/calendar/2026/04", false, "more than 3 URLs like http://x/calendar/{n}/{n}"},
+		{"http://x/manual/vpn.html", true, ""},
+		{"http://x/a/b/c/d/e", false, "more than 4 path segments"},
+		{"http://x/a/a/a", false, `segment "a" repeated more than 2 times`},
+		{"http://x/a/b/a/b", true, ""},
+		{"http://x/" + strings.Repeat("x", 60), false, "longer than 60 bytes"},
+		{"http://x/%zz", false, "invalid URL"},
+	}
+	for _, tt := range tests {
+		ok, reason := g.Admit(tt.url)
+		if ok != tt.ok || !strings.Contains(reason, tt.reason) {
+			t.Errorf("Admit(%s) = %v, %q; want %v, containing %q", tt.url, ok, reason, tt.ok, tt.reason)
+		}
+	}
+}
+
+// TestInfiniteCalendarBounded walks an infinite calendar the way a crawler
+// does (each month links to the next) and checks the walk stops.
+func TestInfiniteCalendarBounded(t *testing.T) {
+	g := NewGuard(Options{}, digitTemplate)
+	admitted := 0
+	for y, m := 2026, 1; admitted < 10000; m++ {
+		if m > 12 {
+			y, m = y+1, 1
+		}
+		if ok, _ := g.Admit(fmt.Sprintf("http://x/calendar/%d/%02d", y, m)); !ok {
+			break
+		}
+		admitted++
+	}
+	if admitted != 50 {
+		t.Errorf("admitted %d calendar pages, want the default budget of 50", admitted)
+	}
+	deep := "http://x/deep"
+	depth := 0
+	for ; depth < 1000; depth++ {
+		deep += "/1"
+		if ok, _ := g.Admit(deep); !ok {
+			break
+		}
+	}
+	if depth > 12 {
+		t.Errorf("followed ever-deeper paths to depth %d", depth)
+	}
+}
+
+func TestSoftNotFound(t *testing.T) {
+	s := NewSoftNotFound(0)
+	notFound := "Acme intranet. Page not found. Sorry, the page you requested could not be found. Contact the service desk."
+	if s.Is("x", notFound) {
+		t.Error("before Learn nothing is a soft 404")
+	}
+	s.Learn("x", notFound)
+	if !s.Is("x", notFound) {
+		t.Error("the not-found page itself is not recognised")
+	}
+	if s.Is("x", "Connecting to the VPN. Install the client from the software portal, then sign in with your network account.") {
+		t.Error("a real page was called a soft 404")
+	}
+	if s.Is("y", notFound) {
+		t.Error("another host's pages were judged by x's probe")
+	}
+}
+
+func ExampleGuard() {
+	g := NewGuard(Options{MaxPerTemplate: 2}, digitTemplate)
+	for _, u := range []string{"http://intranet/cal/2026/01", "http://intranet/cal/2026/02", "http://intranet/cal/2026/03"} {
+		if ok, reason := g.Admit(u); !ok {
+			fmt.Println("refused:", reason)
+			continue
+		}
+		fmt.Println("admitted:", u)
+	}
+	// Output:
+	// admitted: http://intranet/cal/2026/01
+	// admitted: http://intranet/cal/2026/02
+	// refused: trap: more than 2 URLs like http://intranet/cal/{n}/{n}
+}
