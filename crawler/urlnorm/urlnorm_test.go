@@ -1,0 +1,193 @@
+package urlnorm
+
+import (
+	"errors"
+	"net/url"
+	"testing"
+)
+
+func TestNormalize(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"HTTP://Intra.Example.COM/a", "http://intra.example.com/a"},
+		{"http://h", "http://h/"},
+		{"http://h?", "http://h/"},
+		{"http://h/#frag", "http://h/"},
+		{"http://h/a#frag?x=1", "http://h/a"},
+		{"http://h:80/a", "http://h/a"},
+		{"https://h:443/a", "https://h/a"},
+		{"http://h:443/a", "http://h:443/a"},
+		{"https://h:80/a", "https://h:80/a"},
+		{"http://h:8080/a", "http://h:8080/a"},
+		{"http://h:/a", "http://h/a"},
+		{"http://[::1]:80/a", "http://[::1]/a"},
+		{"http://[::1]:8080/a", "http://[::1]:8080/a"},
+		{"http://h/a/./b/../c", "http://h/a/c"},
+		{"http://h/a/b/..", "http://h/a/"},
+		{"http://h/a/b/.", "http://h/a/b/"},
+		{"http://h/../../a", "http://h/a"},
+		{"http://h/a//b", "http://h/a//b"},
+		{"http://h/a%20b", "http://h/a%20b"},
+		{"http://h/a b", "http://h/a%20b"},
+		{"http://h/?b=2&a=1", "http://h/?a=1&b=2"},
+		{"http://h/?a=2&a=1&a=10", "http://h/?a=1&a=10&a=2"},
+		{"http://h/?q=a+b", "http://h/?q=a+b"},
+		{"http://h/?q=a%20b", "http://h/?q=a+b"},
+		{"http://h/?flag&a=1", "http://h/?a=1&flag"},
+		{"http://h/?flag=&flag", "http://h/?flag&flag="},
+		{"http://h/?&&a=1&&", "http://h/?a=1"},
+		{"http://h/?utm_source=x&id=3&UTM_Medium=y", "http://h/?id=3"},
+		{"http://h/?SessionID=1&sid=2&PHPSESSID=3&gclid=4&fbclid=5&jsessionid=6", "http://h/"},
+		{"http://h/?utm%5Fsource=x&p=1", "http://h/?p=1"},
+		{"http://h/?sidebar=1", "http://h/?sidebar=1"},
+		{"http://h/index.jsp;jsessionid=ABC123?x=1", "http://h/index.jsp?x=1"},
+		{"http://h/a;JSESSIONID=1/b", "http://h/a/b"},
+		{"http://h/a;v=1;jsessionid=2;w=3", "http://h/a;v=1;w=3"},
+		{"http://h/.;jsessionid=2/b", "http://h/b"},
+		{"http://h/?bad=%zz&a=1", "http://h/?a=1&bad=%zz"},
+		{"http://user:pw@H/a", "http://user:pw@h/a"},
+		{"  http://h/a  ", "http://h/a"},
+	}
+	for _, tc := range tests {
+		got, err := Normalize(tc.in, Options{})
+		if err != nil {
+			t.Errorf("Normalize(%q): %v", tc.in, err)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("Normalize(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		again, err := Normalize(got, Options{})
+		if err != nil || again != got {
+			t.Errorf("not idempotent: Normalize(%q) = %q, %v", got, again, err)
+		}
+	}
+}
+
+func TestNormalizeErrors(t *testing.T) {
+	tests := []struct {
+		in   string
+		want error
+	}{
+		{"ftp://h/a", ErrScheme},
+		{"mailto:a@b", ErrScheme},
+		{"javascript:void(0)", ErrScheme},
+		{"/relative/path", ErrInvalid},
+		{"", ErrInvalid},
+		{"http:///nohost", ErrInvalid},
+		{"http:opaque", ErrInvalid},
+		{"http://h/%zz", ErrInvalid},
+		{"http://[::1", ErrInvalid},
+	}
+	for _, tc := range tests {
+		got, err := Normalize(tc.in, Options{})
+		if !errors.Is(err, tc.want) {
+			t.Errorf("Normalize(%q) = %q, %v; want error %v", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestDropParamsOption(t *testing.T) {
+	tests := []struct {
+		drop     []string
+		in, want string
+	}{
+		{nil, "http://h/?utm_x=1&ref=2", "http://h/?ref=2"},
+		{[]string{}, "http://h/?utm_x=1&ref=2", "http://h/?ref=2&utm_x=1"},
+		{[]string{"REF"}, "http://h/?utm_x=1&ref=2", "http://h/?utm_x=1"},
+		{[]string{"r*"}, "http://h/p;rid=1?ref=2&rx=3&a=4", "http://h/p?a=4"},
+		{[]string{"*"}, "http://h/?a=1&b=2", "http://h/"},
+	}
+	for _, tc := range tests {
+		got, err := Normalize(tc.in, Options{DropParams: tc.drop})
+		if err != nil || got != tc.want {
+			t.Errorf("Normalize(%q, %v) = %q, %v; want %q", tc.in, tc.drop, got, err, tc.want)
+		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	base, _ := url.Parse("http://Intra.Example/docs/manual/index.html?x=1")
+	tests := []struct {
+		href, want string
+		err        error
+	}{
+		{"page2.html", "http://intra.example/docs/manual/page2.html", nil},
+		{"../faq.html#top", "http://intra.example/docs/faq.html", nil},
+		{"/root?utm_source=mail&b=1&a=2", "http://intra.example/root?a=2&b=1", nil},
+		{"?p=2", "http://intra.example/docs/manual/index.html?p=2", nil},
+		{"#section", "http://intra.example/docs/manual/index.html?x=1", nil},
+		{"//other.example:80/x", "http://other.example/x", nil},
+		{"  https://H/y  ", "https://h/y", nil},
+		{"mailto:someone@example.com", "", ErrScheme},
+		{"javascript:alert(1)", "", ErrScheme},
+		{"http://h/%zz", "", ErrInvalid},
+	}
+	for _, tc := range tests {
+		got, err := Resolve(base, tc.href, Options{})
+		if !errors.Is(err, tc.err) || got != tc.want {
+			t.Errorf("Resolve(%q) = %q, %v; want %q, %v", tc.href, got, err, tc.want, tc.err)
+		}
+	}
+	if _, err := Resolve(nil, "relative.html", Options{}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Resolve(nil, relative) error = %v, want ErrInvalid", err)
+	}
+	if got, err := Resolve(nil, "HTTP://h/a/../b", Options{}); err != nil || got != "http://h/b" {
+		t.Errorf("Resolve(nil, absolute) = %q, %v", got, err)
+	}
+}
+
+func TestTemplate(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://h/cal/2026/03/05?view=day", "h/cal/{n}/{n}/{n}?view=day"},
+		{"https://Intra.Example/cal/2026/03/05?view=day&id=7", "intra.example/cal/{n}/{n}/{n}?id={n}&view=day"},
+		{"http://h/manual/page-2.html", "h/manual/{n}"},
+		{"http://h/manual/intro.html", "h/manual/intro.html"},
+		{"http://h", "h/"},
+		{"http://h/", "h/"},
+		{"http://h:8080/a1/b", "h:8080/{n}/b"},
+		{"http://h/a?z=1&a=x&flag", "h/a?a=x&flag&z={n}"},
+		{"http://h/a#frag1", "h/a"},
+		{"http://h/a?p2=x", "h/a?p2=x"},
+		{"%zz", "%zz"},
+	}
+	for _, tc := range tests {
+		if got := Template(tc.in); got != tc.want {
+			t.Errorf("Template(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	// Family property: URLs differing only in numbers share a template.
+	if Template("http://h/cal/2026/03/05?view=day") != Template("http://h/cal/1999/12/31?view=day") {
+		t.Error("calendar days should share a template")
+	}
+	if Template("http://h/cal/2026?view=day") == Template("http://h/cal/2026?view=week") {
+		t.Error("different non-numeric query values should not share a template")
+	}
+}
+
+func FuzzNormalize(f *testing.F) {
+	for _, s := range []string{
+		"http://h/a/./b/../c?b=2&a=1#x", "HTTPS://H:443/;jsessionid=1?utm_a=1",
+		"http://[::1]:80/%20?q=a+b", "http://h/?bad=%zz", "http://u@h/a//b/..", "ftp://x",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		_ = Template(raw)
+		n, err := Normalize(raw, Options{})
+		if err != nil {
+			return
+		}
+		n2, err := Normalize(n, Options{})
+		if err != nil {
+			t.Fatalf("Normalize(%q) = %q, which does not normalize: %v", raw, n, err)
+		}
+		if n2 != n {
+			t.Fatalf("not idempotent: %q -> %q -> %q", raw, n, n2)
+		}
+		if Template(n) != Template(n2) {
+			t.Fatalf("template of %q unstable", n)
+		}
+	})
+}
