@@ -1,0 +1,553 @@
+package frontier
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gocolly/colly/v2/queue"
+	bolt "go.etcd.io/bbolt"
+)
+
+// PriorityKey is the colly request-context key holding a request's priority:
+// a JSON number (or a decimal string) that [Frontier.AddRequest] reads.
+// Higher is fetched first; absent means 0.
+const PriorityKey = "doppel.priority"
+
+// Sentinel errors, for errors.Is.
+var (
+	// ErrEmpty is returned by GetRequest and Next when nothing is pending,
+	// as queue.Storage asks ("returns error if the queue is empty").
+	ErrEmpty = errors.New("frontier: queue is empty")
+	// ErrBadRequest means AddRequest got bytes that are not a colly
+	// request with a URL and a numeric priority, or Add got an empty URL.
+	ErrBadRequest = errors.New("frontier: bad request")
+	// ErrCorrupt means a stored queue item does not decode.
+	ErrCorrupt = errors.New("frontier: corrupt queue item")
+)
+
+// State is the lifecycle state of a URL in the frontier.
+type State uint8
+
+// The states of a URL. A URL goes Pending → InFlight → Done; Open moves
+// InFlight back to Pending; Due moves Done back to Pending.
+const (
+	Pending  State = 1 // queued, not yet handed out
+	InFlight State = 2 // handed out by GetRequest/Next, not yet Done
+	Done     State = 3 // recorded by the crawler, with an outcome string
+)
+
+// String returns "pending", "inflight" or "done".
+func (s State) String() string {
+	switch s {
+	case Pending:
+		return "pending"
+	case InFlight:
+		return "inflight"
+	case Done:
+		return "done"
+	}
+	return "State(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Options configures a Frontier. The zero value is the safe default.
+type Options struct {
+	// NoSync skips fsync after each transaction: the file then survives a
+	// killed process but not a power loss or kernel crash. For tests and
+	// benchmarks only. Default false (fsync every state change).
+	NoSync bool
+	// LockTimeout bounds how long Open waits for the file lock held by
+	// another process. Default (0) 5s.
+	LockTimeout time.Duration
+}
+
+// Stats counts URLs by state. It is a value: a snapshot.
+type Stats struct {
+	Pending   int // URLs waiting to be fetched (QueueSize)
+	InFlight  int // URLs handed out and not yet Done
+	Done      int // URLs marked Done
+	Scheduled int // revisits recorded by Schedule and not yet Due
+}
+
+// Item is a pending URL handed out by [Frontier.Next].
+type Item struct {
+	URL      string
+	Priority int
+	Payload  []byte // as given to Add or AddRequest; nil for a revisit
+}
+
+// Frontier is a persistent priority queue of URLs with a seen-set. It is
+// safe for concurrent use by multiple goroutines. Open it with [Open] and
+// Close it when done; only one process may have it open.
+type Frontier struct {
+	db    *bolt.DB
+	wmu   sync.Mutex            // serializes writers so stats match the committed state
+	stats atomic.Pointer[Stats] // committed counters, read without locking
+}
+
+var _ queue.Storage = (*Frontier)(nil)
+
+var (
+	bPending    = []byte("pending")
+	bInFlight   = []byte("inflight")
+	bURLs       = []byte("urls")
+	bRevisit    = []byte("revisit")
+	bRevisitURL = []byte("revisit-url")
+	bMeta       = []byte("meta")
+	kCounts     = []byte("counts")
+)
+
+// Open opens or creates the frontier file at path and recovers it: every
+// URL left in flight by a previous process (killed or not) is returned to
+// the queue with its original priority and position.
+// Cost: O(in-flight URLs · log n).
+func Open(path string, opts Options) (*Frontier, error) {
+	timeout := opts.LockTimeout
+	if timeout == 0 {
+		timeout = 5 * time.Second
+	}
+	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: timeout, NoSync: opts.NoSync})
+	if err != nil {
+		return nil, fmt.Errorf("frontier: open %s: %w", path, err)
+	}
+	f := &Frontier{db: db}
+	var st Stats
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bPending, bInFlight, bURLs, bRevisit, bRevisitURL, bMeta} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		st = loadCounts(tx)
+		return requeueInFlight(tx, &st)
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("frontier: recover %s: %w", path, err)
+	}
+	f.stats.Store(&st)
+	return f, nil
+}
+
+// requeueInFlight moves every in-flight item back to pending under its key.
+func requeueInFlight(tx *bolt.Tx, st *Stats) error {
+	inflight, pending, urls := tx.Bucket(bInFlight), tx.Bucket(bPending), tx.Bucket(bURLs)
+	var keys, vals [][]byte
+	if err := inflight.ForEach(func(k, v []byte) error {
+		keys, vals = append(keys, bytes.Clone(k)), append(vals, bytes.Clone(v))
+		return nil
+	}); err != nil {
+		return err
+	}
+	for i, k := range keys {
+		u, _, err := decodeItem(vals[i])
+		if err != nil {
+			return err
+		}
+		if err := pending.Put(k, vals[i]); err != nil {
+			return err
+		}
+		if err := urls.Put([]byte(u), stateValue(Pending, k)); err != nil {
+			return err
+		}
+		if err := inflight.Delete(k); err != nil {
+			return err
+		}
+	}
+	st.InFlight -= len(keys)
+	st.Pending += len(keys)
+	if len(keys) > 0 {
+		return putCounts(tx, *st)
+	}
+	return nil
+}
+
+// Close closes the file. In-flight URLs stay in flight on disk and return
+// to the queue on the next Open.
+func (f *Frontier) Close() error {
+	if err := f.db.Close(); err != nil {
+		return fmt.Errorf("frontier: close: %w", err)
+	}
+	return nil
+}
+
+// errNoChange makes update roll back a transaction that changed nothing,
+// sparing its commit and fsync.
+var errNoChange = errors.New("frontier: no change")
+
+// update runs fn in one write transaction and publishes the counters it
+// changed once the transaction has committed. Errors returned by fn pass
+// through unchanged; bbolt's own are wrapped.
+func (f *Frontier) update(fn func(tx *bolt.Tx, st *Stats) error) error {
+	f.wmu.Lock()
+	defer f.wmu.Unlock()
+	st := *f.stats.Load()
+	var fnErr error
+	err := f.db.Update(func(tx *bolt.Tx) error {
+		if fnErr = fn(tx, &st); fnErr != nil {
+			return fnErr
+		}
+		return putCounts(tx, st)
+	})
+	if fnErr == errNoChange {
+		return nil
+	}
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("frontier: %w", err)
+	}
+	f.stats.Store(&st)
+	return nil
+}
+
+// Init implements queue.Storage. It does nothing: Open has already
+// created and recovered the frontier.
+func (f *Frontier) Init() error { return nil }
+
+// AddRequest implements queue.Storage: it enqueues a colly-serialized
+// request under its URL with the priority in its context key PriorityKey.
+// A URL already pending, in flight or done is silently ignored (nil).
+// Errors wrap ErrBadRequest for undecodable requests. Cost: one write
+// transaction, O(log n) plus the JSON decoding.
+func (f *Frontier) AddRequest(req []byte) error {
+	var r struct {
+		URL string
+		Ctx map[string]any
+	}
+	if err := json.Unmarshal(req, &r); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	prio, err := priorityOf(r.Ctx[PriorityKey])
+	if err != nil {
+		return err
+	}
+	_, err = f.Add(r.URL, prio, req)
+	return err
+}
+
+// priorityOf reads a context priority: JSON number, decimal string or absent.
+func priorityOf(v any) (int, error) {
+	switch p := v.(type) {
+	case nil:
+		return 0, nil
+	case float64:
+		return int(p), nil
+	case string:
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return 0, fmt.Errorf("%w: priority %q: %w", ErrBadRequest, p, err)
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("%w: priority of type %T", ErrBadRequest, v)
+}
+
+// Add enqueues url with the given priority (higher first) and payload
+// (returned by GetRequest; nil makes GetRequest synthesize a colly GET
+// request). It reports whether the URL was new: a URL already pending, in
+// flight or done is not added again. Errors wrap ErrBadRequest for an empty
+// URL. Cost: O(log n); a read transaction for a known URL, else one write
+// transaction.
+func (f *Frontier) Add(url string, priority int, payload []byte) (added bool, err error) {
+	if url == "" {
+		return false, fmt.Errorf("%w: empty URL", ErrBadRequest)
+	}
+	if err := f.db.View(func(tx *bolt.Tx) error {
+		added = tx.Bucket(bURLs).Get([]byte(url)) == nil
+		return nil
+	}); err != nil {
+		return false, fmt.Errorf("frontier: %w", err)
+	}
+	if !added {
+		return false, nil
+	}
+	err = f.update(func(tx *bolt.Tx, st *Stats) error {
+		added = false
+		if tx.Bucket(bURLs).Get([]byte(url)) != nil {
+			return errNoChange
+		}
+		added = true
+		return enqueue(tx, st, url, priority, payload)
+	})
+	return added && err == nil, err
+}
+
+// enqueue puts url in pending with a fresh sequence number and marks it so.
+func enqueue(tx *bolt.Tx, st *Stats, url string, priority int, payload []byte) error {
+	pending := tx.Bucket(bPending)
+	seq, err := pending.NextSequence()
+	if err != nil {
+		return fmt.Errorf("frontier: %w", err)
+	}
+	k := itemKey(priority, seq)
+	if err := pending.Put(k, encodeItem(url, payload)); err != nil {
+		return fmt.Errorf("frontier: add %.80q: %w", url, err)
+	}
+	if err := tx.Bucket(bURLs).Put([]byte(url), stateValue(Pending, k)); err != nil {
+		return fmt.Errorf("frontier: add %.80q: %w", url, err)
+	}
+	st.Pending++
+	return nil
+}
+
+// Next pops the pending URL with the highest priority (the oldest among
+// equals) and marks it in flight, in one transaction. Call Done once its
+// page is recorded; until then a restart hands it out again. It returns
+// ErrEmpty when nothing is pending. Cost: one write transaction, O(log n).
+func (f *Frontier) Next() (Item, error) {
+	if f.stats.Load().Pending == 0 {
+		return Item{}, ErrEmpty
+	}
+	var it Item
+	err := f.update(func(tx *bolt.Tx, st *Stats) error {
+		k, v := tx.Bucket(bPending).Cursor().First()
+		if k == nil {
+			return ErrEmpty
+		}
+		k, v = bytes.Clone(k), bytes.Clone(v)
+		u, payload, err := decodeItem(v)
+		if err != nil {
+			return err
+		}
+		it = Item{URL: u, Priority: keyPriority(k), Payload: payload}
+		if err := tx.Bucket(bPending).Delete(k); err != nil {
+			return fmt.Errorf("frontier: %w", err)
+		}
+		if err := tx.Bucket(bInFlight).Put(k, v); err != nil {
+			return fmt.Errorf("frontier: %w", err)
+		}
+		if err := tx.Bucket(bURLs).Put([]byte(u), stateValue(InFlight, k)); err != nil {
+			return fmt.Errorf("frontier: %w", err)
+		}
+		st.Pending--
+		st.InFlight++
+		return nil
+	})
+	return it, err
+}
+
+// GetRequest implements queue.Storage: Next, returning the payload given to
+// AddRequest or Add. For a URL added without payload (Add with nil, or a
+// revisit from Due) it returns a colly GET request for the URL carrying its
+// priority. It returns ErrEmpty when nothing is pending (colly's queue
+// skips errors; its in-memory storage returns nil, nil instead).
+// Cost: as Next.
+func (f *Frontier) GetRequest() ([]byte, error) {
+	it, err := f.Next()
+	if err != nil {
+		return nil, err
+	}
+	if len(it.Payload) > 0 {
+		return it.Payload, nil
+	}
+	b, err := json.Marshal(struct {
+		URL    string
+		Method string
+		Ctx    map[string]any
+	}{it.URL, "GET", map[string]any{PriorityKey: it.Priority}})
+	if err != nil {
+		return nil, fmt.Errorf("frontier: %w", err)
+	}
+	return b, nil
+}
+
+// QueueSize implements queue.Storage: the number of pending URLs.
+// Cost: O(1), no transaction.
+func (f *Frontier) QueueSize() (int, error) { return f.stats.Load().Pending, nil }
+
+// Stats returns the committed counters. Cost: O(1), no transaction.
+func (f *Frontier) Stats() (Stats, error) { return *f.stats.Load(), nil }
+
+// Done marks url done with an outcome (free text such as "fetched" or
+// "skipped: robots.txt"), whatever its state: an in-flight or pending URL
+// leaves the queue, a done URL gets the new outcome, and an unknown URL is
+// recorded as done, so it will never be enqueued. Call it after the page is
+// durably recorded. Cost: one write transaction, O(log n).
+func (f *Frontier) Done(url string, outcome string) error {
+	if url == "" {
+		return fmt.Errorf("%w: empty URL", ErrBadRequest)
+	}
+	return f.update(func(tx *bolt.Tx, st *Stats) error {
+		urls := tx.Bucket(bURLs)
+		if v := urls.Get([]byte(url)); v != nil {
+			state, key := State(v[0]), bytes.Clone(v[1:])
+			var err error
+			switch state {
+			case Pending:
+				err = tx.Bucket(bPending).Delete(key)
+				st.Pending--
+			case InFlight:
+				err = tx.Bucket(bInFlight).Delete(key)
+				st.InFlight--
+			case Done:
+				st.Done--
+			}
+			if err != nil {
+				return fmt.Errorf("frontier: %w", err)
+			}
+		}
+		if err := urls.Put([]byte(url), stateValue(Done, []byte(outcome))); err != nil {
+			return fmt.Errorf("frontier: done %.80q: %w", url, err)
+		}
+		st.Done++
+		return nil
+	})
+}
+
+// Schedule records that url should be fetched again at time at with the
+// given priority, replacing any revisit already scheduled for it. The URL's
+// state does not change until Due moves it to the queue; an unknown URL is
+// allowed (it then first appears in All when due). Cost: one write
+// transaction, O(log n).
+func (f *Frontier) Schedule(url string, at time.Time, priority int) error {
+	if url == "" {
+		return fmt.Errorf("%w: empty URL", ErrBadRequest)
+	}
+	return f.update(func(tx *bolt.Tx, st *Stats) error {
+		revisit, byURL := tx.Bucket(bRevisit), tx.Bucket(bRevisitURL)
+		if old := byURL.Get([]byte(url)); old != nil {
+			if err := revisit.Delete(append(bytes.Clone(old), url...)); err != nil {
+				return fmt.Errorf("frontier: %w", err)
+			}
+			st.Scheduled--
+		}
+		tk := sortable(at.UnixNano())
+		if err := revisit.Put(append(tk, url...), sortable(int64(priority))); err != nil {
+			return fmt.Errorf("frontier: schedule %.80q: %w", url, err)
+		}
+		if err := byURL.Put([]byte(url), tk); err != nil {
+			return fmt.Errorf("frontier: schedule %.80q: %w", url, err)
+		}
+		st.Scheduled++
+		return nil
+	})
+}
+
+// Due moves every revisit scheduled at or before now back to the queue
+// (state Pending, a fresh FIFO position at its scheduled priority) and
+// returns how many it moved. A due URL that is still pending or in flight
+// is not queued twice: its revisit is simply consumed. Cost: one write
+// transaction, O(k·log n) for k due revisits.
+func (f *Frontier) Due(now time.Time) (int, error) {
+	moved := 0
+	err := f.update(func(tx *bolt.Tx, st *Stats) error {
+		moved = 0
+		revisit, byURL, urls := tx.Bucket(bRevisit), tx.Bucket(bRevisitURL), tx.Bucket(bURLs)
+		limit := sortable(now.UnixNano())
+		var keys, prios [][]byte
+		c := revisit.Cursor()
+		for k, v := c.First(); k != nil && bytes.Compare(k[:8], limit) <= 0; k, v = c.Next() {
+			keys, prios = append(keys, bytes.Clone(k)), append(prios, bytes.Clone(v))
+		}
+		for i, k := range keys {
+			u := string(k[8:])
+			if err := revisit.Delete(k); err != nil {
+				return fmt.Errorf("frontier: %w", err)
+			}
+			if err := byURL.Delete(k[8:]); err != nil {
+				return fmt.Errorf("frontier: %w", err)
+			}
+			st.Scheduled--
+			if v := urls.Get(k[8:]); v != nil {
+				switch State(v[0]) {
+				case Pending, InFlight:
+					continue
+				case Done:
+					st.Done--
+				}
+			}
+			if err := enqueue(tx, st, u, int(unsortable(prios[i])), nil); err != nil {
+				return err
+			}
+			moved++
+		}
+		return nil
+	})
+	return moved, err
+}
+
+// All calls fn for every URL the frontier has seen, in byte order of the
+// URL, with its state and (for Done) its outcome, and stops at the first
+// error fn returns, returning it. fn runs inside a read transaction: it must
+// not call the Frontier's writing methods. Cost: O(n).
+func (f *Frontier) All(fn func(url string, state State, outcome string) error) error {
+	return f.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bURLs).ForEach(func(k, v []byte) error {
+			state, outcome := State(v[0]), ""
+			if state == Done {
+				outcome = string(v[1:])
+			}
+			return fn(string(k), state, outcome)
+		})
+	})
+}
+
+// itemKey orders by descending priority, then ascending sequence.
+func itemKey(priority int, seq uint64) []byte {
+	k := make([]byte, 16)
+	binary.BigEndian.PutUint64(k, ^(uint64(int64(priority)) ^ 1<<63))
+	binary.BigEndian.PutUint64(k[8:], seq)
+	return k
+}
+
+func keyPriority(k []byte) int {
+	return int(int64(^binary.BigEndian.Uint64(k) ^ 1<<63))
+}
+
+// sortable encodes n so that byte order is numeric order.
+func sortable(n int64) []byte {
+	return binary.BigEndian.AppendUint64(make([]byte, 0, 8), uint64(n)^1<<63)
+}
+
+func unsortable(b []byte) int64 { return int64(binary.BigEndian.Uint64(b) ^ 1<<63) }
+
+func stateValue(s State, rest []byte) []byte {
+	return append([]byte{byte(s)}, rest...)
+}
+
+// encodeItem stores uvarint(len(url)) url payload.
+func encodeItem(url string, payload []byte) []byte {
+	b := binary.AppendUvarint(make([]byte, 0, binary.MaxVarintLen64+len(url)+len(payload)), uint64(len(url)))
+	return append(append(b, url...), payload...)
+}
+
+func decodeItem(v []byte) (url string, payload []byte, err error) {
+	n, w := binary.Uvarint(v)
+	if w <= 0 || uint64(len(v)-w) < n {
+		return "", nil, ErrCorrupt
+	}
+	url, payload = string(v[w:w+int(n)]), v[w+int(n):]
+	if len(payload) == 0 {
+		payload = nil
+	}
+	return url, payload, nil
+}
+
+func loadCounts(tx *bolt.Tx) Stats {
+	v := tx.Bucket(bMeta).Get(kCounts)
+	if len(v) != 32 {
+		return Stats{}
+	}
+	return Stats{
+		Pending:   int(binary.BigEndian.Uint64(v)),
+		InFlight:  int(binary.BigEndian.Uint64(v[8:])),
+		Done:      int(binary.BigEndian.Uint64(v[16:])),
+		Scheduled: int(binary.BigEndian.Uint64(v[24:])),
+	}
+}
+
+func putCounts(tx *bolt.Tx, st Stats) error {
+	v := make([]byte, 0, 32)
+	for _, n := range []int{st.Pending, st.InFlight, st.Done, st.Scheduled} {
+		v = binary.BigEndian.AppendUint64(v, uint64(n))
+	}
+	return tx.Bucket(bMeta).Put(kCounts, v)
+}
