@@ -1,0 +1,497 @@
+package clean
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
+)
+
+// A Page is the structured content of one HTML document.
+type Page struct {
+	Title       string   // <title>, whitespace-normalized
+	Headings    []string // h1–h3 text outside dropped elements, in document order
+	Description string   // <meta name=description> (og:description if absent)
+	Keywords    string   // <meta name=keywords>
+	Language    string   // <html lang>, else <meta http-equiv=content-language>
+	// LastModified is the document's own date: <meta http-equiv=last-modified>,
+	// <meta name=last-modified|dcterms.modified> or
+	// <meta property=article:modified_time>, in an HTTP date, RFC 3339 or
+	// YYYY-MM-DD form; zero if absent or unreadable. The fetcher's
+	// Last-Modified header, when there is one, is the better source.
+	LastModified time.Time
+	Canonical    string   // <link rel=canonical href>, resolved; "" if absent or not http(s)
+	Links        []Link   // outlinks of the whole document, in document order
+	Blocks       []string // main-content text blocks, whitespace-normalized, in order
+	Text         string   // Blocks joined by "\n\n"
+	Tagged       string   // title, headings and <b>/<strong> text of the main content, for SimHash boosting
+	NoIndex      bool     // <meta name=robots> says noindex or none
+	NoFollow     bool     // <meta name=robots> says nofollow or none
+}
+
+// A Link is an outlink: an absolute http or https URL without fragment,
+// its anchor text (or the alt text of an image inside, or its title
+// attribute), and whether rel contains nofollow.
+type Link struct {
+	URL      string
+	Text     string
+	NoFollow bool
+}
+
+// Options configure [Parse]. The zero value is ready to use.
+type Options struct {
+	// MaxBytes is the largest input accepted; larger input is refused
+	// with ErrTooLarge. Default 5 MiB.
+	MaxBytes int64
+}
+
+// DefaultMaxBytes is the default of Options.MaxBytes.
+const DefaultMaxBytes = 5 << 20
+
+// Errors returned by [Parse].
+var (
+	ErrTooLarge = errors.New("clean: document too large")
+	ErrNotHTML  = errors.New("clean: not an HTML document")
+)
+
+// minMainText is the number of letters and digits a main-content candidate
+// needs to be preferred over body.
+const minMainText = 25
+
+// mainSelectors are the main-content candidates, in order of preference.
+var mainSelectors = []string{"main", "article", "[role=main]", "#content", ".content"}
+
+// Parse reads an HTML document and extracts its [Page]. Relative URLs are
+// resolved against base (and against <base href> if the document has
+// one); with a nil base, relative links are skipped.
+//
+// Parse reads at most opts.MaxBytes+1 bytes and returns ErrTooLarge if
+// there were more; it returns ErrNotHTML if the first KiB looks binary: a
+// NUL byte, over 10% control characters, or mostly invalid UTF-8 with no
+// charset declared. Input that is not UTF-8 is decoded with the charset
+// declared by a byte order mark or a meta tag, else as windows-1252.
+// Errors from r are wrapped. Cost: O(n)
+// in the size of the document. Parse is safe for concurrent use.
+func Parse(r io.Reader, base *url.URL, opts Options) (*Page, error) {
+	limit := opts.MaxBytes
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("clean: reading document: %w", err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)
+	}
+	if looksBinary(data) {
+		return nil, ErrNotHTML
+	}
+	var in io.Reader = bytes.NewReader(data)
+	if !utf8.Valid(data) {
+		enc, _, _ := charset.DetermineEncoding(data, "text/html")
+		in = enc.NewDecoder().Reader(in)
+	}
+	doc, err := goquery.NewDocumentFromReader(in)
+	if err != nil {
+		return nil, fmt.Errorf("clean: parsing document: %w", err)
+	}
+	return extract(doc, base), nil
+}
+
+// looksBinary reports whether data looks like binary content rather than
+// text: in its first KiB, a NUL byte, more than 10% control characters
+// other than white space, or more than half the bytes in invalid UTF-8
+// sequences while no charset is declared. A UTF-16 byte order mark makes
+// it text.
+func looksBinary(data []byte) bool {
+	if bytes.HasPrefix(data, []byte{0xfe, 0xff}) || bytes.HasPrefix(data, []byte{0xff, 0xfe}) {
+		return false
+	}
+	head := data[:min(len(data), 1024)]
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	controls, invalid := 0, 0
+	for i := 0; i < len(head); {
+		r, size := utf8.DecodeRune(head[i:])
+		switch {
+		case r == utf8.RuneError && size == 1 && len(head)-i >= utf8.UTFMax:
+			invalid++ // a sequence cut at the end of head is not counted
+		case r < 0x20 && r != '\t' && r != '\n' && r != '\r' && r != '\f' && r != 0x1b: // ESC: ISO-2022
+			controls++
+		}
+		i += size
+	}
+	if 10*controls > len(head) {
+		return true
+	}
+	if 2*invalid > len(head) {
+		_, name, _ := charset.DetermineEncoding(data, "")
+		return name == "windows-1252" // the fallback: nothing declared
+	}
+	return false
+}
+
+func extract(doc *goquery.Document, base *url.URL) *Page {
+	p := &Page{}
+	if href, ok := doc.Find("base[href]").First().Attr("href"); ok {
+		if u := resolve(base, href); u != nil {
+			base = u
+		}
+	}
+	p.Title = normalize(doc.Find("title").First().Text())
+	p.Language = strings.TrimSpace(doc.Find("html").First().AttrOr("lang", ""))
+	doc.Find("meta").Each(func(_ int, s *goquery.Selection) {
+		content := strings.TrimSpace(s.AttrOr("content", ""))
+		name := strings.ToLower(strings.TrimSpace(s.AttrOr("name", s.AttrOr("property", ""))))
+		switch name {
+		case "description":
+			p.Description = normalize(content)
+		case "og:description":
+			if p.Description == "" {
+				p.Description = normalize(content)
+			}
+		case "keywords":
+			p.Keywords = normalize(content)
+		case "robots":
+			for _, d := range strings.FieldsFunc(strings.ToLower(content), func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+				switch d {
+				case "noindex":
+					p.NoIndex = true
+				case "nofollow":
+					p.NoFollow = true
+				case "none":
+					p.NoIndex, p.NoFollow = true, true
+				}
+			}
+		}
+		switch strings.ToLower(strings.TrimSpace(s.AttrOr("http-equiv", ""))) {
+		case "content-language":
+			if p.Language == "" {
+				p.Language = content
+			}
+		case "last-modified":
+			name = "last-modified"
+		}
+		switch name {
+		case "last-modified", "dcterms.modified", "article:modified_time":
+			if t, ok := parseDate(content); ok && p.LastModified.IsZero() {
+				p.LastModified = t
+			}
+		}
+	})
+	doc.Find("link[rel][href]").EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		if !hasToken(s.AttrOr("rel", ""), "canonical") {
+			return true
+		}
+		if u := resolve(base, s.AttrOr("href", "")); u != nil {
+			p.Canonical = u.String()
+		}
+		return false
+	})
+	doc.Find("a[href]").Each(func(_ int, s *goquery.Selection) {
+		u := linkURL(base, s.AttrOr("href", ""))
+		if u == nil {
+			return
+		}
+		text := normalize(s.Text())
+		if text == "" {
+			text = normalize(s.Find("img[alt]").First().AttrOr("alt", ""))
+		}
+		if text == "" {
+			text = normalize(s.AttrOr("title", ""))
+		}
+		p.Links = append(p.Links, Link{URL: u.String(), Text: text, NoFollow: hasToken(s.AttrOr("rel", ""), "nofollow")})
+	})
+
+	body := doc.Find("body").First()
+	var tagged []string
+	if p.Title != "" {
+		tagged = append(tagged, p.Title)
+	}
+	for _, n := range body.Nodes {
+		walkHeadings(n, &p.Headings)
+	}
+	tagged = append(tagged, p.Headings...)
+
+	var content *html.Node
+	for _, sel := range mainSelectors {
+		doc.Find(sel).EachWithBreak(func(_ int, s *goquery.Selection) bool {
+			if n := s.Get(0); !hiddenAncestry(n) && textLen(n) >= minMainText {
+				content = n
+			}
+			return content == nil
+		})
+		if content != nil {
+			break
+		}
+	}
+	if content == nil && len(body.Nodes) > 0 {
+		content = body.Nodes[0]
+	}
+	if content != nil {
+		w := blockWriter{}
+		w.walk(content)
+		w.flush()
+		p.Blocks = w.blocks
+		tagged = append(tagged, w.bold...)
+	}
+	p.Text = strings.Join(p.Blocks, "\n\n")
+	p.Tagged = strings.Join(tagged, "\n")
+	return p
+}
+
+// parseDate reads an HTTP date, an RFC 3339 time or a YYYY-MM-DD date.
+func parseDate(s string) (time.Time, bool) {
+	if t, err := http.ParseTime(s); err == nil {
+		return t, true
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// resolve parses ref against base and returns it if it is an absolute
+// http or https URL with a host, else nil.
+func resolve(base *url.URL, ref string) *url.URL {
+	u, err := url.Parse(strings.TrimSpace(ref))
+	if err != nil {
+		return nil
+	}
+	if base != nil {
+		u = base.ResolveReference(u)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil
+	}
+	return u
+}
+
+// linkURL resolves an <a href> for Links: fragment-only, javascript:,
+// mailto: and other non-http(s) references give nil; the fragment is
+// dropped.
+func linkURL(base *url.URL, href string) *url.URL {
+	href = strings.TrimSpace(href)
+	if href == "" || href[0] == '#' {
+		return nil
+	}
+	u := resolve(base, href)
+	if u == nil {
+		return nil
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u
+}
+
+// hasToken reports whether the space-separated list contains tok, ignoring case.
+func hasToken(list, tok string) bool {
+	for _, f := range strings.Fields(list) {
+		if strings.EqualFold(f, tok) {
+			return true
+		}
+	}
+	return false
+}
+
+// normalize collapses runs of white space (unicode.IsSpace, and byte order
+// marks) to one space and trims.
+func normalize(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for i := 0; i < len(s); {
+		c, size := s[i], 1
+		isSpace := c < utf8.RuneSelf && asciiSpace[c]
+		if c >= utf8.RuneSelf {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			isSpace = unicode.IsSpace(r) || r == '\ufeff' // a byte order mark
+		}
+		if isSpace {
+			space = true
+		} else {
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// droppedTags are removed from the main content and from headings.
+var droppedTags = map[atom.Atom]bool{
+	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
+	atom.Nav: true, atom.Header: true, atom.Footer: true, atom.Aside: true,
+	atom.Form: true, atom.Iframe: true, atom.Svg: true, atom.Head: true,
+	atom.Title: true, atom.Object: true, atom.Embed: true, atom.Select: true,
+	atom.Button: true, atom.Textarea: true, atom.Dialog: true, atom.Noembed: true,
+	atom.Noframes: true, atom.Frameset: true,
+}
+
+// dropped reports whether the element n and its subtree are left out of
+// the content.
+func dropped(n *html.Node) bool {
+	if n.Type != html.ElementNode {
+		return n.Type == html.CommentNode || n.Type == html.DoctypeNode
+	}
+	if droppedTags[n.DataAtom] {
+		return true
+	}
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "hidden":
+			return true
+		case "aria-hidden":
+			if strings.EqualFold(strings.TrimSpace(a.Val), "true") {
+				return true
+			}
+		case "style":
+			s := strings.ToLower(strings.Join(strings.Fields(a.Val), ""))
+			if strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hiddenAncestry reports whether n or one of its ancestors is dropped.
+func hiddenAncestry(n *html.Node) bool {
+	for ; n != nil; n = n.Parent {
+		if dropped(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// textLen counts the letters and digits under n outside dropped elements,
+// stopping at minMainText.
+func textLen(n *html.Node) int {
+	count := 0
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && count < minMainText; c = c.NextSibling {
+			if c.Type == html.TextNode {
+				for _, r := range c.Data {
+					if unicode.IsLetter(r) || unicode.IsDigit(r) {
+						count++
+					}
+				}
+			} else if !dropped(c) {
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return count
+}
+
+// walkHeadings appends the text of h1–h3 elements under n that are not dropped.
+func walkHeadings(n *html.Node, out *[]string) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode || dropped(c) {
+			continue
+		}
+		switch c.DataAtom {
+		case atom.H1, atom.H2, atom.H3:
+			var b strings.Builder
+			appendText(&b, c)
+			if t := normalize(b.String()); t != "" {
+				*out = append(*out, t)
+			}
+		default:
+			walkHeadings(c, out)
+		}
+	}
+}
+
+// appendText writes the text under n outside dropped elements.
+func appendText(b *strings.Builder, n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode:
+			b.WriteString(c.Data)
+		case dropped(c):
+		case c.DataAtom == atom.Br:
+			b.WriteByte(' ')
+		default:
+			appendText(b, c)
+		}
+	}
+}
+
+// blockTags end the current text block where they start and end.
+var blockTags = map[atom.Atom]bool{
+	atom.Address: true, atom.Article: true, atom.Blockquote: true, atom.Body: true,
+	atom.Caption: true, atom.Dd: true, atom.Details: true, atom.Div: true,
+	atom.Dl: true, atom.Dt: true, atom.Fieldset: true, atom.Figcaption: true,
+	atom.Figure: true, atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true,
+	atom.H5: true, atom.H6: true, atom.Hr: true, atom.Li: true, atom.Main: true,
+	atom.Ol: true, atom.P: true, atom.Pre: true, atom.Section: true,
+	atom.Summary: true, atom.Table: true, atom.Tbody: true, atom.Td: true,
+	atom.Tfoot: true, atom.Th: true, atom.Thead: true, atom.Tr: true, atom.Ul: true,
+	atom.Legend: true, atom.Center: true, atom.Menu: true,
+}
+
+// blockWriter cuts the text of a subtree into blocks.
+type blockWriter struct {
+	cur    []byte
+	blocks []string
+	bold   []string
+}
+
+func (w *blockWriter) flush() {
+	if len(w.cur) == 0 {
+		return
+	}
+	if t := normalize(string(w.cur)); t != "" {
+		w.blocks = append(w.blocks, t)
+	}
+	w.cur = w.cur[:0]
+}
+
+func (w *blockWriter) walk(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode:
+			w.cur = append(w.cur, c.Data...)
+		case dropped(c):
+		case c.DataAtom == atom.Br || c.DataAtom == atom.Img:
+			w.cur = append(w.cur, ' ')
+		case blockTags[c.DataAtom]:
+			w.flush()
+			w.walk(c)
+			w.flush()
+		case c.DataAtom == atom.B || c.DataAtom == atom.Strong:
+			var b strings.Builder
+			appendText(&b, c)
+			if t := normalize(b.String()); t != "" {
+				w.bold = append(w.bold, t)
+			}
+			w.cur = append(w.cur, b.String()...)
+		default: // inline: no space, as a browser renders it
+			w.walk(c)
+		}
+	}
+}

@@ -1,0 +1,190 @@
+package clean
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// TemplateOptions configure [Templates]. The zero value is ready to use.
+type TemplateOptions struct {
+	// MinPages is how many pages of a host must have been observed before
+	// any of its blocks is judged template. Default 5.
+	MinPages int
+	// MaxShare: a block found on more than this share of a host's observed
+	// pages is template. Default 0.5.
+	MaxShare float64
+}
+
+func (o TemplateOptions) withDefaults() TemplateOptions {
+	if o.MinPages <= 0 {
+		o.MinPages = 5
+	}
+	if o.MaxShare <= 0 || o.MaxShare > 1 {
+		o.MaxShare = 0.5
+	}
+	return o
+}
+
+// Templates recognises site templates (boilerplate) from collection
+// statistics: for each host, the number of observed pages and, for each
+// block, on how many of them it appears. A block is identified by the
+// xxhash of its key: lower-cased, white space collapsed, and every decimal
+// digit read as 0, so "© 2024" and "Page 3 of 12" lines that differ only
+// by numbers count as one block.
+//
+// Memory is O(distinct blocks per host) — 8-byte hash and a counter each.
+// The zero value is ready to use with the default options. Templates is
+// safe for concurrent use: every method takes a mutex.
+type Templates struct {
+	opts  TemplateOptions
+	mu    sync.Mutex
+	hosts map[string]*hostStats
+}
+
+type hostStats struct {
+	Pages  int            `json:"pages"`
+	Blocks map[uint64]int `json:"blocks"` // block key hash → pages containing it
+}
+
+// NewTemplates returns empty statistics.
+func NewTemplates(opts TemplateOptions) *Templates {
+	return &Templates{opts: opts.withDefaults(), hosts: map[string]*hostStats{}}
+}
+
+// blockKey is the hash that identifies a block across pages.
+func blockKey(block string) uint64 {
+	var b strings.Builder
+	b.Grow(len(block))
+	space := false
+	for _, r := range strings.TrimSpace(block) {
+		switch {
+		case unicode.IsSpace(r):
+			space = true
+			continue
+		case unicode.IsDigit(r):
+			r = '0'
+		default:
+			r = unicode.ToLower(r)
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return xxhash.Sum64String(b.String())
+}
+
+// Observe records one page of host: the page count goes up by one, and
+// the count of each distinct block on it by one (a block repeated on the
+// page counts once). Observe each page once; observing it again counts it
+// again. Cost O(total length of blocks).
+func (t *Templates) Observe(host string, blocks []string) {
+	seen := make(map[uint64]bool, len(blocks))
+	for _, b := range blocks {
+		seen[blockKey(b)] = true
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.hosts == nil {
+		t.hosts = map[string]*hostStats{}
+	}
+	h := t.hosts[host]
+	if h == nil {
+		h = &hostStats{Blocks: map[uint64]int{}}
+		t.hosts[host] = h
+	}
+	h.Pages++
+	for k := range seen {
+		h.Blocks[k]++
+	}
+}
+
+// Pages returns how many pages of host have been observed.
+func (t *Templates) Pages(host string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if h := t.hosts[host]; h != nil {
+		return h.Pages
+	}
+	return 0
+}
+
+// Strip returns blocks without the template ones: those found on more than
+// MaxShare of the host's observed pages. Before MinPages pages of the host
+// have been observed, and when every block would go (the page is all
+// template, such as the site's home page), it returns a copy of blocks
+// unchanged. blocks is not modified. Cost O(total length of blocks).
+func (t *Templates) Strip(host string, blocks []string) []string {
+	out := make([]string, 0, len(blocks))
+	t.mu.Lock()
+	opts := t.opts.withDefaults()
+	h := t.hosts[host]
+	if h == nil || h.Pages < opts.MinPages {
+		t.mu.Unlock()
+		return append(out, blocks...)
+	}
+	limit := opts.MaxShare * float64(h.Pages)
+	for _, b := range blocks {
+		if float64(h.Blocks[blockKey(b)]) <= limit {
+			out = append(out, b)
+		}
+	}
+	t.mu.Unlock()
+	if len(out) == 0 {
+		return append(out, blocks...)
+	}
+	return out
+}
+
+// templatesFormat is the persisted form; Version guards future changes.
+type templatesFormat struct {
+	Version int                   `json:"version"`
+	Hosts   map[string]*hostStats `json:"hosts"`
+}
+
+const templatesVersion = 1
+
+// MarshalBinary encodes the statistics (not the options) as JSON. Cost
+// O(distinct blocks).
+func (t *Templates) MarshalBinary() ([]byte, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	data, err := json.Marshal(templatesFormat{Version: templatesVersion, Hosts: t.hosts})
+	if err != nil {
+		return nil, fmt.Errorf("clean: encoding templates: %w", err)
+	}
+	return data, nil
+}
+
+// UnmarshalBinary replaces the statistics with those encoded by
+// [Templates.MarshalBinary]; the options stay. On error t is unchanged.
+func (t *Templates) UnmarshalBinary(data []byte) error {
+	var f templatesFormat
+	if err := json.Unmarshal(data, &f); err != nil {
+		return fmt.Errorf("clean: decoding templates: %w", err)
+	}
+	if f.Version != templatesVersion {
+		return fmt.Errorf("clean: decoding templates: unknown version %d", f.Version)
+	}
+	for host, h := range f.Hosts {
+		if h == nil || h.Pages < 0 {
+			return fmt.Errorf("clean: decoding templates: bad stats for host %q", host)
+		}
+		if h.Blocks == nil {
+			h.Blocks = map[uint64]int{}
+		}
+	}
+	if f.Hosts == nil {
+		f.Hosts = map[string]*hostStats{}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.hosts = f.Hosts
+	return nil
+}
