@@ -1,0 +1,52 @@
+// Package indexer writes deduplicated documents into a bleve index.
+//
+// An [Index] takes each document together with the [dedup.Result] the
+// detector decided for it and applies a [Policy]: the cluster's master is
+// always indexed; a near-duplicate is left out ([Skip], the default),
+// indexed but marked non-master ([Hidden]), or indexed like any other
+// document ([All]). When a document takes over as the master of its cluster
+// (Result.NewMaster), the previous master stops being the searchable master:
+// under Skip it is deleted from the index, under Hidden and All it is
+// re-indexed with master=false. The invariant is that every cluster has
+// exactly one document with master=true in the index.
+//
+// # Member records and crash semantics
+//
+// Every document added, indexed or not, gets a member record (its id, URL,
+// title, whether it is indexed and whether it is the master), so result
+// pages can say "N similar pages" and list them even under Skip. Member
+// records are stored as documents of their own type ([MemberType], id
+// "doppel.member/" + document id) in the same bleve index, with only the
+// fields doppel_kind and member_cluster indexed. A document and its member
+// record, and a demotion and the new master, are therefore written by the
+// same bleve batch, and a scorch batch is atomic and durable when
+// [Index.Flush] returns: after a crash the index holds exactly the batches
+// flushed before it, searchable documents and member records consistent
+// with each other. Whatever was added after the last successful Flush is
+// lost as a whole; a caller that resumes work (a crawler) must treat a page
+// as done only after the Flush that wrote it. There is no second store to
+// reconcile.
+//
+// Member records never match a query on the searchable fields (title,
+// headings, body, url, host, cluster, master, last_modified, groups,
+// simhash), but they do match a match-all query: wrap queries with
+// [Index.Searchable], which also hides non-masters under Hidden.
+//
+// # Mapping
+//
+// [Mapping] returns the index mapping: title, headings and body as text
+// analyzed with the "en" analyzer (stored, with term vectors for
+// highlighting; all three go into the default _all field); url, host,
+// cluster, groups (an array) and simhash (16 lower-case hex digits) as
+// keywords; master as a boolean; last_modified as a datetime (absent when
+// unknown). Bleve has no index-time field boosts, so the title is boosted at
+// query time: [TextQuery] builds title^[TitleBoost] OR headings^2 OR body,
+// and query strings may write title:word^3 themselves.
+//
+// # Library use
+//
+// A user with an existing bleve index creates it with [Mapping] (adding
+// type mappings of their own if they like) and wraps it with [Wrap];
+// everybody else calls [Open] on a directory. Then, per document:
+// res, _ := detector.Add(doc); ix.Add(ctx, indexer.Doc{...}, res).
+package indexer

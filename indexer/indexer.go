@@ -1,0 +1,440 @@
+package indexer
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/doppel-search/doppel/dedup"
+)
+
+// Errors returned by the indexer; test with errors.Is.
+var (
+	ErrEmptyID  = errors.New("indexer: empty document id")
+	ErrReserved = errors.New("indexer: document id uses the reserved prefix " + memberPrefix)
+	ErrMismatch = errors.New("indexer: result is for another document")
+	ErrCluster  = errors.New("indexer: result has no cluster")
+	ErrClosed   = errors.New("indexer: index closed")
+	ErrPolicy   = errors.New("indexer: unknown policy")
+	ErrMapping  = errors.New("indexer: index mapping lacks Doppel's types (create it with indexer.Mapping)")
+	ErrCorrupt  = errors.New("indexer: corrupt stored document")
+)
+
+// DefaultBatchSize is the number of documents per bleve batch when
+// Options.BatchSize is zero.
+const DefaultBatchSize = 200
+
+// Options configure an [Index]. The zero value is the default.
+type Options struct {
+	// Policy for near-duplicates. Default: Skip. It applies to documents
+	// added from now on; reopening with another policy does not rewrite
+	// documents already indexed.
+	Policy Policy
+	// BatchSize is the number of added documents after which Add writes
+	// the pending batch. Default: DefaultBatchSize (200). Must not be
+	// negative.
+	BatchSize int
+}
+
+func (o *Options) ensureDefaults() error {
+	if o.Policy < Skip || o.Policy > All {
+		return fmt.Errorf("%w %d", ErrPolicy, int(o.Policy))
+	}
+	if o.BatchSize < 0 {
+		return fmt.Errorf("indexer: negative batch size %d", o.BatchSize)
+	}
+	if o.BatchSize == 0 {
+		o.BatchSize = DefaultBatchSize
+	}
+	return nil
+}
+
+// A Doc is a document to index. Cluster and Master are overwritten by
+// [Index.Add] from the dedup.Result.
+type Doc struct {
+	ID           string    // unique, required; must not start with "doppel.member/"
+	URL          string    // keyword
+	Host         string    // keyword
+	Title        string    // text, boosted at query time
+	Headings     []string  // text
+	Body         string    // text, stored for snippets
+	LastModified time.Time // datetime; zero means unknown (not indexed)
+	Groups       []string  // access groups, keywords
+	Simhash      uint64    // indexed as 16 hex digits
+	Cluster      string    // near-duplicate cluster id
+	Master       bool      // the document is its cluster's master
+}
+
+// A Member is one document of a cluster, indexed or not.
+type Member struct {
+	ID      string
+	URL     string
+	Title   string
+	Indexed bool // the document is in the index (searchable)
+	Master  bool // the document is the cluster's master
+}
+
+// Stats counts what an Index has done since it was opened.
+type Stats struct {
+	Docs    int // documents accepted by Add
+	Masters int // documents added as their cluster's master
+	Indexed int // documents Add put in the index (masters and, under Hidden and All, near-duplicates)
+	Skipped int // near-duplicates left out of the index (Skip)
+	Demoted int // former masters demoted when another document took over
+	Batches int // batches written
+	Pending int // documents waiting for the next Flush
+}
+
+// An Index is a bleve index with Doppel's documents and member records.
+//
+// An Index is safe for concurrent use: Add, Flush, Members, Stats and
+// Close are serialized by a mutex; searches through [Index.Bleve] run
+// concurrently and see what was flushed.
+type Index struct {
+	mu    sync.Mutex
+	idx   bleve.Index
+	opts  Options
+	batch *bleve.Batch
+	// Pending state, reset by a successful Flush.
+	docs    map[string]*Doc      // id → doc indexed in the batch (nil: deleted)
+	pending map[string]memberRec // id → member record in the batch
+	stats   Stats
+	closed  bool
+}
+
+type memberRec struct {
+	cluster string
+	Member
+}
+
+// Open opens the index in dir, or creates it (a scorch index with
+// [Mapping]) if dir holds none. dir is created if needed. The caller must
+// Close the Index.
+func Open(dir string, opts Options) (*Index, error) {
+	if err := opts.ensureDefaults(); err != nil {
+		return nil, err
+	}
+	var idx bleve.Index
+	var err error
+	if _, serr := os.Stat(filepath.Join(dir, "index_meta.json")); serr == nil {
+		idx, err = bleve.Open(dir)
+	} else {
+		idx, err = bleve.NewUsing(dir, Mapping(), scorch.Name, scorch.Name, nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("indexer: open %s: %w", dir, err)
+	}
+	x, err := Wrap(idx, opts)
+	if err != nil {
+		return nil, errors.Join(err, idx.Close())
+	}
+	return x, nil
+}
+
+// Wrap returns an Index writing to idx, an existing bleve index created
+// with [Mapping] (possibly extended). The Index takes ownership: Close
+// closes idx. Wrap returns an error wrapping [ErrMapping] if idx's mapping
+// lacks Doppel's document types.
+func Wrap(idx bleve.Index, opts Options) (*Index, error) {
+	if err := opts.ensureDefaults(); err != nil {
+		return nil, err
+	}
+	im, ok := idx.Mapping().(*mapping.IndexMappingImpl)
+	if !ok || im.TypeMapping[DocType] == nil || im.TypeMapping[MemberType] == nil {
+		return nil, ErrMapping
+	}
+	x := &Index{idx: idx, opts: opts}
+	x.reset()
+	return x, nil
+}
+
+func (x *Index) reset() {
+	x.batch = x.idx.NewBatch()
+	x.docs = map[string]*Doc{}
+	x.pending = map[string]memberRec{}
+	x.stats.Pending = 0
+}
+
+// Add indexes d as r decides. r.ID must be d.ID (or empty) and r.Cluster
+// must be set; d.Cluster and d.Master are taken from r (d is the master iff
+// r.Master == d.ID). The master is indexed; a near-duplicate follows the
+// policy. When d becomes the master of a cluster that already has members
+// (r.NewMaster), every other master of the cluster is demoted: deleted
+// from the index under Skip, re-indexed with master=false under Hidden and
+// All; its member record says so. Adding an id again replaces it.
+//
+// Add writes the batch when it holds Options.BatchSize documents. Cost:
+// O(size of d) to analyze, plus, on a master change, one search for the
+// cluster's members and one stored-document load.
+func (x *Index) Add(ctx context.Context, d Doc, r dedup.Result) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	switch {
+	case d.ID == "":
+		return ErrEmptyID
+	case strings.HasPrefix(d.ID, memberPrefix):
+		return fmt.Errorf("%w: %q", ErrReserved, d.ID)
+	case r.ID != "" && r.ID != d.ID:
+		return fmt.Errorf("%w: doc %q, result %q", ErrMismatch, d.ID, r.ID)
+	case r.Cluster == "":
+		return fmt.Errorf("%w: doc %q", ErrCluster, d.ID)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return ErrClosed
+	}
+	d.Cluster = string(r.Cluster)
+	d.Master = r.Master == d.ID
+	if d.Master && r.Duplicate {
+		if err := x.demoteOthers(d.Cluster, d.ID); err != nil {
+			return err
+		}
+	}
+	m := Member{ID: d.ID, URL: d.URL, Title: d.Title, Master: d.Master}
+	if d.Master || x.opts.Policy != Skip {
+		if err := x.index(&d); err != nil {
+			return err
+		}
+		m.Indexed = true
+		x.stats.Indexed++
+	} else {
+		x.unindex(d.ID)
+		x.stats.Skipped++
+	}
+	if err := x.putMember(d.Cluster, m); err != nil {
+		return err
+	}
+	x.stats.Docs++
+	if d.Master {
+		x.stats.Masters++
+	}
+	x.stats.Pending++
+	if x.stats.Pending >= x.opts.BatchSize {
+		return x.flush()
+	}
+	return nil
+}
+
+// demoteOthers demotes every master of cluster other than id.
+func (x *Index) demoteOthers(cluster, id string) error {
+	ms, err := x.members(cluster)
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if !m.Master || m.ID == id {
+			continue
+		}
+		m.Master = false
+		if x.opts.Policy == Skip || !m.Indexed {
+			x.unindex(m.ID)
+			m.Indexed = false
+		} else {
+			d, err := x.load(m.ID)
+			if err != nil {
+				return err
+			}
+			if d == nil {
+				m.Indexed = false
+			} else {
+				d.Master = false
+				if err := x.index(d); err != nil {
+					return err
+				}
+			}
+		}
+		if err := x.putMember(cluster, m); err != nil {
+			return err
+		}
+		x.stats.Demoted++
+	}
+	return nil
+}
+
+func (x *Index) index(d *Doc) error {
+	if err := x.batch.Index(d.ID, toData(d)); err != nil {
+		return fmt.Errorf("indexer: index %q: %w", d.ID, err)
+	}
+	x.docs[d.ID] = d
+	return nil
+}
+
+func (x *Index) unindex(id string) {
+	x.batch.Delete(id)
+	x.docs[id] = nil
+}
+
+func (x *Index) putMember(cluster string, m Member) error {
+	if err := x.batch.Index(memberPrefix+m.ID, toMemberData(cluster, m)); err != nil {
+		return fmt.Errorf("indexer: member record %q: %w", m.ID, err)
+	}
+	x.pending[m.ID] = memberRec{cluster, m}
+	return nil
+}
+
+// load returns the searchable document id from the pending batch or the
+// index, or nil if it is in neither.
+func (x *Index) load(id string) (*Doc, error) {
+	if d, ok := x.docs[id]; ok {
+		if d == nil {
+			return nil, nil
+		}
+		c := *d
+		return &c, nil
+	}
+	sd, err := x.idx.Document(id)
+	if err != nil {
+		return nil, fmt.Errorf("indexer: load %q: %w", id, err)
+	}
+	if sd == nil {
+		return nil, nil
+	}
+	return fromStored(id, sd)
+}
+
+// Flush writes the pending batch to the index. When it returns nil, every
+// document added before is durable and searchable. On error the batch is
+// kept and Flush may be retried. Cost: analysis is done by Add; Flush pays
+// bleve's segment build and fsync.
+func (x *Index) Flush(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return ErrClosed
+	}
+	return x.flush()
+}
+
+func (x *Index) flush() error {
+	if x.batch.Size() == 0 {
+		return nil
+	}
+	if err := x.idx.Batch(x.batch); err != nil {
+		return fmt.Errorf("indexer: write batch: %w", err)
+	}
+	x.stats.Batches++
+	x.reset()
+	return nil
+}
+
+// memberPageSize is the number of member records read per search.
+const memberPageSize = 1000
+
+// Members returns every document of cluster, including near-duplicates
+// left out of the index and documents not flushed yet: the master first,
+// then by id. It returns an empty slice for an unknown cluster. Cost: one
+// search per 1000 members plus O(pending documents).
+func (x *Index) Members(cluster string) ([]Member, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return nil, ErrClosed
+	}
+	return x.members(cluster)
+}
+
+func (x *Index) members(cluster string) ([]Member, error) {
+	byID := map[string]Member{}
+	q := bleve.NewTermQuery(cluster)
+	q.SetField(fieldMemberCluster)
+	for from := 0; ; from += memberPageSize {
+		req := bleve.NewSearchRequestOptions(q, memberPageSize, from, false)
+		req.Fields = []string{fieldMemberURL, fieldMemberTitle, fieldMemberIndexed, fieldMemberMaster}
+		req.SortBy([]string{"_id"})
+		res, err := x.idx.Search(req)
+		if err != nil {
+			return nil, fmt.Errorf("indexer: members of %q: %w", cluster, err)
+		}
+		for _, h := range res.Hits {
+			id := strings.TrimPrefix(h.ID, memberPrefix)
+			url, _ := h.Fields[fieldMemberURL].(string)
+			title, _ := h.Fields[fieldMemberTitle].(string)
+			indexed, _ := h.Fields[fieldMemberIndexed].(bool)
+			master, _ := h.Fields[fieldMemberMaster].(bool)
+			byID[id] = Member{ID: id, URL: url, Title: title, Indexed: indexed, Master: master}
+		}
+		if len(res.Hits) < memberPageSize {
+			break
+		}
+	}
+	for id, rec := range x.pending {
+		if rec.cluster == cluster {
+			byID[id] = rec.Member
+		} else {
+			delete(byID, id) // moved to another cluster
+		}
+	}
+	ms := make([]Member, 0, len(byID))
+	for _, m := range byID {
+		ms = append(ms, m)
+	}
+	slices.SortFunc(ms, func(a, b Member) int {
+		if a.Master != b.Master {
+			if a.Master {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return ms, nil
+}
+
+// Searchable restricts q to what a result page may show under the
+// Index's policy: searchable documents, and under Hidden only masters.
+// Member records never match. The master clause has boost 0, so scores are those of q.
+func (x *Index) Searchable(q query.Query) query.Query {
+	kind := bleve.NewTermQuery(MemberType)
+	kind.SetField(fieldKind)
+	bq := bleve.NewBooleanQuery()
+	bq.AddMust(q)
+	bq.AddMustNot(kind)
+	if x.opts.Policy == Hidden {
+		master := bleve.NewBoolFieldQuery(true)
+		master.SetField(FieldMaster)
+		master.SetBoost(0)
+		bq.AddMust(master)
+	}
+	return bq
+}
+
+// Bleve returns the underlying index for searching. It holds member
+// records too: wrap queries with [Index.Searchable]. Writing to it
+// directly bypasses the Index's bookkeeping.
+func (x *Index) Bleve() bleve.Index { return x.idx }
+
+// Stats returns the counters since Open.
+func (x *Index) Stats() Stats {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.stats
+}
+
+// Close flushes the pending batch and closes the bleve index. Later calls
+// return ErrClosed.
+func (x *Index) Close() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return ErrClosed
+	}
+	x.closed = true
+	return errors.Join(x.flush(), x.idx.Close())
+}

@@ -1,0 +1,211 @@
+package indexer
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
+)
+
+// Document types in the bleve index.
+const (
+	DocType    = "doppel"        // searchable documents
+	MemberType = "doppel_member" // member records
+)
+
+// Field names of searchable documents.
+const (
+	FieldTitle        = "title"
+	FieldHeadings     = "headings"
+	FieldBody         = "body"
+	FieldURL          = "url"
+	FieldHost         = "host"
+	FieldCluster      = "cluster"
+	FieldMaster       = "master"
+	FieldLastModified = "last_modified"
+	FieldGroups       = "groups"
+	FieldSimhash      = "simhash"
+)
+
+// TitleBoost is the query-time boost [TextQuery] gives the title field.
+const TitleBoost = 3
+
+// Fields of member records; only kind and cluster are indexed.
+const (
+	fieldKind          = "doppel_kind"
+	fieldMemberCluster = "member_cluster"
+	fieldMemberURL     = "member_url"
+	fieldMemberTitle   = "member_title"
+	fieldMemberIndexed = "member_indexed"
+	fieldMemberMaster  = "member_master"
+	memberPrefix       = "doppel.member/"
+)
+
+// Mapping returns a new index mapping with Doppel's document type
+// ([DocType], also the default mapping) and member-record type
+// ([MemberType]); see the package documentation for the fields. Callers may
+// add type mappings of their own before creating the index. Each call
+// returns a fresh mapping.
+func Mapping() *mapping.IndexMappingImpl {
+	text := func(inAll bool) *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = en.AnalyzerName
+		f.Store = true
+		f.IncludeTermVectors = true
+		f.IncludeInAll = inAll
+		return f
+	}
+	kw := func() *mapping.FieldMapping {
+		f := bleve.NewKeywordFieldMapping()
+		f.Analyzer = keyword.Name
+		f.IncludeInAll = false
+		return f
+	}
+	stored := func(f *mapping.FieldMapping) *mapping.FieldMapping {
+		f.Index = false
+		f.DocValues = false
+		f.IncludeInAll = false
+		f.Store = true
+		return f
+	}
+
+	dm := bleve.NewDocumentStaticMapping()
+	dm.AddFieldMappingsAt(FieldTitle, text(true))
+	dm.AddFieldMappingsAt(FieldHeadings, text(true))
+	dm.AddFieldMappingsAt(FieldBody, text(true))
+	for _, name := range []string{FieldURL, FieldHost, FieldCluster, FieldGroups, FieldSimhash} {
+		dm.AddFieldMappingsAt(name, kw())
+	}
+	master := bleve.NewBooleanFieldMapping()
+	master.IncludeInAll = false
+	dm.AddFieldMappingsAt(FieldMaster, master)
+	lm := bleve.NewDateTimeFieldMapping()
+	lm.IncludeInAll = false
+	dm.AddFieldMappingsAt(FieldLastModified, lm)
+
+	mm := bleve.NewDocumentStaticMapping()
+	kind := kw()
+	kind.Store = false
+	mm.AddFieldMappingsAt(fieldKind, kind)
+	mm.AddFieldMappingsAt(fieldMemberCluster, kw())
+	mm.AddFieldMappingsAt(fieldMemberURL, stored(bleve.NewTextFieldMapping()))
+	mm.AddFieldMappingsAt(fieldMemberTitle, stored(bleve.NewTextFieldMapping()))
+	mm.AddFieldMappingsAt(fieldMemberIndexed, stored(bleve.NewBooleanFieldMapping()))
+	mm.AddFieldMappingsAt(fieldMemberMaster, stored(bleve.NewBooleanFieldMapping()))
+
+	im := bleve.NewIndexMapping()
+	im.DefaultAnalyzer = en.AnalyzerName
+	im.DefaultType = DocType
+	im.DefaultMapping = dm
+	im.AddDocumentMapping(DocType, dm)
+	im.AddDocumentMapping(MemberType, mm)
+	return im
+}
+
+// TextQuery returns a query for the words of text in the title (boosted by
+// [TitleBoost]), the headings (boosted by 2) and the body. Wrap it with
+// [Index.Searchable] before searching.
+func TextQuery(text string) query.Query {
+	q := func(field string, boost float64) query.Query {
+		m := bleve.NewMatchQuery(text)
+		m.SetField(field)
+		m.SetBoost(boost)
+		return m
+	}
+	return bleve.NewDisjunctionQuery(q(FieldTitle, TitleBoost), q(FieldHeadings, 2), q(FieldBody, 1))
+}
+
+// docData is a searchable document as bleve maps it.
+type docData map[string]any
+
+// BleveType implements bleve's classifier.
+func (docData) BleveType() string { return DocType }
+
+func toData(d *Doc) docData {
+	m := docData{
+		FieldTitle:    d.Title,
+		FieldHeadings: d.Headings,
+		FieldBody:     d.Body,
+		FieldURL:      d.URL,
+		FieldHost:     d.Host,
+		FieldCluster:  d.Cluster,
+		FieldMaster:   d.Master,
+		FieldGroups:   d.Groups,
+		FieldSimhash:  fmt.Sprintf("%016x", d.Simhash),
+	}
+	if !d.LastModified.IsZero() {
+		m[FieldLastModified] = d.LastModified.UTC()
+	}
+	return m
+}
+
+// fromStored rebuilds a Doc from its stored fields.
+func fromStored(id string, sd index.Document) (*Doc, error) {
+	d := &Doc{ID: id}
+	var err error
+	sd.VisitFields(func(f index.Field) {
+		if err != nil {
+			return
+		}
+		switch f := f.(type) {
+		case *document.TextField:
+			v := string(f.Value())
+			switch f.Name() {
+			case FieldTitle:
+				d.Title = v
+			case FieldHeadings:
+				d.Headings = append(d.Headings, v)
+			case FieldBody:
+				d.Body = v
+			case FieldURL:
+				d.URL = v
+			case FieldHost:
+				d.Host = v
+			case FieldCluster:
+				d.Cluster = v
+			case FieldGroups:
+				d.Groups = append(d.Groups, v)
+			case FieldSimhash:
+				d.Simhash, err = strconv.ParseUint(v, 16, 64)
+			}
+		case *document.BooleanField:
+			if f.Name() == FieldMaster {
+				d.Master, err = f.Boolean()
+			}
+		case *document.DateTimeField:
+			if f.Name() == FieldLastModified {
+				var t time.Time
+				t, _, err = f.DateTime()
+				d.LastModified = t
+			}
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: document %q: %w", ErrCorrupt, id, err)
+	}
+	return d, nil
+}
+
+// memberData is a member record as bleve maps it.
+type memberData map[string]any
+
+// BleveType implements bleve's classifier.
+func (memberData) BleveType() string { return MemberType }
+
+func toMemberData(cluster string, m Member) memberData {
+	return memberData{
+		fieldKind:          MemberType,
+		fieldMemberCluster: cluster,
+		fieldMemberURL:     m.URL,
+		fieldMemberTitle:   m.Title,
+		fieldMemberIndexed: m.Indexed,
+		fieldMemberMaster:  m.Master,
+	}
+}

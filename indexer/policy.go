@@ -1,0 +1,41 @@
+package indexer
+
+import "fmt"
+
+// A Policy says what happens to near-duplicates that are not the master of
+// their cluster. The zero value is [Skip].
+type Policy int
+
+// The policies.
+const (
+	// Skip leaves near-duplicates out of the index; only their member
+	// record (URL, title, cluster) is kept.
+	Skip Policy = iota
+	// Hidden indexes near-duplicates with master=false; [Index.Searchable]
+	// hides them from result pages.
+	Hidden
+	// All indexes near-duplicates with master=false and hides nothing;
+	// collapsing is left to the query layer.
+	All
+)
+
+var policyNames = [...]string{Skip: "skip", Hidden: "hidden", All: "all"}
+
+// String returns "skip", "hidden" or "all" (or "Policy(n)").
+func (p Policy) String() string {
+	if p >= 0 && int(p) < len(policyNames) {
+		return policyNames[p]
+	}
+	return fmt.Sprintf("Policy(%d)", int(p))
+}
+
+// ParsePolicy parses the names returned by [Policy.String]. It returns an
+// error wrapping [ErrPolicy] for anything else.
+func ParsePolicy(s string) (Policy, error) {
+	for p, name := range policyNames {
+		if s == name {
+			return Policy(p), nil
+		}
+	}
+	return 0, fmt.Errorf("%w %q (want skip, hidden or all)", ErrPolicy, s)
+}
