@@ -44,6 +44,7 @@ type Result struct {
 	NewMaster  bool       // it joined one and became its master (policy)
 	Unsignable bool       // no signature could be computed: alone in its cluster
 	Pairs      []Pair     // every earlier document it was verified to duplicate
+	Simhash    uint64     // its SimHash signature; 0 when the method computes none
 }
 
 // Errors returned by [Detector.Add].
@@ -290,7 +291,7 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 	d.adj = append(d.adj, nil)
 	d.byID[rec.member.ID] = idx
 	d.stats.Documents++
-	res := Result{ID: rec.member.ID}
+	res := Result{ID: rec.member.ID, Simhash: uint64(rec.fp)}
 	if rec.unsignable {
 		d.stats.Unsignable++
 		res.Unsignable = true
@@ -437,8 +438,11 @@ func (d *Detector) match(a, b *record) (float64, bool) {
 	case o.Verify == Estimate:
 		s = a.sketch.Jaccard(b.sketch)
 	case o.Similarity == Cosine:
-		if len(a.set) >= features.MinCosineWords && len(b.set) >= features.MinCosineWords {
+		switch {
+		case len(a.set) >= features.MinCosineWords && len(b.set) >= features.MinCosineWords:
 			s = features.Cosine(a.set, b.set)
+		case len(a.set) > 0 && slices.Equal(a.set, b.set):
+			s = 1 // too few words for cosine, but the same words: exact duplicates
 		}
 	default:
 		s = features.Resemblance(a.set, b.set)

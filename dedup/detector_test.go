@@ -380,3 +380,26 @@ func TestCommonShinglesDropped(t *testing.T) {
 		t.Error("MaxShingleDocs without a CommonShingles table: want error")
 	}
 }
+
+func TestCosineShortDocumentsMatchOnlyTheSameWords(t *testing.T) {
+	det, err := New(nil, Options{Similarity: Cosine, Terms: features.Options{StripNumbers: true, StripDates: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id, text string
+		dup      bool
+	}{
+		{"march", "Events 2026-03. No events are planned for 2026-03. Next month", false},
+		{"april", "Events 2026-04. No events are planned for 2026-04. Next month", true},
+		{"other", "Events 2026-05. Three events are planned for 2026-05. Next month", false},
+	} {
+		res, err := det.Add(Document{ID: tc.id, Text: tc.text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Duplicate != tc.dup {
+			t.Errorf("%s: duplicate = %v, want %v", tc.id, res.Duplicate, tc.dup)
+		}
+	}
+}

@@ -74,6 +74,8 @@ const (
 	Resemblance Similarity = iota
 	// Cosine is the cosine of the sets of words of at least 4 characters
 	// with at most one digit (Kołcz et al.); robust to scattered word edits.
+	// Documents with fewer than features.MinCosineWords such words are
+	// duplicates only of documents with exactly the same words.
 	Cosine
 )
 

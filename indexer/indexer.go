@@ -70,6 +70,7 @@ type Doc struct {
 	Title        string    // text, boosted at query time
 	Headings     []string  // text
 	Body         string    // text, stored for snippets
+	Anchors      []string  // anchor texts of links pointing to the document, text
 	LastModified time.Time // datetime; zero means unknown (not indexed)
 	Groups       []string  // access groups, keywords
 	Simhash      uint64    // indexed as 16 hex digits
@@ -199,6 +200,9 @@ func (x *Index) Add(ctx context.Context, d Doc, r dedup.Result) error {
 	}
 	d.Cluster = string(r.Cluster)
 	d.Master = r.Master == d.ID
+	if d.Simhash == 0 {
+		d.Simhash = r.Simhash
+	}
 	if d.Master && r.Duplicate {
 		if err := x.demoteOthers(d.Cluster, d.ID); err != nil {
 			return err

@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -359,5 +360,28 @@ func TestParsePolicy(t *testing.T) {
 	}
 	if s := Policy(9).String(); s != "Policy(9)" {
 		t.Errorf("String = %q", s)
+	}
+}
+
+func TestPolicyJSON(t *testing.T) {
+	type cfg struct {
+		Policy Policy `json:"policy"`
+	}
+	for _, p := range []Policy{Skip, Hidden, All} {
+		data, err := json.Marshal(cfg{p})
+		if err != nil || string(data) != `{"policy":"`+p.String()+`"}` {
+			t.Fatalf("Marshal(%v) = %s, %v", p, data, err)
+		}
+		var back cfg
+		if err := json.Unmarshal(data, &back); err != nil || back.Policy != p {
+			t.Errorf("round trip of %v: %v, %v", p, back.Policy, err)
+		}
+	}
+	var c cfg
+	if err := json.Unmarshal([]byte(`{"policy":"drop"}`), &c); !errors.Is(err, ErrPolicy) {
+		t.Errorf("unknown policy: %v, want ErrPolicy", err)
+	}
+	if _, err := json.Marshal(cfg{Policy(7)}); err == nil {
+		t.Error("Marshal of an invalid policy succeeded")
 	}
 }

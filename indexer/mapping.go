@@ -25,6 +25,7 @@ const (
 	FieldTitle        = "title"
 	FieldHeadings     = "headings"
 	FieldBody         = "body"
+	FieldAnchors      = "anchors"
 	FieldURL          = "url"
 	FieldHost         = "host"
 	FieldCluster      = "cluster"
@@ -80,6 +81,7 @@ func Mapping() *mapping.IndexMappingImpl {
 	dm.AddFieldMappingsAt(FieldTitle, text(true))
 	dm.AddFieldMappingsAt(FieldHeadings, text(true))
 	dm.AddFieldMappingsAt(FieldBody, text(true))
+	dm.AddFieldMappingsAt(FieldAnchors, text(true))
 	for _, name := range []string{FieldURL, FieldHost, FieldCluster, FieldGroups, FieldSimhash} {
 		dm.AddFieldMappingsAt(name, kw())
 	}
@@ -110,7 +112,8 @@ func Mapping() *mapping.IndexMappingImpl {
 }
 
 // TextQuery returns a query for the words of text in the title (boosted by
-// [TitleBoost]), the headings (boosted by 2) and the body. Wrap it with
+// [TitleBoost]), the headings (boosted by 2), the anchor texts of links to
+// the document (boosted by 1.5) and the body. Wrap it with
 // [Index.Searchable] before searching.
 func TextQuery(text string) query.Query {
 	q := func(field string, boost float64) query.Query {
@@ -119,7 +122,7 @@ func TextQuery(text string) query.Query {
 		m.SetBoost(boost)
 		return m
 	}
-	return bleve.NewDisjunctionQuery(q(FieldTitle, TitleBoost), q(FieldHeadings, 2), q(FieldBody, 1))
+	return bleve.NewDisjunctionQuery(q(FieldTitle, TitleBoost), q(FieldHeadings, 2), q(FieldAnchors, 1.5), q(FieldBody, 1))
 }
 
 // docData is a searchable document as bleve maps it.
@@ -133,6 +136,7 @@ func toData(d *Doc) docData {
 		FieldTitle:    d.Title,
 		FieldHeadings: d.Headings,
 		FieldBody:     d.Body,
+		FieldAnchors:  d.Anchors,
 		FieldURL:      d.URL,
 		FieldHost:     d.Host,
 		FieldCluster:  d.Cluster,
@@ -164,6 +168,8 @@ func fromStored(id string, sd index.Document) (*Doc, error) {
 				d.Headings = append(d.Headings, v)
 			case FieldBody:
 				d.Body = v
+			case FieldAnchors:
+				d.Anchors = append(d.Anchors, v)
 			case FieldURL:
 				d.URL = v
 			case FieldHost:

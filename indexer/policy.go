@@ -39,3 +39,22 @@ func ParsePolicy(s string) (Policy, error) {
 	}
 	return 0, fmt.Errorf("%w %q (want skip, hidden or all)", ErrPolicy, s)
 }
+
+// MarshalText implements encoding.TextMarshaler: the policy's name, so
+// configuration files say "skip", "hidden" or "all".
+func (p Policy) MarshalText() ([]byte, error) {
+	if _, err := ParsePolicy(p.String()); err != nil {
+		return nil, err
+	}
+	return []byte(p.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler with ParsePolicy.
+func (p *Policy) UnmarshalText(text []byte) error {
+	v, err := ParsePolicy(string(text))
+	if err != nil {
+		return err
+	}
+	*p = v
+	return nil
+}

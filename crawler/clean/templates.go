@@ -3,6 +3,7 @@ package clean
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -85,12 +86,35 @@ func blockKey(block string) uint64 {
 // page counts once). Observe each page once; observing it again counts it
 // again. Cost O(total length of blocks).
 func (t *Templates) Observe(host string, blocks []string) {
-	seen := make(map[uint64]bool, len(blocks))
-	for _, b := range blocks {
-		seen[blockKey(b)] = true
-	}
+	keys := blockKeys(blocks)
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.observe(host, keys)
+}
+
+// ObserveStrip is Observe then Strip in one step, hashing each block once.
+func (t *Templates) ObserveStrip(host string, blocks []string) []string {
+	keys := blockKeys(blocks)
+	t.mu.Lock()
+	t.observe(host, keys)
+	out := t.strip(host, blocks, keys)
+	t.mu.Unlock()
+	if len(out) == 0 {
+		return append(out, blocks...)
+	}
+	return out
+}
+
+func blockKeys(blocks []string) []uint64 {
+	keys := make([]uint64, len(blocks))
+	for i, b := range blocks {
+		keys[i] = blockKey(b)
+	}
+	return keys
+}
+
+// observe counts a page; t.mu is held.
+func (t *Templates) observe(host string, keys []uint64) {
 	if t.hosts == nil {
 		t.hosts = map[string]*hostStats{}
 	}
@@ -100,8 +124,10 @@ func (t *Templates) Observe(host string, blocks []string) {
 		t.hosts[host] = h
 	}
 	h.Pages++
-	for k := range seen {
-		h.Blocks[k]++
+	for i, k := range keys {
+		if !slices.Contains(keys[:i], k) {
+			h.Blocks[k]++
+		}
 	}
 }
 
@@ -121,23 +147,30 @@ func (t *Templates) Pages(host string) int {
 // template, such as the site's home page), it returns a copy of blocks
 // unchanged. blocks is not modified. Cost O(total length of blocks).
 func (t *Templates) Strip(host string, blocks []string) []string {
-	out := make([]string, 0, len(blocks))
+	keys := blockKeys(blocks)
 	t.mu.Lock()
-	opts := t.opts.withDefaults()
-	h := t.hosts[host]
-	if h == nil || h.Pages < opts.MinPages {
-		t.mu.Unlock()
-		return append(out, blocks...)
-	}
-	limit := opts.MaxShare * float64(h.Pages)
-	for _, b := range blocks {
-		if float64(h.Blocks[blockKey(b)]) <= limit {
-			out = append(out, b)
-		}
-	}
+	out := t.strip(host, blocks, keys)
 	t.mu.Unlock()
 	if len(out) == 0 {
 		return append(out, blocks...)
+	}
+	return out
+}
+
+// strip returns the non-template blocks (all before MinPages pages); t.mu
+// is held.
+func (t *Templates) strip(host string, blocks []string, keys []uint64) []string {
+	out := make([]string, 0, len(blocks))
+	opts := t.opts.withDefaults()
+	h := t.hosts[host]
+	if h == nil || h.Pages < opts.MinPages {
+		return append(out, blocks...)
+	}
+	limit := opts.MaxShare * float64(h.Pages)
+	for i, b := range blocks {
+		if float64(h.Blocks[keys[i]]) <= limit {
+			out = append(out, b)
+		}
 	}
 	return out
 }

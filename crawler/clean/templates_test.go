@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -279,5 +280,27 @@ func TestTemplatesDedupSamePageDifferentTemplates(t *testing.T) {
 	}
 	if !duplicates(t, strip(tp, s1.host, a), strip(tp, s2.host, b)) {
 		t.Errorf("one article under two templates is not a near duplicate after template removal")
+	}
+}
+
+func TestObserveStripEqualsObserveThenStrip(t *testing.T) {
+	a := NewTemplates(TemplateOptions{MinPages: 2})
+	b := NewTemplates(TemplateOptions{MinPages: 2})
+	pages := [][]string{
+		{"Home News", "First story about the canteen.", "Footer text 2026"},
+		{"Home News", "Second story about parking.", "Footer text 2025", "Footer text 2025"},
+		{"Home News", "Third story about bicycles.", "Footer text 2024"},
+		{"Only one block"},
+	}
+	for i, blocks := range pages {
+		a.Observe("h", blocks)
+		want := a.Strip("h", blocks)
+		got := b.ObserveStrip("h", blocks)
+		if !slices.Equal(got, want) {
+			t.Errorf("page %d: ObserveStrip = %q, Observe+Strip = %q", i, got, want)
+		}
+	}
+	if got := b.ObserveStrip("h", pages[1]); !slices.Equal(got, []string{"Second story about parking."}) {
+		t.Errorf("template blocks not stripped: %q", got)
 	}
 }

@@ -280,6 +280,53 @@ func (f *Frontier) Add(url string, priority int, payload []byte) (added bool, er
 	return added && err == nil, err
 }
 
+// Reprioritize gives a pending URL a new priority, at a fresh FIFO
+// position among its new equals, keeping its payload, and reports whether
+// the URL was pending; a URL in any other state is left alone. The crawler
+// uses it to demote queued URLs of a family that turned out to be
+// near-duplicates. Cost: one write transaction, O(log n).
+func (f *Frontier) Reprioritize(url string, priority int) (bool, error) {
+	moved := false
+	err := f.update(func(tx *bolt.Tx, st *Stats) error {
+		v := tx.Bucket(bURLs).Get([]byte(url))
+		if v == nil || State(v[0]) != Pending {
+			return errNoChange
+		}
+		pending := tx.Bucket(bPending)
+		key := bytes.Clone(v[1:])
+		item := pending.Get(key)
+		if item == nil {
+			return fmt.Errorf("%w: pending %.80q has no queue entry", ErrCorrupt, url)
+		}
+		_, payload, err := decodeItem(item)
+		if err != nil {
+			return err
+		}
+		payload = bytes.Clone(payload)
+		if err := pending.Delete(key); err != nil {
+			return fmt.Errorf("frontier: %w", err)
+		}
+		st.Pending--
+		moved = true
+		return enqueue(tx, st, url, priority, payload)
+	})
+	return moved && err == nil, err
+}
+
+// Seen reports whether url has ever been added (pending, in flight or
+// done). Cost: one read transaction, O(log n).
+func (f *Frontier) Seen(url string) (bool, error) {
+	var seen bool
+	err := f.db.View(func(tx *bolt.Tx) error {
+		seen = tx.Bucket(bURLs).Get([]byte(url)) != nil
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("frontier: %w", err)
+	}
+	return seen, nil
+}
+
 // enqueue puts url in pending with a fresh sequence number and marks it so.
 func enqueue(tx *bolt.Tx, st *Stats, url string, priority int, payload []byte) error {
 	pending := tx.Bucket(bPending)

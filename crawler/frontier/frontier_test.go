@@ -471,3 +471,79 @@ func TestConcurrent(t *testing.T) {
 		t.Fatalf("Stats = %+v", st)
 	}
 }
+
+func TestSeen(t *testing.T) {
+	f, err := Open(filepath.Join(t.TempDir(), "f.db"), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, step := range []struct {
+		do   func() error
+		url  string
+		want bool
+	}{
+		{func() error { return nil }, "http://x/a", false},
+		{func() error { _, err := f.Add("http://x/a", 1, nil); return err }, "http://x/a", true},
+		{func() error { _, err := f.Next(); return err }, "http://x/a", true},
+		{func() error { return f.Done("http://x/a", "fetched") }, "http://x/a", true},
+		{func() error { return f.Done("http://x/b", "skipped") }, "http://x/b", true},
+		{func() error { return nil }, "http://x/c", false},
+	} {
+		if err := step.do(); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := f.Seen(step.url); err != nil || got != step.want {
+			t.Errorf("Seen(%s) = %v, %v; want %v", step.url, got, err, step.want)
+		}
+	}
+}
+
+func TestReprioritize(t *testing.T) {
+	f, err := Open(filepath.Join(t.TempDir(), "f.db"), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, u := range []string{"http://x/family/1", "http://x/family/2", "http://x/unique"} {
+		if _, err := f.Add(u, 10, []byte("payload of "+u)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.Next(); err != nil { // family/1 in flight
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		url  string
+		want bool
+	}{
+		{"http://x/family/2", true},  // pending: demoted
+		{"http://x/family/1", false}, // in flight: left alone
+		{"http://x/none", false},     // unknown
+	} {
+		if got, err := f.Reprioritize(tc.url, -5); err != nil || got != tc.want {
+			t.Errorf("Reprioritize(%s) = %v, %v; want %v", tc.url, got, err, tc.want)
+		}
+	}
+	var order []string
+	for {
+		it, err := f.Next()
+		if errors.Is(err, ErrEmpty) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(it.Payload) != "payload of "+it.URL {
+			t.Errorf("payload of %s = %q", it.URL, it.Payload)
+		}
+		order = append(order, fmt.Sprintf("%s@%d", it.URL, it.Priority))
+	}
+	want := []string{"http://x/unique@10", "http://x/family/2@-5"}
+	if !slices.Equal(order, want) {
+		t.Errorf("order after demotion = %v, want %v", order, want)
+	}
+	if st, _ := f.Stats(); st.Pending != 0 || st.InFlight != 3 {
+		t.Errorf("stats = %+v, want 0 pending, 3 in flight", st)
+	}
+}

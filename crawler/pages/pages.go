@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -42,20 +43,27 @@ type Record struct {
 	Title        string    `json:"title,omitempty"`
 	Headings     []string  `json:"headings,omitempty"`
 	Tagged       string    `json:"tagged,omitempty"`
-	Text         string    `json:"text,omitempty"`
+	Blocks       []string  `json:"blocks,omitempty"` // main-content blocks as cleaned, before template removal
+	Text         string    `json:"text,omitempty"`   // the blocks without site-template blocks: what dedup saw
 	Groups       []string  `json:"groups,omitempty"`
-	Cluster      string    `json:"cluster,omitempty"`
-	Master       string    `json:"master,omitempty"` // the master's URL
-	Indexed      bool      `json:"indexed"`
+	Anchors      []string  `json:"anchors,omitempty"` // anchor texts of links to the page, known when it was fetched
+	Simhash      uint64    `json:"simhash,omitempty"`
+	Cluster      string    `json:"cluster,omitempty"` // cluster when fetched; the detector has the current one
 }
 
 // ErrClosed is returned after Close.
 var ErrClosed = errors.New("pages: store is closed")
 
 var (
-	bucketByURL = []byte("by-url") // url → record JSON
-	bucketBySeq = []byte("by-seq") // seq (big endian) → url
+	bucketByURL = []byte("by-url")  // url → record JSON
+	bucketBySeq = []byte("by-seq")  // seq (big endian) → url
+	bucketAnch  = []byte("anchors") // url → JSON array of anchor texts
+	bucketMeta  = []byte("meta")    // "indexed-through" → seq (big endian)
+	keyIndexed  = []byte("indexed-through")
 )
+
+// MaxAnchors is how many distinct anchor texts are kept per URL.
+const MaxAnchors = 32
 
 // A Store holds Records. It is safe for concurrent use.
 type Store struct {
@@ -77,7 +85,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("pages: opening %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketByURL, bucketBySeq} {
+		for _, b := range [][]byte{bucketByURL, bucketBySeq, bucketAnch, bucketMeta} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -205,6 +213,81 @@ func (s *Store) Each(fn func(Record) error) error {
 		}
 		return nil
 	})
+}
+
+// AddAnchors records anchor texts of links, keyed by target URL, in one
+// transaction. Each URL keeps at most [MaxAnchors] distinct texts.
+func (s *Store) AddAnchors(byURL map[string][]string) error {
+	if len(byURL) == 0 {
+		return nil
+	}
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketAnch)
+		for url, texts := range byURL {
+			var have []string
+			if data := b.Get([]byte(url)); data != nil {
+				if err := json.Unmarshal(data, &have); err != nil {
+					return fmt.Errorf("corrupt anchors of %s: %w", url, err)
+				}
+			}
+			n := len(have)
+			for _, t := range texts {
+				if len(have) < MaxAnchors && t != "" && !slices.Contains(have, t) {
+					have = append(have, t)
+				}
+			}
+			if len(have) == n {
+				continue
+			}
+			data, err := json.Marshal(have)
+			if err != nil {
+				return err
+			}
+			if err := b.Put([]byte(url), data); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("pages: storing anchors: %w", err)
+	}
+	return nil
+}
+
+// Anchors returns the anchor texts recorded for url.
+func (s *Store) Anchors(url string) ([]string, error) {
+	var out []string
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if data := tx.Bucket(bucketAnch).Get([]byte(url)); data != nil {
+			return json.Unmarshal(data, &out)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pages: reading anchors of %s: %w", url, err)
+	}
+	return out, nil
+}
+
+// SetIndexedThrough records that every record with a sequence number up to
+// seq is durably in the search index, so a restart need not re-index it.
+func (s *Store) SetIndexedThrough(seq uint64) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketMeta).Put(keyIndexed, seqKey(seq))
+	})
+}
+
+// IndexedThrough returns what SetIndexedThrough last recorded (0 if never).
+func (s *Store) IndexedThrough() (uint64, error) {
+	var seq uint64
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(bucketMeta).Get(keyIndexed); len(v) == 8 {
+			seq = binary.BigEndian.Uint64(v)
+		}
+		return nil
+	})
+	return seq, err
 }
 
 func seqKey(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }

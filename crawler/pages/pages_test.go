@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func TestPutGetEachReopen(t *testing.T) {
 	if err != nil || r.Seq != 1 {
 		t.Fatalf("re-Put: seq %d, %v; want 1", r.Seq, err)
 	}
-	if err := s.Update("http://x/a", func(r *Record) { r.Cluster, r.Indexed, r.Seq = "c1", true, 99 }); err != nil {
+	if err := s.Update("http://x/a", func(r *Record) { r.Cluster, r.Simhash, r.Seq = "c1", 7, 99 }); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Update("http://x/none", func(*Record) {}); err == nil {
@@ -57,7 +58,7 @@ func TestPutGetEachReopen(t *testing.T) {
 		t.Fatalf("Each = %v, %v; want %v", order, err, want)
 	}
 	a, ok, err := s.Get("http://x/a")
-	if err != nil || !ok || a.Cluster != "c1" || !a.Indexed || a.Seq != 2 || !a.FetchedAt.Equal(at) {
+	if err != nil || !ok || a.Cluster != "c1" || a.Simhash != 7 || a.Seq != 2 || !a.FetchedAt.Equal(at) {
 		t.Errorf("Get after reopen = %+v, %v, %v", a, ok, err)
 	}
 	if _, ok, _ := s.Get("http://x/none"); ok {
@@ -127,5 +128,46 @@ func TestKillDuringPuts(t *testing.T) {
 		}
 		s.Close()
 		os.Remove(path) // next round starts fresh so numbering starts at 1
+	}
+}
+
+func TestAnchorsAndIndexedThroughSurviveReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pages.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	many := make([]string, 0, MaxAnchors+10)
+	for i := range MaxAnchors + 10 {
+		many = append(many, fmt.Sprintf("text %d", i))
+	}
+	for _, batch := range []map[string][]string{
+		{"http://x/a": {"Manual", "Manual", ""}, "http://x/b": many},
+		{"http://x/a": {"User manual", "Manual"}},
+	} {
+		if err := s.AddAnchors(batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.SetIndexedThrough(42); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = Open(path, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	a, err := s.Anchors("http://x/a")
+	if err != nil || !slices.Equal(a, []string{"Manual", "User manual"}) {
+		t.Errorf("anchors of a = %q, %v; want [Manual, User manual]", a, err)
+	}
+	if b, _ := s.Anchors("http://x/b"); len(b) != MaxAnchors {
+		t.Errorf("anchors of b: %d, want the cap %d", len(b), MaxAnchors)
+	}
+	if none, _ := s.Anchors("http://x/none"); none != nil {
+		t.Errorf("anchors of an unknown URL = %q", none)
+	}
+	if seq, err := s.IndexedThrough(); err != nil || seq != 42 {
+		t.Errorf("IndexedThrough = %d, %v; want 42", seq, err)
 	}
 }

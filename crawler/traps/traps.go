@@ -23,8 +23,15 @@ import (
 // Options configures a Guard. The zero value gives the defaults.
 type Options struct {
 	// MaxPerTemplate is how many URLs one path template may admit
-	// (see Guard). Default 50.
+	// (see Guard): a hard bound for URL spaces whose pages all differ.
+	// Default 5000.
 	MaxPerTemplate int
+	// MaxDuplicatesPerTemplate is how many near-duplicate pages one path
+	// template may produce before no more of its URLs are followed: the
+	// months of an empty calendar, the pages of an endless archive. The
+	// Guard cannot see content; the crawler, which can, enforces it.
+	// Default 20.
+	MaxDuplicatesPerTemplate int
 	// MaxSegments is the most path segments a URL may have. Default 12.
 	MaxSegments int
 	// MaxRepeats is how often one path segment may occur in a URL's path
@@ -34,9 +41,13 @@ type Options struct {
 	MaxURLLength int
 }
 
-func (o Options) withDefaults() Options {
+// WithDefaults returns o with every zero field set to its default.
+func (o Options) WithDefaults() Options {
 	if o.MaxPerTemplate == 0 {
-		o.MaxPerTemplate = 50
+		o.MaxPerTemplate = 5000
+	}
+	if o.MaxDuplicatesPerTemplate == 0 {
+		o.MaxDuplicatesPerTemplate = 20
 	}
 	if o.MaxSegments == 0 {
 		o.MaxSegments = 12
@@ -62,7 +73,7 @@ type Guard struct {
 // NewGuard returns a Guard. template maps a URL to its path template, the
 // key of the per-template budget (the crawler passes urlnorm.Template).
 func NewGuard(opts Options, template func(string) string) *Guard {
-	return &Guard{opts: opts.withDefaults(), template: template, counts: map[string]int{}}
+	return &Guard{opts: opts.WithDefaults(), template: template, counts: map[string]int{}}
 }
 
 // Admit reports whether the crawl may follow rawURL, and if not, why. An

@@ -52,8 +52,8 @@ func TestInfiniteCalendarBounded(t *testing.T) {
 		}
 		admitted++
 	}
-	if admitted != 50 {
-		t.Errorf("admitted %d calendar pages, want the default budget of 50", admitted)
+	if admitted != 5000 {
+		t.Errorf("admitted %d calendar pages, want the default budget of 5000", admitted)
 	}
 	deep := "http://x/deep"
 	depth := 0

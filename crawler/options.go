@@ -1,0 +1,196 @@
+package crawler
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/renameio/v2"
+
+	"github.com/doppel-search/doppel/crawler/traps"
+	"github.com/doppel-search/doppel/indexer"
+)
+
+// Options configures a crawl. The zero value of each field means the
+// default documented on it; only Seeds is required.
+type Options struct {
+	// Seeds are the URLs the crawl starts from. Required.
+	Seeds []string
+	// AllowedHosts limits the crawl to these hosts (host or host:port).
+	// Default: the hosts of the seeds.
+	AllowedHosts []string
+	// AllowedPrefixes, if set, also limits the crawl to URLs starting
+	// with one of these prefixes.
+	AllowedPrefixes []string
+	// MaxDepth is the most links followed from a seed. Default 10.
+	MaxDepth int
+	// MaxPages is how many pages the crawl fetches in all, across
+	// restarts. Default 1000.
+	MaxPages int
+	// IgnoreRobots disables robots.txt. Default false: robots.txt is
+	// honoured.
+	IgnoreRobots bool
+	// Delay is the pause between requests to one host. Default 100ms;
+	// negative means none (for crawling your own test server).
+	Delay time.Duration
+	// Parallelism is the number of requests in flight at once. Default 2.
+	Parallelism int
+	// Timeout is the request timeout. Default 10s.
+	Timeout time.Duration
+	// MaxBodyBytes is the largest response body processed; larger ones are
+	// recorded as skipped. Default 5 MiB.
+	MaxBodyBytes int
+	// UserAgent is sent with every request. Default "DoppelBot/1.0".
+	UserAgent string
+	// MaxRedirects is the longest redirect chain followed. Default 5.
+	MaxRedirects int
+	// Traps bounds crawler traps (see package traps).
+	Traps traps.Options
+	// DropParams lists query parameters removed from URLs (tracking and
+	// session ids). Default: urlnorm's defaults.
+	DropParams []string
+	// Policy says what happens to near-duplicates in the index. Default
+	// indexer.Skip.
+	Policy indexer.Policy
+	// Groups assigns access groups to documents by URL prefix; the first
+	// matching rule wins. Default: no groups (public).
+	Groups []GroupRule
+	// NoDedup turns near-duplicate detection off: every page is indexed
+	// as its own cluster. For measuring what detection costs. Default
+	// false.
+	NoDedup bool
+	// NoSync skips fsync on the state stores: a killed process loses
+	// nothing, a power loss may. For tests and benchmarks. Default false.
+	NoSync bool
+}
+
+const optionsFile = "crawl.json"
+
+// resolveOptions returns the options a crawl in dir runs with: opts if it
+// has seeds (saved to dir for later), else those saved by an earlier Open.
+func resolveOptions(dir string, opts Options) (Options, error) {
+	path := filepath.Join(dir, optionsFile)
+	if len(opts.Seeds) == 0 {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return opts, errors.New("crawler: no seeds, and no earlier crawl in " + dir + " to resume")
+		}
+		if err != nil {
+			return opts, fmt.Errorf("crawler: %w", err)
+		}
+		var saved Options
+		if err := json.Unmarshal(data, &saved); err != nil {
+			return opts, fmt.Errorf("crawler: %s is damaged (%v); pass the seeds again to replace it", path, err)
+		}
+		saved.NoSync = opts.NoSync
+		if opts.MaxPages != 0 {
+			saved.MaxPages = opts.MaxPages
+		}
+		opts = saved
+	}
+	o, err := opts.withDefaults()
+	if err != nil {
+		return o, err
+	}
+	data, err := json.MarshalIndent(o, "", "  ")
+	if err != nil {
+		return o, err
+	}
+	if err := renameio.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return o, fmt.Errorf("crawler: saving options: %w", err)
+	}
+	return o, nil
+}
+
+// A GroupRule gives the documents under URL Prefix the access Groups.
+type GroupRule struct {
+	Prefix string   `json:"prefix"`
+	Groups []string `json:"groups"`
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if len(o.Seeds) == 0 {
+		return o, errors.New("crawler: no seeds")
+	}
+	if o.MaxDepth == 0 {
+		o.MaxDepth = 10
+	}
+	if o.MaxPages == 0 {
+		o.MaxPages = 1000
+	}
+	switch {
+	case o.Delay == 0:
+		o.Delay = 100 * time.Millisecond
+	case o.Delay < 0:
+		o.Delay = -1 // none; a fixed value so that the saved options read back the same
+	}
+	if o.Parallelism == 0 {
+		o.Parallelism = 2
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 10 * time.Second
+	}
+	if o.MaxBodyBytes == 0 {
+		o.MaxBodyBytes = 5 << 20
+	}
+	if o.UserAgent == "" {
+		o.UserAgent = "DoppelBot/1.0"
+	}
+	o.Traps = o.Traps.WithDefaults()
+	if o.MaxRedirects == 0 {
+		o.MaxRedirects = 5
+	}
+	if len(o.AllowedHosts) == 0 {
+		for _, s := range o.Seeds {
+			u, err := url.Parse(s)
+			if err != nil || u.Host == "" {
+				return o, fmt.Errorf("crawler: seed %q is not an absolute URL", s)
+			}
+			o.AllowedHosts = append(o.AllowedHosts, strings.ToLower(u.Host))
+		}
+	}
+	return o, nil
+}
+
+// inScope reports whether u may be crawled under o.
+func (o Options) inScope(u *url.URL) bool {
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return false
+	}
+	hostOK := false
+	for _, h := range o.AllowedHosts {
+		if strings.EqualFold(u.Host, h) {
+			hostOK = true
+			break
+		}
+	}
+	if !hostOK {
+		return false
+	}
+	if len(o.AllowedPrefixes) == 0 {
+		return true
+	}
+	s := u.String()
+	for _, p := range o.AllowedPrefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// groupsFor returns the access groups of rawURL.
+func (o Options) groupsFor(rawURL string) []string {
+	for _, r := range o.Groups {
+		if strings.HasPrefix(rawURL, r.Prefix) {
+			return r.Groups
+		}
+	}
+	return nil
+}
