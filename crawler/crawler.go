@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -425,7 +426,7 @@ func (c *Crawler) process(r *colly.Response) error {
 	page, err := c.hook.Parse(u, *r.Headers, r.Body)
 	if err != nil {
 		if errors.Is(err, hook.ErrSkipped) {
-			c.skip(u, err.Error())
+			c.skip(u, strings.TrimPrefix(err.Error(), hook.ErrSkipped.Error()+": "))
 			return nil
 		}
 		return err

@@ -10,7 +10,8 @@ import (
 // of near-duplicate URLs: lowercased host (with port, if any) followed by the
 // escaped path in which every segment containing an ASCII digit is replaced
 // by "{n}", then, if the URL has a query, "?" and its parameters sorted by
-// key with every value containing a digit replaced by "{n}" (keys are kept).
+// key with every value containing a digit, or 16 bytes or longer (a session
+// token), replaced by "{n}" (keys are kept).
 // The fragment is ignored. For example
 //
 //	https://intra.example/cal/2026/03/05?view=day&id=7
@@ -46,6 +47,9 @@ func Template(u string) string {
 		}
 		k, v, hasEq := strings.Cut(part, "=")
 		if hasEq {
+			if len(v) >= 16 {
+				v = "{n}"
+			}
 			k += "=" + numbered(v)
 		}
 		parts = append(parts, k)

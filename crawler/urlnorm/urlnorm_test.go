@@ -150,6 +150,8 @@ func TestTemplate(t *testing.T) {
 		{"http://h/a?z=1&a=x&flag", "h/a?a=x&flag&z={n}"},
 		{"http://h/a#frag1", "h/a"},
 		{"http://h/a?p2=x", "h/a?p2=x"},
+		{"http://h/a?tok=abcdefabcdefabcd", "h/a?tok={n}"},
+		{"http://h/a?view=abcdefabcdefabc", "h/a?view=abcdefabcdefabc"},
 		{"%zz", "%zz"},
 	}
 	for _, tc := range tests {
