@@ -23,25 +23,28 @@
 // [Index.Flush] returns: after a crash the index holds exactly the batches
 // flushed before it, searchable documents and member records consistent
 // with each other. Whatever was added after the last successful Flush is
-// lost as a whole; a caller that resumes work (a crawler) must treat a page
-// as done only after the Flush that wrote it. There is no second store to
-// reconcile.
+// lost as a whole; a caller that resumes work must either treat a page as
+// done only after the Flush that wrote it, or be able to add again
+// everything added after the last Flush (package crawler replays its page
+// records past a flush watermark; adding a document again is an idempotent
+// upsert). There is no second store to reconcile.
 //
 // Member records never match a query on the searchable fields (title,
-// headings, body, url, host, cluster, master, last_modified, groups,
-// simhash), but they do match a match-all query: wrap queries with
+// headings, body, anchors, url, host, cluster, master, last_modified,
+// groups, simhash), but they do match a match-all query: wrap queries with
 // [Index.Searchable], which also hides non-masters under Hidden.
 //
 // # Mapping
 //
-// [Mapping] returns the index mapping: title, headings and body as text
-// analyzed with the "en" analyzer (stored, with term vectors for
-// highlighting; all three go into the default _all field); url, host,
-// cluster, groups (an array) and simhash (16 lower-case hex digits) as
-// keywords; master as a boolean; last_modified as a datetime (absent when
-// unknown). Bleve has no index-time field boosts, so the title is boosted at
-// query time: [TextQuery] builds title^[TitleBoost] OR headings^2 OR body,
-// and query strings may write title:word^3 themselves.
+// [Mapping] returns the index mapping: title, headings, body and anchors
+// (the anchor texts of links to the document) as text analyzed with the
+// "en" analyzer (stored, with term vectors for highlighting; all go into
+// the default _all field); url, host, cluster, groups (an array) and
+// simhash (16 lower-case hex digits) as keywords; master as a boolean;
+// last_modified as a datetime (absent when unknown). Bleve has no
+// index-time field boosts, so the title is boosted at query time:
+// [TextQuery] builds title^[TitleBoost] OR headings^2 OR anchors^1.5 OR
+// body, and query strings may write title:word^3 themselves.
 //
 // # Library use
 //
