@@ -42,11 +42,13 @@ func ParsePolicy(s string) (Policy, error) {
 
 // Better reports whether a should replace b as master under p. Members are
 // compared on the attribute the policy names; equal attributes never
-// replace the current master.
+// replace the current master. ShortestURL breaks ties between URLs of
+// equal length by byte order, so its master does not depend on arrival
+// order.
 func (p Policy) Better(a, b Member) bool {
 	switch p {
 	case ShortestURL:
-		return len(a.URL) < len(b.URL)
+		return len(a.URL) < len(b.URL) || len(a.URL) == len(b.URL) && a.URL < b.URL
 	case MostRecent:
 		return a.Time.After(b.Time)
 	case HighestQuality:

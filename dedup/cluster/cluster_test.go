@@ -17,9 +17,17 @@ func TestPolicies(t *testing.T) {
 		wantMaster string
 	}{
 		{FirstSeen, "a"},
-		{ShortestURL, "b"}, // b and c tie on length: first seen wins
+		{ShortestURL, "b"}, // b and c tie on length: byte order decides
 		{MostRecent, "b"},
 		{HighestQuality, "c"},
+	}
+	// ShortestURL does not depend on arrival order.
+	rev := NewSet(ShortestURL)
+	rid := rev.Found(docs[2])
+	rev.Join(rid, docs[1])
+	rev.Join(rid, docs[0])
+	if got := rev.Get(rid).Master.ID; got != "b" {
+		t.Errorf("ShortestURL, reverse arrival: master = %s, want b", got)
 	}
 	for _, tt := range tests {
 		s := NewSet(tt.p)

@@ -1,12 +1,14 @@
 // Package demosite generates the bundled demo intranet: a deterministic set
-// of pages with the near-duplicates real intranets are full of — mirrored
-// manual sections, printer-friendly copies, the same page under session-id
-// URLs, and templated pages that differ only by a date — beside unique
-// pages. It needs no files and no network.
+// of a few hundred pages with the near-duplicates real intranets are full
+// of — mirrored manual sections, printer-friendly copies, the same page
+// under session-id URLs, and templated notices that differ only by a date —
+// beside unique pages (news, team pages and an HR section) that are not
+// near-duplicates of anything. It needs no files and no network.
 package demosite
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -19,10 +21,13 @@ type Page struct {
 	Family string // the base page it copies ("" for a unique page); the expected cluster
 }
 
-// Pages returns the demo intranet's pages in a fixed order.
+// Pages returns the demo intranet's pages in a fixed order: the manual
+// sections, each followed by its printer-friendly copy, its mirror and its
+// session-id variant; the templated notices; then the unique pages (news,
+// team pages and the HR section). Every call returns the same pages.
 func Pages() []Page {
 	var pages []Page
-	for _, s := range sections {
+	for _, s := range slices.Concat(sections, moreSections) {
 		base := "/manual/" + s.slug + ".html"
 		pages = append(pages, Page{Path: base, Title: s.title, Text: s.text, Family: base})
 		// Printer-friendly copy: the same text with a print banner.
@@ -34,22 +39,85 @@ func Pages() []Page {
 		// The same page under a session-id URL.
 		pages = append(pages, Page{Path: base + ";jsessionid=" + fmt.Sprintf("%08X", len(s.slug)*7919), Title: s.title, Text: s.text, Family: base})
 	}
-	// Templated weekly notices: the same text with different dates.
-	day := time.Date(2026, time.March, 2, 0, 0, 0, 0, time.UTC)
-	first := ""
-	for w := range 6 {
-		d := day.AddDate(0, 0, 7*w)
-		path := "/notices/cafeteria-" + d.Format("2006-01-02") + ".html"
-		if first == "" {
-			first = path
+	// Templated notices: the same text with different dates. Each series
+	// lives in its own directory, so each has its own URL template.
+	for _, s := range series {
+		first := ""
+		for _, d := range s.dates() {
+			path := s.path(d)
+			if first == "" {
+				first = path
+			}
+			pages = append(pages, Page{Path: path, Title: s.title(d), Text: s.text(d), Family: first})
 		}
-		pages = append(pages, Page{Path: path, Title: "Cafeteria notice for the week of " + d.Format("2 January 2006"),
-			Text: fmt.Sprintf(cafeteria, d.Format("Monday 2 January 2006")), Family: first})
 	}
-	for _, u := range uniques {
+	for _, u := range slices.Concat(uniques, moreNews) {
 		pages = append(pages, Page{Path: "/news/" + u.slug + ".html", Title: u.title, Text: u.text})
 	}
+	for _, u := range teams {
+		pages = append(pages, Page{Path: "/teams/" + u.slug + ".html", Title: u.title, Text: u.text})
+	}
+	for _, u := range hr {
+		pages = append(pages, Page{Path: "/hr/" + u.slug + ".html", Title: u.title, Text: u.text})
+	}
 	return pages
+}
+
+// A templated series of notices: one page per date, all with the same
+// text apart from the date.
+type notices struct {
+	dates             func() []time.Time
+	path, title, text func(time.Time) string
+}
+
+var series = []notices{
+	{ // weekly cafeteria notices
+		dates: func() []time.Time { return weekly(time.Date(2026, time.March, 2, 0, 0, 0, 0, time.UTC), 6) },
+		path:  func(d time.Time) string { return "/notices/cafeteria-" + d.Format("2006-01-02") + ".html" },
+		title: func(d time.Time) string { return "Cafeteria notice for the week of " + d.Format("2 January 2006") },
+		text:  func(d time.Time) string { return fmt.Sprintf(cafeteria, d.Format("Monday 2 January 2006")) },
+	},
+	{ // monthly IT maintenance windows, on the first Saturday of each month
+		dates: func() []time.Time { return monthly(2026, time.Saturday, 1) },
+		path:  func(d time.Time) string { return "/notices/it/maintenance-" + d.Format("2006-01") + ".html" },
+		title: func(d time.Time) string { return "IT maintenance window, " + d.Format("January 2006") },
+		text:  func(d time.Time) string { return fmt.Sprintf(maintenance, d.Format("Monday 2 January 2006")) },
+	},
+	{ // monthly payroll cut-off reminders, on the 18th
+		dates: func() []time.Time { return monthly(2026, -1, 18) },
+		path:  func(d time.Time) string { return "/notices/payroll/cutoff-" + d.Format("2006-01") + ".html" },
+		title: func(d time.Time) string { return "Payroll cut-off for " + d.Format("January 2006") },
+		text:  func(d time.Time) string { return fmt.Sprintf(payroll, d.Format("Monday 2 January 2006")) },
+	},
+	{ // monthly fire alarm tests, on the first Wednesday of each month
+		dates: func() []time.Time { return monthly(2026, time.Wednesday, 1) },
+		path:  func(d time.Time) string { return "/notices/fire-alarm/test-" + d.Format("2006-01") + ".html" },
+		title: func(d time.Time) string { return "Fire alarm test, " + d.Format("January 2006") },
+		text:  func(d time.Time) string { return fmt.Sprintf(fireAlarm, d.Format("Monday 2 January 2006")) },
+	},
+}
+
+// weekly returns n dates a week apart from first.
+func weekly(first time.Time, n int) []time.Time {
+	out := make([]time.Time, n)
+	for i := range out {
+		out[i] = first.AddDate(0, 0, 7*i)
+	}
+	return out
+}
+
+// monthly returns one date in each month of year: the first weekday on or
+// after day, or day itself if weekday is negative.
+func monthly(year int, weekday time.Weekday, day int) []time.Time {
+	out := make([]time.Time, 12)
+	for m := range out {
+		d := time.Date(year, time.Month(m+1), day, 0, 0, 0, 0, time.UTC)
+		for weekday >= 0 && d.Weekday() != weekday {
+			d = d.AddDate(0, 0, 1)
+		}
+		out[m] = d
+	}
+	return out
 }
 
 const cafeteria = `Cafeteria notice for the week starting %s. The cafeteria on the ground floor
@@ -58,6 +126,24 @@ the soup of the day and the vegetarian main course are available every day; the 
 closed on Fridays for cleaning. Payment is by badge or card only, cash is no longer accepted.
 Please return trays to the racks near the exit and sort your waste into the labelled bins.
 Allergy information for every dish is posted at the counter; ask the staff if in doubt.`
+
+const maintenance = `The monthly maintenance window of the IT department is on %s, from ten in the evening
+until four the next morning. During the window servers are patched and restarted, so email, the file shares,
+the finance portal and the software portal may each be unavailable for up to an hour. The VPN stays up but
+may disconnect briefly. Please save your work and sign out before you leave on Friday. Urgent problems during
+the window can be reported to the engineer on call through the phone line of the service desk.`
+
+const payroll = `Payroll cut-off: changes that should affect this month's salary must be entered by %s at
+noon. This includes overtime, shift allowances, new bank details, unpaid leave and new starters. Managers
+approve overtime in the time tracking system before the cut-off; entries approved later are paid a month
+later. Expense claims approved by the same date are reimbursed with this salary as well. Salaries are paid
+on the last working day of the month, and payslips appear in the people portal two days earlier.`
+
+const fireAlarm = `The fire alarm system in all buildings is tested on %s at eleven in the morning. The
+sounders ring for up to two minutes and the voice announcement is played once. This is only a test: you do
+not need to leave, and the lifts keep working. If the alarm continues for longer than five minutes, or if you
+hear it at any other time, treat it as real and evacuate. Fire wardens check afterwards that the alarm was
+audible in every room and report quiet spots to facilities management.`
 
 type text struct{ slug, title, text string }
 

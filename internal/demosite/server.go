@@ -20,6 +20,11 @@ import (
 //   - /missing…: a "soft 404" (status 200, a not-found page);
 //   - /files/handbook.pdf: a binary body.
 //
+// The home page links the section index pages (/manual/, /news/,
+// /notices/, /teams/, /hr/), which link every base and unique page, and
+// the site navigation links them too, so every page of [Pages] is at most
+// three links from the home page.
+//
 // Manual pages link to their printer-friendly copy, their mirror and a
 // jsessionid variant of themselves, so a crawler discovers the
 // near-duplicates by following links. Everything is escaped by
@@ -42,9 +47,21 @@ func Handler() http.Handler {
 	})
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
 		var links []link
+		for _, ix := range indexes {
+			links = append(links, link{ix.prefix, ix.title})
+		}
+		// The first notice of each series, so that a crawler meets it
+		// before the rest of its series (which /notices/ lists): ties
+		// among a series' equally long URLs then go to the same page in
+		// every crawl. Then the first news items.
+		news := 0
 		for _, p := range pages {
-			if p.Family == p.Path || p.Family == "" {
+			isNews := strings.HasPrefix(p.Path, "/news/")
+			if p.Family == p.Path && strings.HasPrefix(p.Path, "/notices/") || isNews && news < 6 {
 				links = append(links, link{p.Path, p.Title})
+			}
+			if isNews {
+				news++
 			}
 		}
 		links = append(links, link{"/calendar/2026/03", "Events calendar"}, link{"/deep/1", "Archive"},
@@ -52,6 +69,17 @@ func Handler() http.Handler {
 			link{"/files/handbook.pdf", "Handbook (PDF)"}, link{"/private/salaries.html", "Salaries"})
 		render(w, "Acme intranet", []string{"Welcome to the Acme intranet."}, links, chromeMain)
 	})
+	for _, ix := range indexes {
+		var links []link
+		for _, p := range pages {
+			if strings.HasPrefix(p.Path, ix.prefix) && !strings.Contains(p.Path, ";") {
+				links = append(links, link{p.Path, p.Title})
+			}
+		}
+		mux.HandleFunc(ix.prefix+"{$}", func(w http.ResponseWriter, r *http.Request) {
+			render(w, ix.title, []string{ix.intro}, links, chromeMain)
+		})
+	}
 	mux.HandleFunc("/calendar/{year}/{month}", func(w http.ResponseWriter, r *http.Request) {
 		y, errY := strconv.Atoi(r.PathValue("year"))
 		m, errM := strconv.Atoi(r.PathValue("month"))
@@ -109,6 +137,16 @@ func Handler() http.Handler {
 
 type link struct{ Href, Text string }
 
+// indexes are the section index pages: each lists the pages whose path
+// starts with its prefix (but not their ;jsessionid variants).
+var indexes = []struct{ prefix, title, intro string }{
+	{"/manual/", "Staff manual", "How things work at Acme: computers, accounts, buildings, travel, leave and conduct."},
+	{"/news/", "News", "News from around the company."},
+	{"/notices/", "Notices", "Recurring notices: the cafeteria, IT maintenance windows, payroll cut-off dates and fire alarm tests."},
+	{"/teams/", "Teams and departments", "Who does what at Acme, and how to reach them."},
+	{"/hr/", "Human resources", "Policies and procedures of the people and culture team."},
+}
+
 // chrome is the site template around the main content.
 type chrome int
 
@@ -122,7 +160,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
 <meta name="description" content="{{.Title}}"></head>
 <body>
-{{if eq .Chrome 0}}<header><nav><a href="/">Home</a> <a href="/manual/vpn.html">VPN</a> <a href="/manual/printing.html">Printing</a> <a href="/manual/expenses.html">Expenses</a> <a href="/manual/passwords.html">Passwords</a> <a href="/manual/onboarding.html">New staff</a> <a href="/notices/cafeteria-2026-03-02.html">Cafeteria</a></nav></header>{{end}}
+{{if eq .Chrome 0}}<header><nav><a href="/">Home</a> <a href="/manual/">Manual</a> <a href="/news/">News</a> <a href="/notices/">Notices</a> <a href="/teams/">Teams</a> <a href="/hr/">HR</a> <a href="/manual/vpn.html">VPN</a> <a href="/manual/printing.html">Printing</a> <a href="/manual/expenses.html">Expenses</a> <a href="/manual/passwords.html">Passwords</a> <a href="/manual/onboarding.html">New staff</a> <a href="/notices/cafeteria-2026-03-02.html">Cafeteria</a></nav></header>{{end}}
 {{if eq .Chrome 2}}<div class="it-banner"><a href="/mirror/it/">IT department</a> knowledge base mirror</div>{{end}}
 <main><h1>{{.Title}}</h1>
 {{range .Paragraphs}}<p>{{.}}</p>

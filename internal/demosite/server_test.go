@@ -2,10 +2,16 @@ package demosite
 
 import (
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
+	"unicode"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 func TestHandler(t *testing.T) {
@@ -36,6 +42,15 @@ func TestHandler(t *testing.T) {
 		{"/old/vpn", "301", ""},
 		{"/missing-report", "200", "could not be found"},
 		{"/files/handbook.pdf", "200", "%PDF"},
+		{"/", "200", `href="/hr/"`},
+		{"/manual/", "200", `href="/manual/annual-leave.html"`},
+		{"/news/", "200", `href="/news/canteen-renovation.html"`},
+		{"/notices/", "200", `href="/notices/it/maintenance-2026-01.html"`},
+		{"/teams/", "200", `href="/teams/finance.html"`},
+		{"/hr/", "200", `href="/hr/salary-bands.html"`},
+		{"/hr/salary-bands.html", "200", "Salary bands and grading"},
+		{"/mirror/it/manual/annual-leave.html", "200", "the IT service desk"},
+		{"/manual/unknown.html", "200", "could not be found"},
 	}
 	for _, tt := range tests {
 		resp, body := get(tt.path)
@@ -49,5 +64,176 @@ func TestHandler(t *testing.T) {
 	// Everything is escaped: no page can inject markup through its text.
 	if _, body := get("/"); strings.Contains(body, "<script") {
 		t.Error("home page contains a script tag")
+	}
+}
+
+// TestEveryPageReachable crawls the site from "/" breadth-first, following
+// <a href> links (but no redirects, robots.txt-disallowed paths or links
+// deeper than maxDepth, which also bounds the traps), and checks every
+// page of Pages is found, with its title, within maxDepth clicks.
+func TestEveryPageReachable(t *testing.T) {
+	const maxDepth = 4
+	srv := httptest.NewServer(Handler()) // on 127.0.0.1
+	defer srv.Close()
+	base, err := url.Parse(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+	depth := map[string]int{"/": 0} // path (with any ;params) → clicks from "/"
+	titles := map[string]string{}   // path → <h1> of the served page
+	queue := []string{"/"}
+	for len(queue) > 0 {
+		path := queue[0]
+		queue = queue[1:]
+		resp, err := client.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := html.Parse(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+			continue
+		}
+		for n := range doc.Descendants() {
+			if n.Type != html.ElementNode {
+				continue
+			}
+			switch n.DataAtom {
+			case atom.H1:
+				if n.FirstChild != nil {
+					titles[path] = n.FirstChild.Data
+				}
+			case atom.A:
+				for _, a := range n.Attr {
+					if a.Key != "href" {
+						continue
+					}
+					u, err := base.Parse(a.Val)
+					if err != nil || u.Host != base.Host {
+						t.Errorf("%s links to %q", path, a.Val)
+						continue
+					}
+					target := u.EscapedPath()
+					if strings.HasPrefix(target, "/private/") {
+						if path != "/" || target != "/private/salaries.html" {
+							t.Errorf("%s links to %s", path, target)
+						}
+						continue // disallowed by robots.txt
+					}
+					if _, seen := depth[target]; !seen && depth[path] < maxDepth {
+						depth[target] = depth[path] + 1
+						queue = append(queue, target)
+					}
+				}
+			}
+		}
+	}
+	for _, p := range Pages() {
+		d, ok := depth[p.Path]
+		switch {
+		case !ok:
+			t.Errorf("%s is not reachable from / within %d clicks", p.Path, maxDepth)
+		case titles[p.Path] != p.Title:
+			t.Errorf("%s (%d clicks from /) is served with title %q, want %q", p.Path, d, titles[p.Path], p.Title)
+		}
+	}
+	t.Logf("%d URLs reached, %d pages", len(depth), len(Pages()))
+}
+
+// mainText returns the text of a served page as a crawler keeps it once
+// the site template is recognised: everything but the header, nav and
+// footer.
+func mainText(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && (n.DataAtom == atom.Header || n.DataAtom == atom.Nav || n.DataAtom == atom.Footer ||
+			n.DataAtom == atom.Head) {
+			return
+		}
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+			b.WriteByte(' ')
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// longWords returns the set of words of text with at least 4 characters
+// and at most one digit, lowercased, without month and weekday names: the
+// words the crawler's cosine similarity compares.
+func longWords(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		digits := 0
+		for _, r := range w {
+			if unicode.IsDigit(r) {
+				digits++
+			}
+		}
+		if len([]rune(w)) >= 4 && digits <= 1 && !dateWords[w] {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+// TestServedFamiliesResemble checks that the pages of each family, as
+// served (with their links, print banner or mirror banner), stay at or
+// above the cosine similarity of 0.9 with which the crawler calls two
+// pages near-duplicates, so that it finds the ground-truth clusters
+// whatever order it fetches them in.
+func TestServedFamiliesResemble(t *testing.T) {
+	srv := httptest.NewServer(Handler())
+	defer srv.Close()
+	members := map[string][]map[string]bool{}
+	var families []string
+	for _, p := range Pages() {
+		if p.Family == "" {
+			continue
+		}
+		resp, err := http.Get(srv.URL + p.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := html.Parse(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if members[p.Family] == nil {
+			families = append(families, p.Family)
+		}
+		members[p.Family] = append(members[p.Family], longWords(mainText(doc)))
+	}
+	lowest, lowestFamily := 1.0, ""
+	for _, f := range families {
+		m := members[f]
+		for i := range m {
+			for j := i + 1; j < len(m); j++ {
+				inter := 0
+				for w := range m[i] {
+					if m[j][w] {
+						inter++
+					}
+				}
+				if c := float64(inter) / math.Sqrt(float64(len(m[i])*len(m[j]))); c < lowest {
+					lowest, lowestFamily = c, f
+				}
+			}
+		}
+	}
+	t.Logf("lowest cosine within a family: %.3f (%s)", lowest, lowestFamily)
+	if lowest < 0.9 {
+		t.Errorf("family %s has pages with cosine similarity %.3f, want >= 0.9", lowestFamily, lowest)
 	}
 }
