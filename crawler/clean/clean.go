@@ -279,6 +279,11 @@ func resolve(base *url.URL, ref string) *url.URL {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil
 	}
+	// url.Parse accepts hosts it cannot read back ("//::"); a link that
+	// does not survive a round trip is unusable.
+	if _, err := url.Parse(u.String()); err != nil {
+		return nil
+	}
 	return u
 }
 
