@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -102,9 +101,6 @@ type Crawler struct {
 // rebuilds the near-duplicate detector by replaying the recorded pages in
 // crawl order and brings the index up to date with them.
 func Open(dir string, opts Options) (*Crawler, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("crawler: %w", err)
-	}
 	opts, err := resolveOptions(dir, opts)
 	if err != nil {
 		return nil, err

@@ -98,6 +98,9 @@ func resolveOptions(dir string, opts Options) (Options, error) {
 	if err != nil {
 		return o, err
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return o, fmt.Errorf("crawler: %w", err)
+	}
 	data, err := json.MarshalIndent(o, "", "  ")
 	if err != nil {
 		return o, err

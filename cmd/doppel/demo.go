@@ -2,68 +2,135 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"os"
 	"slices"
 	"strings"
 
-	"github.com/doppel-search/doppel/dedup"
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/dedup/cluster"
-	"github.com/doppel-search/doppel/dedup/features"
+	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/internal/demosite"
 )
 
-// The demo's settings: intranet pages differ by dates and numbers, and the
-// shortest URL is the one worth showing.
-var (
-	demoTerms  = features.Options{StripNumbers: true, StripDates: true}
-	demoMaster = cluster.ShortestURL
-)
+// demoQueries are the example searches the demo prints, collapsed.
+var demoQueries = []string{"vpn", "printer", "cafeteria", "maintenance window"}
 
-// runDemo deduplicates the bundled demo intranet and prints its clusters.
+// runDemo serves the bundled demo intranet on 127.0.0.1, crawls it into a
+// data directory, and prints the clusters and collapsed example queries.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	data := fs.String("data", "", "keep the crawl in this `directory` (default: a temporary one, removed at exit)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: doppel demo\n\nDeduplicates the bundled demo intranet (no files or network needed) and prints its clusters.")
+		fmt.Fprintln(stderr, "usage: doppel demo [--data DIR]\n\n"+
+			"Serves the bundled demo intranet on 127.0.0.1, crawls, deduplicates and indexes it,\n"+
+			"and prints its near-duplicate clusters and a few collapsed example queries.\n\nFlags:")
+		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	pages := demosite.Pages()
-	docs := make([]dedup.Document, len(pages))
-	opts := dedup.Options{Terms: demoTerms}
-	tb, err := dedup.NewTableBuilder(opts)
+	dir := *data
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "doppel-demo-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("starting the demo intranet: %w", err)
+	}
+	srv := &http.Server{Handler: demosite.Handler()}
+	go srv.Serve(ln)
+	defer srv.Close()
+	site := "http://" + ln.Addr().String()
+	fmt.Fprintf(stdout, "Demo intranet: %s (%d pages, plus crawler traps)\n\n", site, len(demosite.Pages()))
+
+	// A fresh crawl each time: the site's port changes between runs.
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	c, err := crawler.Open(dir, crawler.Options{Seeds: []string{site + "/"}, Delay: -1})
 	if err != nil {
 		return err
 	}
-	for i, p := range pages {
-		docs[i] = dedup.Document{ID: p.Path, URL: p.Path, Title: p.Title, Text: p.Text}
-		tb.Add(p.Text)
-	}
-	opts.Master = demoMaster
-	det, err := dedup.New(tb.Table(), opts)
-	if err != nil {
+	defer c.Close()
+	if err := crawlAndReport(ctx, c, dir, stdout, stderr); err != nil {
+		if errors.Is(err, errInterrupted) {
+			return errors.New("interrupted")
+		}
 		return err
 	}
-	if err := det.AddAll(ctx, docs, 2, func(dedup.Result) error { return nil }); err != nil {
-		return err
-	}
-	st := det.Stats()
-	fmt.Fprintf(stdout, "Demo intranet: %d pages, %d clusters, %d near-duplicates (method %s, masters: %s).\n\n",
-		st.Documents, st.Clusters, st.Duplicates, det.Options().Method, demoMaster)
-	for _, c := range det.Clusters() {
-		if len(c.Members) < 2 {
+	path := func(u string) string { return strings.TrimPrefix(u, site) }
+
+	fmt.Fprintln(stdout, "\nNear-duplicate clusters (master, then members):")
+	clusters := c.Detector().Clusters()
+	slices.SortFunc(clusters, func(a, b cluster.Cluster) int { return strings.Compare(a.Master.URL, b.Master.URL) })
+	for _, cl := range clusters {
+		if len(cl.Members) < 2 {
 			continue
 		}
-		fmt.Fprintf(stdout, "%s  %d pages, master %s\n", c.ID, len(c.Members), c.Master.ID)
-		members := slices.Clone(c.Members)
-		slices.SortFunc(members, func(a, b cluster.Member) int { return strings.Compare(a.ID, b.ID) })
-		for _, m := range members {
-			if m.ID != c.Master.ID {
-				fmt.Fprintf(stdout, "    %s\n", m.ID)
+		fmt.Fprintf(stdout, "  %s  (%d pages)\n", path(cl.Master.URL), len(cl.Members))
+		var members []string
+		for _, m := range cl.Members {
+			if m.ID != cl.Master.ID {
+				members = append(members, path(m.URL))
 			}
 		}
+		slices.Sort(members)
+		for _, m := range members {
+			fmt.Fprintf(stdout, "      %s\n", m)
+		}
+	}
+
+	fmt.Fprintln(stdout, "\nExample queries, one result per cluster:")
+	for _, q := range demoQueries {
+		req := bleve.NewSearchRequestOptions(c.Index().Searchable(indexer.TextQuery(q)), 3, 0, false)
+		req.Fields = []string{indexer.FieldURL, indexer.FieldTitle, indexer.FieldCluster}
+		res, err := c.Index().Bleve().Search(req)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "  %q: %d results\n", q, res.Total)
+		for _, h := range res.Hits {
+			u, _ := h.Fields[indexer.FieldURL].(string)
+			title, _ := h.Fields[indexer.FieldTitle].(string)
+			cid, _ := h.Fields[indexer.FieldCluster].(string)
+			members, err := c.Index().Members(cid)
+			if err != nil {
+				return err
+			}
+			line := fmt.Sprintf("    %s — %s", path(u), title)
+			if n := len(members) - 1; n > 0 {
+				var others []string
+				for _, m := range members {
+					if m.URL != u {
+						others = append(others, path(m.URL))
+					}
+				}
+				slices.Sort(others)
+				if len(others) > 3 {
+					others = append(others[:3], "…")
+				}
+				line += fmt.Sprintf("  [%d similar pages: %s]", n, strings.Join(others, ", "))
+			}
+			fmt.Fprintln(stdout, line)
+		}
+	}
+	fmt.Fprintln(stdout, "\nThe search UI (doppel serve) is the next milestone and not built yet.")
+	if *data != "" {
+		fmt.Fprintf(stdout, "The crawl is kept in %s: try doppel export --data %s\n", dir, dir)
 	}
 	return nil
 }

@@ -2,9 +2,11 @@
 //
 // Usage:
 //
-//	doppel dedup --in docs.jsonl[.gz] --out clusters.jsonl [flags]
-//	doppel eval  --in docs.jsonl[.gz] [--truth pairs.jsonl.gz] [flags]
-//	doppel demo
+//	doppel demo   [--data DIR]
+//	doppel crawl  --seed URL [--seed URL…] --data DIR [--max-pages N] [--config FILE] [flags]
+//	doppel export --data DIR [--out FILE]
+//	doppel dedup  --in docs.jsonl[.gz] --out clusters.jsonl [flags]
+//	doppel eval   --in docs.jsonl[.gz] [--truth pairs.jsonl.gz] [flags]
 //
 // Run "doppel COMMAND -h" for the flags of a command.
 package main
@@ -26,9 +28,11 @@ type command struct {
 }
 
 var commands = []command{
+	{"demo", "crawl, deduplicate and index the bundled demo intranet; show clusters and collapsed queries", runDemo},
+	{"crawl", "crawl an intranet into a data directory (resumable), deduplicating and indexing", runCrawl},
+	{"export", "print one JSON line per URL a crawl has seen", runExport},
 	{"dedup", "assign every document of a JSONL file to a near-duplicate cluster", runDedup},
 	{"eval", "measure every method against ground truth and print the tables", runEval},
-	{"demo", "deduplicate the bundled demo intranet and show its clusters", runDemo},
 }
 
 func main() {
@@ -56,6 +60,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return 0
 			case errors.Is(err, errUsage):
 				return 2
+			case errors.Is(err, errInterrupted):
+				fmt.Fprintf(stderr, "doppel %s: %v\n", c.name, err)
+				return 130
 			}
 			fmt.Fprintf(stderr, "doppel %s: %v\n", c.name, err)
 			return 1
@@ -72,7 +79,7 @@ var errUsage = errors.New("usage")
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: doppel COMMAND [flags]\n\ncommands:")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-6s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-7s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun \"doppel COMMAND -h\" for the flags of a command.")
 }

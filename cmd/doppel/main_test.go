@@ -166,15 +166,20 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{
-		"4 pages, master /manual/vpn.html",
-		"6 pages, master /notices/cafeteria-2026-03-02.html",
-		"/manual/printing.html;jsessionid=",
+		"pages fetched:",
+		"near-duplicates:",
+		"/manual/vpn.html  (3 pages)",
+		"      /print/manual/vpn.html",
+		"/notices/cafeteria-2026-03-02.html  (6 pages)",
+		`"vpn": `,
+		"/manual/vpn.html — Connecting to the VPN  [2 similar pages: /mirror/it/manual/vpn.html, /print/manual/vpn.html]",
+		"not built yet",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)
 		}
 	}
-	if strings.Contains(stdout, "/news/") {
+	if strings.Contains(stdout, "      /news/") {
 		t.Errorf("a unique news page was clustered:\n%s", stdout)
 	}
 }

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/doppel-search/doppel/crawler"
+	"github.com/doppel-search/doppel/crawler/traps"
+	"github.com/doppel-search/doppel/indexer"
+)
+
+// errInterrupted reports a crawl stopped by SIGINT/SIGTERM; it exits with
+// status 130 and can be resumed.
+var errInterrupted = errors.New("interrupted; run the same command again to resume")
+
+// progressInterval is how often progress is reported when stderr is not a
+// terminal (tests shorten it); on a terminal the line is redrawn every
+// half second.
+var progressInterval = 5 * time.Second
+
+// exampleConfig is a complete crawl configuration file; every field is
+// optional except seeds (which --seed may give instead).
+const exampleConfig = `{
+  "seeds": ["https://intranet.example/"],
+  "allowed_hosts": ["intranet.example", "wiki.intranet.example"],
+  "allowed_prefixes": [],
+  "max_depth": 10,
+  "max_pages": 1000,
+  "ignore_robots": false,
+  "delay": "100ms",
+  "parallelism": 2,
+  "timeout": "10s",
+  "max_body_bytes": 5242880,
+  "user_agent": "DoppelBot/1.0",
+  "max_redirects": 5,
+  "traps": {"max_per_template": 5000, "max_duplicates_per_template": 20,
+            "max_segments": 12, "max_repeats": 3, "max_url_length": 1024},
+  "drop_params": ["utm_*", "sessionid", "jsessionid", "phpsessid", "sid", "gclid", "fbclid"],
+  "policy": "skip",
+  "groups": [{"prefix": "https://intranet.example/hr/", "groups": ["hr"]}]
+}`
+
+// duration is a time.Duration written as a Go duration string ("250ms").
+type duration time.Duration
+
+func (d *duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("a duration must be a string such as \"250ms\", not %s", b)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = duration(v)
+	return nil
+}
+
+// crawlConfig is the configuration file's format: crawler.Options in
+// snake_case, with durations as strings.
+type crawlConfig struct {
+	Seeds           []string            `json:"seeds"`
+	AllowedHosts    []string            `json:"allowed_hosts"`
+	AllowedPrefixes []string            `json:"allowed_prefixes"`
+	MaxDepth        int                 `json:"max_depth"`
+	MaxPages        int                 `json:"max_pages"`
+	IgnoreRobots    bool                `json:"ignore_robots"`
+	Delay           duration            `json:"delay"`
+	Parallelism     int                 `json:"parallelism"`
+	Timeout         duration            `json:"timeout"`
+	MaxBodyBytes    int                 `json:"max_body_bytes"`
+	UserAgent       string              `json:"user_agent"`
+	MaxRedirects    int                 `json:"max_redirects"`
+	Traps           trapsConfig         `json:"traps"`
+	DropParams      []string            `json:"drop_params"`
+	Policy          indexer.Policy      `json:"policy"`
+	Groups          []crawler.GroupRule `json:"groups"`
+}
+
+type trapsConfig struct {
+	MaxPerTemplate           int `json:"max_per_template"`
+	MaxDuplicatesPerTemplate int `json:"max_duplicates_per_template"`
+	MaxSegments              int `json:"max_segments"`
+	MaxRepeats               int `json:"max_repeats"`
+	MaxURLLength             int `json:"max_url_length"`
+}
+
+// loadConfig reads a configuration file; unknown fields are errors, so a
+// typo does not silently fall back to a default.
+func loadConfig(path string) (crawler.Options, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return crawler.Options{}, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var c crawlConfig
+	if err := dec.Decode(&c); err != nil {
+		return crawler.Options{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	return crawler.Options{
+		Seeds: c.Seeds, AllowedHosts: c.AllowedHosts, AllowedPrefixes: c.AllowedPrefixes,
+		MaxDepth: c.MaxDepth, MaxPages: c.MaxPages, IgnoreRobots: c.IgnoreRobots,
+		Delay: time.Duration(c.Delay), Parallelism: c.Parallelism, Timeout: time.Duration(c.Timeout),
+		MaxBodyBytes: c.MaxBodyBytes, UserAgent: c.UserAgent, MaxRedirects: c.MaxRedirects,
+		Traps: traps.Options{MaxPerTemplate: c.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: c.Traps.MaxDuplicatesPerTemplate,
+			MaxSegments: c.Traps.MaxSegments, MaxRepeats: c.Traps.MaxRepeats, MaxURLLength: c.Traps.MaxURLLength},
+		DropParams: c.DropParams, Policy: c.Policy, Groups: c.Groups,
+	}, nil
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// runCrawl crawls into a data directory, or resumes the crawl saved there.
+func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
+	var seeds stringList
+	fs.Var(&seeds, "seed", "start `URL` (repeatable); without it, the crawl saved in --data resumes")
+	data := fs.String("data", "", "data `directory` for the frontier, page records and index (required)")
+	config := fs.String("config", "", "JSON configuration `file` (flags override it)")
+	maxPages := fs.Int("max-pages", 0, "pages to fetch in all, across restarts (default 1000)")
+	policy := fs.String("policy", "", "near-duplicates: skip (default), hidden or all")
+	delay := fs.Duration("delay", 0, "pause between requests (default 100ms)")
+	parallelism := fs.Int("parallelism", 0, "requests in flight (default 2)")
+	maxDepth := fs.Int("max-depth", 0, "links followed from a seed (default 10)")
+	ignoreRobots := fs.Bool("ignore-robots", false, "do not honour robots.txt")
+	userAgent := fs.String("user-agent", "", "User-Agent header (default DoppelBot/1.0)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: doppel crawl --seed URL [--seed URL…] --data DIR [flags]\n"+
+			"       doppel crawl --data DIR            (resume)\n\n"+
+			"Crawls the seeds' hosts, deduplicates and indexes into DIR. Ctrl-C stops resumably.\n\nFlags:\n")
+		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\nA configuration file (--config) has every field optional:\n%s\n", exampleConfig)
+	}
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if *data == "" {
+		fmt.Fprintln(stderr, "doppel crawl: --data is required")
+		fs.Usage()
+		return errUsage
+	}
+	var opts crawler.Options
+	if *config != "" {
+		var err error
+		if opts, err = loadConfig(*config); err != nil {
+			return err
+		}
+	}
+	var flagErr error
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "seed":
+			opts.Seeds = seeds
+		case "max-pages":
+			opts.MaxPages = *maxPages
+		case "policy":
+			p, err := indexer.ParsePolicy(*policy)
+			flagErr = errors.Join(flagErr, err)
+			opts.Policy = p
+		case "delay":
+			opts.Delay = *delay
+			if opts.Delay == 0 {
+				opts.Delay = -1 // --delay 0 means none
+			}
+		case "parallelism":
+			opts.Parallelism = *parallelism
+		case "max-depth":
+			opts.MaxDepth = *maxDepth
+		case "ignore-robots":
+			opts.IgnoreRobots = *ignoreRobots
+		case "user-agent":
+			opts.UserAgent = *userAgent
+		}
+	})
+	if flagErr != nil {
+		return flagErr
+	}
+	c, err := crawler.Open(*data, opts)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return crawlAndReport(ctx, c, *data, stdout, stderr)
+}
+
+// crawlAndReport runs the crawl with progress on stderr and prints the
+// summary on stdout.
+func crawlAndReport(ctx context.Context, c *crawler.Crawler, dir string, stdout, stderr io.Writer) error {
+	start := time.Now()
+	stop := reportProgress(c, stderr, start)
+	err := c.Run(ctx)
+	stop()
+	printSummary(stdout, c, dir, time.Since(start))
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	return err
+}
+
+// reportProgress reports the crawl's counters until the returned function
+// is called: a line redrawn in place on a terminal, periodic log lines
+// otherwise.
+func reportProgress(c *crawler.Crawler, w io.Writer, start time.Time) (stop func()) {
+	terminal := isTerminal(w)
+	interval := progressInterval
+	if terminal {
+		interval = 500 * time.Millisecond
+	}
+	logger := slog.New(slog.NewTextHandler(w, nil))
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		first := c.Stats().Fetched
+		for {
+			select {
+			case <-done:
+				if terminal {
+					fmt.Fprintln(w)
+				}
+				return
+			case <-tick.C:
+			}
+			st := c.Stats()
+			rate := float64(st.Fetched-first) / time.Since(start).Seconds()
+			if terminal {
+				fmt.Fprintf(w, "\rfetched %d  queued %d  unique %d  near-duplicates %d  skipped %d  errors %d  %.1f pages/s ",
+					st.Fetched, st.Queued, st.Unique, st.Duplicates, st.Skipped, st.Errors, rate)
+				continue
+			}
+			logger.Info("crawl", "fetched", st.Fetched, "queued", st.Queued, "unique", st.Unique,
+				"near_duplicates", st.Duplicates, "skipped", st.Skipped, "errors", st.Errors, "pages_per_s", fmt.Sprintf("%.1f", rate))
+		}
+	})
+	return func() { close(done); wg.Wait() }
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+func printSummary(w io.Writer, c *crawler.Crawler, dir string, elapsed time.Duration) {
+	st := c.Stats()
+	searchable := "?"
+	req := bleve.NewSearchRequestOptions(c.Index().Searchable(bleve.NewMatchAllQuery()), 0, 0, false)
+	if res, err := c.Index().Bleve().Search(req); err == nil {
+		searchable = fmt.Sprint(res.Total)
+	}
+	fmt.Fprintf(w, "pages fetched:     %d\n", st.Fetched)
+	fmt.Fprintf(w, "  unique:          %d\n", st.Unique)
+	fmt.Fprintf(w, "  near-duplicates: %d\n", st.Duplicates)
+	fmt.Fprintf(w, "skipped:           %d\n", st.Skipped)
+	fmt.Fprintf(w, "errors:            %d\n", st.Errors)
+	fmt.Fprintf(w, "queued:            %d\n", st.Queued)
+	fmt.Fprintf(w, "clusters:          %d\n", c.Detector().Stats().Clusters)
+	fmt.Fprintf(w, "searchable:        %s documents (policy %s)\n", searchable, c.Options().Policy)
+	fmt.Fprintf(w, "elapsed:           %s\n", elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "data directory:    %s\n", dir)
+}

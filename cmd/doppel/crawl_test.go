@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/doppel-search/doppel/crawler"
+	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/internal/demosite"
+)
+
+func demoServer(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(demosite.Handler())
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// summaryValue reads "name: N" from a crawl summary.
+func summaryValue(t *testing.T, summary, name string) int {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(name) + `:\s+(\d+)`).FindStringSubmatch(summary)
+	if m == nil {
+		t.Fatalf("summary lacks %q:\n%s", name, summary)
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+func exportEntries(t *testing.T, dir string) []crawler.Entry {
+	t.Helper()
+	code, stdout, stderr := doppel(t, "export", "--data", dir)
+	if code != 0 {
+		t.Fatalf("export: exit %d: %s", code, stderr)
+	}
+	var out []crawler.Entry
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var raw map[string]any
+		if err := json.Unmarshal([]byte(line), &raw); err != nil {
+			t.Fatalf("export line %q: %v", line, err)
+		}
+		for _, field := range []string{"url", "status", "indexed"} {
+			if _, ok := raw[field]; !ok {
+				t.Fatalf("export line lacks %q: %s", field, line)
+			}
+		}
+		var e crawler.Entry
+		json.Unmarshal([]byte(line), &e)
+		out = append(out, e)
+	}
+	return out
+}
+
+func TestCrawlAndExport(t *testing.T) {
+	site := demoServer(t)
+	dir := filepath.Join(t.TempDir(), "data")
+	code, stdout, stderr := doppel(t, "crawl", "--seed", site+"/", "--data", dir, "--delay", "0")
+	if code != 0 {
+		t.Fatalf("crawl: exit %d: %s", code, stderr)
+	}
+	entries := exportEntries(t, dir)
+	count := map[string]int{}
+	for _, e := range entries {
+		count[e.Status]++
+		switch e.Status {
+		case "fetched":
+			if e.Cluster == "" || e.Master == "" || e.FetchedAt == nil {
+				t.Errorf("fetched entry without cluster, master or time: %+v", e)
+			}
+			if e.Indexed != (e.Master == e.URL) {
+				t.Errorf("under skip, indexed must mean master: %+v", e)
+			}
+		case "skipped", "error":
+			if e.Reason == "" {
+				t.Errorf("%s entry without reason: %+v", e.Status, e)
+			}
+		}
+	}
+	if got, want := count["fetched"], summaryValue(t, stdout, "pages fetched"); got != want {
+		t.Errorf("export has %d fetched, summary says %d", got, want)
+	}
+	if got, want := count["skipped"], summaryValue(t, stdout, "skipped"); got != want {
+		t.Errorf("export has %d skipped, summary says %d", got, want)
+	}
+	dups := 0
+	for _, e := range entries {
+		if e.Status == "fetched" && e.Master != e.URL {
+			dups++
+		}
+	}
+	if want := summaryValue(t, stdout, "near-duplicates"); dups != want || dups == 0 {
+		t.Errorf("export has %d near-duplicates, summary says %d", dups, want)
+	}
+	if summaryValue(t, stdout, "searchable") != count["fetched"]-dups {
+		t.Errorf("searchable documents != fetched - near-duplicates:\n%s", stdout)
+	}
+
+	// --out writes the same lines to a file.
+	out := filepath.Join(t.TempDir(), "export.jsonl")
+	if code, _, stderr := doppel(t, "export", "--data", dir, "--out", out); code != 0 {
+		t.Fatalf("export --out: exit %d: %s", code, stderr)
+	}
+	if lines := readLines(t, out); len(lines) != len(entries) {
+		t.Errorf("--out wrote %d lines, stdout had %d", len(lines), len(entries))
+	}
+}
+
+func TestCrawlBudgetThenResume(t *testing.T) {
+	site := demoServer(t)
+	dir := t.TempDir()
+	code, stdout, stderr := doppel(t, "crawl", "--seed", site+"/", "--data", dir, "--max-pages", "5", "--delay", "0")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if n := summaryValue(t, stdout, "pages fetched"); n != 5 {
+		t.Errorf("fetched %d pages with --max-pages 5", n)
+	}
+	if summaryValue(t, stdout, "queued") == 0 {
+		t.Error("nothing queued after a budget-limited crawl")
+	}
+	queued := 0
+	for _, e := range exportEntries(t, dir) {
+		if e.Status == crawler.StatusQueued {
+			queued++
+		}
+	}
+	if queued != summaryValue(t, stdout, "queued") {
+		t.Errorf("export lists %d queued URLs, summary %d", queued, summaryValue(t, stdout, "queued"))
+	}
+	// Resume without seeds, with a bigger budget.
+	code, stdout, stderr = doppel(t, "crawl", "--data", dir, "--max-pages", "100")
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	if n := summaryValue(t, stdout, "pages fetched"); n != 100 {
+		t.Errorf("after resuming fetched %d pages in all, want 100", n)
+	}
+}
+
+func TestCrawlErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := writeFile(t, "bad.json", `{"seeds": ["http://127.0.0.1:1/"], "max_pagez": 3}`)
+	badDelay := writeFile(t, "delay.json", `{"seeds": ["http://127.0.0.1:1/"], "delay": 100}`)
+	badPolicy := writeFile(t, "policy.json", `{"seeds": ["http://127.0.0.1:1/"], "policy": "drop"}`)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"no data", []string{"crawl", "--seed", "http://127.0.0.1:1/"}, 2, "--data is required"},
+		{"unknown flag", []string{"crawl", "--data", dir, "--sede", "x"}, 2, "flag provided but not defined"},
+		{"nothing to resume", []string{"crawl", "--data", filepath.Join(dir, "new")}, 1, "no earlier crawl"},
+		{"unknown config field", []string{"crawl", "--data", dir, "--config", bad}, 1, `unknown field "max_pagez"`},
+		{"bad duration", []string{"crawl", "--data", dir, "--config", badDelay}, 1, `"250ms"`},
+		{"bad policy in config", []string{"crawl", "--data", dir, "--config", badPolicy}, 1, "want skip, hidden or all"},
+		{"bad policy flag", []string{"crawl", "--data", dir, "--seed", "http://127.0.0.1:1/", "--policy", "drop"}, 1, "want skip, hidden or all"},
+		{"relative seed", []string{"crawl", "--data", dir, "--seed", "intranet/"}, 1, "not an absolute URL"},
+		{"export without data", []string{"export"}, 2, "--data is required"},
+		{"export of nothing", []string{"export", "--data", filepath.Join(dir, "none")}, 1, "no earlier crawl"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := doppel(t, tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.msg) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, tc.code, tc.msg)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "none")); err == nil {
+		t.Error("export created the data directory it was asked to read")
+	}
+}
+
+func TestConfigFile(t *testing.T) {
+	path := writeFile(t, "crawl.json", exampleConfig)
+	opts, err := loadConfig(path)
+	if err != nil {
+		t.Fatalf("the documented example config does not load: %v", err)
+	}
+	if opts.Delay != 100*time.Millisecond || opts.Timeout != 10*time.Second || opts.Policy != indexer.Skip ||
+		opts.Traps.MaxDuplicatesPerTemplate != 20 || len(opts.Groups) != 1 || opts.Groups[0].Groups[0] != "hr" ||
+		len(opts.AllowedHosts) != 2 || opts.MaxBodyBytes != 5242880 {
+		t.Errorf("example config read as %+v", opts)
+	}
+	// Flags override the file.
+	site := demoServer(t)
+	cfg := writeFile(t, "small.json", `{"seeds": ["`+site+`/"], "max_pages": 3, "delay": "1ms", "policy": "hidden"}`)
+	dir := t.TempDir()
+	code, stdout, stderr := doppel(t, "crawl", "--data", dir, "--config", cfg, "--max-pages", "4")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if n := summaryValue(t, stdout, "pages fetched"); n != 4 || !strings.Contains(stdout, "policy hidden") {
+		t.Errorf("config + flag override:\n%s", stdout)
+	}
+}
+
+func TestCrawlInterruptedResumes(t *testing.T) {
+	site := demoServer(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr bytes.Buffer
+	var fetched atomic.Bool
+	go func() {
+		// Cancel once the crawl has recorded something: what Ctrl-C does.
+		for !fetched.Load() {
+			if _, err := os.Stat(filepath.Join(dir, "crawl.json")); err == nil {
+				time.Sleep(20 * time.Millisecond)
+				fetched.Store(true)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	code := run(ctx, []string{"crawl", "--seed", site + "/", "--data", dir, "--delay", "5ms"}, &stdout, &stderr)
+	if code != 130 || !strings.Contains(stderr.String(), "run the same command again to resume") {
+		t.Fatalf("interrupted crawl: exit %d, stderr %q; want 130 and the resume hint", code, stderr.String())
+	}
+	first := summaryValue(t, stdout.String(), "pages fetched")
+	code, out, errOut := doppel(t, "crawl", "--data", dir)
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errOut)
+	}
+	if total := summaryValue(t, out, "pages fetched"); total <= first || summaryValue(t, out, "queued") != 0 {
+		t.Errorf("resumed crawl: %d pages after %d before the interruption, want more and nothing queued:\n%s", total, first, out)
+	}
+}
+
+func TestProgressLogLines(t *testing.T) {
+	defer func(d time.Duration) { progressInterval = d }(progressInterval)
+	progressInterval = 20 * time.Millisecond
+	site := demoServer(t)
+	code, _, stderr := doppel(t, "crawl", "--seed", site+"/", "--data", t.TempDir(), "--delay", "2ms")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := 0
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, "msg=crawl") && strings.Contains(l, "fetched=") && strings.Contains(l, "pages_per_s=") {
+			lines++
+		}
+	}
+	if lines < 2 {
+		t.Errorf("%d progress log lines, want several:\n%s", lines, stderr)
+	}
+	if strings.Contains(stderr, "\r") {
+		t.Error("terminal redraws written to a non-terminal")
+	}
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/doppel-search/doppel/crawler"
+	"github.com/doppel-search/doppel/internal/jsonl"
+)
+
+// runExport prints one JSON line per URL the crawl in --data has seen.
+func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	data := fs.String("data", "", "the crawl's data `directory` (required)")
+	out := fs.String("out", "", "write to `file` (atomically) instead of stdout")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: doppel export --data DIR [--out FILE]\n\n"+
+			"One JSON line per URL the crawl has seen:\n"+
+			`  {"url", "status": fetched|skipped|error|queued, "reason", "cluster", "master", "indexed", "fetched_at"}`+"\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if *data == "" {
+		fmt.Fprintln(stderr, "doppel export: --data is required")
+		fs.Usage()
+		return errUsage
+	}
+	c, err := crawler.Open(*data, crawler.Options{})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if *out == "" {
+		bw := bufio.NewWriter(stdout)
+		enc := json.NewEncoder(bw)
+		enc.SetEscapeHTML(false)
+		if err := c.Entries(func(e crawler.Entry) error { return enc.Encode(e) }); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	w, err := jsonl.Create(*out)
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	if err := c.Entries(func(e crawler.Entry) error { return w.Write(e) }); err != nil {
+		return err
+	}
+	return w.Commit()
+}
