@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -105,6 +106,9 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("crawler: %w", err)
+	}
 	c := &Crawler{
 		opts:     opts,
 		dir:      dir,
@@ -125,6 +129,10 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	if c.index, err = indexer.Open(filepath.Join(dir, "index"), indexer.Options{Policy: opts.Policy}); err != nil {
 		c.front.Close()
 		c.pages.Close()
+		return nil, err
+	}
+	if err := saveOptions(dir, opts); err != nil {
+		c.Close()
 		return nil, err
 	}
 	if err := c.replay(); err != nil {

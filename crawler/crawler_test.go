@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -371,5 +373,50 @@ func TestTrapsBoundedWithoutDepthLimit(t *testing.T) {
 	}
 	if trapped < 2 {
 		t.Errorf("%d URLs recorded as traps, want the calendar's and the archive's next pages", trapped)
+	}
+}
+
+func TestDataDirectoryInUse(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Open(dir, Options{Seeds: []string{"http://127.0.0.1:1/"}, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := Open(dir, Options{}); err == nil || !strings.Contains(err.Error(), "in use by another process") {
+		t.Errorf("second Open of a data directory: %v, want an in-use error", err)
+	}
+}
+
+func TestDamagedStateIsReportedNotIgnored(t *testing.T) {
+	s := newSite(t, familySite())
+	dir := t.TempDir()
+	crawl(t, dir, testOptions(s.URL+"/")).Close()
+	for _, tc := range []struct {
+		file string
+		keep int // bytes kept
+		want string
+	}{
+		{"crawl.json", 10, "damaged"},
+		{"pages.db", 100, "pages"},
+		{"frontier.db", 100, "frontier"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			d := t.TempDir()
+			if err := os.CopyFS(d, os.DirFS(dir)); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(filepath.Join(d, tc.file), int64(tc.keep)); err != nil {
+				t.Fatal(err)
+			}
+			c, err := Open(d, Options{NoSync: true})
+			if err == nil {
+				c.Close()
+				t.Fatalf("Open with a truncated %s succeeded", tc.file)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not name the damaged store (%s)", err, tc.want)
+			}
+		})
 	}
 }

@@ -73,10 +73,11 @@ type Options struct {
 const optionsFile = "crawl.json"
 
 // resolveOptions returns the options a crawl in dir runs with: opts if it
-// has seeds (saved to dir for later), else those saved by an earlier Open.
+// has seeds, else those saved by an earlier Open (with opts.MaxPages, if
+// set, and opts.NoSync).
 func resolveOptions(dir string, opts Options) (Options, error) {
-	path := filepath.Join(dir, optionsFile)
 	if len(opts.Seeds) == 0 {
+		path := filepath.Join(dir, optionsFile)
 		data, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return opts, errors.New("crawler: no seeds, and no earlier crawl in " + dir + " to resume")
@@ -94,21 +95,19 @@ func resolveOptions(dir string, opts Options) (Options, error) {
 		}
 		opts = saved
 	}
-	o, err := opts.withDefaults()
-	if err != nil {
-		return o, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return o, fmt.Errorf("crawler: %w", err)
-	}
+	return opts.withDefaults()
+}
+
+// saveOptions writes o to dir atomically, for a later Open to resume with.
+func saveOptions(dir string, o Options) error {
 	data, err := json.MarshalIndent(o, "", "  ")
 	if err != nil {
-		return o, err
+		return err
 	}
-	if err := renameio.WriteFile(path, append(data, '\n'), 0o644); err != nil {
-		return o, fmt.Errorf("crawler: saving options: %w", err)
+	if err := renameio.WriteFile(filepath.Join(dir, optionsFile), append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("crawler: saving options: %w", err)
 	}
-	return o, nil
+	return nil
 }
 
 // A GroupRule gives the documents under URL Prefix the access Groups.
