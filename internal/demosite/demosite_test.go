@@ -1,11 +1,10 @@
 package demosite
 
 import (
-	"hash/fnv"
-	"slices"
 	"strings"
 	"testing"
-	"unicode"
+
+	"github.com/doppel-search/doppel/dedup/features"
 )
 
 func TestPagesAreDeterministicAndUnique(t *testing.T) {
@@ -138,72 +137,29 @@ func cmpKey(p Page) string {
 	return p.Family
 }
 
-// dateWords are the month and weekday names the dedup pipeline strips.
-var dateWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`january february march april may june july august september october
-		november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday
-		friday saturday sunday mon tue tues wed thu thur thurs fri sat sun am pm`) {
-		m[w] = true
+// shingles returns the set of word 4-shingles of text as the dedup
+// pipeline tokenizes it; strip also drops numbers and dates, as the
+// crawler's detector does.
+func shingles(t *testing.T, text string, strip bool) []uint64 {
+	ext, err := features.New(features.Options{StripNumbers: strip, StripDates: strip})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return m
-}()
-
-// shingles returns the sorted, deduplicated hashes of the word 4-shingles
-// of text, lowercased; strip drops words with digits and date words first.
-func shingles(text string, strip bool) []uint64 {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	if strip {
-		words = slices.DeleteFunc(words, func(w string) bool { return dateWords[w] || strings.ContainsAny(w, "0123456789") })
-	}
-	const width = 4
-	var out []uint64
-	for i := 0; i+width <= len(words) || i == 0 && len(words) > 0; i++ {
-		h := fnv.New64a()
-		h.Write([]byte(strings.Join(words[i:min(i+width, len(words))], " ")))
-		out = append(out, h.Sum64())
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return features.Set(features.Shingles(ext.Terms(text), 4))
 }
 
-// jaccard returns |a∩b| / |a∪b| of two sorted sets.
-func jaccard(a, b []uint64) float64 {
-	inter := 0
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			inter++
-			i++
-			j++
-		}
-	}
-	if union := len(a) + len(b) - inter; union > 0 {
-		return float64(inter) / float64(union)
-	}
-	return 1
-}
-
-// TestResemblance checks the ground truth against the measure the dedup
-// pipeline uses: pages of different families (or unique pages) are not
-// near-duplicates, even once numbers and dates are stripped, and the pages
-// of one family are.
 func TestResemblance(t *testing.T) {
 	pages := Pages()
 	for _, strip := range []bool{false, true} {
 		sets := make([][]uint64, len(pages))
 		for i, p := range pages {
-			sets[i] = shingles(p.Title+"\n"+p.Text, strip)
+			sets[i] = shingles(t, p.Title+"\n"+p.Text, strip)
 		}
 		maxCross, minWithin := 0.0, 1.0
 		var maxPair, minPair [2]string
 		for i := range pages {
 			for j := i + 1; j < len(pages); j++ {
-				r := jaccard(sets[i], sets[j])
+				r := features.Resemblance(sets[i], sets[j])
 				if cmpKey(pages[i]) != cmpKey(pages[j]) {
 					if r > maxCross {
 						maxCross, maxPair = r, [2]string{pages[i].Path, pages[j].Path}

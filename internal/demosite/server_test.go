@@ -2,16 +2,16 @@ package demosite
 
 import (
 	"io"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
-	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/doppel-search/doppel/dedup/features"
 )
 
 func TestHandler(t *testing.T) {
@@ -168,23 +168,14 @@ func mainText(n *html.Node) string {
 	return b.String()
 }
 
-// longWords returns the set of words of text with at least 4 characters
-// and at most one digit, lowercased, without month and weekday names: the
-// words the crawler's cosine similarity compares.
-func longWords(text string) map[string]bool {
-	out := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		digits := 0
-		for _, r := range w {
-			if unicode.IsDigit(r) {
-				digits++
-			}
-		}
-		if len([]rune(w)) >= 4 && digits <= 1 && !dateWords[w] {
-			out[w] = true
-		}
+// cosineWords returns the words of text the crawler's cosine similarity
+// compares, tokenized and filtered (numbers, dates) as its detector does.
+func cosineWords(t *testing.T, text string) []uint64 {
+	ext, err := features.New(features.Options{StripNumbers: true, StripDates: true})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return features.CosineWords(ext.Terms(text))
 }
 
 // TestServedFamiliesResemble checks that the pages of each family, as
@@ -195,7 +186,7 @@ func longWords(text string) map[string]bool {
 func TestServedFamiliesResemble(t *testing.T) {
 	srv := httptest.NewServer(Handler())
 	defer srv.Close()
-	members := map[string][]map[string]bool{}
+	members := map[string][][]uint64{}
 	var families []string
 	for _, p := range Pages() {
 		if p.Family == "" {
@@ -213,20 +204,14 @@ func TestServedFamiliesResemble(t *testing.T) {
 		if members[p.Family] == nil {
 			families = append(families, p.Family)
 		}
-		members[p.Family] = append(members[p.Family], longWords(mainText(doc)))
+		members[p.Family] = append(members[p.Family], cosineWords(t, mainText(doc)))
 	}
 	lowest, lowestFamily := 1.0, ""
 	for _, f := range families {
 		m := members[f]
 		for i := range m {
 			for j := i + 1; j < len(m); j++ {
-				inter := 0
-				for w := range m[i] {
-					if m[j][w] {
-						inter++
-					}
-				}
-				if c := float64(inter) / math.Sqrt(float64(len(m[i])*len(m[j]))); c < lowest {
+				if c := features.Cosine(m[i], m[j]); c < lowest {
 					lowest, lowestFamily = c, f
 				}
 			}
