@@ -167,7 +167,7 @@ func TestAccessGroupsByPrefix(t *testing.T) {
 	for _, tc := range []struct {
 		path   string
 		groups string
-	}{{"/report", "finance board"}, {"/original", ""}} {
+	}{{"/report", "finance board"}, {"/original", indexer.PublicGroup}} {
 		d, err := c.Index().Bleve().Document(s.URL + tc.path)
 		if err != nil || d == nil {
 			t.Fatalf("%s not indexed: %v", tc.path, err)

@@ -80,11 +80,14 @@ type Doc struct {
 
 // A Member is one document of a cluster, indexed or not.
 type Member struct {
-	ID      string
-	URL     string
-	Title   string
-	Indexed bool // the document is in the index (searchable)
-	Master  bool // the document is the cluster's master
+	ID           string
+	URL          string
+	Title        string
+	Indexed      bool      // the document is in the index (searchable)
+	Master       bool      // the document is the cluster's master
+	Groups       []string  // access groups; empty means public
+	LastModified time.Time // zero if unknown
+	Length       int       // bytes of body text
 }
 
 // Stats counts what an Index has done since it was opened.
@@ -204,12 +207,21 @@ func (x *Index) Add(ctx context.Context, d Doc, r dedup.Result) error {
 		d.Simhash = r.Simhash
 	}
 	if d.Master && r.Duplicate {
-		if err := x.demoteOthers(d.Cluster, d.ID); err != nil {
+		if err := x.demoteOthers(d.Cluster, d.ID, d.Groups); err != nil {
 			return err
 		}
 	}
-	m := Member{ID: d.ID, URL: d.URL, Title: d.Title, Master: d.Master}
-	if d.Master || x.opts.Policy != Skip {
+	m := Member{ID: d.ID, URL: d.URL, Title: d.Title, Master: d.Master, Groups: d.Groups,
+		LastModified: d.LastModified, Length: len(d.Body)}
+	keep := d.Master || x.opts.Policy != Skip
+	if !keep { // under Skip, keep a copy some users could see without seeing the master
+		master, err := x.load(r.Master)
+		if err != nil {
+			return err
+		}
+		keep = master == nil || !Covers(master.Groups, d.Groups)
+	}
+	if keep {
 		if err := x.index(&d); err != nil {
 			return err
 		}
@@ -233,8 +245,9 @@ func (x *Index) Add(ctx context.Context, d Doc, r dedup.Result) error {
 	return nil
 }
 
-// demoteOthers demotes every master of cluster other than id.
-func (x *Index) demoteOthers(cluster, id string) error {
+// demoteOthers demotes every master of cluster other than id, whose
+// groups are groups.
+func (x *Index) demoteOthers(cluster, id string, groups []string) error {
 	ms, err := x.members(cluster)
 	if err != nil {
 		return err
@@ -244,7 +257,7 @@ func (x *Index) demoteOthers(cluster, id string) error {
 			continue
 		}
 		m.Master = false
-		if x.opts.Policy == Skip || !m.Indexed {
+		if x.opts.Policy == Skip && Covers(groups, m.Groups) || !m.Indexed {
 			x.unindex(m.ID)
 			m.Indexed = false
 		} else {
@@ -360,7 +373,8 @@ func (x *Index) members(cluster string) ([]Member, error) {
 	q.SetField(fieldMemberCluster)
 	for from := 0; ; from += memberPageSize {
 		req := bleve.NewSearchRequestOptions(q, memberPageSize, from, false)
-		req.Fields = []string{fieldMemberURL, fieldMemberTitle, fieldMemberIndexed, fieldMemberMaster}
+		req.Fields = []string{fieldMemberURL, fieldMemberTitle, fieldMemberIndexed, fieldMemberMaster,
+			fieldMemberGroups, fieldMemberModified, fieldMemberLength}
 		req.SortBy([]string{"_id"})
 		res, err := x.idx.Search(req)
 		if err != nil {
@@ -372,7 +386,13 @@ func (x *Index) members(cluster string) ([]Member, error) {
 			title, _ := h.Fields[fieldMemberTitle].(string)
 			indexed, _ := h.Fields[fieldMemberIndexed].(bool)
 			master, _ := h.Fields[fieldMemberMaster].(bool)
-			byID[id] = Member{ID: id, URL: url, Title: title, Indexed: indexed, Master: master}
+			length, _ := h.Fields[fieldMemberLength].(float64)
+			m := Member{ID: id, URL: url, Title: title, Indexed: indexed, Master: master, Length: int(length),
+				Groups: stringsOf(h.Fields[fieldMemberGroups])}
+			if s, ok := h.Fields[fieldMemberModified].(string); ok {
+				m.LastModified, _ = time.Parse(time.RFC3339, s)
+			}
+			byID[id] = m
 		}
 		if len(res.Hits) < memberPageSize {
 			break
@@ -402,15 +422,19 @@ func (x *Index) members(cluster string) ([]Member, error) {
 }
 
 // Searchable restricts q to what a result page may show under the
-// Index's policy: searchable documents, and under Hidden only masters.
-// Member records never match. The master clause has boost 0, so scores are those of q.
+// Index's policy when nobody's access groups matter: documents (member
+// records never match), and under Skip and Hidden only masters. (Under
+// Skip, a near-duplicate whose access groups some users have without the
+// master's is indexed with master=false, so that it can represent the
+// cluster for them: see package ranking.) The master clause has boost 0,
+// so scores are those of q.
 func (x *Index) Searchable(q query.Query) query.Query {
 	kind := bleve.NewTermQuery(MemberType)
 	kind.SetField(fieldKind)
 	bq := bleve.NewBooleanQuery()
 	bq.AddMust(q)
 	bq.AddMustNot(kind)
-	if x.opts.Policy == Hidden {
+	if x.opts.Policy != All {
 		master := bleve.NewBoolFieldQuery(true)
 		master.SetField(FieldMaster)
 		master.SetBoost(0)
@@ -441,4 +465,73 @@ func (x *Index) Close() error {
 	}
 	x.closed = true
 	return errors.Join(x.flush(), x.idx.Close())
+}
+
+// PublicGroup is the value the groups field holds for a document without
+// access groups (public), so that a query can select public documents. It
+// is reserved: do not use it as a group name.
+const PublicGroup = "doppel.public"
+
+// Visible reports whether a user with the access groups user may see a
+// document with the access groups doc: a document without groups is
+// public; otherwise the user needs one of its groups.
+func Visible(doc, user []string) bool {
+	if len(doc) == 0 {
+		return true
+	}
+	for _, g := range doc {
+		if slices.Contains(user, g) {
+			return true
+		}
+	}
+	return false
+}
+
+// Covers reports whether everybody who may see a document with groups b
+// may also see one with groups a.
+func Covers(a, b []string) bool {
+	if len(a) == 0 {
+		return true
+	}
+	if len(b) == 0 {
+		return false
+	}
+	for _, g := range b {
+		if !slices.Contains(a, g) {
+			return false
+		}
+	}
+	return true
+}
+
+// VisibleTo returns a query matching the documents a user with the access
+// groups user may see (public ones included). Its boost is 0: it filters,
+// it does not score.
+func VisibleTo(user []string) query.Query {
+	var qs []query.Query
+	for _, g := range append([]string{PublicGroup}, user...) {
+		t := bleve.NewTermQuery(g)
+		t.SetField(FieldGroups)
+		qs = append(qs, t)
+	}
+	q := bleve.NewDisjunctionQuery(qs...)
+	q.SetBoost(0)
+	return q
+}
+
+// stringsOf reads a stored multi-valued field.
+func stringsOf(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ func mkDoc(id, body string) Doc {
 		Title: "Title " + id, Headings: []string{"head " + id, "sub " + id},
 		Body:         body,
 		LastModified: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC),
-		Groups:       []string{"staff", "g-" + id}, Simhash: 0xdeadbeef00000001,
+		Groups:       []string{"staff", "g-" + id[:1]}, Simhash: 0xdeadbeef00000001,
 	}
 }
 
@@ -121,7 +122,7 @@ func check(t *testing.T, x *Index, p Policy) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(got, w.members[cl]) {
+		if !slices.EqualFunc(got, w.members[cl], sameMember) {
 			t.Errorf("Members(%s) =\n%+v\nwant\n%+v", cl, got, w.members[cl])
 		}
 	}
@@ -383,5 +384,111 @@ func TestPolicyJSON(t *testing.T) {
 	}
 	if _, err := json.Marshal(cfg{Policy(7)}); err == nil {
 		t.Error("Marshal of an invalid policy succeeded")
+	}
+}
+
+// sameMember compares the membership fields of two members (not their
+// groups, dates and lengths, which TestMemberDetails checks).
+func sameMember(a, b Member) bool {
+	return a.ID == b.ID && a.URL == b.URL && a.Title == b.Title && a.Indexed == b.Indexed && a.Master == b.Master
+}
+
+func TestMemberDetails(t *testing.T) {
+	x, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	d := mkDoc("a1", "printer manual chapter one toner")
+	if err := x.Add(context.Background(), d, dedup.Result{ID: "a1", Cluster: "a", Master: "a1"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, flush := range []bool{false, true} {
+		if flush {
+			if err := x.Flush(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ms, err := x.Members("a")
+		if err != nil || len(ms) != 1 {
+			t.Fatalf("Members: %v, %v", ms, err)
+		}
+		m := ms[0]
+		if !slices.Equal(m.Groups, d.Groups) || !m.LastModified.Equal(d.LastModified) || m.Length != len(d.Body) {
+			t.Errorf("flushed=%v: member %+v, want groups %v, date %v, length %d", flush, m, d.Groups, d.LastModified, len(d.Body))
+		}
+	}
+}
+
+// TestSkipKeepsCopiesOthersMaySee: under Skip, a near-duplicate is left
+// out only if everybody who may see it may see the master; otherwise it is
+// indexed as a non-master, so it can represent the cluster for them.
+func TestSkipKeepsCopiesOthersMaySee(t *testing.T) {
+	x, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	add := func(id string, groups []string, master string) {
+		t.Helper()
+		d := mkDoc(id, "travel policy hotels meals taxis")
+		d.Groups = groups
+		if err := x.Add(context.Background(), d, dedup.Result{ID: id, Cluster: "c", Master: master, Duplicate: id != "m"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("m", []string{"hr"}, "m")
+	add("same", []string{"hr"}, "m")            // covered: skipped
+	add("narrower", nil, "m")                   // public copy of an hr page: everybody else needs it
+	add("other", []string{"finance"}, "m")      // finance may not see the master
+	add("both", []string{"hr", "finance"}, "m") // finance again
+	indexed := map[string]bool{}
+	ms, err := x.Members("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		indexed[m.ID] = m.Indexed
+	}
+	if err := x.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"m": true, "same": false, "narrower": true, "other": true, "both": true}
+	if !maps.Equal(indexed, want) {
+		t.Errorf("indexed = %v, want %v", indexed, want)
+	}
+	if n, ids := count(t, x, x.Searchable(bleve.NewMatchAllQuery())); n != 1 || ids[0] != "m" {
+		t.Errorf("Searchable = %v, want only the master", ids)
+	}
+}
+
+func TestVisibility(t *testing.T) {
+	for _, tc := range []struct {
+		doc, user []string
+		visible   bool
+	}{
+		{nil, nil, true},
+		{nil, []string{"hr"}, true},
+		{[]string{"hr"}, nil, false},
+		{[]string{"hr"}, []string{"finance"}, false},
+		{[]string{"hr", "finance"}, []string{"finance"}, true},
+	} {
+		if got := Visible(tc.doc, tc.user); got != tc.visible {
+			t.Errorf("Visible(%v, %v) = %v", tc.doc, tc.user, got)
+		}
+	}
+	for _, tc := range []struct {
+		a, b   []string
+		covers bool
+	}{
+		{nil, []string{"hr"}, true},
+		{[]string{"hr"}, nil, false},
+		{[]string{"hr"}, []string{"hr"}, true},
+		{[]string{"hr", "it"}, []string{"hr"}, true},
+		{[]string{"hr"}, []string{"hr", "it"}, false},
+	} {
+		if got := Covers(tc.a, tc.b); got != tc.covers {
+			t.Errorf("Covers(%v, %v) = %v", tc.a, tc.b, got)
+		}
 	}
 }

@@ -40,13 +40,16 @@ const TitleBoost = 3
 
 // Fields of member records; only kind and cluster are indexed.
 const (
-	fieldKind          = "doppel_kind"
-	fieldMemberCluster = "member_cluster"
-	fieldMemberURL     = "member_url"
-	fieldMemberTitle   = "member_title"
-	fieldMemberIndexed = "member_indexed"
-	fieldMemberMaster  = "member_master"
-	memberPrefix       = "doppel.member/"
+	fieldKind           = "doppel_kind"
+	fieldMemberCluster  = "member_cluster"
+	fieldMemberURL      = "member_url"
+	fieldMemberTitle    = "member_title"
+	fieldMemberIndexed  = "member_indexed"
+	fieldMemberMaster   = "member_master"
+	fieldMemberGroups   = "member_groups"
+	fieldMemberModified = "member_modified"
+	fieldMemberLength   = "member_length"
+	memberPrefix        = "doppel.member/"
 )
 
 // Mapping returns a new index mapping with Doppel's document type
@@ -101,6 +104,9 @@ func Mapping() *mapping.IndexMappingImpl {
 	mm.AddFieldMappingsAt(fieldMemberTitle, stored(bleve.NewTextFieldMapping()))
 	mm.AddFieldMappingsAt(fieldMemberIndexed, stored(bleve.NewBooleanFieldMapping()))
 	mm.AddFieldMappingsAt(fieldMemberMaster, stored(bleve.NewBooleanFieldMapping()))
+	mm.AddFieldMappingsAt(fieldMemberGroups, stored(bleve.NewTextFieldMapping()))
+	mm.AddFieldMappingsAt(fieldMemberModified, stored(bleve.NewDateTimeFieldMapping()))
+	mm.AddFieldMappingsAt(fieldMemberLength, stored(bleve.NewNumericFieldMapping()))
 
 	im := bleve.NewIndexMapping()
 	im.DefaultAnalyzer = en.AnalyzerName
@@ -144,6 +150,9 @@ func toData(d *Doc) docData {
 		FieldGroups:   d.Groups,
 		FieldSimhash:  fmt.Sprintf("%016x", d.Simhash),
 	}
+	if len(d.Groups) == 0 {
+		m[FieldGroups] = []string{PublicGroup}
+	}
 	if !d.LastModified.IsZero() {
 		m[FieldLastModified] = d.LastModified.UTC()
 	}
@@ -177,7 +186,9 @@ func fromStored(id string, sd index.Document) (*Doc, error) {
 			case FieldCluster:
 				d.Cluster = v
 			case FieldGroups:
-				d.Groups = append(d.Groups, v)
+				if v != PublicGroup {
+					d.Groups = append(d.Groups, v)
+				}
 			case FieldSimhash:
 				d.Simhash, err = strconv.ParseUint(v, 16, 64)
 			}
@@ -206,12 +217,18 @@ type memberData map[string]any
 func (memberData) BleveType() string { return MemberType }
 
 func toMemberData(cluster string, m Member) memberData {
-	return memberData{
+	md := memberData{
 		fieldKind:          MemberType,
 		fieldMemberCluster: cluster,
 		fieldMemberURL:     m.URL,
 		fieldMemberTitle:   m.Title,
 		fieldMemberIndexed: m.Indexed,
 		fieldMemberMaster:  m.Master,
+		fieldMemberGroups:  m.Groups,
+		fieldMemberLength:  m.Length,
 	}
+	if !m.LastModified.IsZero() {
+		md[fieldMemberModified] = m.LastModified.UTC()
+	}
+	return md
 }
