@@ -323,6 +323,20 @@ func (x *Index) load(id string) (*Doc, error) {
 	return fromStored(id, sd)
 }
 
+// Document returns the indexed document id (from the pending batch or the
+// index), or nil if it is not indexed.
+func (x *Index) Document(id string) (*Doc, error) {
+	if strings.HasPrefix(id, memberPrefix) {
+		return nil, nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return nil, ErrClosed
+	}
+	return x.load(id)
+}
+
 // Flush writes the pending batch to the index. When it returns nil, every
 // document added before is durable and searchable. On error the batch is
 // kept and Flush may be retried. Cost: analysis is done by Add; Flush pays

@@ -1,0 +1,89 @@
+package ranking
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2/registry"
+	"github.com/blevesearch/bleve/v2/search/highlight"
+	simpleFragmenter "github.com/blevesearch/bleve/v2/search/highlight/fragmenter/simple"
+	simpleHighlighter "github.com/blevesearch/bleve/v2/search/highlight/highlighter/simple"
+)
+
+// The snippet highlighter marks matches with two private-use characters
+// instead of HTML, so that snippets stay plain text (spans) and whoever
+// writes them out does the escaping.
+const (
+	highlighterName = "doppel-spans"
+	markOpen        = "\ue000"
+	markClose       = "\ue001"
+)
+
+type spanFormatter struct{}
+
+// Format writes the fragment with each term location between markOpen
+// and markClose; the marker characters themselves are dropped from the
+// text.
+func (spanFormatter) Format(f *highlight.Fragment, locations highlight.TermLocations) string {
+	clean := func(b []byte) string {
+		return strings.NewReplacer(markOpen, "", markClose, "").Replace(string(b))
+	}
+	var b strings.Builder
+	cur := f.Start
+	for _, loc := range locations {
+		if loc == nil || !loc.ArrayPositions.Equals(f.ArrayPositions) || loc.Start < cur {
+			continue
+		}
+		if loc.End > f.End {
+			break
+		}
+		b.WriteString(clean(f.Orig[cur:loc.Start]))
+		b.WriteString(markOpen)
+		b.WriteString(clean(f.Orig[loc.Start:loc.End]))
+		b.WriteString(markClose)
+		cur = loc.End
+	}
+	b.WriteString(clean(f.Orig[cur:f.End]))
+	return b.String()
+}
+
+func init() {
+	registry.RegisterFragmentFormatter(highlighterName, func(map[string]any, *registry.Cache) (highlight.FragmentFormatter, error) {
+		return spanFormatter{}, nil
+	})
+	registry.RegisterHighlighter(highlighterName, func(_ map[string]any, cache *registry.Cache) (highlight.Highlighter, error) {
+		fragmenter, err := cache.FragmenterNamed(simpleFragmenter.Name)
+		if err != nil {
+			return nil, fmt.Errorf("ranking: fragmenter: %w", err)
+		}
+		formatter, err := cache.FragmentFormatterNamed(highlighterName)
+		if err != nil {
+			return nil, fmt.Errorf("ranking: formatter: %w", err)
+		}
+		return simpleHighlighter.NewHighlighter(fragmenter, formatter, " … "), nil
+	})
+}
+
+// spans splits a marked fragment into spans.
+func spans(fragment string) []Span {
+	var out []Span
+	for fragment != "" {
+		i := strings.Index(fragment, markOpen)
+		if i < 0 {
+			out = append(out, Span{Text: fragment})
+			break
+		}
+		if i > 0 {
+			out = append(out, Span{Text: fragment[:i]})
+		}
+		fragment = fragment[i+len(markOpen):]
+		j := strings.Index(fragment, markClose)
+		if j < 0 {
+			out = append(out, Span{Text: fragment, Match: true})
+			break
+		}
+		out = append(out, Span{Text: fragment[:j], Match: true})
+		fragment = fragment[j+len(markClose):]
+	}
+	return out
+}

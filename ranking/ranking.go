@@ -1,0 +1,411 @@
+// Package ranking answers queries over a Doppel index with result pages in
+// which each near-duplicate cluster appears once, and with access control:
+// a user never sees — as a result, a representative, a member, a count or
+// a snippet — a document outside their access groups.
+//
+// A query (bleve query string syntax, plus host and date filters) is run
+// over every indexed document the user may see, masters and the
+// non-master copies the index keeps (policy Hidden and All; under Skip,
+// the copies some users may see without the master). Hits are walked in
+// score order (ties by document id, so the order is stable) and collapsed:
+// the first hit of a cluster — its best-scoring visible member, the master
+// when scores tie — represents it. Page p of size n is the clusters
+// (p−1)·n … p·n−1 of that sequence, so a page never repeats a cluster of
+// an earlier page. Up to Options.MaxCandidates hits are collapsed; when
+// the query has more, Total is an estimate and Result.Exact is false.
+//
+// "N similar pages" counts the other members of the cluster the user may
+// see, including near-duplicates that were not indexed (their member
+// records carry their access groups).
+package ranking
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/doppel-search/doppel/indexer"
+)
+
+// Errors for errors.Is.
+var (
+	// ErrQuery means the query string does not parse; the message says
+	// where.
+	ErrQuery = errors.New("invalid query")
+	// ErrQueryTooLong means the query exceeds Options.MaxQueryBytes.
+	ErrQueryTooLong = errors.New("query too long")
+	// ErrNotFound means no document or cluster the user may see has the
+	// id.
+	ErrNotFound = errors.New("not found")
+)
+
+// Options configures a Searcher. Zero values mean the defaults.
+type Options struct {
+	// MaxCandidates is how many hits a query collapses at most. Default
+	// 2000.
+	MaxCandidates int
+	// MaxQueryBytes is the longest query accepted. Default 512.
+	MaxQueryBytes int
+}
+
+// Request is a query.
+type Request struct {
+	Query  string    // bleve query string syntax; empty matches every document
+	Host   string    // only documents of this host, if set
+	Since  time.Time // only documents last modified at or after, if set
+	Until  time.Time // only documents last modified before, if set
+	Page   int       // from 1; default 1
+	Size   int       // results per page, 1–100; default 10
+	Groups []string  // the user's access groups
+}
+
+// A Span is a piece of a snippet; Match marks query terms. Spans are plain
+// text: escape them when writing HTML.
+type Span struct {
+	Text  string `json:"text"`
+	Match bool   `json:"match,omitempty"`
+}
+
+// A Hit represents one cluster on a result page.
+type Hit struct {
+	ID           string    `json:"id"`
+	URL          string    `json:"url"`
+	Title        string    `json:"title"`
+	Host         string    `json:"host"`
+	Snippet      []Span    `json:"-"`
+	Score        float64   `json:"score"`
+	Cluster      string    `json:"cluster"`
+	Master       bool      `json:"master"`
+	Similar      int       `json:"similar"` // other members of the cluster the user may see
+	LastModified time.Time `json:"last_modified,omitzero"`
+}
+
+// SnippetText returns the snippet as plain text.
+func (h Hit) SnippetText() string {
+	var b strings.Builder
+	for _, s := range h.Snippet {
+		b.WriteString(s.Text)
+	}
+	return b.String()
+}
+
+// Result is one page of results.
+type Result struct {
+	Total int   // distinct clusters matching (exact if Exact)
+	Exact bool  // false when Total is extrapolated from MaxCandidates hits
+	Page  int   // as requested, defaults applied
+	Size  int   // as requested, defaults applied
+	Hits  []Hit // at most Size, in rank order
+}
+
+// A Searcher answers queries over an index. It is safe for concurrent use.
+type Searcher struct {
+	ix   *indexer.Index
+	opts Options
+}
+
+// New returns a Searcher over ix.
+func New(ix *indexer.Index, opts Options) *Searcher {
+	if opts.MaxCandidates <= 0 {
+		opts.MaxCandidates = 2000
+	}
+	if opts.MaxQueryBytes <= 0 {
+		opts.MaxQueryBytes = 512
+	}
+	return &Searcher{ix: ix, opts: opts}
+}
+
+// Index returns the searched index.
+func (s *Searcher) Index() *indexer.Index { return s.ix }
+
+// textQuery parses the query string; empty matches everything.
+func (s *Searcher) textQuery(q string) (query.Query, error) {
+	if len(q) > s.opts.MaxQueryBytes {
+		return nil, fmt.Errorf("%w: %d bytes, at most %d", ErrQueryTooLong, len(q), s.opts.MaxQueryBytes)
+	}
+	if !utf8.ValidString(q) {
+		return nil, fmt.Errorf("%w: not valid UTF-8", ErrQuery)
+	}
+	if strings.TrimSpace(q) == "" {
+		return bleve.NewMatchAllQuery(), nil
+	}
+	parsed, err := bleve.NewQueryStringQuery(q).Parse()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrQuery, err)
+	}
+	if v, ok := parsed.(query.ValidatableQuery); ok {
+		if err := v.Validate(); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrQuery, err)
+		}
+	}
+	return parsed, nil
+}
+
+// filtered restricts q to documents (not member records) the user may see,
+// and to the request's host and dates.
+func (s *Searcher) filtered(q query.Query, r Request) query.Query {
+	bq := bleve.NewBooleanQuery()
+	bq.AddMust(q)
+	bq.AddMust(indexer.VisibleTo(r.Groups))
+	bq.AddMustNot(memberRecords())
+	if r.Host != "" {
+		h := bleve.NewTermQuery(r.Host)
+		h.SetField(indexer.FieldHost)
+		h.SetBoost(0)
+		bq.AddMust(h)
+	}
+	if !r.Since.IsZero() || !r.Until.IsZero() {
+		dr := bleve.NewDateRangeQuery(r.Since, r.Until)
+		dr.SetField(indexer.FieldLastModified)
+		dr.SetBoost(0)
+		bq.AddMust(dr)
+	}
+	return bq
+}
+
+func memberRecords() query.Query {
+	k := bleve.NewTermQuery(indexer.MemberType)
+	k.SetField("doppel_kind")
+	return k
+}
+
+const candidatePage = 500
+
+// Search returns one page of collapsed results.
+func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
+	if r.Page <= 0 {
+		r.Page = 1
+	}
+	if r.Size <= 0 {
+		r.Size = 10
+	}
+	r.Size = min(r.Size, 100)
+	text, err := s.textQuery(r.Query)
+	if err != nil {
+		return nil, err
+	}
+	q := s.filtered(text, r)
+
+	type rep struct {
+		hit   *search.DocumentMatch
+		score float64
+	}
+	var order []string // clusters in rank order
+	best := map[string]*rep{}
+	scanned, total := 0, 0
+	for from := 0; from < s.opts.MaxCandidates; from += candidatePage {
+		req := bleve.NewSearchRequestOptions(q, min(candidatePage, s.opts.MaxCandidates-from), from, false)
+		req.Fields = []string{indexer.FieldCluster, indexer.FieldMaster}
+		req.SortBy([]string{"-_score", "_id"})
+		res, err := s.ix.Bleve().SearchInContext(ctx, req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			// The query parsed; what fails now is what only searching
+			// checks, such as a regular expression.
+			return nil, fmt.Errorf("%w: %v", ErrQuery, err)
+		}
+		total = int(res.Total)
+		for _, h := range res.Hits {
+			scanned++
+			c, _ := h.Fields[indexer.FieldCluster].(string)
+			if c == "" {
+				c = "doc:" + h.ID
+			}
+			cur, seen := best[c]
+			if !seen {
+				order = append(order, c)
+				best[c] = &rep{hit: h, score: h.Score}
+				continue
+			}
+			// Equal scores: the master represents the cluster.
+			if master, _ := h.Fields[indexer.FieldMaster].(bool); master && h.Score >= cur.score {
+				cur.hit = h
+			}
+		}
+		if len(res.Hits) < req.Size || scanned >= total {
+			break
+		}
+	}
+	out := &Result{Page: r.Page, Size: r.Size, Total: len(order), Exact: scanned >= total}
+	if !out.Exact && scanned > 0 {
+		out.Total = len(order) * total / scanned
+	}
+	lo := min((r.Page-1)*r.Size, len(order))
+	hi := min(lo+r.Size, len(order))
+	for _, c := range order[lo:hi] {
+		h, err := s.hit(ctx, best[c].hit, best[c].score, text, r.Groups)
+		if err != nil {
+			return nil, err
+		}
+		out.Hits = append(out.Hits, h)
+	}
+	return out, nil
+}
+
+// hit loads a representative's fields, snippet and similar count.
+func (s *Searcher) hit(ctx context.Context, dm *search.DocumentMatch, score float64, text query.Query, groups []string) (Hit, error) {
+	req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{bleve.NewDocIDQuery([]string{dm.ID}), text}), 1, 0, false)
+	req.Fields = []string{indexer.FieldURL, indexer.FieldTitle, indexer.FieldHost, indexer.FieldCluster,
+		indexer.FieldMaster, indexer.FieldLastModified, indexer.FieldBody}
+	req.Highlight = bleve.NewHighlightWithStyle(highlighterName)
+	req.Highlight.AddField(indexer.FieldBody)
+	res, err := s.ix.Bleve().SearchInContext(ctx, req)
+	if err != nil {
+		return Hit{}, fmt.Errorf("ranking: %w", err)
+	}
+	var f map[string]any
+	var fragments []string
+	if len(res.Hits) == 1 {
+		f = res.Hits[0].Fields
+		fragments = res.Hits[0].Fragments[indexer.FieldBody]
+	} else { // matched through a field without stored text (e.g. match-all)
+		doc, err := s.ix.Document(dm.ID)
+		if err != nil || doc == nil {
+			return Hit{}, fmt.Errorf("ranking: loading %s: %v", dm.ID, err)
+		}
+		f = map[string]any{indexer.FieldURL: doc.URL, indexer.FieldTitle: doc.Title, indexer.FieldHost: doc.Host,
+			indexer.FieldCluster: doc.Cluster, indexer.FieldMaster: doc.Master, indexer.FieldBody: doc.Body}
+		if !doc.LastModified.IsZero() {
+			f[indexer.FieldLastModified] = doc.LastModified.Format(time.RFC3339)
+		}
+	}
+	h := Hit{ID: dm.ID, Score: score}
+	h.URL, _ = f[indexer.FieldURL].(string)
+	h.Title, _ = f[indexer.FieldTitle].(string)
+	h.Host, _ = f[indexer.FieldHost].(string)
+	h.Cluster, _ = f[indexer.FieldCluster].(string)
+	h.Master, _ = f[indexer.FieldMaster].(bool)
+	if lm, ok := f[indexer.FieldLastModified].(string); ok {
+		h.LastModified, _ = time.Parse(time.RFC3339, lm)
+	}
+	if len(fragments) > 0 {
+		h.Snippet = spans(fragments[0])
+	} else {
+		body, _ := f[indexer.FieldBody].(string)
+		h.Snippet = []Span{{Text: lead(body, 200)}}
+	}
+	members, err := s.ix.Members(h.Cluster)
+	if err != nil {
+		return Hit{}, err
+	}
+	for _, m := range members {
+		if m.ID != h.ID && indexer.Visible(m.Groups, groups) {
+			h.Similar++
+		}
+	}
+	return h, nil
+}
+
+// lead returns the first n runes of s, cut at a word boundary, with "…"
+// if cut.
+func lead(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	cut := []rune(s)[:n]
+	if i := strings.LastIndexByte(string(cut), ' '); i > n/2 {
+		return string(cut)[:i] + " …"
+	}
+	return string(cut) + "…"
+}
+
+// Order sorts a cluster's members.
+type Order int
+
+// The orders.
+const (
+	ByRelevance Order = iota // the master first, then indexed members by score for the query, then the rest by URL
+	ByDate                   // most recently modified first
+	ByLength                 // longest first
+)
+
+// ParseOrder parses "relevance", "date" or "length".
+func ParseOrder(s string) (Order, error) {
+	switch s {
+	case "", "relevance":
+		return ByRelevance, nil
+	case "date":
+		return ByDate, nil
+	case "length":
+		return ByLength, nil
+	}
+	return 0, fmt.Errorf("unknown order %q (want relevance, date or length)", s)
+}
+
+// Members returns the members of a cluster the user may see, in order.
+// With ByRelevance, queryString (may be empty) scores the indexed members.
+// It returns ErrNotFound if the user may see none.
+func (s *Searcher) Members(ctx context.Context, cluster string, groups []string, order Order, queryString string) ([]indexer.Member, error) {
+	all, err := s.ix.Members(cluster)
+	if err != nil {
+		return nil, err
+	}
+	var ms []indexer.Member
+	for _, m := range all {
+		if indexer.Visible(m.Groups, groups) {
+			ms = append(ms, m)
+		}
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("%w: cluster %q", ErrNotFound, cluster)
+	}
+	switch order {
+	case ByDate:
+		slices.SortStableFunc(ms, func(a, b indexer.Member) int { return b.LastModified.Compare(a.LastModified) })
+	case ByLength:
+		slices.SortStableFunc(ms, func(a, b indexer.Member) int { return b.Length - a.Length })
+	default:
+		score := map[string]float64{}
+		if text, err := s.textQuery(queryString); err == nil && strings.TrimSpace(queryString) != "" {
+			var ids []string
+			for _, m := range ms {
+				ids = append(ids, m.ID)
+			}
+			req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{bleve.NewDocIDQuery(ids), text}), len(ids), 0, false)
+			if res, err := s.ix.Bleve().SearchInContext(ctx, req); err == nil {
+				for _, h := range res.Hits {
+					score[h.ID] = h.Score
+				}
+			}
+		}
+		slices.SortStableFunc(ms, func(a, b indexer.Member) int {
+			switch {
+			case a.Master != b.Master:
+				if a.Master {
+					return -1
+				}
+				return 1
+			case score[a.ID] != score[b.ID]:
+				if score[a.ID] > score[b.ID] {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(a.URL, b.URL)
+		})
+	}
+	return ms, nil
+}
+
+// Document returns an indexed document the user may see, or ErrNotFound.
+func (s *Searcher) Document(id string, groups []string) (*indexer.Doc, error) {
+	d, err := s.ix.Document(id)
+	if err != nil {
+		return nil, err
+	}
+	if d == nil || !indexer.Visible(d.Groups, groups) {
+		return nil, fmt.Errorf("%w: document %q", ErrNotFound, id)
+	}
+	return d, nil
+}

@@ -1,0 +1,245 @@
+package ranking
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/doppel-search/doppel/dedup"
+	"github.com/doppel-search/doppel/dedup/cluster"
+	"github.com/doppel-search/doppel/indexer"
+)
+
+var vocab = []string{"apple", "river", "castle", "violin", "glacier", "harbor", "lantern", "meadow",
+	"orchid", "pepper", "saddle", "tunnel", "walnut", "zebra", "copper", "falcon"}
+
+var allGroups = []string{"hr", "finance", "it"}
+
+// corpus is a randomized index with its ground truth.
+type corpus struct {
+	ix      *indexer.Index
+	text    map[string]string   // doc id → body
+	groups  map[string][]string // doc id → access groups
+	cluster map[string]string   // doc id → cluster
+}
+
+func randomGroups(r *rand.Rand) []string {
+	var g []string
+	for _, name := range allGroups {
+		if r.IntN(3) == 0 {
+			g = append(g, name)
+		}
+	}
+	return g // empty: public
+}
+
+func newCorpus(t *testing.T, r *rand.Rand, policy indexer.Policy, clusters int) *corpus {
+	t.Helper()
+	bi, err := bleve.NewMemOnly(indexer.Mapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := indexer.Wrap(bi, indexer.Options{Policy: policy, BatchSize: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &corpus{ix: ix, text: map[string]string{}, groups: map[string][]string{}, cluster: map[string]string{}}
+	ctx := context.Background()
+	for k := range clusters {
+		cid := fmt.Sprintf("c%03d", k)
+		base := make([]string, 4)
+		for i := range base {
+			base[i] = vocab[r.IntN(len(vocab))]
+		}
+		set := cluster.NewSet(cluster.ShortestURL)
+		var id cluster.ID
+		for m := range 1 + r.IntN(4) {
+			doc := fmt.Sprintf("d%03d-%d", k, m)
+			// Longer ids for later members, except sometimes: a later
+			// member with a shorter URL takes over as master.
+			path := strings.Repeat("x", 1+r.IntN(6))
+			words := slices.Clone(base)
+			if r.IntN(2) == 0 {
+				words = append(words, vocab[r.IntN(len(vocab))]) // copies differ a little
+			}
+			body := strings.Join(words, " ")
+			d := indexer.Doc{ID: doc, URL: "http://intra/" + path + "/" + doc, Host: "intra", Title: "t" + doc,
+				Body: body, Groups: randomGroups(r), LastModified: time.Date(2026, 1, 1+m, 0, 0, 0, 0, time.UTC)}
+			member := cluster.Member{ID: doc, URL: d.URL}
+			res := dedup.Result{ID: doc}
+			if m == 0 {
+				id = set.Found(member)
+			} else {
+				res.Duplicate = true
+				res.NewMaster = set.Join(id, member)
+			}
+			res.Cluster = cluster.ID(cid)
+			res.Master = set.Get(id).Master.ID
+			if err := ix.Add(ctx, d, res); err != nil {
+				t.Fatal(err)
+			}
+			c.text[doc], c.groups[doc], c.cluster[doc] = body, d.Groups, cid
+		}
+	}
+	if err := ix.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestAccessControlOracle compares every result page, count, member list
+// and snippet with a brute-force computation over randomized documents,
+// groups and queries, under every policy: zero leaks, zero misses.
+func TestAccessControlOracle(t *testing.T) {
+	for _, policy := range []indexer.Policy{indexer.Skip, indexer.Hidden, indexer.All} {
+		t.Run(policy.String(), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(7, uint64(policy)))
+			c := newCorpus(t, r, policy, 80)
+			s := New(c.ix, Options{})
+			ctx := context.Background()
+			for range 40 {
+				user := randomGroups(r)
+				word := vocab[r.IntN(len(vocab))]
+				q := word
+				if r.IntN(3) == 0 {
+					q = word + " " + vocab[r.IntN(len(vocab))] // either word
+				}
+				terms := strings.Fields(q)
+
+				// Oracle: clusters with an indexed, visible, matching member.
+				want := map[string]bool{}
+				for clusterID := range distinct(c.cluster) {
+					members, err := c.ix.Members(clusterID)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, m := range members {
+						if m.Indexed && indexer.Visible(c.groups[m.ID], user) && containsAny(c.text[m.ID], terms) {
+							want[clusterID] = true
+						}
+					}
+				}
+
+				seen := map[string]bool{}
+				size := 1 + r.IntN(7)
+				for page := 1; ; page++ {
+					res, err := s.Search(ctx, Request{Query: q, Page: page, Size: size, Groups: user})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !res.Exact || res.Total != len(want) {
+						t.Fatalf("q=%q user=%v: total %d (exact %v), oracle %d", q, user, res.Total, res.Exact, len(want))
+					}
+					for _, h := range res.Hits {
+						switch {
+						case !indexer.Visible(c.groups[h.ID], user):
+							t.Fatalf("LEAK: q=%q user=%v got %s with groups %v", q, user, h.ID, c.groups[h.ID])
+						case seen[h.Cluster]:
+							t.Fatalf("q=%q: cluster %s repeated on page %d", q, h.Cluster, page)
+						case !want[h.Cluster]:
+							t.Fatalf("q=%q user=%v: cluster %s not expected", q, user, h.Cluster)
+						case !containsAny(c.text[h.ID], terms):
+							t.Fatalf("q=%q: representative %s does not match (%q)", q, h.ID, c.text[h.ID])
+						case !strings.Contains(c.text[h.ID], strings.TrimSpace(h.SnippetText())):
+							t.Fatalf("LEAK: snippet %q is not from %s (%q)", h.SnippetText(), h.ID, c.text[h.ID])
+						}
+						seen[h.Cluster] = true
+						visible := 0
+						for id, cl := range c.cluster {
+							if cl == h.Cluster && indexer.Visible(c.groups[id], user) {
+								visible++
+							}
+						}
+						if h.Similar != visible-1 {
+							t.Fatalf("q=%q user=%v: cluster %s similar %d, oracle %d", q, user, h.Cluster, h.Similar, visible-1)
+						}
+						ms, err := s.Members(ctx, h.Cluster, user, ByRelevance, q)
+						if err != nil || len(ms) != visible {
+							t.Fatalf("members of %s: %d, %v; oracle %d", h.Cluster, len(ms), err, visible)
+						}
+						for _, m := range ms {
+							if !indexer.Visible(c.groups[m.ID], user) {
+								t.Fatalf("LEAK: member %s (groups %v) listed for user %v", m.ID, c.groups[m.ID], user)
+							}
+						}
+					}
+					if len(res.Hits) < size {
+						break
+					}
+				}
+				if len(seen) != len(want) {
+					t.Fatalf("q=%q user=%v: pages held %d clusters, oracle %d", q, user, len(seen), len(want))
+				}
+			}
+			// Clusters and documents the user may not see are not found.
+			for id, g := range c.groups {
+				if len(g) == 0 {
+					continue
+				}
+				if _, err := s.Document(id, nil); !errors.Is(err, ErrNotFound) {
+					t.Fatalf("LEAK: document %s (groups %v) returned to a user without groups: %v", id, g, err)
+				}
+			}
+		})
+	}
+}
+
+func distinct(m map[string]string) map[string]bool {
+	out := map[string]bool{}
+	for _, v := range m {
+		out[v] = true
+	}
+	return out
+}
+
+func containsAny(text string, words []string) bool {
+	for _, w := range strings.Fields(text) {
+		if slices.Contains(words, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestQueryErrors(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	s := New(newCorpus(t, r, indexer.Skip, 5).ix, Options{MaxQueryBytes: 20})
+	for _, tc := range []struct {
+		q    string
+		want error
+	}{
+		{"title:", ErrQuery},
+		{"a:b:c", ErrQuery},
+		{"body:/re[/", ErrQuery},
+		{`"unterminated`, ErrQuery},
+		{strings.Repeat("a", 21), ErrQueryTooLong},
+		{"\xff\xfe", ErrQuery},
+	} {
+		if _, err := s.Search(context.Background(), Request{Query: tc.q}); !errors.Is(err, tc.want) {
+			t.Errorf("Search(%q) = %v, want %v", tc.q, err, tc.want)
+		}
+	}
+}
+
+func TestSpans(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []Span
+	}{
+		{"plain", []Span{{Text: "plain"}}},
+		{"a " + markOpen + "b" + markClose + " c", []Span{{Text: "a "}, {Text: "b", Match: true}, {Text: " c"}}},
+		{markOpen + "x" + markClose, []Span{{Text: "x", Match: true}}},
+		{"<script>" + markOpen + "y", []Span{{Text: "<script>"}, {Text: "y", Match: true}}},
+	} {
+		if got := spans(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("spans(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
