@@ -1,0 +1,293 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/doppel-search/doppel/dedup"
+	"github.com/doppel-search/doppel/dedup/cluster"
+	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/ranking"
+)
+
+const xss = `<script>alert("x")</script>`
+
+// testServer indexes a small intranet: a public manual page with a
+// printer copy and an HR-only mirror, an HR-only page, and a page whose
+// title, URL and body carry an XSS payload.
+func testServer(t *testing.T, opts Options) *httptest.Server {
+	t.Helper()
+	texts := map[string]string{}
+	opts.Text = func(id string) (string, bool) { s, ok := texts[id]; return s, ok }
+	bi, err := bleve.NewMemOnly(indexer.Mapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := indexer.Wrap(bi, indexer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	add := func(id, title, body string, groups []string, clusterID, master string) {
+		t.Helper()
+		d := indexer.Doc{ID: id, URL: id, Host: "intra", Title: title, Body: body, Groups: groups,
+			LastModified: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}
+		texts[id] = body
+		if err := ix.Add(ctx, d, dedup.Result{ID: id, Cluster: cluster.ID(clusterID), Master: master, Duplicate: id != master}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vpn := "Install the VPN client from the software portal and sign in with your network account."
+	add("http://intra/manual/vpn", "Connecting to the VPN", vpn, nil, "c1", "http://intra/manual/vpn")
+	add("http://intra/print/manual/vpn", "Connecting to the VPN (print)", vpn+" Printed copy.", nil, "c1", "http://intra/manual/vpn")
+	add("http://intra/hr/vpn", "VPN for HR", vpn+" HR staff only.", []string{"hr"}, "c1", "http://intra/manual/vpn")
+	add("http://intra/hr/salaries", "Salary bands", "Salary bands for every grade and the VPN budget.", []string{"hr"}, "c2", "http://intra/hr/salaries")
+	add("http://intra/x?a="+url.QueryEscape(xss), "Title "+xss, "Body about the VPN "+xss, nil, "c3", "http://intra/x?a="+url.QueryEscape(xss))
+	for i := range 12 {
+		id := "http://intra/news/" + string(rune('a'+i))
+		add(id, "News "+string(rune('a'+i)), "Canteen news item number "+string(rune('a'+i))+" about lunch.", nil, "n"+string(rune('a'+i)), id)
+	}
+	if err := ix.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(ranking.New(ix, ranking.Options{}), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func get(t *testing.T, u string, header ...string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+type apiResult struct {
+	Total int `json:"total"`
+	Hits  []struct {
+		URL     string  `json:"url"`
+		Title   string  `json:"title"`
+		Snippet string  `json:"snippet"`
+		Score   float64 `json:"score"`
+		Cluster string  `json:"cluster"`
+		Similar int     `json:"similar"`
+	} `json:"hits"`
+}
+
+func apiSearch(t *testing.T, base, q string, header ...string) apiResult {
+	t.Helper()
+	code, body := get(t, base+"/api/search?q="+url.QueryEscape(q), header...)
+	if code != 200 {
+		t.Fatalf("api/search %q: %d %s", q, code, body)
+	}
+	var r apiResult
+	if err := json.Unmarshal([]byte(body), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestAPISearchCollapsesAndFiltersByGroups(t *testing.T) {
+	ts := testServer(t, Options{GroupsHeader: "X-Doppel-Groups"})
+	for _, tc := range []struct {
+		groups     string
+		total      int
+		vpnSimilar int
+		seesSalary bool
+	}{
+		{"", 2, 1, false},  // the manual (with its print copy) and the XSS page
+		{"hr", 3, 2, true}, // plus salaries; the HR mirror counts as similar
+		{"it, hr", 3, 2, true},
+	} {
+		r := apiSearch(t, ts.URL, "vpn", "X-Doppel-Groups", tc.groups)
+		if r.Total != tc.total || len(r.Hits) != tc.total {
+			t.Errorf("groups %q: total %d, %d hits; want %d", tc.groups, r.Total, len(r.Hits), tc.total)
+		}
+		clusters := map[string]bool{}
+		salary := false
+		for _, h := range r.Hits {
+			if clusters[h.Cluster] {
+				t.Errorf("groups %q: cluster %s twice", tc.groups, h.Cluster)
+			}
+			clusters[h.Cluster] = true
+			if h.Cluster == "c1" && h.Similar != tc.vpnSimilar {
+				t.Errorf("groups %q: VPN cluster similar %d, want %d", tc.groups, h.Similar, tc.vpnSimilar)
+			}
+			if strings.Contains(h.URL, "salaries") {
+				salary = true
+			}
+		}
+		if salary != tc.seesSalary {
+			t.Errorf("groups %q: sees the HR page = %v", tc.groups, salary)
+		}
+	}
+	// The cluster and document APIs hide HR documents from others.
+	if code, body := get(t, ts.URL+"/api/cluster/c2"); code != 404 {
+		t.Errorf("api/cluster of an HR-only cluster for anonymous: %d %s", code, body)
+	}
+	if code, body := get(t, ts.URL+"/api/doc/"+url.PathEscape("http://intra/hr/salaries")); code != 404 || strings.Contains(body, "Salary") {
+		t.Errorf("api/doc of an HR page for anonymous: %d %s", code, body)
+	}
+	if code, body := get(t, ts.URL+"/api/doc/"+url.PathEscape("http://intra/hr/salaries"), "X-Doppel-Groups", "hr"); code != 200 || !strings.Contains(body, "Salary bands") {
+		t.Errorf("api/doc of an HR page for HR: %d %s", code, body)
+	}
+	code, body := get(t, ts.URL+"/api/cluster/c1")
+	if code != 200 || strings.Contains(body, "/hr/") || !strings.Contains(body, "/print/manual/vpn") {
+		t.Errorf("api/cluster c1 for anonymous: %d %s", code, body)
+	}
+}
+
+func TestPagingIsStable(t *testing.T) {
+	ts := testServer(t, Options{})
+	seen := map[string]bool{}
+	for page := 1; page <= 3; page++ {
+		code, body := get(t, ts.URL+"/api/search?q=canteen&size=5&page="+string(rune('0'+page)))
+		if code != 200 {
+			t.Fatal(body)
+		}
+		var r apiResult
+		json.Unmarshal([]byte(body), &r)
+		if r.Total != 12 {
+			t.Errorf("total %d, want 12", r.Total)
+		}
+		for _, h := range r.Hits {
+			if seen[h.Cluster] {
+				t.Errorf("page %d repeats cluster %s", page, h.Cluster)
+			}
+			seen[h.Cluster] = true
+		}
+	}
+	if len(seen) != 12 {
+		t.Errorf("3 pages of 5 held %d clusters, want all 12", len(seen))
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	ts := testServer(t, Options{})
+	for _, tc := range []struct {
+		path string
+		code int
+		msg  string
+	}{
+		{"/api/search?q=" + url.QueryEscape("title:"), 400, "invalid query"},
+		{"/api/search?q=" + strings.Repeat("a", 600), 400, "query too long"},
+		{"/api/search?q=vpn&page=0", 400, "page must be a positive number"},
+		{"/api/search?q=vpn&size=1000", 400, "size must be at most 100"},
+		{"/api/search?q=vpn&since=yesterday", 400, "since must be a date"},
+		{"/api/cluster/c1?sort=random", 400, "unknown order"},
+		{"/api/cluster/nope", 404, "Not found"},
+		{"/?q=" + url.QueryEscape("title:"), 400, "invalid query"},
+	} {
+		code, body := get(t, ts.URL+tc.path)
+		if code != tc.code || !strings.Contains(body, tc.msg) {
+			t.Errorf("%s: %d %q; want %d and %q", tc.path, code, body, tc.code, tc.msg)
+		}
+	}
+}
+
+func TestEverythingIsEscaped(t *testing.T) {
+	ts := testServer(t, Options{DemoUsers: []DemoUser{{Name: "guest"}, {Name: xss, Groups: []string{"hr"}}}})
+	pages := []string{
+		"/?q=" + url.QueryEscape("vpn "+xss),
+		"/?q=vpn",
+		"/?q=" + url.QueryEscape(xss),
+		"/?q=vpn&user=" + url.QueryEscape(xss),
+		"/cluster/c3?q=" + url.QueryEscape(xss),
+		"/diff/" + url.PathEscape("http://intra/x?a="+url.QueryEscape(xss)) + "?cluster=c3",
+		"/api/search?q=vpn",
+		"/status",
+	}
+	for _, p := range pages {
+		_, body := get(t, ts.URL+p)
+		if strings.Contains(body, "<script>") {
+			t.Errorf("%s: unescaped payload in %s", p, body)
+		}
+	}
+	_, body := get(t, ts.URL+"/?q=vpn")
+	if !strings.Contains(body, "&lt;script&gt;") {
+		t.Error("the payload does not appear escaped on the result page: was the page rendered?")
+	}
+}
+
+func TestSearchPageAndWhatDiffers(t *testing.T) {
+	ts := testServer(t, Options{DemoUsers: []DemoUser{{Name: "guest"}, {Name: "alice", Groups: []string{"hr"}}}})
+	_, body := get(t, ts.URL+"/?q=vpn")
+	for _, want := range []string{`id="results"`, "Connecting to the VPN", "1 similar page", "<mark>VPN</mark>", `class="diff"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("search page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "Salary") {
+		t.Error("guest sees the HR page")
+	}
+	_, body = get(t, ts.URL+"/?q=vpn&user=alice")
+	if !strings.Contains(body, "Salary bands") || !strings.Contains(body, "2 similar pages") {
+		t.Error("alice (hr) does not see the HR page and the HR mirror")
+	}
+	_, body = get(t, ts.URL+"/diff/"+url.PathEscape("http://intra/print/manual/vpn")+"?cluster=c1")
+	if !strings.Contains(body, "<ins>copy.</ins>") && !strings.Contains(body, "<ins>Printed copy.</ins>") {
+		t.Errorf("what-differs page does not mark the added words:\n%s", body)
+	}
+	code, _ := get(t, ts.URL+"/diff/"+url.PathEscape("http://intra/hr/vpn")+"?cluster=c1")
+	if code != 404 {
+		t.Errorf("guest can diff an HR page: %d", code)
+	}
+}
+
+func TestHealthAndMetrics(t *testing.T) {
+	ts := testServer(t, Options{})
+	if code, body := get(t, ts.URL+"/healthz"); code != 200 || body != "ok\n" {
+		t.Errorf("healthz: %d %q", code, body)
+	}
+	apiSearch(t, ts.URL, "vpn")
+	_, body := get(t, ts.URL+"/metrics")
+	for _, want := range []string{`doppel_queries_total{endpoint="api",outcome="ok"} 1`, "doppel_query_duration_seconds_bucket", "doppel_index_documents"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+}
+
+func TestDiff(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want []Edit
+	}{
+		{"a b c", "a b c", []Edit{{'=', "a b c"}}},
+		{"a b c", "a x c", []Edit{{'=', "a"}, {'-', "b"}, {'+', "x"}, {'=', "c"}}},
+		{"a b", "a b c d", []Edit{{'=', "a b"}, {'+', "c d"}}},
+		{"", "x", []Edit{{'+', "x"}}},
+	} {
+		got := Diff(tc.a, tc.b)
+		if len(got) != len(tc.want) {
+			t.Errorf("Diff(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("Diff(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+			}
+		}
+	}
+}
