@@ -420,3 +420,33 @@ func TestDamagedStateIsReportedNotIgnored(t *testing.T) {
 		})
 	}
 }
+
+func TestTextAndDistributions(t *testing.T) {
+	s := newSite(t, familySite())
+	c := crawl(t, t.TempDir(), testOptions(s.URL+"/"))
+	text, ok := c.Text(s.URL + "/notice/3")
+	if !ok || !strings.Contains(text, "cafeteria serves breakfast") {
+		t.Errorf("Text of a near-duplicate that is not indexed: %q, %v", text, ok)
+	}
+	if _, ok := c.Text(s.URL + "/none"); ok {
+		t.Error("Text of an unknown URL")
+	}
+	sizes, hamming, err := c.Distributions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One cluster of 8 notices, and singletons for home, hub and 5 topics.
+	if sizes[8] != 1 || sizes[1] != 7 {
+		t.Errorf("cluster sizes %v, want {1: 7, 8: 1}", sizes)
+	}
+	n := 0
+	for d, k := range hamming {
+		if d < 0 || d > 64 {
+			t.Errorf("Hamming distance %d", d)
+		}
+		n += k
+	}
+	if n != 7 {
+		t.Errorf("hamming distribution counts %d near-duplicates, want 7", n)
+	}
+}

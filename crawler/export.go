@@ -1,12 +1,12 @@
 package crawler
 
 import (
+	"math/bits"
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/dedup/cluster"
-	"github.com/doppel-search/doppel/indexer"
 )
 
 // An Entry is what the crawl knows about one URL, as `doppel export`
@@ -42,7 +42,6 @@ func (c *Crawler) Entries(fn func(Entry) error) error {
 		assigned[a.ID] = [2]string{string(a.Cluster), a.Master}
 	}
 	c.mu.Unlock()
-	policy := c.opts.Policy
 	err := c.pages.Each(func(r pages.Record) error {
 		at := r.FetchedAt
 		e := Entry{URL: r.URL, Status: string(r.Status), Reason: r.Reason, FetchedAt: &at}
@@ -52,7 +51,11 @@ func (c *Crawler) Entries(fn func(Entry) error) error {
 				a = [2]string{string(cluster.IDFor(r.URL)), r.URL}
 			}
 			e.Cluster, e.Master = a[0], a[1]
-			e.Indexed = e.Master == r.URL || policy != indexer.Skip
+			d, err := c.index.Document(r.URL)
+			if err != nil {
+				return err
+			}
+			e.Indexed = d != nil
 		}
 		return fn(e)
 	})
@@ -81,4 +84,45 @@ func (c *Crawler) Entries(fn func(Entry) error) error {
 		}
 	}
 	return nil
+}
+
+// Text returns the cleaned main text of a fetched page (what dedup
+// compared), near-duplicates that were not indexed included.
+func (c *Crawler) Text(pageURL string) (string, bool) {
+	r, ok, err := c.pages.Get(pageURL)
+	if err != nil || !ok || r.Status != pages.Fetched {
+		return "", false
+	}
+	return r.Text, true
+}
+
+// Distributions returns the crawl's cluster-size distribution (size →
+// clusters) and the SimHash Hamming distance of each near-duplicate to its
+// master (distance → pages).
+func (c *Crawler) Distributions() (sizes, hamming map[int]int, err error) {
+	c.mu.Lock()
+	clusters := c.hook.Detector().Clusters()
+	c.mu.Unlock()
+	sizes, hamming = map[int]int{}, map[int]int{}
+	for _, cl := range clusters {
+		sizes[len(cl.Members)]++
+	}
+	fp := map[string]uint64{}
+	err = c.pages.Each(func(r pages.Record) error {
+		if r.Status == pages.Fetched {
+			fp[r.URL] = r.Simhash
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, cl := range clusters {
+		for _, m := range cl.Members {
+			if m.ID != cl.Master.ID {
+				hamming[bits.OnesCount64(fp[m.ID]^fp[cl.Master.ID])]++
+			}
+		}
+	}
+	return sizes, hamming, nil
 }

@@ -323,6 +323,23 @@ func (x *Index) load(id string) (*Doc, error) {
 	return fromStored(id, sd)
 }
 
+// Indexed returns how many documents are in the index (searchable or
+// hidden), member records not counted. Pending documents are not counted
+// until Flush.
+func (x *Index) Indexed() (int, error) {
+	all, err := x.idx.DocCount()
+	if err != nil {
+		return 0, err
+	}
+	kind := bleve.NewTermQuery(MemberType)
+	kind.SetField(fieldKind)
+	res, err := x.idx.Search(bleve.NewSearchRequestOptions(kind, 0, 0, false))
+	if err != nil {
+		return 0, err
+	}
+	return int(all) - int(res.Total), nil
+}
+
 // Document returns the indexed document id (from the pending batch or the
 // index), or nil if it is not indexed.
 func (x *Index) Document(id string) (*Doc, error) {

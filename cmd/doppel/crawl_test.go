@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -255,5 +256,81 @@ func TestProgressLogLines(t *testing.T) {
 	}
 	if strings.Contains(stderr, "\r") {
 		t.Error("terminal redraws written to a non-terminal")
+	}
+}
+
+func TestServe(t *testing.T) {
+	site := demoServer(t)
+	dir := t.TempDir()
+	cfg := writeFile(t, "c.json", `{"seeds": ["`+site+`/"], "delay": "1ms", "groups": [{"prefix": "`+site+`/hr/", "groups": ["hr"]}]}`)
+	if code, _, stderr := doppel(t, "crawl", "--data", dir, "--config", cfg); code != 0 {
+		t.Fatalf("crawl: %s", stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--data", dir, "--addr", "127.0.0.1:0", "--groups-header", "X-Groups"}, &stdout, &stderr)
+	}()
+	var base string
+	for deadline := time.Now().Add(30 * time.Second); base == ""; time.Sleep(10 * time.Millisecond) {
+		if m := regexp.MustCompile(`Search UI: (http://[0-9.:]+/)`).FindStringSubmatch(stdout.String()); m != nil {
+			base = m[1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start: %s", stderr.String())
+		}
+	}
+	count := func(groups string) int {
+		req, _ := http.NewRequest("GET", base+"api/search?q=hr&size=100", nil)
+		req.Header.Set("X-Groups", groups)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var r struct {
+			Hits []struct{ URL string } `json:"hits"`
+		}
+		json.NewDecoder(resp.Body).Decode(&r)
+		n := 0
+		for _, h := range r.Hits {
+			if strings.Contains(h.URL, "/hr/") {
+				n++
+			}
+		}
+		return n
+	}
+	if a, b := count(""), count("hr"); a != 0 || b == 0 {
+		t.Errorf("HR pages: anonymous %d, hr %d", a, b)
+	}
+	resp, err := http.Get(base + "api/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Documents, Searchable, Clusters, Skipped int
+		ClusterSizes                             map[string]int `json:"cluster_sizes"`
+	}
+	json.NewDecoder(resp.Body).Decode(&st)
+	resp.Body.Close()
+	if st.Documents == 0 || st.Clusters == 0 || st.Searchable+st.Skipped != st.Documents || len(st.ClusterSizes) < 2 {
+		t.Errorf("stats %+v", st)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("serve exit %d: %s", code, stderr.String())
+	}
+}
+
+func TestParseDemoUsers(t *testing.T) {
+	users, err := parseDemoUsers("guest=; alice=hr,it ;")
+	if err != nil || len(users) != 2 || users[0].Name != "guest" || len(users[0].Groups) != 0 ||
+		users[1].Name != "alice" || strings.Join(users[1].Groups, ",") != "hr,it" {
+		t.Errorf("parseDemoUsers = %+v, %v", users, err)
+	}
+	if _, err := parseDemoUsers("nobody"); err == nil {
+		t.Error("a user without = was accepted")
 	}
 }

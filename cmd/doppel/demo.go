@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/blevesearch/bleve/v2"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/internal/demosite"
+	"github.com/doppel-search/doppel/web"
 )
 
 // demoQueries are the example searches the demo prints, collapsed.
@@ -28,10 +30,12 @@ var demoQueries = []string{"vpn", "printer", "cafeteria", "maintenance window"}
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	data := fs.String("data", "", "keep the crawl in this `directory` (default: a temporary one, removed at exit)")
+	addr := fs.String("addr", "127.0.0.1:8080", "serve the search UI on this `address` (another free port if it is taken)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel demo [--data DIR]\n\n"+
-			"Serves the bundled demo intranet on 127.0.0.1, crawls, deduplicates and indexes it,\n"+
-			"and prints its near-duplicate clusters and a few collapsed example queries.\n\nFlags:")
+			"Serves the bundled demo intranet on 127.0.0.1, crawls, deduplicates and indexes it, prints its\n"+
+			"near-duplicate clusters and a few collapsed example queries, then serves the search UI until\n"+
+			"Ctrl-C. Demo users: guest (public pages) and hr-staff (also the HR pages under /hr/).\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -61,7 +65,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
-	c, err := crawler.Open(dir, crawler.Options{Seeds: []string{site + "/"}, Delay: -1})
+	c, err := crawler.Open(dir, crawler.Options{Seeds: []string{site + "/"}, Delay: -1,
+		Groups: []crawler.GroupRule{{Prefix: site + "/hr/", Groups: []string{"hr"}}}})
 	if err != nil {
 		return err
 	}
@@ -128,9 +133,16 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			fmt.Fprintln(stdout, line)
 		}
 	}
-	fmt.Fprintln(stdout, "\nThe search UI (doppel serve) is the next milestone and not built yet.")
 	if *data != "" {
-		fmt.Fprintf(stdout, "The crawl is kept in %s: try doppel export --data %s\n", dir, dir)
+		fmt.Fprintf(stdout, "\nThe crawl is kept in %s: try doppel export --data %s, or doppel serve --data %s\n", dir, dir, dir)
 	}
-	return nil
+	fmt.Fprintln(stdout, "\nDemo users: guest sees public pages; hr-staff also sees the HR pages under /hr/.")
+	users := []web.DemoUser{{Name: "guest"}, {Name: "hr-staff", Groups: []string{"hr"}}}
+	err = serve(ctx, c, *addr, web.Options{DemoUsers: users}, stdout)
+	if err != nil && *addr == "127.0.0.1:8080" && isAddrInUse(err) {
+		err = serve(ctx, c, "127.0.0.1:0", web.Options{DemoUsers: users}, stdout)
+	}
+	return err
 }
+
+func isAddrInUse(err error) bool { return errors.Is(err, syscall.EADDRINUSE) }

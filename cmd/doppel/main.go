@@ -5,6 +5,7 @@
 //	doppel demo   [--data DIR]
 //	doppel crawl  --seed URL [--seed URL…] --data DIR [--max-pages N] [--config FILE] [flags]
 //	doppel export --data DIR [--out FILE]
+//	doppel serve  --data DIR [--addr 127.0.0.1:8080] [--groups-header H | --demo-users SPEC]
 //	doppel dedup  --in docs.jsonl[.gz] --out clusters.jsonl [flags]
 //	doppel eval   --in docs.jsonl[.gz] [--truth pairs.jsonl.gz] [flags]
 //
@@ -31,6 +32,7 @@ var commands = []command{
 	{"demo", "crawl, deduplicate and index the bundled demo intranet; show clusters and collapsed queries", runDemo},
 	{"crawl", "crawl an intranet into a data directory (resumable), deduplicating and indexing", runCrawl},
 	{"export", "print one JSON line per URL a crawl has seen", runExport},
+	{"serve", "serve the search UI and JSON API over a crawl", runServe},
 	{"dedup", "assign every document of a JSONL file to a near-duplicate cluster", runDedup},
 	{"eval", "measure every method against ground truth and print the tables", runEval},
 }
