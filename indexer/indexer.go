@@ -399,20 +399,48 @@ func (x *Index) Members(cluster string) ([]Member, error) {
 }
 
 func (x *Index) members(cluster string) ([]Member, error) {
-	byID := map[string]Member{}
-	q := bleve.NewTermQuery(cluster)
-	q.SetField(fieldMemberCluster)
+	m, err := x.membersOf([]string{cluster})
+	return m[cluster], err
+}
+
+// MembersOf returns the members of several clusters at once (cluster →
+// members, as Members orders them), with one search.
+func (x *Index) MembersOf(clusters []string) (map[string][]Member, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return nil, ErrClosed
+	}
+	return x.membersOf(clusters)
+}
+
+func (x *Index) membersOf(clusters []string) (map[string][]Member, error) {
+	out := map[string][]Member{}
+	if len(clusters) == 0 {
+		return out, nil
+	}
+	want := map[string]bool{}
+	var qs []query.Query
+	for _, c := range clusters {
+		want[c] = true
+		q := bleve.NewTermQuery(c)
+		q.SetField(fieldMemberCluster)
+		qs = append(qs, q)
+	}
+	byID := map[string]memberRec{}
+	q := bleve.NewDisjunctionQuery(qs...)
 	for from := 0; ; from += memberPageSize {
 		req := bleve.NewSearchRequestOptions(q, memberPageSize, from, false)
-		req.Fields = []string{fieldMemberURL, fieldMemberTitle, fieldMemberIndexed, fieldMemberMaster,
+		req.Fields = []string{fieldMemberCluster, fieldMemberURL, fieldMemberTitle, fieldMemberIndexed, fieldMemberMaster,
 			fieldMemberGroups, fieldMemberModified, fieldMemberLength}
 		req.SortBy([]string{"_id"})
 		res, err := x.idx.Search(req)
 		if err != nil {
-			return nil, fmt.Errorf("indexer: members of %q: %w", cluster, err)
+			return nil, fmt.Errorf("indexer: members of %q: %w", clusters, err)
 		}
 		for _, h := range res.Hits {
 			id := strings.TrimPrefix(h.ID, memberPrefix)
+			cluster, _ := h.Fields[fieldMemberCluster].(string)
 			url, _ := h.Fields[fieldMemberURL].(string)
 			title, _ := h.Fields[fieldMemberTitle].(string)
 			indexed, _ := h.Fields[fieldMemberIndexed].(bool)
@@ -423,33 +451,32 @@ func (x *Index) members(cluster string) ([]Member, error) {
 			if s, ok := h.Fields[fieldMemberModified].(string); ok {
 				m.LastModified, _ = time.Parse(time.RFC3339, s)
 			}
-			byID[id] = m
+			byID[id] = memberRec{cluster, m}
 		}
 		if len(res.Hits) < memberPageSize {
 			break
 		}
 	}
-	for id, rec := range x.pending {
-		if rec.cluster == cluster {
-			byID[id] = rec.Member
-		} else {
-			delete(byID, id) // moved to another cluster
+	for id, rec := range x.pending { // the batch overrides the index
+		byID[id] = rec
+	}
+	for _, rec := range byID {
+		if want[rec.cluster] {
+			out[rec.cluster] = append(out[rec.cluster], rec.Member)
 		}
 	}
-	ms := make([]Member, 0, len(byID))
-	for _, m := range byID {
-		ms = append(ms, m)
-	}
-	slices.SortFunc(ms, func(a, b Member) int {
-		if a.Master != b.Master {
-			if a.Master {
-				return -1
+	for _, ms := range out {
+		slices.SortFunc(ms, func(a, b Member) int {
+			if a.Master != b.Master {
+				if a.Master {
+					return -1
+				}
+				return 1
 			}
-			return 1
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
-	return ms, nil
+			return cmp.Compare(a.ID, b.ID)
+		})
+	}
+	return out, nil
 }
 
 // Searchable restricts q to what a result page may show under the

@@ -492,3 +492,25 @@ func TestVisibility(t *testing.T) {
 		}
 	}
 }
+
+func TestMembersOfAgreesWithMembers(t *testing.T) {
+	x, err := Open(t.TempDir(), Options{Policy: Hidden})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	run(t, x, sequence())
+	both, err := x.MembersOf([]string{"a", "b", "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"a", "b"} {
+		one, err := x.Members(c)
+		if err != nil || len(one) == 0 || !slices.EqualFunc(one, both[c], sameMember) {
+			t.Errorf("MembersOf[%s] = %v, Members = %v (%v)", c, both[c], one, err)
+		}
+	}
+	if len(both["none"]) != 0 {
+		t.Errorf("members of an unknown cluster: %v", both["none"])
+	}
+}

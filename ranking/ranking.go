@@ -11,8 +11,11 @@
 // the first hit of a cluster — its best-scoring visible member, the master
 // when scores tie — represents it. Page p of size n is the clusters
 // (p−1)·n … p·n−1 of that sequence, so a page never repeats a cluster of
-// an earlier page. Up to Options.MaxCandidates hits are collapsed; when
-// the query has more, Total is an estimate and Result.Exact is false.
+// an earlier page, and holds n clusters whenever that many match. Total is
+// the number of distinct clusters among all matching documents the user
+// may see, counted by a facet over the cluster field: exact up to
+// Options.MaxCandidates clusters; beyond that an upper bound, with
+// Result.Exact false.
 //
 // "N similar pages" counts the other members of the cluster the user may
 // see, including near-duplicates that were not indexed (their member
@@ -29,7 +32,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/doppel-search/doppel/indexer"
@@ -49,8 +51,8 @@ var (
 
 // Options configures a Searcher. Zero values mean the defaults.
 type Options struct {
-	// MaxCandidates is how many hits a query collapses at most. Default
-	// 2000.
+	// MaxCandidates is how many distinct clusters a query counts exactly.
+	// Default 2000.
 	MaxCandidates int
 	// MaxQueryBytes is the longest query accepted. Default 512.
 	MaxQueryBytes int
@@ -177,9 +179,11 @@ func memberRecords() query.Query {
 	return k
 }
 
-const candidatePage = 500
-
-// Search returns one page of collapsed results.
+// Search returns one page of collapsed results. It costs two or three
+// searches whatever the page size: one for the ranked hits (their window
+// doubling until the page's clusters are found) with a facet over the
+// cluster field for the total, one for the page's fields and snippets, and
+// one for the page's cluster members.
 func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	if r.Page <= 0 {
 		r.Page = 1
@@ -195,16 +199,20 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	q := s.filtered(text, r)
 
 	type rep struct {
-		hit   *search.DocumentMatch
+		id    string
 		score float64
 	}
 	var order []string // clusters in rank order
 	best := map[string]*rep{}
-	scanned, total := 0, 0
-	for from := 0; from < s.opts.MaxCandidates; from += candidatePage {
-		req := bleve.NewSearchRequestOptions(q, min(candidatePage, s.opts.MaxCandidates-from), from, false)
+	out := &Result{Page: r.Page, Size: r.Size}
+	need := r.Page * r.Size
+	for window, first := max(3*need, 30), true; ; window *= 2 {
+		req := bleve.NewSearchRequestOptions(q, window, 0, false)
 		req.Fields = []string{indexer.FieldCluster, indexer.FieldMaster}
 		req.SortBy([]string{"-_score", "_id"})
+		if first {
+			req.AddFacet("clusters", bleve.NewFacetRequest(indexer.FieldCluster, s.opts.MaxCandidates))
+		}
 		res, err := s.ix.Bleve().SearchInContext(ctx, req)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -214,9 +222,17 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 			// checks, such as a regular expression.
 			return nil, fmt.Errorf("%w: %v", ErrQuery, err)
 		}
-		total = int(res.Total)
+		if first {
+			first = false
+			if f := res.Facets["clusters"]; f != nil && f.Terms != nil {
+				out.Total, out.Exact = f.Terms.Len(), f.Other == 0 && f.Missing == 0
+				if !out.Exact {
+					out.Total += f.Other + f.Missing // at most this many
+				}
+			}
+		}
+		order, best = order[:0], map[string]*rep{}
 		for _, h := range res.Hits {
-			scanned++
 			c, _ := h.Fields[indexer.FieldCluster].(string)
 			if c == "" {
 				c = "doc:" + h.ID
@@ -224,86 +240,87 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 			cur, seen := best[c]
 			if !seen {
 				order = append(order, c)
-				best[c] = &rep{hit: h, score: h.Score}
+				best[c] = &rep{id: h.ID, score: h.Score}
 				continue
 			}
 			// Equal scores: the master represents the cluster.
 			if master, _ := h.Fields[indexer.FieldMaster].(bool); master && h.Score >= cur.score {
-				cur.hit = h
+				cur.id = h.ID
 			}
 		}
-		if len(res.Hits) < req.Size || scanned >= total {
+		if len(order) >= need || len(res.Hits) < window || uint64(window) >= res.Total {
 			break
 		}
 	}
-	out := &Result{Page: r.Page, Size: r.Size, Total: len(order), Exact: scanned >= total}
-	if !out.Exact && scanned > 0 {
-		out.Total = len(order) * total / scanned
-	}
 	lo := min((r.Page-1)*r.Size, len(order))
 	hi := min(lo+r.Size, len(order))
-	for _, c := range order[lo:hi] {
-		h, err := s.hit(ctx, best[c].hit, best[c].score, text, r.Groups)
-		if err != nil {
-			return nil, err
+	page := order[lo:hi]
+	if len(page) == 0 {
+		return out, nil
+	}
+	ids := make([]string, len(page))
+	for i, c := range page {
+		ids[i] = best[c].id
+	}
+	fields, err := s.fields(ctx, ids, text)
+	if err != nil {
+		return nil, err
+	}
+	members, err := s.ix.MembersOf(page)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range page {
+		h := fields[ids[i]]
+		h.ID, h.Score = ids[i], best[c].score
+		for _, m := range members[h.Cluster] {
+			if m.ID != h.ID && indexer.Visible(m.Groups, r.Groups) {
+				h.Similar++
+			}
 		}
 		out.Hits = append(out.Hits, h)
 	}
 	return out, nil
 }
 
-// hit loads a representative's fields, snippet and similar count.
-func (s *Searcher) hit(ctx context.Context, dm *search.DocumentMatch, score float64, text query.Query, groups []string) (Hit, error) {
-	req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{bleve.NewDocIDQuery([]string{dm.ID}), text}), 1, 0, false)
+// fields loads the stored fields and snippets of the documents ids, with
+// one search.
+func (s *Searcher) fields(ctx context.Context, ids []string, text query.Query) (map[string]Hit, error) {
+	req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{bleve.NewDocIDQuery(ids), text}), len(ids), 0, false)
 	req.Fields = []string{indexer.FieldURL, indexer.FieldTitle, indexer.FieldHost, indexer.FieldCluster,
 		indexer.FieldMaster, indexer.FieldLastModified, indexer.FieldBody}
 	req.Highlight = bleve.NewHighlightWithStyle(highlighterName)
 	req.Highlight.AddField(indexer.FieldBody)
 	res, err := s.ix.Bleve().SearchInContext(ctx, req)
 	if err != nil {
-		return Hit{}, fmt.Errorf("ranking: %w", err)
+		return nil, fmt.Errorf("ranking: %w", err)
 	}
-	var f map[string]any
-	var fragments []string
-	if len(res.Hits) == 1 {
-		f = res.Hits[0].Fields
-		fragments = res.Hits[0].Fragments[indexer.FieldBody]
-	} else { // matched through a field without stored text (e.g. match-all)
-		doc, err := s.ix.Document(dm.ID)
-		if err != nil || doc == nil {
-			return Hit{}, fmt.Errorf("ranking: loading %s: %v", dm.ID, err)
+	out := map[string]Hit{}
+	for _, dm := range res.Hits {
+		f := dm.Fields
+		var h Hit
+		h.URL, _ = f[indexer.FieldURL].(string)
+		h.Title, _ = f[indexer.FieldTitle].(string)
+		h.Host, _ = f[indexer.FieldHost].(string)
+		h.Cluster, _ = f[indexer.FieldCluster].(string)
+		h.Master, _ = f[indexer.FieldMaster].(bool)
+		if lm, ok := f[indexer.FieldLastModified].(string); ok {
+			h.LastModified, _ = time.Parse(time.RFC3339, lm)
 		}
-		f = map[string]any{indexer.FieldURL: doc.URL, indexer.FieldTitle: doc.Title, indexer.FieldHost: doc.Host,
-			indexer.FieldCluster: doc.Cluster, indexer.FieldMaster: doc.Master, indexer.FieldBody: doc.Body}
-		if !doc.LastModified.IsZero() {
-			f[indexer.FieldLastModified] = doc.LastModified.Format(time.RFC3339)
+		if frags := dm.Fragments[indexer.FieldBody]; len(frags) > 0 {
+			h.Snippet = spans(frags[0])
+		} else {
+			body, _ := f[indexer.FieldBody].(string)
+			h.Snippet = []Span{{Text: lead(body, 200)}}
 		}
+		out[dm.ID] = h
 	}
-	h := Hit{ID: dm.ID, Score: score}
-	h.URL, _ = f[indexer.FieldURL].(string)
-	h.Title, _ = f[indexer.FieldTitle].(string)
-	h.Host, _ = f[indexer.FieldHost].(string)
-	h.Cluster, _ = f[indexer.FieldCluster].(string)
-	h.Master, _ = f[indexer.FieldMaster].(bool)
-	if lm, ok := f[indexer.FieldLastModified].(string); ok {
-		h.LastModified, _ = time.Parse(time.RFC3339, lm)
-	}
-	if len(fragments) > 0 {
-		h.Snippet = spans(fragments[0])
-	} else {
-		body, _ := f[indexer.FieldBody].(string)
-		h.Snippet = []Span{{Text: lead(body, 200)}}
-	}
-	members, err := s.ix.Members(h.Cluster)
-	if err != nil {
-		return Hit{}, err
-	}
-	for _, m := range members {
-		if m.ID != h.ID && indexer.Visible(m.Groups, groups) {
-			h.Similar++
+	for _, id := range ids {
+		if _, ok := out[id]; !ok {
+			return nil, fmt.Errorf("ranking: document %q vanished between searches", id)
 		}
 	}
-	return h, nil
+	return out, nil
 }
 
 // lead returns the first n runes of s, cut at a word boundary, with "…"

@@ -243,3 +243,19 @@ func TestSpans(t *testing.T) {
 		}
 	}
 }
+
+func TestTotalIsAnUpperBoundBeyondMaxCandidates(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	c := newCorpus(t, r, indexer.All, 60)
+	exact, err := New(c.ix, Options{}).Search(context.Background(), Request{Groups: allGroups})
+	if err != nil || !exact.Exact || exact.Total != 60 {
+		t.Fatalf("match-all for a user in every group: total %d exact %v (%v), want 60 exact", exact.Total, exact.Exact, err)
+	}
+	est, err := New(c.ix, Options{MaxCandidates: 10}).Search(context.Background(), Request{Groups: allGroups, Size: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if est.Exact || est.Total < 60 || len(est.Hits) != 20 {
+		t.Errorf("with MaxCandidates 10: total %d exact %v, %d hits; want an upper bound ≥ 60, not exact, 20 hits", est.Total, est.Exact, len(est.Hits))
+	}
+}
