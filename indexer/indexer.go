@@ -219,7 +219,7 @@ func (x *Index) Add(ctx context.Context, d Doc, r dedup.Result) error {
 		if err != nil {
 			return err
 		}
-		keep = master == nil || !Covers(master.Groups, d.Groups)
+		keep = master != nil && !Covers(master.Groups, d.Groups) // an unknown master was demoted meanwhile: skip
 	}
 	if keep {
 		if err := x.index(&d); err != nil {
