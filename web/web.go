@@ -73,6 +73,11 @@ type Options struct {
 	// not indexed included, for the "what differs" view; nil falls back to
 	// the index (indexed documents only).
 	Text func(id string) (string, bool)
+	// AdminGroups may see the status page, /api/stats and /metrics, whose
+	// counts and charts cover every document, access-controlled ones
+	// included.
+	// Empty: everybody may (for crawls without access groups).
+	AdminGroups []string
 	// Logger receives request errors. Default slog.Default().
 	Logger *slog.Logger
 }
@@ -132,7 +137,14 @@ func (srv *Server) routes() {
 	srv.mux.HandleFunc("GET /api/doc/{id}", srv.apiDoc)
 	srv.mux.HandleFunc("GET /api/stats", srv.apiStats)
 	srv.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
-	srv.mux.Handle("GET /metrics", promhttp.HandlerFor(srv.registry, promhttp.HandlerOpts{}))
+	metrics := promhttp.HandlerFor(srv.registry, promhttp.HandlerOpts{})
+	srv.mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
+		if _, groups := srv.user(w, r); !srv.admin(groups) { // the gauges count every document
+			http.Error(w, adminOnly, http.StatusForbidden)
+			return
+		}
+		metrics.ServeHTTP(w, r)
+	})
 }
 
 // ServeHTTP implements http.Handler.
@@ -439,8 +451,28 @@ func (srv *Server) status() Status {
 	return st
 }
 
+// admin reports whether a user with groups may see collection-wide
+// numbers.
+func (srv *Server) admin(groups []string) bool {
+	if len(srv.opts.AdminGroups) == 0 {
+		return true
+	}
+	for _, g := range groups {
+		if slices.Contains(srv.opts.AdminGroups, g) {
+			return true
+		}
+	}
+	return false
+}
+
+const adminOnly = "The status page counts every document, access-controlled ones included: it is for administrators."
+
 func (srv *Server) statusPage(w http.ResponseWriter, r *http.Request) {
-	name, _ := srv.user(w, r)
+	name, groups := srv.user(w, r)
+	if !srv.admin(groups) {
+		srv.render(w, r, http.StatusForbidden, "status.html", page{Title: "Status", User: name, Error: adminOnly})
+		return
+	}
 	srv.render(w, r, http.StatusOK, "status.html", page{Title: "Status", User: name, Data: srv.status()})
 }
 
@@ -524,5 +556,9 @@ func (srv *Server) apiDoc(w http.ResponseWriter, r *http.Request) {
 }
 
 func (srv *Server) apiStats(w http.ResponseWriter, r *http.Request) {
+	if _, groups := srv.user(w, r); !srv.admin(groups) {
+		writeJSON(w, http.StatusForbidden, map[string]string{"error": adminOnly})
+		return
+	}
 	writeJSON(w, http.StatusOK, srv.status())
 }

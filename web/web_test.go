@@ -291,3 +291,21 @@ func TestDiff(t *testing.T) {
 		}
 	}
 }
+
+func TestStatusIsForAdmins(t *testing.T) {
+	ts := testServer(t, Options{GroupsHeader: "X-Groups", AdminGroups: []string{"admin"}})
+	for _, tc := range []struct {
+		groups string
+		code   int
+	}{{"", 403}, {"hr", 403}, {"hr,admin", 200}} {
+		for _, p := range []string{"/status", "/api/stats", "/metrics"} {
+			code, body := get(t, ts.URL+p, "X-Groups", tc.groups)
+			if code != tc.code {
+				t.Errorf("%s for groups %q: %d, want %d", p, tc.groups, code, tc.code)
+			}
+			if code == 403 && strings.Contains(body, "searchable") && p == "/api/stats" {
+				t.Errorf("%s leaks numbers to %q: %s", p, tc.groups, body)
+			}
+		}
+	}
+}

@@ -271,7 +271,7 @@ func TestServe(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--data", dir, "--addr", "127.0.0.1:0", "--groups-header", "X-Groups"}, &stdout, &stderr)
+		done <- run(ctx, []string{"serve", "--data", dir, "--addr", "127.0.0.1:0", "--groups-header", "X-Groups", "--admin-groups", "admin"}, &stdout, &stderr)
 	}()
 	var base string
 	for deadline := time.Now().Add(30 * time.Second); base == ""; time.Sleep(10 * time.Millisecond) {
@@ -307,6 +307,15 @@ func TestServe(t *testing.T) {
 	}
 	resp, err := http.Get(base + "api/stats")
 	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("api/stats for anonymous: %d, want 403", resp.StatusCode)
+	}
+	resp.Body.Close()
+	req, _ := http.NewRequest("GET", base+"api/stats", nil)
+	req.Header.Set("X-Groups", "admin")
+	if resp, err = http.DefaultClient.Do(req); err != nil {
 		t.Fatal(err)
 	}
 	var st struct {

@@ -35,7 +35,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, "usage: doppel demo [--data DIR]\n\n"+
 			"Serves the bundled demo intranet on 127.0.0.1, crawls, deduplicates and indexes it, prints its\n"+
 			"near-duplicate clusters and a few collapsed example queries, then serves the search UI until\n"+
-			"Ctrl-C. Demo users: guest (public pages) and hr-staff (also the HR pages under /hr/).\n\nFlags:")
+			"Ctrl-C. Demo users: guest (public pages), hr-staff (also the HR pages under /hr/) and admin\n"+
+			"(everything, and the status page).\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -136,11 +137,12 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *data != "" {
 		fmt.Fprintf(stdout, "\nThe crawl is kept in %s: try doppel export --data %s, or doppel serve --data %s\n", dir, dir, dir)
 	}
-	fmt.Fprintln(stdout, "\nDemo users: guest sees public pages; hr-staff also sees the HR pages under /hr/.")
-	users := []web.DemoUser{{Name: "guest"}, {Name: "hr-staff", Groups: []string{"hr"}}}
-	err = serve(ctx, c, *addr, web.Options{DemoUsers: users}, stdout)
+	fmt.Fprintln(stdout, "\nDemo users: guest sees public pages; hr-staff also sees the HR pages under /hr/; admin sees everything and the status page.")
+	opts := web.Options{DemoUsers: []web.DemoUser{{Name: "guest"}, {Name: "hr-staff", Groups: []string{"hr"}},
+		{Name: "admin", Groups: []string{"hr", "admin"}}}, AdminGroups: []string{"admin"}}
+	err = serve(ctx, c, *addr, opts, stdout)
 	if err != nil && *addr == "127.0.0.1:8080" && isAddrInUse(err) {
-		err = serve(ctx, c, "127.0.0.1:0", web.Options{DemoUsers: users}, stdout)
+		err = serve(ctx, c, "127.0.0.1:0", opts, stdout)
 	}
 	return err
 }

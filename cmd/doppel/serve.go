@@ -26,6 +26,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
 	header := fs.String("groups-header", "", "trusted request `header` with the user's access groups, comma-separated, set by your reverse proxy")
 	demoUsers := fs.String("demo-users", "", "selectable demo users, e.g. \"guest=;alice=hr,it\" (ignored with --groups-header)")
+	admins := fs.String("admin-groups", "", "comma-separated `groups` that may see the status page and /api/stats (default: everybody)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel serve --data DIR [--addr 127.0.0.1:8080] [--groups-header H | --demo-users SPEC]\n\n"+
 			"Serves the search UI and JSON API over a crawl. Without --groups-header or --demo-users every\n"+
@@ -49,7 +50,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer c.Close()
-	return serve(ctx, c, *addr, web.Options{GroupsHeader: *header, DemoUsers: users}, stdout)
+	var adminGroups []string
+	for _, g := range strings.Split(*admins, ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			adminGroups = append(adminGroups, g)
+		}
+	}
+	return serve(ctx, c, *addr, web.Options{GroupsHeader: *header, DemoUsers: users, AdminGroups: adminGroups}, stdout)
 }
 
 // parseDemoUsers parses "name=group,group;name=…".
