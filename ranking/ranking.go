@@ -208,8 +208,10 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	need := r.Page * r.Size
 	for window, first := max(3*need, 30), true; ; window *= 2 {
 		req := bleve.NewSearchRequestOptions(q, window, 0, false)
-		req.Fields = []string{indexer.FieldCluster, indexer.FieldMaster}
-		req.SortBy([]string{"-_score", "_id"})
+		// The cluster and master flag come as sort keys, from doc values:
+		// loading stored documents for every candidate would cost more
+		// than the search. They never reorder hits: _id is unique.
+		req.SortBy([]string{"-_score", "_id", indexer.FieldCluster, indexer.FieldMaster})
 		if first {
 			req.AddFacet("clusters", bleve.NewFacetRequest(indexer.FieldCluster, s.opts.MaxCandidates))
 		}
@@ -233,7 +235,7 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 		}
 		order, best = order[:0], map[string]*rep{}
 		for _, h := range res.Hits {
-			c, _ := h.Fields[indexer.FieldCluster].(string)
+			c, master := h.Sort[2], h.Sort[3] == "T"
 			if c == "" {
 				c = "doc:" + h.ID
 			}
@@ -244,7 +246,7 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 				continue
 			}
 			// Equal scores: the master represents the cluster.
-			if master, _ := h.Fields[indexer.FieldMaster].(bool); master && h.Score >= cur.score {
+			if master && h.Score >= cur.score {
 				cur.id = h.ID
 			}
 		}

@@ -259,3 +259,29 @@ func TestTotalIsAnUpperBoundBeyondMaxCandidates(t *testing.T) {
 		t.Errorf("with MaxCandidates 10: total %d exact %v, %d hits; want an upper bound ≥ 60, not exact, 20 hits", est.Total, est.Exact, len(est.Hits))
 	}
 }
+
+func TestMasterRepresentsOnEqualScores(t *testing.T) {
+	bi, err := bleve.NewMemOnly(indexer.Mapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := indexer.Wrap(bi, indexer.Options{Policy: indexer.All})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// "a-copy" sorts before "z-master" by id and scores the same.
+	for _, id := range []string{"z-master", "a-copy"} {
+		d := indexer.Doc{ID: id, URL: "http://intra/" + id, Body: "identical text about the canteen menu"}
+		if err := ix.Add(ctx, d, dedup.Result{ID: id, Cluster: "c", Master: "z-master", Duplicate: id != "z-master"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ix.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := New(ix, Options{}).Search(ctx, Request{Query: "canteen"})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].ID != "z-master" || !res.Hits[0].Master || res.Hits[0].Similar != 1 {
+		t.Fatalf("result %+v, %v; want the master alone, with 1 similar page", res, err)
+	}
+}
