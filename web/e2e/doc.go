@@ -1,0 +1,19 @@
+// Package e2e holds Doppel's end-to-end tests; it has no non-test code.
+//
+// The tests crawl the bundled demo intranet (internal/demosite) once into a
+// temporary directory, serve the search UI over it (web.New over
+// ranking.New, wired like `doppel demo`), and then
+//
+//   - drive the UI in headless Chromium through chromedp (TestBrowser):
+//     searching, expanding a cluster, the "what differs" view, paging and
+//     switching demo users, saving a PNG screenshot of every step;
+//   - load the collapsed search API and a plain bleve search over the same
+//     index with concurrent clients and log throughput and latency
+//     (TestLoad).
+//
+// Environment:
+//
+//	DOPPEL_REQUIRE_BROWSER=1  fail, rather than skip, when Chromium is missing
+//	DOPPEL_ARTIFACTS=DIR      where screenshots go (default: a new directory under os.TempDir())
+//	DOPPEL_LOAD_SECONDS=N     how long each load phase runs (default 3)
+package e2e
