@@ -114,8 +114,13 @@ type Index struct {
 	// Pending state, reset by a successful Flush.
 	docs    map[string]*Doc      // id → doc indexed in the batch (nil: deleted)
 	pending map[string]memberRec // id → member record in the batch
-	stats   Stats
-	closed  bool
+	// cache holds members of clusters read since the last member write
+	// (any write clears it): result pages read the same clusters again
+	// and again, and member records share compressed storage chunks with
+	// large documents.
+	cache  map[string][]Member
+	stats  Stats
+	closed bool
 }
 
 type memberRec struct {
@@ -300,6 +305,7 @@ func (x *Index) putMember(cluster string, m Member) error {
 		return fmt.Errorf("indexer: member record %q: %w", m.ID, err)
 	}
 	x.pending[m.ID] = memberRec{cluster, m}
+	x.cache = nil
 	return nil
 }
 
@@ -416,9 +422,36 @@ func (x *Index) MembersOf(clusters []string) (map[string][]Member, error) {
 
 func (x *Index) membersOf(clusters []string) (map[string][]Member, error) {
 	out := map[string][]Member{}
-	if len(clusters) == 0 {
+	var missing []string
+	for _, c := range clusters {
+		if ms, ok := x.cache[c]; ok {
+			out[c] = slices.Clone(ms)
+		} else {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) == 0 {
 		return out, nil
 	}
+	read, err := x.readMembers(missing)
+	if err != nil {
+		return nil, err
+	}
+	if x.cache == nil || len(x.cache) > maxCachedClusters {
+		x.cache = map[string][]Member{}
+	}
+	for _, c := range missing {
+		x.cache[c] = read[c]
+		out[c] = slices.Clone(read[c])
+	}
+	return out, nil
+}
+
+// maxCachedClusters bounds the member cache.
+const maxCachedClusters = 20000
+
+func (x *Index) readMembers(clusters []string) (map[string][]Member, error) {
+	out := map[string][]Member{}
 	want := map[string]bool{}
 	var qs []query.Query
 	for _, c := range clusters {

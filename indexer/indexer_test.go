@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -512,5 +513,60 @@ func TestMembersOfAgreesWithMembers(t *testing.T) {
 	}
 	if len(both["none"]) != 0 {
 		t.Errorf("members of an unknown cluster: %v", both["none"])
+	}
+}
+
+// TestMemberCacheFollowsWrites reads a cluster's members (filling the
+// cache), adds, demotes and moves members, and checks every read sees the
+// writes.
+func TestMemberCacheFollowsWrites(t *testing.T) {
+	x, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	ctx := context.Background()
+	ids := func(c string) string {
+		ms, err := x.Members(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range ms {
+			s := m.ID
+			if m.Master {
+				s += "*"
+			}
+			out = append(out, s)
+		}
+		return strings.Join(out, " ")
+	}
+	add := func(id, clusterID, master string, dup bool) {
+		t.Helper()
+		if err := x.Add(ctx, mkDoc(id, "text "+id), dedup.Result{ID: id, Cluster: cluster.ID(clusterID), Master: master, Duplicate: dup}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("a1", "a", "a1", false)
+	if got := ids("a"); got != "a1*" {
+		t.Fatalf("members = %q", got)
+	}
+	add("a2", "a", "a1", true)
+	if got := ids("a"); got != "a1* a2" {
+		t.Errorf("after adding a2: %q", got)
+	}
+	if err := x.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids("a"); got != "a1* a2" {
+		t.Errorf("after flush: %q", got)
+	}
+	add("a0", "a", "a0", true) // takes over
+	if got := ids("a"); got != "a0* a1 a2" {
+		t.Errorf("after a master change: %q", got)
+	}
+	add("a2", "b", "a2", false) // a2 moves to its own cluster
+	if got, gotB := ids("a"), ids("b"); got != "a0* a1" || gotB != "a2*" {
+		t.Errorf("after a move: a = %q, b = %q", got, gotB)
 	}
 }
