@@ -285,3 +285,84 @@ func TestMasterRepresentsOnEqualScores(t *testing.T) {
 		t.Fatalf("result %+v, %v; want the master alone, with 1 similar page", res, err)
 	}
 }
+
+func TestFiltersAndMemberOrders(t *testing.T) {
+	bi, err := bleve.NewMemOnly(indexer.Mapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := indexer.Wrap(bi, indexer.Options{Policy: indexer.Hidden})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	day := func(d int) time.Time { return time.Date(2026, 3, d, 0, 0, 0, 0, time.UTC) }
+	for _, d := range []struct {
+		id, host, cluster, master, body string
+		day                            int
+	}{
+		{"a", "wiki", "c1", "a", "canteen menu for the week", 1},
+		{"a-long", "wiki", "c1", "a", "canteen menu for the week with the full list of dishes and prices", 20},
+		{"a-mid", "wiki", "c1", "a", "canteen menu for the week with dishes", 10},
+		{"b", "portal", "c2", "b", "canteen opening hours", 15},
+		{"c", "portal", "c3", "c", "canteen renovation news", 25},
+	} {
+		doc := indexer.Doc{ID: d.id, URL: "http://" + d.host + "/" + d.id, Host: d.host, Body: d.body, LastModified: day(d.day)}
+		if err := ix.Add(ctx, doc, dedup.Result{ID: d.id, Cluster: cluster.ID(d.cluster), Master: d.master, Duplicate: d.id != d.master}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ix.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := New(ix, Options{})
+	for _, tc := range []struct {
+		name string
+		req  Request
+		want []string // clusters
+	}{
+		{"all", Request{Query: "canteen"}, []string{"c1", "c2", "c3"}},
+		{"host", Request{Query: "canteen", Host: "portal"}, []string{"c2", "c3"}},
+		{"since", Request{Query: "canteen", Since: day(14)}, []string{"c1", "c2", "c3"}}, // c1 through a-long
+		{"until", Request{Query: "canteen", Until: day(12)}, []string{"c1"}},
+		{"window", Request{Query: "canteen", Since: day(14), Until: day(20)}, []string{"c2"}},
+	} {
+		res, err := s.Search(ctx, tc.req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range res.Hits {
+			got = append(got, h.Cluster)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) || res.Total != len(tc.want) {
+			t.Errorf("%s: clusters %v (total %d), want %v", tc.name, got, res.Total, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		order Order
+		want  string
+	}{
+		{ByDate, "a-long a-mid a"},
+		{ByLength, "a-long a-mid a"},
+		{ByRelevance, ""}, // the master first; the rest by score for the query (none here)
+	} {
+		ms, err := s.Members(ctx, "c1", nil, tc.order, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, m := range ms {
+			ids = append(ids, m.ID)
+		}
+		if tc.order == ByRelevance && ids[0] != "a" {
+			t.Errorf("relevance: %v, want the master first", ids)
+		} else if tc.order != ByRelevance && strings.Join(ids, " ") != tc.want {
+			t.Errorf("order %v: %v, want %s", tc.order, ids, tc.want)
+		}
+	}
+	if _, err := ParseOrder("random"); err == nil {
+		t.Error("ParseOrder accepted an unknown order")
+	}
+}
