@@ -299,7 +299,7 @@ func TestFiltersAndMemberOrders(t *testing.T) {
 	day := func(d int) time.Time { return time.Date(2026, 3, d, 0, 0, 0, 0, time.UTC) }
 	for _, d := range []struct {
 		id, host, cluster, master, body string
-		day                            int
+		day                             int
 	}{
 		{"a", "wiki", "c1", "a", "canteen menu for the week", 1},
 		{"a-long", "wiki", "c1", "a", "canteen menu for the week with the full list of dishes and prices", 20},
