@@ -285,22 +285,7 @@ func TestServe(t *testing.T) {
 	count := func(groups string) int {
 		req, _ := http.NewRequest("GET", base+"api/search?q=hr&size=100", nil)
 		req.Header.Set("X-Groups", groups)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var r struct {
-			Hits []struct{ URL string } `json:"hits"`
-		}
-		json.NewDecoder(resp.Body).Decode(&r)
-		n := 0
-		for _, h := range r.Hits {
-			if strings.Contains(h.URL, "/hr/") {
-				n++
-			}
-		}
-		return n
+		return hrHits(t, req)
 	}
 	if a, b := count(""), count("hr"); a != 0 || b == 0 {
 		t.Errorf("HR pages: anonymous %d, hr %d", a, b)

@@ -223,24 +223,8 @@ func TestDemo(t *testing.T) {
 	}
 	// The UI answers, and the demo users see different results.
 	hr := func(user string) int {
-		resp, err := http.Get(base + "api/search?q=" + url.QueryEscape("host:* OR hr") + "&size=100&user=" + user)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var r struct {
-			Hits []struct{ URL string } `json:"hits"`
-		}
-		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, h := range r.Hits {
-			if strings.Contains(h.URL, "/hr/") {
-				n++
-			}
-		}
-		return n
+		req, _ := http.NewRequest("GET", base+"api/search?q="+url.QueryEscape("host:* OR hr")+"&size=100&user="+user, nil)
+		return hrHits(t, req)
 	}
 	if g, h := hr("guest"), hr("hr-staff"); g != 0 || h == 0 {
 		t.Errorf("HR pages in results: guest %d, hr-staff %d; want 0 and some", g, h)
@@ -280,4 +264,27 @@ func TestDedupMaxShingleDocs(t *testing.T) {
 	if n := clusters("--max-shingle-docs", "2"); n != 4 {
 		t.Errorf("with --max-shingle-docs 2: %d clusters, want 4", n)
 	}
+}
+
+// hrHits runs an API search and counts the results under /hr/.
+func hrHits(t *testing.T, req *http.Request) int {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Hits []struct{ URL string } `json:"hits"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, h := range r.Hits {
+		if strings.Contains(h.URL, "/hr/") {
+			n++
+		}
+	}
+	return n
 }
