@@ -203,7 +203,7 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 		score float64
 	}
 	var order []string // clusters in rank order
-	best := map[string]*rep{}
+	var best map[string]*rep
 	out := &Result{Page: r.Page, Size: r.Size}
 	need := r.Page * r.Size
 	for window, first := max(3*need, 30), true; ; window *= 2 {
