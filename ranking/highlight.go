@@ -87,3 +87,28 @@ func spans(fragment string) []Span {
 	}
 	return out
 }
+
+// trimCut drops the word fragments at the edges of a snippet cut out of a
+// longer text ("… g to the VPN …" becomes "… to the VPN …"): the
+// fragmenter cuts at a character count, not at word boundaries. Only text
+// spans are trimmed; a match at an edge is kept.
+func trimCut(sp []Span) []Span {
+	const ellipsis = "… "
+	if len(sp) > 0 && !sp[0].Match {
+		t := strings.TrimLeft(sp[0].Text, " ")
+		if rest, ok := strings.CutPrefix(t, ellipsis); ok && rest != "" && rest[0] != ' ' {
+			if i := strings.IndexByte(rest, ' '); i >= 0 && (len(sp) > 1 || i < len(rest)-1) {
+				sp[0].Text = ellipsis + strings.TrimLeft(rest[i:], " ")
+			}
+		}
+	}
+	if k := len(sp) - 1; k >= 0 && !sp[k].Match {
+		t := strings.TrimRight(sp[k].Text, " ")
+		if rest, ok := strings.CutSuffix(t, " …"); ok && rest != "" && !strings.HasSuffix(rest, " ") {
+			if i := strings.LastIndexByte(rest, ' '); i >= 0 && (k > 0 || i > 0) {
+				sp[k].Text = rest[:i] + " …"
+			}
+		}
+	}
+	return sp
+}

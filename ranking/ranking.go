@@ -310,7 +310,7 @@ func (s *Searcher) fields(ctx context.Context, ids []string, text query.Query) (
 			h.LastModified, _ = time.Parse(time.RFC3339, lm)
 		}
 		if frags := dm.Fragments[indexer.FieldBody]; len(frags) > 0 {
-			h.Snippet = spans(frags[0])
+			h.Snippet = trimCut(spans(frags[0]))
 		} else {
 			body, _ := f[indexer.FieldBody].(string)
 			h.Snippet = []Span{{Text: lead(body, 200)}}

@@ -366,3 +366,18 @@ func TestFiltersAndMemberOrders(t *testing.T) {
 		t.Error("ParseOrder accepted an unknown order")
 	}
 }
+
+func TestTrimCut(t *testing.T) {
+	for _, tc := range []struct {
+		in, want []Span
+	}{
+		{[]Span{{Text: " … g to the "}, {Text: "VPN", Match: true}, {Text: " client and the co … "}},
+			[]Span{{Text: "… to the "}, {Text: "VPN", Match: true}, {Text: " client and the …"}}},
+		{[]Span{{Text: "Whole start "}, {Text: "VPN", Match: true}}, []Span{{Text: "Whole start "}, {Text: "VPN", Match: true}}},
+		{[]Span{{Text: "… "}, {Text: "VPN", Match: true}, {Text: " …"}}, []Span{{Text: "… "}, {Text: "VPN", Match: true}, {Text: " …"}}},
+	} {
+		if got := trimCut(slices.Clone(tc.in)); !slices.Equal(got, tc.want) {
+			t.Errorf("trimCut(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
