@@ -25,13 +25,19 @@ import (
 // status 130 and can be resumed.
 var errInterrupted = errors.New("interrupted; run the same command again to resume")
 
-// progressInterval is how often progress is reported when stderr is not a
-// terminal (tests shorten it); on a terminal the line is redrawn every
-// half second.
-var progressInterval = 5 * time.Second
+// progressInterval is how often progress is logged when stderr is not a
+// terminal, and redrawInterval how often the progress line is redrawn when
+// it is (tests shorten them).
+var (
+	progressInterval = 5 * time.Second
+	redrawInterval   = 500 * time.Millisecond
+)
 
-// exampleConfig is a complete crawl configuration file; every field is
-// optional except seeds (which --seed may give instead).
+// exampleConfig is a complete crawl configuration file: the fields of
+// crawler.Options in snake_case, durations as Go duration strings. Every
+// field is optional except seeds (which --seed may give instead); an absent
+// or zero field takes the default documented on crawler.Options, except
+// "delay": "0s", which means no delay (as --delay 0 does).
 const exampleConfig = `{
   "seeds": ["https://intranet.example/"],
   "allowed_hosts": ["intranet.example", "wiki.intranet.example"],
@@ -49,27 +55,13 @@ const exampleConfig = `{
             "max_segments": 12, "max_repeats": 3, "max_url_length": 1024},
   "drop_params": ["utm_*", "sessionid", "jsessionid", "phpsessid", "sid", "gclid", "fbclid"],
   "policy": "skip",
-  "groups": [{"prefix": "https://intranet.example/hr/", "groups": ["hr"]}]
+  "groups": [{"prefix": "https://intranet.example/hr/", "groups": ["hr"]}],
+  "no_dedup": false
 }`
 
-// duration is a time.Duration written as a Go duration string ("250ms").
-type duration time.Duration
-
-func (d *duration) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("a duration must be a string such as \"250ms\", not %s", b)
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return err
-	}
-	*d = duration(v)
-	return nil
-}
-
 // crawlConfig is the configuration file's format: crawler.Options in
-// snake_case, with durations as strings.
+// snake_case, with durations as strings (parsed by loadConfig, which names
+// the field in its errors).
 type crawlConfig struct {
 	Seeds           []string            `json:"seeds"`
 	AllowedHosts    []string            `json:"allowed_hosts"`
@@ -77,9 +69,9 @@ type crawlConfig struct {
 	MaxDepth        int                 `json:"max_depth"`
 	MaxPages        int                 `json:"max_pages"`
 	IgnoreRobots    bool                `json:"ignore_robots"`
-	Delay           duration            `json:"delay"`
+	Delay           string              `json:"delay"`
 	Parallelism     int                 `json:"parallelism"`
-	Timeout         duration            `json:"timeout"`
+	Timeout         string              `json:"timeout"`
 	MaxBodyBytes    int                 `json:"max_body_bytes"`
 	UserAgent       string              `json:"user_agent"`
 	MaxRedirects    int                 `json:"max_redirects"`
@@ -87,6 +79,7 @@ type crawlConfig struct {
 	DropParams      []string            `json:"drop_params"`
 	Policy          indexer.Policy      `json:"policy"`
 	Groups          []crawler.GroupRule `json:"groups"`
+	NoDedup         bool                `json:"no_dedup"`
 }
 
 type trapsConfig struct {
@@ -97,27 +90,69 @@ type trapsConfig struct {
 	MaxURLLength             int `json:"max_url_length"`
 }
 
-// loadConfig reads a configuration file; unknown fields are errors, so a
-// typo does not silently fall back to a default.
+// loadConfig reads a configuration file. Unknown fields are errors, so a
+// typo does not silently fall back to a default; so is anything after the
+// object.
 func loadConfig(path string) (crawler.Options, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return crawler.Options{}, err
 	}
+	fail := func(err error) (crawler.Options, error) {
+		return crawler.Options{}, fmt.Errorf("config %s: %w", path, err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var c crawlConfig
 	if err := dec.Decode(&c); err != nil {
-		return crawler.Options{}, fmt.Errorf("config %s: %w", path, err)
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.Is(err, io.EOF):
+			return fail(errors.New("empty file"))
+		case errors.As(err, &te) && te.Field != "":
+			want := te.Type.String()
+			switch te.Field {
+			case "delay", "timeout":
+				want = `a Go duration string such as "250ms"`
+			case "policy":
+				want = `"skip", "hidden" or "all"`
+			}
+			return fail(fmt.Errorf("%s must be %s, not a %s", te.Field, want, te.Value))
+		}
+		return fail(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fail(errors.New("unexpected data after the JSON object"))
+	}
+	parse := func(field, s string) (time.Duration, error) {
+		if s == "" {
+			return 0, nil
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %q is not a Go duration such as \"250ms\"", field, s)
+		}
+		return d, nil
+	}
+	delay, err := parse("delay", c.Delay)
+	if err != nil {
+		return fail(err)
+	}
+	if delay == 0 && c.Delay != "" {
+		delay = -1 // "delay": "0s" means none, as --delay 0 does
+	}
+	timeout, err := parse("timeout", c.Timeout)
+	if err != nil {
+		return fail(err)
 	}
 	return crawler.Options{
 		Seeds: c.Seeds, AllowedHosts: c.AllowedHosts, AllowedPrefixes: c.AllowedPrefixes,
 		MaxDepth: c.MaxDepth, MaxPages: c.MaxPages, IgnoreRobots: c.IgnoreRobots,
-		Delay: time.Duration(c.Delay), Parallelism: c.Parallelism, Timeout: time.Duration(c.Timeout),
+		Delay: delay, Parallelism: c.Parallelism, Timeout: timeout,
 		MaxBodyBytes: c.MaxBodyBytes, UserAgent: c.UserAgent, MaxRedirects: c.MaxRedirects,
 		Traps: traps.Options{MaxPerTemplate: c.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: c.Traps.MaxDuplicatesPerTemplate,
 			MaxSegments: c.Traps.MaxSegments, MaxRepeats: c.Traps.MaxRepeats, MaxURLLength: c.Traps.MaxURLLength},
-		DropParams: c.DropParams, Policy: c.Policy, Groups: c.Groups,
+		DropParams: c.DropParams, Policy: c.Policy, Groups: c.Groups, NoDedup: c.NoDedup,
 	}, nil
 }
 
@@ -136,17 +171,22 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	config := fs.String("config", "", "JSON configuration `file` (flags override it)")
 	maxPages := fs.Int("max-pages", 0, "pages to fetch in all, across restarts (default 1000)")
 	policy := fs.String("policy", "", "near-duplicates: skip (default), hidden or all")
-	delay := fs.Duration("delay", 0, "pause between requests (default 100ms)")
+	delay := fs.Duration("delay", 0, "pause between requests (default 100ms; 0: none)")
 	parallelism := fs.Int("parallelism", 0, "requests in flight (default 2)")
 	maxDepth := fs.Int("max-depth", 0, "links followed from a seed (default 10)")
 	ignoreRobots := fs.Bool("ignore-robots", false, "do not honour robots.txt")
 	userAgent := fs.String("user-agent", "", "User-Agent header (default DoppelBot/1.0)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: doppel crawl --seed URL [--seed URL…] --data DIR [flags]\n"+
-			"       doppel crawl --data DIR            (resume)\n\n"+
-			"Crawls the seeds' hosts, deduplicates and indexes into DIR. Ctrl-C stops resumably.\n\nFlags:\n")
+			"       doppel crawl --data DIR [--max-pages N]   (resume with the saved options)\n\n"+
+			"Crawls the seeds' hosts, deduplicates and indexes into DIR, with progress on stderr and a\n"+
+			"summary on stdout. Giving the seeds again on a DIR with a crawl goes on with the new options.\n"+
+			"Ctrl-C (SIGINT) or SIGTERM stops resumably. Exit status: 0 done (frontier empty or budget\n"+
+			"spent), 1 error, 2 usage, 130 interrupted (run the same command again to resume).\n\nFlags:\n")
 		fs.PrintDefaults()
-		fmt.Fprintf(stderr, "\nA configuration file (--config) has every field optional:\n%s\n", exampleConfig)
+		fmt.Fprintf(stderr, "\nThe configuration file (--config) is JSON: crawler.Options in snake_case, durations as Go\n"+
+			"duration strings, every field optional (absent: the default; \"delay\": \"0s\": none),\n"+
+			"unknown fields are errors. Complete example:\n%s\n", exampleConfig)
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
@@ -192,6 +232,35 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if flagErr != nil {
 		return flagErr
 	}
+	var bad []string
+	fs.Visit(func(f *flag.Flag) {
+		if g, ok := f.Value.(flag.Getter); ok {
+			if n, ok := g.Get().(int); ok && n < 1 { // every int flag is a count
+				bad = append(bad, "--"+f.Name)
+			}
+		}
+	})
+	if len(bad) > 0 {
+		fmt.Fprintf(stderr, "doppel crawl: %s must be at least 1\n", strings.Join(bad, ", "))
+		return errUsage
+	}
+	if len(opts.Seeds) == 0 {
+		// Resuming: Open uses the saved options and only MaxPages from
+		// opts. Refuse anything else rather than silently ignore it.
+		var ignored []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "data" && f.Name != "max-pages" {
+				ignored = append(ignored, "--"+f.Name)
+			}
+		})
+		if len(ignored) > 0 {
+			fmt.Fprintf(stderr, "doppel crawl: without --seed (on the command line or in the config file), crawl resumes the crawl\n"+
+				"saved in %s with its saved options, which only --max-pages may change: %s would be ignored.\n"+
+				"Give the seeds to start a crawl, or to go on with the crawl in %s with new options.\n",
+				*data, strings.Join(ignored, ", "), *data)
+			return errUsage
+		}
+	}
 	c, err := crawler.Open(*data, opts)
 	if err != nil {
 		return err
@@ -204,7 +273,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // summary on stdout.
 func crawlAndReport(ctx context.Context, c *crawler.Crawler, dir string, stdout, stderr io.Writer) error {
 	start := time.Now()
-	stop := reportProgress(c, stderr, start)
+	stop := reportProgress(c, stderr, isTerminal(stderr), start)
 	err := c.Run(ctx)
 	stop()
 	printSummary(stdout, c, dir, time.Since(start))
@@ -217,11 +286,10 @@ func crawlAndReport(ctx context.Context, c *crawler.Crawler, dir string, stdout,
 // reportProgress reports the crawl's counters until the returned function
 // is called: a line redrawn in place on a terminal, periodic log lines
 // otherwise.
-func reportProgress(c *crawler.Crawler, w io.Writer, start time.Time) (stop func()) {
-	terminal := isTerminal(w)
+func reportProgress(c *crawler.Crawler, w io.Writer, terminal bool, start time.Time) (stop func()) {
 	interval := progressInterval
 	if terminal {
-		interval = 500 * time.Millisecond
+		interval = redrawInterval
 	}
 	logger := slog.New(slog.NewTextHandler(w, nil))
 	done := make(chan struct{})
@@ -230,10 +298,11 @@ func reportProgress(c *crawler.Crawler, w io.Writer, start time.Time) (stop func
 		tick := time.NewTicker(interval)
 		defer tick.Stop()
 		first := c.Stats().Fetched
+		drawn := 0 // length of the line on the terminal
 		for {
 			select {
 			case <-done:
-				if terminal {
+				if drawn > 0 {
 					fmt.Fprintln(w)
 				}
 				return
@@ -242,8 +311,11 @@ func reportProgress(c *crawler.Crawler, w io.Writer, start time.Time) (stop func
 			st := c.Stats()
 			rate := float64(st.Fetched-first) / time.Since(start).Seconds()
 			if terminal {
-				fmt.Fprintf(w, "\rfetched %d  queued %d  unique %d  near-duplicates %d  skipped %d  errors %d  %.1f pages/s ",
+				line := fmt.Sprintf("fetched %d  queued %d  unique %d  near-duplicates %d  skipped %d  errors %d  %.1f pages/s",
 					st.Fetched, st.Queued, st.Unique, st.Duplicates, st.Skipped, st.Errors, rate)
+				// Blank out what is left of a longer previous line.
+				fmt.Fprintf(w, "\r%s%s", line, strings.Repeat(" ", max(0, drawn-len(line))))
+				drawn = len(line)
 				continue
 			}
 			logger.Info("crawl", "fetched", st.Fetched, "queued", st.Queued, "unique", st.Unique,
@@ -253,6 +325,7 @@ func reportProgress(c *crawler.Crawler, w io.Writer, start time.Time) (stop func
 	return func() { close(done); wg.Wait() }
 }
 
+// isTerminal reports whether w is a character device (a terminal).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {

@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -29,10 +31,10 @@ var demoQueries = []string{"vpn", "printer", "cafeteria", "maintenance window"}
 // data directory, and prints the clusters and collapsed example queries.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	data := fs.String("data", "", "keep the crawl in this `directory` (default: a temporary one, removed at exit)")
+	data := fs.String("data", "", "keep the crawl in this `directory`, new, empty or an earlier demo's (default: a temporary one, removed at exit)")
 	addr := fs.String("addr", "127.0.0.1:8080", "serve the search UI on this `address` (another free port if it is taken)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: doppel demo [--data DIR]\n\n"+
+		fmt.Fprintln(stderr, "usage: doppel demo [--data DIR] [--addr 127.0.0.1:8080]\n\n"+
 			"Serves the bundled demo intranet on 127.0.0.1, crawls, deduplicates and indexes it, prints its\n"+
 			"near-duplicate clusters and a few collapsed example queries, then serves the search UI until\n"+
 			"Ctrl-C. Demo users: guest (public pages), hr-staff (also the HR pages under /hr/) and admin\n"+
@@ -50,6 +52,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		defer os.RemoveAll(tmp)
 		dir = tmp
+	} else if err := prepareDemoDir(dir); err != nil {
+		return err
 	}
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -60,12 +64,13 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	go srv.Serve(ln)
 	defer srv.Close()
 	site := "http://" + ln.Addr().String()
-	fmt.Fprintf(stdout, "Demo intranet: %s (%d pages, plus crawler traps)\n\n", site, len(demosite.Pages()))
-
-	// A fresh crawl each time: the site's port changes between runs.
-	if err := os.RemoveAll(dir); err != nil {
-		return err
+	fmt.Fprintf(stdout, "Demo intranet: %s (%d pages, plus crawler traps)\n", site, len(demosite.Pages()))
+	if *data == "" {
+		fmt.Fprintf(stdout, "Data directory: %s (temporary, removed at exit; --data DIR keeps the crawl)\n\n", dir)
+	} else {
+		fmt.Fprintf(stdout, "Data directory: %s\n\n", dir)
 	}
+
 	c, err := crawler.Open(dir, crawler.Options{Seeds: []string{site + "/"}, Delay: -1,
 		Groups: []crawler.GroupRule{{Prefix: site + "/hr/", Groups: []string{"hr"}}}})
 	if err != nil {
@@ -145,6 +150,35 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		err = serve(ctx, c, "127.0.0.1:0", opts, stdout)
 	}
 	return err
+}
+
+// demoMarker marks a data directory as the demo's, which a later demo may
+// replace: the demo site's port changes between runs, so every demo
+// crawls afresh.
+const demoMarker = ".doppel-demo"
+
+// prepareDemoDir empties dir for a fresh demo crawl. It refuses a
+// directory that is neither empty nor an earlier demo's, so that --data
+// pointing at a real crawl or anything else never deletes it.
+func prepareDemoDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	case len(entries) == 0:
+	default:
+		if _, err := os.Stat(filepath.Join(dir, demoMarker)); err != nil {
+			return fmt.Errorf("--data %s is not empty and holds no earlier demo crawl; give a new or empty directory", dir)
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, demoMarker), []byte("a doppel demo crawl; the next doppel demo --data here replaces it\n"), 0o644)
 }
 
 func isAddrInUse(err error) bool { return errors.Is(err, syscall.EADDRINUSE) }

@@ -10,6 +10,23 @@
 //	doppel eval   --in docs.jsonl[.gz] [--truth pairs.jsonl.gz] [flags]
 //
 // Run "doppel COMMAND -h" for the flags of a command.
+//
+// Crawl writes everything into its data directory and resumes from it: run
+// without --seed (or with the same command line) after Ctrl-C, SIGTERM, a
+// crash or to raise --max-pages. Its options come from flags, which
+// override an optional JSON config file (--config; "doppel crawl -h" prints
+// a complete example). Progress goes to stderr — a line redrawn twice a
+// second on a terminal, a log line every 5 seconds otherwise — and a
+// summary to stdout. Export prints one JSON line per URL the crawl has seen
+// (crawler.Entry). Demo serves the bundled demo intranet on a random
+// 127.0.0.1 port, crawls it into a temporary directory (or --data), prints
+// the summary, the near-duplicate clusters and collapsed example queries,
+// then serves the search UI until Ctrl-C.
+//
+// Exit status: 0 success; 1 error; 2 usage error (bad flags or arguments);
+// 130 a crawl interrupted by SIGINT or SIGTERM, which prints "interrupted;
+// run the same command again to resume" (an interrupted demo exits 1, an
+// interrupted serve or demo search UI 0).
 package main
 
 import (
@@ -40,6 +57,12 @@ var commands = []command{
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// After the first signal a second one kills at once (the crawl
+		// state survives that too).
+		<-ctx.Done()
+		stop()
+	}()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -6,14 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // doppel runs the command line in-process and returns the exit status,
@@ -181,58 +178,6 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
-}
-
-func TestDemo(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stdout, stderr syncBuffer
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"demo", "--addr", "127.0.0.1:0"}, &stdout, &stderr) }()
-	ui := regexp.MustCompile(`Search UI: (http://[0-9.:]+/)`)
-	var base string
-	for deadline := time.Now().Add(time.Minute); base == ""; time.Sleep(10 * time.Millisecond) {
-		if m := ui.FindStringSubmatch(stdout.String()); m != nil {
-			base = m[1]
-		}
-		select {
-		case code := <-done:
-			t.Fatalf("demo exited with %d before serving: %s", code, stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("demo did not start serving:\n%s\n%s", stdout.String(), stderr.String())
-		}
-	}
-	out := stdout.String()
-	for _, want := range []string{
-		"pages fetched:",
-		"near-duplicates:",
-		"/manual/vpn.html  (3 pages)",
-		"      /print/manual/vpn.html",
-		"/notices/cafeteria-2026-03-02.html  (6 pages)",
-		`"vpn": `,
-		"/manual/vpn.html — Connecting to the VPN  [2 similar pages: /mirror/it/manual/vpn.html, /print/manual/vpn.html]",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("demo output lacks %q:\n%s", want, out)
-		}
-	}
-	if strings.Contains(out, "      /news/") {
-		t.Errorf("a unique news page was clustered:\n%s", out)
-	}
-	// The UI answers, and the demo users see different results.
-	hr := func(user string) int {
-		req, _ := http.NewRequest("GET", base+"api/search?q="+url.QueryEscape("host:* OR hr")+"&size=100&user="+user, nil)
-		return hrHits(t, req)
-	}
-	if g, h := hr("guest"), hr("hr-staff"); g != 0 || h == 0 {
-		t.Errorf("HR pages in results: guest %d, hr-staff %d; want 0 and some", g, h)
-	}
-	cancel()
-	if code := <-done; code != 0 {
-		t.Errorf("demo exit %d after Ctrl-C: %s", code, stderr.String())
-	}
 }
 
 func TestDedupMaxShingleDocs(t *testing.T) {
