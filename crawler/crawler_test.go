@@ -315,7 +315,7 @@ func TestEntries(t *testing.T) {
 	c := crawl(t, t.TempDir(), opts)
 	byStatus := map[string]int{}
 	seen := map[string]bool{}
-	err := c.Entries(func(e Entry) error {
+	err := c.View().Entries(func(e Entry) error {
 		if seen[e.URL] {
 			t.Errorf("%s listed twice", e.URL)
 		}
@@ -421,32 +421,44 @@ func TestDamagedStateIsReportedNotIgnored(t *testing.T) {
 	}
 }
 
-func TestTextAndDistributions(t *testing.T) {
+func TestViewTextAndSummary(t *testing.T) {
 	s := newSite(t, familySite())
-	c := crawl(t, t.TempDir(), testOptions(s.URL+"/"))
-	text, ok := c.Text(s.URL + "/notice/3")
-	if !ok || !strings.Contains(text, "cafeteria serves breakfast") {
-		t.Errorf("Text of a near-duplicate that is not indexed: %q, %v", text, ok)
-	}
-	if _, ok := c.Text(s.URL + "/none"); ok {
-		t.Error("Text of an unknown URL")
-	}
-	sizes, hamming, err := c.Distributions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// One cluster of 8 notices, and singletons for home, hub and 5 topics.
-	if sizes[8] != 1 || sizes[1] != 7 {
-		t.Errorf("cluster sizes %v, want {1: 7, 8: 1}", sizes)
-	}
-	n := 0
-	for d, k := range hamming {
-		if d < 0 || d > 64 {
-			t.Errorf("Hamming distance %d", d)
+	dir := t.TempDir()
+	c := crawl(t, dir, testOptions(s.URL+"/"))
+	for _, name := range []string{"live", "read-only"} {
+		v := c.View()
+		if name == "read-only" {
+			c.Close()
+			var err error
+			if v, err = OpenView(dir); err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
 		}
-		n += k
-	}
-	if n != 7 {
-		t.Errorf("hamming distribution counts %d near-duplicates, want 7", n)
+		text, ok := v.Text(s.URL + "/notice/3")
+		if !ok || !strings.Contains(text, "cafeteria serves breakfast") {
+			t.Errorf("%s: Text of a near-duplicate that is not indexed: %q, %v", name, text, ok)
+		}
+		if _, ok := v.Text(s.URL + "/none"); ok {
+			t.Errorf("%s: Text of an unknown URL", name)
+		}
+		sum, err := v.Summary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One cluster of 8 notices, and singletons for home, hub and 5 topics.
+		if sum.ClusterSizes[8] != 1 || sum.ClusterSizes[1] != 7 || sum.Clusters != 8 {
+			t.Errorf("%s: cluster sizes %v, want {1: 7, 8: 1}", name, sum.ClusterSizes)
+		}
+		n := 0
+		for d, k := range sum.Hamming {
+			if d < 0 || d > 64 {
+				t.Errorf("Hamming distance %d", d)
+			}
+			n += k
+		}
+		if n != 7 || sum.Fetched != 15 || sum.Unique != 8 || sum.Duplicates != 7 || sum.Searchable != 8 || sum.Indexed != 8 {
+			t.Errorf("%s: summary %+v, want 15 fetched, 8 unique, 7 near-duplicates (7 in the Hamming chart), 8 searchable and indexed", name, sum)
+		}
 	}
 }

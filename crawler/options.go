@@ -14,6 +14,8 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/doppel-search/doppel/crawler/traps"
+	"github.com/doppel-search/doppel/crawler/urlnorm"
+	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/indexer"
 )
 
@@ -58,6 +60,13 @@ type Options struct {
 	// Policy says what happens to near-duplicates in the index. Default
 	// indexer.Skip.
 	Policy indexer.Policy
+	// Similarity is how two pages are judged copies (see
+	// hook.DetectorOptions): dedup.Resemblance, the same text up to small
+	// edits (default), or dedup.Cosine, the same vocabulary, for sites
+	// whose copies carry spam-like scattered word edits — it also joins
+	// distinct pages that share their words, such as the pages of an API
+	// reference.
+	Similarity dedup.Similarity
 	// Groups assigns access groups to documents by URL prefix; the first
 	// matching rule wins. Default: no groups (public).
 	Groups []GroupRule
@@ -160,32 +169,8 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-// inScope reports whether u may be crawled under o.
-func (o Options) inScope(u *url.URL) bool {
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return false
-	}
-	hostOK := false
-	for _, h := range o.AllowedHosts {
-		if strings.EqualFold(u.Host, h) {
-			hostOK = true
-			break
-		}
-	}
-	if !hostOK {
-		return false
-	}
-	if len(o.AllowedPrefixes) == 0 {
-		return true
-	}
-	s := u.String()
-	for _, p := range o.AllowedPrefixes {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
-}
+// norm returns the URL normalization options.
+func (o Options) norm() urlnorm.Options { return urlnorm.Options{DropParams: o.DropParams} }
 
 // groupsFor returns the access groups of rawURL.
 func (o Options) groupsFor(rawURL string) []string {

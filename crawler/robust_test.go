@@ -93,7 +93,7 @@ func TestBadResponsesAreRecordedNotFatal(t *testing.T) {
 		status pages.Status
 		reason string
 	}{
-		{"/huge", pages.Skipped, "larger than 102400 bytes"},
+		{"/huge", pages.Fetched, ""}, // its first 100 KiB
 		{"/binary-as-html", pages.Skipped, "not an HTML document"},
 		{"/malformed", pages.Fetched, ""},
 		{"/error", pages.Failed, "HTTP 500"},
@@ -111,6 +111,9 @@ func TestBadResponsesAreRecordedNotFatal(t *testing.T) {
 		if !ok || r.Status != tc.status || !strings.Contains(r.Reason, tc.reason) {
 			t.Errorf("%s: recorded %v as %q %q, want %q %q", tc.path, ok, r.Status, r.Reason, tc.status, tc.reason)
 		}
+	}
+	if r := recs[s.URL+"/huge"]; !r.Truncated || len(r.Text) > 100<<10 || len(r.Text) < 90<<10 {
+		t.Errorf("/huge: truncated %v, %d bytes of text; want its first 100 KiB", r.Truncated, len(r.Text))
 	}
 	if _, ok := recs[s.URL+"/chain/5"]; ok {
 		t.Error("followed the redirect chain past MaxRedirects")

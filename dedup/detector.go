@@ -445,7 +445,17 @@ func (d *Detector) match(a, b *record) (float64, bool) {
 			s = 1 // too few words for cosine, but the same words: exact duplicates
 		}
 	default:
-		s = features.Resemblance(a.set, b.set)
+		inter := features.Intersection(a.set, b.set)
+		union := len(a.set) + len(b.set) - inter
+		if union == 0 {
+			return 0, false
+		}
+		s = float64(inter) / float64(union)
+		if s < o.Threshold && o.EditAllowance > 0 {
+			// A few small edits on a short page: see Options.EditAllowance.
+			differ := union - inter
+			return s, s >= o.EditFloor && differ <= o.EditAllowance*2*o.ShingleWidth
+		}
 	}
 	return s, s >= o.Threshold
 }

@@ -87,6 +87,25 @@ func (s Similarity) String() string {
 	return "resemblance"
 }
 
+// MarshalText implements encoding.TextMarshaler: "resemblance" or
+// "cosine", so configuration files name the similarity.
+func (s Similarity) MarshalText() ([]byte, error) {
+	if s != Resemblance && s != Cosine {
+		return nil, fmt.Errorf("dedup: unknown similarity %d", int(s))
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler with ParseSimilarity.
+func (s *Similarity) UnmarshalText(text []byte) error {
+	v, err := ParseSimilarity(string(text))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
 // ParseSimilarity parses "resemblance" or "cosine".
 func ParseSimilarity(s string) (Similarity, error) {
 	switch s {
@@ -122,6 +141,21 @@ type Options struct {
 	// Threshold is the similarity at or above which two documents are near
 	// duplicates (Hybrid and MinHash). Default 0.9.
 	Threshold float64
+	// EditAllowance, when positive, also accepts a Hybrid pair verified
+	// by Resemblance whose resemblance is below Threshold, if its shingle
+	// sets differ by at most EditAllowance small edits (one edit changes at
+	// most ShingleWidth shingles on each side, so EditAllowance ·
+	// 2 · ShingleWidth shingles in all) and its resemblance is still at
+	// least EditFloor. On a page of 100 words a print banner and a changed
+	// title cost a fifth of the shingles, while on a long page the same
+	// edits are far below 1 − Threshold: this keeps short copies with a few
+	// edits together without lowering the bar for long pages, where a
+	// template filled with another name stays distinct. It needs Exact
+	// verification. Default 0: resemblance alone.
+	EditAllowance int
+	// EditFloor is the lowest resemblance EditAllowance accepts. Default
+	// 0.8.
+	EditFloor float64
 	// Verify is how Hybrid verifies candidates. Default Exact.
 	Verify Verification
 	// ShingleWidth is w for word w-shingles. Default 5.
@@ -188,6 +222,9 @@ func (o *Options) withDefaults() Options {
 	if c.HammingK == 0 {
 		c.HammingK = 3
 	}
+	if c.EditFloor == 0 {
+		c.EditFloor = 0.8
+	}
 	switch c.Method {
 	case IMatch:
 		c.IMatch.ExtraLexicons = 0
@@ -214,6 +251,12 @@ func (o Options) Validate() error {
 	}
 	if c.Method != DSCSS && (c.Bands < 1 || c.Rows < 1 || c.Bands*c.Rows > c.MinHash.Size) {
 		errs = append(errs, fmt.Errorf("dedup: %d bands × %d rows do not fit a sketch of %d", c.Bands, c.Rows, c.MinHash.Size))
+	}
+	if c.EditAllowance < 0 {
+		errs = append(errs, fmt.Errorf("dedup: negative edit allowance %d", c.EditAllowance))
+	}
+	if c.EditFloor <= 0 || c.EditFloor > 1 {
+		errs = append(errs, fmt.Errorf("dedup: edit floor %v not in (0, 1]", c.EditFloor))
 	}
 	if c.HammingK < 0 || c.HammingK > 16 {
 		errs = append(errs, fmt.Errorf("dedup: Hamming k %d not in [0, 16]", c.HammingK))

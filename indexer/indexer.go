@@ -30,7 +30,12 @@ var (
 	ErrPolicy   = errors.New("indexer: unknown policy")
 	ErrMapping  = errors.New("indexer: index mapping lacks Doppel's types (create it with indexer.Mapping)")
 	ErrCorrupt  = errors.New("indexer: corrupt stored document")
+	ErrReadOnly = errors.New("indexer: index opened read-only")
 )
+
+// lockTimeout bounds how long Open waits for another process that has the
+// index open (a writer excludes everybody, readers exclude writers).
+const lockTimeout = "5s"
 
 // DefaultBatchSize is the number of documents per bleve batch when
 // Options.BatchSize is zero.
@@ -46,6 +51,14 @@ type Options struct {
 	// the pending batch. Default: DefaultBatchSize (200). Must not be
 	// negative.
 	BatchSize int
+	// NoAutoFlush makes Add never write: only Flush does. A caller that
+	// keeps its own durable record of what it adds (package crawler)
+	// flushes after that record is durable, so the index is never ahead
+	// of it. Default false.
+	NoAutoFlush bool
+	// ReadOnly opens an existing index for searching only, beside other
+	// readers; Add and Flush return ErrReadOnly. Default false.
+	ReadOnly bool
 }
 
 func (o *Options) ensureDefaults() error {
@@ -129,18 +142,23 @@ type memberRec struct {
 }
 
 // Open opens the index in dir, or creates it (a scorch index with
-// [Mapping]) if dir holds none. dir is created if needed. The caller must
-// Close the Index.
+// [Mapping]) if dir holds none. dir is created if needed. With
+// Options.ReadOnly the index must exist. The caller must Close the Index.
 func Open(dir string, opts Options) (*Index, error) {
 	if err := opts.ensureDefaults(); err != nil {
 		return nil, err
 	}
 	var idx bleve.Index
 	var err error
-	if _, serr := os.Stat(filepath.Join(dir, "index_meta.json")); serr == nil {
-		idx, err = bleve.Open(dir)
-	} else {
-		idx, err = bleve.NewUsing(dir, Mapping(), scorch.Name, scorch.Name, nil)
+	switch _, serr := os.Stat(filepath.Join(dir, "index_meta.json")); {
+	case opts.ReadOnly && serr != nil:
+		return nil, fmt.Errorf("indexer: open %s: no index there", dir)
+	case opts.ReadOnly:
+		idx, err = bleve.OpenUsing(dir, map[string]any{"read_only": true, "bolt_timeout": lockTimeout})
+	case serr == nil:
+		idx, err = bleve.OpenUsing(dir, map[string]any{"bolt_timeout": lockTimeout})
+	default:
+		idx, err = bleve.NewUsing(dir, Mapping(), scorch.Name, scorch.Name, map[string]any{"bolt_timeout": lockTimeout})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("indexer: open %s: %w", dir, err)
@@ -203,8 +221,11 @@ func (x *Index) Add(ctx context.Context, d Doc, r dedup.Result) error {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.closed {
+	switch {
+	case x.closed:
 		return ErrClosed
+	case x.opts.ReadOnly:
+		return ErrReadOnly
 	}
 	d.Cluster = string(r.Cluster)
 	d.Master = r.Master == d.ID
@@ -244,7 +265,7 @@ func (x *Index) Add(ctx context.Context, d Doc, r dedup.Result) error {
 		x.stats.Masters++
 	}
 	x.stats.Pending++
-	if x.stats.Pending >= x.opts.BatchSize {
+	if x.stats.Pending >= x.opts.BatchSize && !x.opts.NoAutoFlush {
 		return x.flush()
 	}
 	return nil
@@ -346,6 +367,40 @@ func (x *Index) Indexed() (int, error) {
 	return int(all) - int(res.Total), nil
 }
 
+// idPageSize is the number of ids EachID reads per search.
+const idPageSize = 10000
+
+// EachID calls fn with the id of every document in the index (searchable
+// or hidden; member records are not documents), in id order, and stops at
+// the first error fn returns. Documents not flushed yet are not included.
+// Cost: one search per 10,000 ids.
+func (x *Index) EachID(fn func(id string) error) error {
+	kind := bleve.NewTermQuery(MemberType)
+	kind.SetField(fieldKind)
+	q := bleve.NewBooleanQuery()
+	q.AddMust(bleve.NewMatchAllQuery())
+	q.AddMustNot(kind)
+	var after []string
+	for {
+		req := bleve.NewSearchRequestOptions(q, idPageSize, 0, false)
+		req.SortBy([]string{"_id"})
+		req.SearchAfter = after
+		res, err := x.idx.Search(req)
+		if err != nil {
+			return fmt.Errorf("indexer: listing documents: %w", err)
+		}
+		for _, h := range res.Hits {
+			if err := fn(h.ID); err != nil {
+				return err
+			}
+		}
+		if len(res.Hits) < idPageSize {
+			return nil
+		}
+		after = []string{res.Hits[len(res.Hits)-1].ID}
+	}
+}
+
 // Document returns the indexed document id (from the pending batch or the
 // index), or nil if it is not indexed.
 func (x *Index) Document(id string) (*Doc, error) {
@@ -370,8 +425,11 @@ func (x *Index) Flush(ctx context.Context) error {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.closed {
+	switch {
+	case x.closed:
 		return ErrClosed
+	case x.opts.ReadOnly:
+		return ErrReadOnly
 	}
 	return x.flush()
 }
@@ -555,6 +613,9 @@ func (x *Index) Close() error {
 		return ErrClosed
 	}
 	x.closed = true
+	if x.opts.ReadOnly {
+		return x.idx.Close()
+	}
 	return errors.Join(x.flush(), x.idx.Close())
 }
 

@@ -14,10 +14,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
-
 	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/crawler/traps"
+	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/indexer"
 )
 
@@ -51,10 +50,11 @@ const exampleConfig = `{
   "max_body_bytes": 5242880,
   "user_agent": "DoppelBot/1.0",
   "max_redirects": 5,
-  "traps": {"max_per_template": 5000, "max_duplicates_per_template": 20,
+  "traps": {"max_per_template": 0, "max_duplicates_per_template": 20,
             "max_segments": 12, "max_repeats": 3, "max_url_length": 1024},
   "drop_params": ["utm_*", "sessionid", "jsessionid", "phpsessid", "sid", "gclid", "fbclid"],
   "policy": "skip",
+  "similarity": "resemblance",
   "groups": [{"prefix": "https://intranet.example/hr/", "groups": ["hr"]}],
   "no_dedup": false
 }`
@@ -78,6 +78,7 @@ type crawlConfig struct {
 	Traps           trapsConfig         `json:"traps"`
 	DropParams      []string            `json:"drop_params"`
 	Policy          indexer.Policy      `json:"policy"`
+	Similarity      dedup.Similarity    `json:"similarity"`
 	Groups          []crawler.GroupRule `json:"groups"`
 	NoDedup         bool                `json:"no_dedup"`
 }
@@ -116,6 +117,8 @@ func loadConfig(path string) (crawler.Options, error) {
 				want = `a Go duration string such as "250ms"`
 			case "policy":
 				want = `"skip", "hidden" or "all"`
+			case "similarity":
+				want = `"resemblance" or "cosine"`
 			}
 			return fail(fmt.Errorf("%s must be %s, not a %s", te.Field, want, te.Value))
 		}
@@ -152,7 +155,7 @@ func loadConfig(path string) (crawler.Options, error) {
 		MaxBodyBytes: c.MaxBodyBytes, UserAgent: c.UserAgent, MaxRedirects: c.MaxRedirects,
 		Traps: traps.Options{MaxPerTemplate: c.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: c.Traps.MaxDuplicatesPerTemplate,
 			MaxSegments: c.Traps.MaxSegments, MaxRepeats: c.Traps.MaxRepeats, MaxURLLength: c.Traps.MaxURLLength},
-		DropParams: c.DropParams, Policy: c.Policy, Groups: c.Groups, NoDedup: c.NoDedup,
+		DropParams: c.DropParams, Policy: c.Policy, Similarity: c.Similarity, Groups: c.Groups, NoDedup: c.NoDedup,
 	}, nil
 }
 
@@ -176,6 +179,9 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxDepth := fs.Int("max-depth", 0, "links followed from a seed (default 10)")
 	ignoreRobots := fs.Bool("ignore-robots", false, "do not honour robots.txt")
 	userAgent := fs.String("user-agent", "", "User-Agent header (default DoppelBot/1.0)")
+	similarity := fs.String("similarity", "", "what makes pages copies: resemblance (default; the same text up to small edits) or cosine (the same words: for spam-like edits, joins API pages that share their vocabulary)")
+	serveAddr := fs.String("serve", "", "also serve the search UI and API on this `address` while crawling, and after it until Ctrl-C")
+	identity := identityFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: doppel crawl --seed URL [--seed URL…] --data DIR [flags]\n"+
 			"       doppel crawl --data DIR [--max-pages N]   (resume with the saved options)\n\n"+
@@ -227,6 +233,10 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			opts.IgnoreRobots = *ignoreRobots
 		case "user-agent":
 			opts.UserAgent = *userAgent
+		case "similarity":
+			sim, err := dedup.ParseSimilarity(*similarity)
+			flagErr = errors.Join(flagErr, err)
+			opts.Similarity = sim
 		}
 	})
 	if flagErr != nil {
@@ -249,7 +259,9 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		// opts. Refuse anything else rather than silently ignore it.
 		var ignored []string
 		fs.Visit(func(f *flag.Flag) {
-			if f.Name != "data" && f.Name != "max-pages" {
+			switch f.Name {
+			case "data", "max-pages", "serve", "groups-header", "demo-users", "admin-groups":
+			default:
 				ignored = append(ignored, "--"+f.Name)
 			}
 		})
@@ -261,12 +273,40 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return errUsage
 		}
 	}
+	webOpts, err := identity()
+	if err != nil {
+		return err
+	}
 	c, err := crawler.Open(*data, opts)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	return crawlAndReport(ctx, c, *data, stdout, stderr)
+	if *serveAddr == "" {
+		return crawlAndReport(ctx, c, *data, stdout, stderr)
+	}
+	// Search while crawling: the index being built, from this process.
+	srv, err := listen(c.View(), *serveAddr, webOpts, stdout)
+	if err != nil {
+		return err
+	}
+	serveCtx, stopServing := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.serve(serveCtx) }()
+	if err := crawlAndReport(ctx, c, *data, stdout, stderr); err != nil {
+		stopServing()
+		<-served
+		return err
+	}
+	fmt.Fprintln(stdout, "The crawl is done; still serving its index. Ctrl-C stops.")
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		stopServing()
+		return err
+	}
+	stopServing()
+	return <-served
 }
 
 // crawlAndReport runs the crawl with progress on stderr and prints the
@@ -337,10 +377,9 @@ func isTerminal(w io.Writer) bool {
 
 func printSummary(w io.Writer, c *crawler.Crawler, dir string, elapsed time.Duration) {
 	st := c.Stats()
-	searchable := "?"
-	req := bleve.NewSearchRequestOptions(c.Index().Searchable(bleve.NewMatchAllQuery()), 0, 0, false)
-	if res, err := c.Index().Bleve().Search(req); err == nil {
-		searchable = fmt.Sprint(res.Total)
+	sum, err := c.View().Summary()
+	if err != nil {
+		fmt.Fprintf(w, "summary: %v\n", err)
 	}
 	fmt.Fprintf(w, "pages fetched:     %d\n", st.Fetched)
 	fmt.Fprintf(w, "  unique:          %d\n", st.Unique)
@@ -348,8 +387,8 @@ func printSummary(w io.Writer, c *crawler.Crawler, dir string, elapsed time.Dura
 	fmt.Fprintf(w, "skipped:           %d\n", st.Skipped)
 	fmt.Fprintf(w, "errors:            %d\n", st.Errors)
 	fmt.Fprintf(w, "queued:            %d\n", st.Queued)
-	fmt.Fprintf(w, "clusters:          %d\n", c.Detector().Stats().Clusters)
-	fmt.Fprintf(w, "searchable:        %s documents (policy %s)\n", searchable, c.Options().Policy)
+	fmt.Fprintf(w, "clusters:          %d\n", sum.Clusters)
+	fmt.Fprintf(w, "searchable:        %d documents (policy %s)\n", sum.Searchable, c.Options().Policy)
 	fmt.Fprintf(w, "elapsed:           %s\n", elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "data directory:    %s\n", dir)
 }

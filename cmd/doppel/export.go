@@ -31,16 +31,16 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fs.Usage()
 		return errUsage
 	}
-	c, err := crawler.Open(*data, crawler.Options{})
+	v, err := crawler.OpenView(*data)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	defer v.Close()
 	if *out == "" {
 		bw := bufio.NewWriter(stdout)
 		enc := json.NewEncoder(bw)
 		enc.SetEscapeHTML(false)
-		if err := c.Entries(func(e crawler.Entry) error { return enc.Encode(e) }); err != nil {
+		if err := v.Entries(func(e crawler.Entry) error { return enc.Encode(e) }); err != nil {
 			return err
 		}
 		return bw.Flush()
@@ -50,7 +50,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer w.Abort()
-	if err := c.Entries(func(e crawler.Entry) error { return w.Write(e) }); err != nil {
+	if err := v.Entries(func(e crawler.Entry) error { return w.Write(e) }); err != nil {
 		return err
 	}
 	return w.Commit()

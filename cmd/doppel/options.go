@@ -28,7 +28,7 @@ func detectorFlags(fs *flag.FlagSet) func() (dedup.Options, error) {
 	sketch := fs.Int("sketch", 128, "MinHash sketch size")
 	stop := fs.Bool("stopwords", false, "drop English stop words before comparing")
 	stem := fs.Bool("stem", false, "Porter2-stem words before comparing")
-	numbers := fs.Bool("strip-numbers", false, "drop tokens with digits before comparing (templated pages that differ by numbers)")
+	numbers := fs.Bool("strip-numbers", false, "drop number tokens (digits only, not identifiers such as x509) before comparing (templated pages that differ by numbers)")
 	dates := fs.Bool("strip-dates", false, "drop month and weekday names before comparing (with --strip-numbers: dates)")
 	ngrams := fs.String("ngrams", "1", "comma-separated word n-gram sizes for I-Match and SimHash terms, e.g. 1 or 3,5")
 	master := fs.String("master", "first", "master policy: first, shortest-url, recent or quality")

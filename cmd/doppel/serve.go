@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
-
 	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/ranking"
 	"github.com/doppel-search/doppel/web"
@@ -24,13 +22,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	data := fs.String("data", "", "the crawl's data `directory` (required)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
-	header := fs.String("groups-header", "", "trusted request `header` with the user's access groups, comma-separated, set by your reverse proxy")
-	demoUsers := fs.String("demo-users", "", "selectable demo users, e.g. \"guest=;alice=hr,it\" (ignored with --groups-header)")
-	admins := fs.String("admin-groups", "", "comma-separated `groups` that may see the status page and /api/stats (default: everybody)")
+	identity := identityFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel serve --data DIR [--addr 127.0.0.1:8080] [--groups-header H | --demo-users SPEC]\n\n"+
-			"Serves the search UI and JSON API over a crawl. Without --groups-header or --demo-users every\n"+
-			"visitor is anonymous and sees public documents only.\n\nFlags:")
+			"Serves the search UI and JSON API over a crawl, read-only: it opens the crawl's records and index\n"+
+			"without rebuilding anything, so it answers at once. A crawl running in another process holds the\n"+
+			"data directory; search it with doppel crawl --serve instead. Without --groups-header or\n"+
+			"--demo-users every visitor is anonymous and sees public documents only.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -41,22 +39,37 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errUsage
 	}
-	users, err := parseDemoUsers(*demoUsers)
+	opts, err := identity()
 	if err != nil {
 		return err
 	}
-	c, err := crawler.Open(*data, crawler.Options{})
+	v, err := crawler.OpenView(*data)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	var adminGroups []string
-	for _, g := range strings.Split(*admins, ",") {
-		if g = strings.TrimSpace(g); g != "" {
-			adminGroups = append(adminGroups, g)
+	defer v.Close()
+	return serve(ctx, v, *addr, opts, stdout)
+}
+
+// identityFlags defines the flags that say who a visitor is and returns a
+// function that reads them, after parsing, into web.Options.
+func identityFlags(fs *flag.FlagSet) func() (web.Options, error) {
+	header := fs.String("groups-header", "", "trusted request `header` with the user's access groups, comma-separated, set by your reverse proxy")
+	demoUsers := fs.String("demo-users", "", "selectable demo users, e.g. \"guest=;alice=hr,it\" (ignored with --groups-header)")
+	admins := fs.String("admin-groups", "", "comma-separated `groups` that may see the status page and /api/stats (default: everybody)")
+	return func() (web.Options, error) {
+		users, err := parseDemoUsers(*demoUsers)
+		if err != nil {
+			return web.Options{}, err
 		}
+		var adminGroups []string
+		for _, g := range strings.Split(*admins, ",") {
+			if g = strings.TrimSpace(g); g != "" {
+				adminGroups = append(adminGroups, g)
+			}
+		}
+		return web.Options{GroupsHeader: *header, DemoUsers: users, AdminGroups: adminGroups}, nil
 	}
-	return serve(ctx, c, *addr, web.Options{GroupsHeader: *header, DemoUsers: users, AdminGroups: adminGroups}, stdout)
 }
 
 // parseDemoUsers parses "name=group,group;name=…".
@@ -83,28 +96,47 @@ func parseDemoUsers(spec string) ([]web.DemoUser, error) {
 }
 
 // serve runs the web server over the crawl until ctx is done.
-func serve(ctx context.Context, c *crawler.Crawler, addr string, opts web.Options, stdout io.Writer) error {
-	opts.Text = c.Text
-	opts.Status = cachedStatus(c, 5*time.Second)
-	srv, err := web.New(ranking.New(c.Index(), ranking.Options{}), opts)
+func serve(ctx context.Context, v *crawler.View, addr string, opts web.Options, stdout io.Writer) error {
+	ln, err := listen(v, addr, opts, stdout)
 	if err != nil {
 		return err
 	}
+	return ln.serve(ctx)
+}
+
+// A server is the search UI listening, not yet serving.
+type server struct {
+	hs *http.Server
+	ln net.Listener
+}
+
+// listen binds addr and prepares the web server over the crawl.
+func listen(v *crawler.View, addr string, opts web.Options, stdout io.Writer) (*server, error) {
+	opts.Text = v.Text
+	opts.Status = cachedStatus(v, 5*time.Second)
+	srv, err := web.New(ranking.New(v.Index(), ranking.Options{}), opts)
+	if err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("listening on %s: %w", addr, err)
+		return nil, fmt.Errorf("listening on %s: %w", addr, err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "Search UI: http://%s/  (JSON API under /api/, metrics at /metrics; Ctrl-C stops)\n", ln.Addr())
+	return &server{hs: &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}, ln: ln}, nil
+}
+
+// serve serves until ctx is done, then shuts down gracefully.
+func (s *server) serve(ctx context.Context) error {
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- s.hs.Serve(s.ln) }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			return err
 		}
 		return nil
@@ -112,7 +144,7 @@ func serve(ctx context.Context, c *crawler.Crawler, addr string, opts web.Option
 }
 
 // cachedStatus computes the status page's numbers at most once per ttl.
-func cachedStatus(c *crawler.Crawler, ttl time.Duration) func() web.Status {
+func cachedStatus(v *crawler.View, ttl time.Duration) func() web.Status {
 	var mu sync.Mutex
 	var last web.Status
 	var at time.Time
@@ -122,17 +154,10 @@ func cachedStatus(c *crawler.Crawler, ttl time.Duration) func() web.Status {
 		if !at.IsZero() && time.Since(at) < ttl {
 			return last
 		}
-		st := c.Stats()
-		ds := c.Detector().Stats()
-		sizes, hamming, _ := c.Distributions()
-		last = web.Status{Documents: int(st.Fetched), Clusters: ds.Clusters, Duplicates: int(st.Duplicates),
-			Queued: st.Queued, Errors: int(st.Errors), ClusterSizes: sizes, Hamming: hamming}
-		req := bleve.NewSearchRequestOptions(c.Index().Searchable(bleve.NewMatchAllQuery()), 0, 0, false)
-		if res, err := c.Index().Bleve().Search(req); err == nil {
-			last.Searchable = int(res.Total)
-		}
-		if n, err := c.Index().Indexed(); err == nil {
-			last.Skipped = int(st.Fetched) - n
+		if s, err := v.Summary(); err == nil {
+			last = web.Status{Documents: s.Fetched, Clusters: s.Clusters, Duplicates: s.Duplicates, Queued: s.Queued,
+				Errors: s.Errors, Searchable: s.Searchable, Skipped: s.Fetched - s.Indexed,
+				ClusterSizes: s.ClusterSizes, Hamming: s.Hamming}
 		}
 		at = time.Now()
 		return last

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -65,6 +66,10 @@ type Options struct {
 	// LockTimeout bounds how long Open waits for the file lock held by
 	// another process. Default (0) 5s.
 	LockTimeout time.Duration
+	// ReadOnly opens an existing frontier for reading (Stats, Seen, All)
+	// beside other readers: nothing is recovered, writes fail. Default
+	// false.
+	ReadOnly bool
 }
 
 // Stats counts URLs by state. It is a value: a snapshot.
@@ -112,21 +117,31 @@ func Open(path string, opts Options) (*Frontier, error) {
 	if timeout == 0 {
 		timeout = 5 * time.Second
 	}
-	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: timeout, NoSync: opts.NoSync})
+	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: timeout, NoSync: opts.NoSync, ReadOnly: opts.ReadOnly})
 	if err != nil {
 		return nil, fmt.Errorf("frontier: open %s: %w", path, err)
 	}
 	f := &Frontier{db: db}
 	var st Stats
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bPending, bInFlight, bURLs, bRevisit, bRevisitURL, bMeta} {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return err
+	if opts.ReadOnly {
+		err = db.View(func(tx *bolt.Tx) error {
+			if tx.Bucket(bURLs) == nil || tx.Bucket(bMeta) == nil {
+				return errors.New("not a frontier")
 			}
-		}
-		st = loadCounts(tx)
-		return requeueInFlight(tx, &st)
-	})
+			st = loadCounts(tx)
+			return nil
+		})
+	} else {
+		err = db.Update(func(tx *bolt.Tx) error {
+			for _, name := range [][]byte{bPending, bInFlight, bURLs, bRevisit, bRevisitURL, bMeta} {
+				if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+					return err
+				}
+			}
+			st = loadCounts(tx)
+			return requeueInFlight(tx, &st)
+		})
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("frontier: recover %s: %w", path, err)
@@ -257,27 +272,10 @@ func priorityOf(v any) (int, error) {
 // URL. Cost: O(log n); a read transaction for a known URL, else one write
 // transaction.
 func (f *Frontier) Add(url string, priority int, payload []byte) (added bool, err error) {
-	if url == "" {
-		return false, fmt.Errorf("%w: empty URL", ErrBadRequest)
-	}
-	if err := f.db.View(func(tx *bolt.Tx) error {
-		added = tx.Bucket(bURLs).Get([]byte(url)) == nil
-		return nil
-	}); err != nil {
-		return false, fmt.Errorf("frontier: %w", err)
-	}
-	if !added {
-		return false, nil
-	}
-	err = f.update(func(tx *bolt.Tx, st *Stats) error {
-		added = false
-		if tx.Bucket(bURLs).Get([]byte(url)) != nil {
-			return errNoChange
-		}
-		added = true
-		return enqueue(tx, st, url, priority, payload)
-	})
-	return added && err == nil, err
+	var b Batch
+	b.Add(url, priority, payload)
+	res, err := f.Commit(&b)
+	return err == nil && res[0], err
 }
 
 // Reprioritize gives a pending URL a new priority, at a fresh FIFO
@@ -288,43 +286,165 @@ func (f *Frontier) Add(url string, priority int, payload []byte) (added bool, er
 func (f *Frontier) Reprioritize(url string, priority int) (bool, error) {
 	moved := false
 	err := f.update(func(tx *bolt.Tx, st *Stats) error {
-		v := tx.Bucket(bURLs).Get([]byte(url))
-		if v == nil || State(v[0]) != Pending {
+		var err error
+		if moved, err = reprioritize(tx, st, url, priority); err == nil && !moved {
 			return errNoChange
 		}
-		pending := tx.Bucket(bPending)
-		key := bytes.Clone(v[1:])
-		item := pending.Get(key)
-		if item == nil {
-			return fmt.Errorf("%w: pending %.80q has no queue entry", ErrCorrupt, url)
-		}
-		_, payload, err := decodeItem(item)
-		if err != nil {
-			return err
-		}
-		payload = bytes.Clone(payload)
-		if err := pending.Delete(key); err != nil {
-			return fmt.Errorf("frontier: %w", err)
-		}
-		st.Pending--
-		moved = true
-		return enqueue(tx, st, url, priority, payload)
+		return err
 	})
 	return moved && err == nil, err
+}
+
+func reprioritize(tx *bolt.Tx, st *Stats, url string, priority int) (bool, error) {
+	v := tx.Bucket(bURLs).Get([]byte(url))
+	if v == nil || State(v[0]) != Pending {
+		return false, nil
+	}
+	pending := tx.Bucket(bPending)
+	key := bytes.Clone(v[1:])
+	item := pending.Get(key)
+	if item == nil {
+		return false, fmt.Errorf("%w: pending %.80q has no queue entry", ErrCorrupt, url)
+	}
+	_, payload, err := decodeItem(item)
+	if err != nil {
+		return false, err
+	}
+	payload = bytes.Clone(payload)
+	if err := pending.Delete(key); err != nil {
+		return false, fmt.Errorf("frontier: %w", err)
+	}
+	st.Pending--
+	return true, enqueue(tx, st, url, priority, payload)
 }
 
 // Seen reports whether url has ever been added (pending, in flight or
 // done). Cost: one read transaction, O(log n).
 func (f *Frontier) Seen(url string) (bool, error) {
-	var seen bool
+	seen, err := f.SeenAll([]string{url})
+	if err != nil {
+		return false, err
+	}
+	return seen[0], nil
+}
+
+// SeenAll reports, for each of urls, whether it has ever been added, in
+// one read transaction. Cost: O(len(urls)·log n).
+func (f *Frontier) SeenAll(urls []string) ([]bool, error) {
+	seen := make([]bool, len(urls))
 	err := f.db.View(func(tx *bolt.Tx) error {
-		seen = tx.Bucket(bURLs).Get([]byte(url)) != nil
+		b := tx.Bucket(bURLs)
+		for i, u := range urls {
+			seen[i] = b.Get([]byte(u)) != nil
+		}
 		return nil
 	})
 	if err != nil {
-		return false, fmt.Errorf("frontier: %w", err)
+		return nil, fmt.Errorf("frontier: %w", err)
 	}
 	return seen, nil
+}
+
+// A Batch collects frontier changes for [Frontier.Commit], which applies
+// them in order in one transaction: a crawler queues the links of a group
+// of pages, and marks the group's URLs done, with one commit each. The
+// zero value is empty. A Batch is not safe for concurrent use.
+type Batch struct {
+	ops []op
+}
+
+type op struct {
+	kind     byte // 'a' add, 'd' done, 'r' reprioritize
+	url      string
+	priority int
+	payload  []byte
+	outcome  string
+}
+
+// Add queues url as Frontier.Add does: only if it was never seen.
+func (b *Batch) Add(url string, priority int, payload []byte) {
+	b.ops = append(b.ops, op{kind: 'a', url: url, priority: priority, payload: payload})
+}
+
+// Done marks url done as Frontier.Done does.
+func (b *Batch) Done(url, outcome string) {
+	b.ops = append(b.ops, op{kind: 'd', url: url, outcome: outcome})
+}
+
+// Reprioritize moves a pending url as Frontier.Reprioritize does.
+func (b *Batch) Reprioritize(url string, priority int) {
+	b.ops = append(b.ops, op{kind: 'r', url: url, priority: priority})
+}
+
+// Len returns the number of changes in the batch.
+func (b *Batch) Len() int { return len(b.ops) }
+
+// Commit applies the batch in one write transaction (none if it would
+// change nothing) and reports, for each Add in order, whether its URL was
+// new. After an error nothing of the batch is applied. Errors wrap
+// ErrBadRequest for an empty URL. Cost: one transaction, O(log n) per
+// change.
+func (f *Frontier) Commit(b *Batch) (added []bool, err error) {
+	nAdd, writes := 0, false
+	for _, o := range b.ops {
+		if o.url == "" {
+			return nil, fmt.Errorf("%w: empty URL", ErrBadRequest)
+		}
+		if o.kind == 'a' {
+			nAdd++
+		} else {
+			writes = true
+		}
+	}
+	added = make([]bool, nAdd)
+	if !writes { // only adds: spare the write transaction when all are known
+		urls := make([]string, 0, nAdd)
+		for _, o := range b.ops {
+			urls = append(urls, o.url)
+		}
+		seen, err := f.SeenAll(urls)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(seen, false) {
+			return added, nil
+		}
+	}
+	err = f.update(func(tx *bolt.Tx, st *Stats) error {
+		clear(added)
+		changed, i := false, 0
+		for _, o := range b.ops {
+			switch o.kind {
+			case 'a':
+				if tx.Bucket(bURLs).Get([]byte(o.url)) == nil {
+					if err := enqueue(tx, st, o.url, o.priority, o.payload); err != nil {
+						return err
+					}
+					added[i], changed = true, true
+				}
+				i++
+			case 'd':
+				if err := done(tx, st, o.url, o.outcome); err != nil {
+					return err
+				}
+				changed = true
+			case 'r':
+				moved, err := reprioritize(tx, st, o.url, o.priority)
+				if err != nil {
+					return err
+				}
+				changed = changed || moved
+			}
+		}
+		if !changed {
+			return errNoChange
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return added, nil
 }
 
 // enqueue puts url in pending with a fresh sequence number and marks it so.
@@ -419,34 +539,36 @@ func (f *Frontier) Stats() (Stats, error) { return *f.stats.Load(), nil }
 // recorded as done, so it will never be enqueued. Call it after the page is
 // durably recorded. Cost: one write transaction, O(log n).
 func (f *Frontier) Done(url string, outcome string) error {
-	if url == "" {
-		return fmt.Errorf("%w: empty URL", ErrBadRequest)
+	var b Batch
+	b.Done(url, outcome)
+	_, err := f.Commit(&b)
+	return err
+}
+
+func done(tx *bolt.Tx, st *Stats, url, outcome string) error {
+	urls := tx.Bucket(bURLs)
+	if v := urls.Get([]byte(url)); v != nil {
+		state, key := State(v[0]), bytes.Clone(v[1:])
+		var err error
+		switch state {
+		case Pending:
+			err = tx.Bucket(bPending).Delete(key)
+			st.Pending--
+		case InFlight:
+			err = tx.Bucket(bInFlight).Delete(key)
+			st.InFlight--
+		case Done:
+			st.Done--
+		}
+		if err != nil {
+			return fmt.Errorf("frontier: %w", err)
+		}
 	}
-	return f.update(func(tx *bolt.Tx, st *Stats) error {
-		urls := tx.Bucket(bURLs)
-		if v := urls.Get([]byte(url)); v != nil {
-			state, key := State(v[0]), bytes.Clone(v[1:])
-			var err error
-			switch state {
-			case Pending:
-				err = tx.Bucket(bPending).Delete(key)
-				st.Pending--
-			case InFlight:
-				err = tx.Bucket(bInFlight).Delete(key)
-				st.InFlight--
-			case Done:
-				st.Done--
-			}
-			if err != nil {
-				return fmt.Errorf("frontier: %w", err)
-			}
-		}
-		if err := urls.Put([]byte(url), stateValue(Done, []byte(outcome))); err != nil {
-			return fmt.Errorf("frontier: done %.80q: %w", url, err)
-		}
-		st.Done++
-		return nil
-	})
+	if err := urls.Put([]byte(url), stateValue(Done, []byte(outcome))); err != nil {
+		return fmt.Errorf("frontier: done %.80q: %w", url, err)
+	}
+	st.Done++
+	return nil
 }
 
 // Schedule records that url should be fetched again at time at with the

@@ -1,8 +1,10 @@
 // Package hook adds Doppel to a gocolly/colly collector and a
-// blevesearch/bleve index that the caller already has. Each response is
-// cleaned (package clean), its site template stripped, assigned a
-// near-duplicate cluster (package dedup) and, if an index is given, indexed
-// with the near-duplicate policy (package indexer):
+// blevesearch/bleve index that the caller already has. Each response goes
+// through one path: Parse (package clean: checks and main content), Prepare
+// (site template stripped, signatures computed; concurrent), Insert (the
+// near-duplicate cluster assigned by package dedup; serial), Record (an
+// optional [Recorder] keeps the page) and Index (the [Sink], an
+// indexer.Index, indexes it under its near-duplicate policy):
 //
 //	h, err := hook.Attach(collector, hook.Options{Index: ix})
 //	…
@@ -10,7 +12,9 @@
 //	h.Flush(ctx)
 //
 // A Hook is also the processing step of Doppel's own crawler (package
-// crawler), which adds a persistent frontier, trap bounds and restart on top.
+// crawler), which adds a persistent frontier, admission rules and restart
+// on top, and replays its recorded pages through [Hook.Replay] after a
+// restart: the same Insert → Index path, from the record.
 package hook
 
 import (
@@ -34,23 +38,74 @@ import (
 	"github.com/doppel-search/doppel/indexer"
 )
 
-// ErrSkipped wraps the reason a response was deliberately not processed
-// (not text, too large, noindex, not HTML); test with errors.Is.
+// ErrSkipped is what every [SkipError] is, for errors.Is.
 var ErrSkipped = errors.New("skipped")
 
+// A SkipError says why a response was deliberately not processed (not
+// HTML or plain text, marked noindex, not a document at all). Get the
+// reason with errors.As; errors.Is(err, ErrSkipped) holds.
+type SkipError struct {
+	Reason string // e.g. "content type application/pdf"
+}
+
+func (e *SkipError) Error() string { return "skipped: " + e.Reason }
+
+// Is reports whether target is ErrSkipped.
+func (e *SkipError) Is(target error) bool { return target == ErrSkipped }
+
+func skip(format string, args ...any) error {
+	return &SkipError{Reason: fmt.Sprintf(format, args...)}
+}
+
 // DetectorOptions are the near-duplicate settings Doppel uses for web
-// pages: numbers and dates are stripped (templated pages differ by them),
-// candidates are verified by word-set cosine ≥ 0.9 (robust to the small
-// scattered edits of mirrors and printer-friendly copies, which on short
-// pages push 5-shingle resemblance below 0.9) and the shortest URL is
-// master.
+// pages. A page is a copy of another when their main contents, as cleaned,
+// are the same up to small edits: resemblance of word 5-shingles of at
+// least 0.9, or, on short pages where three small edits (a print banner, a
+// changed title, an inserted word) already cost a fifth of the shingles,
+// at least 0.8 with no more than three edits' worth of differing shingles
+// (dedup.Options.EditAllowance). Number tokens and month and weekday names
+// are dropped first (templated pages that differ by a date or a counter
+// are copies); identifiers that contain digits are kept. The shortest URL
+// is master.
+//
+// Pages that share their vocabulary but not their text — API reference
+// pages of one template, class pages with the same inherited-member lists
+// — are not copies under this rule, which is why it does not use
+// bag-of-words cosine: set Similarity to dedup.Cosine for sites whose
+// copies carry spam-like scattered word edits, at the price of joining
+// such pages.
 func DetectorOptions() dedup.Options {
 	return dedup.Options{
-		Terms:      features.Options{StripNumbers: true, StripDates: true},
-		Similarity: dedup.Cosine,
-		Master:     cluster.ShortestURL,
+		Terms:         features.Options{StripNumbers: true, StripDates: true},
+		Similarity:    dedup.Resemblance,
+		EditAllowance: 3,
+		Master:        cluster.ShortestURL,
 	}
 }
+
+// A Sink receives every processed page for indexing, with its cluster.
+// *indexer.Index is the Sink Doppel uses; tests and other backends may
+// plug in their own. Add is called in processing order, from one
+// goroutine at a time; Flush makes what was added durable.
+type Sink interface {
+	Add(ctx context.Context, d indexer.Doc, r dedup.Result) error
+	Flush(ctx context.Context) error
+}
+
+var _ Sink = (*indexer.Index)(nil)
+
+// A Recorder keeps every processed page, in processing order, from one
+// goroutine at a time (package crawler records them durably, which is what
+// a restart replays). A Record error stops the page before it is indexed.
+type Recorder interface {
+	Record(Page) error
+}
+
+// RecorderFunc adapts a function to a Recorder.
+type RecorderFunc func(Page) error
+
+// Record calls f(p).
+func (f RecorderFunc) Record(p Page) error { return f(p) }
 
 // Options configures a Hook. All fields are optional.
 type Options struct {
@@ -58,41 +113,59 @@ type Options struct {
 	// DetectorOptions.
 	Detector *dedup.Detector
 	// Index receives every processed page under its near-duplicate
-	// policy. Default nil: detection only.
-	Index *indexer.Index
+	// policy. Default nil: no indexing.
+	Index Sink
+	// Recorder keeps every processed page before it is indexed. Default
+	// nil: nothing recorded.
+	Recorder Recorder
 	// Templates holds the site-template statistics. Default: a new
 	// clean.Templates with its default options.
 	Templates *clean.Templates
-	// MaxBodyBytes is the largest body processed; larger ones are skipped.
-	// Default 5 MiB.
+	// MaxBodyBytes is the largest body processed; the first MaxBodyBytes
+	// bytes of a larger one are (Page.Truncated). Default 5 MiB.
 	MaxBodyBytes int
 	// Groups returns the access groups of a URL. Default: none (public).
 	Groups func(url string) []string
 	// OnPage is called after each page is processed (from colly's callback
-	// goroutine; Pages are processed one at a time).
+	// goroutine; pages are processed one at a time).
 	OnPage func(Page)
 	// NoDedup turns detection off: every page is its own cluster and
 	// master, and is indexed. For crawls that only need the index, and for
 	// measuring what detection costs. Default false.
 	NoDedup bool
 	// OnSkip is called, by Attach's callback only, with each response not
-	// processed and why (an ErrSkipped or a processing error).
+	// processed and why (a *SkipError or a processing error).
 	OnSkip func(url string, err error)
 }
 
-// A Page is a processed response.
+// A Page is a processed page: what a Recorder keeps, what the index
+// receives (see [IndexDoc]), and what [Hook.Replay] takes back.
 type Page struct {
 	URL          string
-	Clean        *clean.Page  // what the cleaner extracted
-	Text         string       // the main content without site-template blocks: what dedup saw
-	LastModified time.Time    // from the Last-Modified header or meta tag; zero if unknown
+	Host         string
+	Title        string
+	Headings     []string
+	Tagged       string       // title, headings and bold text: boosted in SimHash
+	Blocks       []string     // main-content blocks as cleaned: what dedup compares
+	Text         string       // the blocks without site-template blocks: what is indexed
+	LastModified time.Time    // from the Last-Modified header or a meta tag; zero if unknown
 	Groups       []string     // access groups
-	Anchors      []string     // anchor texts of links to the page, as given to Process
+	Anchors      []string     // anchor texts of links to the page, as known when processed
+	Truncated    bool         // only the first MaxBodyBytes of the body were read
 	Result       dedup.Result // cluster, master, duplicate or not, SimHash
 }
 
+// dedupDoc is the document the detector compares: the main content as
+// cleaned. Site-template stripping is left out on purpose: it depends on
+// the pages seen before, and removing shared labels would make copies of
+// templated pages look less alike than they are.
+func (p *Page) dedupDoc() dedup.Document {
+	return dedup.Document{ID: p.URL, URL: p.URL, Text: strings.Join(p.Blocks, "\n\n"), Tagged: p.Tagged}
+}
+
 // A Hook processes responses in arrival order. It is safe for concurrent
-// use; processing is serialized so that cluster assignment follows arrival.
+// use: Parse and Prepare run concurrently; Insert and Replay are
+// serialized, so that cluster assignment follows their order.
 type Hook struct {
 	opts Options
 	mu   sync.Mutex
@@ -111,7 +184,7 @@ func New(opts Options) (*Hook, error) {
 		opts.Templates = clean.NewTemplates(clean.TemplateOptions{})
 	}
 	if opts.MaxBodyBytes <= 0 {
-		opts.MaxBodyBytes = 5 << 20
+		opts.MaxBodyBytes = clean.DefaultMaxBytes
 	}
 	if opts.Groups == nil {
 		opts.Groups = func(string) []string { return nil }
@@ -141,50 +214,53 @@ func (h *Hook) Detector() *dedup.Detector { return h.opts.Detector }
 // Templates returns the hook's site-template statistics.
 func (h *Hook) Templates() *clean.Templates { return h.opts.Templates }
 
+// A Parsed response: the cleaner's page and whether the body was cut at
+// MaxBodyBytes.
+type Parsed struct {
+	*clean.Page
+	Truncated bool
+}
+
 // Parse checks and cleans a response body without assigning it a
-// cluster. Errors wrap ErrSkipped for bodies that are deliberately not
-// processed: not HTML or plain text, too large, marked noindex.
-func (h *Hook) Parse(pageURL string, header http.Header, body []byte) (*clean.Page, error) {
-	if len(body) > h.opts.MaxBodyBytes {
-		return nil, fmt.Errorf("%w: body larger than %d bytes", ErrSkipped, h.opts.MaxBodyBytes)
+// cluster. Bodies that are deliberately not processed — not HTML or plain
+// text, marked noindex, binary bytes labelled HTML — give a *SkipError.
+// A body longer than MaxBodyBytes is cut there and parsed (Truncated).
+func (h *Hook) Parse(pageURL string, header http.Header, body []byte) (*Parsed, error) {
+	truncated := len(body) > h.opts.MaxBodyBytes
+	if truncated {
+		body = body[:h.opts.MaxBodyBytes]
 	}
 	ctype, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
 	switch ctype {
 	case "text/plain":
-		return plainPage(string(body)), nil
+		return &Parsed{Page: plainPage(string(body)), Truncated: truncated}, nil
 	case "", "text/html", "application/xhtml+xml":
 	default:
-		return nil, fmt.Errorf("%w: content type %s", ErrSkipped, ctype)
+		return nil, skip("content type %s", ctype)
 	}
 	base, err := url.Parse(pageURL)
 	if err != nil {
 		return nil, fmt.Errorf("hook: page URL: %w", err)
 	}
 	page, err := clean.Parse(bytes.NewReader(body), base, clean.Options{MaxBytes: int64(h.opts.MaxBodyBytes)})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrSkipped, err)
+	switch {
+	case errors.Is(err, clean.ErrNotHTML):
+		return nil, skip("not an HTML document")
+	case err != nil:
+		return nil, skip("%v", err)
+	case page.NoIndex:
+		return nil, skip("robots meta noindex")
 	}
-	if page.NoIndex {
-		return nil, fmt.Errorf("%w: robots meta noindex", ErrSkipped)
-	}
-	return page, nil
+	return &Parsed{Page: page, Truncated: truncated}, nil
 }
 
-// Process parses a response (see Parse) and adds the page (see AddPage).
+// Process parses a response (see Parse), prepares and inserts the page.
 func (h *Hook) Process(ctx context.Context, pageURL string, header http.Header, body []byte, anchors []string) (Page, error) {
-	page, err := h.Parse(pageURL, header, body)
+	parsed, err := h.Parse(pageURL, header, body)
 	if err != nil {
 		return Page{}, err
 	}
-	return h.AddPage(ctx, pageURL, header, page, anchors)
-}
-
-// AddPage strips the site template from a parsed page, assigns it its
-// cluster and indexes it: Prepare then Insert. header supplies
-// Last-Modified (may be nil); anchors are the anchor texts of links to the
-// page known so far (a feature of the page, indexed; nil if unknown).
-func (h *Hook) AddPage(ctx context.Context, pageURL string, header http.Header, page *clean.Page, anchors []string) (Page, error) {
-	prep, err := h.Prepare(pageURL, header, page, anchors)
+	prep, err := h.Prepare(pageURL, header, parsed, anchors)
 	if err != nil {
 		return Page{}, err
 	}
@@ -195,26 +271,35 @@ func (h *Hook) AddPage(ctx context.Context, pageURL string, header http.Header, 
 // awaits Insert.
 type Prepared struct {
 	page Page
-	host string
 	doc  *dedup.Prepared // nil under NoDedup
 }
 
+// URL returns the prepared page's URL.
+func (p *Prepared) URL() string { return p.page.URL }
+
+// SetAnchors replaces the anchor texts the page is indexed with (the
+// crawler learns more of them between Prepare and Insert).
+func (p *Prepared) SetAnchors(anchors []string) { p.page.Anchors = anchors }
+
 // Prepare strips the site template from a parsed page and computes its
-// signatures. It runs concurrently with other Prepare and Insert calls;
-// Insert assigns clusters in the order it is called.
-func (h *Hook) Prepare(pageURL string, header http.Header, page *clean.Page, anchors []string) (*Prepared, error) {
-	p := Page{URL: pageURL, Clean: page, Groups: h.opts.Groups(pageURL), Anchors: anchors, LastModified: page.LastModified}
+// signatures. header supplies Last-Modified (may be nil); anchors are the
+// anchor texts of links to the page known so far (indexed; may be nil).
+// It runs concurrently with other Prepare and Insert calls; Insert assigns
+// clusters in the order it is called.
+func (h *Hook) Prepare(pageURL string, header http.Header, parsed *Parsed, anchors []string) (*Prepared, error) {
+	page := parsed.Page
+	p := Page{URL: pageURL, Title: page.Title, Headings: page.Headings, Tagged: page.Tagged, Blocks: page.Blocks,
+		Groups: h.opts.Groups(pageURL), Anchors: anchors, LastModified: page.LastModified, Truncated: parsed.Truncated}
 	if lm, err := http.ParseTime(header.Get("Last-Modified")); err == nil {
 		p.LastModified = lm.UTC()
 	}
-	host := ""
 	if u, err := url.Parse(pageURL); err == nil {
-		host = u.Host
+		p.Host = u.Host
 	}
-	p.Text = strings.Join(h.opts.Templates.ObserveStrip(host, page.Blocks), "\n\n")
-	prep := &Prepared{page: p, host: host}
+	p.Text = strings.Join(h.opts.Templates.ObserveStrip(p.Host, page.Blocks), "\n\n")
+	prep := &Prepared{page: p}
 	if !h.opts.NoDedup {
-		doc, err := h.opts.Detector.Prepare(dedup.Document{ID: pageURL, URL: pageURL, Text: p.Text, Tagged: page.Tagged})
+		doc, err := h.opts.Detector.Prepare(p.dedupDoc())
 		if err != nil {
 			return nil, err
 		}
@@ -223,8 +308,8 @@ func (h *Hook) Prepare(pageURL string, header http.Header, page *clean.Page, anc
 	return prep, nil
 }
 
-// Insert assigns a prepared page its cluster, indexes it and calls
-// OnPage.
+// Insert assigns a prepared page its cluster, records it, indexes it and
+// calls OnPage.
 func (h *Hook) Insert(ctx context.Context, prep *Prepared) (Page, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -235,10 +320,13 @@ func (h *Hook) Insert(ctx context.Context, prep *Prepared) (Page, error) {
 	} else if p.Result, err = h.opts.Detector.Insert(prep.doc); err != nil {
 		return Page{}, err
 	}
-	if h.opts.Index != nil {
-		if err := h.opts.Index.Add(ctx, IndexDoc(p, prep.host), p.Result); err != nil {
+	if h.opts.Recorder != nil {
+		if err := h.opts.Recorder.Record(p); err != nil {
 			return Page{}, err
 		}
+	}
+	if err := h.index(ctx, p); err != nil {
+		return Page{}, err
 	}
 	if h.opts.OnPage != nil {
 		h.opts.OnPage(p)
@@ -246,28 +334,49 @@ func (h *Hook) Insert(ctx context.Context, prep *Prepared) (Page, error) {
 	return p, nil
 }
 
+// Replay inserts a recorded page again, after a restart: it assigns the
+// cluster (from p.Blocks, as Insert did; in the order pages were first
+// inserted, the detector decides as it did then) and, if reindex is set,
+// indexes the page again. Templates statistics are restored from the
+// blocks. It neither records nor calls OnPage. The returned Page carries
+// the new Result.
+func (h *Hook) Replay(ctx context.Context, p Page, reindex bool) (Page, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.opts.Templates.Observe(p.Host, p.Blocks)
+	if h.opts.NoDedup {
+		p.Result = singleton(p.URL)
+	} else {
+		res, err := h.opts.Detector.Add(p.dedupDoc())
+		if err != nil {
+			return Page{}, err
+		}
+		p.Result = res
+	}
+	if reindex {
+		if err := h.index(ctx, p); err != nil {
+			return Page{}, err
+		}
+	}
+	return p, nil
+}
+
+func (h *Hook) index(ctx context.Context, p Page) error {
+	if h.opts.Index == nil {
+		return nil
+	}
+	return h.opts.Index.Add(ctx, IndexDoc(p), p.Result)
+}
+
 func singleton(id string) dedup.Result {
 	return dedup.Result{ID: id, Cluster: cluster.IDFor(id), Master: id}
 }
 
-// Assign gives a document its cluster: the detector's assignment, or
-// under NoDedup a cluster of its own. Callers that replay recorded pages
-// (package crawler) use it to rebuild the detector.
-func (h *Hook) Assign(doc dedup.Document) (dedup.Result, error) {
-	if h.opts.NoDedup {
-		return singleton(doc.ID), nil
-	}
-	return h.opts.Detector.Add(doc)
-}
-
-// IndexDoc is the index document of a processed page.
-func IndexDoc(p Page, host string) indexer.Doc {
-	d := indexer.Doc{ID: p.URL, URL: p.URL, Host: host, Body: p.Text, LastModified: p.LastModified,
-		Groups: p.Groups, Anchors: p.Anchors, Simhash: p.Result.Simhash}
-	if p.Clean != nil {
-		d.Title, d.Headings = p.Clean.Title, p.Clean.Headings
-	}
-	return d
+// IndexDoc is the index document of a processed page: the one conversion
+// from a Page to what the index holds.
+func IndexDoc(p Page) indexer.Doc {
+	return indexer.Doc{ID: p.URL, URL: p.URL, Host: p.Host, Title: p.Title, Headings: p.Headings, Body: p.Text,
+		Anchors: p.Anchors, LastModified: p.LastModified, Groups: p.Groups, Simhash: p.Result.Simhash}
 }
 
 // Flush writes the index's pending batch.

@@ -40,7 +40,7 @@ func TestParse(t *testing.T) {
 		{"plain text", "text/plain", "First  para.\n\nSecond\npara.", "", "First para.\n\nSecond para."},
 		{"pdf", "application/pdf", "%PDF-1.4\x00\x01", "content type application/pdf", ""},
 		{"image", "image/png", "\x89PNG", "content type image/png", ""},
-		{"too large", "text/html", strings.Repeat("x", 1001), "larger than 1000 bytes", ""},
+		{"too large: cut and parsed", "text/html", "<p>" + strings.Repeat("x ", 600) + "</p>", "", strings.TrimSpace(strings.Repeat("x ", 498) + "x")},
 		{"noindex", "text/html", `<html><head><meta name="robots" content="noindex"></head><body><p>x</p></body></html>`, "noindex", ""},
 		{"binary as html", "text/html", "\x00\x01\x02\x03\x04\x05 binary", "", ""},
 	} {
@@ -61,6 +61,8 @@ func TestParse(t *testing.T) {
 				t.Fatal(err)
 			case p.Text != tc.text:
 				t.Errorf("text = %q, want %q", p.Text, tc.text)
+			case p.Truncated != strings.HasPrefix(tc.name, "too large"):
+				t.Errorf("truncated = %v", p.Truncated)
 			}
 		})
 	}

@@ -1,13 +1,16 @@
 // Package pages is the crawler's durable record of every URL it has
 // decided about: fetched pages with their cleaned text and their cluster,
-// and URLs skipped or failed with the reason. It is the source of truth
-// from which the near-duplicate detector and the search index are rebuilt
-// after a restart, and what `doppel export` prints.
+// and URLs skipped or failed with the reason; and, per cluster, its current
+// master. It is the source of truth from which the near-duplicate detector
+// and the search index are rebuilt after a restart, and what the read side
+// (`doppel export`, `doppel serve`) reads without rebuilding anything.
 //
-// Records live in a bbolt database: every Put is one fsynced transaction,
-// so after a crash (kill -9 included) the store holds exactly the records
-// whose Put returned. Records are numbered in the order they were first
-// stored, and [Store.Each] replays them in that order.
+// Records live in a bbolt database. Writes go in a [Batch] that
+// [Store.Commit] applies in one fsynced transaction, so a crawler pays one
+// commit for a group of pages; after a crash (kill -9 included) the store
+// holds exactly the batches whose Commit returned. Records are numbered in
+// the order they were first stored, and [Store.Each] replays them in that
+// order.
 package pages
 
 import (
@@ -43,23 +46,25 @@ type Record struct {
 	Title        string    `json:"title,omitempty"`
 	Headings     []string  `json:"headings,omitempty"`
 	Tagged       string    `json:"tagged,omitempty"`
-	Blocks       []string  `json:"blocks,omitempty"` // main-content blocks as cleaned, before template removal
-	Text         string    `json:"text,omitempty"`   // the blocks without site-template blocks: what dedup saw
+	Blocks       []string  `json:"blocks,omitempty"` // main-content blocks as cleaned: what dedup compared
+	Text         string    `json:"text,omitempty"`   // the blocks without site-template blocks: what was indexed
 	Groups       []string  `json:"groups,omitempty"`
 	Anchors      []string  `json:"anchors,omitempty"` // anchor texts of links to the page, known when it was fetched
+	Truncated    bool      `json:"truncated,omitempty"`
 	Simhash      uint64    `json:"simhash,omitempty"`
-	Cluster      string    `json:"cluster,omitempty"` // cluster when fetched; the detector has the current one
+	Cluster      string    `json:"cluster,omitempty"` // the cluster the page joined (or founded); see Store.Master
 }
 
-// ErrClosed is returned after Close.
-var ErrClosed = errors.New("pages: store is closed")
+// ErrNoURL is returned for a record without URL.
+var ErrNoURL = errors.New("pages: record without URL")
 
 var (
-	bucketByURL = []byte("by-url")  // url → record JSON
-	bucketBySeq = []byte("by-seq")  // seq (big endian) → url
-	bucketAnch  = []byte("anchors") // url → JSON array of anchor texts
-	bucketMeta  = []byte("meta")    // "indexed-through" → seq (big endian)
-	keyIndexed  = []byte("indexed-through")
+	bucketByURL   = []byte("by-url")  // url → record JSON
+	bucketBySeq   = []byte("by-seq")  // seq (big endian) → url
+	bucketAnch    = []byte("anchors") // url → JSON array of anchor texts
+	bucketMasters = []byte("masters") // cluster → url of its current master
+	bucketMeta    = []byte("meta")    // "indexed-through" → seq (big endian)
+	keyIndexed    = []byte("indexed-through")
 )
 
 // MaxAnchors is how many distinct anchor texts are kept per URL.
@@ -76,22 +81,41 @@ type Options struct {
 	// process crash) may lose recent records. For tests and benchmarks.
 	// Default false.
 	NoSync bool
+	// ReadOnly opens an existing store for reading only, beside other
+	// readers; writes fail. Default false.
+	ReadOnly bool
+	// Timeout is how long Open waits for another process's lock (a
+	// writer excludes everybody, readers exclude writers). Default 5s.
+	Timeout time.Duration
 }
 
-// Open opens or creates the store at path.
+// Open opens or creates the store at path. With ReadOnly the store must
+// exist.
 func Open(path string, opts Options) (*Store, error) {
-	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: 5 * time.Second, NoSync: opts.NoSync})
+	if opts.Timeout == 0 {
+		opts.Timeout = 5 * time.Second
+	}
+	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: opts.Timeout, NoSync: opts.NoSync, ReadOnly: opts.ReadOnly})
 	if err != nil {
 		return nil, fmt.Errorf("pages: opening %s: %w", path, err)
 	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketByURL, bucketBySeq, bucketAnch, bucketMeta} {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return err
+	if opts.ReadOnly {
+		err = db.View(func(tx *bolt.Tx) error {
+			if tx.Bucket(bucketByURL) == nil {
+				return errors.New("not a page store")
 			}
-		}
-		return nil
-	})
+			return nil
+		})
+	} else {
+		err = db.Update(func(tx *bolt.Tx) error {
+			for _, b := range [][]byte{bucketByURL, bucketBySeq, bucketAnch, bucketMasters, bucketMeta} {
+				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("pages: initializing %s: %w", path, err)
@@ -102,41 +126,155 @@ func Open(path string, opts Options) (*Store, error) {
 // Close closes the store.
 func (s *Store) Close() error { return s.db.Close() }
 
-// Put stores r under r.URL. A new URL gets the next sequence number; an
-// existing one keeps its number and is replaced. It returns the record as
-// stored. Cost: one transaction.
-func (s *Store) Put(r Record) (Record, error) {
-	if r.URL == "" {
-		return Record{}, errors.New("pages: record without URL")
+// A Batch collects writes for [Store.Commit]. The zero value is empty and
+// ready to use. A Batch is not safe for concurrent use.
+type Batch struct {
+	records []Record
+	anchors map[string][]string
+	masters map[string]string
+	indexed uint64
+}
+
+// Put stores r under r.URL when the batch is committed. A new URL gets the
+// next sequence number; an existing one keeps its number and is replaced.
+func (b *Batch) Put(r Record) { b.records = append(b.records, r) }
+
+// AddAnchors adds anchor texts of links to url (empty ones are dropped;
+// each URL keeps at most [MaxAnchors] distinct texts).
+func (b *Batch) AddAnchors(url string, texts ...string) {
+	if b.anchors == nil {
+		b.anchors = map[string][]string{}
 	}
+	b.anchors[url] = append(b.anchors[url], texts...)
+}
+
+// PendingAnchors returns the anchor texts of url added to the batch.
+func (b *Batch) PendingAnchors(url string) []string { return b.anchors[url] }
+
+// SetMaster records url as the current master of cluster.
+func (b *Batch) SetMaster(cluster, url string) {
+	if b.masters == nil {
+		b.masters = map[string]string{}
+	}
+	b.masters[cluster] = url
+}
+
+// SetIndexedThrough records that every record with a sequence number up to
+// seq is durably in the search index, so a restart need not re-index it.
+func (b *Batch) SetIndexedThrough(seq uint64) { b.indexed = seq }
+
+// Len returns the number of records in the batch.
+func (b *Batch) Len() int { return len(b.records) }
+
+// Empty reports whether committing the batch would change nothing.
+func (b *Batch) Empty() bool {
+	return len(b.records) == 0 && len(b.anchors) == 0 && len(b.masters) == 0 && b.indexed == 0
+}
+
+// Commit applies the batch in one transaction and returns the records as
+// stored (with their sequence numbers), in the order they were put. After
+// an error nothing of the batch is stored. The batch is left unchanged;
+// reset it with *b = Batch{}. Cost: one transaction, O(log n) per write.
+func (s *Store) Commit(b *Batch) ([]Record, error) {
+	for _, r := range b.records {
+		if r.URL == "" {
+			return nil, ErrNoURL
+		}
+	}
+	if b.Empty() {
+		return nil, nil
+	}
+	stored := make([]Record, len(b.records))
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		byURL, bySeq := tx.Bucket(bucketByURL), tx.Bucket(bucketBySeq)
-		if old := byURL.Get([]byte(r.URL)); old != nil {
-			var prev Record
-			if err := json.Unmarshal(old, &prev); err != nil {
-				return fmt.Errorf("pages: corrupt record for %s: %w", r.URL, err)
-			}
-			r.Seq = prev.Seq
-		} else {
-			seq, err := bySeq.NextSequence()
-			if err != nil {
-				return err
-			}
-			r.Seq = seq
-			if err := bySeq.Put(seqKey(seq), []byte(r.URL)); err != nil {
+		for i, r := range b.records {
+			var err error
+			if stored[i], err = put(tx, r); err != nil {
 				return err
 			}
 		}
-		data, err := json.Marshal(r)
+		if err := addAnchors(tx, b.anchors); err != nil {
+			return err
+		}
+		for c, u := range b.masters {
+			if err := tx.Bucket(bucketMasters).Put([]byte(c), []byte(u)); err != nil {
+				return err
+			}
+		}
+		if b.indexed > 0 {
+			return tx.Bucket(bucketMeta).Put(keyIndexed, seqKey(b.indexed))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pages: commit: %w", err)
+	}
+	return stored, nil
+}
+
+func put(tx *bolt.Tx, r Record) (Record, error) {
+	byURL, bySeq := tx.Bucket(bucketByURL), tx.Bucket(bucketBySeq)
+	if old := byURL.Get([]byte(r.URL)); old != nil {
+		var prev Record
+		if err := json.Unmarshal(old, &prev); err != nil {
+			return Record{}, fmt.Errorf("corrupt record for %s: %w", r.URL, err)
+		}
+		r.Seq = prev.Seq
+	} else {
+		seq, err := bySeq.NextSequence()
+		if err != nil {
+			return Record{}, err
+		}
+		r.Seq = seq
+		if err := bySeq.Put(seqKey(seq), []byte(r.URL)); err != nil {
+			return Record{}, err
+		}
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return Record{}, err
+	}
+	return r, byURL.Put([]byte(r.URL), data)
+}
+
+func addAnchors(tx *bolt.Tx, byURL map[string][]string) error {
+	b := tx.Bucket(bucketAnch)
+	for url, texts := range byURL {
+		var have []string
+		if data := b.Get([]byte(url)); data != nil {
+			if err := json.Unmarshal(data, &have); err != nil {
+				return fmt.Errorf("corrupt anchors of %s: %w", url, err)
+			}
+		}
+		n := len(have)
+		for _, t := range texts {
+			if len(have) < MaxAnchors && t != "" && !slices.Contains(have, t) {
+				have = append(have, t)
+			}
+		}
+		if len(have) == n {
+			continue
+		}
+		data, err := json.Marshal(have)
 		if err != nil {
 			return err
 		}
-		return byURL.Put([]byte(r.URL), data)
-	})
-	if err != nil {
-		return Record{}, fmt.Errorf("pages: storing %s: %w", r.URL, err)
+		if err := b.Put([]byte(url), data); err != nil {
+			return err
+		}
 	}
-	return r, nil
+	return nil
+}
+
+// Put stores one record in its own transaction (a Batch of one) and
+// returns it as stored.
+func (s *Store) Put(r Record) (Record, error) {
+	var b Batch
+	b.Put(r)
+	stored, err := s.Commit(&b)
+	if err != nil {
+		return Record{}, err
+	}
+	return stored[0], nil
 }
 
 // Get returns the record of url and whether there is one.
@@ -157,32 +295,18 @@ func (s *Store) Get(url string) (Record, bool, error) {
 	return r, found, nil
 }
 
-// Update applies fn to the stored record of url in one transaction. It
-// returns an error if there is none. fn must not change URL or Seq.
-func (s *Store) Update(url string, fn func(*Record)) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+// Known reports, for each of urls, whether it has a record, in one read
+// transaction.
+func (s *Store) Known(urls []string) ([]bool, error) {
+	out := make([]bool, len(urls))
+	err := s.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketByURL)
-		data := b.Get([]byte(url))
-		if data == nil {
-			return fmt.Errorf("no record for %s", url)
+		for i, u := range urls {
+			out[i] = b.Get([]byte(u)) != nil
 		}
-		var r Record
-		if err := json.Unmarshal(data, &r); err != nil {
-			return err
-		}
-		u, seq := r.URL, r.Seq
-		fn(&r)
-		r.URL, r.Seq = u, seq
-		out, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		return b.Put([]byte(url), out)
+		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("pages: updating %s: %w", url, err)
-	}
-	return nil
+	return out, err
 }
 
 // Len returns the number of records.
@@ -218,41 +342,12 @@ func (s *Store) Each(fn func(Record) error) error {
 // AddAnchors records anchor texts of links, keyed by target URL, in one
 // transaction. Each URL keeps at most [MaxAnchors] distinct texts.
 func (s *Store) AddAnchors(byURL map[string][]string) error {
-	if len(byURL) == 0 {
-		return nil
+	var b Batch
+	for u, texts := range byURL {
+		b.AddAnchors(u, texts...)
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketAnch)
-		for url, texts := range byURL {
-			var have []string
-			if data := b.Get([]byte(url)); data != nil {
-				if err := json.Unmarshal(data, &have); err != nil {
-					return fmt.Errorf("corrupt anchors of %s: %w", url, err)
-				}
-			}
-			n := len(have)
-			for _, t := range texts {
-				if len(have) < MaxAnchors && t != "" && !slices.Contains(have, t) {
-					have = append(have, t)
-				}
-			}
-			if len(have) == n {
-				continue
-			}
-			data, err := json.Marshal(have)
-			if err != nil {
-				return err
-			}
-			if err := b.Put([]byte(url), data); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("pages: storing anchors: %w", err)
-	}
-	return nil
+	_, err := s.Commit(&b)
+	return err
 }
 
 // Anchors returns the anchor texts recorded for url.
@@ -270,12 +365,28 @@ func (s *Store) Anchors(url string) ([]string, error) {
 	return out, nil
 }
 
-// SetIndexedThrough records that every record with a sequence number up to
-// seq is durably in the search index, so a restart need not re-index it.
-func (s *Store) SetIndexedThrough(seq uint64) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketMeta).Put(keyIndexed, seqKey(seq))
+// Masters returns every cluster's current master (cluster → URL), as
+// recorded with SetMaster.
+func (s *Store) Masters() (map[string]string, error) {
+	out := map[string]string{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketMasters).ForEach(func(k, v []byte) error {
+			out[string(k)] = string(v)
+			return nil
+		})
 	})
+	if err != nil {
+		return nil, fmt.Errorf("pages: reading masters: %w", err)
+	}
+	return out, nil
+}
+
+// SetIndexedThrough records the index watermark (see Batch.SetIndexedThrough)
+// in its own transaction.
+func (s *Store) SetIndexedThrough(seq uint64) error {
+	b := Batch{indexed: seq}
+	_, err := s.Commit(&b)
+	return err
 }
 
 // IndexedThrough returns what SetIndexedThrough last recorded (0 if never).

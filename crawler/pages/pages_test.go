@@ -36,11 +36,9 @@ func TestPutGetEachReopen(t *testing.T) {
 	if err != nil || r.Seq != 1 {
 		t.Fatalf("re-Put: seq %d, %v; want 1", r.Seq, err)
 	}
-	if err := s.Update("http://x/a", func(r *Record) { r.Cluster, r.Simhash, r.Seq = "c1", 7, 99 }); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Update("http://x/none", func(*Record) {}); err == nil {
-		t.Error("Update of an unknown URL: want error")
+	// Replacing ignores the caller's sequence number.
+	if r, err := s.Put(Record{URL: "http://x/a", Status: Fetched, FetchedAt: at, Cluster: "c1", Simhash: 7, Seq: 99}); err != nil || r.Seq != 2 {
+		t.Fatalf("replacing a: seq %d, %v; want 2", r.Seq, err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -169,5 +167,77 @@ func TestAnchorsAndIndexedThroughSurviveReopen(t *testing.T) {
 	}
 	if seq, err := s.IndexedThrough(); err != nil || seq != 42 {
 		t.Errorf("IndexedThrough = %d, %v; want 42", seq, err)
+	}
+}
+
+func TestBatchCommitsTogether(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pages.db")
+	s := open(t, path)
+	var b Batch
+	if !b.Empty() {
+		t.Fatal("zero Batch not empty")
+	}
+	b.Put(Record{URL: "http://x/a", Status: Fetched, Cluster: "c1"})
+	b.Put(Record{URL: "http://x/b", Status: Skipped, Reason: "trap"})
+	b.AddAnchors("http://x/c", "Home", "")
+	b.SetMaster("c1", "http://x/a")
+	b.SetIndexedThrough(1)
+	if got := b.PendingAnchors("http://x/c"); !slices.Equal(got, []string{"Home", ""}) {
+		t.Errorf("PendingAnchors = %q", got)
+	}
+	stored, err := s.Commit(&b)
+	if err != nil || len(stored) != 2 || stored[0].Seq != 1 || stored[1].Seq != 2 {
+		t.Fatalf("Commit = %+v, %v", stored, err)
+	}
+	// A batch with a bad record stores nothing of itself.
+	var bad Batch
+	bad.Put(Record{URL: "http://x/d", Status: Fetched})
+	bad.Put(Record{})
+	bad.SetMaster("c2", "http://x/d")
+	if _, err := s.Commit(&bad); !errors.Is(err, ErrNoURL) {
+		t.Errorf("Commit with an empty URL: %v, want ErrNoURL", err)
+	}
+	known, err := s.Known([]string{"http://x/a", "http://x/d", "http://x/b"})
+	if err != nil || !slices.Equal(known, []bool{true, false, true}) {
+		t.Errorf("Known = %v, %v; want [true false true]", known, err)
+	}
+	s.Close()
+
+	// Read-only: everything is there; writes fail; a second reader may
+	// open beside the first.
+	r1, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r1.Close()
+	r2, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("second reader: %v", err)
+	}
+	defer r2.Close()
+	masters, err := r2.Masters()
+	if err != nil || len(masters) != 1 || masters["c1"] != "http://x/a" {
+		t.Errorf("Masters = %v, %v", masters, err)
+	}
+	if a, _ := r1.Anchors("http://x/c"); !slices.Equal(a, []string{"Home"}) {
+		t.Errorf("anchors = %q", a)
+	}
+	if seq, _ := r1.IndexedThrough(); seq != 1 {
+		t.Errorf("IndexedThrough = %d", seq)
+	}
+	if _, err := r1.Put(Record{URL: "http://x/e"}); err == nil {
+		t.Error("Put on a read-only store succeeded")
+	}
+	if _, err := Open(filepath.Join(t.TempDir(), "none.db"), Options{ReadOnly: true}); err == nil {
+		t.Error("read-only Open of a missing store succeeded")
+	}
+}
+
+func TestWriterExcludesReaders(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pages.db")
+	w := open(t, path)
+	defer w.Close()
+	if _, err := Open(path, Options{ReadOnly: true, Timeout: 50 * time.Millisecond}); err == nil {
+		t.Error("a reader opened the store while a writer had it")
 	}
 }

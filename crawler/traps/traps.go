@@ -1,14 +1,23 @@
 // Package traps bounds crawler traps: URL spaces that never end (infinite
-// calendars, ever-deepening paths, session ids that make every URL new)
-// and pages that pretend to exist ("soft 404s": status 200 with a
-// not-found page).
+// calendars, ever-deepening paths, session ids that make every URL new,
+// link farms) and pages that pretend to exist ("soft 404s": status 200 with
+// a not-found page).
 //
-// A [Guard] admits or refuses each newly discovered URL by cheap rules
-// that need no fetch: a budget of URLs per path template (a calendar's
-// months all share /calendar/{n}/{n}), a maximum number of path segments,
-// a limit on one segment repeating, and a maximum URL length. A
-// [SoftNotFound] learns, per host, what the host answers for a page that
-// cannot exist, and recognises pages that resemble that answer.
+// A big site is not a trap: a URL template with thousands of distinct
+// pages (every class of an API reference under /api/{n}/…) must be crawled
+// in full. What tells a trap is what its pages turn out to be: copies of
+// each other, empty pages or soft 404s. So there are three parts:
+//
+//   - a [Guard] admits or refuses each newly discovered URL by cheap rules
+//     that need no fetch: a maximum number of path segments, a limit on
+//     one segment repeating, a maximum URL length, and (off by default) a
+//     hard budget of URLs per path template;
+//   - [Families] counts, per path template, the pages fetched and how many
+//     of them were copies, empty or soft 404s, and declares the template a
+//     trap once such pages are both numerous and the majority; from then
+//     on none of its URLs is fetched, queued ones included;
+//   - a [SoftNotFound] learns, per host, what the host answers for a page
+//     that cannot exist, and recognises pages that resemble that answer.
 package traps
 
 import (
@@ -20,17 +29,20 @@ import (
 	"github.com/doppel-search/doppel/dedup/features"
 )
 
-// Options configures a Guard. The zero value gives the defaults.
+// Options configures a Guard and Families. The zero value gives the
+// defaults.
 type Options struct {
-	// MaxPerTemplate is how many URLs one path template may admit
-	// (see Guard): a hard bound for URL spaces whose pages all differ.
-	// Default 5000.
+	// MaxPerTemplate, when positive, is how many URLs one path template
+	// may admit (see Guard): a hard bound for sites that must never grow
+	// past it. Default 0: no bound, since a big site has thousands of
+	// distinct pages per template and traps are recognised by their
+	// pages (MaxDuplicatesPerTemplate).
 	MaxPerTemplate int
-	// MaxDuplicatesPerTemplate is how many near-duplicate pages one path
-	// template may produce before no more of its URLs are followed: the
-	// months of an empty calendar, the pages of an endless archive. The
-	// Guard cannot see content; the crawler, which can, enforces it.
-	// Default 20.
+	// MaxDuplicatesPerTemplate is how many copies, empty pages and soft
+	// 404s one path template may produce, while they are at least half of
+	// its fetched pages, before it is a trap and none of its URLs is
+	// fetched any more: the months of an empty calendar, the pages of an
+	// endless archive, a session id loop. Default 20.
 	MaxDuplicatesPerTemplate int
 	// MaxSegments is the most path segments a URL may have. Default 12.
 	MaxSegments int
@@ -43,9 +55,6 @@ type Options struct {
 
 // WithDefaults returns o with every zero field set to its default.
 func (o Options) WithDefaults() Options {
-	if o.MaxPerTemplate == 0 {
-		o.MaxPerTemplate = 5000
-	}
 	if o.MaxDuplicatesPerTemplate == 0 {
 		o.MaxDuplicatesPerTemplate = 20
 	}
@@ -59,6 +68,20 @@ func (o Options) WithDefaults() Options {
 		o.MaxURLLength = 1024
 	}
 	return o
+}
+
+// Validate reports the first invalid field, if any: none may be negative.
+func (o Options) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"MaxPerTemplate", o.MaxPerTemplate}, {"MaxDuplicatesPerTemplate", o.MaxDuplicatesPerTemplate},
+		{"MaxSegments", o.MaxSegments}, {"MaxRepeats", o.MaxRepeats}, {"MaxURLLength", o.MaxURLLength}} {
+		if f.v < 0 {
+			return fmt.Errorf("traps: %s must not be negative, not %d", f.name, f.v)
+		}
+	}
+	return nil
 }
 
 // A Guard decides which discovered URLs a crawl follows. It is safe for
@@ -76,9 +99,10 @@ func NewGuard(opts Options, template func(string) string) *Guard {
 	return &Guard{opts: opts.WithDefaults(), template: template, counts: map[string]int{}}
 }
 
-// Admit reports whether the crawl may follow rawURL, and if not, why. An
-// admitted URL counts against its template's budget, so call Admit once
-// per distinct URL (the frontier deduplicates URLs first). Cost: O(len(rawURL)).
+// Admit reports whether the crawl may follow rawURL, and if not, why. With
+// MaxPerTemplate set, an admitted URL counts against its template's
+// budget, so call Admit once per distinct URL (the frontier deduplicates
+// URLs first). Cost: O(len(rawURL)).
 func (g *Guard) Admit(rawURL string) (ok bool, reason string) {
 	if len(rawURL) > g.opts.MaxURLLength {
 		return false, fmt.Sprintf("trap: URL longer than %d bytes", g.opts.MaxURLLength)
@@ -97,6 +121,9 @@ func (g *Guard) Admit(rawURL string) (ok bool, reason string) {
 			return false, fmt.Sprintf("trap: path segment %q repeated more than %d times", s, g.opts.MaxRepeats)
 		}
 	}
+	if g.opts.MaxPerTemplate <= 0 {
+		return true, ""
+	}
 	t := g.template(rawURL)
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -105,6 +132,79 @@ func (g *Guard) Admit(rawURL string) (ok bool, reason string) {
 	}
 	g.counts[t]++
 	return true, ""
+}
+
+// Families tracks, per path template, what the fetched pages of the
+// template were, and declares traps (see Options.MaxDuplicatesPerTemplate).
+// It is safe for concurrent use.
+type Families struct {
+	limit int
+	mu    sync.Mutex
+	m     map[string]*family
+}
+
+type family struct {
+	fetched, bad, duplicates int
+	trapped                  bool
+}
+
+// NewFamilies returns empty statistics with the budget of opts.
+func NewFamilies(opts Options) *Families {
+	return &Families{limit: opts.WithDefaults().MaxDuplicatesPerTemplate, m: map[string]*family{}}
+}
+
+// A Verdict is what a fetched page turned out to be, for its template.
+type Verdict int
+
+// The verdicts. Everything but Unique counts against the template.
+const (
+	Unique    Verdict = iota // a page with content of its own
+	Duplicate                // a copy of a page fetched before
+	Empty                    // no text at all
+	NotFound                 // a soft 404
+)
+
+// Observe counts one fetched page of template and reports whether this
+// page made the template a trap. Cost: O(1).
+func (f *Families) Observe(template string, v Verdict) (trappedNow bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fam := f.m[template]
+	if fam == nil {
+		fam = &family{}
+		f.m[template] = fam
+	}
+	fam.fetched++
+	if v == Duplicate {
+		fam.duplicates++
+	}
+	if v != Unique {
+		fam.bad++
+	}
+	if !fam.trapped && fam.bad >= f.limit && 2*fam.bad >= fam.fetched {
+		fam.trapped = true
+		return true
+	}
+	return false
+}
+
+// Trapped reports whether template is a trap, and if so why.
+func (f *Families) Trapped(template string) (reason string, trapped bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fam := f.m[template]
+	if fam == nil || !fam.trapped {
+		return "", false
+	}
+	return fmt.Sprintf("trap: %d of the %d pages like %s were copies, empty or not found", fam.bad, fam.fetched, template), true
+}
+
+// HasDuplicates reports whether template has produced a copy.
+func (f *Families) HasDuplicates(template string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fam := f.m[template]
+	return fam != nil && fam.duplicates > 0
 }
 
 // A SoftNotFound recognises soft-404 pages. It is safe for concurrent use.

@@ -39,21 +39,33 @@ func TestGuardRules(t *testing.T) {
 }
 
 // TestInfiniteCalendarBounded walks an infinite calendar the way a crawler
-// does (each month links to the next) and checks the walk stops.
+// does (each month links to the next, every month the same empty page) and
+// checks that Families stops it, while the Guard alone (no hard budget by
+// default) would not; ever-deeper paths the Guard stops by itself.
 func TestInfiniteCalendarBounded(t *testing.T) {
 	g := NewGuard(Options{}, digitTemplate)
-	admitted := 0
-	for y, m := 2026, 1; admitted < 10000; m++ {
+	f := NewFamilies(Options{})
+	fetched := 0
+	for y, m := 2026, 1; fetched < 10000; m++ {
 		if m > 12 {
 			y, m = y+1, 1
 		}
-		if ok, _ := g.Admit(fmt.Sprintf("http://x/calendar/%d/%02d", y, m)); !ok {
+		u := fmt.Sprintf("http://x/calendar/%d/%02d", y, m)
+		if ok, _ := g.Admit(u); !ok {
+			t.Fatalf("the guard refused %s", u)
+		}
+		if _, trapped := f.Trapped(digitTemplate(u)); trapped {
 			break
 		}
-		admitted++
+		fetched++
+		v := Duplicate
+		if fetched == 1 {
+			v = Unique // the first empty month is the master of the others
+		}
+		f.Observe(digitTemplate(u), v)
 	}
-	if admitted != 5000 {
-		t.Errorf("admitted %d calendar pages, want the default budget of 5000", admitted)
+	if fetched != 21 {
+		t.Errorf("fetched %d calendar pages, want 21 (one master and the default budget of 20 copies)", fetched)
 	}
 	deep := "http://x/deep"
 	depth := 0
@@ -65,6 +77,50 @@ func TestInfiniteCalendarBounded(t *testing.T) {
 	}
 	if depth > 12 {
 		t.Errorf("followed ever-deeper paths to depth %d", depth)
+	}
+}
+
+// TestBigTemplateIsNotATrap: a template with thousands of distinct pages
+// and a few hundred copies among them (a real API reference) is crawled in
+// full; a template whose pages are mostly copies, empty or not found is a
+// trap after the budget.
+func TestBigTemplateIsNotATrap(t *testing.T) {
+	f := NewFamilies(Options{})
+	for i := range 10000 {
+		v := Unique
+		if i%20 == 0 {
+			v = Duplicate
+		}
+		if f.Observe("x/api/{n}", v) {
+			t.Fatalf("page %d made a template of mostly distinct pages a trap", i)
+		}
+	}
+	if _, trapped := f.Trapped("x/api/{n}"); trapped || !f.HasDuplicates("x/api/{n}") {
+		t.Error("the big template is a trap, or its copies were not counted")
+	}
+	verdicts := []Verdict{Unique, Empty, NotFound, Duplicate}
+	var when int
+	for i := range 100 {
+		if f.Observe("x/list?p={n}", verdicts[i%4]) {
+			when = i + 1
+			break
+		}
+	}
+	reason, trapped := f.Trapped("x/list?p={n}")
+	if !trapped || when != 27 || !strings.Contains(reason, "20 of the 27 pages like x/list?p={n}") {
+		t.Errorf("a template of mostly bad pages: trapped %v after %d pages (%q); want after 27 (20 bad)", trapped, when, reason)
+	}
+	if f.HasDuplicates("x/none") {
+		t.Error("an unknown template has duplicates")
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	if err := (Options{}).Validate(); err != nil {
+		t.Error(err)
+	}
+	if err := (Options{MaxSegments: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "MaxSegments") {
+		t.Errorf("negative MaxSegments: %v", err)
 	}
 }
 

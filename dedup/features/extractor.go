@@ -19,7 +19,10 @@ type Options struct {
 	// Stem reduces every term with the Porter2 (Snowball English) stemmer.
 	// Default false.
 	Stem bool
-	// StripNumbers drops every token that contains a digit. Default false.
+	// StripNumbers drops number tokens, those made only of digits ("2026",
+	// "03"), so that templated pages differing by counters, dates or
+	// version numbers compare equal. Tokens that mix letters and digits
+	// are identifiers ("x509crl", "f32", "utf8") and stay. Default false.
 	StripNumbers bool
 	// StripDates drops month and weekday names and their abbreviations
 	// ("jan", "monday"); with StripNumbers it removes dates entirely, so
@@ -82,7 +85,7 @@ func (e *Extractor) FilterTokens(tokens []string) []string {
 	}
 	out := tokens[:0]
 	for _, t := range tokens {
-		if o.StripNumbers && digitCount(t) > 0 {
+		if o.StripNumbers && isNumber(t) {
 			continue
 		}
 		if o.StripDates && dateWords[t] {

@@ -70,6 +70,7 @@ func FuzzTokens(f *testing.F) {
 
 func TestExtractor(t *testing.T) {
 	text := "The printers were printing on Monday 12 March 2024, v2 ready"
+	// Number tokens go with StripNumbers; identifiers with digits (v2) stay.
 	tests := []struct {
 		name string
 		opts Options
@@ -77,9 +78,9 @@ func TestExtractor(t *testing.T) {
 	}{
 		{"default", Options{}, []string{"the", "printers", "were", "printing", "on", "monday", "12", "march", "2024", "v2", "ready"}},
 		{"stop", Options{StopWords: true}, []string{"printers", "printing", "monday", "12", "march", "2024", "v2", "ready"}},
-		{"numbers", Options{StripNumbers: true}, []string{"the", "printers", "were", "printing", "on", "monday", "march", "ready"}},
-		{"dates", Options{StripNumbers: true, StripDates: true}, []string{"the", "printers", "were", "printing", "on", "ready"}},
-		{"stem", Options{Stem: true, StopWords: true, StripNumbers: true, StripDates: true}, []string{"printer", "print", "readi"}},
+		{"numbers", Options{StripNumbers: true}, []string{"the", "printers", "were", "printing", "on", "monday", "march", "v2", "ready"}},
+		{"dates", Options{StripNumbers: true, StripDates: true}, []string{"the", "printers", "were", "printing", "on", "v2", "ready"}},
+		{"stem", Options{Stem: true, StopWords: true, StripNumbers: true, StripDates: true}, []string{"printer", "print", "v2", "readi"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

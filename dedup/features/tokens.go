@@ -81,3 +81,13 @@ func digitCount(tok string) int {
 	}
 	return n
 }
+
+// isNumber reports whether tok is made only of digits.
+func isNumber(tok string) bool {
+	for _, r := range tok {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return tok != ""
+}

@@ -90,7 +90,7 @@ func setUp() (*fixture, error) {
 	}
 	srv, err := web.New(ranking.New(c.Index(), ranking.Options{}), web.Options{
 		DemoUsers: []web.DemoUser{{Name: "guest"}, {Name: "hr-staff", Groups: []string{"hr"}}},
-		Text:      c.Text,
+		Text:      c.View().Text,
 	})
 	if err != nil {
 		c.Close()

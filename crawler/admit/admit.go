@@ -1,0 +1,320 @@
+// Package admit decides which URLs a crawl may fetch: the crawl's scope
+// (hosts and URL prefixes), robots.txt, the trap rules of package traps,
+// redirects, canonical URLs and soft 404s. It knows nothing of the
+// frontier or the page store: the crawler asks it about each URL and
+// records what it answers.
+//
+// Every refusal carries its reason as a value ([Decision.Reason]), the
+// text that `doppel export` shows.
+package admit
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/temoto/robotstxt"
+
+	"github.com/doppel-search/doppel/crawler/clean"
+	"github.com/doppel-search/doppel/crawler/traps"
+	"github.com/doppel-search/doppel/crawler/urlnorm"
+)
+
+// Reasons given for refusals that other packages test for.
+const (
+	ReasonRobots  = "disallowed by robots.txt"
+	ReasonSoft404 = "soft 404: the page is the host's answer for missing pages"
+)
+
+// Options configures an Admission. AllowedHosts is required; the zero
+// value of every other field is its default.
+type Options struct {
+	// AllowedHosts are the hosts (host or host:port) the crawl may fetch.
+	AllowedHosts []string
+	// AllowedPrefixes, if set, also limit the crawl to URLs starting with
+	// one of them.
+	AllowedPrefixes []string
+	// IgnoreRobots disables robots.txt. Default false.
+	IgnoreRobots bool
+	// UserAgent is sent with robots.txt and probe requests, and matched
+	// against robots.txt groups. Default "DoppelBot/1.0".
+	UserAgent string
+	// Timeout bounds the robots.txt and soft-404 probe requests.
+	// Default 10s.
+	Timeout time.Duration
+	// MaxBodyBytes bounds the soft-404 probe's body. Default 5 MiB.
+	MaxBodyBytes int
+	// MaxRedirects is the longest redirect chain followed. Default 5.
+	MaxRedirects int
+	// Traps configures the trap rules.
+	Traps traps.Options
+	// Norm configures URL normalization.
+	Norm urlnorm.Options
+}
+
+// A Verdict is what to do with a URL.
+type Verdict int
+
+// The verdicts.
+const (
+	Follow Verdict = iota // fetch it
+	Refuse                // record it as skipped, with the reason, and never fetch it
+	Ignore                // out of scope or not a web URL: neither fetch nor record
+)
+
+// A Decision is the verdict on one URL, normalized.
+type Decision struct {
+	URL     string // normalized; empty when the input does not normalize
+	Verdict Verdict
+	Reason  string // why, for Refuse and Ignore
+}
+
+// An Admission decides about URLs. It is safe for concurrent use; it
+// fetches robots.txt (and probes for the soft-404 page) once per host,
+// when it first decides about a URL of that host.
+type Admission struct {
+	opts     Options
+	client   *http.Client
+	guard    *traps.Guard
+	families *traps.Families
+	soft     *traps.SoftNotFound
+
+	mu     sync.Mutex
+	robots map[string]*hostRobots
+}
+
+type hostRobots struct {
+	once sync.Once
+	data *robotstxt.RobotsData // nil: everything allowed
+}
+
+// New returns an Admission.
+func New(opts Options) *Admission {
+	if opts.UserAgent == "" {
+		opts.UserAgent = "DoppelBot/1.0"
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	if opts.MaxBodyBytes == 0 {
+		opts.MaxBodyBytes = clean.DefaultMaxBytes
+	}
+	if opts.MaxRedirects == 0 {
+		opts.MaxRedirects = 5
+	}
+	return &Admission{
+		opts: opts,
+		client: &http.Client{Timeout: opts.Timeout, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) > opts.MaxRedirects {
+				return http.ErrUseLastResponse
+			}
+			return nil
+		}},
+		guard:    traps.NewGuard(opts.Traps, urlnorm.Template),
+		families: traps.NewFamilies(opts.Traps),
+		soft:     traps.NewSoftNotFound(0),
+		robots:   map[string]*hostRobots{},
+	}
+}
+
+// Normalize normalizes a URL with the Admission's options.
+func (a *Admission) Normalize(raw string) (string, error) { return urlnorm.Normalize(raw, a.opts.Norm) }
+
+// InScope reports whether u may be crawled at all: http or https, an
+// allowed host, an allowed prefix.
+func (a *Admission) InScope(u *url.URL) bool {
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return false
+	}
+	hostOK := false
+	for _, h := range a.opts.AllowedHosts {
+		if strings.EqualFold(u.Host, h) {
+			hostOK = true
+			break
+		}
+	}
+	if !hostOK {
+		return false
+	}
+	if len(a.opts.AllowedPrefixes) == 0 {
+		return true
+	}
+	s := u.String()
+	for _, p := range a.opts.AllowedPrefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Seed normalizes a seed URL and checks that it is in scope.
+func (a *Admission) Seed(raw string) (string, error) {
+	u, err := a.Normalize(raw)
+	if err != nil {
+		return "", fmt.Errorf("admit: seed %q: %w", raw, err)
+	}
+	if pu, err := url.Parse(u); err != nil || !a.InScope(pu) {
+		return "", fmt.Errorf("admit: seed %s is outside the allowed hosts and prefixes", u)
+	}
+	return u, nil
+}
+
+// Link decides about a discovered link: Ignore if it does not normalize or
+// is out of scope; Refuse if robots.txt disallows it, a trap rule refuses
+// its shape, or its path template is a trap; else Follow. It may fetch the
+// host's robots.txt. Whether the URL was seen before is the caller's
+// business.
+func (a *Admission) Link(raw string) Decision {
+	u, err := a.Normalize(raw)
+	if err != nil {
+		return Decision{Verdict: Ignore, Reason: err.Error()}
+	}
+	pu, err := url.Parse(u)
+	if err != nil || !a.InScope(pu) {
+		return Decision{URL: u, Verdict: Ignore, Reason: "out of scope"}
+	}
+	if !a.robotsAllow(pu) {
+		return Decision{URL: u, Verdict: Refuse, Reason: ReasonRobots}
+	}
+	if ok, reason := a.guard.Admit(u); !ok {
+		return Decision{URL: u, Verdict: Refuse, Reason: reason}
+	}
+	if reason, trapped := a.Trapped(u); trapped {
+		return Decision{URL: u, Verdict: Refuse, Reason: reason}
+	}
+	return Decision{URL: u, Verdict: Follow}
+}
+
+// Redirect decides about the target of a redirect from the URL from,
+// reached after hops redirects: Follow the normalized target, or Refuse
+// with the reason (chain too long, target out of scope). An unusable
+// Location is an error.
+func (a *Admission) Redirect(from, location string, hops int) (Decision, error) {
+	base, err := url.Parse(from)
+	if err != nil {
+		return Decision{}, fmt.Errorf("admit: redirect from %q: %w", from, err)
+	}
+	target, err := urlnorm.Resolve(base, location, a.opts.Norm)
+	if err != nil {
+		return Decision{}, fmt.Errorf("redirect to an unusable location %q", location)
+	}
+	if hops+1 > a.opts.MaxRedirects {
+		return Decision{URL: target, Verdict: Refuse, Reason: fmt.Sprintf("redirect chain longer than %d", a.opts.MaxRedirects)}, nil
+	}
+	if tu, err := url.Parse(target); err != nil || !a.InScope(tu) {
+		return Decision{URL: target, Verdict: Refuse, Reason: "redirect out of scope to " + target}, nil
+	}
+	return Decision{URL: target, Verdict: Follow}, nil
+}
+
+// Canonical returns the normalized canonical URL a page at u names, if it
+// is another URL in scope.
+func (a *Admission) Canonical(u, canonical string) (string, bool) {
+	if canonical == "" {
+		return "", false
+	}
+	canon, err := a.Normalize(canonical)
+	if err != nil || canon == u {
+		return "", false
+	}
+	if cu, err := url.Parse(canon); err != nil || !a.InScope(cu) {
+		return "", false
+	}
+	return canon, true
+}
+
+// SoftNotFound reports whether text, served by host with status 200, is
+// the host's answer for a page that does not exist.
+func (a *Admission) SoftNotFound(host, text string) bool { return a.soft.Is(host, text) }
+
+// Template returns the path template of u (urlnorm.Template), the key of
+// the per-template trap statistics.
+func (a *Admission) Template(u string) string { return urlnorm.Template(u) }
+
+// Observe counts a fetched page of u's template (see traps.Families) and
+// reports whether it made the template a trap.
+func (a *Admission) Observe(u string, v traps.Verdict) bool {
+	return a.families.Observe(urlnorm.Template(u), v)
+}
+
+// Trapped reports whether u's path template is a trap: a URL queued before
+// the template became one is not fetched either.
+func (a *Admission) Trapped(u string) (reason string, trapped bool) {
+	return a.families.Trapped(urlnorm.Template(u))
+}
+
+// HasDuplicates reports whether u's path template has produced a copy.
+func (a *Admission) HasDuplicates(u string) bool {
+	return a.families.HasDuplicates(urlnorm.Template(u))
+}
+
+// robotsAllow reports whether robots.txt allows u (always, with
+// IgnoreRobots). The first call for a host fetches and caches its
+// robots.txt (following up to MaxRedirects redirects, as RFC 9309 asks)
+// and learns its soft-404 answer; only one request of each is made per
+// host, whatever the number of concurrent callers.
+func (a *Admission) robotsAllow(u *url.URL) bool {
+	a.mu.Lock()
+	hr := a.robots[u.Host]
+	if hr == nil {
+		hr = &hostRobots{}
+		a.robots[u.Host] = hr
+	}
+	a.mu.Unlock()
+	hr.once.Do(func() {
+		if !a.opts.IgnoreRobots {
+			hr.data = a.fetchRobots(u)
+		}
+		a.learnSoft404(u)
+	})
+	return hr.data == nil || hr.data.TestAgent(u.EscapedPath(), a.opts.UserAgent)
+}
+
+func (a *Admission) get(rawURL string) (*http.Response, error) {
+	req, err := http.NewRequest(http.MethodGet, rawURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("User-Agent", a.opts.UserAgent)
+	return a.client.Do(req)
+}
+
+func (a *Admission) fetchRobots(u *url.URL) *robotstxt.RobotsData {
+	resp, err := a.get(u.Scheme + "://" + u.Host + "/robots.txt")
+	if err != nil {
+		return nil // unreachable robots.txt: everything allowed
+	}
+	defer resp.Body.Close()
+	data, err := robotstxt.FromResponse(resp)
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// learnSoft404 asks the host for a page that cannot exist; if it answers
+// 200, that answer is the host's soft-404 page.
+func (a *Admission) learnSoft404(u *url.URL) {
+	resp, err := a.get(u.Scheme + "://" + u.Host + "/doppel-probe-" + strconv.FormatInt(time.Now().UnixNano(), 36) + ".html")
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return
+	}
+	page, err := clean.Parse(io.LimitReader(resp.Body, int64(a.opts.MaxBodyBytes)), u, clean.Options{})
+	if err == nil {
+		a.soft.Learn(u.Host, page.Text)
+	}
+}
+
+// Restore counts a URL admitted before a restart against its template's
+// budget (Options.Traps.MaxPerTemplate), without deciding anything.
+func (a *Admission) Restore(u string) { a.guard.Admit(u) }

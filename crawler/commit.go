@@ -1,0 +1,297 @@
+package crawler
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/doppel-search/doppel/crawler/admit"
+	"github.com/doppel-search/doppel/crawler/frontier"
+	"github.com/doppel-search/doppel/crawler/hook"
+	"github.com/doppel-search/doppel/crawler/pages"
+	"github.com/doppel-search/doppel/crawler/traps"
+	"github.com/doppel-search/doppel/dedup"
+)
+
+// commitLoop receives the workers' results until the channel is closed and
+// commits them in groups: whatever has arrived while the previous group
+// was committed, up to maxGroup. After a storage error it only drains the
+// channel.
+func (c *Crawler) commitLoop(results <-chan *result, d *dispatcher) {
+	ctx := context.Background()
+	for r := range results {
+		group := []*result{r}
+	drain:
+		for len(group) < maxGroup {
+			select {
+			case r, ok := <-results:
+				if !ok {
+					break drain
+				}
+				group = append(group, r)
+			default:
+				break drain
+			}
+		}
+		if c.fatalErr() == nil {
+			if err := c.commit(ctx, group); err != nil {
+				c.setFatal(err)
+			}
+		}
+		d.settle(len(group))
+		for _, r := range group {
+			close(r.committed)
+		}
+	}
+}
+
+// commit processes a group of results in order — pages inserted (cluster
+// assigned, recorded into c.batch, added to the index), decisions
+// recorded, links decided — and makes it durable in this order: links
+// queued (one frontier transaction, which also marks the previous group's
+// URLs done), records stored (one page-store transaction), index flushed
+// when due. A crash between any two steps loses nothing: a page whose
+// record is not stored is fetched again (its links are queued, or will be
+// again), and a recorded URL not yet marked done is marked done, unfetched,
+// when the next run pops it.
+func (c *Crawler) commit(ctx context.Context, group []*result) error {
+	c.fbatch = c.dones // last group's URLs, recorded: marked done with this commit
+	c.dones = frontier.Batch{}
+	c.batch = pages.Batch{}
+	if c.watermark > c.stored {
+		c.batch.SetIndexedThrough(c.watermark)
+	}
+	now := time.Now().UTC()
+	var links []link
+	var fromUnique []bool
+	for _, r := range group {
+		if r.known != "" {
+			c.dones.Done(r.url, string(r.known))
+			continue
+		}
+		unique := false
+		if r.status == pages.Fetched {
+			res, err := c.insert(ctx, r)
+			if err != nil {
+				return err
+			}
+			unique = !res.Duplicate
+		} else {
+			c.batch.Put(pages.Record{URL: r.url, Status: r.status, Reason: r.reason, FetchedAt: now})
+			c.countDecision(r.status)
+			if r.verdict == traps.NotFound {
+				c.admit.Observe(r.url, traps.NotFound)
+			}
+		}
+		for _, l := range r.links {
+			links = append(links, l)
+			fromUnique = append(fromUnique, unique)
+		}
+		c.dones.Done(r.url, string(r.status))
+	}
+	added, err := c.queueLinks(links, fromUnique, now)
+	if err != nil {
+		return err
+	}
+	if _, err := c.front.Commit(&c.fbatch); err != nil {
+		return err
+	}
+	c.noteQueued(added)
+	stored, err := c.pages.Commit(&c.batch)
+	if err != nil {
+		return err
+	}
+	if len(stored) > 0 {
+		c.lastSeq = max(c.lastSeq, stored[len(stored)-1].Seq)
+	}
+	if c.watermark > c.stored {
+		c.stored = c.watermark
+	}
+	return c.flushIndex(false)
+}
+
+// insert assigns a fetched page its cluster, records it into c.batch and
+// indexes it (hook.Insert), and counts it.
+func (c *Crawler) insert(ctx context.Context, r *result) (dedup.Result, error) {
+	// Anchor texts known now: committed ones, and those of pages earlier
+	// in this group.
+	anchors, err := c.pages.Anchors(r.url)
+	if err != nil {
+		return dedup.Result{}, err
+	}
+	for _, a := range c.batch.PendingAnchors(r.url) {
+		if a != "" && len(anchors) < pages.MaxAnchors && !slices.Contains(anchors, a) {
+			anchors = append(anchors, a)
+		}
+	}
+	r.prep.SetAnchors(anchors)
+	p, err := c.hook.Insert(ctx, r.prep)
+	if err != nil {
+		return dedup.Result{}, err
+	}
+	c.countPage(p.URL, p.Result, r.verdict)
+	c.sinceFlush++
+	return p.Result, nil
+}
+
+// record is the hook's Recorder: it puts the page's record in the group
+// being built.
+func (c *Crawler) record(p hook.Page) error {
+	c.batch.Put(pages.Record{URL: p.URL, Status: pages.Fetched, FetchedAt: time.Now().UTC(), LastModified: p.LastModified,
+		Host: p.Host, Title: p.Title, Headings: p.Headings, Tagged: p.Tagged, Blocks: p.Blocks, Text: p.Text,
+		Groups: p.Groups, Anchors: p.Anchors, Truncated: p.Truncated, Simhash: p.Result.Simhash, Cluster: string(p.Result.Cluster)})
+	if !p.Result.Duplicate || p.Result.NewMaster {
+		c.batch.SetMaster(string(p.Result.Cluster), p.Result.Master)
+	}
+	return nil
+}
+
+// pageOf is the inverse of record: the page a fetched record holds.
+func pageOf(r pages.Record) hook.Page {
+	return hook.Page{URL: r.URL, Host: r.Host, Title: r.Title, Headings: r.Headings, Tagged: r.Tagged, Blocks: r.Blocks,
+		Text: r.Text, LastModified: r.LastModified, Groups: r.Groups, Anchors: r.Anchors, Truncated: r.Truncated}
+}
+
+// countPage counts a fetched page (live or replayed) and tells its
+// template's trap statistics what it was. The first copy a template
+// produces demotes its URLs still queued at normal priority.
+func (c *Crawler) countPage(u string, res dedup.Result, v traps.Verdict) {
+	c.fetched.Add(1)
+	if !res.Duplicate {
+		c.unique.Add(1)
+	} else {
+		c.dups.Add(1)
+		v = traps.Duplicate
+		tmpl := c.admit.Template(u)
+		for _, q := range c.queued[tmpl] {
+			c.fbatch.Reprioritize(q, PriorityFamily)
+		}
+		delete(c.queued, tmpl)
+	}
+	c.admit.Observe(u, v)
+}
+
+func (c *Crawler) countDecision(s pages.Status) {
+	if s == pages.Failed {
+		c.errs.Add(1)
+	} else {
+		c.skipped.Add(1)
+	}
+}
+
+// An addition is a link queued by the frontier batch, for noteQueued.
+type addition struct {
+	url      string
+	priority int
+}
+
+// queueLinks decides the group's links, in order: a URL seen before
+// (queued, fetched or recorded), or decided earlier in the group, is left
+// alone; a refused one is recorded as skipped with the reason (in
+// c.batch); a followed one is queued with its priority (in c.fbatch). Anchor texts are recorded for
+// every link. It returns the additions, whose Commit results noteQueued
+// reads.
+func (c *Crawler) queueLinks(links []link, fromUnique []bool, now time.Time) ([]addition, error) {
+	if len(links) == 0 {
+		return nil, nil
+	}
+	urls := make([]string, len(links))
+	for i, l := range links {
+		urls[i] = l.URL
+	}
+	seen, err := c.front.SeenAll(urls)
+	if err != nil {
+		return nil, err
+	}
+	known, err := c.pages.Known(urls)
+	if err != nil {
+		return nil, err
+	}
+	decided := map[string]bool{}
+	var adds []addition
+	for i, l := range links {
+		if l.text != "" {
+			c.batch.AddAnchors(l.URL, l.text)
+		}
+		if seen[i] || known[i] || decided[l.URL] {
+			continue
+		}
+		decided[l.URL] = true
+		if l.Verdict == admit.Follow {
+			if reason, trapped := c.admit.Trapped(l.URL); trapped { // became one since the worker asked
+				l.Verdict, l.Reason = admit.Refuse, reason
+			}
+		}
+		switch l.Verdict {
+		case admit.Refuse:
+			c.batch.Put(pages.Record{URL: l.URL, Status: pages.Skipped, Reason: l.Reason, FetchedAt: now})
+			c.skipped.Add(1)
+		case admit.Follow:
+			priority := l.priority
+			if !l.fixed {
+				priority = PriorityDuplicate
+				if fromUnique[i] {
+					priority = PriorityUnique
+				}
+			}
+			if c.admit.HasDuplicates(l.URL) {
+				priority = min(priority, PriorityFamily)
+			}
+			payload, err := json.Marshal(l.task)
+			if err != nil {
+				return nil, err
+			}
+			c.fbatch.Add(l.URL, priority, payload)
+			adds = append(adds, addition{l.URL, priority})
+		}
+	}
+	return adds, nil
+}
+
+// noteQueued remembers URLs queued at normal priority per template, to
+// demote them if their template produces a copy.
+func (c *Crawler) noteQueued(adds []addition) {
+	for _, a := range adds {
+		if a.priority > PriorityFamily {
+			tmpl := c.admit.Template(a.url)
+			c.queued[tmpl] = append(c.queued[tmpl], a.url)
+		}
+	}
+}
+
+// flushIndex flushes the index when due (or always with force) and moves
+// the watermark, which the next page-store commit stores.
+func (c *Crawler) flushIndex(force bool) error {
+	if c.sinceFlush == 0 || !force && c.sinceFlush < flushPages && time.Since(c.lastFlush) < flushInterval {
+		return nil
+	}
+	if err := c.index.Flush(context.Background()); err != nil {
+		return err
+	}
+	c.sinceFlush, c.lastFlush, c.watermark = 0, time.Now(), c.lastSeq
+	return nil
+}
+
+// queueSeeds queues the seeds (or records why not) in one commit.
+func (c *Crawler) queueSeeds() error {
+	var links []link
+	for _, s := range c.opts.Seeds {
+		u, err := c.admit.Seed(s)
+		if err != nil {
+			return err
+		}
+		links = append(links, link{Decision: c.admit.Link(u), priority: PrioritySeed, fixed: true})
+	}
+	c.batch, c.fbatch = pages.Batch{}, frontier.Batch{}
+	adds, err := c.queueLinks(links, make([]bool, len(links)), time.Now().UTC())
+	if err != nil {
+		return err
+	}
+	if _, err := c.front.Commit(&c.fbatch); err != nil {
+		return err
+	}
+	c.noteQueued(adds)
+	_, err = c.pages.Commit(&c.batch)
+	return err
+}
