@@ -81,7 +81,7 @@ func (c *Crawler) commit(ctx context.Context, group []*result) error {
 			c.batch.Put(pages.Record{URL: r.url, Status: r.status, Reason: r.reason, FetchedAt: now})
 			c.countDecision(r.status)
 			if r.verdict == traps.NotFound {
-				c.admit.Observe(r.url, traps.NotFound)
+				c.admit.Observe(r.url, traps.NotFound, "")
 			}
 		}
 		for _, l := range r.links {
@@ -169,7 +169,7 @@ func (c *Crawler) countPage(u string, res dedup.Result, v traps.Verdict) {
 		}
 		delete(c.queued, tmpl)
 	}
-	c.admit.Observe(u, v)
+	c.admit.Observe(u, v, string(res.Cluster))
 }
 
 func (c *Crawler) countDecision(s pages.Status) {

@@ -36,7 +36,7 @@ func (c *Crawler) replay() error {
 		case pages.Skipped:
 			c.skipped.Add(1)
 			if r.Reason == admit.ReasonSoft404 {
-				c.admit.Observe(r.URL, traps.NotFound)
+				c.admit.Observe(r.URL, traps.NotFound, "")
 			}
 			return nil
 		case pages.Failed:

@@ -195,3 +195,194 @@ func TestAccessGroupsByPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestPageWithManyLinks: one page links to 100,000 URLs, half of them
+// disallowed by robots.txt. Every link is decided with a constant number
+// of transactions for the page, not one per link: the crawl ends with
+// the allowed ones queued, the disallowed ones recorded, and a data
+// directory of a few hundred bytes per link (bbolt pages are half full
+// after random inserts, and files grow in steps of 16 MB); one fsynced
+// record per refused link took minutes and gigabytes.
+func TestPageWithManyLinks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("queues 100,000 links; skipped with -short")
+	}
+	const n = 100000
+	mux := http.NewServeMux()
+	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+	})
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		var b strings.Builder
+		b.WriteString("<html><body><main><p>The index of every record in the archive.</p>")
+		for i := range n {
+			dir := "p"
+			if i%2 == 1 {
+				dir = "private"
+			}
+			fmt.Fprintf(&b, `<a href="/%s/%d">record %d</a> `, dir, i, i)
+		}
+		b.WriteString("</main></body></html>")
+		fmt.Fprint(w, b.String())
+	})
+	mux.HandleFunc("/p/{i}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><body><main><p>Archive record %s: a distinct entry of its own with words of its own, number %s.</p></main></body></html>",
+			r.PathValue("i"), strings.Repeat(r.PathValue("i")+" ", 3))
+	})
+	s := newSite(t, mux)
+	opts := testOptions(s.URL + "/")
+	opts.MaxPages = 20
+	opts.MaxBodyBytes = 20 << 20
+	dir := t.TempDir()
+	c := crawl(t, dir, opts)
+	st := c.Stats()
+	if st.Fetched != 20 || st.Queued != n/2-19 || st.Skipped != n/2 {
+		t.Errorf("stats %+v, want 20 fetched, %d queued, %d skipped (robots.txt)", st, n/2-19, n/2)
+	}
+	recs := records(t, c)
+	if r := recs[s.URL+"/private/77"]; r.Status != pages.Skipped || r.Reason != "disallowed by robots.txt" {
+		t.Errorf("a disallowed link is recorded as %+v", r)
+	}
+	if size := dirSize(dir); size > 256<<20 {
+		t.Errorf("the data directory takes %d MB for one page of links", size>>20)
+	}
+}
+
+// TestTrapTemplateStopsQueuedURLs: a listing links to 200 pages of one
+// template at once (all queued before any is fetched), and every one of
+// them is the same empty shell. Once the template has produced its budget
+// of copies it is a trap, and the URLs still queued are recorded as such,
+// not fetched.
+func TestTrapTemplateStopsQueuedURLs(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		var b strings.Builder
+		b.WriteString("<html><body><main><p>Events of the year.</p>")
+		for i := range 200 {
+			fmt.Fprintf(&b, `<a href="/events/day/%d">day %d</a> `, i, i)
+		}
+		b.WriteString("</main></body></html>")
+		fmt.Fprint(w, b.String())
+	})
+	mux.HandleFunc("/events/day/{i}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><body><main><h1>Events on day %s</h1><p>There are no events on this day. Choose another day in the calendar to see what is planned.</p></main></body></html>", r.PathValue("i"))
+	})
+	s := newSite(t, mux)
+	c := crawl(t, t.TempDir(), testOptions(s.URL+"/"))
+	limit := Options{}.Traps.WithDefaults().MaxDuplicatesPerTemplate
+	_, fetched := s.hitsWhere(func(p string) bool { return strings.HasPrefix(p, "/events/") })
+	if fetched > limit+1+2*testOptions("").Parallelism {
+		t.Errorf("fetched %d pages of the trap, want about %d (a master and %d copies)", fetched, limit+1, limit)
+	}
+	trapped := 0
+	for u, r := range records(t, c) {
+		if strings.HasPrefix(u, s.URL+"/events/") && r.Status == pages.Skipped && strings.HasPrefix(r.Reason, "trap: ") {
+			trapped++
+		}
+	}
+	if trapped+fetched != 200 {
+		t.Errorf("%d pages fetched and %d recorded as a trap, want 200 in all", fetched, trapped)
+	}
+}
+
+// apiSite is a generated API reference: hundreds of class pages of one
+// template under /api/{n}/…, each with its own name and a sentence of its
+// own, and all with the same long inherited-member list — distinct pages
+// that share most of their vocabulary — plus real copies of some of them
+// (a printer-friendly version with a banner, a mirror with one word
+// changed).
+func apiSite(classes int) http.Handler {
+	inherited := "Methods inherited from class Object: clone, equals, finalize, getClass, hashCode, notify, notifyAll, toString, wait. " +
+		"Methods inherited from interface Component: addListener, removeListener, getParent, setParent, getBounds, setBounds, repaint, " +
+		"validate, invalidate, isVisible, setVisible, getName, setName, getPreferredSize, setPreferredSize, dispatchEvent, processEvent."
+	name := func(i int) string { return fmt.Sprintf("Widget%dPanel", i) }
+	page := func(i int) string {
+		return fmt.Sprintf("<h1>Class %s</h1><p>public class %s extends Component</p><p>A %s shows the records of group %d "+
+			"in a panel of its own; use %s.render to draw it.</p><p>Constructor %s(). Method render(Graphics g) draws the %s.</p><p>%s</p>",
+			name(i), name(i), name(i), i, name(i), name(i), name(i), inherited)
+	}
+	mux := http.NewServeMux()
+	html := func(w http.ResponseWriter, title, body string) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><head><title>%s</title></head><body><nav><a href=\"/\">API home</a></nav><main>%s</main></body></html>", title, body)
+	}
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		b.WriteString("<p>All classes of the widget toolkit.</p><ul>")
+		for i := range classes {
+			fmt.Fprintf(&b, `<li><a href="/api/v2/%s.html">%s</a></li>`, name(i), name(i))
+			if i%10 == 0 {
+				fmt.Fprintf(&b, `<li><a href="/print/api/v2/%s.html">print</a> <a href="/mirror/api/v2/%s.html">mirror</a></li>`, name(i), name(i))
+			}
+		}
+		html(w, "Widget toolkit API", b.String()+"</ul>")
+	})
+	var i int
+	mux.HandleFunc("/api/v2/{class}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Sscanf(r.PathValue("class"), "Widget%dPanel.html", &i)
+		html(w, name(i), page(i))
+	})
+	mux.HandleFunc("/print/api/v2/{class}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Sscanf(r.PathValue("class"), "Widget%dPanel.html", &i)
+		html(w, name(i)+" (print)", page(i)+"<p>Printed from the developer portal.</p>")
+	})
+	mux.HandleFunc("/mirror/api/v2/{class}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Sscanf(r.PathValue("class"), "Widget%dPanel.html", &i)
+		html(w, name(i), strings.Replace(page(i), "in a panel of its own", "in a panel of its very own", 1))
+	})
+	return mux
+}
+
+// TestAPIReferenceNothingLost: on a generated API reference no distinct
+// page leaves the index, each searchable by its own name, and every real
+// copy is joined to its page.
+func TestAPIReferenceNothingLost(t *testing.T) {
+	const classes = 300
+	s := newSite(t, apiSite(classes))
+	opts := testOptions(s.URL + "/")
+	c := crawl(t, t.TempDir(), opts)
+	recs := records(t, c)
+	masters, err := c.pages.Masters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range classes {
+		u := fmt.Sprintf("%s/api/v2/Widget%dPanel.html", s.URL, i)
+		r, ok := recs[u]
+		if !ok || r.Status != pages.Fetched {
+			t.Fatalf("%s not fetched: %+v", u, r)
+		}
+		if m := masters[r.Cluster]; m != u {
+			t.Errorf("%s is a member of %s's cluster", u, m)
+		}
+		for _, cp := range []string{"/print", "/mirror"} {
+			if i%10 != 0 {
+				continue
+			}
+			copyURL := strings.Replace(u, s.URL, s.URL+cp, 1)
+			if rc := recs[copyURL]; rc.Cluster != r.Cluster {
+				t.Errorf("%s is not in the cluster of %s", copyURL, u)
+			}
+		}
+	}
+	st := c.Stats()
+	if want := int64(classes / 10 * 2); st.Duplicates != want {
+		t.Errorf("%d near-duplicates, want %d (the copies)", st.Duplicates, want)
+	}
+	// Each class is found by its own name, and is the first hit.
+	for _, i := range []int{0, 7, 150, 299} {
+		req := bleve.NewSearchRequest(c.Index().Searchable(indexer.TextQuery(fmt.Sprintf("Widget%dPanel", i))))
+		res, err := c.Index().Bleve().Search(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("%s/api/v2/Widget%dPanel.html", s.URL, i)
+		if len(res.Hits) == 0 || res.Hits[0].ID != want {
+			t.Errorf("search for Widget%dPanel: %v, want %s first", i, res.Hits, want)
+		}
+	}
+}

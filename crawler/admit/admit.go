@@ -237,10 +237,11 @@ func (a *Admission) SoftNotFound(host, text string) bool { return a.soft.Is(host
 // the per-template trap statistics.
 func (a *Admission) Template(u string) string { return urlnorm.Template(u) }
 
-// Observe counts a fetched page of u's template (see traps.Families) and
-// reports whether it made the template a trap.
-func (a *Admission) Observe(u string, v traps.Verdict) bool {
-	return a.families.Observe(urlnorm.Template(u), v)
+// Observe counts a fetched page of u's template, in the near-duplicate
+// cluster cluster (see traps.Families), and reports whether it made the
+// template a trap.
+func (a *Admission) Observe(u string, v traps.Verdict, cluster string) bool {
+	return a.families.Observe(urlnorm.Template(u), v, cluster)
 }
 
 // Trapped reports whether u's path template is a trap: a URL queued before

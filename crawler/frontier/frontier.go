@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -413,28 +414,44 @@ func (f *Frontier) Commit(b *Batch) (added []bool, err error) {
 	err = f.update(func(tx *bolt.Tx, st *Stats) error {
 		clear(added)
 		changed, i := false, 0
+		var newURLs []urlState // written in key order after the loop
+		fresh := map[string]bool{}
 		for _, o := range b.ops {
 			switch o.kind {
 			case 'a':
-				if tx.Bucket(bURLs).Get([]byte(o.url)) == nil {
-					if err := enqueue(tx, st, o.url, o.priority, o.payload); err != nil {
+				if !fresh[o.url] && tx.Bucket(bURLs).Get([]byte(o.url)) == nil {
+					k, err := push(tx, st, o.url, o.priority, o.payload)
+					if err != nil {
 						return err
 					}
+					newURLs = append(newURLs, urlState{o.url, stateValue(Pending, k)})
+					fresh[o.url] = true
 					added[i], changed = true, true
 				}
 				i++
-			case 'd':
-				if err := done(tx, st, o.url, o.outcome); err != nil {
+			case 'd', 'r':
+				// Done and Reprioritize read URL states: write the new
+				// ones first.
+				if err := putStates(tx, newURLs); err != nil {
 					return err
 				}
-				changed = true
-			case 'r':
+				newURLs, fresh = nil, map[string]bool{}
+				if o.kind == 'd' {
+					if err := done(tx, st, o.url, o.outcome); err != nil {
+						return err
+					}
+					changed = true
+					continue
+				}
 				moved, err := reprioritize(tx, st, o.url, o.priority)
 				if err != nil {
 					return err
 				}
 				changed = changed || moved
 			}
+		}
+		if err := putStates(tx, newURLs); err != nil {
+			return err
 		}
 		if !changed {
 			return errNoChange
@@ -447,21 +464,50 @@ func (f *Frontier) Commit(b *Batch) (added []bool, err error) {
 	return added, nil
 }
 
-// enqueue puts url in pending with a fresh sequence number and marks it so.
-func enqueue(tx *bolt.Tx, st *Stats, url string, priority int, payload []byte) error {
+type urlState struct {
+	url   string
+	state []byte
+}
+
+// putStates writes URL states in key order: bbolt inserts keys into a page
+// by shifting the ones after them, so many keys in random order cost
+// quadratic time in one transaction.
+func putStates(tx *bolt.Tx, states []urlState) error {
+	slices.SortFunc(states, func(a, b urlState) int { return strings.Compare(a.url, b.url) })
+	urls := tx.Bucket(bURLs)
+	for _, s := range states {
+		if err := urls.Put([]byte(s.url), s.state); err != nil {
+			return fmt.Errorf("frontier: add %.80q: %w", s.url, err)
+		}
+	}
+	return nil
+}
+
+// push puts url in the pending queue with a fresh sequence number and
+// returns its queue key; the caller records the URL's state.
+func push(tx *bolt.Tx, st *Stats, url string, priority int, payload []byte) ([]byte, error) {
 	pending := tx.Bucket(bPending)
 	seq, err := pending.NextSequence()
 	if err != nil {
-		return fmt.Errorf("frontier: %w", err)
+		return nil, fmt.Errorf("frontier: %w", err)
 	}
 	k := itemKey(priority, seq)
 	if err := pending.Put(k, encodeItem(url, payload)); err != nil {
-		return fmt.Errorf("frontier: add %.80q: %w", url, err)
+		return nil, fmt.Errorf("frontier: add %.80q: %w", url, err)
+	}
+	st.Pending++
+	return k, nil
+}
+
+// enqueue puts url in pending with a fresh sequence number and marks it so.
+func enqueue(tx *bolt.Tx, st *Stats, url string, priority int, payload []byte) error {
+	k, err := push(tx, st, url, priority, payload)
+	if err != nil {
+		return err
 	}
 	if err := tx.Bucket(bURLs).Put([]byte(url), stateValue(Pending, k)); err != nil {
 		return fmt.Errorf("frontier: add %.80q: %w", url, err)
 	}
-	st.Pending++
 	return nil
 }
 

@@ -18,7 +18,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -186,17 +188,14 @@ func (s *Store) Commit(b *Batch) ([]Record, error) {
 	}
 	stored := make([]Record, len(b.records))
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		for i, r := range b.records {
-			var err error
-			if stored[i], err = put(tx, r); err != nil {
-				return err
-			}
+		if err := putAll(tx, b.records, stored); err != nil {
+			return err
 		}
 		if err := addAnchors(tx, b.anchors); err != nil {
 			return err
 		}
-		for c, u := range b.masters {
-			if err := tx.Bucket(bucketMasters).Put([]byte(c), []byte(u)); err != nil {
+		for _, c := range slices.Sorted(maps.Keys(b.masters)) {
+			if err := tx.Bucket(bucketMasters).Put([]byte(c), []byte(b.masters[c])); err != nil {
 				return err
 			}
 		}
@@ -211,7 +210,42 @@ func (s *Store) Commit(b *Batch) ([]Record, error) {
 	return stored, nil
 }
 
-func put(tx *bolt.Tx, r Record) (Record, error) {
+// putAll stores records, numbering new URLs in the order given, and
+// writes the by-URL entries in key order: bbolt inserts keys into a page
+// by shifting the ones after them, so a transaction of many keys in random
+// order costs quadratic time.
+func putAll(tx *bolt.Tx, records, stored []Record) error {
+	order := make([]int, len(records))
+	assigned := map[string]uint64{}
+	for i, r := range records {
+		var err error
+		if stored[i], err = number(tx, r, assigned); err != nil {
+			return err
+		}
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(stored[a].URL, stored[b].URL) })
+	byURL := tx.Bucket(bucketByURL)
+	for _, i := range order {
+		data, err := json.Marshal(stored[i])
+		if err != nil {
+			return err
+		}
+		if err := byURL.Put([]byte(stored[i].URL), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// number gives r its sequence number: the stored one for a known URL (or
+// one numbered earlier in the batch, in assigned), the next one for a new
+// URL.
+func number(tx *bolt.Tx, r Record, assigned map[string]uint64) (Record, error) {
+	if seq, ok := assigned[r.URL]; ok {
+		r.Seq = seq
+		return r, nil
+	}
 	byURL, bySeq := tx.Bucket(bucketByURL), tx.Bucket(bucketBySeq)
 	if old := byURL.Get([]byte(r.URL)); old != nil {
 		var prev Record
@@ -219,26 +253,21 @@ func put(tx *bolt.Tx, r Record) (Record, error) {
 			return Record{}, fmt.Errorf("corrupt record for %s: %w", r.URL, err)
 		}
 		r.Seq = prev.Seq
-	} else {
-		seq, err := bySeq.NextSequence()
-		if err != nil {
-			return Record{}, err
-		}
-		r.Seq = seq
-		if err := bySeq.Put(seqKey(seq), []byte(r.URL)); err != nil {
-			return Record{}, err
-		}
+		return r, nil
 	}
-	data, err := json.Marshal(r)
+	seq, err := bySeq.NextSequence()
 	if err != nil {
 		return Record{}, err
 	}
-	return r, byURL.Put([]byte(r.URL), data)
+	r.Seq = seq
+	assigned[r.URL] = seq
+	return r, bySeq.Put(seqKey(seq), []byte(r.URL))
 }
 
 func addAnchors(tx *bolt.Tx, byURL map[string][]string) error {
 	b := tx.Bucket(bucketAnch)
-	for url, texts := range byURL {
+	for _, url := range slices.Sorted(maps.Keys(byURL)) {
+		texts := byURL[url]
 		var have []string
 		if data := b.Get([]byte(url)); data != nil {
 			if err := json.Unmarshal(data, &have); err != nil {

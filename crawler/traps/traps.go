@@ -26,6 +26,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/doppel-search/doppel/dedup/features"
 )
 
@@ -38,11 +40,12 @@ type Options struct {
 	// distinct pages per template and traps are recognised by their
 	// pages (MaxDuplicatesPerTemplate).
 	MaxPerTemplate int
-	// MaxDuplicatesPerTemplate is how many copies, empty pages and soft
-	// 404s one path template may produce, while they are at least half of
-	// its fetched pages, before it is a trap and none of its URLs is
-	// fetched any more: the months of an empty calendar, the pages of an
-	// endless archive, a session id loop. Default 20.
+	// MaxDuplicatesPerTemplate is how many repeats (copies of a page the
+	// template has already produced), empty pages and soft 404s one path
+	// template may produce, while they are at least half of its fetched
+	// pages, before it is a trap and none of its URLs is fetched any more:
+	// the months of an empty calendar, the pages of an endless archive, a
+	// session id loop. Default 20.
 	MaxDuplicatesPerTemplate int
 	// MaxSegments is the most path segments a URL may have. Default 12.
 	MaxSegments int
@@ -146,6 +149,7 @@ type Families struct {
 type family struct {
 	fetched, bad, duplicates int
 	trapped                  bool
+	clusters                 map[uint64]bool // hashes of the clusters its pages are in
 }
 
 // NewFamilies returns empty statistics with the budget of opts.
@@ -156,7 +160,8 @@ func NewFamilies(opts Options) *Families {
 // A Verdict is what a fetched page turned out to be, for its template.
 type Verdict int
 
-// The verdicts. Everything but Unique counts against the template.
+// The verdicts. Empty and NotFound count against the template; a
+// Duplicate when it repeats a page of the template.
 const (
 	Unique    Verdict = iota // a page with content of its own
 	Duplicate                // a copy of a page fetched before
@@ -164,21 +169,33 @@ const (
 	NotFound                 // a soft 404
 )
 
-// Observe counts one fetched page of template and reports whether this
-// page made the template a trap. Cost: O(1).
-func (f *Families) Observe(template string, v Verdict) (trappedNow bool) {
+// Observe counts one fetched page of template, in the near-duplicate
+// cluster cluster ("" if it has none), and reports whether this page made
+// the template a trap. A Duplicate counts against the template only if
+// an earlier page of the template is in the same cluster. Cost: O(1);
+// memory 8 bytes per cluster per template.
+func (f *Families) Observe(template string, v Verdict, cluster string) (trappedNow bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	fam := f.m[template]
 	if fam == nil {
-		fam = &family{}
+		fam = &family{clusters: map[uint64]bool{}}
 		f.m[template] = fam
 	}
 	fam.fetched++
-	if v == Duplicate {
-		fam.duplicates++
+	repeat := false
+	if cluster != "" {
+		h := xxhash.Sum64String(cluster)
+		repeat = fam.clusters[h]
+		fam.clusters[h] = true
 	}
-	if v != Unique {
+	switch v {
+	case Duplicate:
+		fam.duplicates++
+		if repeat {
+			fam.bad++
+		}
+	case Empty, NotFound:
 		fam.bad++
 	}
 	if !fam.trapped && fam.bad >= f.limit && 2*fam.bad >= fam.fetched {
@@ -196,7 +213,7 @@ func (f *Families) Trapped(template string) (reason string, trapped bool) {
 	if fam == nil || !fam.trapped {
 		return "", false
 	}
-	return fmt.Sprintf("trap: %d of the %d pages like %s were copies, empty or not found", fam.bad, fam.fetched, template), true
+	return fmt.Sprintf("trap: %d of the %d pages like %s repeated each other, were empty or not found", fam.bad, fam.fetched, template), true
 }
 
 // HasDuplicates reports whether template has produced a copy.

@@ -62,7 +62,7 @@ func TestInfiniteCalendarBounded(t *testing.T) {
 		if fetched == 1 {
 			v = Unique // the first empty month is the master of the others
 		}
-		f.Observe(digitTemplate(u), v)
+		f.Observe(digitTemplate(u), v, "c-first-month")
 	}
 	if fetched != 21 {
 		t.Errorf("fetched %d calendar pages, want 21 (one master and the default budget of 20 copies)", fetched)
@@ -81,18 +81,22 @@ func TestInfiniteCalendarBounded(t *testing.T) {
 }
 
 // TestBigTemplateIsNotATrap: a template with thousands of distinct pages
-// and a few hundred copies among them (a real API reference) is crawled in
-// full; a template whose pages are mostly copies, empty or not found is a
-// trap after the budget.
+// and a few hundred copies of each other among them (a real API reference)
+// is crawled in full, and so is a printer-friendly section whose every page
+// copies a page elsewhere; a template whose pages mostly repeat each other,
+// are empty or not found is a trap after the budget.
 func TestBigTemplateIsNotATrap(t *testing.T) {
 	f := NewFamilies(Options{})
 	for i := range 10000 {
-		v := Unique
-		if i%20 == 0 {
-			v = Duplicate
+		v, c := Unique, fmt.Sprint("c", i)
+		if i%20 == 1 {
+			v, c = Duplicate, fmt.Sprint("c", i-1) // a copy of the page before
 		}
-		if f.Observe("x/api/{n}", v) {
+		if f.Observe("x/api/{n}", v, c) {
 			t.Fatalf("page %d made a template of mostly distinct pages a trap", i)
+		}
+		if f.Observe("x/print/api/{n}", Duplicate, fmt.Sprint("c", i)) {
+			t.Fatalf("printer-friendly copy %d made its section a trap", i)
 		}
 	}
 	if _, trapped := f.Trapped("x/api/{n}"); trapped || !f.HasDuplicates("x/api/{n}") {
@@ -101,7 +105,7 @@ func TestBigTemplateIsNotATrap(t *testing.T) {
 	verdicts := []Verdict{Unique, Empty, NotFound, Duplicate}
 	var when int
 	for i := range 100 {
-		if f.Observe("x/list?p={n}", verdicts[i%4]) {
+		if f.Observe("x/list?p={n}", verdicts[i%4], "c-list") {
 			when = i + 1
 			break
 		}
