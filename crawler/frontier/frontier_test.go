@@ -547,3 +547,94 @@ func TestReprioritize(t *testing.T) {
 		t.Errorf("stats = %+v, want 0 pending, 3 in flight", st)
 	}
 }
+
+// TestBatchCommit: a batch's adds, done marks and reprioritizations apply
+// in order in one transaction — against a model of the same operations
+// applied one by one — and a batch with a bad operation applies nothing.
+func TestBatchCommit(t *testing.T) {
+	f := tempFrontier(t)
+	if _, err := f.Add("u/seen", 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	var b Batch
+	for i := range 1000 { // many keys in random order: written sorted
+		b.Add(fmt.Sprintf("u/%08d", rand.IntN(1<<30)), i%3, nil)
+	}
+	b.Add("u/seen", 9, nil) // known: not added
+	b.Add("u/new", 5, []byte("p"))
+	b.Add("u/new", 7, nil) // twice in one batch: the first wins
+	b.Reprioritize("u/seen", 20)
+	b.Done("u/gone", "skipped: trap")
+	added, err := f.Commit(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(added) != 1003 || added[1000] || !added[1001] || added[1002] {
+		t.Errorf("added flags for the known, new and repeated URL: %v %v %v", added[1000], added[1001], added[1002])
+	}
+	st, _ := f.Stats()
+	if st.Pending != 2+distinctRandom(&b) || st.Done != 1 {
+		t.Errorf("stats %+v", st)
+	}
+	first, err := f.Next()
+	if err != nil || first.URL != "u/seen" || first.Priority != 20 {
+		t.Errorf("first popped %+v, %v; want u/seen reprioritized to 20", first, err)
+	}
+	second, _ := f.Next()
+	if second.URL != "u/new" || second.Priority != 5 || string(second.Payload) != "p" {
+		t.Errorf("second popped %+v; want u/new at 5 with its payload", second)
+	}
+
+	var bad Batch
+	bad.Add("u/x", 1, nil)
+	bad.Done("", "no URL")
+	if _, err := f.Commit(&bad); !errors.Is(err, ErrBadRequest) {
+		t.Errorf("a batch with an empty URL: %v", err)
+	}
+	if seen, _ := f.Seen("u/x"); seen {
+		t.Error("a failed batch applied its add")
+	}
+	// Only known adds: no write at all, all false.
+	var known Batch
+	known.Add("u/seen", 1, nil)
+	if added, err := f.Commit(&known); err != nil || added[0] {
+		t.Errorf("re-adding a known URL: %v, %v", added, err)
+	}
+}
+
+// distinctRandom counts the distinct u/0… URLs added in b.
+func distinctRandom(b *Batch) int {
+	seen := map[string]bool{}
+	for _, o := range b.ops {
+		if o.kind == 'a' && o.url[2] >= '0' && o.url[2] <= '9' {
+			seen[o.url] = true
+		}
+	}
+	return len(seen)
+}
+
+func TestReadOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.db")
+	f := open(t, path)
+	f.Add("a", 1, nil)
+	f.Add("b", 1, nil)
+	if _, err := f.Next(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// Nothing is recovered: the in-flight URL stays in flight.
+	if st, _ := r.Stats(); st.Pending != 1 || st.InFlight != 1 {
+		t.Errorf("read-only stats %+v, want 1 pending and 1 in flight", st)
+	}
+	if _, err := r.Add("c", 1, nil); err == nil {
+		t.Error("Add on a read-only frontier succeeded")
+	}
+	if _, err := Open(filepath.Join(t.TempDir(), "none.db"), Options{ReadOnly: true}); err == nil {
+		t.Error("a missing frontier opened read-only")
+	}
+}

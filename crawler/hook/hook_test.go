@@ -12,6 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/gocolly/colly/v2"
 
+	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/indexer"
 )
 
@@ -131,5 +132,91 @@ func TestAttachIndexesOneMasterPerCluster(t *testing.T) {
 	members, err := ix.Members(string(pages[2].Result.Cluster))
 	if err != nil || len(members) != 2 {
 		t.Errorf("cluster members %v, %v; want the page and its printer copy", members, err)
+	}
+}
+
+func TestSkipErrorCarriesTheReason(t *testing.T) {
+	h, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.Parse("http://intra.example/a.pdf", header("application/pdf"), []byte("%PDF"))
+	var skipped *SkipError
+	if !errors.As(err, &skipped) || skipped.Reason != "content type application/pdf" || !errors.Is(err, ErrSkipped) {
+		t.Errorf("Parse of a PDF: %v; want a *SkipError with the reason", err)
+	}
+}
+
+// sinkFunc records what a Sink receives.
+type sinkFunc func(indexer.Doc, dedup.Result) error
+
+func (f sinkFunc) Add(_ context.Context, d indexer.Doc, r dedup.Result) error { return f(d, r) }
+func (f sinkFunc) Flush(context.Context) error                                { return nil }
+
+// TestOnePathRecordThenIndex: Insert records a page before it indexes it,
+// a Record error keeps it out of the index, and Replay of the recorded
+// pages gives the same clusters and the same index documents.
+func TestOnePathRecordThenIndex(t *testing.T) {
+	text := "Claims are filed in the finance portal within thirty days of the end of a trip, with a photo of every receipt and the manager's approval."
+	bodies := []struct{ url, body string }{
+		{"http://intra.example/expenses", "<html><head><title>Expenses</title></head><body><main><h1>Expenses</h1><p>" + text + "</p></main></body></html>"},
+		{"http://intra.example/print/expenses", "<html><head><title>Expenses</title></head><body><main><h1>Expenses</h1><p>" + text + " Printed copy.</p></main></body></html>"},
+		{"http://intra.example/bad", "<html><body><main><p>This one fails to record.</p></main></body></html>"},
+	}
+	var steps []string
+	var recorded []Page
+	var indexed []indexer.Doc
+	h, err := New(Options{
+		Recorder: RecorderFunc(func(p Page) error {
+			if strings.HasSuffix(p.URL, "/bad") {
+				return errors.New("disk full")
+			}
+			steps = append(steps, "record "+p.URL)
+			recorded = append(recorded, p)
+			return nil
+		}),
+		Index: sinkFunc(func(d indexer.Doc, r dedup.Result) error {
+			steps = append(steps, "index "+d.ID)
+			indexed = append(indexed, d)
+			return nil
+		}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bodies {
+		_, err := h.Process(context.Background(), b.url, header("text/html"), []byte(b.body), []string{"Travel expenses"})
+		if strings.HasSuffix(b.url, "/bad") != (err != nil) {
+			t.Errorf("%s: %v", b.url, err)
+		}
+	}
+	want := []string{"record http://intra.example/expenses", "index http://intra.example/expenses",
+		"record http://intra.example/print/expenses", "index http://intra.example/print/expenses"}
+	if fmt.Sprint(steps) != fmt.Sprint(want) {
+		t.Errorf("steps %q, want %q", steps, want)
+	}
+	if !recorded[1].Result.Duplicate || indexed[0].Anchors[0] != "Travel expenses" || indexed[0].Body == "" {
+		t.Errorf("recorded %+v, indexed %+v", recorded, indexed)
+	}
+
+	// Replay the records into a fresh hook: same clusters, same documents.
+	var replayed []indexer.Doc
+	h2, err := New(Options{Index: sinkFunc(func(d indexer.Doc, r dedup.Result) error { replayed = append(replayed, d); return nil })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range recorded {
+		want := p.Result
+		p.Result = dedup.Result{}
+		got, err := h2.Replay(context.Background(), p, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Result.Cluster != want.Cluster || got.Result.Master != want.Master || got.Result.Duplicate != want.Duplicate {
+			t.Errorf("replay of %s: %+v, want %+v", p.URL, got.Result, want)
+		}
+		if fmt.Sprint(replayed[i]) != fmt.Sprint(indexed[i]) {
+			t.Errorf("replayed document %+v, want %+v", replayed[i], indexed[i])
+		}
 	}
 }

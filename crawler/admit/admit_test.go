@@ -1,0 +1,145 @@
+package admit
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/doppel-search/doppel/crawler/traps"
+)
+
+// site serves robots.txt through a redirect (RFC 9309: followed) and
+// counts the requests for it.
+func site(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	var robots atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/real-robots.txt", http.StatusMovedPermanently)
+	})
+	mux.HandleFunc("/real-robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		robots.Add(1)
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+	})
+	s := httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s, &robots
+}
+
+func TestLink(t *testing.T) {
+	s, _ := site(t)
+	host := strings.TrimPrefix(s.URL, "http://")
+	a := New(Options{AllowedHosts: []string{host}, Traps: traps.Options{MaxSegments: 4}})
+	for _, tc := range []struct {
+		raw     string
+		verdict Verdict
+		url     string
+		reason  string
+	}{
+		{s.URL + "/docs/a.html#top", Follow, s.URL + "/docs/a.html", ""},
+		{s.URL + "/docs/b.html?utm_source=mail&x=1", Follow, s.URL + "/docs/b.html?x=1", ""},
+		{s.URL + "/private/salaries.html", Refuse, s.URL + "/private/salaries.html", ReasonRobots},
+		{s.URL + "/a/b/c/d/e", Refuse, s.URL + "/a/b/c/d/e", "more than 4 path segments"},
+		{"http://elsewhere.example/x", Ignore, "http://elsewhere.example/x", "out of scope"},
+		{"mailto:someone@example.com", Ignore, "", ""},
+		{"ftp://" + host + "/file", Ignore, "", ""},
+	} {
+		d := a.Link(tc.raw)
+		if d.Verdict != tc.verdict || d.URL != tc.url || !strings.Contains(d.Reason, tc.reason) {
+			t.Errorf("Link(%s) = %+v, want verdict %d, URL %q, reason containing %q", tc.raw, d, tc.verdict, tc.url, tc.reason)
+		}
+	}
+	// A template that became a trap refuses its URLs from then on.
+	for i := range 25 {
+		a.Observe(fmt.Sprintf("%s/cal/%d", s.URL, i), traps.Duplicate, "c1")
+	}
+	if d := a.Link(s.URL + "/cal/99"); d.Verdict != Refuse || !strings.HasPrefix(d.Reason, "trap: ") {
+		t.Errorf("a link into a trap: %+v", d)
+	}
+	if _, trapped := a.Trapped(s.URL + "/cal/7"); !trapped || !a.HasDuplicates(s.URL+"/cal/1") {
+		t.Error("the trapped template is not reported")
+	}
+}
+
+func TestRobotsFetchedOncePerHost(t *testing.T) {
+	s, robots := site(t)
+	a := New(Options{AllowedHosts: []string{strings.TrimPrefix(s.URL, "http://")}})
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() { a.Link(fmt.Sprintf("%s/p/%d", s.URL, i)) })
+	}
+	wg.Wait()
+	if n := robots.Load(); n != 1 {
+		t.Errorf("robots.txt fetched %d times, want once", n)
+	}
+	// Ignoring robots.txt: allowed, and not fetched at all.
+	s2, robots2 := site(t)
+	b := New(Options{AllowedHosts: []string{strings.TrimPrefix(s2.URL, "http://")}, IgnoreRobots: true})
+	if d := b.Link(s2.URL + "/private/x"); d.Verdict != Follow || robots2.Load() != 0 {
+		t.Errorf("IgnoreRobots: %+v after %d robots.txt requests", d, robots2.Load())
+	}
+}
+
+func TestRedirectCanonicalSeed(t *testing.T) {
+	a := New(Options{AllowedHosts: []string{"intra.example"}, AllowedPrefixes: []string{"http://intra.example/docs/"}, MaxRedirects: 2})
+	for _, tc := range []struct {
+		location string
+		hops     int
+		verdict  Verdict
+		url      string
+		reason   string
+	}{
+		{"/docs/b.html", 0, Follow, "http://intra.example/docs/b.html", ""},
+		{"b.html", 1, Follow, "http://intra.example/docs/b.html", ""},
+		{"/docs/c.html", 2, Refuse, "http://intra.example/docs/c.html", "redirect chain longer than 2"},
+		{"/blog/x", 0, Refuse, "http://intra.example/blog/x", "redirect out of scope to http://intra.example/blog/x"},
+	} {
+		d, err := a.Redirect("http://intra.example/docs/a.html", tc.location, tc.hops)
+		if err != nil || d.Verdict != tc.verdict || d.URL != tc.url || !strings.Contains(d.Reason, tc.reason) {
+			t.Errorf("Redirect(%s, %d) = %+v, %v", tc.location, tc.hops, d, err)
+		}
+	}
+	if _, err := a.Redirect("http://intra.example/docs/a.html", "http://[::1", 0); err == nil {
+		t.Error("an unusable Location is not an error")
+	}
+	if c, ok := a.Canonical("http://intra.example/docs/a.html?print=1", "http://intra.example/docs/a.html"); !ok || c != "http://intra.example/docs/a.html" {
+		t.Errorf("Canonical = %q, %v", c, ok)
+	}
+	for _, canon := range []string{"", "http://intra.example/docs/a.html", "http://other.example/docs/a.html", "/blog/a"} {
+		if c, ok := a.Canonical("http://intra.example/docs/a.html", canon); ok {
+			t.Errorf("Canonical(%q) = %q: itself, empty or out of scope must be ignored", canon, c)
+		}
+	}
+	if _, err := a.Seed("http://intra.example/blog/"); err == nil {
+		t.Error("a seed out of the prefixes was accepted")
+	}
+	if u, err := a.Seed("HTTP://Intra.Example/docs/#x"); err != nil || u != "http://intra.example/docs/" {
+		t.Errorf("Seed = %q, %v", u, err)
+	}
+}
+
+func TestSoftNotFoundLearnedWithRobots(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/real" {
+			fmt.Fprint(w, "<html><body><p>A real page about the pension scheme.</p></body></html>")
+			return
+		}
+		fmt.Fprint(w, "<html><body><p>Sorry, we could not find that page. Try the search box or the site map.</p></body></html>")
+	})
+	s := httptest.NewServer(mux)
+	defer s.Close()
+	host := strings.TrimPrefix(s.URL, "http://")
+	a := New(Options{AllowedHosts: []string{host}})
+	a.Link(s.URL + "/real")
+	if !a.SoftNotFound(host, "Sorry, we could not find that page. Try the search box or the site map.") {
+		t.Error("the host's not-found answer is not recognised")
+	}
+	if a.SoftNotFound(host, "A real page about the pension scheme.") {
+		t.Error("a real page is taken for a soft 404")
+	}
+}
