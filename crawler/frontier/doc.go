@@ -12,9 +12,11 @@
 //     pending, in flight or done is a no-op. Only [Frontier.Due] (a scheduled
 //     revisit) puts a done URL back in the queue.
 //   - Crash safety: every state change is one bbolt transaction, fsynced
-//     unless Options.NoSync. A popped URL is in flight until [Frontier.Done];
-//     [Open] returns every in-flight URL to the queue with its original
-//     priority and position, because its page was not recorded. A crawl
+//     unless Options.NoSync; a [Batch] makes many changes in one. A popped
+//     URL is in flight until [Frontier.Done], in memory only: on disk it
+//     stays pending, so popping costs no commit and a restart finds every
+//     URL that was in flight back in the queue with its original priority
+//     and position, because its page was not recorded. A crawl
 //     killed at any point therefore resumes losing no URL and never
 //     re-fetching one marked done. (A page fetched but not yet marked done
 //     when the process died is fetched again: at-least-once up to Done,
@@ -23,9 +25,10 @@
 //     [Frontier.Due] moves the due ones back to the queue, so a recrawl
 //     scheduler only has to call Schedule after Done and Due periodically.
 //
-// On disk, bucket "pending" and "inflight" map (inverted priority, sequence),
-// both big-endian, to (URL, payload), so a cursor's first key is the next
-// URL; bucket "urls" maps URL to its state; "revisit" maps (time, URL) to a
+// On disk, bucket "pending" maps (inverted priority, sequence), both
+// big-endian, to (URL, payload), so a cursor's first key is the next URL
+// ("inflight", the same, is only read: files of earlier versions wrote
+// popped URLs there, and Open returns them to "pending"); bucket "urls" maps URL to its state; "revisit" maps (time, URL) to a
 // priority and "revisit-url" URL to its time; "meta" holds the counters.
 //
 // A Frontier is safe for concurrent use by multiple goroutines: bbolt

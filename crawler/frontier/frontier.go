@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,8 +94,13 @@ type Item struct {
 // Close it when done; only one process may have it open.
 type Frontier struct {
 	db    *bolt.DB
-	wmu   sync.Mutex            // serializes writers so stats match the committed state
-	stats atomic.Pointer[Stats] // committed counters, read without locking
+	wmu   sync.Mutex            // serializes writers and claims, so stats match the committed state
+	stats atomic.Pointer[Stats] // committed counters, claims included, read without locking
+	// claimed holds the URLs handed out by Next and not yet Done (the in
+	// flight ones) with their pending keys. A claim is not written: on
+	// disk the URL stays pending, which is where Open would put it back
+	// anyway, so handing out a URL costs no transaction. Under wmu.
+	claimed map[string][]byte
 }
 
 var _ queue.Storage = (*Frontier)(nil)
@@ -122,7 +128,7 @@ func Open(path string, opts Options) (*Frontier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("frontier: open %s: %w", path, err)
 	}
-	f := &Frontier{db: db}
+	f := &Frontier{db: db, claimed: map[string][]byte{}}
 	var st Stats
 	if opts.ReadOnly {
 		err = db.View(func(tx *bolt.Tx) error {
@@ -199,11 +205,13 @@ var errNoChange = errors.New("frontier: no change")
 
 // update runs fn in one write transaction and publishes the counters it
 // changed once the transaction has committed. Errors returned by fn pass
-// through unchanged; bbolt's own are wrapped.
-func (f *Frontier) update(fn func(tx *bolt.Tx, st *Stats) error) error {
+// through unchanged; bbolt's own are wrapped. st holds the counters as
+// stored (claims not counted); after, if not nil, runs under the writer
+// lock once the transaction has committed.
+func (f *Frontier) update(fn func(tx *bolt.Tx, st *Stats) error, after func()) error {
 	f.wmu.Lock()
 	defer f.wmu.Unlock()
-	st := *f.stats.Load()
+	st := f.storedCounts()
 	var fnErr error
 	err := f.db.Update(func(tx *bolt.Tx) error {
 		if fnErr = fn(tx, &st); fnErr != nil {
@@ -220,8 +228,28 @@ func (f *Frontier) update(fn func(tx *bolt.Tx, st *Stats) error) error {
 	if err != nil {
 		return fmt.Errorf("frontier: %w", err)
 	}
-	f.stats.Store(&st)
+	if after != nil {
+		after()
+	}
+	f.publish(st)
 	return nil
+}
+
+// storedCounts returns the counters as stored: the published ones without
+// the claims. Call under wmu.
+func (f *Frontier) storedCounts() Stats {
+	st := *f.stats.Load()
+	st.Pending += len(f.claimed)
+	st.InFlight -= len(f.claimed)
+	return st
+}
+
+// publish makes st (as stored) with the current claims the counters Stats
+// returns. Call under wmu.
+func (f *Frontier) publish(st Stats) {
+	st.Pending -= len(f.claimed)
+	st.InFlight += len(f.claimed)
+	f.stats.Store(&st)
 }
 
 // Init implements queue.Storage. It does nothing: Open has already
@@ -288,17 +316,18 @@ func (f *Frontier) Reprioritize(url string, priority int) (bool, error) {
 	moved := false
 	err := f.update(func(tx *bolt.Tx, st *Stats) error {
 		var err error
-		if moved, err = reprioritize(tx, st, url, priority); err == nil && !moved {
+		if moved, err = f.reprioritize(tx, st, url, priority); err == nil && !moved {
 			return errNoChange
 		}
 		return err
-	})
+	}, nil)
 	return moved && err == nil, err
 }
 
-func reprioritize(tx *bolt.Tx, st *Stats, url string, priority int) (bool, error) {
+// reprioritize moves a pending, unclaimed URL; call under wmu.
+func (f *Frontier) reprioritize(tx *bolt.Tx, st *Stats, url string, priority int) (bool, error) {
 	v := tx.Bucket(bURLs).Get([]byte(url))
-	if v == nil || State(v[0]) != Pending {
+	if _, inFlight := f.claimed[url]; v == nil || State(v[0]) != Pending || inFlight {
 		return false, nil
 	}
 	pending := tx.Bucket(bPending)
@@ -443,7 +472,7 @@ func (f *Frontier) Commit(b *Batch) (added []bool, err error) {
 					changed = true
 					continue
 				}
-				moved, err := reprioritize(tx, st, o.url, o.priority)
+				moved, err := f.reprioritize(tx, st, o.url, o.priority)
 				if err != nil {
 					return err
 				}
@@ -457,6 +486,12 @@ func (f *Frontier) Commit(b *Batch) (added []bool, err error) {
 			return errNoChange
 		}
 		return nil
+	}, func() {
+		for _, o := range b.ops {
+			if o.kind == 'd' {
+				delete(f.claimed, o.url)
+			}
+		}
 	})
 	if err != nil {
 		return nil, err
@@ -511,40 +546,49 @@ func enqueue(tx *bolt.Tx, st *Stats, url string, priority int, payload []byte) e
 	return nil
 }
 
-// Next pops the pending URL with the highest priority (the oldest among
-// equals) and marks it in flight, in one transaction. Call Done once its
-// page is recorded; until then a restart hands it out again. It returns
-// ErrEmpty when nothing is pending. Cost: one write transaction, O(log n).
+// Next hands out the pending URL with the highest priority (the oldest
+// among equals) and marks it in flight. Call Done once its page is
+// recorded; until then a restart hands it out again. The in-flight mark
+// is not written — on disk the URL stays pending, which is where a
+// restart would return it anyway — so Next costs a read transaction and
+// O(in flight + log n), not a commit. It returns ErrEmpty when nothing
+// is pending.
 func (f *Frontier) Next() (Item, error) {
 	if f.stats.Load().Pending == 0 {
 		return Item{}, ErrEmpty
 	}
+	f.wmu.Lock()
+	defer f.wmu.Unlock()
 	var it Item
-	err := f.update(func(tx *bolt.Tx, st *Stats) error {
-		k, v := tx.Bucket(bPending).Cursor().First()
-		if k == nil {
-			return ErrEmpty
+	found := false
+	err := f.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bPending).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			u, payload, err := decodeItem(v)
+			if err != nil {
+				return err
+			}
+			if _, inFlight := f.claimed[u]; inFlight {
+				continue
+			}
+			it = Item{URL: u, Priority: keyPriority(k), Payload: bytes.Clone(payload)}
+			f.claimed[u] = bytes.Clone(k)
+			found = true
+			return nil
 		}
-		k, v = bytes.Clone(k), bytes.Clone(v)
-		u, payload, err := decodeItem(v)
-		if err != nil {
-			return err
-		}
-		it = Item{URL: u, Priority: keyPriority(k), Payload: payload}
-		if err := tx.Bucket(bPending).Delete(k); err != nil {
-			return fmt.Errorf("frontier: %w", err)
-		}
-		if err := tx.Bucket(bInFlight).Put(k, v); err != nil {
-			return fmt.Errorf("frontier: %w", err)
-		}
-		if err := tx.Bucket(bURLs).Put([]byte(u), stateValue(InFlight, k)); err != nil {
-			return fmt.Errorf("frontier: %w", err)
-		}
-		st.Pending--
-		st.InFlight++
 		return nil
 	})
-	return it, err
+	switch {
+	case err != nil:
+		return Item{}, fmt.Errorf("frontier: %w", err)
+	case !found:
+		return Item{}, ErrEmpty
+	}
+	st := *f.stats.Load()
+	st.Pending--
+	st.InFlight++
+	f.stats.Store(&st)
+	return it, nil
 }
 
 // GetRequest implements queue.Storage: Next, returning the payload given to
@@ -643,7 +687,7 @@ func (f *Frontier) Schedule(url string, at time.Time, priority int) error {
 		}
 		st.Scheduled++
 		return nil
-	})
+	}, nil)
 }
 
 // Due moves every revisit scheduled at or before now back to the queue
@@ -685,7 +729,7 @@ func (f *Frontier) Due(now time.Time) (int, error) {
 			moved++
 		}
 		return nil
-	})
+	}, nil)
 	return moved, err
 }
 
@@ -694,11 +738,17 @@ func (f *Frontier) Due(now time.Time) (int, error) {
 // error fn returns, returning it. fn runs inside a read transaction: it must
 // not call the Frontier's writing methods. Cost: O(n).
 func (f *Frontier) All(fn func(url string, state State, outcome string) error) error {
+	f.wmu.Lock()
+	inFlight := maps.Clone(f.claimed)
+	f.wmu.Unlock()
 	return f.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bURLs).ForEach(func(k, v []byte) error {
 			state, outcome := State(v[0]), ""
-			if state == Done {
+			switch _, claimed := inFlight[string(k)]; {
+			case state == Done:
 				outcome = string(v[1:])
+			case claimed:
+				state = InFlight
 			}
 			return fn(string(k), state, outcome)
 		})
