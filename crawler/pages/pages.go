@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/golang/snappy"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -227,7 +228,7 @@ func putAll(tx *bolt.Tx, records, stored []Record) error {
 	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(stored[a].URL, stored[b].URL) })
 	byURL := tx.Bucket(bucketByURL)
 	for _, i := range order {
-		data, err := json.Marshal(stored[i])
+		data, err := encode(stored[i])
 		if err != nil {
 			return err
 		}
@@ -249,7 +250,7 @@ func number(tx *bolt.Tx, r Record, assigned map[string]uint64) (Record, error) {
 	byURL, bySeq := tx.Bucket(bucketByURL), tx.Bucket(bucketBySeq)
 	if old := byURL.Get([]byte(r.URL)); old != nil {
 		var prev Record
-		if err := json.Unmarshal(old, &prev); err != nil {
+		if err := decode(old, &prev); err != nil {
 			return Record{}, fmt.Errorf("corrupt record for %s: %w", r.URL, err)
 		}
 		r.Seq = prev.Seq
@@ -316,7 +317,7 @@ func (s *Store) Get(url string) (Record, bool, error) {
 			return nil
 		}
 		found = true
-		return json.Unmarshal(data, &r)
+		return decode(data, &r)
 	})
 	if err != nil {
 		return Record{}, false, fmt.Errorf("pages: reading %s: %w", url, err)
@@ -357,7 +358,7 @@ func (s *Store) Each(fn func(Record) error) error {
 		c := tx.Bucket(bucketBySeq).Cursor()
 		for k, url := c.First(); k != nil; k, url = c.Next() {
 			var r Record
-			if err := json.Unmarshal(byURL.Get(url), &r); err != nil {
+			if err := decode(byURL.Get(url), &r); err != nil {
 				return fmt.Errorf("pages: corrupt record for %s: %w", url, err)
 			}
 			if err := fn(r); err != nil {
@@ -428,6 +429,29 @@ func (s *Store) IndexedThrough() (uint64, error) {
 		return nil
 	})
 	return seq, err
+}
+
+// encode stores a record as Snappy-compressed JSON: a page's text is in
+// it twice (the blocks, and the indexed text made of most of them), which
+// Snappy's 64 KiB window folds, and text compresses about threefold.
+func encode(r Record) ([]byte, error) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return snappy.Encode(nil, data), nil
+}
+
+// decode reads what encode wrote (or plain JSON, as earlier versions
+// stored records).
+func decode(data []byte, r *Record) error {
+	if len(data) > 0 && data[0] != '{' {
+		var err error
+		if data, err = snappy.Decode(nil, data); err != nil {
+			return err
+		}
+	}
+	return json.Unmarshal(data, r)
 }
 
 func seqKey(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
