@@ -263,7 +263,7 @@ func (c *Crawler) noteQueued(adds []addition) {
 // flushIndex flushes the index when due (or always with force) and moves
 // the watermark, which the next page-store commit stores.
 func (c *Crawler) flushIndex(force bool) error {
-	if c.sinceFlush == 0 || !force && c.sinceFlush < flushPages && time.Since(c.lastFlush) < flushInterval {
+	if c.sinceFlush == 0 || !force && c.sinceFlush < flushPages && time.Since(c.lastFlush) < c.opts.RefreshInterval {
 		return nil
 	}
 	if err := c.index.Flush(context.Background()); err != nil {

@@ -34,12 +34,11 @@ const (
 	// their links queued in one frontier transaction, their records in
 	// one page-store transaction.
 	maxGroup = 64
-	// flushPages and flushInterval: the index is flushed (and the flush
-	// watermark moved) after this many fetched pages, or this long after
-	// the last flush if pages are waiting. Each flush makes the pages
+	// flushPages: the index is flushed (and the flush watermark moved)
+	// after this many fetched pages, or Options.RefreshInterval after the
+	// last flush if pages are waiting. Each flush makes the pages
 	// searchable; bigger flushes cost bleve less merging.
-	flushPages    = 1000
-	flushInterval = 10 * time.Second
+	flushPages = 1000
 )
 
 // Stats counts what a crawl has done, across restarts.
@@ -175,7 +174,8 @@ func (c *Crawler) Stats() Stats {
 func (c *Crawler) Options() Options { return c.opts }
 
 // Index returns the crawl's search index. Pages become searchable when the
-// crawl flushes it (every 1000 pages or 10 seconds, and at the end).
+// crawl flushes it: every 1000 pages, at least every RefreshInterval, and
+// at the end.
 func (c *Crawler) Index() *indexer.Index { return c.index }
 
 // Detector returns the crawl's near-duplicate detector. It is written by

@@ -74,6 +74,10 @@ type Options struct {
 	// as its own cluster. For measuring what detection costs. Default
 	// false.
 	NoDedup bool
+	// RefreshInterval is how soon fetched pages become searchable: the
+	// index is flushed every 1000 pages, and at least this often while
+	// pages wait. Shorter costs bleve more merging. Default 10s.
+	RefreshInterval time.Duration
 	// NoSync skips fsync on the state stores: a killed process loses
 	// nothing, a power loss may. For tests and benchmarks. Default false.
 	NoSync bool
@@ -146,6 +150,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Timeout == 0 {
 		o.Timeout = 10 * time.Second
+	}
+	if o.RefreshInterval == 0 {
+		o.RefreshInterval = 10 * time.Second
 	}
 	if o.MaxBodyBytes == 0 {
 		o.MaxBodyBytes = 5 << 20

@@ -47,6 +47,7 @@ const exampleConfig = `{
   "delay": "100ms",
   "parallelism": 2,
   "timeout": "10s",
+  "refresh_interval": "10s",
   "max_body_bytes": 5242880,
   "user_agent": "DoppelBot/1.0",
   "max_redirects": 5,
@@ -72,6 +73,7 @@ type crawlConfig struct {
 	Delay           string              `json:"delay"`
 	Parallelism     int                 `json:"parallelism"`
 	Timeout         string              `json:"timeout"`
+	RefreshInterval string              `json:"refresh_interval"`
 	MaxBodyBytes    int                 `json:"max_body_bytes"`
 	UserAgent       string              `json:"user_agent"`
 	MaxRedirects    int                 `json:"max_redirects"`
@@ -113,7 +115,7 @@ func loadConfig(path string) (crawler.Options, error) {
 		case errors.As(err, &te) && te.Field != "":
 			want := te.Type.String()
 			switch te.Field {
-			case "delay", "timeout":
+			case "delay", "timeout", "refresh_interval":
 				want = `a Go duration string such as "250ms"`
 			case "policy":
 				want = `"skip", "hidden" or "all"`
@@ -148,10 +150,14 @@ func loadConfig(path string) (crawler.Options, error) {
 	if err != nil {
 		return fail(err)
 	}
+	refresh, err := parse("refresh_interval", c.RefreshInterval)
+	if err != nil {
+		return fail(err)
+	}
 	return crawler.Options{
 		Seeds: c.Seeds, AllowedHosts: c.AllowedHosts, AllowedPrefixes: c.AllowedPrefixes,
 		MaxDepth: c.MaxDepth, MaxPages: c.MaxPages, IgnoreRobots: c.IgnoreRobots,
-		Delay: delay, Parallelism: c.Parallelism, Timeout: timeout,
+		Delay: delay, Parallelism: c.Parallelism, Timeout: timeout, RefreshInterval: refresh,
 		MaxBodyBytes: c.MaxBodyBytes, UserAgent: c.UserAgent, MaxRedirects: c.MaxRedirects,
 		Traps: traps.Options{MaxPerTemplate: c.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: c.Traps.MaxDuplicatesPerTemplate,
 			MaxSegments: c.Traps.MaxSegments, MaxRepeats: c.Traps.MaxRepeats, MaxURLLength: c.Traps.MaxURLLength},

@@ -432,3 +432,64 @@ func TestExportWhileCrawlRuns(t *testing.T) {
 		t.Errorf("export of a data directory in use: exit %d, %q; want 1 and the crawler's in-use error", code, stderr)
 	}
 }
+
+// TestCrawlServe: doppel crawl --serve serves the index being built, from
+// the crawl's own process: results appear while the crawl runs, the crawl
+// ends with its summary and the server stays up until Ctrl-C.
+func TestCrawlServe(t *testing.T) {
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(5 * time.Millisecond) // a crawl of a few seconds
+		demosite.Handler().ServeHTTP(w, r)
+	}))
+	defer slow.Close()
+	cfg := writeFile(t, "c.json", `{"seeds": ["`+slow.URL+`/"], "delay": "0s", "parallelism": 1, "refresh_interval": "200ms"}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"crawl", "--data", t.TempDir(), "--config", cfg, "--serve", "127.0.0.1:0"}, &stdout, &stderr)
+	}()
+	var base string
+	for deadline := time.Now().Add(30 * time.Second); base == ""; time.Sleep(5 * time.Millisecond) {
+		if m := regexp.MustCompile(`Search UI: (http://[0-9.:]+/)`).FindStringSubmatch(stdout.String()); m != nil {
+			base = m[1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("crawl --serve did not start serving: %s", stderr.String())
+		}
+	}
+	total := func() int {
+		resp, err := http.Get(base + "api/search?q=")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var res struct{ Total int }
+		if err := json.NewDecoder(resp.Body).Decode(&res); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("api/search: %d, %v", resp.StatusCode, err)
+		}
+		return res.Total
+	}
+	// While the crawl runs, the searchable set grows.
+	during := 0 // the fewest results seen while the crawl ran
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(stdout.String(), "pages fetched:"); time.Sleep(20 * time.Millisecond) {
+		if n := total(); n > 0 && (during == 0 || n < during) {
+			during = n
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the crawl did not finish")
+		}
+	}
+	after := total()
+	if during == 0 || during >= after {
+		t.Errorf("results during the crawl: at first %d, after: %d; want some during, more after", during, after)
+	}
+	if !strings.Contains(stdout.String(), "still serving") {
+		t.Errorf("no word that the server goes on: %s", stdout.String())
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d after Ctrl-C: %s", code, stderr.String())
+	}
+}

@@ -19,6 +19,8 @@ func detectorFlags(fs *flag.FlagSet) func() (dedup.Options, error) {
 	similarity := fs.String("similarity", "resemblance", "similarity that hybrid verifies: resemblance (word shingles) or cosine (word sets)")
 	threshold := fs.Float64("threshold", 0.9, "similarity at or above which documents are near-duplicates (hybrid, minhash)")
 	shingle := fs.Int("shingle", 5, "shingle width in words")
+	edits := fs.Int("edit-allowance", 0, "hybrid with resemblance: also accept pairs below --threshold that differ by at most this many small edits (short pages); the crawl uses 3")
+	editFloor := fs.Float64("edit-floor", 0.8, "the lowest resemblance --edit-allowance accepts")
 	hammingK := fs.Int("hamming-k", 3, "largest Hamming distance between SimHash near-duplicates (simhash) or candidates (hybrid)")
 	lexicons := fs.Int("lexicons", 10, "extra randomized I-Match lexicons (imatch-multi, hybrid)")
 	mode := fs.String("imatch-lexicon", "range", "I-Match lexicon: range (nidf in [--nidf-min, --nidf-max]), idf-l-10 or doc-l-90")
@@ -51,6 +53,7 @@ func detectorFlags(fs *flag.FlagSet) func() (dedup.Options, error) {
 			return o, err
 		}
 		o.Threshold, o.ShingleWidth, o.HammingK = *threshold, *shingle, *hammingK
+		o.EditAllowance, o.EditFloor = *edits, *editFloor
 		o.IMatch.ExtraLexicons, o.IMatch.MinNIDF, o.IMatch.MaxNIDF, o.IMatch.MinTerms = *lexicons, *nidfMin, *nidfMax, *minTerms
 		o.MinHash.Size = *sketch
 		o.MaxShingleDocs = *maxShingleDocs
