@@ -103,16 +103,26 @@ func firstLocations(tlm search.TermLocationMap, n int) search.TermLocationMap {
 		term string
 		l    *search.Location
 	}
+	total := 0
+	for _, ls := range tlm {
+		total += len(ls)
+	}
+	if total <= n {
+		return tlm
+	}
+	// A term's locations come in text order (the index's), so its first n
+	// are enough; a merge of several searchers' may not.
+	byStart := func(a, b *search.Location) int { return cmp.Compare(a.Start, b.Start) }
 	var all []loc
 	for t, ls := range tlm {
-		for _, l := range ls {
+		if !slices.IsSortedFunc(ls, byStart) {
+			ls = slices.SortedFunc(slices.Values(ls), byStart)
+		}
+		for _, l := range ls[:min(n, len(ls))] {
 			all = append(all, loc{t, l})
 		}
 	}
-	if len(all) <= n {
-		return tlm
-	}
-	slices.SortFunc(all, func(a, b loc) int { return cmp.Compare(a.l.Start, b.l.Start) })
+	slices.SortFunc(all, func(a, b loc) int { return byStart(a.l, b.l) })
 	out := search.TermLocationMap{}
 	for _, x := range all[:n] {
 		out[x.term] = append(out[x.term], x.l)

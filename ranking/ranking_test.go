@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
 
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/cluster"
@@ -490,6 +491,40 @@ func TestParseSyntax(t *testing.T) {
 		}
 		if err == nil && tc.in != "" && got.String() != tc.in {
 			t.Errorf("%v.String() = %q", got, got.String())
+		}
+	}
+}
+
+// TestFirstLocations checks the snippet's match cap against sorting every
+// location, on random maps, sorted per term or not.
+func TestFirstLocations(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 200 {
+		tlm := search.TermLocationMap{}
+		var all []*search.Location
+		for term := range 1 + r.IntN(4) {
+			var ls search.Locations
+			start := uint64(0)
+			for range r.IntN(60) {
+				start += 1 + uint64(r.IntN(20)) // distinct starts across terms: term offsets below
+				ls = append(ls, &search.Location{Start: start*4 + uint64(term), End: start*4 + uint64(term) + 1})
+			}
+			if r.IntN(4) == 0 {
+				r.Shuffle(len(ls), func(i, j int) { ls[i], ls[j] = ls[j], ls[i] })
+			}
+			tlm[fmt.Sprint("t", term)] = ls
+			all = append(all, ls...)
+		}
+		n := 1 + r.IntN(80)
+		slices.SortFunc(all, func(a, b *search.Location) int { return int(a.Start) - int(b.Start) })
+		want := all[:min(n, len(all))]
+		var got []*search.Location
+		for _, ls := range firstLocations(tlm, n) {
+			got = append(got, ls...)
+		}
+		slices.SortFunc(got, func(a, b *search.Location) int { return int(a.Start) - int(b.Start) })
+		if !slices.Equal(got, want) {
+			t.Fatalf("firstLocations(n=%d) kept %d locations, not the first %d of %d", n, len(got), len(want), len(all))
 		}
 	}
 }
