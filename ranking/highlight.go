@@ -1,13 +1,17 @@
 package ranking
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2/registry"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/highlight"
 	simpleFragmenter "github.com/blevesearch/bleve/v2/search/highlight/fragmenter/simple"
 	simpleHighlighter "github.com/blevesearch/bleve/v2/search/highlight/highlighter/simple"
+	index "github.com/blevesearch/bleve_index_api"
 )
 
 // The snippet highlighter marks matches with two private-use characters
@@ -60,8 +64,70 @@ func init() {
 		if err != nil {
 			return nil, fmt.Errorf("ranking: formatter: %w", err)
 		}
-		return simpleHighlighter.NewHighlighter(fragmenter, formatter, " … "), nil
+		return capped{simpleHighlighter.NewHighlighter(fragmenter, formatter, " … ")}, nil
 	})
+}
+
+// maxSnippetLocations is how many matches (the first in the text) a
+// snippet is chosen among. bleve's simple highlighter makes a candidate
+// fragment at every match and scores each against every match: quadratic
+// in the matches, which common words in a long page (a pasted title's
+// "class" or "java" on a page listing a thousand classes) make seconds.
+const maxSnippetLocations = 64
+
+// capped is bleve's simple highlighter choosing among the first
+// maxSnippetLocations matches of a field.
+type capped struct{ *simpleHighlighter.Highlighter }
+
+// BestFragmentsInField implements highlight.Highlighter.
+func (h capped) BestFragmentsInField(dm *search.DocumentMatch, doc index.Document, field string, num int) []string {
+	if tlm := dm.Locations[field]; tlm != nil {
+		dm.Locations[field] = firstLocations(tlm, maxSnippetLocations)
+		defer func() { dm.Locations[field] = tlm }()
+	}
+	return h.Highlighter.BestFragmentsInField(dm, doc, field, num)
+}
+
+// BestFragmentInField implements highlight.Highlighter.
+func (h capped) BestFragmentInField(dm *search.DocumentMatch, doc index.Document, field string) string {
+	if f := h.BestFragmentsInField(dm, doc, field, 1); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// firstLocations returns tlm if it holds at most n locations, and
+// otherwise a map of its n earliest.
+func firstLocations(tlm search.TermLocationMap, n int) search.TermLocationMap {
+	type loc struct {
+		term string
+		l    *search.Location
+	}
+	total := 0
+	for _, ls := range tlm {
+		total += len(ls)
+	}
+	if total <= n {
+		return tlm
+	}
+	// A term's locations come in text order (the index's), so its first n
+	// are enough; a merge of several searchers' may not.
+	byStart := func(a, b *search.Location) int { return cmp.Compare(a.Start, b.Start) }
+	var all []loc
+	for t, ls := range tlm {
+		if !slices.IsSortedFunc(ls, byStart) {
+			ls = slices.SortedFunc(slices.Values(ls), byStart)
+		}
+		for _, l := range ls[:min(n, len(ls))] {
+			all = append(all, loc{t, l})
+		}
+	}
+	slices.SortFunc(all, func(a, b loc) int { return byStart(a.l, b.l) })
+	out := search.TermLocationMap{}
+	for _, x := range all[:n] {
+		out[x.term] = append(out[x.term], x.l)
+	}
+	return out
 }
 
 // spans splits a marked fragment into spans.

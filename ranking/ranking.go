@@ -3,10 +3,14 @@
 // a user never sees — as a result, a representative, a member, a count or
 // a snippet — a document outside their access groups.
 //
-// A query (bleve query string syntax, plus host and date filters) is run
-// over every indexed document the user may see, masters and the
-// non-master copies the index keeps (policy Hidden and All; under Skip,
-// the copies some users may see without the master). Hits are walked in
+// A query (in the forgiving syntax of package userquery, which reads any
+// text, or with Request.Syntax Bleve in bleve's query string syntax; plus
+// host and date filters) is run over every indexed document the user may
+// see, masters and the non-master copies the index keeps (policy Hidden
+// and All; under Skip, the copies some users may see without the master).
+// A Plain query of several words first asks for documents holding all of
+// them, and if there are none, for documents holding any, ranked by how
+// many they hold and where (title first). Hits are walked in
 // score order (ties by document id, so the order is stable) and collapsed:
 // the first hit of a cluster — its best-scoring visible member, the master
 // when scores tie — represents it. Page p of size n is the clusters
@@ -35,14 +39,17 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/ranking/userquery"
 )
 
 // Errors for errors.Is.
 var (
-	// ErrQuery means the query string does not parse; the message says
-	// where.
+	// ErrQuery means a query in the Bleve syntax does not parse, or is
+	// not valid UTF-8; the message says where. A Plain query never gives
+	// it.
 	ErrQuery = errors.New("invalid query")
-	// ErrQueryTooLong means the query exceeds Options.MaxQueryBytes.
+	// ErrQueryTooLong means a query in the Bleve syntax exceeds
+	// Options.MaxQueryBytes (a Plain query is cut instead).
 	ErrQueryTooLong = errors.New("query too long")
 	// ErrNotFound means no document or cluster the user may see has the
 	// id.
@@ -54,13 +61,50 @@ type Options struct {
 	// MaxCandidates is how many distinct clusters a query counts exactly.
 	// Default 2000.
 	MaxCandidates int
-	// MaxQueryBytes is the longest query accepted. Default 512.
+	// MaxQueryBytes is the longest query read: a Plain query is cut at
+	// the last word boundary within it (Result.Truncated), a Bleve query
+	// refused (ErrQueryTooLong). Default 512.
 	MaxQueryBytes int
+}
+
+// Syntax says how Request.Query is read.
+type Syntax int8
+
+// The syntaxes.
+const (
+	// Plain is package userquery's syntax: words, "phrases", +required,
+	// -excluded, field:value for title, headings, body, anchors, url and
+	// host (alias site); anything else is text. It never fails.
+	Plain Syntax = iota
+	// Bleve is bleve's query string syntax (boolean operators, wildcards,
+	// regular expressions, fuzzy terms, ranges, boosts over every field);
+	// a query that does not parse gives ErrQuery.
+	Bleve
+)
+
+// ParseSyntax parses "plain" (or "") and "bleve".
+func ParseSyntax(s string) (Syntax, error) {
+	switch s {
+	case "", "plain":
+		return Plain, nil
+	case "bleve":
+		return Bleve, nil
+	}
+	return 0, fmt.Errorf("ranking: unknown syntax %q (want plain or bleve)", s)
+}
+
+// String returns "plain" or "bleve".
+func (s Syntax) String() string {
+	if s == Bleve {
+		return "bleve"
+	}
+	return "plain"
 }
 
 // Request is a query.
 type Request struct {
-	Query  string    // bleve query string syntax; empty matches every document
+	Query  string    // in Syntax; empty (or blank) matches every document
+	Syntax Syntax    // default Plain
 	Host   string    // only documents of this host, if set
 	Since  time.Time // only documents last modified at or after, if set
 	Until  time.Time // only documents last modified before, if set
@@ -101,17 +145,32 @@ func (h Hit) SnippetText() string {
 
 // Result is one page of results.
 type Result struct {
-	Total int   // distinct clusters matching (exact if Exact)
-	Exact bool  // false when Total is extrapolated from MaxCandidates hits
-	Page  int   // as requested, defaults applied
-	Size  int   // as requested, defaults applied
-	Hits  []Hit // at most Size, in rank order
+	Total     int   // distinct clusters matching (exact if Exact)
+	Exact     bool  // false when Total is extrapolated from MaxCandidates hits
+	Truncated bool  // the Plain query was cut to Options.MaxQueryBytes
+	Page      int   // as requested, defaults applied
+	Size      int   // as requested, defaults applied
+	Hits      []Hit // at most Size, in rank order
 }
 
 // A Searcher answers queries over an index. It is safe for concurrent use.
 type Searcher struct {
-	ix   *indexer.Index
-	opts Options
+	ix    *indexer.Index
+	opts  Options
+	plain *userquery.Parser
+}
+
+// plainFields are the fields a Plain query searches and may name, with
+// the weights of indexer.TextQuery.
+func plainFields() []userquery.Field {
+	return []userquery.Field{
+		{Name: indexer.FieldTitle, Boost: indexer.TitleBoost},
+		{Name: indexer.FieldHeadings, Boost: 2},
+		{Name: indexer.FieldAnchors, Boost: 1.5},
+		{Name: indexer.FieldBody, Boost: 1},
+		{Name: indexer.FieldURL, Kind: userquery.Prefix},
+		{Name: indexer.FieldHost, Kind: userquery.Domain, Aliases: []string{"site"}},
+	}
 }
 
 // New returns a Searcher over ix.
@@ -122,14 +181,34 @@ func New(ix *indexer.Index, opts Options) *Searcher {
 	if opts.MaxQueryBytes <= 0 {
 		opts.MaxQueryBytes = 512
 	}
-	return &Searcher{ix: ix, opts: opts}
+	plain := userquery.New(userquery.Options{Fields: plainFields(), Mapping: ix.Bleve().Mapping(), MaxBytes: opts.MaxQueryBytes})
+	return &Searcher{ix: ix, opts: opts, plain: plain}
 }
 
 // Index returns the searched index.
 func (s *Searcher) Index() *indexer.Index { return s.ix }
 
-// textQuery parses the query string; empty matches everything.
-func (s *Searcher) textQuery(q string) (query.Query, error) {
+// compiled is a query made ready to search.
+type compiled struct {
+	text      query.Query // what to search
+	relaxed   query.Query // if not nil, what to search when text matches nothing
+	snippet   query.Query // the terms to mark in body snippets (nil: none)
+	truncated bool        // the Plain query was cut to MaxQueryBytes
+}
+
+// compile reads the query q in syntax syn; blank matches everything.
+func (s *Searcher) compile(q string, syn Syntax) (compiled, error) {
+	if syn == Plain {
+		p := s.plain.Parse(q)
+		return compiled{text: s.plain.Build(p), relaxed: s.plain.Relaxed(p),
+			snippet: s.plain.Snippet(p, indexer.FieldBody), truncated: p.Truncated}, nil
+	}
+	text, err := s.bleveQuery(q)
+	return compiled{text: text, snippet: text}, err
+}
+
+// bleveQuery parses q in bleve's query string syntax.
+func (s *Searcher) bleveQuery(q string) (query.Query, error) {
 	if len(q) > s.opts.MaxQueryBytes {
 		return nil, fmt.Errorf("%w: %d bytes, at most %d", ErrQueryTooLong, len(q), s.opts.MaxQueryBytes)
 	}
@@ -192,11 +271,11 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 		r.Size = 10
 	}
 	r.Size = min(r.Size, 100)
-	text, err := s.textQuery(r.Query)
+	cq, err := s.compile(r.Query, r.Syntax)
 	if err != nil {
 		return nil, err
 	}
-	q := s.filtered(text, r)
+	q := s.filtered(cq.text, r)
 
 	type rep struct {
 		id    string
@@ -204,25 +283,17 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	}
 	var order []string // clusters in rank order
 	var best map[string]*rep
-	out := &Result{Page: r.Page, Size: r.Size}
+	out := &Result{Page: r.Page, Size: r.Size, Truncated: cq.truncated}
 	need := r.Page * r.Size
 	for window, first := max(3*need, 30), true; ; window *= 2 {
-		req := bleve.NewSearchRequestOptions(q, window, 0, false)
-		// The cluster and master flag come as sort keys, from doc values:
-		// loading stored documents for every candidate would cost more
-		// than the search. They never reorder hits: _id is unique.
-		req.SortBy([]string{"-_score", "_id", indexer.FieldCluster, indexer.FieldMaster})
-		if first {
-			req.AddFacet("clusters", bleve.NewFacetRequest(indexer.FieldCluster, s.opts.MaxCandidates))
+		res, err := s.candidates(ctx, q, window, first)
+		if err == nil && first && res.Total == 0 && cq.relaxed != nil {
+			// Not every word is in one document: any of them will do.
+			q, cq.relaxed = s.filtered(cq.relaxed, r), nil
+			res, err = s.candidates(ctx, q, window, true)
 		}
-		res, err := s.ix.Bleve().SearchInContext(ctx, req)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			// The query parsed; what fails now is what only searching
-			// checks, such as a regular expression.
-			return nil, fmt.Errorf("%w: %v", ErrQuery, err)
+			return nil, err
 		}
 		if first {
 			first = false
@@ -264,7 +335,7 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	for i, c := range page {
 		ids[i] = best[c].id
 	}
-	fields, err := s.fields(ctx, ids, text)
+	fields, err := s.fields(ctx, ids, cq.snippet)
 	if err != nil {
 		return nil, err
 	}
@@ -285,10 +356,38 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	return out, nil
 }
 
+// candidates returns the window best hits of q by score and id, with the
+// cluster and master flag as sort keys 2 and 3, and if facet, the cluster
+// facet.
+func (s *Searcher) candidates(ctx context.Context, q query.Query, window int, facet bool) (*bleve.SearchResult, error) {
+	req := bleve.NewSearchRequestOptions(q, window, 0, false)
+	// The cluster and master flag come as sort keys, from doc values:
+	// loading stored documents for every candidate would cost more than
+	// the search. They never reorder hits: _id is unique.
+	req.SortBy([]string{"-_score", "_id", indexer.FieldCluster, indexer.FieldMaster})
+	if facet {
+		req.AddFacet("clusters", bleve.NewFacetRequest(indexer.FieldCluster, s.opts.MaxCandidates))
+	}
+	res, err := s.ix.Bleve().SearchInContext(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// The query parsed; what fails now is what only searching
+		// checks, such as a regular expression.
+		return nil, fmt.Errorf("%w: %v", ErrQuery, err)
+	}
+	return res, nil
+}
+
 // fields loads the stored fields and snippets of the documents ids, with
-// one search.
-func (s *Searcher) fields(ctx context.Context, ids []string, text query.Query) (map[string]Hit, error) {
-	req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{bleve.NewDocIDQuery(ids), text}), len(ids), 0, false)
+// one search; snippet (may be nil) gives the terms to mark.
+func (s *Searcher) fields(ctx context.Context, ids []string, snippet query.Query) (map[string]Hit, error) {
+	q := query.Query(bleve.NewDocIDQuery(ids))
+	if snippet != nil {
+		q = query.NewBooleanQuery([]query.Query{q}, []query.Query{snippet}, nil)
+	}
+	req := bleve.NewSearchRequestOptions(q, len(ids), 0, false)
 	req.Fields = []string{indexer.FieldURL, indexer.FieldTitle, indexer.FieldHost, indexer.FieldCluster,
 		indexer.FieldMaster, indexer.FieldLastModified, indexer.FieldBody}
 	req.Highlight = bleve.NewHighlightWithStyle(highlighterName)
@@ -363,7 +462,8 @@ func ParseOrder(s string) (Order, error) {
 }
 
 // Members returns the members of a cluster the user may see, in order.
-// With ByRelevance, queryString (may be empty) scores the indexed members.
+// With ByRelevance, queryString (may be empty; read in the Plain syntax)
+// scores the indexed members.
 // It returns ErrNotFound if the user may see none.
 func (s *Searcher) Members(ctx context.Context, cluster string, groups []string, order Order, queryString string) ([]indexer.Member, error) {
 	all, err := s.ix.Members(cluster)
@@ -386,10 +486,14 @@ func (s *Searcher) Members(ctx context.Context, cluster string, groups []string,
 		slices.SortStableFunc(ms, func(a, b indexer.Member) int { return b.Length - a.Length })
 	default:
 		score := map[string]float64{}
-		if text, err := s.textQuery(queryString); err == nil && strings.TrimSpace(queryString) != "" {
+		if cq, err := s.compile(queryString, Plain); err == nil && strings.TrimSpace(queryString) != "" {
 			var ids []string
 			for _, m := range ms {
 				ids = append(ids, m.ID)
+			}
+			text := cq.text
+			if cq.relaxed != nil {
+				text = cq.relaxed // members holding only some of the words score too
 			}
 			req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{bleve.NewDocIDQuery(ids), text}), len(ids), 0, false)
 			if res, err := s.ix.Bleve().SearchInContext(ctx, req); err == nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
 
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/cluster"
@@ -109,21 +110,29 @@ func TestAccessControlOracle(t *testing.T) {
 				word := vocab[r.IntN(len(vocab))]
 				q := word
 				if r.IntN(3) == 0 {
-					q = word + " " + vocab[r.IntN(len(vocab))] // either word
+					q = word + " " + vocab[r.IntN(len(vocab))] // both words, else either
 				}
 				terms := strings.Fields(q)
 
-				// Oracle: clusters with an indexed, visible, matching member.
-				want := map[string]bool{}
-				for clusterID := range distinct(c.cluster) {
-					members, err := c.ix.Members(clusterID)
-					if err != nil {
-						t.Fatal(err)
-					}
-					for _, m := range members {
-						if m.Indexed && indexer.Visible(c.groups[m.ID], user) && containsAny(c.text[m.ID], terms) {
-							want[clusterID] = true
+				// Oracle: clusters with an indexed, visible member holding
+				// every word; if there are none, any word.
+				var want map[string]bool
+				matches := containsAll
+				for _, match := range []func(string, []string) bool{containsAll, containsAny} {
+					matches, want = match, map[string]bool{}
+					for clusterID := range distinct(c.cluster) {
+						members, err := c.ix.Members(clusterID)
+						if err != nil {
+							t.Fatal(err)
 						}
+						for _, m := range members {
+							if m.Indexed && indexer.Visible(c.groups[m.ID], user) && match(c.text[m.ID], terms) {
+								want[clusterID] = true
+							}
+						}
+					}
+					if len(want) > 0 {
+						break
 					}
 				}
 
@@ -145,7 +154,7 @@ func TestAccessControlOracle(t *testing.T) {
 							t.Fatalf("q=%q: cluster %s repeated on page %d", q, h.Cluster, page)
 						case !want[h.Cluster]:
 							t.Fatalf("q=%q user=%v: cluster %s not expected", q, user, h.Cluster)
-						case !containsAny(c.text[h.ID], terms):
+						case !matches(c.text[h.ID], terms):
 							t.Fatalf("q=%q: representative %s does not match (%q)", q, h.ID, c.text[h.ID])
 						case !strings.Contains(c.text[h.ID], strings.TrimSpace(h.SnippetText())):
 							t.Fatalf("LEAK: snippet %q is not from %s (%q)", h.SnippetText(), h.ID, c.text[h.ID])
@@ -199,6 +208,15 @@ func distinct(m map[string]string) map[string]bool {
 	return out
 }
 
+func containsAll(text string, words []string) bool {
+	for _, w := range words {
+		if !containsAny(text, []string{w}) {
+			return false
+		}
+	}
+	return true
+}
+
 func containsAny(text string, words []string) bool {
 	for _, w := range strings.Fields(text) {
 		if slices.Contains(words, w) {
@@ -213,17 +231,25 @@ func TestQueryErrors(t *testing.T) {
 	s := New(newCorpus(t, r, indexer.Skip, 5).ix, Options{MaxQueryBytes: 20})
 	for _, tc := range []struct {
 		q    string
+		syn  Syntax
 		want error
 	}{
-		{"title:", ErrQuery},
-		{"a:b:c", ErrQuery},
-		{"body:/re[/", ErrQuery},
-		{`"unterminated`, ErrQuery},
-		{strings.Repeat("a", 21), ErrQueryTooLong},
-		{"\xff\xfe", ErrQuery},
+		{"title:", Bleve, ErrQuery},
+		{"a:b:c", Bleve, ErrQuery},
+		{"body:/re[/", Bleve, ErrQuery},
+		{`"unterminated`, Bleve, ErrQuery},
+		{strings.Repeat("a", 21), Bleve, ErrQueryTooLong},
+		{"\xff\xfe", Bleve, ErrQuery},
+		// The plain syntax reads all of them.
+		{"title:", Plain, nil},
+		{"a:b:c", Plain, nil},
+		{"body:/re[/", Plain, nil},
+		{`"unterminated`, Plain, nil},
+		{strings.Repeat("a", 21), Plain, nil},
+		{"\xff\xfe", Plain, nil},
 	} {
-		if _, err := s.Search(context.Background(), Request{Query: tc.q}); !errors.Is(err, tc.want) {
-			t.Errorf("Search(%q) = %v, want %v", tc.q, err, tc.want)
+		if _, err := s.Search(context.Background(), Request{Query: tc.q, Syntax: tc.syn}); !errors.Is(err, tc.want) {
+			t.Errorf("Search(%q, %v) = %v, want %v", tc.q, tc.syn, err, tc.want)
 		}
 	}
 }
@@ -378,6 +404,127 @@ func TestTrimCut(t *testing.T) {
 	} {
 		if got := trimCut(slices.Clone(tc.in)); !slices.Equal(got, tc.want) {
 			t.Errorf("trimCut(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestPlainQueries: pasted titles find their page first, through the title
+// boost; a query of words no document holds together falls back to any of
+// them; a long query is cut; long pages get snippets fast.
+func TestPlainQueries(t *testing.T) {
+	bi, err := bleve.NewMemOnly(indexer.Mapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := indexer.Wrap(bi, indexer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// The listing mentions every page's words, many times, in its body.
+	listing := strings.Repeat("Args in std::env, the iterator over the arguments; std::env::vars; CREATE TABLE. ", 400)
+	for i, d := range []indexer.Doc{
+		{ID: "args", Title: "Args in std::env - Rust", Body: "An iterator over the arguments of a process."},
+		{ID: "env", Title: "std::env - Rust", Body: "Inspection and manipulation of the process's environment: Args, Vars."},
+		{ID: "table", Title: "PostgreSQL: Documentation: 15: CREATE TABLE", Body: "CREATE TABLE — define a new table."},
+		{ID: "listing", Title: "All items - Rust", Body: listing},
+	} {
+		d.URL = "http://intra/" + d.ID
+		if err := ix.Add(ctx, d, dedup.Result{ID: d.ID, Cluster: cluster.ID(fmt.Sprint("c", i)), Master: d.ID}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ix.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := New(ix, Options{MaxQueryBytes: 64})
+	for _, tc := range []struct {
+		q         string
+		syn       Syntax
+		first     string
+		total     int
+		truncated bool
+	}{
+		{"Args in std::env - Rust", Plain, "args", 3, false},
+		{"std::env::Args", Plain, "args", 3, false},
+		{"PostgreSQL: Documentation: 15: CREATE TABLE", Plain, "table", 1, false},
+		{"std::env::Args zebra", Plain, "args", 3, false}, // no page has "zebra": any word
+		{"zebra", Plain, "", 0, false},
+		{"-rust", Plain, "table", 1, false},
+		{`"create table" ` + strings.Repeat("x", 64), Plain, "table", 2, true},
+		{"title:args OR title:table", Bleve, "args", 2, false},
+	} {
+		res, err := s.Search(ctx, Request{Query: tc.q, Syntax: tc.syn})
+		if err != nil {
+			t.Errorf("%q: %v", tc.q, err)
+			continue
+		}
+		first := ""
+		if len(res.Hits) > 0 {
+			first = res.Hits[0].ID
+		}
+		if first != tc.first || res.Total != tc.total || res.Truncated != tc.truncated {
+			t.Errorf("%q (%v): first %q, total %d, truncated %v; want %q, %d, %v", tc.q, tc.syn, first, res.Total, res.Truncated, tc.first, tc.total, tc.truncated)
+		}
+	}
+	// The listing's snippet marks the words.
+	res, err := s.Search(ctx, Request{Query: "iterator arguments", Size: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		if h.ID == "listing" && !slices.ContainsFunc(h.Snippet, func(sp Span) bool { return sp.Match }) {
+			t.Errorf("the listing's snippet marks nothing: %+v", h.Snippet)
+		}
+	}
+}
+
+func TestParseSyntax(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Syntax
+		ok   bool
+	}{{"", Plain, true}, {"plain", Plain, true}, {"bleve", Bleve, true}, {"Bleve", Plain, false}, {"lucene", Plain, false}} {
+		got, err := ParseSyntax(tc.in)
+		if got != tc.want || (err == nil) != tc.ok {
+			t.Errorf("ParseSyntax(%q) = %v, %v", tc.in, got, err)
+		}
+		if err == nil && tc.in != "" && got.String() != tc.in {
+			t.Errorf("%v.String() = %q", got, got.String())
+		}
+	}
+}
+
+// TestFirstLocations checks the snippet's match cap against sorting every
+// location, on random maps, sorted per term or not.
+func TestFirstLocations(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 200 {
+		tlm := search.TermLocationMap{}
+		var all []*search.Location
+		for term := range 1 + r.IntN(4) {
+			var ls search.Locations
+			start := uint64(0)
+			for range r.IntN(60) {
+				start += 1 + uint64(r.IntN(20)) // distinct starts across terms: term offsets below
+				ls = append(ls, &search.Location{Start: start*4 + uint64(term), End: start*4 + uint64(term) + 1})
+			}
+			if r.IntN(4) == 0 {
+				r.Shuffle(len(ls), func(i, j int) { ls[i], ls[j] = ls[j], ls[i] })
+			}
+			tlm[fmt.Sprint("t", term)] = ls
+			all = append(all, ls...)
+		}
+		n := 1 + r.IntN(80)
+		slices.SortFunc(all, func(a, b *search.Location) int { return int(a.Start) - int(b.Start) })
+		want := all[:min(n, len(all))]
+		var got []*search.Location
+		for _, ls := range firstLocations(tlm, n) {
+			got = append(got, ls...)
+		}
+		slices.SortFunc(got, func(a, b *search.Location) int { return int(a.Start) - int(b.Start) })
+		if !slices.Equal(got, want) {
+			t.Fatalf("firstLocations(n=%d) kept %d locations, not the first %d of %d", n, len(got), len(want), len(all))
 		}
 	}
 }

@@ -211,6 +211,11 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 		}
 		return t
 	}
+	syn, e := ranking.ParseSyntax(q.Get("syntax"))
+	if e != nil {
+		err = errors.Join(err, fmt.Errorf("syntax must be plain or bleve, not %q", q.Get("syntax")))
+	}
+	req.Syntax = syn
 	req.Page, req.Size = atoi("page"), atoi("size")
 	req.Since, req.Until = date("since"), date("until")
 	if req.Size > 100 {
@@ -227,6 +232,7 @@ type page struct {
 	Path      string      // for the user switcher: the escaped path
 	Params    [][2]string // and the query parameters to keep
 	Query     string
+	Syntax    string // "bleve" when the query is in bleve's syntax
 	Error     string
 	Data      any
 }
@@ -279,7 +285,7 @@ func (srv *Server) search(w http.ResponseWriter, r *http.Request, endpoint strin
 }
 
 func (srv *Server) searchPage(w http.ResponseWriter, r *http.Request) {
-	p := page{Title: "Search", Query: r.URL.Query().Get("q")}
+	p := page{Title: "Search", Query: r.URL.Query().Get("q"), Syntax: r.URL.Query().Get("syntax")}
 	if _, ok := r.URL.Query()["q"]; !ok {
 		p.User, _ = srv.user(w, r)
 		srv.render(w, r, http.StatusOK, "search.html", p)
@@ -517,7 +523,11 @@ func (srv *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
 		}
 		hits = append(hits, apiHit{Hit: h, Snippet: h.SnippetText(), SnippetHTML: b.String()})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"total": res.Total, "exact": res.Exact, "page": res.Page, "size": res.Size, "hits": hits})
+	out := map[string]any{"total": res.Total, "exact": res.Exact, "page": res.Page, "size": res.Size, "hits": hits}
+	if res.Truncated {
+		out["truncated"] = true
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (srv *Server) apiCluster(w http.ResponseWriter, r *http.Request) {

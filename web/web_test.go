@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
 
@@ -190,19 +192,106 @@ func TestBadInput(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"/api/search?q=" + url.QueryEscape("title:"), 400, "invalid query"},
-		{"/api/search?q=" + strings.Repeat("a", 600), 400, "query too long"},
+		{"/api/search?syntax=bleve&q=" + url.QueryEscape("title:"), 400, "invalid query"},
+		{"/api/search?syntax=bleve&q=" + url.QueryEscape(`"unterminated`), 400, "invalid query: parse error: unterminated quote"},
+		{"/api/search?syntax=bleve&q=" + url.QueryEscape("std::env::Args"), 400, "invalid query: syntax error"},
+		{"/api/search?syntax=bleve&q=" + strings.Repeat("a", 600), 400, "query too long"},
+		{"/api/search?syntax=lucene&q=vpn", 400, `syntax must be plain or bleve, not \"lucene\"`},
 		{"/api/search?q=vpn&page=0", 400, "page must be a positive number"},
 		{"/api/search?q=vpn&size=1000", 400, "size must be at most 100"},
 		{"/api/search?q=vpn&since=yesterday", 400, "since must be a date"},
 		{"/api/cluster/c1?sort=random", 400, "unknown order"},
 		{"/api/cluster/nope", 404, "Not found"},
-		{"/?q=" + url.QueryEscape("title:"), 400, "invalid query"},
+		{"/?syntax=bleve&q=" + url.QueryEscape("title:"), 400, "invalid query"},
 	} {
 		code, body := get(t, ts.URL+tc.path)
 		if code != tc.code || !strings.Contains(body, tc.msg) {
 			t.Errorf("%s: %d %q; want %d and %q", tc.path, code, body, tc.code, tc.msg)
 		}
+	}
+}
+
+// awkward are queries people type or paste that are not bleve query
+// string syntax.
+var awkward = []string{
+	"std::env::Args", "PostgreSQL: Documentation: 15", `"unterminated`, "(a OR", "+", "-", "title:",
+	"a:b:c", "[x]", "{}", "^", "~2", "*", `\`,
+	"PostgreSQL: Documentation: 15: CREATE TABLE", "Connecting to the VPN (print)", "http://intra/manual/vpn",
+	"git-help(1)", "C++ / C#", "a AND OR NOT b", "NOT", "title:title:vpn", "url:", "host:", "site:",
+	"-vpn", "--vpn", "+-vpn", `"" "`, `vpn"`, `"vpn`, "body:/re[/", "vpn^2 vpn~ vpn*", `title:"unterminated`,
+	"<script>alert(1)</script>", "\x00", "\xff\xfe vpn", "💥 vpn", "the of and", "   ", "\t\n",
+	strings.Repeat("vpn ", 200), strings.Repeat("x", 600), strings.Repeat("é", 300),
+}
+
+// TestAwkwardQueries: every awkward query gets a result page, from the
+// API as JSON and as HTML, with the query kept in the search box.
+func TestAwkwardQueries(t *testing.T) {
+	ts := testServer(t, Options{})
+	for _, q := range awkward {
+		code, body := get(t, ts.URL+"/api/search?q="+url.QueryEscape(q))
+		var r apiResult
+		if err := json.Unmarshal([]byte(body), &r); code != 200 || err != nil {
+			t.Errorf("api/search %q: %d %v %.200s", q, code, err, body)
+		}
+		code, body = get(t, ts.URL+"/?q="+url.QueryEscape(q))
+		if code != 200 || !strings.Contains(body, `id="total"`) {
+			t.Errorf("search page %q: %d %.200s", q, code, body)
+		}
+		// (html/template writes NUL as U+FFFD.)
+		if box := searchBox(body); utf8.ValidString(q) && box != strings.ReplaceAll(q, "\x00", "\uFFFD") {
+			t.Errorf("search page %q has %q in the search box", q, box)
+		}
+	}
+	// A pasted title finds its page first; a long query is cut, and says
+	// so.
+	if r := apiSearch(t, ts.URL, "Connecting to the VPN (print)"); len(r.Hits) == 0 || r.Hits[0].Title != "Connecting to the VPN (print)" && r.Hits[0].Similar == 0 {
+		t.Errorf("pasted title: %+v", r.Hits)
+	}
+	if _, body := get(t, ts.URL+"/api/search?q="+url.QueryEscape(strings.Repeat("vpn ", 200))); !strings.Contains(body, `"truncated":true`) {
+		t.Errorf("long query: not marked truncated: %.300s", body)
+	}
+	if _, body := get(t, ts.URL+"/?q="+url.QueryEscape(strings.Repeat("vpn ", 200))); !strings.Contains(body, `id="truncated"`) {
+		t.Error("long query: the page does not say it was cut")
+	}
+}
+
+// searchBox returns the value of the search box on an HTML page.
+func searchBox(page string) string {
+	_, v, _ := strings.Cut(page, `<input id="q" name="q" value="`)
+	v, _, _ = strings.Cut(v, `"`)
+	return html.UnescapeString(v)
+}
+
+// TestSyntaxParameter: syntax=bleve reads bleve's query string syntax, and
+// the search page keeps the mode.
+func TestSyntaxParameter(t *testing.T) {
+	ts := testServer(t, Options{})
+	for _, tc := range []struct {
+		q, syntax string
+		total     int
+	}{
+		{"title:vpn OR title:news", "bleve", 13}, // the VPN manual (with its copy), 12 news
+		{"title:vpn OR title:news", "", 0},       // field clauses are required; "or" is a stop word
+		{"title:news -title:b", "bleve", 11},
+		{"title:news -title:b", "plain", 11},
+		{"canteen lunch", "plain", 12},
+		{"canteen vpn", "plain", 14}, // no page has both words: pages with either
+	} {
+		code, body := get(t, ts.URL+"/api/search?q="+url.QueryEscape(tc.q)+"&syntax="+tc.syntax)
+		var r apiResult
+		if err := json.Unmarshal([]byte(body), &r); code != 200 || err != nil || r.Total != tc.total {
+			t.Errorf("%q syntax=%q: %d, total %d, want %d (%.200s)", tc.q, tc.syntax, code, r.Total, tc.total, body)
+		}
+	}
+	_, body := get(t, ts.URL+"/?syntax=bleve&q="+url.QueryEscape("vpn OR canteen"))
+	if !strings.Contains(body, `value="bleve" checked`) || !strings.Contains(body, `value="vpn OR canteen"`) {
+		t.Error("the search page does not keep the bleve mode and the query")
+	}
+	if _, body := get(t, ts.URL+"/?q=vpn"); strings.Contains(body, `value="bleve" checked`) {
+		t.Error("the search page checks the bleve mode by default")
+	}
+	if _, body := get(t, ts.URL+"/?syntax=bleve&size=5&q=canteen"); !strings.Contains(body, "syntax=bleve") {
+		t.Error("paging links lose the syntax")
 	}
 }
 

@@ -1,0 +1,295 @@
+package userquery
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// Query parses s and returns the bleve query; see Parse and Build.
+func (p *Parser) Query(s string) query.Query {
+	return p.Build(p.Parse(s))
+}
+
+// Build returns the bleve query of q. Every plain word (a Should clause
+// without field or quotes) must be in some text field; matches are scored
+// in each text field by the sum of their terms' scores times the share
+// of the query's distinct words the field holds, weighted by the field's
+// boost, plus the words as a phrase in each field (weighted by
+// PhraseBoost). Must and MustNot clauses are required and excluded; a
+// Should clause other than plain words (only in hand-built queries) adds
+// to the score. Clauses whose text analyzes to no term (stop words) are
+// ignored; with none left, or only exclusions, the query matches every
+// document but the excluded ones. When it matches nothing, run
+// [Parser.Relaxed].
+func (p *Parser) Build(q Parsed) query.Query {
+	return p.build(q, true)
+}
+
+// Relaxed returns q's query with plain words optional: scored as by
+// Build, but a document needs only one of them (or to match a Must
+// clause). It is nil when it would match what Build's query matches
+// (fewer than two distinct plain words).
+func (p *Parser) Relaxed(q Parsed) query.Query {
+	n := 0
+	for _, ts := range p.analyze(plainText(q)) {
+		n = max(n, len(distinct(ts)))
+	}
+	if n < 2 {
+		return nil
+	}
+	return p.build(q, false)
+}
+
+func plainText(q Parsed) string {
+	var words []string
+	for _, c := range q.Clauses {
+		if c.Occur == Should && c.Field == "" && !c.Phrase {
+			words = append(words, c.Text)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+func (p *Parser) build(q Parsed, strict bool) query.Query {
+	var must, should, not []query.Query
+	for _, c := range q.Clauses {
+		if c.Occur == Should && c.Field == "" && !c.Phrase {
+			continue // plainText
+		}
+		cq := p.clause(c)
+		if cq == nil {
+			continue
+		}
+		switch c.Occur {
+		case Must:
+			must = append(must, cq)
+		case MustNot:
+			not = append(not, cq)
+		default:
+			should = append(should, cq)
+		}
+	}
+	if text := plainText(q); text != "" {
+		ws := p.words(text)
+		should = append(should, ws...)
+		if strict && len(ws) > 0 {
+			must = append(must, p.everyTerm(text, 0))
+		}
+	}
+	if len(must) == 0 && len(should) == 0 {
+		if len(not) == 0 {
+			return query.NewMatchAllQuery()
+		}
+		must = []query.Query{query.NewMatchAllQuery()}
+	}
+	if len(must) == 1 && len(should) == 0 && len(not) == 0 {
+		return must[0]
+	}
+	return query.NewBooleanQuery(must, should, not)
+}
+
+// analyze returns the tokens of text in each text field.
+func (p *Parser) analyze(text string) []analysis.TokenStream {
+	out := make([]analysis.TokenStream, len(p.text))
+	for i, f := range p.text {
+		out[i] = p.an[f.Name].Analyze([]byte(text))
+	}
+	return out
+}
+
+// everyTerm returns a query for the documents that hold every term of
+// text in some text field (each term in a field whose analyzer made it),
+// nil if text has no term; the term queries carry the fields' boosts
+// times boost.
+func (p *Parser) everyTerm(text string, boost float64) query.Query {
+	// Fields sharing an analyzer (all of them, usually) make one group.
+	var groups []query.Query
+	done := map[analysis.Analyzer]bool{}
+	for _, f := range p.text {
+		a := p.an[f.Name]
+		if done[a] {
+			continue
+		}
+		done[a] = true
+		var all []query.Query
+		for _, t := range distinct(a.Analyze([]byte(text))) {
+			var any []query.Query
+			for _, g := range p.text {
+				if p.an[g.Name] == a {
+					any = append(any, term(t, g.Name, g.Boost*boost))
+				}
+			}
+			all = append(all, disjunction(any))
+		}
+		if cq := conjunction(all); cq != nil {
+			groups = append(groups, cq)
+		}
+	}
+	if len(groups) == 0 {
+		return nil
+	}
+	return disjunction(groups)
+}
+
+// words returns the scoring queries for plain words: per text field, a
+// disjunction of the distinct terms (bleve multiplies its score by the
+// share of terms matched), and for two terms or more, the phrase.
+func (p *Parser) words(text string) []query.Query {
+	var out []query.Query
+	for _, f := range p.text {
+		toks := p.an[f.Name].Analyze([]byte(text))
+		terms := distinct(toks)
+		if len(terms) == 0 {
+			continue
+		}
+		var tqs []query.Query
+		for _, t := range terms {
+			tqs = append(tqs, term(t, f.Name, f.Boost))
+		}
+		out = append(out, disjunction(tqs))
+		if len(terms) > 1 {
+			ph := query.NewMultiPhraseQuery(phrase(toks), f.Name)
+			ph.SetBoost(f.Boost * p.opts.PhraseBoost)
+			out = append(out, ph)
+		}
+	}
+	return out
+}
+
+// clause returns the query of a clause other than plain words, or nil if
+// its text has no term.
+func (p *Parser) clause(c Clause) query.Query {
+	if c.Field == "" {
+		// Every word in some text field, or the phrase in one.
+		var alts []query.Query
+		if c.Phrase {
+			for _, f := range p.text {
+				if toks := p.an[f.Name].Analyze([]byte(c.Text)); len(toks) > 0 {
+					ph := query.NewMultiPhraseQuery(phrase(toks), f.Name)
+					ph.SetBoost(f.Boost)
+					alts = append(alts, ph)
+				}
+			}
+			if len(alts) == 0 {
+				return nil
+			}
+			return disjunction(alts)
+		}
+		return p.everyTerm(c.Text, 1)
+	}
+	f := p.fields[c.Field]
+	if f == nil {
+		return nil
+	}
+	boost := max(f.Boost, 1)
+	switch f.Kind {
+	case Exact:
+		return term(c.Text, f.Name, boost)
+	case Prefix:
+		pq := query.NewPrefixQuery(c.Text)
+		pq.SetField(f.Name)
+		pq.SetBoost(boost)
+		return pq
+	case Domain:
+		v := strings.ToLower(c.Text)
+		rq := query.NewRegexpQuery(`(.*\.)?` + regexp.QuoteMeta(v))
+		rq.SetField(f.Name)
+		rq.SetBoost(boost)
+		return rq
+	}
+	toks := p.an[f.Name].Analyze([]byte(c.Text))
+	if len(toks) == 0 {
+		return nil
+	}
+	if c.Phrase {
+		ph := query.NewMultiPhraseQuery(phrase(toks), f.Name)
+		ph.SetBoost(boost)
+		return ph
+	}
+	var all []query.Query
+	for _, t := range distinct(toks) {
+		all = append(all, term(t, f.Name, boost))
+	}
+	return conjunction(all)
+}
+
+func term(t, field string, boost float64) query.Query {
+	tq := query.NewTermQuery(t)
+	tq.SetField(field)
+	tq.SetBoost(boost)
+	return tq
+}
+
+// disjunction returns qs or'ed. (bleve ignores the boost of compound
+// queries: boosts go on the leaves.)
+func disjunction(qs []query.Query) query.Query {
+	if len(qs) == 1 {
+		return qs[0]
+	}
+	return query.NewDisjunctionQuery(qs)
+}
+
+func conjunction(qs []query.Query) query.Query {
+	switch len(qs) {
+	case 0:
+		return nil
+	case 1:
+		return qs[0]
+	}
+	return query.NewConjunctionQuery(qs)
+}
+
+// distinct returns the terms of toks, each once, in order.
+func distinct(toks analysis.TokenStream) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range toks {
+		if s := string(t.Term); !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// phrase returns the terms of toks by position from the first, with nil
+// where the analyzer removed a word (any term matches there).
+func phrase(toks analysis.TokenStream) [][]string {
+	first, last := toks[0].Position, toks[0].Position
+	for _, t := range toks {
+		first, last = min(first, t.Position), max(last, t.Position)
+	}
+	out := make([][]string, last-first+1)
+	for _, t := range toks {
+		out[t.Position-first] = append(out[t.Position-first], string(t.Term))
+	}
+	return out
+}
+
+// Snippet returns a query for the terms of q's plain words, required words
+// and phrases, and clauses naming field, in field: what a snippet of the
+// field should mark. It is cheaper than q's query (no phrases, one field)
+// and nil when q has no such term.
+func (p *Parser) Snippet(q Parsed, field string) query.Query {
+	a := p.an[field]
+	if a == nil {
+		return nil
+	}
+	var text []string
+	for _, c := range q.Clauses {
+		if c.Occur != MustNot && (c.Field == "" || c.Field == field) {
+			text = append(text, c.Text)
+		}
+	}
+	var tqs []query.Query
+	for _, t := range distinct(a.Analyze([]byte(strings.Join(text, " ")))) {
+		tqs = append(tqs, term(t, field, 1))
+	}
+	if len(tqs) == 0 {
+		return nil
+	}
+	return disjunction(tqs)
+}
