@@ -660,7 +660,10 @@ func (d *Detector) Refresh(ctx context.Context, t *stats.Table, doc func(id stri
 			rec.unsignable = rec.sigs == nil
 		}
 		if d.hamming != nil {
-			_, dense := d.neighbours(uint64(rec.fp))
+			dense := false
+			if d.limits.MaxLen > 0 && !d.fps.Known(uint64(rec.fp)) {
+				_, dense = d.neighbours(uint64(rec.fp))
+			}
 			d.indexFingerprint(uint32(i), uint64(rec.fp), dense)
 		}
 		for j, sig := range rec.sigs {

@@ -342,11 +342,12 @@ func TestFanoutRefresh(t *testing.T) {
 }
 
 // TestFanoutCorpusUnchanged: on the shared corpus no signature reaches
-// the default fan-out limits, with either similarity: no list is capped or
-// stopped, no neighbourhood is dense and every candidate is verified, so
-// the default detector runs exactly the unbounded search (the oracle test
-// above compares the two where limits are reached). Skipped without the
-// corpus.
+// the default fan-out limits — no list is capped or stopped, no
+// neighbourhood is dense, every candidate is verified — so the default
+// detector runs exactly the unbounded search (the oracle test above
+// compares the two where limits are reached). Checked with cosine
+// verification, whose clusters and shared band lists are the corpus's
+// largest (210 members, 363 documents). Skipped without the corpus.
 func TestFanoutCorpusUnchanged(t *testing.T) {
 	limit := 0
 	if testing.Short() {
@@ -357,12 +358,8 @@ func TestFanoutCorpusUnchanged(t *testing.T) {
 	for i, r := range recs {
 		docs[i] = Document{ID: r.ID, Text: r.Text}
 	}
-	for _, sim := range []Similarity{Resemblance, Cosine} {
-		t.Run(sim.String(), func(t *testing.T) {
-			det, _ := run(t, Options{Similarity: sim}, docs)
-			if st := det.Stats(); st.Capped+st.StopKeys+st.Skipped+st.DenseKeys != 0 {
-				t.Errorf("default limits reached on the corpus: %+v", st)
-			}
-		})
+	det, _ := run(t, Options{Similarity: Cosine}, docs)
+	if st := det.Stats(); st.Capped+st.StopKeys+st.Skipped+st.DenseKeys != 0 {
+		t.Errorf("default limits reached on the corpus: %+v", st)
 	}
 }
