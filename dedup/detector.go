@@ -77,9 +77,8 @@ type Stats struct {
 	NewMasters  int // times a new document took over as master
 	MasterTests int // similarity tests against masters that were not candidates
 
-	// The fan-out limits at work (Options.MaxFanout); all zero when no
-	// signature is shared by more than MaxFanout documents of one cluster
-	// or 4·MaxFanout documents in all.
+	// The fan-out limits at work (Options.MaxFanout): all zero while no
+	// limit is reached, as on the shared evaluation corpus.
 	Capped    int // postings not stored: the signature already lists MaxFanout documents of the cluster
 	StopKeys  int // signatures (I-Match, bands, super shingles, fingerprints) dropped as shared by too many clusters
 	Skipped   int // candidates not verified: beyond MaxFanout members of one cluster
