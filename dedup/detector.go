@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/doppel-search/doppel/dedup/features"
 	"github.com/doppel-search/doppel/dedup/hamming"
 	"github.com/doppel-search/doppel/dedup/imatch"
+	"github.com/doppel-search/doppel/dedup/internal/postings"
 	"github.com/doppel-search/doppel/dedup/minhash"
 	"github.com/doppel-search/doppel/dedup/simhash"
 	"github.com/doppel-search/doppel/dedup/stats"
@@ -36,6 +38,16 @@ type Pair struct {
 }
 
 // A Result is what the Detector decided for one document.
+//
+// Pairs lists, in arrival order, the earlier documents the document was
+// verified to duplicate: of every cluster with a candidate among them (see
+// [Options.MaxFanout]), the master when it is similar enough, and the
+// similar ones among the cluster's first MaxFanout candidate members. While
+// no fan-out limit is reached — as on the shared evaluation corpus — that
+// is every near-duplicate the candidate sources find, as without limits.
+// Past the limits, a document still pairs with the master of the cluster
+// it joins, and with at most MaxFanout earlier members of any one cluster
+// (the first ones to arrive, for exact copies of a page).
 type Result struct {
 	ID         string
 	Cluster    cluster.ID // the cluster the document is in
@@ -43,7 +55,7 @@ type Result struct {
 	Duplicate  bool       // the document joined an existing cluster
 	NewMaster  bool       // it joined one and became its master (policy)
 	Unsignable bool       // no signature could be computed: alone in its cluster
-	Pairs      []Pair     // every earlier document it was verified to duplicate
+	Pairs      []Pair     // earlier documents it was verified to duplicate (see below)
 	Simhash    uint64     // its SimHash signature; 0 when the method computes none
 }
 
@@ -63,7 +75,14 @@ type Stats struct {
 	Candidates  int // candidate pairs looked at
 	Refreshes   int // statistics refreshes
 	NewMasters  int // times a new document took over as master
-	MasterTests int // similarity tests against masters
+	MasterTests int // similarity tests against masters that were not candidates
+
+	// The fan-out limits at work (Options.MaxFanout): all zero while no
+	// limit is reached, as on the shared evaluation corpus.
+	Capped    int // postings not stored: the signature already lists MaxFanout documents of the cluster
+	StopKeys  int // signatures (I-Match, bands, super shingles, fingerprints) dropped as shared by too many clusters
+	Skipped   int // candidates not verified: beyond MaxFanout members of one cluster
+	DenseKeys int // SimHash fingerprints kept out of the Hamming index: more than 4·MaxFanout others within HammingK
 }
 
 // record is what the Detector keeps of a document: its signatures, not
@@ -73,6 +92,7 @@ type record struct {
 	set        []uint64 // sorted verification set (shingles or cosine words)
 	sketch     minhash.Sketch
 	bands      []uint64
+	whole      uint64 // hash of the whole sketch, when bands is set: exact copies share it
 	fp         simhash.Simhash
 	sigs       []imatch.Signature
 	supers     []uint64
@@ -105,15 +125,36 @@ type Detector struct {
 
 	docs     []*record
 	byID     map[string]uint32
-	hamming  *hamming.Index
-	lsh      minhash.LSH
-	sigIndex []map[imatch.Signature][]uint32 // one map per lexicon
-	supers   map[uint64][]uint32
 	clusters *cluster.Set
 	adj      [][]int32 // verified near-duplicates of each document, for Star
 	stamp    []uint32  // candidate dedup: stamp[i] == gen when doc i was seen
 	gen      uint32
 	stats    Stats
+
+	// Candidate sources: bounded posting lists (Options.MaxFanout) whose
+	// entries carry the document's cluster number.
+	limits    postings.Limits
+	hamming   *hamming.Index                    // each distinct fingerprint once, under its first document
+	fps       *postings.Map[uint64]             // SimHash fingerprint → documents
+	sigIndex  []*postings.Map[imatch.Signature] // one per lexicon
+	bands     *postings.Map[uint64]             // LSH band hash → documents
+	sketches  *postings.Map[uint64]             // whole-sketch hash → documents
+	supers    *postings.Map[uint64]             // super shingle → documents
+	clusterOf []uint32                          // cluster number of each document
+	byNumber  []clusterRef                      // clusters by number, in order of creation
+	matches   []hamming.Match                   // reused query buffer
+	groupOf   []int32                           // per cluster number: its group of candidates in this Insert,
+	groupGen  []uint32                          // if groupGen == gen
+	seenGen   []uint32                          // per cluster number: seen among the SimHash neighbours if == gen
+	candBuf   []uint32                          // reused by candidates
+	groupBuf  []candidateGroup                  // reused by byCluster
+	flatBuf   []uint32                          // reused by byCluster
+}
+
+// clusterRef is what Insert needs of a cluster: its id and its master.
+type clusterRef struct {
+	id     cluster.ID
+	master uint32
 }
 
 // New returns a Detector that signs with the frozen statistics table
@@ -134,8 +175,11 @@ func New(table *stats.Table, opts Options) (*Detector, error) {
 		ext:      ext,
 		byID:     map[string]uint32{},
 		clusters: cluster.NewSet(o.Master),
-		supers:   map[uint64][]uint32{},
+		limits:   o.fanoutLimits(),
 	}
+	d.bands = postings.New[uint64](d.limits)
+	d.sketches = postings.New[uint64](d.limits)
+	d.supers = postings.New[uint64](d.limits)
 	if d.minhash, err = minhash.New(o.MinHash); err != nil {
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
@@ -143,6 +187,7 @@ func New(table *stats.Table, opts Options) (*Detector, error) {
 		if d.hamming, err = hamming.New(hamming.Options{MaxDistance: o.HammingK}); err != nil {
 			return nil, fmt.Errorf("dedup: %w", err)
 		}
+		d.fps = postings.New[uint64](d.limits)
 	}
 	if err := d.setTable(table); err != nil {
 		return nil, err
@@ -164,9 +209,9 @@ func (d *Detector) setTable(t *stats.Table) error {
 		case err != nil:
 			return fmt.Errorf("dedup: %w", err)
 		}
-		d.sigIndex = make([]map[imatch.Signature][]uint32, d.opts.IMatch.ExtraLexicons+1)
+		d.sigIndex = make([]*postings.Map[imatch.Signature], d.opts.IMatch.ExtraLexicons+1)
 		for i := range d.sigIndex {
-			d.sigIndex[i] = map[imatch.Signature][]uint32{}
+			d.sigIndex[i] = postings.New[imatch.Signature](d.limits)
 		}
 	}
 	if d.uses(SimHash) {
@@ -226,6 +271,9 @@ func (d *Detector) prepare(doc Document) *Prepared {
 			rec.supers = minhash.SuperShingles(rec.sketch, 6)
 		default:
 			rec.bands = minhash.Bands(rec.sketch, o.Bands, o.Rows)
+			if rec.bands != nil {
+				rec.whole = minhash.Bands(rec.sketch, 1, len(rec.sketch))[0]
+			}
 		}
 		if o.Method == Hybrid && o.Verify == Exact {
 			rec.set = set
@@ -273,8 +321,15 @@ func (d *Detector) signTerms(rec *record, doc Document, feats []string) {
 
 // Insert adds a prepared document: finds its near-duplicates among the
 // documents added before, puts it in a cluster and indexes it. Documents
-// must have distinct ids. Cost: O(candidates · verification) — linear in
-// the number of candidate pairs, not in the number of stored documents.
+// must have distinct ids.
+//
+// Candidates — earlier documents sharing a signature — are verified
+// cluster by cluster: the master first, which alone decides whether the
+// document may join that cluster, then the cluster's candidate members, at
+// most Options.MaxFanout of them, for Result.Pairs. Cost: O(candidates +
+// verifications), and the fan-out limits bound both by a constant per
+// document (about 30 signatures × 4·MaxFanout candidates), however many
+// documents are stored and however many copies of one page they hold.
 func (d *Detector) Insert(p *Prepared) (Result, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -295,112 +350,192 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 	if rec.unsignable {
 		d.stats.Unsignable++
 		res.Unsignable = true
-		res.Cluster = d.clusters.Found(rec.member)
+		res.Cluster = d.found(rec.member)
 		res.Master = rec.member.ID
 		d.stats.Clusters = d.clusters.Len()
 		return res, nil
 	}
 
-	// Candidates → verified pairs.
-	type verdict struct {
+	// Candidates, cluster by cluster → verified pairs; the most similar
+	// qualifying master decides the cluster.
+	cands, dense := d.candidates(rec)
+	d.stats.Candidates += len(cands)
+	type verified struct {
+		doc   uint32
 		score float64
-		ok    bool
 	}
-	tested := map[uint32]verdict{}
-	for _, c := range d.candidates(rec) {
-		d.stats.Candidates++
-		s, ok := d.match(rec, d.docs[c])
-		tested[c] = verdict{s, ok}
-		if ok {
-			res.Pairs = append(res.Pairs, Pair{A: d.docs[c].member.ID, B: rec.member.ID, Score: s})
-		}
-	}
-
-	// Join the cluster whose master is most similar, if any qualifies.
-	var best cluster.ID
-	bestScore := -1.0
-	tried := map[cluster.ID]bool{}
-	verified := res.Pairs[:len(res.Pairs):len(res.Pairs)] // master pairs appended below are not revisited
-	for _, pr := range verified {
-		cid, _ := d.clusters.Of(pr.A)
-		if tried[cid] {
-			continue
-		}
-		tried[cid] = true
-		master := d.clusters.Get(cid).Master.ID
-		mi := d.byID[master]
-		v, seen := tested[mi]
-		if !seen { // the master was not a candidate: verify it directly
+	var pairs []verified
+	best, bestScore := -1, -1.0
+	for _, g := range d.byCluster(cands) {
+		ref := d.byNumber[g.cluster]
+		if _, isCandidate := slices.BinarySearch(g.members, ref.master); !isCandidate {
 			d.stats.MasterTests++
-			v.score, v.ok = d.match(rec, d.docs[mi])
-			tested[mi] = v
-			if v.ok {
-				res.Pairs = append(res.Pairs, Pair{A: master, B: rec.member.ID, Score: v.score})
+		}
+		if s, ok := d.match(rec, d.docs[ref.master]); ok {
+			pairs = append(pairs, verified{ref.master, s})
+			if s > bestScore || s == bestScore && ref.id < d.byNumber[best].id {
+				best, bestScore = int(g.cluster), s
 			}
 		}
-		if v.ok && (v.score > bestScore || v.score == bestScore && cid < best) {
-			best, bestScore = cid, v.score
+		n := 0
+		for i, m := range g.members {
+			if m == ref.master {
+				continue
+			}
+			if d.limits.PerGroup > 0 && n == d.limits.PerGroup {
+				rest := g.members[i:]
+				d.stats.Skipped += len(rest)
+				if _, found := slices.BinarySearch(rest, ref.master); found {
+					d.stats.Skipped--
+				}
+				break
+			}
+			n++
+			if s, ok := d.match(rec, d.docs[m]); ok {
+				pairs = append(pairs, verified{m, s})
+			}
 		}
 	}
-	if bestScore >= 0 {
+	if best >= 0 {
+		ref := &d.byNumber[best]
 		res.Duplicate = true
-		res.NewMaster = d.clusters.Join(best, rec.member)
-		res.Cluster = best
+		res.Cluster = ref.id
+		res.NewMaster = d.clusters.Join(ref.id, rec.member)
+		d.clusterOf = append(d.clusterOf, uint32(best))
 		d.stats.Duplicates++
 		if res.NewMaster {
+			ref.master = idx
 			d.stats.NewMasters++
 		}
 	} else {
-		res.Cluster = d.clusters.Found(rec.member)
+		res.Cluster = d.found(rec.member)
 	}
 	res.Master = d.clusters.Get(res.Cluster).Master.ID
-	slices.SortFunc(res.Pairs, func(a, b Pair) int { return int(d.byID[a.A]) - int(d.byID[b.A]) })
-	for _, pr := range res.Pairs {
-		other := int32(d.byID[pr.A])
-		d.adj[idx] = append(d.adj[idx], other)
-		d.adj[other] = append(d.adj[other], int32(idx))
+	slices.SortFunc(pairs, func(a, b verified) int { return cmp.Compare(a.doc, b.doc) })
+	for _, v := range pairs {
+		res.Pairs = append(res.Pairs, Pair{A: d.docs[v.doc].member.ID, B: rec.member.ID, Score: v.score})
+		d.adj[idx] = append(d.adj[idx], int32(v.doc))
+		d.adj[v.doc] = append(d.adj[v.doc], int32(idx))
 	}
 	d.stats.Pairs += len(res.Pairs)
 	d.stats.Clusters = d.clusters.Len()
-	d.index(idx, rec)
+	d.index(idx, rec, dense)
 	return res, nil
 }
 
-// candidates returns the ids of earlier documents that may be near
-// duplicates of rec, without repeats, in arrival order.
-func (d *Detector) candidates(rec *record) []uint32 {
+// found makes m, the document just appended, the founder of a new cluster
+// and returns its id.
+func (d *Detector) found(m cluster.Member) cluster.ID {
+	id := d.clusters.Found(m)
+	d.clusterOf = append(d.clusterOf, uint32(len(d.byNumber)))
+	d.byNumber = append(d.byNumber, clusterRef{id: id, master: uint32(len(d.docs) - 1)})
+	d.groupOf = append(d.groupOf, 0)
+	d.groupGen = append(d.groupGen, 0)
+	d.seenGen = append(d.seenGen, 0)
+	return id
+}
+
+// A candidateGroup is the candidates of one cluster.
+type candidateGroup struct {
+	cluster uint32
+	size    int
+	members []uint32 // in arrival order
+}
+
+// byCluster groups the candidates (in arrival order, from candidates) by
+// cluster: clusters in order of their earliest candidate, members in
+// arrival order. The result is valid until the next call. Cost:
+// O(len(cands)); no allocation once the buffers have grown.
+func (d *Detector) byCluster(cands []uint32) []candidateGroup {
+	groups := d.groupBuf[:0]
+	for _, c := range cands {
+		cl := d.clusterOf[c]
+		if d.groupGen[cl] != d.gen {
+			d.groupGen[cl], d.groupOf[cl] = d.gen, int32(len(groups))
+			groups = append(groups, candidateGroup{cluster: cl})
+		}
+		groups[d.groupOf[cl]].size++
+	}
+	// Lay the members out in one array, then fill it.
+	flat := slices.Grow(d.flatBuf[:0], len(cands))[:len(cands)]
+	off := 0
+	for i := range groups {
+		n := groups[i].size
+		groups[i].members = flat[off : off : off+n]
+		off += n
+	}
+	for _, c := range cands {
+		g := &groups[d.groupOf[d.clusterOf[c]]]
+		g.members = append(g.members, c)
+	}
+	d.groupBuf, d.flatBuf = groups, flat
+	return groups
+}
+
+// candidates returns the earlier documents that share a signature with
+// rec, as far as the posting lists hold them, without repeats, in arrival
+// order; and whether rec's fingerprint has a dense neighbourhood (more
+// than 4·MaxFanout other fingerprints within HammingK).
+func (d *Detector) candidates(rec *record) (out []uint32, dense bool) {
 	d.gen++
-	var out []uint32
-	add := func(i uint32) {
-		if d.stamp[i] != d.gen {
-			d.stamp[i] = d.gen
-			out = append(out, i)
+	out = d.candBuf[:0]
+	defer func() { d.candBuf = out }()
+	add := func(list []postings.Entry) {
+		for _, e := range list {
+			if d.stamp[e.ID] != d.gen {
+				d.stamp[e.ID] = d.gen
+				out = append(out, e.ID)
+			}
 		}
 	}
 	if d.hamming != nil {
-		for _, m := range d.hamming.Query(uint64(rec.fp), d.opts.HammingK) {
-			add(uint32(m.ID))
+		fp := uint64(rec.fp)
+		add(d.fps.Get(fp))
+		// Nearest fingerprints first, until their lists have shown
+		// documents of 4·MaxFanout clusters.
+		var near []hamming.Match
+		near, dense = d.neighbours(fp)
+		clusters := 0
+		for _, m := range near {
+			if d.limits.MaxLen > 0 && clusters >= d.limits.MaxLen {
+				break
+			}
+			list := d.fps.Get(m.Fingerprint)
+			for _, e := range list {
+				if d.seenGen[e.Group] != d.gen {
+					d.seenGen[e.Group] = d.gen
+					clusters++
+				}
+			}
+			add(list)
 		}
 	}
 	for i, sig := range rec.sigs {
 		if i < len(d.sigIndex) && !sig.IsZero() {
-			for _, c := range d.sigIndex[i][sig] {
-				add(c)
-			}
+			add(d.sigIndex[i].Get(sig))
 		}
 	}
 	if rec.bands != nil {
-		for _, c := range d.lsh.Candidates(rec.bands) {
-			add(uint32(c))
+		for _, b := range rec.bands {
+			add(d.bands.Get(b))
 		}
+		add(d.sketches.Get(rec.whole))
 	}
 	for _, s := range rec.supers {
-		for _, c := range d.supers[s] {
-			add(c)
-		}
+		add(d.supers.Get(s))
 	}
 	slices.Sort(out)
-	return out
+	return out, dense
+}
+
+// neighbours returns the indexed fingerprints other than fp within
+// HammingK of it, nearest first, and whether there are more than
+// 4·MaxFanout of them (a dense neighbourhood). The result is valid until
+// the next call. Cost: one Hamming query.
+func (d *Detector) neighbours(fp uint64) (near []hamming.Match, dense bool) {
+	d.matches = d.hamming.AppendQuery(d.matches[:0], fp, d.opts.HammingK)
+	near = slices.DeleteFunc(d.matches, func(m hamming.Match) bool { return m.Fingerprint == fp })
+	return near, d.limits.MaxLen > 0 && len(near) > d.limits.MaxLen
 }
 
 // match decides whether a and b are near duplicates under the configured
@@ -460,23 +595,38 @@ func (d *Detector) match(a, b *record) (float64, bool) {
 	return s, s >= o.Threshold
 }
 
-// index makes rec findable as a candidate.
-func (d *Detector) index(idx uint32, rec *record) {
+// index makes rec, document idx, findable as a candidate, within the
+// fan-out limits. A new fingerprint with a dense neighbourhood stays out
+// of the Hamming index (exact copies still find it by its posting list).
+func (d *Detector) index(idx uint32, rec *record, dense bool) {
+	cl := d.clusterOf[idx]
 	if d.hamming != nil {
-		// Cannot fail: ids are new and fingerprints use all 64 bits.
-		_ = d.hamming.Insert(uint64(idx), uint64(rec.fp))
+		d.indexFingerprint(idx, uint64(rec.fp), dense)
 	}
 	for i, sig := range rec.sigs {
 		if i < len(d.sigIndex) && !sig.IsZero() {
-			d.sigIndex[i][sig] = append(d.sigIndex[i][sig], idx)
+			d.sigIndex[i].Add(sig, idx, cl)
 		}
 	}
 	if rec.bands != nil {
-		d.lsh.Insert(uint64(idx), rec.bands)
+		for _, b := range rec.bands {
+			d.bands.Add(b, idx, cl)
+		}
+		d.sketches.Add(rec.whole, idx, cl)
 	}
 	for _, s := range rec.supers {
-		d.supers[s] = append(d.supers[s], idx)
+		d.supers.Add(s, idx, cl)
 	}
+}
+
+// indexFingerprint lists document idx under its fingerprint fp and puts a
+// new fingerprint into the Hamming index, once, unless dense.
+func (d *Detector) indexFingerprint(idx uint32, fp uint64, dense bool) {
+	if !d.fps.Known(fp) && !dense {
+		// Cannot fail: the fingerprint is new and uses all 64 bits.
+		_ = d.hamming.Insert(uint64(idx), fp)
+	}
+	d.fps.Add(fp, idx, d.clusterOf[idx])
 }
 
 // Refresh switches to new collection statistics and re-signs every stored
@@ -507,6 +657,7 @@ func (d *Detector) Refresh(ctx context.Context, t *stats.Table, doc func(id stri
 			return fmt.Errorf("dedup: %w", err)
 		}
 		d.hamming = h
+		d.fps = postings.New[uint64](d.limits)
 	}
 	for i, rec := range d.docs {
 		tokens := d.ext.FilterTokens(features.Tokens(docs[i].Text))
@@ -518,11 +669,15 @@ func (d *Detector) Refresh(ctx context.Context, t *stats.Table, doc func(id stri
 			rec.unsignable = rec.sigs == nil
 		}
 		if d.hamming != nil {
-			_ = d.hamming.Insert(uint64(i), uint64(rec.fp))
+			dense := false
+			if d.limits.MaxLen > 0 && !d.fps.Known(uint64(rec.fp)) {
+				_, dense = d.neighbours(uint64(rec.fp))
+			}
+			d.indexFingerprint(uint32(i), uint64(rec.fp), dense)
 		}
 		for j, sig := range rec.sigs {
 			if !sig.IsZero() {
-				d.sigIndex[j][sig] = append(d.sigIndex[j][sig], uint32(i))
+				d.sigIndex[j].Add(sig, uint32(i), d.clusterOf[i])
 			}
 		}
 	}
@@ -542,7 +697,23 @@ func (d *Detector) Table() *stats.Table {
 func (d *Detector) Stats() Stats {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	return d.stats
+	s := d.stats
+	lists := func(ps postings.Stats) {
+		s.Capped += ps.Capped
+		s.StopKeys += ps.Stops
+	}
+	lists(d.bands.Stats())
+	lists(d.sketches.Stats())
+	lists(d.supers.Stats())
+	for _, m := range d.sigIndex {
+		lists(m.Stats())
+	}
+	if d.hamming != nil {
+		fs := d.fps.Stats()
+		lists(fs)
+		s.DenseKeys = fs.Keys + fs.Stops - d.hamming.Len()
+	}
+	return s
 }
 
 // Cluster returns a copy of the cluster id, or false if there is none.

@@ -16,6 +16,12 @@
 // precision). The similarity is the resemblance of word 5-shingles, or the
 // cosine of word sets for scattered edits ([Options.Similarity]).
 //
+// Detection costs linear time even when thousands of documents share a
+// signature — exact copies of one page, pages of one template that differ
+// only by numbers: candidates are verified cluster by cluster, the master
+// first, and the candidate lists are bounded ([Options.MaxFanout]), without
+// changing the results below the bounds.
+//
 // Collection statistics (document frequencies, package stats) are frozen
 // while signing, so a document always gets the same signature;
 // [Detector.Refresh] switches to new statistics and re-signs every stored

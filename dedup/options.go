@@ -8,6 +8,7 @@ import (
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/dedup/features"
 	"github.com/doppel-search/doppel/dedup/imatch"
+	"github.com/doppel-search/doppel/dedup/internal/postings"
 	"github.com/doppel-search/doppel/dedup/minhash"
 	"github.com/doppel-search/doppel/dedup/simhash"
 	"github.com/doppel-search/doppel/dedup/stats"
@@ -197,6 +198,44 @@ type Options struct {
 	// MaxShingleDocs (see [TableBuilder.ShingleTable]). Required when
 	// MaxShingleDocs > 0.
 	CommonShingles *stats.Table
+	// MaxFanout bounds the work one document costs when many earlier
+	// documents share its signatures — exact copies of one page, pages of
+	// one template that differ only by numbers — so that detection time
+	// stays linear in the number of documents:
+	//
+	//   - the candidate list of every signature (an I-Match signature, an
+	//     LSH band, a super shingle, a SimHash fingerprint, the hash of a
+	//     whole MinHash sketch) keeps at most MaxFanout documents of one
+	//     cluster, the first to arrive;
+	//   - a list that would hold more than 4·MaxFanout documents is dropped
+	//     and its signature ignored from then on: shared by that many
+	//     different clusters, it says little (the document's other
+	//     signatures still find its real near-duplicates, and exact copies
+	//     share the list of their whole sketch, which little else shares);
+	//   - a SimHash query reads the lists of the nearest other fingerprints
+	//     until they have shown documents of 4·MaxFanout clusters, and a new
+	//     fingerprint with more than 4·MaxFanout others within HammingK
+	//     stays out of the Hamming index (its copies still find it);
+	//   - each cluster with a candidate has its master verified, then at
+	//     most MaxFanout of its candidate members (for Result.Pairs).
+	//
+	// Default [DefaultMaxFanout] (256): no limit is reached on the shared
+	// evaluation corpus, whose results are those of the unbounded search.
+	// Negative: unbounded, every earlier document sharing a signature is
+	// verified (quadratic time on many copies of one page).
+	MaxFanout int
+}
+
+// DefaultMaxFanout is the default of Options.MaxFanout.
+const DefaultMaxFanout = 256
+
+// fanoutLimits returns the posting-list limits for o.MaxFanout (defaults
+// filled in): none when it is negative.
+func (o *Options) fanoutLimits() postings.Limits {
+	if o.MaxFanout < 0 {
+		return postings.Limits{}
+	}
+	return postings.Limits{PerGroup: o.MaxFanout, MaxLen: 4 * o.MaxFanout}
 }
 
 func (o *Options) withDefaults() Options {
@@ -224,6 +263,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if c.EditFloor == 0 {
 		c.EditFloor = 0.8
+	}
+	if c.MaxFanout == 0 {
+		c.MaxFanout = DefaultMaxFanout
 	}
 	switch c.Method {
 	case IMatch:

@@ -211,6 +211,35 @@ func TestDedupMaxShingleDocs(t *testing.T) {
 	}
 }
 
+// TestDedupMaxFanout: with many copies of one page, --max-fanout bounds
+// the pairs each copy reports (the first copies only) without changing the
+// cluster; -1 reports every pair.
+func TestDedupMaxFanout(t *testing.T) {
+	var lines []string
+	for i := range 40 {
+		lines = append(lines, fmt.Sprintf(`{"id":"c%d","text":"the printer on the third floor jams when the paper tray is overfilled so open the front cover"}`, i))
+	}
+	in := writeFile(t, "docs.jsonl", strings.Join(lines, "\n"))
+	for _, c := range []struct {
+		fanout string
+		pairs  int
+	}{{"4", 0 + 1 + 2 + 3 + 4*36}, {"-1", 40 * 39 / 2}} {
+		dir := t.TempDir()
+		out, pairs := filepath.Join(dir, "c.jsonl"), filepath.Join(dir, "p.jsonl")
+		code, _, stderr := doppel(t, "dedup", "--in", in, "--out", out, "--pairs", pairs, "--quiet", "--max-fanout", c.fanout)
+		if code != 0 {
+			t.Fatalf("--max-fanout %s: exit %d: %s", c.fanout, code, stderr)
+		}
+		masters := map[any]bool{}
+		for _, l := range readLines(t, out) {
+			masters[l["master"]] = true
+		}
+		if n := len(readLines(t, pairs)); n != c.pairs || len(masters) != 1 || !masters["c0"] {
+			t.Errorf("--max-fanout %s: %d pairs, masters %v; want %d pairs, master c0", c.fanout, n, masters, c.pairs)
+		}
+	}
+}
+
 // hrHits runs an API search and counts the results under /hr/.
 func hrHits(t *testing.T, req *http.Request) int {
 	t.Helper()

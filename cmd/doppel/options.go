@@ -35,6 +35,7 @@ func detectorFlags(fs *flag.FlagSet) func() (dedup.Options, error) {
 	ngrams := fs.String("ngrams", "1", "comma-separated word n-gram sizes for I-Match and SimHash terms, e.g. 1 or 3,5")
 	master := fs.String("master", "first", "master policy: first, shortest-url, recent or quality")
 	maxShingleDocs := fs.Int("max-shingle-docs", 0, "drop shingles found in more than this many documents (boilerplate) before comparing; 0: keep all")
+	maxFanout := fs.Int("max-fanout", dedup.DefaultMaxFanout, "most documents of one cluster kept under one signature and verified per document; signatures shared by more than 4× this many documents are ignored (-1: unbounded, quadratic on many copies)")
 	simLow := fs.Float64("simhash-low", 0, "SimHash: drop terms lighter than this fraction of the document's heaviest term")
 	simHigh := fs.Float64("simhash-high", 1, "SimHash: drop terms heavier than this fraction of the document's heaviest term")
 	return func() (dedup.Options, error) {
@@ -57,6 +58,7 @@ func detectorFlags(fs *flag.FlagSet) func() (dedup.Options, error) {
 		o.IMatch.ExtraLexicons, o.IMatch.MinNIDF, o.IMatch.MaxNIDF, o.IMatch.MinTerms = *lexicons, *nidfMin, *nidfMax, *minTerms
 		o.MinHash.Size = *sketch
 		o.MaxShingleDocs = *maxShingleDocs
+		o.MaxFanout = *maxFanout
 		o.SimHash.LowWeight, o.SimHash.HighWeight = *simLow, *simHigh
 		o.Terms.StopWords, o.Terms.Stem, o.Terms.StripNumbers, o.Terms.StripDates = *stop, *stem, *numbers, *dates
 		for _, f := range strings.Split(*ngrams, ",") {

@@ -1,0 +1,116 @@
+package postings
+
+import "fmt"
+
+// Limits bounds the lists of a [Map]. The zero value means no bounds.
+type Limits struct {
+	// PerGroup is the most entries of one group a list keeps; later
+	// entries of that group are not stored. ≤ 0: no limit.
+	PerGroup int
+	// MaxLen is the most entries a list holds: the entry that would exceed
+	// it turns the key into a stop key, and the list is dropped. ≤ 0: no
+	// limit.
+	MaxLen int
+}
+
+// An Entry is one document in a list: its id and its group.
+type Entry struct {
+	ID, Group uint32
+}
+
+// An Outcome says what [Map.Add] did.
+type Outcome int
+
+// The outcomes of Add.
+const (
+	Added   Outcome = iota // the entry is in the list
+	Capped                 // not stored: its group already has PerGroup entries
+	Stopped                // not stored: the list was full; the key is now a stop key
+	Ignored                // not stored: the key was already a stop key
+)
+
+var outcomeNames = [...]string{"added", "capped", "stopped", "ignored"}
+
+// String returns "added", "capped", "stopped" or "ignored".
+func (o Outcome) String() string {
+	if o < 0 || int(o) >= len(outcomeNames) {
+		return fmt.Sprintf("Outcome(%d)", int(o))
+	}
+	return outcomeNames[o]
+}
+
+// Stats counts what a [Map] holds and refused.
+type Stats struct {
+	Keys    int // keys with a list
+	Entries int // entries stored
+	Stops   int // stop keys
+	Capped  int // entries refused because their group was full
+	Ignored int // entries refused because their key was a stop key
+}
+
+// A Map maps keys to bounded lists of entries, kept in order of Add. The
+// zero value is not usable; call [New]. A Map is not safe for concurrent
+// use.
+type Map[K comparable] struct {
+	lim   Limits
+	lists map[K][]Entry // a present key with a nil list is a stop key
+	stats Stats
+}
+
+// New returns an empty Map with the given limits.
+func New[K comparable](lim Limits) *Map[K] {
+	return &Map[K]{lim: lim, lists: map[K][]Entry{}}
+}
+
+// Limits returns the limits m was made with.
+func (m *Map[K]) Limits() Limits { return m.lim }
+
+// Get returns the list of k in order of Add: nil for a key never added and
+// for a stop key. The caller must not modify it. Cost: O(1).
+func (m *Map[K]) Get(k K) []Entry { return m.lists[k] }
+
+// Known reports whether k was ever added, including as a stop key.
+// Cost: O(1).
+func (m *Map[K]) Known(k K) bool {
+	_, ok := m.lists[k]
+	return ok
+}
+
+// Add appends the entry (id, group) to the list of k, within the limits,
+// and reports what it did. Cost: O(len(list)) to count the group's
+// entries when Limits.PerGroup is set, else O(1) amortized.
+func (m *Map[K]) Add(k K, id, group uint32) Outcome {
+	list, ok := m.lists[k]
+	if ok && list == nil {
+		m.stats.Ignored++
+		return Ignored
+	}
+	if m.lim.PerGroup > 0 && len(list) >= m.lim.PerGroup {
+		n := 0
+		for _, e := range list {
+			if e.Group == group {
+				n++
+			}
+		}
+		if n >= m.lim.PerGroup {
+			m.stats.Capped++
+			return Capped
+		}
+	}
+	if m.lim.MaxLen > 0 && len(list) >= m.lim.MaxLen {
+		m.lists[k] = nil
+		m.stats.Keys--
+		m.stats.Entries -= len(list)
+		m.stats.Stops++
+		return Stopped
+	}
+	if !ok {
+		m.stats.Keys++
+	}
+	m.lists[k] = append(list, Entry{ID: id, Group: group})
+	m.stats.Entries++
+	return Added
+}
+
+// Stats returns the counters of m. Cost: O(1).
+func (m *Map[K]) Stats() Stats { return m.stats }
