@@ -146,12 +146,16 @@ func (c *Crawler) process(r *result, resp *colly.Response) error {
 		return nil
 	}
 	if canon, ok := c.admit.Canonical(r.url, parsed.Canonical); ok {
-		// Unless the canonical URL failed or defers elsewhere: then this
+		// The canonical URL is fetched instead — unless it may not be
+		// (robots.txt, a trap), or failed or defers elsewhere: then this
 		// copy is kept.
-		if rec, known, err := c.pages.Get(canon); err != nil {
+		d := c.admit.Link(canon)
+		rec, known, err := c.pages.Get(canon)
+		if err != nil {
 			return err
-		} else if !known || rec.Status == pages.Fetched {
-			r.links = append(r.links, link{Decision: c.admit.Link(canon), task: r.task, priority: max(r.priority, PrioritySeed), fixed: true})
+		}
+		if d.Verdict == admit.Follow && (!known || rec.Status == pages.Fetched) {
+			r.links = append(r.links, link{Decision: d, task: r.task, priority: max(r.priority, PrioritySeed), fixed: true})
 			r.skip("canonical URL is " + canon)
 			return nil
 		}

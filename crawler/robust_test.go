@@ -321,17 +321,20 @@ func apiSite(classes int) http.Handler {
 		}
 		html(w, "Widget toolkit API", b.String()+"</ul>")
 	})
-	var i int
-	mux.HandleFunc("/api/v2/{class}", func(w http.ResponseWriter, r *http.Request) {
+	class := func(r *http.Request) (i int) {
 		fmt.Sscanf(r.PathValue("class"), "Widget%dPanel.html", &i)
+		return i
+	}
+	mux.HandleFunc("/api/v2/{class}", func(w http.ResponseWriter, r *http.Request) {
+		i := class(r)
 		html(w, name(i), page(i))
 	})
 	mux.HandleFunc("/print/api/v2/{class}", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Sscanf(r.PathValue("class"), "Widget%dPanel.html", &i)
+		i := class(r)
 		html(w, name(i)+" (print)", page(i)+"<p>Printed from the developer portal.</p>")
 	})
 	mux.HandleFunc("/mirror/api/v2/{class}", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Sscanf(r.PathValue("class"), "Widget%dPanel.html", &i)
+		i := class(r)
 		html(w, name(i), strings.Replace(page(i), "in a panel of its own", "in a panel of its very own", 1))
 	})
 	return mux
