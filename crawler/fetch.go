@@ -82,7 +82,7 @@ func (c *Crawler) collector(ctx context.Context) *colly.Collector {
 			return // interrupted: the URL stays in flight and is fetched again on resume
 		}
 		if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Headers != nil && resp.Headers.Get("Location") != "" {
-			c.redirect(r, resp.StatusCode, resp.Headers.Get("Location"))
+			c.redirect(r, fmt.Sprintf("HTTP %d", resp.StatusCode), resp.Headers.Get("Location"))
 			return
 		}
 		reason := err.Error()
@@ -134,6 +134,9 @@ func (c *Crawler) process(r *result, resp *colly.Response) error {
 	parsed, err := c.hook.Parse(r.url, *resp.Headers, resp.Body)
 	var skipped *hook.SkipError
 	switch {
+	case errors.As(err, &skipped) && skipped.Location != "":
+		c.redirect(r, "meta refresh", skipped.Location)
+		return nil
 	case errors.As(err, &skipped):
 		r.skip(skipped.Reason)
 		return nil
@@ -187,17 +190,17 @@ func (c *Crawler) process(r *result, resp *colly.Response) error {
 }
 
 // redirect queues a redirect's target like a link and records the source
-// as skipped.
-func (c *Crawler) redirect(r *result, status int, location string) {
+// as skipped; kind is "HTTP 301" or "meta refresh".
+func (c *Crawler) redirect(r *result, kind, location string) {
 	d, err := c.admit.Redirect(r.url, location, r.task.Hops)
 	switch {
 	case err != nil:
-		r.fail(fmt.Sprintf("HTTP %d to an unusable location %q", status, location))
+		r.fail(fmt.Sprintf("%s to an unusable location %q", kind, location))
 	case d.Verdict == admit.Refuse:
 		r.skip(d.Reason)
 	default:
 		r.links = append(r.links, link{Decision: c.admit.Link(d.URL), task: task{Depth: r.task.Depth, Hops: r.task.Hops + 1},
 			priority: r.priority, fixed: true})
-		r.skip(fmt.Sprintf("HTTP %d redirect to %s", status, d.URL))
+		r.skip(fmt.Sprintf("%s redirect to %s", kind, d.URL))
 	}
 }

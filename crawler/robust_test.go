@@ -20,7 +20,7 @@ func badSite() http.Handler {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, body)
 	}
-	links := []string{"/huge", "/binary-as-html", "/malformed", "/error", "/gone", "/slow",
+	links := []string{"/huge", "/binary-as-html", "/malformed", "/error", "/gone", "/slow", "/moved", "/reloads",
 		"/chain/1", "/away", "/copy?ref=mail", "/plain.txt", "/noindex", "/report", "mailto:x@example.com", "http://elsewhere.example/"}
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
 		var b strings.Builder
@@ -67,6 +67,12 @@ func badSite() http.Handler {
 	mux.HandleFunc("/original", func(w http.ResponseWriter, r *http.Request) {
 		html(w, `<html><body><main><p>The original text about the pension scheme for retired staff.</p></main></body></html>`)
 	})
+	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) {
+		html(w, `<html><head><meta http-equiv="refresh" content="0;URL=plain.txt"><title>Redirection</title></head><body><p>Redirecting to <a href="plain.txt">plain.txt</a>...</p></body></html>`)
+	})
+	mux.HandleFunc("/reloads", func(w http.ResponseWriter, r *http.Request) {
+		html(w, `<html><head><meta http-equiv="refresh" content="300"></head><body><main><p>The canteen menu of the day, reloaded every five minutes.</p></main></body></html>`)
+	})
 	mux.HandleFunc("/plain.txt", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprint(w, "A plain text note about the library opening hours.\n\nSecond paragraph.")
@@ -105,6 +111,8 @@ func TestBadResponsesAreRecordedNotFatal(t *testing.T) {
 		{"/copy?ref=mail", pages.Skipped, "canonical URL is " + s.URL + "/original"},
 		{"/original", pages.Fetched, ""},
 		{"/plain.txt", pages.Fetched, ""},
+		{"/moved", pages.Skipped, "meta refresh redirect to " + s.URL + "/plain.txt"},
+		{"/reloads", pages.Fetched, ""}, // a refresh, not a redirect
 		{"/noindex", pages.Skipped, "noindex"},
 	} {
 		r, ok := recs[s.URL+tc.path]

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -32,6 +33,10 @@ type Page struct {
 	// Last-Modified header, when there is one, is the better source.
 	LastModified time.Time
 	Canonical    string   // <link rel=canonical href>, resolved; "" if absent or not http(s)
+	// Refresh is the target of a <meta http-equiv=refresh> redirect with a
+	// delay of at most MaxRefreshDelay seconds, resolved; "" if none. Such a
+	// page is a redirect stub ("Redirecting to …"), not content.
+	Refresh string
 	Links        []Link   // outlinks of the whole document, in document order
 	Blocks       []string // main-content text blocks, whitespace-normalized, in order
 	Text         string   // Blocks joined by "\n\n"
@@ -64,6 +69,29 @@ var (
 	ErrTooLarge = errors.New("clean: document too large")
 	ErrNotHTML  = errors.New("clean: not an HTML document")
 )
+
+// MaxRefreshDelay is the longest <meta http-equiv=refresh> delay, in
+// seconds, that makes a page a redirect: longer ones are pages that
+// reload or move on after being read.
+const MaxRefreshDelay = 5
+
+// refreshURL parses a refresh directive ("0; URL=next.html", "0;url='x'")
+// and returns its target if the delay is at most MaxRefreshDelay.
+func refreshURL(base *url.URL, content string) *url.URL {
+	delay, rest, _ := strings.Cut(content, ";")
+	if d, err := strconv.ParseFloat(strings.TrimSpace(delay), 64); err != nil || d < 0 || d > MaxRefreshDelay {
+		return nil
+	}
+	rest = strings.TrimSpace(rest)
+	if k, v, ok := strings.Cut(rest, "="); ok && strings.EqualFold(strings.TrimSpace(k), "url") {
+		rest = strings.TrimSpace(v)
+	}
+	rest = strings.Trim(rest, `'"`)
+	if rest == "" {
+		return nil
+	}
+	return resolve(base, rest)
+}
 
 // minMainText is the number of letters and digits a main-content candidate
 // needs to be preferred over body.
@@ -184,6 +212,10 @@ func extract(doc *goquery.Document, base *url.URL) *Page {
 			}
 		case "last-modified":
 			name = "last-modified"
+		case "refresh":
+			if u := refreshURL(base, content); u != nil && p.Refresh == "" {
+				p.Refresh = u.String()
+			}
 		}
 		switch name {
 		case "last-modified", "dcterms.modified", "article:modified_time":

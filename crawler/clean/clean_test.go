@@ -251,3 +251,28 @@ func markerOnlyInScript(t *testing.T, doc []byte, marker string) bool {
 	walk(root, false)
 	return only
 }
+
+func TestRefresh(t *testing.T) {
+	base, _ := url.Parse("http://intra.example/docs/a.html")
+	for _, tc := range []struct{ content, want string }{
+		{"0;URL=b.html", "http://intra.example/docs/b.html"},
+		{"0; url='../c.html'", "http://intra.example/c.html"},
+		{` 5 ; URL="http://other.example/x" `, "http://other.example/x"},
+		{"0.5;URL=b.html", "http://intra.example/docs/b.html"},
+		{"0;b.html", "http://intra.example/docs/b.html"},
+		{"6;URL=b.html", ""}, // reloads after being read: a page, not a redirect
+		{"300", ""},
+		{"0", ""},
+		{"-1;URL=b.html", ""},
+		{"x;URL=b.html", ""},
+		{"0;URL=mailto:x@example.com", ""},
+	} {
+		page, err := Parse(strings.NewReader(`<html><head><meta http-equiv="Refresh" content="`+strings.ReplaceAll(tc.content, `"`, "&quot;")+`"></head><body><p>Redirecting…</p></body></html>`), base, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.Refresh != tc.want {
+			t.Errorf("refresh %q: %q, want %q", tc.content, page.Refresh, tc.want)
+		}
+	}
+}

@@ -42,10 +42,14 @@ import (
 var ErrSkipped = errors.New("skipped")
 
 // A SkipError says why a response was deliberately not processed (not
-// HTML or plain text, marked noindex, not a document at all). Get the
-// reason with errors.As; errors.Is(err, ErrSkipped) holds.
+// HTML or plain text, marked noindex, not a document at all, a redirect
+// stub). Get the reason with errors.As; errors.Is(err, ErrSkipped) holds.
 type SkipError struct {
 	Reason string // e.g. "content type application/pdf"
+	// Location is the target of a page that redirects by <meta
+	// http-equiv=refresh>, for the caller to follow like an HTTP
+	// redirect; empty otherwise.
+	Location string
 }
 
 func (e *SkipError) Error() string { return "skipped: " + e.Reason }
@@ -223,7 +227,9 @@ type Parsed struct {
 
 // Parse checks and cleans a response body without assigning it a
 // cluster. Bodies that are deliberately not processed — not HTML or plain
-// text, marked noindex, binary bytes labelled HTML — give a *SkipError.
+// text, marked noindex, binary bytes labelled HTML, redirect stubs (a
+// <meta http-equiv=refresh> of at most clean.MaxRefreshDelay seconds) —
+// give a *SkipError.
 // A body longer than MaxBodyBytes is cut there and parsed (Truncated).
 func (h *Hook) Parse(pageURL string, header http.Header, body []byte) (*Parsed, error) {
 	truncated := len(body) > h.opts.MaxBodyBytes
@@ -250,6 +256,8 @@ func (h *Hook) Parse(pageURL string, header http.Header, body []byte) (*Parsed, 
 		return nil, skip("%v", err)
 	case page.NoIndex:
 		return nil, skip("robots meta noindex")
+	case page.Refresh != "":
+		return nil, &SkipError{Reason: "meta refresh redirect to " + page.Refresh, Location: page.Refresh}
 	}
 	return &Parsed{Page: page, Truncated: truncated}, nil
 }
