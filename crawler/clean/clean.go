@@ -32,17 +32,17 @@ type Page struct {
 	// YYYY-MM-DD form; zero if absent or unreadable. The fetcher's
 	// Last-Modified header, when there is one, is the better source.
 	LastModified time.Time
-	Canonical    string   // <link rel=canonical href>, resolved; "" if absent or not http(s)
+	Canonical    string // <link rel=canonical href>, resolved; "" if absent or not http(s)
 	// Refresh is the target of a <meta http-equiv=refresh> redirect with a
 	// delay of at most MaxRefreshDelay seconds, resolved; "" if none. Such a
 	// page is a redirect stub ("Redirecting to …"), not content.
-	Refresh string
-	Links        []Link   // outlinks of the whole document, in document order
-	Blocks       []string // main-content text blocks, whitespace-normalized, in order
-	Text         string   // Blocks joined by "\n\n"
-	Tagged       string   // title, headings and <b>/<strong> text of the main content, for SimHash boosting
-	NoIndex      bool     // <meta name=robots> says noindex or none
-	NoFollow     bool     // <meta name=robots> says nofollow or none
+	Refresh  string
+	Links    []Link   // outlinks of the whole document, in document order
+	Blocks   []string // main-content text blocks, whitespace-normalized, in order
+	Text     string   // Blocks joined by "\n\n"
+	Tagged   string   // title, headings and <b>/<strong> text of the main content, for SimHash boosting
+	NoIndex  bool     // <meta name=robots> says noindex or none
+	NoFollow bool     // <meta name=robots> says nofollow or none
 }
 
 // A Link is an outlink: an absolute http or https URL without fragment,
