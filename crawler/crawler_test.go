@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -232,11 +233,11 @@ func familySite() http.Handler {
 	mux := http.NewServeMux()
 	page := func(w http.ResponseWriter, title, body string, links ...string) {
 		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, "<html><head><title>%s</title></head><body><main><h1>%s</h1><p>%s</p>", title, title, body)
+		fmt.Fprintf(w, "<html><head><title>%s</title></head><body><nav>", title)
 		for _, l := range links {
 			fmt.Fprintf(w, `<a href="%s">%s</a> `, l, l)
 		}
-		fmt.Fprint(w, "</main></body></html>")
+		fmt.Fprintf(w, "</nav><main><h1>%s</h1><p>%s</p></main></body></html>", title, body)
 	}
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
 		page(w, "Home", "Welcome to the family site home page with links.", "/notice/1", "/hub")
@@ -248,7 +249,9 @@ func familySite() http.Handler {
 				links = append(links, fmt.Sprintf("/notice/%d", i))
 			}
 		}
-		page(w, "Weekly notice "+r.PathValue("n"), "Weekly notice number "+r.PathValue("n")+
+		n, _ := strconv.Atoi(r.PathValue("n"))
+		week := time.Date(2026, time.March, 2, 0, 0, 0, 0, time.UTC).AddDate(0, 0, 7*n).Format("2 January 2006")
+		page(w, "Weekly notice for "+week, "Weekly notice for the week of "+week+
 			". The cafeteria serves breakfast from seven to ten and lunch from half past eleven to two. "+
 			"The salad bar and the soup of the day are available every day; the grill is closed on Fridays.", links...)
 	})

@@ -3,6 +3,7 @@ package crawler
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -277,7 +278,9 @@ func TestTrapTemplateStopsQueuedURLs(t *testing.T) {
 	})
 	mux.HandleFunc("/events/day/{i}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, "<html><body><main><h1>Events on day %s</h1><p>There are no events on this day. Choose another day in the calendar to see what is planned.</p></main></body></html>", r.PathValue("i"))
+		i, _ := strconv.Atoi(r.PathValue("i"))
+		day := time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i).Format("Monday 2 January 2006")
+		fmt.Fprintf(w, "<html><body><main><h1>Events on %s</h1><p>There are no events on %s. Choose another day in the calendar to see what is planned.</p></main></body></html>", day, day)
 	})
 	s := newSite(t, mux)
 	c := crawl(t, t.TempDir(), testOptions(s.URL+"/"))

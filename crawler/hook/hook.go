@@ -67,10 +67,11 @@ func skip(format string, args ...any) error {
 // least 0.9, or, on short pages where three small edits (a print banner, a
 // changed title, an inserted word) already cost a fifth of the shingles,
 // at least 0.8 with no more than three edits' worth of differing shingles
-// (dedup.Options.EditAllowance). Number tokens and month and weekday names
-// are dropped first (templated pages that differ by a date or a counter
-// are copies); identifiers that contain digits are kept. The shortest URL
-// is master.
+// (dedup.Options.EditAllowance). Dates are dropped first — month and
+// weekday names, the numbers written with them, numeric dates — so
+// templated pages that differ by a date are copies; other numbers stay
+// (x86 and x86_64 builds of one API page are different pages). The
+// shortest URL is master.
 //
 // Pages that share their vocabulary but not their text — API reference
 // pages of one template, class pages with the same inherited-member lists
@@ -80,7 +81,7 @@ func skip(format string, args ...any) error {
 // such pages.
 func DetectorOptions() dedup.Options {
 	return dedup.Options{
-		Terms:         features.Options{StripNumbers: true, StripDates: true},
+		Terms:         features.Options{StripDates: true},
 		Similarity:    dedup.Resemblance,
 		EditAllowance: 3,
 		Master:        cluster.ShortestURL,

@@ -24,9 +24,13 @@ type Options struct {
 	// version numbers compare equal. Tokens that mix letters and digits
 	// are identifiers ("x509crl", "f32", "utf8") and stay. Default false.
 	StripNumbers bool
-	// StripDates drops month and weekday names and their abbreviations
-	// ("jan", "monday"); with StripNumbers it removes dates entirely, so
-	// templated pages that differ only by a date look the same.
+	// StripDates drops dates, so that templated pages that differ only by
+	// a date look the same: month and weekday names and their
+	// abbreviations ("jan", "monday"), the day and year numbers written
+	// next to a month name ("2 March 2026", "March 2nd, 2026", "Mar 2026"),
+	// and numeric dates with a four-digit year ("2026-03-02",
+	// "02/03/2026", "2026-03"). Other numbers stay ("x86_64", "1.27.0",
+	// "page 3").
 	// Default false.
 	StripDates bool
 	// NGrams lists the word n-gram sizes to produce, e.g. {1}, {3} or
@@ -83,12 +87,16 @@ func (e *Extractor) FilterTokens(tokens []string) []string {
 	if !o.StopWords && !o.Stem && !o.StripNumbers && !o.StripDates {
 		return tokens
 	}
+	var date []bool
+	if o.StripDates {
+		date = dateMask(tokens)
+	}
 	out := tokens[:0]
-	for _, t := range tokens {
+	for i, t := range tokens {
 		if o.StripNumbers && isNumber(t) {
 			continue
 		}
-		if o.StripDates && dateWords[t] {
+		if o.StripDates && date[i] {
 			continue
 		}
 		if o.StopWords && stopWords[t] {

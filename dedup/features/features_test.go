@@ -79,7 +79,8 @@ func TestExtractor(t *testing.T) {
 		{"default", Options{}, []string{"the", "printers", "were", "printing", "on", "monday", "12", "march", "2024", "v2", "ready"}},
 		{"stop", Options{StopWords: true}, []string{"printers", "printing", "monday", "12", "march", "2024", "v2", "ready"}},
 		{"numbers", Options{StripNumbers: true}, []string{"the", "printers", "were", "printing", "on", "monday", "march", "v2", "ready"}},
-		{"dates", Options{StripNumbers: true, StripDates: true}, []string{"the", "printers", "were", "printing", "on", "v2", "ready"}},
+		{"dates", Options{StripDates: true}, []string{"the", "printers", "were", "printing", "on", "v2", "ready"}},
+		{"numbers and dates", Options{StripNumbers: true, StripDates: true}, []string{"the", "printers", "were", "printing", "on", "v2", "ready"}},
 		{"stem", Options{Stem: true, StopWords: true, StripNumbers: true, StripDates: true}, []string{"printer", "print", "v2", "readi"}},
 	}
 	for _, tt := range tests {
@@ -172,5 +173,26 @@ func BenchmarkTokens(b *testing.B) {
 	var buf []string
 	for b.Loop() {
 		buf = AppendTokens(buf[:0], text)
+	}
+}
+
+func TestStripDates(t *testing.T) {
+	e, err := New(Options{StripDates: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"Cafeteria notice for the week starting Monday 2 March 2026.", "cafeteria notice for the week starting"},
+		{"Payroll cut-off for March 2026: by Wednesday 18 March 2026 at noon", "payroll cut off for by at noon"},
+		{"Released on March 2nd, 2026 and on 2026-03-02 and on 02/03/2026 and 3/2/2026", "released on and on and on and"},
+		{"Function core::arch::x86_64::_mm_floor_ps 1.27.0 source", "function core arch x86 64 mm floor ps 1 27 0 source"},
+		{"Page 3 of 12, build 2026, 40 12 12", "page 3 of 12 build 2026 40 12 12"},
+		{"Build 2026 12 12", "build"}, // reads as a date
+		{"No events are planned for 2026-03 or 04/2027.", "no events are planned for or"},
+		{"It may be 5 or 10 pm", "it be 5 or 10"},
+	} {
+		if got := strings.Join(e.Terms(tc.text), " "); got != tc.want {
+			t.Errorf("Terms(%q) = %q, want %q", tc.text, got, tc.want)
+		}
 	}
 }

@@ -15,9 +15,93 @@ out over own same she should so some such than that the their theirs them themse
 these they this those through to too under until up very was we were what when where which while
 who whom why will with would you your yours yourself yourselves`)
 
-var dateWords = setOf(`january february march april may june july august september october november
+var (
+	monthWords = setOf(`january february march april may june july august september october november
+december jan feb mar apr jun jul aug sep sept oct nov dec`)
+	dateWords = setOf(`january february march april may june july august september october november
 december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday
 saturday sunday mon tue tues wed thu thur thurs fri sat sun am pm`)
+)
+
+// dateMask marks the tokens of tokens that belong to dates (see
+// Options.StripDates): month and weekday names, up to two day or year
+// numbers on each side of a month name, and runs of three or two numbers
+// that read as a date with a four-digit year (year-month-day,
+// day-month-year, month-day-year; year-month, month-year).
+// Cost: O(len(tokens)).
+func dateMask(tokens []string) []bool {
+	drop := make([]bool, len(tokens))
+	for i, t := range tokens {
+		if !dateWords[t] {
+			continue
+		}
+		drop[i] = true
+		if !monthWords[t] {
+			continue
+		}
+		for j := i - 1; j >= max(0, i-2) && (isDay(tokens[j]) || isYear(tokens[j])); j-- {
+			drop[j] = true
+		}
+		for j := i + 1; j < min(len(tokens), i+3) && (isDay(tokens[j]) || isYear(tokens[j])); j++ {
+			drop[j] = true
+		}
+	}
+	for i := 0; i+1 < len(tokens); i++ {
+		a, b := tokens[i], tokens[i+1]
+		if i+2 < len(tokens) {
+			c := tokens[i+2]
+			if isYear(a) && isMonth(b) && isDay(c) || isDay(a) && isMonth(b) && isYear(c) || isMonth(a) && isDay(b) && isYear(c) {
+				drop[i], drop[i+1], drop[i+2] = true, true, true
+				continue
+			}
+		}
+		if isYear(a) && isMonth(b) || isMonth(a) && isYear(b) {
+			drop[i], drop[i+1] = true, true
+		}
+	}
+	return drop
+}
+
+// isDay reports whether t is a day of the month: 1 to 31, with at most two
+// digits, possibly an English ordinal ("2nd", "31st").
+func isDay(t string) bool {
+	for _, suffix := range []string{"st", "nd", "rd", "th"} {
+		if n := strings.TrimSuffix(t, suffix); n != t {
+			t = n
+			break
+		}
+	}
+	n, ok := smallNumber(t, 2)
+	return ok && n >= 1 && n <= 31
+}
+
+// isMonth reports whether t is a month number: 1 to 12, at most two digits.
+func isMonth(t string) bool {
+	n, ok := smallNumber(t, 2)
+	return ok && n >= 1 && n <= 12
+}
+
+// isYear reports whether t is a four-digit year from 1000 to 2999.
+func isYear(t string) bool {
+	n, ok := smallNumber(t, 4)
+	return ok && len(t) == 4 && n >= 1000 && n <= 2999
+}
+
+// smallNumber parses t as a decimal number of at most digits ASCII
+// digits.
+func smallNumber(t string, digits int) (int, bool) {
+	if t == "" || len(t) > digits {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(t); i++ {
+		if t[i] < '0' || t[i] > '9' {
+			return 0, false
+		}
+		n = 10*n + int(t[i]-'0')
+	}
+	return n, true
+}
 
 func setOf(words string) map[string]bool {
 	m := map[string]bool{}
