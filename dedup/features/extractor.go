@@ -25,12 +25,13 @@ type Options struct {
 	// are identifiers ("x509crl", "f32", "utf8") and stay. Default false.
 	StripNumbers bool
 	// StripDates drops dates, so that templated pages that differ only by
-	// a date look the same: month and weekday names and their
-	// abbreviations ("jan", "monday"), the day and year numbers written
-	// next to a month name ("2 March 2026", "March 2nd, 2026", "Mar 2026"),
+	// a date look the same: a month name or abbreviation with the day and
+	// year numbers written next to it ("2 March 2026", "March 2nd, 2026",
+	// "Mar 2026"), with a weekday name before or after ("Monday 2 March"),
 	// and numeric dates with a four-digit year ("2026-03-02",
-	// "02/03/2026", "2026-03"). Other numbers stay ("x86_64", "1.27.0",
-	// "page 3").
+	// "02/03/2026", "2026-03"). Words that only look like dates stay
+	// ("may", "march", "sat" in "add_sat"), and so do other numbers
+	// ("x86_64", "1.27.0", "page 3").
 	// Default false.
 	StripDates bool
 	// NGrams lists the word n-gram sizes to produce, e.g. {1}, {3} or

@@ -189,7 +189,9 @@ func TestStripDates(t *testing.T) {
 		{"Page 3 of 12, build 2026, 40 12 12", "page 3 of 12 build 2026 40 12 12"},
 		{"Build 2026 12 12", "build"}, // reads as a date
 		{"No events are planned for 2026-03 or 04/2027.", "no events are planned for or"},
-		{"It may be 5 or 10 pm", "it be 5 or 10"},
+		{"It may be 5 or 10 pm", "it may be 5 or 10 pm"},
+		{"pub fn i16x8_add_sat(a: v128) on sat 2 and every Monday in March", "pub fn i16x8 add sat a v128 on sat 2 and every monday in march"},
+		{"Due on Friday, 3 April 2026 (or Fri 4 Apr)", "due on or"},
 	} {
 		if got := strings.Join(e.Terms(tc.text), " "); got != tc.want {
 			t.Errorf("Terms(%q) = %q, want %q", tc.text, got, tc.want)

@@ -18,32 +18,30 @@ who whom why will with would you your yours yourself yourselves`)
 var (
 	monthWords = setOf(`january february march april may june july august september october november
 december jan feb mar apr jun jul aug sep sept oct nov dec`)
-	dateWords = setOf(`january february march april may june july august september october november
-december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday
-saturday sunday mon tue tues wed thu thur thurs fri sat sun am pm`)
+	weekdayWords = setOf(`monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu
+thur thurs fri sat sun`)
 )
 
 // dateMask marks the tokens of tokens that belong to dates (see
-// Options.StripDates): month and weekday names, up to two day or year
-// numbers on each side of a month name, and runs of three or two numbers
-// that read as a date with a four-digit year (year-month-day,
-// day-month-year, month-day-year; year-month, month-year).
-// Cost: O(len(tokens)).
+// Options.StripDates): a month name with the day and year numbers next to
+// it (up to two on each side: "2 march 2026", "march 2nd 2026", "mar
+// 2026"), a weekday name next to such a date ("monday 2 march 2026"), and
+// runs of three or two numbers that read as a date with a four-digit year
+// (year-month-day, day-month-year, month-day-year; year-month,
+// month-year). A month or weekday name without a number beside it is a
+// word ("may", "march", "sat" in "add_sat") and stays. Cost:
+// O(len(tokens)).
 func dateMask(tokens []string) []bool {
 	drop := make([]bool, len(tokens))
+	number := func(j int) bool { return j >= 0 && j < len(tokens) && (isDay(tokens[j]) || isYear(tokens[j])) }
 	for i, t := range tokens {
-		if !dateWords[t] {
-			continue
-		}
-		drop[i] = true
 		if !monthWords[t] {
 			continue
 		}
-		for j := i - 1; j >= max(0, i-2) && (isDay(tokens[j]) || isYear(tokens[j])); j-- {
-			drop[j] = true
-		}
-		for j := i + 1; j < min(len(tokens), i+3) && (isDay(tokens[j]) || isYear(tokens[j])); j++ {
-			drop[j] = true
+		for _, dir := range []int{-1, 1} {
+			for j := i + dir; j != i+3*dir && number(j); j += dir {
+				drop[i], drop[j] = true, true
+			}
 		}
 	}
 	for i := 0; i+1 < len(tokens); i++ {
@@ -57,6 +55,11 @@ func dateMask(tokens []string) []bool {
 		}
 		if isYear(a) && isMonth(b) || isMonth(a) && isYear(b) {
 			drop[i], drop[i+1] = true, true
+		}
+	}
+	for i, t := range tokens {
+		if weekdayWords[t] && (i > 0 && drop[i-1] || i+1 < len(tokens) && drop[i+1]) {
+			drop[i] = true
 		}
 	}
 	return drop
