@@ -55,8 +55,14 @@ type Result struct {
 	Duplicate  bool       // the document joined an existing cluster
 	NewMaster  bool       // it joined one and became its master (policy)
 	Unsignable bool       // no signature could be computed: alone in its cluster
-	Pairs      []Pair     // earlier documents it was verified to duplicate (see below)
-	Simhash    uint64     // its SimHash signature; 0 when the method computes none
+	// Edited says the document joined its cluster through
+	// Options.EditAllowance: close to the master (a few small edits on a
+	// short page) but below the Threshold. An index may want to keep such
+	// a document searchable beside its master (package indexer does under
+	// its Skip policy).
+	Edited  bool
+	Pairs   []Pair // earlier documents it was verified to duplicate (see below)
+	Simhash uint64 // its SimHash signature; 0 when the method computes none
 }
 
 // Errors returned by [Detector.Add].
@@ -399,6 +405,7 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 	if best >= 0 {
 		ref := &d.byNumber[best]
 		res.Duplicate = true
+		res.Edited = d.opts.EditAllowance > 0 && bestScore < d.opts.Threshold
 		res.Cluster = ref.id
 		res.NewMaster = d.clusters.Join(ref.id, rec.member)
 		d.clusterOf = append(d.clusterOf, uint32(best))

@@ -239,7 +239,7 @@ func (x *Index) Add(ctx context.Context, d Doc, r dedup.Result) error {
 	}
 	m := Member{ID: d.ID, URL: d.URL, Title: d.Title, Master: d.Master, Groups: d.Groups,
 		LastModified: d.LastModified, Length: len(d.Body)}
-	keep := d.Master || x.opts.Policy != Skip
+	keep := d.Master || x.opts.Policy != Skip || r.Edited
 	if !keep { // under Skip, keep a copy some users could see without seeing the master
 		master, err := x.load(r.Master)
 		if err != nil {

@@ -424,6 +424,9 @@ func TestMemberDetails(t *testing.T) {
 // TestSkipKeepsCopiesOthersMaySee: under Skip, a near-duplicate is left
 // out only if everybody who may see it may see the master; otherwise it is
 // indexed as a non-master, so it can represent the cluster for them.
+// TestSkipKeepsCopiesOthersMaySee: under Skip a near-duplicate stays out of
+// the index only if it is a copy at the threshold and everybody who may
+// see it may see the master.
 func TestSkipKeepsCopiesOthersMaySee(t *testing.T) {
 	x, err := Open(t.TempDir(), Options{})
 	if err != nil {
@@ -434,7 +437,8 @@ func TestSkipKeepsCopiesOthersMaySee(t *testing.T) {
 		t.Helper()
 		d := mkDoc(id, "travel policy hotels meals taxis")
 		d.Groups = groups
-		if err := x.Add(context.Background(), d, dedup.Result{ID: id, Cluster: "c", Master: master, Duplicate: id != "m"}); err != nil {
+		res := dedup.Result{ID: id, Cluster: "c", Master: master, Duplicate: id != "m", Edited: id == "edited"}
+		if err := x.Add(context.Background(), d, res); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -443,6 +447,7 @@ func TestSkipKeepsCopiesOthersMaySee(t *testing.T) {
 	add("narrower", nil, "m")                   // public copy of an hr page: everybody else needs it
 	add("other", []string{"finance"}, "m")      // finance may not see the master
 	add("both", []string{"hr", "finance"}, "m") // finance again
+	add("edited", []string{"hr"}, "m")          // close, not a copy: stays findable
 	indexed := map[string]bool{}
 	ms, err := x.Members("c")
 	if err != nil {
@@ -454,7 +459,7 @@ func TestSkipKeepsCopiesOthersMaySee(t *testing.T) {
 	if err := x.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]bool{"m": true, "same": false, "narrower": true, "other": true, "both": true}
+	want := map[string]bool{"m": true, "same": false, "narrower": true, "other": true, "both": true, "edited": true}
 	if !maps.Equal(indexed, want) {
 		t.Errorf("indexed = %v, want %v", indexed, want)
 	}

@@ -9,7 +9,12 @@ type Policy int
 // The policies.
 const (
 	// Skip leaves near-duplicates out of the index; only their member
-	// record (URL, title, cluster) is kept.
+	// record (URL, title, cluster) is kept. Two kinds are indexed with
+	// master=false instead, so that they can represent their cluster on
+	// a result page: a near-duplicate that joined through an edit
+	// allowance (dedup.Result.Edited: close to its master, not a copy at
+	// the threshold — a query that matches it better finds it), and one
+	// that some users may see without seeing the master.
 	Skip Policy = iota
 	// Hidden indexes near-duplicates with master=false; [Index.Searchable]
 	// hides them from result pages.

@@ -191,7 +191,7 @@ func (s *Searcher) Index() *indexer.Index { return s.ix }
 // compiled is a query made ready to search.
 type compiled struct {
 	text      query.Query // what to search
-	relaxed   query.Query // if not nil, what to search when text matches nothing
+	relaxed   query.Query // if not nil, what to search when text matches fewer documents than a page
 	snippet   query.Query // the terms to mark in body snippets (nil: none)
 	truncated bool        // the Plain query was cut to MaxQueryBytes
 }
@@ -287,8 +287,12 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	need := r.Page * r.Size
 	for window, first := max(3*need, 30), true; ; window *= 2 {
 		res, err := s.candidates(ctx, q, window, first)
-		if err == nil && first && res.Total == 0 && cq.relaxed != nil {
-			// Not every word is in one document: any of them will do.
+		if err == nil && first && res.Total < uint64(r.Size) && cq.relaxed != nil {
+			// Fewer documents than a page hold every word: the page is
+			// filled with those holding some of them, which rank below
+			// (the share of the words a field holds is in the score).
+			// The choice depends on the page size only, so paging is
+			// stable.
 			q, cq.relaxed = s.filtered(cq.relaxed, r), nil
 			res, err = s.candidates(ctx, q, window, true)
 		}

@@ -6,7 +6,7 @@
 // The syntax:
 //
 //	word           every word must be in the document (any text field);
-//	               see Relaxed for when none holds them all
+//	               see Relaxed for when few hold them all
 //	"a phrase"     the words, in this order (required)
 //	+word          required (also +"a phrase")
 //	-word          excluded (also -"a phrase", -field:value); a query of
@@ -43,5 +43,6 @@
 // title thus ranks its page — every word, in order, in a short, boosted
 // title field — first. Requiring every word keeps the candidates few,
 // which is what keeps a search fast; [Parser.Relaxed] gives the query to
-// run when no document holds them all: the same scoring, any word.
+// run when too few documents hold them all (package ranking: fewer than a
+// page): the same scoring, any word.
 package userquery
