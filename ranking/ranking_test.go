@@ -451,7 +451,7 @@ func TestPlainQueries(t *testing.T) {
 		{"Args in std::env - Rust", Plain, "args", 3, false},
 		{"std::env::Args", Plain, "args", 3, false},
 		{"PostgreSQL: Documentation: 15: CREATE TABLE", Plain, "table", 2, false}, // fewer than a page hold every word: the listing fills in
-		{"std::env::Args zebra", Plain, "args", 3, false}, // no page has "zebra": any word
+		{"std::env::Args zebra", Plain, "args", 3, false},                         // no page has "zebra": any word
 		{"zebra", Plain, "", 0, false},
 		{"-rust", Plain, "table", 1, false},
 		{`"create table" ` + strings.Repeat("x", 64), Plain, "table", 2, true},
