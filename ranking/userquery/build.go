@@ -28,10 +28,13 @@ func (p *Parser) Build(q Parsed) query.Query {
 	return p.build(q, true)
 }
 
-// Relaxed returns q's query with plain words optional: scored as by
-// Build, but a document needs only one of them (or to match a Must
-// clause). It is nil when it would match what Build's query matches
-// (fewer than two distinct plain words).
+// Relaxed returns q's query with some plain words optional: scored as by
+// Build, but a document needs only most of them — MinShould of n
+// distinct words, about two thirds and always fewer than all (1 of 2, 2
+// of 3, 3 of 4, 5 of 7) — the "minimum should match" of Lucene's
+// relaxed queries, which keeps out the many documents that hold only the
+// query's common words. It is nil when it would match what Build's query
+// matches (fewer than two distinct plain words).
 func (p *Parser) Relaxed(q Parsed) query.Query {
 	n := 0
 	for _, ts := range p.analyze(plainText(q)) {
@@ -75,8 +78,8 @@ func (p *Parser) build(q Parsed, strict bool) query.Query {
 	if text := plainText(q); text != "" {
 		ws := p.words(text)
 		should = append(should, ws...)
-		if strict && len(ws) > 0 {
-			must = append(must, p.everyTerm(text, 0))
+		if len(ws) > 0 {
+			must = append(must, p.termsIn(text, strict))
 		}
 	}
 	if len(must) == 0 && len(should) == 0 {
@@ -105,6 +108,35 @@ func (p *Parser) analyze(text string) []analysis.TokenStream {
 // nil if text has no term; the term queries carry the fields' boosts
 // times boost.
 func (p *Parser) everyTerm(text string, boost float64) query.Query {
+	return p.terms(text, boost, func(all []query.Query) query.Query { return conjunction(all) })
+}
+
+// termsIn returns, with a boost of 0 (the words query scores), the
+// documents holding every term of text (strict) or MinShould of them.
+func (p *Parser) termsIn(text string, strict bool) query.Query {
+	if strict {
+		return p.everyTerm(text, 0)
+	}
+	return p.terms(text, 0, func(all []query.Query) query.Query {
+		if len(all) < 2 {
+			return conjunction(all)
+		}
+		d := query.NewDisjunctionQuery(all)
+		d.SetMin(float64(MinShould(len(all))))
+		return d
+	})
+}
+
+// MinShould is how many of n distinct plain words a document needs under
+// Relaxed: about two thirds, at least one, fewer than all.
+func MinShould(n int) int {
+	return max(1, min(n-1, (2*n+2)/3))
+}
+
+// terms applies combine, per analyzer, to one query per distinct term of
+// text (the term in any text field of that analyzer), and returns the
+// disjunction over analyzers; nil if text has no term.
+func (p *Parser) terms(text string, boost float64, combine func([]query.Query) query.Query) query.Query {
 	// Fields sharing an analyzer (all of them, usually) make one group.
 	var groups []query.Query
 	done := map[analysis.Analyzer]bool{}
@@ -124,7 +156,7 @@ func (p *Parser) everyTerm(text string, boost float64) query.Query {
 			}
 			all = append(all, disjunction(any))
 		}
-		if cq := conjunction(all); cq != nil {
+		if cq := combine(all); cq != nil {
 			groups = append(groups, cq)
 		}
 	}
