@@ -34,40 +34,56 @@ func (c *Crawler) commitLoop(results <-chan *result, d *dispatcher) {
 				break drain
 			}
 		}
+		released := false
+		release := func() {
+			if !released {
+				released = true
+				d.settle(len(group))
+				for _, r := range group {
+					close(r.queued)
+				}
+			}
+		}
 		if c.fatalErr() == nil {
-			if err := c.commit(ctx, group); err != nil {
+			if err := c.commit(ctx, group, release); err != nil {
 				c.setFatal(err)
 			}
 		}
-		d.settle(len(group))
-		for _, r := range group {
-			close(r.committed)
-		}
+		release()
 	}
 }
 
 // commit processes a group of results in order — pages inserted (cluster
 // assigned, recorded into c.batch, added to the index), decisions
 // recorded, links decided — and makes it durable in this order: links
-// queued (one frontier transaction, which also marks the previous group's
-// URLs done), records stored (one page-store transaction), index flushed
-// when due. A crash between any two steps loses nothing: a page whose
-// record is not stored is fetched again (its links are queued, or will be
-// again), and a recorded URL not yet marked done is marked done, unfetched,
-// when the next run pops it.
-func (c *Crawler) commit(ctx context.Context, group []*result) error {
-	c.fbatch = c.dones // last group's URLs, recorded: marked done with this commit
-	c.dones = frontier.Batch{}
-	c.batch = pages.Batch{}
+// queued in one frontier transaction (which also marks done the URLs of
+// earlier groups whose records are committed), workers released, records
+// handed to the record writer (one page-store transaction, in the
+// background), index write started when due (after the records it holds
+// are committed). A crash between any two steps loses nothing: a page
+// whose record is not stored is fetched again (its links are queued, or
+// will be again), and a recorded URL not yet marked done is marked done,
+// unfetched, when the next run pops it.
+func (c *Crawler) commit(ctx context.Context, group []*result, release func()) error {
+	written, err := c.writer.takeDone()
+	if err != nil {
+		return err
+	}
+	c.fbatch, c.batch = frontier.Batch{}, pages.Batch{}
+	for _, d := range written {
+		c.fbatch.Done(d.url, d.outcome)
+	}
 	if c.watermark > c.stored {
 		c.batch.SetIndexedThrough(c.watermark)
+		c.stored = c.watermark
 	}
 	now := time.Now().UTC()
 	var links []link
 	var fromUnique []bool
+	var marks []doneMark
 	for _, r := range group {
-		if r.known != "" {
-			c.dones.Done(r.url, string(r.known))
+		if r.known != "" { // its record is committed: done now
+			c.fbatch.Done(r.url, string(r.known))
 			continue
 		}
 		unique := false
@@ -88,7 +104,7 @@ func (c *Crawler) commit(ctx context.Context, group []*result) error {
 			links = append(links, l)
 			fromUnique = append(fromUnique, unique)
 		}
-		c.dones.Done(r.url, string(r.status))
+		marks = append(marks, doneMark{r.url, string(r.status)})
 	}
 	added, err := c.queueLinks(links, fromUnique, now)
 	if err != nil {
@@ -98,16 +114,8 @@ func (c *Crawler) commit(ctx context.Context, group []*result) error {
 		return err
 	}
 	c.noteQueued(added)
-	stored, err := c.pages.Commit(&c.batch)
-	if err != nil {
-		return err
-	}
-	if len(stored) > 0 {
-		c.lastSeq = max(c.lastSeq, stored[len(stored)-1].Seq)
-	}
-	if c.watermark > c.stored {
-		c.stored = c.watermark
-	}
+	release() // the group's links are queued: its workers may pop again
+	c.writer.write(c.batch, marks)
 	return c.flushIndex(false)
 }
 
@@ -208,6 +216,11 @@ func (c *Crawler) queueLinks(links []link, fromUnique []bool, now time.Time) ([]
 	if err != nil {
 		return nil, err
 	}
+	if c.writer != nil {
+		for i, w := range c.writer.unwrittenOf(urls) {
+			known[i] = known[i] || w
+		}
+	}
 	decided := map[string]bool{}
 	var adds []addition
 	for i, l := range links {
@@ -260,16 +273,54 @@ func (c *Crawler) noteQueued(adds []addition) {
 	}
 }
 
-// flushIndex flushes the index when due (or always with force) and moves
-// the watermark, which the next page-store commit stores.
+// flushIndex starts writing the index batch in the background when due
+// (every flushPages pages, or RefreshInterval after the last flush), once
+// the records it holds are committed and the previous write has finished,
+// whose pages then count as durably indexed (the watermark the next
+// page-store commit stores). With force it waits for both and writes what
+// is left at once. The index is never ahead of the records.
 func (c *Crawler) flushIndex(force bool) error {
-	if c.sinceFlush == 0 || !force && c.sinceFlush < flushPages && time.Since(c.lastFlush) < c.opts.RefreshInterval {
+	due := c.sinceFlush > 0 && (force || c.sinceFlush >= flushPages || time.Since(c.lastFlush) >= c.opts.RefreshInterval)
+	if !due && !force {
 		return nil
 	}
-	if err := c.index.Flush(context.Background()); err != nil {
+	if err := c.waitFlush(); err != nil {
 		return err
 	}
-	c.sinceFlush, c.lastFlush, c.watermark = 0, time.Now(), c.lastSeq
+	if !due {
+		return nil
+	}
+	if c.writer != nil {
+		seq, err := c.writer.wait()
+		if err != nil {
+			return err
+		}
+		c.lastSeq = seq
+	}
+	if force {
+		if err := c.index.Flush(context.Background()); err != nil {
+			return err
+		}
+		c.watermark = c.lastSeq
+	} else {
+		c.flushing, c.flushingSeq = c.index.FlushAsync(), c.lastSeq
+	}
+	c.sinceFlush, c.lastFlush = 0, time.Now()
+	return nil
+}
+
+// waitFlush waits for the index write in progress, if any, and moves the
+// watermark past its pages.
+func (c *Crawler) waitFlush() error {
+	if c.flushing == nil {
+		return nil
+	}
+	err := c.flushing()
+	c.flushing = nil
+	if err != nil {
+		return err
+	}
+	c.watermark = max(c.watermark, c.flushingSeq)
 	return nil
 }
 

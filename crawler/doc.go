@@ -11,51 +11,74 @@
 // # State and crash safety
 //
 // The data directory holds crawl.json (the options, so that a resumed crawl
-// needs no flags), frontier.db (package frontier: URLs pending, in flight
-// and done, with priorities), pages.db (package pages: the record of every
-// URL decided — fetched text and cluster, or the reason it was skipped or
-// failed) and index/ (the bleve index). Per page, the order is: links
-// queued, page recorded, page indexed, URL marked done. A crash between any
-// two steps leaves the page either recorded or still in the frontier, never
-// lost: a URL in flight at the crash is fetched again unless it was
-// recorded. On Open the detector is rebuilt by replaying the recorded pages
-// in record order — the order live processing assigned clusters in — and
-// the pages recorded after the index's last completed flush are indexed
-// again (index updates are idempotent upserts), so a resumed crawl ends
-// with the same clusters and the same index as an uninterrupted one.
+// needs no flags), frontier.db (package frontier: URLs pending and done,
+// with priorities), pages.db (package pages: the record of every URL
+// decided — fetched text and cluster, or the reason it was skipped or
+// failed — and each cluster's current master) and index/ (the bleve
+// index).
+//
+// # The write path
+//
+// Parallelism workers pop the frontier in priority order, fetch with one
+// colly collector (politeness: Delay and Parallelism through a colly limit
+// rule, Timeout, MaxBodyBytes, UserAgent), and, in parallel, check
+// admission (package admit), parse and sign each page (package hook:
+// Parse, Prepare). One committer takes their results in arrival order and
+// processes up to 64 at a time: hook.Insert assigns clusters, records
+// the pages into the group's page-store batch and adds them to the index
+// batch; the group's links are decided and queued in one frontier
+// transaction (which also marks done the URLs of earlier groups whose
+// records are committed); the records are then committed in one
+// page-store transaction by a background writer while the committer goes
+// on; every 1,000 pages (or RefreshInterval) the index batch is written in
+// the background, once the records it holds are committed, and the
+// records it covers become the index watermark. So the index is never
+// ahead of the records, and a crash between any two steps loses nothing:
+// a page whose record is not committed is fetched again (its links are
+// queued, or will be again), a recorded URL not yet marked done is marked
+// done unfetched when the next run pops it. With Parallelism 1 the crawl
+// is sequential — the next URL is popped once the page's links are
+// queued; with more workers a worker goes on while its page is committed.
+//
+// On Open the detector is rebuilt by replaying the recorded pages in
+// record order (hook.Replay: the same Insert → Index path) — the order
+// live processing assigned clusters in — and the pages recorded after the
+// watermark are indexed again (index updates are idempotent upserts), so
+// a resumed crawl ends with the same clusters and the same index as an
+// uninterrupted one. The read side (View) opens the stores read-only and
+// rebuilds nothing.
 //
 // # Fetching
 //
-// Parallelism workers pop the frontier in priority order and fetch with one
-// colly collector (politeness: Delay and Parallelism through a colly limit
-// rule, Timeout, MaxBodyBytes, UserAgent). Redirects are not followed
-// inside a request: the target is queued like a link (with a hop count
-// bounded by MaxRedirects) and the source recorded as a redirect, so a
-// redirect loop ends at the frontier's at-most-once rule and no page is
-// fetched twice. Only text/html, application/xhtml+xml and text/plain
-// bodies are processed; others, oversized or non-HTML bodies, pages marked
-// noindex, soft 404s (pages resembling the host's answer for a URL that
-// cannot exist) and pages whose <link rel=canonical> names another URL
-// (which is queued instead) are recorded as skipped with the reason.
-// HTTP errors and timeouts are recorded as errors.
+// Redirects are not followed inside a request: the target is queued like
+// a link (with a hop count bounded by MaxRedirects) and the source
+// recorded as a redirect, so a redirect loop ends at the frontier's
+// at-most-once rule and no page is fetched twice; a page that redirects by
+// <meta http-equiv=refresh> is treated the same. Only text/html,
+// application/xhtml+xml and text/plain bodies are processed; others,
+// non-HTML bodies, pages marked noindex, soft 404s (pages resembling the
+// host's answer for a URL that cannot exist) and pages whose <link
+// rel=canonical> names another URL (which is queued instead) are recorded
+// as skipped with the reason. Bodies over MaxBodyBytes are cut there and
+// processed. HTTP errors and timeouts are recorded as errors.
 //
 // # Admission and priority
 //
 // A discovered link is normalized (package urlnorm) and followed only if it
 // is in scope (AllowedHosts, AllowedPrefixes), within MaxDepth, allowed by
-// robots.txt, and admitted by the trap rules: the URL-shape rules of
-// package traps, and a budget of near-duplicates per path template
-// (Traps.MaxDuplicatesPerTemplate), which stops infinite calendars and
-// archives whose pages all look alike. Refused links are recorded with the
-// reason; out-of-scope ones are ignored. Seeds have priority
-// PrioritySeed; links found on pages with unique content PriorityUnique;
-// links found on near-duplicate pages PriorityDuplicate; and once a path
-// template (host and path with digit runs generalized, see
-// urlnorm.Template) has produced a near-duplicate, its queued and future
-// URLs drop to PriorityFamily. So when the page budget (MaxPages) runs
-// out, unique content has been crawled first. The frontier's revisit
-// schedule (Frontier.Schedule, Frontier.Due) is where recrawl scheduling
-// plugs in.
+// robots.txt, and admitted by the trap rules (package traps): the URL-shape
+// rules, and the statistics of what each path template's pages were — a
+// template whose pages mostly repeat each other, are empty or are soft
+// 404s is a trap, and none of its URLs is fetched any more, queued ones
+// included. Refused links are recorded with the reason; out-of-scope ones
+// are ignored. Seeds have priority PrioritySeed; links found on pages with
+// unique content PriorityUnique; links found on near-duplicate pages
+// PriorityDuplicate; and once a path template (host and path with digit
+// runs generalized, see urlnorm.Template) has produced a near-duplicate,
+// its queued and future URLs drop to PriorityFamily. So when the page
+// budget (MaxPages) runs out, unique content has been crawled first. The
+// frontier's revisit schedule (Frontier.Schedule, Frontier.Due) is where
+// recrawl scheduling plugs in.
 //
 // # Anchor text
 //

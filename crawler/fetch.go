@@ -37,7 +37,7 @@ type result struct {
 	links   []link         // links to queue (or to record as refused)
 	known   pages.Status   // the recorded status of a URL recorded before a crash
 
-	committed chan struct{} // closed by the committer
+	queued chan struct{} // closed by the committer once the page's links are queued
 }
 
 // A link is a URL to queue, decided by admission.
@@ -98,7 +98,7 @@ func (c *Crawler) collector(ctx context.Context) *colly.Collector {
 // returns nil when ctx was cancelled mid-request: the URL then stays in
 // flight and is fetched again on resume.
 func (c *Crawler) work(ctx context.Context, col *colly.Collector, item frontier.Item) *result {
-	r := &result{url: item.URL, priority: item.Priority, committed: make(chan struct{})}
+	r := &result{url: item.URL, priority: item.Priority, queued: make(chan struct{})}
 	_ = json.Unmarshal(item.Payload, &r.task) // a missing or foreign payload means depth 0
 	if rec, known, err := c.pages.Get(item.URL); err != nil {
 		c.setFatal(err)

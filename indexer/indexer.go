@@ -134,6 +134,19 @@ type Index struct {
 	cache  map[string][]Member
 	stats  Stats
 	closed bool
+	// writing is the batch FlushAsync is writing in the background, if
+	// any: until it is in the index, its documents and member records
+	// are read from here (under the pending batch's).
+	writing *written
+}
+
+// written is a batch being written by FlushAsync.
+type written struct {
+	batch   *bleve.Batch
+	docs    map[string]*Doc
+	pending map[string]memberRec
+	done    chan struct{}
+	err     error
 }
 
 type memberRec struct {
@@ -333,7 +346,11 @@ func (x *Index) putMember(cluster string, m Member) error {
 // load returns the searchable document id from the pending batch or the
 // index, or nil if it is in neither.
 func (x *Index) load(id string) (*Doc, error) {
-	if d, ok := x.docs[id]; ok {
+	d, ok := x.docs[id]
+	if !ok && x.writing != nil {
+		d, ok = x.writing.docs[id]
+	}
+	if ok {
 		if d == nil {
 			return nil, nil
 		}
@@ -415,12 +432,16 @@ func (x *Index) Document(id string) (*Doc, error) {
 	return x.load(id)
 }
 
-// Flush writes the pending batch to the index. When it returns nil, every
-// document added before is durable and searchable. On error the batch is
-// kept and Flush may be retried. Cost: analysis is done by Add; Flush pays
-// bleve's segment build and fsync.
+// Flush writes the pending batch to the index, after the one FlushAsync
+// may be writing. When it returns nil, every document added before is
+// durable and searchable. On error the batch is kept and Flush may be
+// retried. Cost: analysis is done by Add; Flush pays bleve's segment
+// build and fsync.
 func (x *Index) Flush(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := x.waitWriting(); err != nil {
 		return err
 	}
 	x.mu.Lock()
@@ -432,6 +453,60 @@ func (x *Index) Flush(ctx context.Context) error {
 		return ErrReadOnly
 	}
 	return x.flush()
+}
+
+// FlushAsync starts writing the pending batch to the index in the
+// background, after the one an earlier FlushAsync may still be writing,
+// and returns at once with a function that waits for the write and
+// returns its error. Meanwhile Add goes on into a new batch, and Members
+// and Document see the batch being written. After an error the batch's
+// documents are not in the index (a caller that records what it adds, as
+// package crawler does, adds them again after a restart). Searches see
+// the documents when the write is done.
+func (x *Index) FlushAsync() (wait func() error) {
+	if err := x.waitWriting(); err != nil {
+		return func() error { return err }
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	switch {
+	case x.closed:
+		return func() error { return ErrClosed }
+	case x.opts.ReadOnly:
+		return func() error { return ErrReadOnly }
+	case x.batch.Size() == 0:
+		return func() error { return nil }
+	}
+	w := &written{batch: x.batch, docs: x.docs, pending: x.pending, done: make(chan struct{})}
+	x.writing = w
+	x.reset()
+	go func() {
+		err := x.idx.Batch(w.batch)
+		x.mu.Lock()
+		if err != nil {
+			w.err = fmt.Errorf("indexer: write batch: %w", err)
+		} else {
+			x.stats.Batches++
+		}
+		x.writing = nil
+		x.cache = nil
+		x.mu.Unlock()
+		close(w.done)
+	}()
+	return func() error { <-w.done; return w.err }
+}
+
+// waitWriting waits for the batch FlushAsync is writing, if any, and
+// returns its error.
+func (x *Index) waitWriting() error {
+	x.mu.Lock()
+	w := x.writing
+	x.mu.Unlock()
+	if w == nil {
+		return nil
+	}
+	<-w.done
+	return w.err
 }
 
 func (x *Index) flush() error {
@@ -548,7 +623,12 @@ func (x *Index) readMembers(clusters []string) (map[string][]Member, error) {
 			break
 		}
 	}
-	for id, rec := range x.pending { // the batch overrides the index
+	if x.writing != nil { // the batch being written overrides the index
+		for id, rec := range x.writing.pending {
+			byID[id] = rec
+		}
+	}
+	for id, rec := range x.pending { // the batch overrides both
 		byID[id] = rec
 	}
 	for _, rec := range byID {
@@ -607,6 +687,7 @@ func (x *Index) Stats() Stats {
 // Close flushes the pending batch and closes the bleve index. Later calls
 // return ErrClosed.
 func (x *Index) Close() error {
+	werr := x.waitWriting()
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.closed {
@@ -616,7 +697,7 @@ func (x *Index) Close() error {
 	if x.opts.ReadOnly {
 		return x.idx.Close()
 	}
-	return errors.Join(x.flush(), x.idx.Close())
+	return errors.Join(werr, x.flush(), x.idx.Close())
 }
 
 // PublicGroup is the value the groups field holds for a document without

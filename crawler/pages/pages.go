@@ -166,6 +166,15 @@ func (b *Batch) SetMaster(cluster, url string) {
 // seq is durably in the search index, so a restart need not re-index it.
 func (b *Batch) SetIndexedThrough(seq uint64) { b.indexed = seq }
 
+// URLs returns the URLs of the records in the batch, in the order put.
+func (b *Batch) URLs() []string {
+	out := make([]string, len(b.records))
+	for i, r := range b.records {
+		out[i] = r.URL
+	}
+	return out
+}
+
 // Len returns the number of records in the batch.
 func (b *Batch) Len() int { return len(b.records) }
 

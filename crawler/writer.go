@@ -1,0 +1,117 @@
+package crawler
+
+import (
+	"sync"
+
+	"github.com/doppel-search/doppel/crawler/pages"
+)
+
+// A recordWriter commits the committer's page-store batches in the
+// background, in order, so that the committer goes on with the next group
+// — links queued, workers released — while a group's records are written.
+// A URL is marked done in the frontier only after its record is committed
+// (takeDone hands those URLs back), and the index is flushed only after
+// the records it holds are committed (wait).
+type recordWriter struct {
+	store *pages.Store
+	jobs  chan recordJob
+	quit  sync.WaitGroup
+
+	mu        sync.Mutex
+	idle      *sync.Cond
+	queued    int            // batches handed in and not yet committed
+	unwritten map[string]int // URL → batches holding a record of it, not yet committed
+	done      []doneMark     // URLs whose records are committed, not yet marked done
+	lastSeq   uint64         // sequence number of the last committed record
+	err       error          // the first commit error
+}
+
+type recordJob struct {
+	batch pages.Batch
+	done  []doneMark
+}
+
+// A doneMark is a URL to mark done in the frontier, with its outcome.
+type doneMark struct{ url, outcome string }
+
+func newRecordWriter(store *pages.Store, lastSeq uint64) *recordWriter {
+	w := &recordWriter{store: store, jobs: make(chan recordJob, 1), unwritten: map[string]int{}, lastSeq: lastSeq}
+	w.idle = sync.NewCond(&w.mu)
+	w.quit.Go(w.run)
+	return w
+}
+
+func (w *recordWriter) run() {
+	for j := range w.jobs {
+		stored, err := w.store.Commit(&j.batch)
+		w.mu.Lock()
+		if err != nil && w.err == nil {
+			w.err = err
+		}
+		if err == nil {
+			if len(stored) > 0 {
+				w.lastSeq = max(w.lastSeq, stored[len(stored)-1].Seq)
+			}
+			w.done = append(w.done, j.done...)
+		}
+		for _, u := range j.batch.URLs() {
+			if w.unwritten[u]--; w.unwritten[u] <= 0 {
+				delete(w.unwritten, u)
+			}
+		}
+		w.queued--
+		w.idle.Broadcast()
+		w.mu.Unlock()
+	}
+}
+
+// write hands in a batch and the URLs to mark done once it is committed.
+// It blocks while an earlier batch waits to be written.
+func (w *recordWriter) write(b pages.Batch, done []doneMark) {
+	w.mu.Lock()
+	w.queued++
+	for _, u := range b.URLs() {
+		w.unwritten[u]++
+	}
+	w.mu.Unlock()
+	w.jobs <- recordJob{b, done}
+}
+
+// unwrittenOf reports, for each of urls, whether a batch handed in but not
+// yet committed holds a record of it.
+func (w *recordWriter) unwrittenOf(urls []string) []bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]bool, len(urls))
+	for i, u := range urls {
+		out[i] = w.unwritten[u] > 0
+	}
+	return out
+}
+
+// takeDone returns the URLs whose records are committed since the last
+// call, and the first error of any commit.
+func (w *recordWriter) takeDone() ([]doneMark, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	d := w.done
+	w.done = nil
+	return d, w.err
+}
+
+// wait waits until every batch handed in is committed and returns the
+// last record's sequence number and the first error.
+func (w *recordWriter) wait() (uint64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for w.queued > 0 {
+		w.idle.Wait()
+	}
+	return w.lastSeq, w.err
+}
+
+// close waits for the batches handed in and stops the writer.
+func (w *recordWriter) close() {
+	close(w.jobs)
+	w.quit.Wait()
+}
