@@ -575,3 +575,49 @@ func TestMemberCacheFollowsWrites(t *testing.T) {
 		t.Errorf("after a move: a = %q, b = %q", got, gotB)
 	}
 }
+
+// TestFlushAsync: while a batch is written in the background, Add goes on
+// into a new one, and Members and Document see both; afterwards both are
+// searchable, the later writes last.
+func TestFlushAsync(t *testing.T) {
+	x, err := Open(t.TempDir(), Options{NoAutoFlush: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	ctx := context.Background()
+	add := func(id string, res dedup.Result) {
+		t.Helper()
+		if err := x.Add(ctx, mkDoc(id, "travel policy hotels meals taxis "+id), res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("a", dedup.Result{ID: "a", Cluster: "c", Master: "a"})
+	wait := x.FlushAsync()
+	// The copy b takes over as master while a's batch is being written:
+	// a is demoted from what the writing batch holds.
+	add("b", dedup.Result{ID: "b", Cluster: "c", Master: "b", Duplicate: true, NewMaster: true})
+	ms, err := x.Members("c")
+	if err != nil || len(ms) != 2 || ms[0].ID != "b" || !ms[0].Master || ms[1].Master {
+		t.Errorf("members during the write: %+v, %v", ms, err)
+	}
+	if d, err := x.Document("b"); err != nil || d == nil || !d.Master {
+		t.Errorf("Document(b) = %+v, %v", d, err)
+	}
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, ids := count(t, x, x.Searchable(bleve.NewMatchAllQuery())); n != 1 || ids[0] != "b" {
+		t.Errorf("Searchable = %v, want only the new master b", ids)
+	}
+	if st := x.Stats(); st.Batches != 2 || st.Demoted != 1 {
+		t.Errorf("stats %+v, want 2 batches and 1 demotion", st)
+	}
+	// Nothing to write: nothing happens.
+	if err := x.FlushAsync()(); err != nil {
+		t.Error(err)
+	}
+}
