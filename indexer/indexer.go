@@ -418,6 +418,37 @@ func (x *Index) EachID(fn func(id string) error) error {
 	}
 }
 
+// TermShares returns a function that gives the share of the index's
+// documents (member records included, which hold no text) whose text — any
+// field of bleve's composite _all field — holds an analyzed term, read from
+// one snapshot of the index; call release when done. A term in many
+// documents says little about which one a query wants (see
+// userquery.Parser.Relaxed). Cost: one dictionary lookup per term.
+func (x *Index) TermShares() (share func(term string) float64, release func(), err error) {
+	adv, err := x.idx.Advanced()
+	if err != nil {
+		return nil, nil, fmt.Errorf("indexer: %w", err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, nil, fmt.Errorf("indexer: %w", err)
+	}
+	total, err := r.DocCount()
+	if err != nil || total == 0 {
+		r.Close()
+		return func(string) float64 { return 0 }, func() {}, err
+	}
+	share = func(term string) float64 {
+		tfr, err := r.TermFieldReader(context.Background(), []byte(term), "_all", false, false, false)
+		if err != nil {
+			return 0
+		}
+		defer tfr.Close()
+		return float64(tfr.Count()) / float64(total)
+	}
+	return share, func() { r.Close() }, nil
+}
+
 // Document returns the indexed document id (from the pending batch or the
 // index), or nil if it is not indexed.
 func (x *Index) Document(id string) (*Doc, error) {

@@ -190,8 +190,11 @@ func (s *Searcher) Index() *indexer.Index { return s.ix }
 
 // compiled is a query made ready to search.
 type compiled struct {
-	text      query.Query // what to search
-	relaxed   query.Query // if not nil, what to search when text matches fewer documents than a page
+	text query.Query // what to search
+	// relaxed, if not nil, returns what to search when text matches
+	// fewer documents than a page, given the terms that are common in the
+	// index (see userquery.Parser.Relaxed; nil: none).
+	relaxed   func(common func(string) bool) query.Query
 	snippet   query.Query // the terms to mark in body snippets (nil: none)
 	truncated bool        // the Plain query was cut to MaxQueryBytes
 }
@@ -200,8 +203,11 @@ type compiled struct {
 func (s *Searcher) compile(q string, syn Syntax) (compiled, error) {
 	if syn == Plain {
 		p := s.plain.Parse(q)
-		return compiled{text: s.plain.Build(p), relaxed: s.plain.Relaxed(p),
-			snippet: s.plain.Snippet(p, indexer.FieldBody), truncated: p.Truncated}, nil
+		c := compiled{text: s.plain.Build(p), snippet: s.plain.Snippet(p, indexer.FieldBody), truncated: p.Truncated}
+		if s.plain.Relaxed(p, nil) != nil {
+			c.relaxed = func(common func(string) bool) query.Query { return s.plain.Relaxed(p, common) }
+		}
+		return c, nil
 	}
 	text, err := s.bleveQuery(q)
 	return compiled{text: text, snippet: text}, err
@@ -228,6 +234,23 @@ func (s *Searcher) bleveQuery(q string) (query.Query, error) {
 		}
 	}
 	return parsed, nil
+}
+
+// commonShare is the share of documents above which a term is common: it
+// only scores in a relaxed query (Lucene's cutoff frequency; 1 %, as
+// Elasticsearch's common terms query had by default). A term in no
+// document is left out of the count too: it says nothing about which
+// document is wanted.
+const commonShare = 0.01
+
+// relaxed builds cq's relaxed query with the index's common terms.
+func (s *Searcher) relaxed(cq compiled) (query.Query, error) {
+	share, release, err := s.ix.TermShares()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return cq.relaxed(func(t string) bool { sh := share(t); return sh == 0 || sh > commonShare }), nil
 }
 
 // filtered restricts q to documents (not member records) the user may see,
@@ -289,12 +312,15 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 		res, err := s.candidates(ctx, q, window, first)
 		if err == nil && first && res.Total < uint64(r.Size) && cq.relaxed != nil {
 			// Fewer documents than a page hold every word: the page is
-			// filled with those holding some of them, which rank below
+			// filled with those holding most of them, which rank below
 			// (the share of the words a field holds is in the score).
 			// The choice depends on the page size only, so paging is
 			// stable.
-			q, cq.relaxed = s.filtered(cq.relaxed, r), nil
-			res, err = s.candidates(ctx, q, window, true)
+			var relaxed query.Query
+			if relaxed, err = s.relaxed(cq); err == nil {
+				q, cq.relaxed = s.filtered(relaxed, r), nil
+				res, err = s.candidates(ctx, q, window, true)
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -497,7 +523,7 @@ func (s *Searcher) Members(ctx context.Context, cluster string, groups []string,
 			}
 			text := cq.text
 			if cq.relaxed != nil {
-				text = cq.relaxed // members holding only some of the words score too
+				text = cq.relaxed(nil) // members holding only some of the words score too
 			}
 			req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{bleve.NewDocIDQuery(ids), text}), len(ids), 0, false)
 			if res, err := s.ix.Bleve().SearchInContext(ctx, req); err == nil {

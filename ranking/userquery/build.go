@@ -25,17 +25,21 @@ func (p *Parser) Query(s string) query.Query {
 // document but the excluded ones. When it matches nothing, run
 // [Parser.Relaxed].
 func (p *Parser) Build(q Parsed) query.Query {
-	return p.build(q, true)
+	return p.build(q, true, nil)
 }
 
 // Relaxed returns q's query with some plain words optional: scored as by
 // Build, but a document needs only most of them — MinShould of n
 // distinct words, about two thirds and always fewer than all (1 of 2, 2
 // of 3, 3 of 4, 5 of 7) — the "minimum should match" of Lucene's
-// relaxed queries, which keeps out the many documents that hold only the
-// query's common words. It is nil when it would match what Build's query
-// matches (fewer than two distinct plain words).
-func (p *Parser) Relaxed(q Parsed) query.Query {
+// relaxed queries. common, if not nil, reports the terms found in so many
+// documents that they say little (Lucene's cutoff frequency, the "common
+// terms" of Elasticsearch): they only score, and the words a document
+// needs are counted among the others, which keeps out the many documents
+// that hold only a title's common words ("Java SE 17 & JDK 17"); when
+// every term is common, all count. It is nil when it would match what
+// Build's query matches (fewer than two distinct plain words).
+func (p *Parser) Relaxed(q Parsed, common func(term string) bool) query.Query {
 	n := 0
 	for _, ts := range p.analyze(plainText(q)) {
 		n = max(n, len(distinct(ts)))
@@ -43,7 +47,7 @@ func (p *Parser) Relaxed(q Parsed) query.Query {
 	if n < 2 {
 		return nil
 	}
-	return p.build(q, false)
+	return p.build(q, false, common)
 }
 
 func plainText(q Parsed) string {
@@ -56,7 +60,7 @@ func plainText(q Parsed) string {
 	return strings.Join(words, " ")
 }
 
-func (p *Parser) build(q Parsed, strict bool) query.Query {
+func (p *Parser) build(q Parsed, strict bool, common func(string) bool) query.Query {
 	var must, should, not []query.Query
 	for _, c := range q.Clauses {
 		if c.Occur == Should && c.Field == "" && !c.Phrase {
@@ -79,7 +83,7 @@ func (p *Parser) build(q Parsed, strict bool) query.Query {
 		ws := p.words(text)
 		should = append(should, ws...)
 		if len(ws) > 0 {
-			must = append(must, p.termsIn(text, strict))
+			must = append(must, p.termsIn(text, strict, common))
 		}
 	}
 	if len(must) == 0 && len(should) == 0 {
@@ -108,21 +112,31 @@ func (p *Parser) analyze(text string) []analysis.TokenStream {
 // nil if text has no term; the term queries carry the fields' boosts
 // times boost.
 func (p *Parser) everyTerm(text string, boost float64) query.Query {
-	return p.terms(text, boost, func(all []query.Query) query.Query { return conjunction(all) })
+	return p.terms(text, boost, func(_ []string, all []query.Query) query.Query { return conjunction(all) })
 }
 
 // termsIn returns, with a boost of 0 (the words query scores), the
-// documents holding every term of text (strict) or MinShould of them.
-func (p *Parser) termsIn(text string, strict bool) query.Query {
+// documents holding every term of text (strict) or MinShould of its
+// uncommon terms (all of them if every one is common).
+func (p *Parser) termsIn(text string, strict bool, common func(string) bool) query.Query {
 	if strict {
 		return p.everyTerm(text, 0)
 	}
-	return p.terms(text, 0, func(all []query.Query) query.Query {
-		if len(all) < 2 {
-			return conjunction(all)
+	return p.terms(text, 0, func(terms []string, all []query.Query) query.Query {
+		var rare []query.Query
+		for i, t := range terms {
+			if common == nil || !common(t) {
+				rare = append(rare, all[i])
+			}
 		}
-		d := query.NewDisjunctionQuery(all)
-		d.SetMin(float64(MinShould(len(all))))
+		if len(rare) == 0 {
+			rare = all
+		}
+		if len(rare) < 2 {
+			return conjunction(rare)
+		}
+		d := query.NewDisjunctionQuery(rare)
+		d.SetMin(float64(MinShould(len(rare))))
 		return d
 	})
 }
@@ -133,10 +147,10 @@ func MinShould(n int) int {
 	return max(1, min(n-1, (2*n+2)/3))
 }
 
-// terms applies combine, per analyzer, to one query per distinct term of
-// text (the term in any text field of that analyzer), and returns the
-// disjunction over analyzers; nil if text has no term.
-func (p *Parser) terms(text string, boost float64, combine func([]query.Query) query.Query) query.Query {
+// terms applies combine, per analyzer, to the distinct terms of text and
+// one query per term (the term in any text field of that analyzer), and
+// returns the disjunction over analyzers; nil if text has no term.
+func (p *Parser) terms(text string, boost float64, combine func([]string, []query.Query) query.Query) query.Query {
 	// Fields sharing an analyzer (all of them, usually) make one group.
 	var groups []query.Query
 	done := map[analysis.Analyzer]bool{}
@@ -146,8 +160,9 @@ func (p *Parser) terms(text string, boost float64, combine func([]query.Query) q
 			continue
 		}
 		done[a] = true
+		terms := distinct(a.Analyze([]byte(text)))
 		var all []query.Query
-		for _, t := range distinct(a.Analyze([]byte(text))) {
+		for _, t := range terms {
 			var any []query.Query
 			for _, g := range p.text {
 				if p.an[g.Name] == a {
@@ -156,7 +171,7 @@ func (p *Parser) terms(text string, boost float64, combine func([]query.Query) q
 			}
 			all = append(all, disjunction(any))
 		}
-		if cq := combine(all); cq != nil {
+		if cq := combine(terms, all); cq != nil {
 			groups = append(groups, cq)
 		}
 	}

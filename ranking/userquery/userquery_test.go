@@ -296,7 +296,7 @@ func TestRelaxed(t *testing.T) {
 		{"url:http://intra.example/ vpn lunch", []string{"canteen", "vpn"}},
 	} {
 		q := p.Parse(tc.q)
-		rq := p.Relaxed(q)
+		rq := p.Relaxed(q, nil)
 		if (rq == nil) != (tc.want == nil) {
 			t.Errorf("Relaxed(%q) = %v, want nil %v", tc.q, rq, tc.want == nil)
 			continue
@@ -309,9 +309,19 @@ func TestRelaxed(t *testing.T) {
 		}
 	}
 	// Documents holding more of the words rank first.
-	got := search(t, ix, p.Relaxed(p.Parse("vpn lunch")))
+	got := search(t, ix, p.Relaxed(p.Parse("vpn lunch"), nil))
 	if len(got) != 3 {
 		t.Errorf("Relaxed ranked %v, want three", got)
+	}
+	// Common terms only score: the words a document needs are counted
+	// among the others.
+	common := func(t string) bool { return t == "lunch" }
+	if got := search(t, ix, p.Relaxed(p.Parse("vpn lunch print"), common)); !sameSet(got, []string{"vpn", "vpn-print"}) {
+		t.Errorf("Relaxed with lunch common matched %v, want the pages with vpn or print", got)
+	}
+	all := func(string) bool { return true }
+	if got := search(t, ix, p.Relaxed(p.Parse("vpn lunch print"), all)); !sameSet(got, []string{"vpn-print"}) {
+		t.Errorf("Relaxed with every term common matched %v, want two of the three words as without", got)
 	}
 	for n, want := range map[int]int{2: 1, 3: 2, 4: 3, 5: 4, 6: 4, 7: 5, 9: 6, 12: 8} {
 		if got := MinShould(n); got != want {
@@ -402,7 +412,7 @@ func FuzzParse(f *testing.F) {
 			t.Errorf("Parse(%q) = %q, which parses to %q", s, full.String(), again.String())
 		}
 		search(t, ix, p.Build(q))
-		if rq := p.Relaxed(q); rq != nil {
+		if rq := p.Relaxed(q, nil); rq != nil {
 			search(t, ix, rq)
 		}
 		if sq := p.Snippet(q, "body"); sq != nil {
