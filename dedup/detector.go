@@ -103,6 +103,7 @@ type record struct {
 	sigs       []imatch.Signature
 	supers     []uint64
 	unsignable bool
+	edited     bool // joined its cluster through the edit allowance
 }
 
 // A Prepared document has been signed and awaits [Detector.Insert].
@@ -406,8 +407,13 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 		ref := &d.byNumber[best]
 		res.Duplicate = true
 		res.Edited = d.opts.EditAllowance > 0 && bestScore < d.opts.Threshold
+		rec.edited = res.Edited
 		res.Cluster = ref.id
-		res.NewMaster = d.clusters.Join(ref.id, rec.member)
+		if d.mayLead(rec, bestScore, ref.id) {
+			res.NewMaster = d.clusters.Join(ref.id, rec.member)
+		} else {
+			d.clusters.JoinAsMember(ref.id, rec.member)
+		}
 		d.clusterOf = append(d.clusterOf, uint32(best))
 		d.stats.Duplicates++
 		if res.NewMaster {
@@ -428,6 +434,38 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 	d.stats.Clusters = d.clusters.Len()
 	d.index(idx, rec, dense)
 	return res, nil
+}
+
+// mayLead reports whether rec, joining the cluster id with similarity
+// score to its master, may become the cluster's master if the master
+// policy prefers it. Under the edit allowance it may only if it is a copy
+// at the Threshold of the master and of every member that joined at the
+// Threshold: an index leaves such members out as copies of the master
+// (package indexer, policy Skip), and resemblance is not transitive — a
+// copy of the old master need not be one of the new. A cluster of more
+// than MaxFanout members keeps its master. Cost: O(cluster size)
+// verifications when the policy prefers rec, none otherwise.
+func (d *Detector) mayLead(rec *record, score float64, id cluster.ID) bool {
+	c := d.clusters.Get(id)
+	if !d.opts.Master.Better(rec.member, c.Master) {
+		return false
+	}
+	if d.opts.EditAllowance == 0 {
+		return true
+	}
+	if score < d.opts.Threshold || d.opts.MaxFanout > 0 && len(c.Members) > d.opts.MaxFanout {
+		return false
+	}
+	for _, m := range c.Members {
+		other := d.docs[d.byID[m.ID]]
+		if m.ID == c.Master.ID || other.edited {
+			continue
+		}
+		if s, ok := d.match(rec, other); !ok || s < d.opts.Threshold {
+			return false
+		}
+	}
+	return true
 }
 
 // found makes m, the document just appended, the founder of a new cluster

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/doppel-search/doppel/dedup/cluster"
 )
 
 // TestEditAllowance: with an edit allowance, a short page and its copy
@@ -70,5 +72,52 @@ func TestEditAllowance(t *testing.T) {
 	}
 	if err := (Options{EditFloor: 1.5}).Validate(); err == nil {
 		t.Error("a floor above 1 is valid")
+	}
+}
+
+// TestMasterHandOverKeepsCopies: under the edit allowance a newer page
+// the master policy prefers takes over a cluster only if every member left
+// out as a copy of the old master is a copy of it too.
+func TestMasterHandOverKeepsCopies(t *testing.T) {
+	var words []string
+	for i := range 120 {
+		words = append(words, fmt.Sprintf("w%c%c", 'a'+i%26, 'a'+i/26))
+	}
+	base := strings.Join(words, " ")
+	edit := func(at int, w string) string { // one word replaced
+		ws := strings.Fields(base)
+		ws[at] = w
+		return strings.Join(ws, " ")
+	}
+	for _, tc := range []struct {
+		name  string
+		a, n  string // a member, and a newcomer with the shortest URL
+		takes bool
+	}{
+		{"newcomer a copy of every member", edit(10, "zz1"), edit(11, "zz2"), true},
+		{"newcomer only close to a member", edit(10, "zz1"), edit(100, "zz2") + " " + edit(60, "zz3"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := New(nil, Options{EditAllowance: 3, Master: cluster.ShortestURL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			add := func(id, url, text string) Result {
+				t.Helper()
+				r, err := d.Add(Document{ID: id, URL: url, Text: text})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			add("m", "http://x/long/master", base)
+			if r := add("a", "http://x/longer/member", tc.a); !r.Duplicate || r.Edited {
+				t.Fatalf("member: %+v, want a copy at the threshold", r)
+			}
+			r := add("n", "http://x/n", tc.n)
+			if !r.Duplicate || r.NewMaster != tc.takes {
+				t.Errorf("newcomer: duplicate %v, new master %v; want a duplicate, new master %v", r.Duplicate, r.NewMaster, tc.takes)
+			}
+		})
 	}
 }

@@ -126,6 +126,18 @@ func (s *Set) Join(id ID, m Member) (newMaster bool) {
 	return false
 }
 
+// JoinAsMember adds m to the existing cluster id without changing its
+// master, whatever the policy (the caller has a reason to keep it).
+func (s *Set) JoinAsMember(id ID, m Member) {
+	s.mustBeNew(m.ID)
+	c := s.clusters[id]
+	if c == nil {
+		panic(fmt.Sprintf("cluster: join of unknown cluster %s", id))
+	}
+	c.Members = append(c.Members, m)
+	s.of[m.ID] = id
+}
+
 func (s *Set) mustBeNew(docID string) {
 	if _, dup := s.of[docID]; dup {
 		panic(fmt.Sprintf("cluster: document %q added twice", docID))
