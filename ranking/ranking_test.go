@@ -417,8 +417,8 @@ func TestTrimCut(t *testing.T) {
 }
 
 // TestPlainQueries: pasted titles find their page first, through the title
-// boost; a query of words no document holds together falls back to any of
-// them; a long query is cut; long pages get snippets fast.
+// boost; a query of words fewer documents than a page hold together falls
+// back to most of them; a long query is cut; long pages get snippets fast.
 func TestPlainQueries(t *testing.T) {
 	bi, err := bleve.NewMemOnly(indexer.Mapping())
 	if err != nil {

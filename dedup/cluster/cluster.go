@@ -112,14 +112,8 @@ func (s *Set) Found(m Member) ID {
 // Join adds m to the existing cluster id and reports whether m became its
 // master under the set's policy.
 func (s *Set) Join(id ID, m Member) (newMaster bool) {
-	s.mustBeNew(m.ID)
-	c := s.clusters[id]
-	if c == nil {
-		panic(fmt.Sprintf("cluster: join of unknown cluster %s", id))
-	}
-	c.Members = append(c.Members, m)
-	s.of[m.ID] = id
-	if s.policy.Better(m, c.Master) {
+	s.JoinAsMember(id, m)
+	if c := s.clusters[id]; s.policy.Better(m, c.Master) {
 		c.Master = m
 		return true
 	}
