@@ -80,7 +80,7 @@ type Options struct {
 	RefreshInterval time.Duration
 	// NoSync skips fsync on the state stores: a killed process loses
 	// nothing, a power loss may. For tests and benchmarks. Default false.
-	NoSync bool
+	NoSync bool `json:"-"`
 }
 
 const optionsFile = "crawl.json"
@@ -98,8 +98,8 @@ func resolveOptions(dir string, opts Options) (Options, error) {
 		if err != nil {
 			return opts, fmt.Errorf("crawler: %w", err)
 		}
-		var saved Options
-		if err := json.Unmarshal(data, &saved); err != nil {
+		saved, err := ParseConfig(data)
+		if err != nil {
 			return opts, fmt.Errorf("crawler: %s is damaged (%v); pass the seeds again to replace it", path, err)
 		}
 		saved.NoSync = opts.NoSync
@@ -107,6 +107,9 @@ func resolveOptions(dir string, opts Options) (Options, error) {
 			saved.MaxPages = opts.MaxPages
 		}
 		opts = saved
+	}
+	if err := opts.Validate(); err != nil {
+		return opts, err
 	}
 	return opts.withDefaults()
 }

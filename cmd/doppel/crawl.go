@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,7 +13,6 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler"
-	"github.com/doppel-search/doppel/crawler/traps"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/indexer"
 )
@@ -32,137 +29,17 @@ var (
 	redrawInterval   = 500 * time.Millisecond
 )
 
-// exampleConfig is a complete crawl configuration file: the fields of
-// crawler.Options in snake_case, durations as Go duration strings. Every
-// field is optional except seeds (which --seed may give instead); an absent
-// or zero field takes the default documented on crawler.Options, except
-// "delay": "0s", which means no delay (as --delay 0 does).
-const exampleConfig = `{
-  "seeds": ["https://intranet.example/"],
-  "allowed_hosts": ["intranet.example", "wiki.intranet.example"],
-  "allowed_prefixes": [],
-  "max_depth": 10,
-  "max_pages": 1000,
-  "ignore_robots": false,
-  "delay": "100ms",
-  "parallelism": 2,
-  "timeout": "10s",
-  "refresh_interval": "10s",
-  "max_body_bytes": 5242880,
-  "user_agent": "DoppelBot/1.0",
-  "max_redirects": 5,
-  "traps": {"max_per_template": 0, "max_duplicates_per_template": 20,
-            "max_segments": 12, "max_repeats": 3, "max_url_length": 1024},
-  "drop_params": ["utm_*", "sessionid", "jsessionid", "phpsessid", "sid", "gclid", "fbclid"],
-  "policy": "skip",
-  "similarity": "resemblance",
-  "groups": [{"prefix": "https://intranet.example/hr/", "groups": ["hr"]}],
-  "no_dedup": false
-}`
-
-// crawlConfig is the configuration file's format: crawler.Options in
-// snake_case, with durations as strings (parsed by loadConfig, which names
-// the field in its errors).
-type crawlConfig struct {
-	Seeds           []string            `json:"seeds"`
-	AllowedHosts    []string            `json:"allowed_hosts"`
-	AllowedPrefixes []string            `json:"allowed_prefixes"`
-	MaxDepth        int                 `json:"max_depth"`
-	MaxPages        int                 `json:"max_pages"`
-	IgnoreRobots    bool                `json:"ignore_robots"`
-	Delay           string              `json:"delay"`
-	Parallelism     int                 `json:"parallelism"`
-	Timeout         string              `json:"timeout"`
-	RefreshInterval string              `json:"refresh_interval"`
-	MaxBodyBytes    int                 `json:"max_body_bytes"`
-	UserAgent       string              `json:"user_agent"`
-	MaxRedirects    int                 `json:"max_redirects"`
-	Traps           trapsConfig         `json:"traps"`
-	DropParams      []string            `json:"drop_params"`
-	Policy          indexer.Policy      `json:"policy"`
-	Similarity      dedup.Similarity    `json:"similarity"`
-	Groups          []crawler.GroupRule `json:"groups"`
-	NoDedup         bool                `json:"no_dedup"`
-}
-
-type trapsConfig struct {
-	MaxPerTemplate           int `json:"max_per_template"`
-	MaxDuplicatesPerTemplate int `json:"max_duplicates_per_template"`
-	MaxSegments              int `json:"max_segments"`
-	MaxRepeats               int `json:"max_repeats"`
-	MaxURLLength             int `json:"max_url_length"`
-}
-
-// loadConfig reads a configuration file. Unknown fields are errors, so a
-// typo does not silently fall back to a default; so is anything after the
-// object.
+// loadConfig reads a configuration file (crawler.ParseConfig).
 func loadConfig(path string) (crawler.Options, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return crawler.Options{}, err
 	}
-	fail := func(err error) (crawler.Options, error) {
+	opts, err := crawler.ParseConfig(data)
+	if err != nil {
 		return crawler.Options{}, fmt.Errorf("config %s: %w", path, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var c crawlConfig
-	if err := dec.Decode(&c); err != nil {
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.Is(err, io.EOF):
-			return fail(errors.New("empty file"))
-		case errors.As(err, &te) && te.Field != "":
-			want := te.Type.String()
-			switch te.Field {
-			case "delay", "timeout", "refresh_interval":
-				want = `a Go duration string such as "250ms"`
-			case "policy":
-				want = `"skip", "hidden" or "all"`
-			case "similarity":
-				want = `"resemblance" or "cosine"`
-			}
-			return fail(fmt.Errorf("%s must be %s, not a %s", te.Field, want, te.Value))
-		}
-		return fail(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return fail(errors.New("unexpected data after the JSON object"))
-	}
-	parse := func(field, s string) (time.Duration, error) {
-		if s == "" {
-			return 0, nil
-		}
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			return 0, fmt.Errorf("%s: %q is not a Go duration such as \"250ms\"", field, s)
-		}
-		return d, nil
-	}
-	delay, err := parse("delay", c.Delay)
-	if err != nil {
-		return fail(err)
-	}
-	if delay == 0 && c.Delay != "" {
-		delay = -1 // "delay": "0s" means none, as --delay 0 does
-	}
-	timeout, err := parse("timeout", c.Timeout)
-	if err != nil {
-		return fail(err)
-	}
-	refresh, err := parse("refresh_interval", c.RefreshInterval)
-	if err != nil {
-		return fail(err)
-	}
-	return crawler.Options{
-		Seeds: c.Seeds, AllowedHosts: c.AllowedHosts, AllowedPrefixes: c.AllowedPrefixes,
-		MaxDepth: c.MaxDepth, MaxPages: c.MaxPages, IgnoreRobots: c.IgnoreRobots,
-		Delay: delay, Parallelism: c.Parallelism, Timeout: timeout, RefreshInterval: refresh,
-		MaxBodyBytes: c.MaxBodyBytes, UserAgent: c.UserAgent, MaxRedirects: c.MaxRedirects,
-		Traps: traps.Options{MaxPerTemplate: c.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: c.Traps.MaxDuplicatesPerTemplate,
-			MaxSegments: c.Traps.MaxSegments, MaxRepeats: c.Traps.MaxRepeats, MaxURLLength: c.Traps.MaxURLLength},
-		DropParams: c.DropParams, Policy: c.Policy, Similarity: c.Similarity, Groups: c.Groups, NoDedup: c.NoDedup,
-	}, nil
+	return opts, nil
 }
 
 // stringList is a repeatable string flag.
@@ -198,7 +75,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "\nThe configuration file (--config) is JSON: crawler.Options in snake_case, durations as Go\n"+
 			"duration strings, every field optional (absent: the default; \"delay\": \"0s\": none),\n"+
-			"unknown fields are errors. Complete example:\n%s\n", exampleConfig)
+			"unknown fields are errors; crawl.json in the data directory has the same format. Complete example:\n%s\n", crawler.ExampleConfig)
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err

@@ -50,6 +50,11 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errUsage
 	}
+	if err := checkOutputs([]namedPath{{"--in", *in}, {"--stats", *statsIn}},
+		[]namedPath{{"--out", *out}, {"--pairs", *pairsPath}, {"--save-stats", *statsOut}}); err != nil {
+		fmt.Fprintln(stderr, "doppel dedup:", err)
+		return errUsage
+	}
 	opts, err := options()
 	if err != nil {
 		return err

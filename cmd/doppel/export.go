@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/internal/jsonl"
@@ -29,6 +30,14 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *data == "" {
 		fmt.Fprintln(stderr, "doppel export: --data is required")
 		fs.Usage()
+		return errUsage
+	}
+	var state []namedPath
+	for _, f := range []string{"crawl.json", "frontier.db", "pages.db"} {
+		state = append(state, namedPath{"the crawl's " + f, filepath.Join(*data, f)})
+	}
+	if err := checkOutputs(state, []namedPath{{"--out", *out}}); err != nil {
+		fmt.Fprintln(stderr, "doppel export:", err)
 		return errUsage
 	}
 	v, err := crawler.OpenView(*data)

@@ -262,3 +262,67 @@ func hrHits(t *testing.T, req *http.Request) int {
 	}
 	return n
 }
+
+// TestNoCommandOverwritesItsInput: an output that is an input, or another
+// output — the same path, a symbolic link, a hard link — is refused before
+// anything is read or written, and the input is left as it was.
+func TestNoCommandOverwritesItsInput(t *testing.T) {
+	dir := t.TempDir()
+	input := "{\"id\":\"a\",\"text\":\"the travel policy reimburses hotels\"}\n"
+	in := filepath.Join(dir, "docs.jsonl")
+	if err := os.WriteFile(in, []byte(input), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.jsonl")
+	hard := filepath.Join(dir, "hard.jsonl")
+	if err := os.Symlink(in, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(in, hard); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	out := filepath.Join(dir, "out.jsonl")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"out is the input", []string{"--out", in}, "--out " + in + " is the input --in"},
+		{"pairs is the input", []string{"--out", out, "--pairs", in}, "--pairs " + in + " is the input --in"},
+		{"out through a symbolic link", []string{"--out", link}, "is the input --in"},
+		{"out through a hard link", []string{"--out", hard}, "is the input --in"},
+		{"out through ..", []string{"--out", filepath.Join(sub, "..", "docs.jsonl")}, "is the input --in"},
+		{"pairs is out", []string{"--out", out, "--pairs", out}, "--out and --pairs name the same file"},
+		{"save-stats is the input", []string{"--out", out, "--save-stats", in}, "--save-stats " + in + " is the input --in"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := doppel(t, append([]string{"dedup", "--in", in}, tc.args...)...)
+			if code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
+			}
+			if data, err := os.ReadFile(in); err != nil || string(data) != input {
+				t.Fatalf("the input changed: %q, %v", data, err)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("a refused run wrote %s", out)
+			}
+		})
+	}
+	// export --out into the crawl's own state is refused too.
+	data := filepath.Join(dir, "crawl")
+	os.Mkdir(data, 0o755)
+	pagesDB := filepath.Join(data, "pages.db")
+	os.WriteFile(pagesDB, []byte("state"), 0o644)
+	if code, _, stderr := doppel(t, "export", "--data", data, "--out", pagesDB); code != 2 || !strings.Contains(stderr, "is the input the crawl's pages.db") {
+		t.Errorf("export --out onto pages.db: exit %d, %q", code, stderr)
+	}
+	if got, _ := os.ReadFile(pagesDB); string(got) != "state" {
+		t.Error("export replaced the crawl's page store")
+	}
+	// Distinct files are fine.
+	if code, _, stderr := doppel(t, "dedup", "--in", in, "--out", out, "--pairs", filepath.Join(dir, "pairs.jsonl")); code != 0 {
+		t.Errorf("distinct outputs: exit %d, %s", code, stderr)
+	}
+}

@@ -1,0 +1,228 @@
+package crawler
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"time"
+
+	"github.com/doppel-search/doppel/crawler/traps"
+	"github.com/doppel-search/doppel/dedup"
+	"github.com/doppel-search/doppel/indexer"
+)
+
+// ExampleConfig is a complete configuration file: the fields of Options in
+// snake_case, durations as Go duration strings. Every field is optional
+// except seeds; an absent or zero field takes the default documented on
+// Options, except "delay": "0s", which means no delay. A crawl saves the
+// options it runs with in its data directory (crawl.json) in this format.
+const ExampleConfig = `{
+  "seeds": ["https://intranet.example/"],
+  "allowed_hosts": ["intranet.example", "wiki.intranet.example"],
+  "allowed_prefixes": [],
+  "max_depth": 10,
+  "max_pages": 1000,
+  "ignore_robots": false,
+  "delay": "100ms",
+  "parallelism": 2,
+  "timeout": "10s",
+  "refresh_interval": "10s",
+  "max_body_bytes": 5242880,
+  "user_agent": "DoppelBot/1.0",
+  "max_redirects": 5,
+  "traps": {"max_per_template": 0, "max_duplicates_per_template": 20,
+            "max_segments": 12, "max_repeats": 3, "max_url_length": 1024},
+  "drop_params": ["utm_*", "sessionid", "jsessionid", "phpsessid", "sid", "gclid", "fbclid"],
+  "policy": "skip",
+  "similarity": "resemblance",
+  "groups": [{"prefix": "https://intranet.example/hr/", "groups": ["hr"]}],
+  "no_dedup": false
+}`
+
+// config is the configuration file's format.
+type config struct {
+	Seeds           []string         `json:"seeds"`
+	AllowedHosts    []string         `json:"allowed_hosts"`
+	AllowedPrefixes []string         `json:"allowed_prefixes"`
+	MaxDepth        int              `json:"max_depth"`
+	MaxPages        int              `json:"max_pages"`
+	IgnoreRobots    bool             `json:"ignore_robots"`
+	Delay           string           `json:"delay"`
+	Parallelism     int              `json:"parallelism"`
+	Timeout         string           `json:"timeout"`
+	RefreshInterval string           `json:"refresh_interval"`
+	MaxBodyBytes    int              `json:"max_body_bytes"`
+	UserAgent       string           `json:"user_agent"`
+	MaxRedirects    int              `json:"max_redirects"`
+	Traps           trapsConfig      `json:"traps"`
+	DropParams      []string         `json:"drop_params"`
+	Policy          indexer.Policy   `json:"policy"`
+	Similarity      dedup.Similarity `json:"similarity"`
+	Groups          []GroupRule      `json:"groups"`
+	NoDedup         bool             `json:"no_dedup"`
+}
+
+type trapsConfig struct {
+	MaxPerTemplate           int `json:"max_per_template"`
+	MaxDuplicatesPerTemplate int `json:"max_duplicates_per_template"`
+	MaxSegments              int `json:"max_segments"`
+	MaxRepeats               int `json:"max_repeats"`
+	MaxURLLength             int `json:"max_url_length"`
+}
+
+// duration writes d as a Go duration string; "" for the zero value
+// (the default), "0s" for none (negative).
+func duration(d time.Duration) string {
+	switch {
+	case d == 0:
+		return ""
+	case d < 0:
+		return "0s"
+	}
+	return d.String()
+}
+
+// MarshalJSON writes o in the configuration file's format (ExampleConfig).
+// NoSync is not written.
+func (o Options) MarshalJSON() ([]byte, error) {
+	return json.Marshal(config{
+		Seeds: o.Seeds, AllowedHosts: o.AllowedHosts, AllowedPrefixes: o.AllowedPrefixes,
+		MaxDepth: o.MaxDepth, MaxPages: o.MaxPages, IgnoreRobots: o.IgnoreRobots,
+		Delay: duration(o.Delay), Parallelism: o.Parallelism, Timeout: duration(o.Timeout),
+		RefreshInterval: duration(o.RefreshInterval), MaxBodyBytes: o.MaxBodyBytes, UserAgent: o.UserAgent,
+		MaxRedirects: o.MaxRedirects,
+		Traps: trapsConfig{MaxPerTemplate: o.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: o.Traps.MaxDuplicatesPerTemplate,
+			MaxSegments: o.Traps.MaxSegments, MaxRepeats: o.Traps.MaxRepeats, MaxURLLength: o.Traps.MaxURLLength},
+		DropParams: o.DropParams, Policy: o.Policy, Similarity: o.Similarity, Groups: o.Groups, NoDedup: o.NoDedup,
+	})
+}
+
+// UnmarshalJSON reads the configuration file's format as ParseConfig does.
+func (o *Options) UnmarshalJSON(data []byte) error {
+	opts, err := ParseConfig(data)
+	if err != nil {
+		return err
+	}
+	*o = opts
+	return nil
+}
+
+// ParseConfig reads a configuration file (the format of ExampleConfig).
+// Unknown fields are errors, so a typo does not silently fall back to a
+// default; so is anything after the object. Errors name the field. The
+// options are not validated: see Options.Validate.
+func ParseConfig(data []byte) (Options, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var c config
+	if err := dec.Decode(&c); err != nil {
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.Is(err, io.EOF):
+			return Options{}, errors.New("empty file")
+		case errors.As(err, &te) && te.Field != "":
+			want := te.Type.String()
+			switch te.Field {
+			case "delay", "timeout", "refresh_interval":
+				want = `a Go duration string such as "250ms"`
+			case "policy":
+				want = `"skip", "hidden" or "all"`
+			case "similarity":
+				want = `"resemblance" or "cosine"`
+			}
+			return Options{}, fmt.Errorf("%s must be %s, not a %s", te.Field, want, te.Value)
+		}
+		return Options{}, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Options{}, errors.New("unexpected data after the JSON object")
+	}
+	parse := func(field, s string) (time.Duration, error) {
+		if s == "" {
+			return 0, nil
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %q is not a Go duration such as \"250ms\"", field, s)
+		}
+		return d, nil
+	}
+	delay, err := parse("delay", c.Delay)
+	if err != nil {
+		return Options{}, err
+	}
+	if delay == 0 && c.Delay != "" {
+		delay = -1 // "delay": "0s" means none
+	}
+	timeout, err := parse("timeout", c.Timeout)
+	if err != nil {
+		return Options{}, err
+	}
+	refresh, err := parse("refresh_interval", c.RefreshInterval)
+	if err != nil {
+		return Options{}, err
+	}
+	return Options{
+		Seeds: c.Seeds, AllowedHosts: c.AllowedHosts, AllowedPrefixes: c.AllowedPrefixes,
+		MaxDepth: c.MaxDepth, MaxPages: c.MaxPages, IgnoreRobots: c.IgnoreRobots,
+		Delay: delay, Parallelism: c.Parallelism, Timeout: timeout, RefreshInterval: refresh,
+		MaxBodyBytes: c.MaxBodyBytes, UserAgent: c.UserAgent, MaxRedirects: c.MaxRedirects,
+		Traps: traps.Options{MaxPerTemplate: c.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: c.Traps.MaxDuplicatesPerTemplate,
+			MaxSegments: c.Traps.MaxSegments, MaxRepeats: c.Traps.MaxRepeats, MaxURLLength: c.Traps.MaxURLLength},
+		DropParams: c.DropParams, Policy: c.Policy, Similarity: c.Similarity, Groups: c.Groups, NoDedup: c.NoDedup,
+	}, nil
+}
+
+// Validate reports every invalid option, with the field names of the
+// configuration file: seeds that are not absolute http or https URLs,
+// negative counts and durations (a negative Delay means none and is
+// valid), an unknown policy or similarity, group rules without a prefix.
+// Open validates before it writes anything, so bad options never reach a
+// data directory.
+func (o Options) Validate() error {
+	var errs []error
+	for _, s := range o.Seeds {
+		u, err := url.Parse(s)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			errs = append(errs, fmt.Errorf("seeds: %q is not an absolute http or https URL", s))
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"max_depth", o.MaxDepth}, {"max_pages", o.MaxPages}, {"parallelism", o.Parallelism},
+		{"max_body_bytes", o.MaxBodyBytes}, {"max_redirects", o.MaxRedirects}} {
+		if f.v < 0 {
+			errs = append(errs, fmt.Errorf("%s must not be negative, not %d", f.name, f.v))
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    time.Duration
+	}{{"timeout", o.Timeout}, {"refresh_interval", o.RefreshInterval}} {
+		if f.v < 0 {
+			errs = append(errs, fmt.Errorf("%s must not be negative, not %v", f.name, f.v))
+		}
+	}
+	if err := o.Traps.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := indexer.ParsePolicy(o.Policy.String()); err != nil {
+		errs = append(errs, fmt.Errorf("policy: %w", err))
+	}
+	if o.Similarity != dedup.Resemblance && o.Similarity != dedup.Cosine {
+		errs = append(errs, fmt.Errorf("similarity: unknown similarity %d", int(o.Similarity)))
+	}
+	for i, g := range o.Groups {
+		if g.Prefix == "" {
+			errs = append(errs, fmt.Errorf("groups[%d]: a rule needs a prefix", i))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("crawler: invalid options: %w", err)
+	}
+	return nil
+}
