@@ -33,6 +33,9 @@ var (
 	ErrBadRequest = errors.New("frontier: bad request")
 	// ErrCorrupt means a stored queue item does not decode.
 	ErrCorrupt = errors.New("frontier: corrupt queue item")
+	// ErrNotReady is returned by NextWhere when URLs are pending but none
+	// of those it looked at was ready.
+	ErrNotReady = errors.New("frontier: no pending URL is ready")
 )
 
 // State is the lifecycle state of a URL in the frontier.
@@ -384,7 +387,8 @@ type Batch struct {
 }
 
 type op struct {
-	kind     byte // 'a' add, 'd' done, 'r' reprioritize
+	kind     byte // 'a' add, 'd' done, 'r' reprioritize, 's' schedule
+	at       time.Time
 	url      string
 	priority int
 	payload  []byte
@@ -404,6 +408,11 @@ func (b *Batch) Done(url, outcome string) {
 // Reprioritize moves a pending url as Frontier.Reprioritize does.
 func (b *Batch) Reprioritize(url string, priority int) {
 	b.ops = append(b.ops, op{kind: 'r', url: url, priority: priority})
+}
+
+// Schedule records a revisit of url as Frontier.Schedule does.
+func (b *Batch) Schedule(url string, at time.Time, priority int) {
+	b.ops = append(b.ops, op{kind: 's', url: url, at: at, priority: priority})
 }
 
 // Len returns the number of changes in the batch.
@@ -458,6 +467,11 @@ func (f *Frontier) Commit(b *Batch) (added []bool, err error) {
 					added[i], changed = true, true
 				}
 				i++
+			case 's':
+				if err := schedule(tx, st, o.url, o.at, o.priority); err != nil {
+					return err
+				}
+				changed = true
 			case 'd', 'r':
 				// Done and Reprioritize read URL states: write the new
 				// ones first.
@@ -554,21 +568,36 @@ func enqueue(tx *bolt.Tx, st *Stats, url string, priority int, payload []byte) e
 // O(in flight + log n), not a commit. It returns ErrEmpty when nothing
 // is pending.
 func (f *Frontier) Next() (Item, error) {
+	return f.NextWhere(nil, 0)
+}
+
+// NextWhere is Next for the first pending URL, in priority order, that
+// ready accepts (nil accepts every URL), looking at no more than limit
+// pending URLs (0: no limit). ready may take a resource for the URL it
+// accepts (a crawler's per-host request slot): it is called once per URL
+// looked at, under the frontier's lock, and must not call the Frontier.
+// It returns ErrEmpty when nothing is pending, and ErrNotReady when URLs
+// are pending but ready accepted none of those looked at.
+func (f *Frontier) NextWhere(ready func(url string) bool, limit int) (Item, error) {
 	if f.stats.Load().Pending == 0 {
 		return Item{}, ErrEmpty
 	}
 	f.wmu.Lock()
 	defer f.wmu.Unlock()
 	var it Item
-	found := false
+	found, looked := false, 0
 	err := f.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bPending).Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
+		for k, v := c.First(); k != nil && (limit <= 0 || looked < limit); k, v = c.Next() {
 			u, payload, err := decodeItem(v)
 			if err != nil {
 				return err
 			}
 			if _, inFlight := f.claimed[u]; inFlight {
+				continue
+			}
+			looked++
+			if ready != nil && !ready(u) {
 				continue
 			}
 			it = Item{URL: u, Priority: keyPriority(k), Payload: bytes.Clone(payload)}
@@ -581,14 +610,30 @@ func (f *Frontier) Next() (Item, error) {
 	switch {
 	case err != nil:
 		return Item{}, fmt.Errorf("frontier: %w", err)
-	case !found:
+	case !found && looked == 0:
 		return Item{}, ErrEmpty
+	case !found:
+		return Item{}, ErrNotReady
 	}
 	st := *f.stats.Load()
 	st.Pending--
 	st.InFlight++
 	f.stats.Store(&st)
 	return it, nil
+}
+
+// NextDue returns the earliest revisit time Schedule recorded and not yet
+// moved by Due, and false if there is none. Cost: one read transaction.
+func (f *Frontier) NextDue() (time.Time, bool) {
+	var at time.Time
+	ok := false
+	f.db.View(func(tx *bolt.Tx) error {
+		if k, _ := tx.Bucket(bRevisit).Cursor().First(); k != nil {
+			at, ok = time.Unix(0, unsortable(k[:8])), true
+		}
+		return nil
+	})
+	return at, ok
 }
 
 // GetRequest implements queue.Storage: Next, returning the payload given to
@@ -667,27 +712,29 @@ func done(tx *bolt.Tx, st *Stats, url, outcome string) error {
 // allowed (it then first appears in All when due). Cost: one write
 // transaction, O(log n).
 func (f *Frontier) Schedule(url string, at time.Time, priority int) error {
-	if url == "" {
-		return fmt.Errorf("%w: empty URL", ErrBadRequest)
+	var b Batch
+	b.Schedule(url, at, priority)
+	_, err := f.Commit(&b)
+	return err
+}
+
+func schedule(tx *bolt.Tx, st *Stats, url string, at time.Time, priority int) error {
+	revisit, byURL := tx.Bucket(bRevisit), tx.Bucket(bRevisitURL)
+	if old := byURL.Get([]byte(url)); old != nil {
+		if err := revisit.Delete(append(bytes.Clone(old), url...)); err != nil {
+			return fmt.Errorf("frontier: %w", err)
+		}
+		st.Scheduled--
 	}
-	return f.update(func(tx *bolt.Tx, st *Stats) error {
-		revisit, byURL := tx.Bucket(bRevisit), tx.Bucket(bRevisitURL)
-		if old := byURL.Get([]byte(url)); old != nil {
-			if err := revisit.Delete(append(bytes.Clone(old), url...)); err != nil {
-				return fmt.Errorf("frontier: %w", err)
-			}
-			st.Scheduled--
-		}
-		tk := sortable(at.UnixNano())
-		if err := revisit.Put(append(tk, url...), sortable(int64(priority))); err != nil {
-			return fmt.Errorf("frontier: schedule %.80q: %w", url, err)
-		}
-		if err := byURL.Put([]byte(url), tk); err != nil {
-			return fmt.Errorf("frontier: schedule %.80q: %w", url, err)
-		}
-		st.Scheduled++
-		return nil
-	}, nil)
+	tk := sortable(at.UnixNano())
+	if err := revisit.Put(append(tk, url...), sortable(int64(priority))); err != nil {
+		return fmt.Errorf("frontier: schedule %.80q: %w", url, err)
+	}
+	if err := byURL.Put([]byte(url), tk); err != nil {
+		return fmt.Errorf("frontier: schedule %.80q: %w", url, err)
+	}
+	st.Scheduled++
+	return nil
 }
 
 // Due moves every revisit scheduled at or before now back to the queue

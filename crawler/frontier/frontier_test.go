@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -637,5 +638,45 @@ func TestReadOnly(t *testing.T) {
 	}
 	if _, err := Open(filepath.Join(t.TempDir(), "none.db"), Options{ReadOnly: true}); err == nil {
 		t.Error("a missing frontier opened read-only")
+	}
+}
+
+func TestNextWhereAndDue(t *testing.T) {
+	f := tempFrontier(t)
+	for i, u := range []string{"http://a/1", "http://b/1", "http://a/2"} {
+		if _, err := f.Add(u, 10-i, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notA := func(u string) bool { return !strings.HasPrefix(u, "http://a/") }
+	it, err := f.NextWhere(notA, 0)
+	if err != nil || it.URL != "http://b/1" {
+		t.Fatalf("NextWhere(not a) = %+v, %v; want b/1", it, err)
+	}
+	if _, err := f.NextWhere(notA, 0); !errors.Is(err, ErrNotReady) {
+		t.Errorf("only a's URLs left: %v, want ErrNotReady", err)
+	}
+	if _, err := f.NextWhere(func(string) bool { return true }, 1); err != nil {
+		t.Errorf("limit 1: %v", err)
+	}
+	if _, ok := f.NextDue(); ok {
+		t.Error("NextDue without a schedule")
+	}
+	var b Batch
+	at := time.Unix(2000, 0)
+	b.Done("http://b/1", "fetched")
+	b.Schedule("http://b/1", at, 5)
+	b.Schedule("http://c/1", at.Add(time.Hour), 5)
+	if _, err := f.Commit(&b); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := f.NextDue(); !ok || !got.Equal(at) {
+		t.Errorf("NextDue = %v, %v; want %v", got, ok, at)
+	}
+	if n, err := f.Due(at); err != nil || n != 1 {
+		t.Errorf("Due = %d, %v; want b/1 back", n, err)
+	}
+	if got, _ := f.NextDue(); !got.Equal(at.Add(time.Hour)) {
+		t.Errorf("NextDue after Due = %v", got)
 	}
 }

@@ -1,0 +1,126 @@
+// Package polite paces a crawler's requests per host: at most Parallelism
+// requests in flight to one host, at least Delay between the starts of
+// two (more when the host's robots.txt asks for a Crawl-delay), and none
+// while the host has asked to be left alone (429 or 503 with
+// Retry-After). Several hosts are crawled side by side, each at its own
+// pace, so no host gets more than its share.
+package polite
+
+import (
+	"sync"
+	"time"
+)
+
+// Options configures a Pacer. The zero value means: one request at a time
+// per host, no delay.
+type Options struct {
+	// Parallelism is the most requests in flight to one host. Default 1.
+	Parallelism int
+	// Delay is the least time between the starts of two requests to one
+	// host. Default 0.
+	Delay time.Duration
+	// MaxPause bounds a host's Retry-After and Crawl-delay: a host cannot
+	// stop the crawl for longer. Default 1 hour.
+	MaxPause time.Duration
+}
+
+// A Pacer grants request slots per host. It is safe for concurrent use.
+type Pacer struct {
+	opts  Options
+	now   func() time.Time
+	mu    sync.Mutex
+	hosts map[string]*host
+}
+
+type host struct {
+	active int
+	next   time.Time     // no request may start before
+	delay  time.Duration // between starts; Options.Delay or the host's Crawl-delay
+}
+
+// New returns a Pacer.
+func New(opts Options) *Pacer {
+	if opts.Parallelism <= 0 {
+		opts.Parallelism = 1
+	}
+	if opts.MaxPause <= 0 {
+		opts.MaxPause = time.Hour
+	}
+	return &Pacer{opts: opts, now: time.Now, hosts: map[string]*host{}}
+}
+
+func (p *Pacer) host(name string) *host {
+	h := p.hosts[name]
+	if h == nil {
+		h = &host{delay: p.opts.Delay}
+		p.hosts[name] = h
+	}
+	return h
+}
+
+// TryAcquire takes a request slot for host if one is free now, and
+// reports whether it did. Release it when the request is done.
+func (p *Pacer) TryAcquire(name string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.host(name)
+	limit := p.opts.Parallelism
+	if h.delay > 0 && h.delay > p.opts.Delay {
+		limit = 1 // a Crawl-delay means one request after the other
+	}
+	now := p.now()
+	if h.active >= limit || now.Before(h.next) {
+		return false
+	}
+	h.active++
+	h.next = now.Add(h.delay)
+	return true
+}
+
+// Release returns a slot TryAcquire took.
+func (p *Pacer) Release(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if h := p.hosts[name]; h != nil && h.active > 0 {
+		h.active--
+	}
+}
+
+// SetCrawlDelay sets the host's delay between requests to d (its
+// robots.txt Crawl-delay) if that is longer than Options.Delay, bounded
+// by MaxPause.
+func (p *Pacer) SetCrawlDelay(name string, d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.host(name)
+	h.delay = max(p.opts.Delay, min(d, p.opts.MaxPause))
+}
+
+// Pause keeps the host without requests for d (a Retry-After), bounded by
+// MaxPause, and returns when it may be asked again.
+func (p *Pacer) Pause(name string, d time.Duration) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.host(name)
+	until := p.now().Add(min(max(d, 0), p.opts.MaxPause))
+	if until.After(h.next) {
+		h.next = until
+	}
+	return h.next
+}
+
+// NextFree returns the earliest time a host without a free slot now may
+// have one (ignoring slots held by requests in flight, which free up on
+// Release); the zero time if every host with a pause or delay is free.
+func (p *Pacer) NextFree() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var t time.Time
+	now := p.now()
+	for _, h := range p.hosts {
+		if h.next.After(now) && (t.IsZero() || h.next.Before(t)) {
+			t = h.next
+		}
+	}
+	return t
+}
