@@ -291,19 +291,19 @@ func (c *Crawler) flushIndex(force bool) error {
 		return nil
 	}
 	if c.writer != nil {
-		seq, err := c.writer.wait()
+		rev, err := c.writer.wait()
 		if err != nil {
 			return err
 		}
-		c.lastSeq = seq
+		c.lastRev = rev
 	}
 	if force {
 		if err := c.index.Flush(context.Background()); err != nil {
 			return err
 		}
-		c.watermark = c.lastSeq
+		c.watermark = c.lastRev
 	} else {
-		c.flushing, c.flushingSeq = c.index.FlushAsync(), c.lastSeq
+		c.flushing, c.flushingRev = c.index.FlushAsync(), c.lastRev
 	}
 	c.sinceFlush, c.lastFlush = 0, time.Now()
 	return nil
@@ -320,7 +320,7 @@ func (c *Crawler) waitFlush() error {
 	if err != nil {
 		return err
 	}
-	c.watermark = max(c.watermark, c.flushingSeq)
+	c.watermark = max(c.watermark, c.flushingRev)
 	return nil
 }
 

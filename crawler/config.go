@@ -28,11 +28,16 @@ const ExampleConfig = `{
   "ignore_robots": false,
   "delay": "100ms",
   "parallelism": 2,
+  "host_parallelism": 2,
   "timeout": "10s",
+  "max_retries": 3,
+  "retry_backoff": "10s",
   "refresh_interval": "10s",
   "max_body_bytes": 5242880,
   "user_agent": "DoppelBot/1.0",
   "max_redirects": 5,
+  "revisit": {"policy": "adaptive", "budget": 10, "min_interval": "1h", "max_interval": "720h",
+              "prior": "24h", "copy_factor": 4, "trivial_bits": 3, "sitemaps": "1h"},
   "traps": {"max_per_template": 0, "max_duplicates_per_template": 20,
             "max_segments": 12, "max_repeats": 3, "max_url_length": 1024},
   "drop_params": ["utm_*", "sessionid", "jsessionid", "phpsessid", "sid", "gclid", "fbclid"],
@@ -52,7 +57,11 @@ type config struct {
 	IgnoreRobots    bool             `json:"ignore_robots"`
 	Delay           string           `json:"delay"`
 	Parallelism     int              `json:"parallelism"`
+	HostParallelism int              `json:"host_parallelism"`
 	Timeout         string           `json:"timeout"`
+	MaxRetries      int              `json:"max_retries"`
+	RetryBackoff    string           `json:"retry_backoff"`
+	Revisit         revisitConfig    `json:"revisit"`
 	RefreshInterval string           `json:"refresh_interval"`
 	MaxBodyBytes    int              `json:"max_body_bytes"`
 	UserAgent       string           `json:"user_agent"`
@@ -63,6 +72,17 @@ type config struct {
 	Similarity      dedup.Similarity `json:"similarity"`
 	Groups          []GroupRule      `json:"groups"`
 	NoDedup         bool             `json:"no_dedup"`
+}
+
+type revisitConfig struct {
+	Policy      string  `json:"policy"`
+	Budget      float64 `json:"budget"`
+	MinInterval string  `json:"min_interval"`
+	MaxInterval string  `json:"max_interval"`
+	Prior       string  `json:"prior"`
+	CopyFactor  float64 `json:"copy_factor"`
+	TrivialBits int     `json:"trivial_bits"`
+	Sitemaps    string  `json:"sitemaps"`
 }
 
 type trapsConfig struct {
@@ -91,7 +111,11 @@ func (o Options) MarshalJSON() ([]byte, error) {
 	return json.Marshal(config{
 		Seeds: o.Seeds, AllowedHosts: o.AllowedHosts, AllowedPrefixes: o.AllowedPrefixes,
 		MaxDepth: o.MaxDepth, MaxPages: o.MaxPages, IgnoreRobots: o.IgnoreRobots,
-		Delay: duration(o.Delay), Parallelism: o.Parallelism, Timeout: duration(o.Timeout),
+		Delay: duration(o.Delay), Parallelism: o.Parallelism, HostParallelism: o.HostParallelism, Timeout: duration(o.Timeout),
+		MaxRetries: o.MaxRetries, RetryBackoff: duration(o.RetryBackoff),
+		Revisit: revisitConfig{Policy: o.Revisit.Policy, Budget: o.Revisit.Budget, MinInterval: duration(o.Revisit.MinInterval),
+			MaxInterval: duration(o.Revisit.MaxInterval), Prior: duration(o.Revisit.Prior), CopyFactor: o.Revisit.CopyFactor,
+			TrivialBits: o.Revisit.TrivialBits, Sitemaps: duration(o.Revisit.Sitemaps)},
 		RefreshInterval: duration(o.RefreshInterval), MaxBodyBytes: o.MaxBodyBytes, UserAgent: o.UserAgent,
 		MaxRedirects: o.MaxRedirects,
 		Traps: trapsConfig{MaxPerTemplate: o.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: o.Traps.MaxDuplicatesPerTemplate,
@@ -126,7 +150,7 @@ func ParseConfig(data []byte) (Options, error) {
 		case errors.As(err, &te) && te.Field != "":
 			want := te.Type.String()
 			switch te.Field {
-			case "delay", "timeout", "refresh_interval":
+			case "delay", "timeout", "refresh_interval", "retry_backoff", "revisit.min_interval", "revisit.max_interval", "revisit.prior", "revisit.sitemaps":
 				want = `a Go duration string such as "250ms"`
 			case "policy":
 				want = `"skip", "hidden" or "all"`
@@ -165,10 +189,28 @@ func ParseConfig(data []byte) (Options, error) {
 	if err != nil {
 		return Options{}, err
 	}
+	backoff, err := parse("retry_backoff", c.RetryBackoff)
+	if err != nil {
+		return Options{}, err
+	}
+	rv := RevisitOptions{Policy: c.Revisit.Policy, Budget: c.Revisit.Budget, CopyFactor: c.Revisit.CopyFactor, TrivialBits: c.Revisit.TrivialBits}
+	for _, d := range []struct {
+		field, value string
+		into         *time.Duration
+	}{{"revisit.min_interval", c.Revisit.MinInterval, &rv.MinInterval}, {"revisit.max_interval", c.Revisit.MaxInterval, &rv.MaxInterval},
+		{"revisit.prior", c.Revisit.Prior, &rv.Prior}, {"revisit.sitemaps", c.Revisit.Sitemaps, &rv.Sitemaps}} {
+		if *d.into, err = parse(d.field, d.value); err != nil {
+			return Options{}, err
+		}
+	}
+	if rv.Sitemaps == 0 && c.Revisit.Sitemaps != "" {
+		rv.Sitemaps = -1 // "0s": never
+	}
 	return Options{
 		Seeds: c.Seeds, AllowedHosts: c.AllowedHosts, AllowedPrefixes: c.AllowedPrefixes,
 		MaxDepth: c.MaxDepth, MaxPages: c.MaxPages, IgnoreRobots: c.IgnoreRobots,
-		Delay: delay, Parallelism: c.Parallelism, Timeout: timeout, RefreshInterval: refresh,
+		Delay: delay, Parallelism: c.Parallelism, HostParallelism: c.HostParallelism, Timeout: timeout, RefreshInterval: refresh,
+		MaxRetries: c.MaxRetries, RetryBackoff: backoff, Revisit: rv,
 		MaxBodyBytes: c.MaxBodyBytes, UserAgent: c.UserAgent, MaxRedirects: c.MaxRedirects,
 		Traps: traps.Options{MaxPerTemplate: c.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: c.Traps.MaxDuplicatesPerTemplate,
 			MaxSegments: c.Traps.MaxSegments, MaxRepeats: c.Traps.MaxRepeats, MaxURLLength: c.Traps.MaxURLLength},
@@ -194,7 +236,8 @@ func (o Options) Validate() error {
 		name string
 		v    int
 	}{{"max_depth", o.MaxDepth}, {"max_pages", o.MaxPages}, {"parallelism", o.Parallelism},
-		{"max_body_bytes", o.MaxBodyBytes}, {"max_redirects", o.MaxRedirects}} {
+		{"host_parallelism", o.HostParallelism}, {"max_retries", o.MaxRetries},
+		{"max_body_bytes", o.MaxBodyBytes}, {"max_redirects", o.MaxRedirects}, {"revisit.trivial_bits", o.Revisit.TrivialBits}} {
 		if f.v < 0 {
 			errs = append(errs, fmt.Errorf("%s must not be negative, not %d", f.name, f.v))
 		}
@@ -202,7 +245,8 @@ func (o Options) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    time.Duration
-	}{{"timeout", o.Timeout}, {"refresh_interval", o.RefreshInterval}} {
+	}{{"timeout", o.Timeout}, {"refresh_interval", o.RefreshInterval}, {"retry_backoff", o.RetryBackoff},
+		{"revisit.min_interval", o.Revisit.MinInterval}, {"revisit.max_interval", o.Revisit.MaxInterval}, {"revisit.prior", o.Revisit.Prior}} {
 		if f.v < 0 {
 			errs = append(errs, fmt.Errorf("%s must not be negative, not %v", f.name, f.v))
 		}
@@ -212,6 +256,14 @@ func (o Options) Validate() error {
 	}
 	if _, err := indexer.ParsePolicy(o.Policy.String()); err != nil {
 		errs = append(errs, fmt.Errorf("policy: %w", err))
+	}
+	switch o.Revisit.Policy {
+	case "", "adaptive", "uniform", "nutch":
+	default:
+		errs = append(errs, fmt.Errorf("revisit.policy: %q is not adaptive, uniform or nutch", o.Revisit.Policy))
+	}
+	if o.Revisit.Budget < 0 || o.Revisit.CopyFactor < 0 {
+		errs = append(errs, errors.New("revisit.budget and revisit.copy_factor must not be negative"))
 	}
 	if o.Similarity != dedup.Resemblance && o.Similarity != dedup.Cosine {
 		errs = append(errs, fmt.Errorf("similarity: unknown similarity %d", int(o.Similarity)))

@@ -69,13 +69,13 @@ type Crawler struct {
 	fbatch      frontier.Batch      // frontier changes of the group being built
 	writer      *recordWriter       // commits the groups' records in the background; nil outside Run
 	queued      map[string][]string // template without copies yet → its URLs queued at normal priority
-	lastSeq     uint64              // sequence number of the last committed record
+	lastRev     uint64              // revision of the last committed record
 	sinceFlush  int                 // fetched pages added to the index since its last flush
 	lastFlush   time.Time           // when the index was last flushed
 	watermark   uint64              // records up to here are durably in the index; not yet stored when > stored
 	stored      uint64              // the watermark the page store has
 	flushing    func() error        // waits for the index write in progress (Index.FlushAsync); nil if none
-	flushingSeq uint64              // the last record that write holds
+	flushingRev uint64              // the last record that write holds
 
 	fetched, unique, dups, skipped, errs atomic.Int64
 
@@ -213,7 +213,7 @@ func (c *Crawler) Run(ctx context.Context) error {
 	}
 	results := make(chan *result, 2*c.opts.Parallelism)
 	d := newDispatcher(ctx, c)
-	c.writer = newRecordWriter(c.pages, c.lastSeq)
+	c.writer = newRecordWriter(c.pages, c.lastRev)
 	var committed sync.WaitGroup
 	committed.Go(func() { c.commitLoop(results, d) })
 	col := c.collector(ctx)
@@ -259,11 +259,11 @@ func (c *Crawler) finish() error {
 	var fb frontier.Batch
 	if c.writer != nil {
 		c.writer.close()
-		seq, err := c.writer.wait()
+		rev, err := c.writer.wait()
 		if err != nil {
 			return err
 		}
-		c.lastSeq = seq
+		c.lastRev = rev
 		done, _ := c.writer.takeDone()
 		for _, d := range done {
 			fb.Done(d.url, d.outcome)

@@ -32,8 +32,9 @@ type Options struct {
 	AllowedPrefixes []string
 	// MaxDepth is the most links followed from a seed. Default 10.
 	MaxDepth int
-	// MaxPages is how many pages the crawl fetches in all, across
-	// restarts. Default 1000.
+	// MaxPages is how many distinct pages the crawl fetches in all, across
+	// restarts; revisits of pages already fetched do not count. Default
+	// 1000.
 	MaxPages int
 	// IgnoreRobots disables robots.txt. Default false: robots.txt is
 	// honoured.
@@ -43,6 +44,9 @@ type Options struct {
 	Delay time.Duration
 	// Parallelism is the number of requests in flight at once. Default 2.
 	Parallelism int
+	// HostParallelism is the most requests in flight to one host (1 when
+	// its robots.txt sets a Crawl-delay). Default: Parallelism.
+	HostParallelism int
 	// Timeout is the request timeout. Default 10s.
 	Timeout time.Duration
 	// MaxBodyBytes is the largest response body processed; larger ones are
@@ -74,6 +78,17 @@ type Options struct {
 	// as its own cluster. For measuring what detection costs. Default
 	// false.
 	NoDedup bool
+	// Revisit configures recrawling: when each fetched page is fetched
+	// again (see RevisitOptions).
+	Revisit RevisitOptions
+	// MaxRetries is how often a URL is fetched again after a transient
+	// failure (a timeout, a refused connection, HTTP 5xx, 429) before it
+	// is recorded as an error. Default 3.
+	MaxRetries int
+	// RetryBackoff is the wait before the first retry; each next one
+	// waits twice as long (a Retry-After header, if longer, wins).
+	// Default 10s.
+	RetryBackoff time.Duration
 	// RefreshInterval is how soon fetched pages become searchable: the
 	// index is flushed every 1000 pages, and at least this often while
 	// pages wait. Shorter costs bleve more merging. Default 10s.
@@ -126,6 +141,40 @@ func saveOptions(dir string, o Options) error {
 	return nil
 }
 
+// RevisitOptions configure when fetched pages are fetched again. The zero
+// value of each field means its default.
+type RevisitOptions struct {
+	// Policy is "adaptive" (default: each page's change rate learned
+	// from its history, the budget divided to keep the most pages fresh),
+	// "uniform" (every page at the same interval) or "nutch" (Apache
+	// Nutch's AdaptiveFetchSchedule); see package schedule.
+	Policy string
+	// Budget is the revisits per second the schedule plans for, across
+	// the crawl. Default: half of what politeness allows one host
+	// (HostParallelism ÷ Delay ÷ 2: 10/s with the defaults; 10/s without
+	// a delay), leaving room for new pages.
+	Budget float64
+	// MinInterval and MaxInterval bound each page's interval. Defaults
+	// 1 hour and 30 days.
+	MinInterval, MaxInterval time.Duration
+	// Prior is the change interval assumed for a page before its
+	// history says otherwise. Default 1 day.
+	Prior time.Duration
+	// CopyFactor multiplies the interval of a near-duplicate that is not
+	// its cluster's master: a cluster is kept fresh through its master,
+	// and its copies are fetched again when the master changes. Default 4.
+	CopyFactor float64
+	// TrivialBits is the largest SimHash distance between two versions of
+	// a page that counts as a trivial change (a date line, a counter):
+	// the page is updated, but its interval is not shortened. Default 3.
+	TrivialBits int
+	// Sitemaps is how often the sitemaps (named in robots.txt, or
+	// /sitemap.xml) are read: their pages are queued, and a page whose
+	// lastmod is newer than the copy is fetched at once. Default 1 hour;
+	// negative: never.
+	Sitemaps time.Duration
+}
+
 // A GroupRule gives the documents under URL Prefix the access Groups.
 type GroupRule struct {
 	Prefix string   `json:"prefix"`
@@ -150,6 +199,43 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Parallelism == 0 {
 		o.Parallelism = 2
+	}
+	if o.HostParallelism == 0 {
+		o.HostParallelism = o.Parallelism
+	}
+	if o.MaxRetries == 0 {
+		o.MaxRetries = 3
+	}
+	if o.RetryBackoff == 0 {
+		o.RetryBackoff = 10 * time.Second
+	}
+	r := &o.Revisit
+	if r.Policy == "" {
+		r.Policy = "adaptive"
+	}
+	if r.Budget == 0 {
+		r.Budget = 10
+		if o.Delay > 0 {
+			r.Budget = float64(o.HostParallelism) / o.Delay.Seconds() / 2
+		}
+	}
+	if r.MinInterval == 0 {
+		r.MinInterval = time.Hour
+	}
+	if r.MaxInterval == 0 {
+		r.MaxInterval = 30 * 24 * time.Hour
+	}
+	if r.Prior == 0 {
+		r.Prior = 24 * time.Hour
+	}
+	if r.CopyFactor == 0 {
+		r.CopyFactor = 4
+	}
+	if r.TrivialBits == 0 {
+		r.TrivialBits = 3
+	}
+	if r.Sitemaps == 0 {
+		r.Sitemaps = time.Hour
 	}
 	if o.Timeout == 0 {
 		o.Timeout = 10 * time.Second

@@ -31,7 +31,7 @@ func (c *Crawler) replay() error {
 	c.stored, c.watermark, c.lastFlush = through, through, time.Now()
 	ctx := context.Background()
 	err = c.pages.Each(func(r pages.Record) error {
-		c.lastSeq = r.Seq
+		c.lastRev = max(c.lastRev, r.Rev)
 		switch r.Status {
 		case pages.Skipped:
 			c.skipped.Add(1)
@@ -43,7 +43,7 @@ func (c *Crawler) replay() error {
 			c.errs.Add(1)
 			return nil
 		}
-		reindex := r.Seq > through
+		reindex := r.Rev > through
 		p, err := c.hook.Replay(ctx, pageOf(r), reindex)
 		if err != nil {
 			return err

@@ -22,7 +22,7 @@ type recordWriter struct {
 	queued    int            // batches handed in and not yet committed
 	unwritten map[string]int // URL → batches holding a record of it, not yet committed
 	done      []doneMark     // URLs whose records are committed, not yet marked done
-	lastSeq   uint64         // sequence number of the last committed record
+	lastRev   uint64         // revision of the last committed record
 	err       error          // the first commit error
 }
 
@@ -34,8 +34,8 @@ type recordJob struct {
 // A doneMark is a URL to mark done in the frontier, with its outcome.
 type doneMark struct{ url, outcome string }
 
-func newRecordWriter(store *pages.Store, lastSeq uint64) *recordWriter {
-	w := &recordWriter{store: store, jobs: make(chan recordJob, 1), unwritten: map[string]int{}, lastSeq: lastSeq}
+func newRecordWriter(store *pages.Store, lastRev uint64) *recordWriter {
+	w := &recordWriter{store: store, jobs: make(chan recordJob, 1), unwritten: map[string]int{}, lastRev: lastRev}
 	w.idle = sync.NewCond(&w.mu)
 	w.quit.Go(w.run)
 	return w
@@ -50,7 +50,7 @@ func (w *recordWriter) run() {
 		}
 		if err == nil {
 			if len(stored) > 0 {
-				w.lastSeq = max(w.lastSeq, stored[len(stored)-1].Seq)
+				w.lastRev = max(w.lastRev, stored[len(stored)-1].Rev)
 			}
 			w.done = append(w.done, j.done...)
 		}
@@ -100,14 +100,14 @@ func (w *recordWriter) takeDone() ([]doneMark, error) {
 }
 
 // wait waits until every batch handed in is committed and returns the
-// last record's sequence number and the first error.
+// last record's revision and the first error.
 func (w *recordWriter) wait() (uint64, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for w.queued > 0 {
 		w.idle.Wait()
 	}
-	return w.lastSeq, w.err
+	return w.lastRev, w.err
 }
 
 // close waits for the batches handed in and stops the writer.

@@ -410,9 +410,10 @@ func (b *Batch) Reprioritize(url string, priority int) {
 	b.ops = append(b.ops, op{kind: 'r', url: url, priority: priority})
 }
 
-// Schedule records a revisit of url as Frontier.Schedule does.
-func (b *Batch) Schedule(url string, at time.Time, priority int) {
-	b.ops = append(b.ops, op{kind: 's', url: url, at: at, priority: priority})
+// Schedule records a revisit of url as Frontier.Schedule does, with a
+// payload that Due queues the URL with (nil: none).
+func (b *Batch) Schedule(url string, at time.Time, priority int, payload []byte) {
+	b.ops = append(b.ops, op{kind: 's', url: url, at: at, priority: priority, payload: payload})
 }
 
 // Len returns the number of changes in the batch.
@@ -468,7 +469,7 @@ func (f *Frontier) Commit(b *Batch) (added []bool, err error) {
 				}
 				i++
 			case 's':
-				if err := schedule(tx, st, o.url, o.at, o.priority); err != nil {
+				if err := schedule(tx, st, o.url, o.at, o.priority, o.payload); err != nil {
 					return err
 				}
 				changed = true
@@ -713,12 +714,12 @@ func done(tx *bolt.Tx, st *Stats, url, outcome string) error {
 // transaction, O(log n).
 func (f *Frontier) Schedule(url string, at time.Time, priority int) error {
 	var b Batch
-	b.Schedule(url, at, priority)
+	b.Schedule(url, at, priority, nil)
 	_, err := f.Commit(&b)
 	return err
 }
 
-func schedule(tx *bolt.Tx, st *Stats, url string, at time.Time, priority int) error {
+func schedule(tx *bolt.Tx, st *Stats, url string, at time.Time, priority int, payload []byte) error {
 	revisit, byURL := tx.Bucket(bRevisit), tx.Bucket(bRevisitURL)
 	if old := byURL.Get([]byte(url)); old != nil {
 		if err := revisit.Delete(append(bytes.Clone(old), url...)); err != nil {
@@ -727,7 +728,7 @@ func schedule(tx *bolt.Tx, st *Stats, url string, at time.Time, priority int) er
 		st.Scheduled--
 	}
 	tk := sortable(at.UnixNano())
-	if err := revisit.Put(append(tk, url...), sortable(int64(priority))); err != nil {
+	if err := revisit.Put(append(tk, url...), append(sortable(int64(priority)), payload...)); err != nil {
 		return fmt.Errorf("frontier: schedule %.80q: %w", url, err)
 	}
 	if err := byURL.Put([]byte(url), tk); err != nil {
@@ -770,7 +771,11 @@ func (f *Frontier) Due(now time.Time) (int, error) {
 					st.Done--
 				}
 			}
-			if err := enqueue(tx, st, u, int(unsortable(prios[i])), nil); err != nil {
+			var payload []byte
+			if len(prios[i]) > 8 {
+				payload = prios[i][8:]
+			}
+			if err := enqueue(tx, st, u, int(unsortable(prios[i][:8])), payload); err != nil {
 				return err
 			}
 			moved++

@@ -665,8 +665,8 @@ func TestNextWhereAndDue(t *testing.T) {
 	var b Batch
 	at := time.Unix(2000, 0)
 	b.Done("http://b/1", "fetched")
-	b.Schedule("http://b/1", at, 5)
-	b.Schedule("http://c/1", at.Add(time.Hour), 5)
+	b.Schedule("http://b/1", at, 5, nil)
+	b.Schedule("http://c/1", at.Add(time.Hour), 5, nil)
 	if _, err := f.Commit(&b); err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,8 @@ import (
 
 	"github.com/golang/snappy"
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/doppel-search/doppel/crawler/schedule"
 )
 
 // Status says what became of a URL.
@@ -35,12 +37,14 @@ const (
 	Fetched Status = "fetched" // fetched and processed
 	Skipped Status = "skipped" // deliberately not processed; Reason says why
 	Failed  Status = "error"   // fetching or processing failed; Reason says why
+	Gone    Status = "gone"    // fetched once, then answered 404 or 410: removed from the index
 )
 
 // A Record is what the crawler knows about one URL.
 type Record struct {
 	URL          string    `json:"url"`
 	Seq          uint64    `json:"seq"` // order of first storage, from 1
+	Rev          uint64    `json:"rev"` // order of the last storage: every Put of any record takes the next
 	Status       Status    `json:"status"`
 	Reason       string    `json:"reason,omitempty"`
 	FetchedAt    time.Time `json:"fetched_at"`
@@ -56,6 +60,19 @@ type Record struct {
 	Truncated    bool      `json:"truncated,omitempty"`
 	Simhash      uint64    `json:"simhash,omitempty"`
 	Cluster      string    `json:"cluster,omitempty"` // the cluster the page joined (or founded); see Store.Master
+	// Validators of the copy, sent back in conditional requests
+	// (If-None-Match, If-Modified-Since): the ETag and the raw
+	// Last-Modified header.
+	ETag     string `json:"etag,omitempty"`
+	Modified string `json:"modified,omitempty"`
+	// Hash is the exact hash of the page's title and main content: an
+	// equal hash on a revisit means nothing changed.
+	Hash uint64 `json:"hash,omitempty"`
+	// Schedule is the page's fetch history for the revisit schedule.
+	Schedule schedule.State `json:"schedule,omitzero"`
+	// Transient marks a Failed record whose failure may pass (a timeout,
+	// a refused connection, HTTP 5xx or 429): a later run tries again.
+	Transient bool `json:"transient,omitempty"`
 }
 
 // ErrNoURL is returned for a record without URL.
@@ -66,7 +83,7 @@ var (
 	bucketBySeq   = []byte("by-seq")  // seq (big endian) → url
 	bucketAnch    = []byte("anchors") // url → JSON array of anchor texts
 	bucketMasters = []byte("masters") // cluster → url of its current master
-	bucketMeta    = []byte("meta")    // "indexed-through" → seq (big endian)
+	bucketMeta    = []byte("meta")    // "indexed-through" → revision (big endian); the bucket sequence numbers revisions
 	keyIndexed    = []byte("indexed-through")
 )
 
@@ -116,6 +133,14 @@ func Open(path string, opts Options) (*Store, error) {
 					return err
 				}
 			}
+			// Stores written before revisions existed: their records
+			// read Rev = Seq (decode), and the index watermark they
+			// hold is a sequence number, so revisions go on from the
+			// last sequence number.
+			meta, bySeq := tx.Bucket(bucketMeta), tx.Bucket(bucketBySeq)
+			if meta.Sequence() < bySeq.Sequence() {
+				return meta.SetSequence(bySeq.Sequence())
+			}
 			return nil
 		})
 	}
@@ -133,6 +158,7 @@ func (s *Store) Close() error { return s.db.Close() }
 // ready to use. A Batch is not safe for concurrent use.
 type Batch struct {
 	records []Record
+	moved   map[int]bool // indexes into records put with Move
 	anchors map[string][]string
 	masters map[string]string
 	indexed uint64
@@ -141,6 +167,19 @@ type Batch struct {
 // Put stores r under r.URL when the batch is committed. A new URL gets the
 // next sequence number; an existing one keeps its number and is replaced.
 func (b *Batch) Put(r Record) { b.records = append(b.records, r) }
+
+// Move stores r like Put, but gives it the next sequence number even if
+// its URL has one: Each then meets it after the records stored before,
+// as if it had been first stored now. The crawler moves a page whose
+// content changed, because its detector takes it out and inserts it
+// again, and a restart replays pages in sequence order.
+func (b *Batch) Move(r Record) {
+	if b.moved == nil {
+		b.moved = map[int]bool{}
+	}
+	b.moved[len(b.records)] = true
+	b.records = append(b.records, r)
+}
 
 // AddAnchors adds anchor texts of links to url (empty ones are dropped;
 // each URL keeps at most [MaxAnchors] distinct texts).
@@ -162,9 +201,10 @@ func (b *Batch) SetMaster(cluster, url string) {
 	b.masters[cluster] = url
 }
 
-// SetIndexedThrough records that every record with a sequence number up to
-// seq is durably in the search index, so a restart need not re-index it.
-func (b *Batch) SetIndexedThrough(seq uint64) { b.indexed = seq }
+// SetIndexedThrough records that every record stored at revision rev or
+// before (Record.Rev) is durably in the search index as stored, so a
+// restart need not index it again.
+func (b *Batch) SetIndexedThrough(rev uint64) { b.indexed = rev }
 
 // URLs returns the URLs of the records in the batch, in the order put.
 func (b *Batch) URLs() []string {
@@ -184,7 +224,8 @@ func (b *Batch) Empty() bool {
 }
 
 // Commit applies the batch in one transaction and returns the records as
-// stored (with their sequence numbers), in the order they were put. After
+// stored (with their sequence and revision numbers), in the order they
+// were put. After
 // an error nothing of the batch is stored. The batch is left unchanged;
 // reset it with *b = Batch{}. Cost: one transaction, O(log n) per write.
 func (s *Store) Commit(b *Batch) ([]Record, error) {
@@ -198,7 +239,7 @@ func (s *Store) Commit(b *Batch) ([]Record, error) {
 	}
 	stored := make([]Record, len(b.records))
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		if err := putAll(tx, b.records, stored); err != nil {
+		if err := putAll(tx, b.records, stored, b.moved); err != nil {
 			return err
 		}
 		if err := addAnchors(tx, b.anchors); err != nil {
@@ -224,17 +265,25 @@ func (s *Store) Commit(b *Batch) ([]Record, error) {
 // writes the by-URL entries in key order: bbolt inserts keys into a page
 // by shifting the ones after them, so a transaction of many keys in random
 // order costs quadratic time.
-func putAll(tx *bolt.Tx, records, stored []Record) error {
+func putAll(tx *bolt.Tx, records, stored []Record, moved map[int]bool) error {
 	order := make([]int, len(records))
 	assigned := map[string]uint64{}
 	for i, r := range records {
 		var err error
-		if stored[i], err = number(tx, r, assigned); err != nil {
+		if stored[i], err = number(tx, r, assigned, moved[i]); err != nil {
 			return err
 		}
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(stored[a].URL, stored[b].URL) })
+	meta := tx.Bucket(bucketMeta)
+	for i := range stored {
+		rev, err := meta.NextSequence()
+		if err != nil {
+			return err
+		}
+		stored[i].Rev = rev
+	}
 	byURL := tx.Bucket(bucketByURL)
 	for _, i := range order {
 		data, err := encode(stored[i])
@@ -250,20 +299,27 @@ func putAll(tx *bolt.Tx, records, stored []Record) error {
 
 // number gives r its sequence number: the stored one for a known URL (or
 // one numbered earlier in the batch, in assigned), the next one for a new
-// URL.
-func number(tx *bolt.Tx, r Record, assigned map[string]uint64) (Record, error) {
-	if seq, ok := assigned[r.URL]; ok {
-		r.Seq = seq
-		return r, nil
-	}
+// URL or a moved one.
+func number(tx *bolt.Tx, r Record, assigned map[string]uint64, move bool) (Record, error) {
 	byURL, bySeq := tx.Bucket(bucketByURL), tx.Bucket(bucketBySeq)
-	if old := byURL.Get([]byte(r.URL)); old != nil {
+	var old uint64
+	if seq, ok := assigned[r.URL]; ok {
+		old = seq
+	} else if data := byURL.Get([]byte(r.URL)); data != nil {
 		var prev Record
-		if err := decode(old, &prev); err != nil {
+		if err := decode(data, &prev); err != nil {
 			return Record{}, fmt.Errorf("corrupt record for %s: %w", r.URL, err)
 		}
-		r.Seq = prev.Seq
+		old = prev.Seq
+	}
+	if old != 0 && !move {
+		r.Seq = old
 		return r, nil
+	}
+	if old != 0 {
+		if err := bySeq.Delete(seqKey(old)); err != nil {
+			return Record{}, err
+		}
 	}
 	seq, err := bySeq.NextSequence()
 	if err != nil {
@@ -422,13 +478,14 @@ func (s *Store) Masters() (map[string]string, error) {
 
 // SetIndexedThrough records the index watermark (see Batch.SetIndexedThrough)
 // in its own transaction.
-func (s *Store) SetIndexedThrough(seq uint64) error {
-	b := Batch{indexed: seq}
+func (s *Store) SetIndexedThrough(rev uint64) error {
+	b := Batch{indexed: rev}
 	_, err := s.Commit(&b)
 	return err
 }
 
-// IndexedThrough returns what SetIndexedThrough last recorded (0 if never).
+// IndexedThrough returns the revision SetIndexedThrough last recorded (0
+// if never).
 func (s *Store) IndexedThrough() (uint64, error) {
 	var seq uint64
 	err := s.db.View(func(tx *bolt.Tx) error {
@@ -460,7 +517,13 @@ func decode(data []byte, r *Record) error {
 			return err
 		}
 	}
-	return json.Unmarshal(data, r)
+	if err := json.Unmarshal(data, r); err != nil {
+		return err
+	}
+	if r.Rev == 0 { // stored before revisions existed
+		r.Rev = r.Seq
+	}
+	return nil
 }
 
 func seqKey(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 func open(t *testing.T, path string) *Store {
@@ -239,5 +241,92 @@ func TestWriterExcludesReaders(t *testing.T) {
 	defer w.Close()
 	if _, err := Open(path, Options{ReadOnly: true, Timeout: 50 * time.Millisecond}); err == nil {
 		t.Error("a reader opened the store while a writer had it")
+	}
+}
+
+// Every Put takes the next revision; Move also takes the next sequence
+// number, so Each meets the moved record last; both survive a reopen.
+func TestRevisionsAndMove(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pages.db")
+	s := open(t, path)
+	var b Batch
+	for _, u := range []string{"http://x/a", "http://x/b", "http://x/c"} {
+		b.Put(Record{URL: u, Status: Fetched})
+	}
+	stored, err := s.Commit(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range stored {
+		if r.Seq != uint64(i+1) || r.Rev != uint64(i+1) {
+			t.Errorf("%s: seq %d rev %d; want %d, %d", r.URL, r.Seq, r.Rev, i+1, i+1)
+		}
+	}
+	r, err := s.Put(Record{URL: "http://x/a", Status: Fetched, Text: "again"})
+	if err != nil || r.Seq != 1 || r.Rev != 4 {
+		t.Errorf("re-Put: seq %d rev %d, %v; want seq 1 rev 4", r.Seq, r.Rev, err)
+	}
+	b = Batch{}
+	b.Move(Record{URL: "http://x/b", Status: Fetched, Text: "changed"})
+	b.Put(Record{URL: "http://x/b", Status: Fetched, Text: "changed twice"}) // same batch: keeps the new number
+	moved, err := s.Commit(&b)
+	if err != nil || moved[0].Seq != 4 || moved[1].Seq != 4 || moved[1].Rev != 6 {
+		t.Fatalf("Move: %+v, %v; want seq 4, revs 5 and 6", moved, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = open(t, path)
+	defer s.Close()
+	var order []string
+	if err := s.Each(func(r Record) error { order = append(order, r.URL+"@"+r.Text); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"http://x/a@again", "http://x/c@", "http://x/b@changed twice"}
+	if !slices.Equal(order, want) {
+		t.Errorf("Each after Move = %q; want %q", order, want)
+	}
+	if r, err := s.Put(Record{URL: "http://x/d"}); err != nil || r.Seq != 5 || r.Rev != 7 {
+		t.Errorf("after reopen: seq %d rev %d, %v; want 5, 7", r.Seq, r.Rev, err)
+	}
+}
+
+// A store written before revisions existed (records without "rev", an
+// index watermark that is a sequence number) reads Rev = Seq, and new
+// revisions come after every old sequence number.
+func TestStoreWithoutRevisions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pages.db")
+	db, err := bolt.Open(path, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		byURL, _ := tx.CreateBucket(bucketByURL)
+		bySeq, _ := tx.CreateBucket(bucketBySeq)
+		meta, _ := tx.CreateBucket(bucketMeta)
+		for i, u := range []string{"http://x/a", "http://x/b"} {
+			seq, _ := bySeq.NextSequence()
+			if err := bySeq.Put(seqKey(seq), []byte(u)); err != nil {
+				return err
+			}
+			if err := byURL.Put([]byte(u), fmt.Appendf(nil, `{"url":%q,"seq":%d,"status":"fetched"}`, u, i+1)); err != nil {
+				return err
+			}
+		}
+		return meta.Put(keyIndexed, seqKey(1))
+	})
+	if err != nil || db.Close() != nil {
+		t.Fatal(err)
+	}
+	s := open(t, path)
+	defer s.Close()
+	if r, _, err := s.Get("http://x/b"); err != nil || r.Rev != 2 {
+		t.Errorf("old record: rev %d, %v; want its seq, 2", r.Rev, err)
+	}
+	if r, err := s.Put(Record{URL: "http://x/a"}); err != nil || r.Rev != 3 {
+		t.Errorf("first new revision %d, %v; want 3", r.Rev, err)
+	}
+	if w, err := s.IndexedThrough(); err != nil || w != 1 {
+		t.Errorf("watermark %d, %v; want 1", w, err)
 	}
 }
