@@ -3,6 +3,7 @@ package dedup
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -154,4 +155,103 @@ func BenchmarkInsertFanout(b *testing.B) {
 			}
 		}
 	}
+}
+
+// BenchmarkChurn measures the recrawl operations on a Detector holding
+// the documents of fanoutWorkload (signing done before the timer, as for
+// BenchmarkInsertFanout): removing a
+// document and adding it back (op=remove-add: a member, or, for one call
+// in n, the master, which costs an election), removing and adding back the
+// master of the largest cluster (op=master, an election over every
+// member: O(members) verifications), and replacing a document by a new
+// version (op=replace: copies change trivially and stay, templated pages
+// change their number and move). It reports operations per second. The
+// removal of a member costs little next to the Insert that follows it
+// (see BenchmarkInsertFanout: it grows with docs until the fan-out bounds
+// are reached); removing the master of n copies costs an election of n
+// verifications.
+func BenchmarkChurn(b *testing.B) {
+	sizes := []int{2000, 8000}
+	if testing.Short() {
+		sizes = []int{500, 2000}
+	}
+	for _, workload := range []string{"templated", "copies", "unique"} {
+		for _, n := range sizes {
+			docs := fanoutWorkload(workload, n)
+			opts := Options{}
+			table := tableOf(b, opts, docs)
+			det, err := New(table, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			prepared := make([]*Prepared, n)
+			for i, doc := range docs {
+				if prepared[i], err = det.Prepare(doc); err != nil {
+					b.Fatal(err)
+				}
+			}
+			versions := make([][2]*Prepared, n) // the document and a new version
+			for i, doc := range docs {
+				doc.Text += " again"
+				if workload == "templated" {
+					doc.Text = fmt.Sprintf("document number %d about things and more things %d", i+n, i%7)
+				}
+				p, err := det.Prepare(doc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				versions[i] = [2]*Prepared{prepared[i], p}
+			}
+			fill := func(b *testing.B) *Detector {
+				det, err := New(table, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, p := range prepared {
+					if _, err := det.Insert(fresh(p)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				return det
+			}
+			for _, op := range []string{"remove-add", "master", "replace"} {
+				if op == "master" && workload == "unique" {
+					continue
+				}
+				b.Run(fmt.Sprintf("workload=%s/op=%s/docs=%d", workload, op, n), func(b *testing.B) {
+					det := fill(b)
+					b.ReportAllocs()
+					i := 0
+					for b.Loop() {
+						k := i % n
+						switch op {
+						case "remove-add", "master":
+							if op == "master" {
+								k, _ = strconv.Atoi(det.Assignments()[0].Master)
+							}
+							if _, err := det.Remove(docs[k].ID); err != nil {
+								b.Fatal(err)
+							}
+							if _, err := det.Insert(fresh(prepared[k])); err != nil {
+								b.Fatal(err)
+							}
+						case "replace":
+							if _, err := det.Update(fresh(versions[k][(i/n+1)%2])); err != nil {
+								b.Fatal(err)
+							}
+						}
+						i++
+					}
+					b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+				})
+			}
+		}
+	}
+}
+
+// fresh returns a copy of p that can be inserted once more (the Detector
+// keeps and updates the record it inserts; the signatures are shared).
+func fresh(p *Prepared) *Prepared {
+	rec := *p.rec
+	return &Prepared{doc: p.doc, rec: &rec, generation: p.generation}
 }

@@ -71,17 +71,28 @@ var (
 	ErrDuplicateID = errors.New("dedup: document id already added")
 )
 
-// Stats counts what a Detector has done. Read it with [Detector.Stats].
+// Stats counts what a Detector holds and has done. Read it with
+// [Detector.Stats]. Documents, Clusters, Duplicates, Unsignable and Pairs
+// describe what is stored now (removals take away what they added); the
+// other counters only grow.
 type Stats struct {
-	Documents   int // documents added
+	Documents   int // documents stored
 	Clusters    int // clusters
-	Duplicates  int // documents that joined an existing cluster
+	Duplicates  int // documents that are not their cluster's master (Documents − Clusters)
 	Unsignable  int // documents without a usable signature
-	Pairs       int // near-duplicate pairs reported
+	Pairs       int // near-duplicate pairs among the documents stored (for StarAssignments)
 	Candidates  int // candidate pairs looked at
 	Refreshes   int // statistics refreshes
-	NewMasters  int // times a new document took over as master
+	NewMasters  int // times a document took over as master (Insert; Update of a member)
 	MasterTests int // similarity tests against masters that were not candidates
+
+	// Removal and replacement (Remove, Update).
+	Removed   int // documents removed
+	Replaced  int // stored documents given a new version
+	Unchanged int // new versions with the same content (Fingerprint.Content): attributes updated only
+	Left      int // new versions that left their cluster and were inserted as new documents
+	Elections int // masters elected because the master left its cluster
+	Moved     int // members inserted again because the master elected is not a copy of theirs
 
 	// The fan-out limits at work (Options.MaxFanout): all zero while no
 	// limit is reached, as on the shared evaluation corpus.
@@ -103,22 +114,42 @@ type record struct {
 	sigs       []imatch.Signature
 	supers     []uint64
 	unsignable bool
-	edited     bool // joined its cluster through the edit allowance
+	edited     bool   // joined its cluster through the edit allowance
+	content    uint64 // Fingerprint.Content
 }
 
-// A Prepared document has been signed and awaits [Detector.Insert].
+// A Prepared document has been signed and awaits [Detector.Insert] or
+// [Detector.Update].
 type Prepared struct {
 	doc        Document
 	rec        *record
 	generation int
 }
 
+// ID returns the prepared document's id.
+func (p *Prepared) ID() string { return p.doc.ID }
+
+// Fingerprint returns what identifies the prepared document's content, to
+// compare with the stored version's ([Detector.Fingerprint]) before
+// deciding to Update. Its Simhash depends on the statistics the Detector
+// had when it was prepared (see [Detector.Refresh]).
+func (p *Prepared) Fingerprint() Fingerprint {
+	return Fingerprint{Content: p.rec.content, Simhash: uint64(p.rec.fp)}
+}
+
 // A Detector assigns documents to near-duplicate clusters.
 //
 // Add (or Prepare then Insert) documents in arrival order; each is compared
-// with the documents added before it. A Detector is safe for concurrent
-// use: Prepare, which does the signing, runs concurrently; Insert and
-// Refresh are serialized.
+// with the documents added before it. Remove takes a document out, and
+// Replace (or Prepare then Update) gives a stored document a new version,
+// keeping its cluster when the change is trivial. A Detector is safe for
+// concurrent use: Prepare, which does the signing, runs concurrently;
+// Insert, Remove, Update and Refresh are serialized.
+//
+// Memory: the signatures of every document stored (not its text), in the
+// candidate lists too; a removed document, or the old place of one that
+// left its cluster on Update, keeps about 40 bytes of bookkeeping (its
+// place in the arrival order is never reused).
 type Detector struct {
 	opts Options
 
@@ -130,6 +161,8 @@ type Detector struct {
 	simhash    *simhash.Signer
 	minhash    *minhash.Hasher
 
+	// Documents by slot, in arrival order; a removed document leaves a nil
+	// slot, never reused (arrival order is slot order).
 	docs     []*record
 	byID     map[string]uint32
 	clusters *cluster.Set
@@ -260,6 +293,7 @@ func (d *Detector) prepare(doc Document) *Prepared {
 	// compared; with the default options tokens pass unchanged.
 	tokens := d.ext.FilterTokens(features.Tokens(doc.Text))
 	rec := &record{member: cluster.Member{ID: doc.ID, URL: doc.URL, Time: doc.Time, Quality: doc.Quality}}
+	rec.content = contentHash(tokens, d.ext.FilterTokens(features.Tokens(doc.Tagged)), doc.Meta)
 	if len(tokens) == 0 {
 		rec.unsignable = true
 		return &Prepared{doc: doc, rec: rec, generation: d.generation}
@@ -328,7 +362,7 @@ func (d *Detector) signTerms(rec *record, doc Document, feats []string) {
 
 // Insert adds a prepared document: finds its near-duplicates among the
 // documents added before, puts it in a cluster and indexes it. Documents
-// must have distinct ids.
+// must have distinct ids (a removed id may be inserted again).
 //
 // Candidates — earlier documents sharing a signature — are verified
 // cluster by cluster: the master first, which alone decides whether the
@@ -343,46 +377,108 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 	if p.generation != d.generation { // statistics were refreshed since Prepare
 		p = d.prepare(p.doc)
 	}
-	rec := p.rec
-	if _, dup := d.byID[rec.member.ID]; dup {
-		return Result{}, fmt.Errorf("%w: %q", ErrDuplicateID, rec.member.ID)
+	if _, dup := d.byID[p.rec.member.ID]; dup {
+		return Result{}, fmt.Errorf("%w: %q", ErrDuplicateID, p.rec.member.ID)
 	}
+	res := d.insert(p.rec)
+	d.count()
+	return res, nil
+}
+
+// insert gives rec a new slot, the last in arrival order, and a cluster.
+func (d *Detector) insert(rec *record) Result {
 	idx := uint32(len(d.docs))
 	d.docs = append(d.docs, rec)
 	d.stamp = append(d.stamp, 0)
 	d.adj = append(d.adj, nil)
+	d.clusterOf = append(d.clusterOf, 0)
 	d.byID[rec.member.ID] = idx
 	d.stats.Documents++
-	res := Result{ID: rec.member.ID, Simhash: uint64(rec.fp)}
 	if rec.unsignable {
 		d.stats.Unsignable++
-		res.Unsignable = true
-		res.Cluster = d.found(rec.member)
-		res.Master = rec.member.ID
-		d.stats.Clusters = d.clusters.Len()
-		return res, nil
 	}
+	return d.assign(idx, rec, true)
+}
 
-	// Candidates, cluster by cluster → verified pairs; the most similar
-	// qualifying master decides the cluster.
-	cands, dense := d.candidates(rec)
-	d.stats.Candidates += len(cands)
-	type verified struct {
-		doc   uint32
-		score float64
+// count brings the counters of what is stored up to date.
+func (d *Detector) count() {
+	d.stats.Clusters = d.clusters.Len()
+	d.stats.Duplicates = d.stats.Documents - d.stats.Clusters
+}
+
+// verified is a candidate verified to be a near-duplicate, with its score.
+type verified struct {
+	doc   uint32
+	score float64
+}
+
+// assign puts document idx (rec), which is in no cluster and no candidate
+// list, into the cluster whose master it resembles most, or a cluster of
+// its own, and lists it as a candidate. With pairs it also verifies
+// candidate members and records the pairs (Result.Pairs, and the
+// adjacency StarAssignments reads); a document inserted again after its
+// cluster split keeps the pairs it has.
+func (d *Detector) assign(idx uint32, rec *record, pairs bool) Result {
+	res := Result{ID: rec.member.ID, Simhash: uint64(rec.fp)}
+	if rec.unsignable {
+		res.Unsignable = true
+		res.Cluster = d.found(idx)
+		res.Master = rec.member.ID
+		return res
 	}
-	var pairs []verified
-	best, bestScore := -1, -1.0
+	found, best, bestScore, dense := d.verify(idx, rec, pairs)
+	if best >= 0 {
+		ref := &d.byNumber[best]
+		res.Duplicate = true
+		res.Edited = d.opts.EditAllowance > 0 && bestScore < d.opts.Threshold
+		rec.edited = res.Edited
+		res.Cluster = ref.id
+		d.clusterOf[idx] = uint32(best)
+		if d.mayLead(rec, bestScore, ref.id) {
+			res.NewMaster = d.clusters.Join(ref.id, rec.member)
+		} else {
+			d.clusters.JoinAsMember(ref.id, rec.member)
+		}
+		if res.NewMaster {
+			ref.master = idx
+			d.stats.NewMasters++
+		}
+	} else {
+		res.Cluster = d.found(idx)
+	}
+	res.Master = d.clusters.Get(res.Cluster).Master.ID
+	if pairs {
+		res.Pairs = d.link(idx, found)
+	}
+	d.index(idx, rec, dense)
+	return res
+}
+
+// verify finds the candidates of rec (document idx) and verifies them
+// cluster by cluster: the master, which alone decides whether rec may join
+// the cluster, then, with members, at most MaxFanout candidate members. It
+// returns the near-duplicates found, the number of the cluster whose
+// master rec resembles most (ties to the smaller cluster id; -1 if none)
+// with the score, and whether rec's fingerprint has a dense neighbourhood.
+func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verified, best int, bestScore float64, dense bool) {
+	cands, dense := d.candidates(idx, rec)
+	d.stats.Candidates += len(cands)
+	best, bestScore = -1, -1.0
 	for _, g := range d.byCluster(cands) {
 		ref := d.byNumber[g.cluster]
-		if _, isCandidate := slices.BinarySearch(g.members, ref.master); !isCandidate {
-			d.stats.MasterTests++
-		}
-		if s, ok := d.match(rec, d.docs[ref.master]); ok {
-			pairs = append(pairs, verified{ref.master, s})
-			if s > bestScore || s == bestScore && ref.id < d.byNumber[best].id {
-				best, bestScore = int(g.cluster), s
+		if ref.master != idx { // idx is the master of its own cluster on Update
+			if _, isCandidate := slices.BinarySearch(g.members, ref.master); !isCandidate {
+				d.stats.MasterTests++
 			}
+			if s, ok := d.match(rec, d.docs[ref.master]); ok {
+				found = append(found, verified{ref.master, s})
+				if s > bestScore || s == bestScore && ref.id < d.byNumber[best].id {
+					best, bestScore = int(g.cluster), s
+				}
+			}
+		}
+		if !members {
+			continue
 		}
 		n := 0
 		for i, m := range g.members {
@@ -392,48 +488,39 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 			if d.limits.PerGroup > 0 && n == d.limits.PerGroup {
 				rest := g.members[i:]
 				d.stats.Skipped += len(rest)
-				if _, found := slices.BinarySearch(rest, ref.master); found {
+				if _, masterAmong := slices.BinarySearch(rest, ref.master); masterAmong {
 					d.stats.Skipped--
 				}
 				break
 			}
 			n++
 			if s, ok := d.match(rec, d.docs[m]); ok {
-				pairs = append(pairs, verified{m, s})
+				found = append(found, verified{m, s})
 			}
 		}
 	}
-	if best >= 0 {
-		ref := &d.byNumber[best]
-		res.Duplicate = true
-		res.Edited = d.opts.EditAllowance > 0 && bestScore < d.opts.Threshold
-		rec.edited = res.Edited
-		res.Cluster = ref.id
-		if d.mayLead(rec, bestScore, ref.id) {
-			res.NewMaster = d.clusters.Join(ref.id, rec.member)
-		} else {
-			d.clusters.JoinAsMember(ref.id, rec.member)
+	return found, best, bestScore, dense
+}
+
+// link records the near-duplicates found of document idx for
+// StarAssignments and returns them as pairs in arrival order, each pair
+// ordered by arrival.
+func (d *Detector) link(idx uint32, found []verified) []Pair {
+	slices.SortFunc(found, func(a, b verified) int { return cmp.Compare(a.doc, b.doc) })
+	var pairs []Pair
+	id := d.docs[idx].member.ID
+	for _, v := range found {
+		other := d.docs[v.doc].member.ID
+		p := Pair{A: other, B: id, Score: v.score}
+		if v.doc > idx {
+			p.A, p.B = id, other
 		}
-		d.clusterOf = append(d.clusterOf, uint32(best))
-		d.stats.Duplicates++
-		if res.NewMaster {
-			ref.master = idx
-			d.stats.NewMasters++
-		}
-	} else {
-		res.Cluster = d.found(rec.member)
-	}
-	res.Master = d.clusters.Get(res.Cluster).Master.ID
-	slices.SortFunc(pairs, func(a, b verified) int { return cmp.Compare(a.doc, b.doc) })
-	for _, v := range pairs {
-		res.Pairs = append(res.Pairs, Pair{A: d.docs[v.doc].member.ID, B: rec.member.ID, Score: v.score})
+		pairs = append(pairs, p)
 		d.adj[idx] = append(d.adj[idx], int32(v.doc))
 		d.adj[v.doc] = append(d.adj[v.doc], int32(idx))
 	}
-	d.stats.Pairs += len(res.Pairs)
-	d.stats.Clusters = d.clusters.Len()
-	d.index(idx, rec, dense)
-	return res, nil
+	d.stats.Pairs += len(pairs)
+	return pairs
 }
 
 // mayLead reports whether rec, joining the cluster id with similarity
@@ -468,12 +555,12 @@ func (d *Detector) mayLead(rec *record, score float64, id cluster.ID) bool {
 	return true
 }
 
-// found makes m, the document just appended, the founder of a new cluster
-// and returns its id.
-func (d *Detector) found(m cluster.Member) cluster.ID {
-	id := d.clusters.Found(m)
-	d.clusterOf = append(d.clusterOf, uint32(len(d.byNumber)))
-	d.byNumber = append(d.byNumber, clusterRef{id: id, master: uint32(len(d.docs) - 1)})
+// found makes document idx the founder of a new cluster and returns its
+// id.
+func (d *Detector) found(idx uint32) cluster.ID {
+	id := d.clusters.Found(d.docs[idx].member)
+	d.clusterOf[idx] = uint32(len(d.byNumber))
+	d.byNumber = append(d.byNumber, clusterRef{id: id, master: idx})
 	d.groupOf = append(d.groupOf, 0)
 	d.groupGen = append(d.groupGen, 0)
 	d.seenGen = append(d.seenGen, 0)
@@ -517,12 +604,14 @@ func (d *Detector) byCluster(cands []uint32) []candidateGroup {
 	return groups
 }
 
-// candidates returns the earlier documents that share a signature with
-// rec, as far as the posting lists hold them, without repeats, in arrival
-// order; and whether rec's fingerprint has a dense neighbourhood (more
-// than 4·MaxFanout other fingerprints within HammingK).
-func (d *Detector) candidates(rec *record) (out []uint32, dense bool) {
+// candidates returns the other documents that share a signature with
+// rec, document self, as far as the posting lists hold them, without
+// repeats, in arrival order; and whether rec's fingerprint has a dense
+// neighbourhood (more than 4·MaxFanout other fingerprints within
+// HammingK).
+func (d *Detector) candidates(self uint32, rec *record) (out []uint32, dense bool) {
 	d.gen++
+	d.stamp[self] = d.gen
 	out = d.candBuf[:0]
 	defer func() { d.candBuf = out }()
 	add := func(list []postings.Entry) {
@@ -679,7 +768,8 @@ func (d *Detector) indexFingerprint(idx uint32, fp uint64, dense bool) {
 // again. The Detector keeps signatures, not texts: doc must return the
 // document with the given id as it was added. Clusters already formed are
 // kept. If doc fails, Refresh returns its error and the Detector keeps the
-// old statistics. Cost: O(stored text).
+// old statistics. doc is asked only for the documents stored (not those
+// removed), in their latest version. Cost: O(stored text).
 func (d *Detector) Refresh(ctx context.Context, t *stats.Table, doc func(id string) (Document, error)) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -687,6 +777,9 @@ func (d *Detector) Refresh(ctx context.Context, t *stats.Table, doc func(id stri
 	for i, rec := range d.docs {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if rec == nil {
+			continue
 		}
 		var err error
 		if docs[i], err = doc(rec.member.ID); err != nil {
@@ -705,6 +798,9 @@ func (d *Detector) Refresh(ctx context.Context, t *stats.Table, doc func(id stri
 		d.fps = postings.New[uint64](d.limits)
 	}
 	for i, rec := range d.docs {
+		if rec == nil {
+			continue
+		}
 		tokens := d.ext.FilterTokens(features.Tokens(docs[i].Text))
 		if len(tokens) == 0 {
 			continue
@@ -793,18 +889,27 @@ type Assignment struct {
 	ID      string
 	Cluster cluster.ID
 	Master  string
+	// Edited says the document is in its cluster through the edit
+	// allowance, as Result.Edited (online assignments only).
+	Edited bool
 }
 
-// Assignments returns the online clusters of every document added, in
+// Assignments returns the online clusters of every document stored, in
 // arrival order: the cluster each document joined when it was added (by
-// similarity to that cluster's master) and the cluster's current master.
+// similarity to that cluster's master; or later, see [Detector.Remove]
+// and [Detector.Update]) and the cluster's current master. A document
+// that left its cluster on Update arrived anew.
 func (d *Detector) Assignments() []Assignment {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	out := make([]Assignment, len(d.docs))
-	for i, rec := range d.docs {
+	out := make([]Assignment, 0, len(d.byID))
+	for _, rec := range d.docs {
+		if rec == nil {
+			continue
+		}
 		cid, _ := d.clusters.Of(rec.member.ID)
-		out[i] = Assignment{ID: rec.member.ID, Cluster: cid, Master: d.clusters.Get(cid).Master.ID}
+		master := d.clusters.Get(cid).Master.ID
+		out = append(out, Assignment{ID: rec.member.ID, Cluster: cid, Master: master, Edited: rec.edited && master != rec.member.ID})
 	}
 	return out
 }
@@ -817,16 +922,23 @@ func (d *Detector) Assignments() []Assignment {
 // it; unlike the online clusters, a member of one cluster is never pulled
 // into the cluster of an older near-duplicate whose master it does not
 // resemble. It returns one Assignment per document in arrival order and
-// does not change the online clusters. Cost: O(n log n + pairs).
+// does not change the online clusters. Cost: O(n log n + pairs), n the
+// slots (documents stored and removed).
 func (d *Detector) StarAssignments() []Assignment {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	better := func(a, b int) bool { return d.opts.Master.Better(d.docs[a].member, d.docs[b].member) }
+	better := func(a, b int) bool {
+		return d.docs[a] != nil && d.docs[b] != nil && d.opts.Master.Better(d.docs[a].member, d.docs[b].member)
+	}
+	// A removed document has no pairs left: a star of its own, skipped.
 	masters := cluster.Star(len(d.docs), d.adj, better)
-	out := make([]Assignment, len(d.docs))
+	out := make([]Assignment, 0, len(d.byID))
 	for i, m := range masters {
+		if d.docs[i] == nil {
+			continue
+		}
 		id := d.docs[m].member.ID
-		out[i] = Assignment{ID: d.docs[i].member.ID, Cluster: cluster.IDFor(id), Master: id}
+		out = append(out, Assignment{ID: d.docs[i].member.ID, Cluster: cluster.IDFor(id), Master: id})
 	}
 	return out
 }

@@ -22,6 +22,14 @@
 // first, and the candidate lists are bounded ([Options.MaxFanout]), without
 // changing the results below the bounds.
 //
+// Documents can leave and change ([Detector.Remove], [Detector.Replace]),
+// as pages of a recrawl are deleted or edited: a document leaves every
+// candidate list and its cluster; a cluster whose master leaves elects the
+// member the master policy prefers among those every other member is a
+// copy of, or splits; a new version of a document keeps its cluster when
+// it is still a near-duplicate of the master. [Fingerprint] tells an
+// unchanged page from a changed one before any of that.
+//
 // Collection statistics (document frequencies, package stats) are frozen
 // while signing, so a document always gets the same signature;
 // [Detector.Refresh] switches to new statistics and re-signs every stored

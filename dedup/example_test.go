@@ -72,3 +72,45 @@ func ExampleDetector_StarAssignments() {
 	// b: online master a, star master b
 	// c: online master c, star master b
 }
+
+// A crawl revisits pages: the master of a cluster of copies is gone (404),
+// a copy changed a little, another changed into a page of its own.
+func ExampleDetector_Remove() {
+	manual := "Send a job to the shared queue and release it at any printer by holding your badge against the reader; jobs that are not released are deleted after twelve hours."
+	det, _ := dedup.New(nil, dedup.Options{})
+	for _, id := range []string{"/manual/print", "/manual/print?v=2", "/old/manual/print", "/print.html"} {
+		det.Add(dedup.Document{ID: id, Text: manual})
+	}
+	ch, _ := det.Remove("/manual/print")
+	fmt.Printf("removed the master: %s elected %v\n", ch.Master, ch.Elected)
+
+	ch, _ = det.Replace(dedup.Document{ID: "/old/manual/print", Text: manual + " Thanks."})
+	fmt.Printf("trivial change: left %v, master %s\n", ch.Left, ch.Result.Master)
+
+	ch, _ = det.Replace(dedup.Document{ID: "/print.html", Text: "The canteen is closed on Friday for the staff party; the coffee bar on the second floor stays open."})
+	fmt.Printf("real change: left %v, master %s\n", ch.Left, ch.Result.Master)
+	// Output:
+	// removed the master: /manual/print?v=2 elected true
+	// trivial change: left false, master /manual/print?v=2
+	// real change: left true, master /print.html
+}
+
+// A crawler tells an unchanged page from a changed one before updating.
+func ExampleFingerprint_Compare() {
+	det, _ := dedup.New(nil, dedup.Options{})
+	text := "To work from home connect to the corporate network through the VPN client and sign in with your network account and the code from your authenticator app; the client picks the nearest gateway."
+	det.Add(dedup.Document{ID: "vpn", Text: text})
+	stored, _ := det.Fingerprint("vpn")
+	for _, version := range []string{
+		strings.ToUpper(text),
+		strings.Replace(text, "nearest", "fastest", 1),
+		"The canteen is closed on Friday for the staff party.",
+	} {
+		p, _ := det.Prepare(dedup.Document{ID: "vpn", Text: version})
+		fmt.Println(p.Fingerprint().Compare(stored, det.Options().HammingK))
+	}
+	// Output:
+	// unchanged
+	// trivial
+	// changed
+}

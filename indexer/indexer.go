@@ -31,6 +31,10 @@ var (
 	ErrMapping  = errors.New("indexer: index mapping lacks Doppel's types (create it with indexer.Mapping)")
 	ErrCorrupt  = errors.New("indexer: corrupt stored document")
 	ErrReadOnly = errors.New("indexer: index opened read-only")
+	// ErrUnavailable: Remove or Update needs a document the index does
+	// not hold (a near-duplicate left out under Skip that becomes master,
+	// or moves) and Options.Source has none (or is not set).
+	ErrUnavailable = errors.New("indexer: document neither in the index nor in Options.Source")
 )
 
 // lockTimeout bounds how long Open waits for another process that has the
@@ -59,7 +63,31 @@ type Options struct {
 	// ReadOnly opens an existing index for searching only, beside other
 	// readers; Add and Flush return ErrReadOnly. Default false.
 	ReadOnly bool
+	// Source returns the documents the index does not hold — the
+	// near-duplicates Skip leaves out — when a change of master means
+	// they must be indexed: the master elected when one is removed or
+	// changes away (Remove, Update), members moved to other clusters, and
+	// members the new master's access groups do not cover (on every
+	// hand-over, Add's take-over included). Default nil: Remove and
+	// Update fail with ErrUnavailable when they need such a document, and
+	// a member that should be indexed after a hand-over stays out
+	// (counted in Stats.Unavailable).
+	Source Source
 }
+
+// A Source returns documents by id for an [Index] (see Options.Source).
+type Source interface {
+	// Doc returns the document id as it should be indexed (its latest
+	// version, access groups and Simhash), or nil and no error if the
+	// source does not have it.
+	Doc(ctx context.Context, id string) (*Doc, error)
+}
+
+// SourceFunc adapts a function to a Source.
+type SourceFunc func(ctx context.Context, id string) (*Doc, error)
+
+// Doc calls f(ctx, id).
+func (f SourceFunc) Doc(ctx context.Context, id string) (*Doc, error) { return f(ctx, id) }
 
 func (o *Options) ensureDefaults() error {
 	if o.Policy < Skip || o.Policy > All {
@@ -101,17 +129,28 @@ type Member struct {
 	Groups       []string  // access groups; empty means public
 	LastModified time.Time // zero if unknown
 	Length       int       // bytes of body text
+	// Edited says the document joined its cluster through the detector's
+	// edit allowance (dedup.Result.Edited): close to the master, not a
+	// copy. Always false for masters, and in indexes created before the
+	// field existed (see Index.Update).
+	Edited bool
 }
 
 // Stats counts what an Index has done since it was opened.
 type Stats struct {
-	Docs    int // documents accepted by Add
-	Masters int // documents added as their cluster's master
-	Indexed int // documents Add put in the index (masters and, under Hidden and All, near-duplicates)
-	Skipped int // near-duplicates left out of the index (Skip)
+	Docs    int // documents accepted by Add, Update, and again for members moved by Remove and Update
+	Masters int // of those, added as their cluster's master
+	Indexed int // of those, put in the index (masters and, under Hidden and All, near-duplicates)
+	Skipped int // of those, near-duplicates left out of the index (Skip)
 	Demoted int // former masters demoted when another document took over
 	Batches int // batches written
 	Pending int // documents waiting for the next Flush
+
+	Removed     int // documents removed (Remove)
+	Updated     int // documents given a new version (Update)
+	Promoted    int // members made master because their master left (Remove, Update)
+	Reviewed    int // members indexed or left out anew after a hand-over, as the new master's groups cover them or not
+	Unavailable int // members that should be indexed after a hand-over, with no document in the index or the Source
 }
 
 // An Index is a bleve index with Doppel's documents and member records.
@@ -138,6 +177,9 @@ type Index struct {
 	// any: until it is in the index, its documents and member records
 	// are read from here (under the pending batch's).
 	writing *written
+	// editedKnown: the mapping stores Member.Edited (indexes created
+	// before it existed do not).
+	editedKnown bool
 }
 
 // written is a batch being written by FlushAsync.
@@ -152,6 +194,7 @@ type written struct {
 type memberRec struct {
 	cluster string
 	Member
+	deleted bool // the record is deleted in the batch
 }
 
 // Open opens the index in dir, or creates it (a scorch index with
@@ -195,7 +238,7 @@ func Wrap(idx bleve.Index, opts Options) (*Index, error) {
 	if !ok || im.TypeMapping[DocType] == nil || im.TypeMapping[MemberType] == nil {
 		return nil, ErrMapping
 	}
-	x := &Index{idx: idx, opts: opts}
+	x := &Index{idx: idx, opts: opts, editedKnown: im.TypeMapping[MemberType].Properties[fieldMemberEdited] != nil}
 	x.reset()
 	return x, nil
 }
@@ -210,49 +253,94 @@ func (x *Index) reset() {
 // Add indexes d as r decides. r.ID must be d.ID (or empty) and r.Cluster
 // must be set; d.Cluster and d.Master are taken from r (d is the master iff
 // r.Master == d.ID). The master is indexed; a near-duplicate follows the
-// policy. When d becomes the master of a cluster that already has members
-// (r.NewMaster), every other master of the cluster is demoted: deleted
-// from the index under Skip, re-indexed with master=false under Hidden and
-// All; its member record says so. Adding an id again replaces it.
+// policy. When d is the master of a cluster that has other members
+// (r.Duplicate: it took the cluster over, or it is a new version of the
+// master), the policy is applied to every other member again against d (a
+// hand-over): a former master is demoted — deleted from the index under
+// Skip if d's groups cover its own, re-indexed with master=false
+// otherwise — and under Skip a copy is indexed or left out as d's groups
+// cover it or not (a copy d does not cover needs its document from
+// Options.Source). Adding an id again replaces it.
 //
 // Add writes the batch when it holds Options.BatchSize documents. Cost:
-// O(size of d) to analyze, plus, on a master change, one search for the
-// cluster's members and one stored-document load.
+// O(size of d) to analyze, plus, on a hand-over, one search for the
+// cluster's members and a stored-document load for each member whose
+// state changes.
 func (x *Index) Add(ctx context.Context, d Doc, r dedup.Result) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	switch {
-	case d.ID == "":
-		return ErrEmptyID
-	case strings.HasPrefix(d.ID, memberPrefix):
-		return fmt.Errorf("%w: %q", ErrReserved, d.ID)
-	case r.ID != "" && r.ID != d.ID:
-		return fmt.Errorf("%w: doc %q, result %q", ErrMismatch, d.ID, r.ID)
-	case r.Cluster == "":
-		return fmt.Errorf("%w: doc %q", ErrCluster, d.ID)
+	if err := checkDoc(d.ID, r); err != nil {
+		return err
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if err := x.writable(); err != nil {
+		return err
+	}
+	if err := x.add(ctx, d, r); err != nil {
+		return err
+	}
+	return x.autoFlush()
+}
+
+func checkID(id string) error {
+	switch {
+	case id == "":
+		return ErrEmptyID
+	case strings.HasPrefix(id, memberPrefix):
+		return fmt.Errorf("%w: %q", ErrReserved, id)
+	}
+	return nil
+}
+
+func checkDoc(id string, r dedup.Result) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
+	switch {
+	case r.ID != "" && r.ID != id:
+		return fmt.Errorf("%w: doc %q, result %q", ErrMismatch, id, r.ID)
+	case r.Cluster == "":
+		return fmt.Errorf("%w: doc %q", ErrCluster, id)
+	}
+	return nil
+}
+
+// writable returns why the index may not be written, if it may not.
+func (x *Index) writable() error {
 	switch {
 	case x.closed:
 		return ErrClosed
 	case x.opts.ReadOnly:
 		return ErrReadOnly
 	}
+	return nil
+}
+
+// autoFlush writes the batch if it is full (and NoAutoFlush is not set).
+func (x *Index) autoFlush() error {
+	if x.stats.Pending >= x.opts.BatchSize && !x.opts.NoAutoFlush {
+		return x.flush()
+	}
+	return nil
+}
+
+// add is Add without the checks, under x.mu.
+func (x *Index) add(ctx context.Context, d Doc, r dedup.Result) error {
 	d.Cluster = string(r.Cluster)
 	d.Master = r.Master == d.ID
 	if d.Simhash == 0 {
 		d.Simhash = r.Simhash
 	}
 	if d.Master && r.Duplicate {
-		if err := x.demoteOthers(d.Cluster, d.ID, d.Groups); err != nil {
+		if err := x.review(ctx, d.Cluster, d.ID, d.Groups, nil); err != nil {
 			return err
 		}
 	}
 	m := Member{ID: d.ID, URL: d.URL, Title: d.Title, Master: d.Master, Groups: d.Groups,
-		LastModified: d.LastModified, Length: len(d.Body)}
-	keep := d.Master || x.opts.Policy != Skip || r.Edited
+		LastModified: d.LastModified, Length: len(d.Body), Edited: r.Edited && !d.Master}
+	keep := d.Master || x.opts.Policy != Skip || m.Edited
 	if !keep { // under Skip, keep a copy some users could see without seeing the master
 		master, err := x.load(r.Master)
 		if err != nil {
@@ -278,45 +366,217 @@ func (x *Index) Add(ctx context.Context, d Doc, r dedup.Result) error {
 		x.stats.Masters++
 	}
 	x.stats.Pending++
-	if x.stats.Pending >= x.opts.BatchSize && !x.opts.NoAutoFlush {
-		return x.flush()
-	}
 	return nil
 }
 
-// demoteOthers demotes every master of cluster other than id, whose
-// groups are groups.
-func (x *Index) demoteOthers(cluster, id string, groups []string) error {
+// review applies the policy again to every member of cluster but master
+// and those in skip, against a master with the access groups groups:
+// former masters are demoted; under Skip a member stays out of the index
+// only if it is a copy (not Edited) and groups cover its own. A member to
+// index whose document is neither in the index nor in Options.Source
+// stays out, counted in Stats.Unavailable. In an index whose mapping does
+// not store Member.Edited, an indexed member stays indexed (it may be an
+// edited one).
+func (x *Index) review(ctx context.Context, cluster, master string, groups []string, skip []string) error {
 	ms, err := x.members(cluster)
 	if err != nil {
 		return err
 	}
 	for _, m := range ms {
-		if !m.Master || m.ID == id {
+		if m.ID == master || slices.Contains(skip, m.ID) {
 			continue
 		}
+		wasMaster, wasIndexed := m.Master, m.Indexed
 		m.Master = false
-		if x.opts.Policy == Skip && Covers(groups, m.Groups) || !m.Indexed {
-			x.unindex(m.ID)
-			m.Indexed = false
-		} else {
-			d, err := x.load(m.ID)
+		m.Edited = m.Edited && !wasMaster
+		keep := x.opts.Policy != Skip || m.Edited || !Covers(groups, m.Groups) || !x.editedKnown && wasIndexed && !wasMaster
+		switch {
+		case keep && wasIndexed && !wasMaster: // as it is
+		case keep:
+			d, err := x.fetch(ctx, m.ID)
 			if err != nil {
 				return err
 			}
 			if d == nil {
+				x.unindex(m.ID)
 				m.Indexed = false
-			} else {
-				d.Master = false
-				if err := x.index(d); err != nil {
-					return err
+				if !wasMaster {
+					x.stats.Unavailable++
 				}
+				break
 			}
+			d.Cluster, d.Master = cluster, false
+			if err := x.index(d); err != nil {
+				return err
+			}
+			m.Indexed = true
+		default:
+			if wasIndexed {
+				x.unindex(m.ID)
+			}
+			m.Indexed = false
+		}
+		if m.Master == wasMaster && m.Indexed == wasIndexed {
+			continue
 		}
 		if err := x.putMember(cluster, m); err != nil {
 			return err
 		}
-		x.stats.Demoted++
+		if wasMaster {
+			x.stats.Demoted++
+		} else {
+			x.stats.Reviewed++
+		}
+	}
+	return nil
+}
+
+// fetch returns document id from the batches or the index, else from
+// Options.Source, or nil if none has it.
+func (x *Index) fetch(ctx context.Context, id string) (*Doc, error) {
+	d, err := x.load(id)
+	if err != nil || d != nil || x.opts.Source == nil {
+		return d, err
+	}
+	if d, err = x.opts.Source.Doc(ctx, id); err != nil {
+		return nil, fmt.Errorf("indexer: source: document %q: %w", id, err)
+	}
+	if d != nil {
+		c := *d
+		c.ID = id
+		return &c, nil
+	}
+	return nil, nil
+}
+
+// need is fetch for a document that must be found.
+func (x *Index) need(ctx context.Context, id string) (*Doc, error) {
+	d, err := x.fetch(ctx, id)
+	if err == nil && d == nil {
+		err = fmt.Errorf("%w: %q", ErrUnavailable, id)
+	}
+	return d, err
+}
+
+// Remove takes the document ch.ID out of the index — its searchable
+// document and its member record — as the detector's removal ch
+// (dedup.Detector.Remove) decided, and follows the rest of ch: the master
+// elected in its place is indexed as master (a hand-over: the policy is
+// applied to the other members again against it, as Add does on a
+// take-over) and the members moved to other clusters are added again
+// where they went.
+//
+// The documents this needs that the index does not hold (under Skip: the
+// elected master, moved members) come from Options.Source; if one is
+// missing, Remove returns an error wrapping ErrUnavailable before changing
+// anything. Cost: one delete; on an election, one search for the cluster's
+// members, a load per member whose state changes, and an Add per moved
+// member.
+func (x *Index) Remove(ctx context.Context, ch dedup.Change) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkID(ch.ID); err != nil {
+		return err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := x.writable(); err != nil {
+		return err
+	}
+	if err := x.leave(ctx, ch, true); err != nil {
+		return err
+	}
+	return x.autoFlush()
+}
+
+// Update re-indexes d, a new version of a stored document, as the
+// detector's replacement ch (dedup.Detector.Update or Replace) decided: d
+// is added again as ch.Result says (Add: its document, master flag and
+// member record replaced; a hand-over if it took its cluster over or is
+// its master). If it left its cluster (ch.Left), the cluster is first
+// handed over as by Remove. A document the detector did not hold
+// (ch.Cluster empty) is simply added.
+//
+// Documents needed that the index does not hold come from Options.Source,
+// as for Remove; ErrUnavailable before any change if one is missing.
+// Cost: an Add, plus a Remove's hand-over when the document left.
+func (x *Index) Update(ctx context.Context, d Doc, ch dedup.Change) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkDoc(d.ID, ch.Result); err != nil {
+		return err
+	}
+	if ch.ID != d.ID {
+		return fmt.Errorf("%w: doc %q, change %q", ErrMismatch, d.ID, ch.ID)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := x.writable(); err != nil {
+		return err
+	}
+	if ch.Left {
+		if err := x.leave(ctx, ch, false); err != nil {
+			return err
+		}
+	}
+	if err := x.add(ctx, d, ch.Result); err != nil {
+		return err
+	}
+	x.stats.Updated++
+	return x.autoFlush()
+}
+
+// leave applies what ch did to the cluster ch.ID was in: ch.ID's document
+// and member record are deleted (when drop is set; Update adds them again
+// instead), the elected master is promoted and the other members
+// reviewed, and the moved members are added where they went. The
+// documents that must be found are loaded before anything changes.
+func (x *Index) leave(ctx context.Context, ch dedup.Change, drop bool) error {
+	var master *Doc
+	if ch.Elected && ch.Master != "" {
+		var err error
+		if master, err = x.need(ctx, ch.Master); err != nil {
+			return err
+		}
+	}
+	moved := make([]*Doc, len(ch.Moved))
+	skip := []string{ch.ID}
+	for i, r := range ch.Moved {
+		var err error
+		if moved[i], err = x.need(ctx, r.ID); err != nil {
+			return err
+		}
+		skip = append(skip, r.ID)
+	}
+	if drop {
+		x.unindex(ch.ID)
+		x.dropMember(ch.ID)
+		x.stats.Removed++
+		x.stats.Pending++
+	}
+	if master != nil {
+		cluster := string(ch.Cluster)
+		master.Cluster, master.Master = cluster, true
+		if err := x.index(master); err != nil {
+			return err
+		}
+		m := Member{ID: master.ID, URL: master.URL, Title: master.Title, Indexed: true, Master: true, Groups: master.Groups,
+			LastModified: master.LastModified, Length: len(master.Body)}
+		if err := x.putMember(cluster, m); err != nil {
+			return err
+		}
+		x.stats.Promoted++
+		x.stats.Pending++
+		if err := x.review(ctx, cluster, master.ID, master.Groups, skip); err != nil {
+			return err
+		}
+	}
+	for i, r := range ch.Moved {
+		if err := x.add(ctx, *moved[i], r); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -338,9 +598,15 @@ func (x *Index) putMember(cluster string, m Member) error {
 	if err := x.batch.Index(memberPrefix+m.ID, toMemberData(cluster, m)); err != nil {
 		return fmt.Errorf("indexer: member record %q: %w", m.ID, err)
 	}
-	x.pending[m.ID] = memberRec{cluster, m}
+	x.pending[m.ID] = memberRec{cluster: cluster, Member: m}
 	x.cache = nil
 	return nil
+}
+
+func (x *Index) dropMember(id string) {
+	x.batch.Delete(memberPrefix + id)
+	x.pending[id] = memberRec{deleted: true}
+	x.cache = nil
 }
 
 // load returns the searchable document id from the pending batch or the
@@ -629,7 +895,7 @@ func (x *Index) readMembers(clusters []string) (map[string][]Member, error) {
 	for from := 0; ; from += memberPageSize {
 		req := bleve.NewSearchRequestOptions(q, memberPageSize, from, false)
 		req.Fields = []string{fieldMemberCluster, fieldMemberURL, fieldMemberTitle, fieldMemberIndexed, fieldMemberMaster,
-			fieldMemberGroups, fieldMemberModified, fieldMemberLength}
+			fieldMemberGroups, fieldMemberModified, fieldMemberLength, fieldMemberEdited}
 		req.SortBy([]string{"_id"})
 		res, err := x.idx.Search(req)
 		if err != nil {
@@ -643,25 +909,31 @@ func (x *Index) readMembers(clusters []string) (map[string][]Member, error) {
 			indexed, _ := h.Fields[fieldMemberIndexed].(bool)
 			master, _ := h.Fields[fieldMemberMaster].(bool)
 			length, _ := h.Fields[fieldMemberLength].(float64)
+			edited, _ := h.Fields[fieldMemberEdited].(bool)
 			m := Member{ID: id, URL: url, Title: title, Indexed: indexed, Master: master, Length: int(length),
-				Groups: stringsOf(h.Fields[fieldMemberGroups])}
+				Groups: stringsOf(h.Fields[fieldMemberGroups]), Edited: edited}
 			if s, ok := h.Fields[fieldMemberModified].(string); ok {
 				m.LastModified, _ = time.Parse(time.RFC3339, s)
 			}
-			byID[id] = memberRec{cluster, m}
+			byID[id] = memberRec{cluster: cluster, Member: m}
 		}
 		if len(res.Hits) < memberPageSize {
 			break
 		}
 	}
-	if x.writing != nil { // the batch being written overrides the index
-		for id, rec := range x.writing.pending {
-			byID[id] = rec
+	overlay := func(pending map[string]memberRec) {
+		for id, rec := range pending {
+			if rec.deleted {
+				delete(byID, id)
+			} else {
+				byID[id] = rec
+			}
 		}
 	}
-	for id, rec := range x.pending { // the batch overrides both
-		byID[id] = rec
+	if x.writing != nil { // the batch being written overrides the index
+		overlay(x.writing.pending)
 	}
+	overlay(x.pending) // the batch overrides both
 	for _, rec := range byID {
 		if want[rec.cluster] {
 			out[rec.cluster] = append(out[rec.cluster], rec.Member)

@@ -49,6 +49,7 @@ const (
 	fieldMemberGroups   = "member_groups"
 	fieldMemberModified = "member_modified"
 	fieldMemberLength   = "member_length"
+	fieldMemberEdited   = "member_edited"
 	memberPrefix        = "doppel.member/"
 )
 
@@ -107,6 +108,7 @@ func Mapping() *mapping.IndexMappingImpl {
 	mm.AddFieldMappingsAt(fieldMemberGroups, stored(bleve.NewTextFieldMapping()))
 	mm.AddFieldMappingsAt(fieldMemberModified, stored(bleve.NewDateTimeFieldMapping()))
 	mm.AddFieldMappingsAt(fieldMemberLength, stored(bleve.NewNumericFieldMapping()))
+	mm.AddFieldMappingsAt(fieldMemberEdited, stored(bleve.NewBooleanFieldMapping()))
 
 	im := bleve.NewIndexMapping()
 	im.DefaultAnalyzer = en.AnalyzerName
@@ -226,6 +228,7 @@ func toMemberData(cluster string, m Member) memberData {
 		fieldMemberMaster:  m.Master,
 		fieldMemberGroups:  m.Groups,
 		fieldMemberLength:  m.Length,
+		fieldMemberEdited:  m.Edited,
 	}
 	if !m.LastModified.IsZero() {
 		md[fieldMemberModified] = m.LastModified.UTC()

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,6 +58,22 @@ func (p Policy) Better(a, b Member) bool {
 	return false
 }
 
+// Best returns the position in ms of the member p prefers as master: the
+// first member no later one is Better than, so ties go to the earliest.
+// It returns -1 for no members. Cost: O(len(ms)).
+func (p Policy) Best(ms []Member) int {
+	if len(ms) == 0 {
+		return -1
+	}
+	best := 0
+	for i := 1; i < len(ms); i++ {
+		if p.Better(ms[i], ms[best]) {
+			best = i
+		}
+	}
+	return best
+}
+
 // A Member describes a document to the master policy.
 type Member struct {
 	ID      string    // document id, unique
@@ -83,11 +100,17 @@ type Cluster struct {
 
 // A Set holds clusters. The zero value is not usable; call [NewSet]. A Set
 // is not safe for concurrent use.
+//
+// Documents join with [Set.Found] and [Set.Join] and leave with
+// [Set.Remove]; a cluster keeps its id when its founder or master leaves,
+// and is deleted when its last member does. A cluster id freed that way
+// may be given again to a cluster founded later by the same document.
 type Set struct {
 	policy   Policy
 	clusters map[ID]*Cluster
 	of       map[string]ID
-	order    []ID // clusters in order of creation
+	order    []*Cluster // clusters in order of creation, deleted ones too until compacted
+	deleted  int        // deleted clusters in order
 }
 
 // NewSet returns an empty Set using policy p to choose masters.
@@ -103,9 +126,10 @@ func (s *Set) Found(m Member) ID {
 	for s.clusters[id] != nil { // a hash collision: derive another id deterministically
 		id = IDFor(string(id) + "/" + m.ID)
 	}
-	s.clusters[id] = &Cluster{ID: id, Master: m, Members: []Member{m}}
+	c := &Cluster{ID: id, Master: m, Members: []Member{m}}
+	s.clusters[id] = c
 	s.of[m.ID] = id
-	s.order = append(s.order, id)
+	s.order = append(s.order, c)
 	return id
 }
 
@@ -138,6 +162,72 @@ func (s *Set) mustBeNew(docID string) {
 	}
 }
 
+// Remove takes document docID out of its cluster and returns the
+// cluster's id, and false if docID is not in the set. A cluster left
+// without members is deleted. When docID was the master of a cluster that
+// keeps members, elect chooses the new master: it is called with the
+// cluster, docID already out of Members, and returns the new master's
+// position in Members (out of range panics). A nil elect applies the
+// set's policy ([Policy.Best]: ties to the earliest member). The caller
+// may have more to check than the policy — package dedup only elects a
+// member the others are copies of. Cost: O(members) plus elect.
+func (s *Set) Remove(docID string, elect func(c *Cluster) int) (ID, bool) {
+	id, ok := s.of[docID]
+	if !ok {
+		return "", false
+	}
+	delete(s.of, docID)
+	c := s.clusters[id]
+	i := slices.IndexFunc(c.Members, func(m Member) bool { return m.ID == docID })
+	c.Members = slices.Delete(c.Members, i, i+1)
+	switch {
+	case len(c.Members) == 0:
+		delete(s.clusters, id)
+		c.Members = nil
+		s.deleted++
+		if s.deleted > len(s.order)/2 {
+			s.order = slices.DeleteFunc(s.order, func(c *Cluster) bool { return s.clusters[c.ID] != c })
+			s.deleted = 0
+		}
+	case c.Master.ID == docID:
+		if elect == nil {
+			elect = func(c *Cluster) int { return s.policy.Best(c.Members) }
+		}
+		c.Master = c.Members[elect(c)]
+	}
+	return id, true
+}
+
+// Update replaces the attributes (URL, Time, Quality) of the member
+// m.ID, keeping its cluster, its place and its role: a master stays
+// master, a member does not take over, whatever the policy says of the
+// new attributes (use [Set.Promote]). It reports false if m.ID is not in
+// the set. Cost: O(members of its cluster).
+func (s *Set) Update(m Member) bool {
+	id, ok := s.of[m.ID]
+	if !ok {
+		return false
+	}
+	c := s.clusters[id]
+	c.Members[slices.IndexFunc(c.Members, func(x Member) bool { return x.ID == m.ID })] = m
+	if c.Master.ID == m.ID {
+		c.Master = m
+	}
+	return true
+}
+
+// Promote makes document docID the master of its cluster and reports
+// false if it is not in the set. Cost: O(members of its cluster).
+func (s *Set) Promote(docID string) bool {
+	id, ok := s.of[docID]
+	if !ok {
+		return false
+	}
+	c := s.clusters[id]
+	c.Master = c.Members[slices.IndexFunc(c.Members, func(m Member) bool { return m.ID == docID })]
+	return true
+}
+
 // Of returns the cluster of document docID and whether it is known.
 func (s *Set) Of(docID string) (ID, bool) {
 	id, ok := s.of[docID]
@@ -154,11 +244,13 @@ func (s *Set) Len() int { return len(s.clusters) }
 // Docs returns the number of documents in all clusters.
 func (s *Set) Docs() int { return len(s.of) }
 
-// All returns the clusters in order of creation.
+// All returns the clusters in order of creation. Cost: O(clusters).
 func (s *Set) All() []*Cluster {
-	out := make([]*Cluster, len(s.order))
-	for i, id := range s.order {
-		out[i] = s.clusters[id]
+	out := make([]*Cluster, 0, len(s.clusters))
+	for _, c := range s.order {
+		if s.clusters[c.ID] == c {
+			out = append(out, c)
+		}
 	}
 	return out
 }

@@ -1,6 +1,9 @@
 package cluster
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -85,4 +88,206 @@ func TestDuplicateDocumentPanics(t *testing.T) {
 	s := NewSet(FirstSeen)
 	id := s.Found(Member{ID: "a"})
 	s.Join(id, Member{ID: "a"})
+}
+
+// model is the reference for TestRemoveAgainstModel: clusters as plain
+// slices, in order of creation.
+type model struct {
+	ids     []ID
+	members map[ID][]Member
+	master  map[ID]string
+}
+
+func (md *model) find(docID string) (ID, int) {
+	for _, id := range md.ids {
+		for i, m := range md.members[id] {
+			if m.ID == docID {
+				return id, i
+			}
+		}
+	}
+	return "", -1
+}
+
+// TestRemoveAgainstModel drives a Set and a plain model with random
+// Found, Join, JoinAsMember, Remove (with the policy's election and with
+// a hook), Update and Promote, and compares every cluster after every
+// operation. A second Set driven with only the policy's operations (Found,
+// Join, Remove with the default election) is compared with a Set rebuilt
+// from its surviving members in order: same members, and the master the
+// policy prefers among them.
+func TestRemoveAgainstModel(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, p := range []Policy{FirstSeen, ShortestURL, MostRecent, HighestQuality} {
+		t.Run(p.String(), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(3, uint64(p)))
+			member := func(n int) Member {
+				return Member{ID: fmt.Sprint("d", n), URL: fmt.Sprintf("http://x/%0*d", 1+r.IntN(4), r.IntN(10)),
+					Time: t0.Add(time.Duration(r.IntN(5)) * time.Hour), Quality: float64(r.IntN(4))}
+			}
+			s, policyOnly := NewSet(p), NewSet(p)
+			md := &model{members: map[ID][]Member{}, master: map[ID]string{}}
+			var live []string
+			for n := range 3000 {
+				op := r.IntN(10)
+				if len(live) == 0 {
+					op = 0
+				}
+				switch {
+				case op < 2 || s.Len() == 0: // found
+					m := member(n)
+					id := s.Found(m)
+					policyOnly.Found(m)
+					md.ids = append(md.ids, id)
+					md.members[id] = []Member{m}
+					md.master[id] = m.ID
+					live = append(live, m.ID)
+				case op < 5: // join
+					m := member(n)
+					all := s.All()
+					id := all[r.IntN(len(all))].ID
+					became := s.Join(id, m)
+					policyOnly.Join(id, m)
+					if became != p.Better(m, memberOf(md, id, md.master[id])) {
+						t.Fatalf("op %d: Join reported new master %v", n, became)
+					}
+					md.members[id] = append(md.members[id], m)
+					if became {
+						md.master[id] = m.ID
+					}
+					live = append(live, m.ID)
+				case op < 6: // join as member
+					m := member(n)
+					all := s.All()
+					id := all[r.IntN(len(all))].ID
+					s.JoinAsMember(id, m)
+					policyOnly.Join(id, m)
+					md.members[id] = append(md.members[id], m)
+					live = append(live, m.ID)
+				case op < 9: // remove
+					i := r.IntN(len(live))
+					doc := live[i]
+					live = slices.Delete(live, i, i+1)
+					id, at := md.find(doc)
+					hook := r.IntN(2) == 0
+					var elect func(c *Cluster) int
+					if hook { // elect the last member
+						elect = func(c *Cluster) int { return len(c.Members) - 1 }
+					}
+					got, ok := s.Remove(doc, elect)
+					policyOnly.Remove(doc, nil)
+					if !ok || got != id {
+						t.Fatalf("op %d: Remove(%s) = %s, %v; want %s", n, doc, got, ok, id)
+					}
+					md.members[id] = slices.Delete(md.members[id], at, at+1)
+					switch ms := md.members[id]; {
+					case len(ms) == 0:
+						md.ids = slices.DeleteFunc(md.ids, func(x ID) bool { return x == id })
+						delete(md.members, id)
+						delete(md.master, id)
+					case md.master[id] == doc && hook:
+						md.master[id] = ms[len(ms)-1].ID
+					case md.master[id] == doc:
+						md.master[id] = ms[p.Best(ms)].ID
+					}
+				default: // update or promote
+					doc := live[r.IntN(len(live))]
+					id, at := md.find(doc)
+					if r.IntN(2) == 0 {
+						m := member(0)
+						m.ID = doc
+						s.Update(m)
+						md.members[id][at] = m
+					} else {
+						s.Promote(doc)
+						md.master[id] = doc
+					}
+				}
+				compareModel(t, n, s, md)
+			}
+			if s.Remove("nobody", nil); s.Docs() != len(live) {
+				t.Errorf("Docs = %d, want %d", s.Docs(), len(live))
+			}
+			// The policy-only set equals a set rebuilt from its members.
+			for _, c := range policyOnly.All() {
+				rebuilt := NewSet(p)
+				rid := rebuilt.Found(c.Members[0])
+				for _, m := range c.Members[1:] {
+					rebuilt.Join(rid, m)
+				}
+				want := rebuilt.Get(rid)
+				if c.Master != want.Master || !slices.Equal(c.Members, want.Members) {
+					t.Fatalf("cluster %s: master %s, rebuilt from its members: %s", c.ID, c.Master.ID, want.Master.ID)
+				}
+			}
+		})
+	}
+}
+
+func memberOf(md *model, id ID, docID string) Member {
+	for _, m := range md.members[id] {
+		if m.ID == docID {
+			return m
+		}
+	}
+	panic("no member " + docID)
+}
+
+func compareModel(t *testing.T, n int, s *Set, md *model) {
+	t.Helper()
+	all := s.All()
+	if len(all) != len(md.ids) || s.Len() != len(md.ids) {
+		t.Fatalf("op %d: %d clusters (Len %d), model has %d", n, len(all), s.Len(), len(md.ids))
+	}
+	docs := 0
+	for i, c := range all {
+		id := md.ids[i]
+		if c.ID != id || !slices.Equal(c.Members, md.members[id]) || c.Master.ID != md.master[id] || c.Master != memberOf(md, id, c.Master.ID) {
+			t.Fatalf("op %d: cluster %d: %+v\nmodel: %s %+v master %s", n, i, c, id, md.members[id], md.master[id])
+		}
+		if s.Get(id) != c {
+			t.Fatalf("op %d: Get(%s) differs from All", n, id)
+		}
+		for _, m := range c.Members {
+			if got, ok := s.Of(m.ID); !ok || got != id {
+				t.Fatalf("op %d: Of(%s) = %s, want %s", n, m.ID, got, id)
+			}
+		}
+		docs += len(c.Members)
+	}
+	if s.Docs() != docs {
+		t.Fatalf("op %d: Docs = %d, want %d", n, s.Docs(), docs)
+	}
+}
+
+// TestRemoveKeepsIDs: a cluster keeps its id when its founder leaves; a
+// founder that comes back founds a cluster of another id while its old
+// cluster lives, and gets its old id back once that is gone.
+func TestRemoveKeepsIDs(t *testing.T) {
+	s := NewSet(FirstSeen)
+	a := s.Found(Member{ID: "a"})
+	s.Join(a, Member{ID: "b"})
+	s.Join(a, Member{ID: "c"})
+	if id, ok := s.Remove("a", nil); !ok || id != a || s.Get(a).Master.ID != "b" {
+		t.Fatalf("Remove(a) = %s, %v; master %s", id, ok, s.Get(a).Master.ID)
+	}
+	again := s.Found(Member{ID: "a"})
+	if again == a {
+		t.Fatal("the founder came back under the id of its old, living cluster")
+	}
+	s.Remove("a", nil)
+	s.Remove("b", nil)
+	s.Remove("c", nil)
+	if s.Len() != 0 || s.Docs() != 0 || len(s.All()) != 0 || s.Get(a) != nil {
+		t.Fatalf("set not empty: %d clusters, %d docs", s.Len(), s.Docs())
+	}
+	if id := s.Found(Member{ID: "a"}); id != a {
+		t.Errorf("founder back in an empty set: %s, want %s", id, a)
+	}
+	if _, ok := s.Remove("zz", nil); ok {
+		t.Error("Remove of an unknown document reported true")
+	}
+	if s.Update(Member{ID: "zz"}) || s.Promote("zz") {
+		t.Error("Update or Promote of an unknown document reported true")
+	}
 }

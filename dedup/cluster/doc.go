@@ -7,5 +7,7 @@
 // never by chaining through members, Seshasai 2009 §2.6.2). Cluster ids are
 // derived from the id of the document that founded the cluster, so they are
 // stable when documents arrive one at a time, when a new master takes over,
-// and when the same input is run again.
+// when the founder leaves ([Set.Remove]: the cluster keeps its id, and a
+// hook elects the new master when the master leaves), and when the same
+// input is run again.
 package cluster

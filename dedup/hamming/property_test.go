@@ -1,6 +1,7 @@
 package hamming
 
 import (
+	"bytes"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -195,5 +196,86 @@ func TestConcurrentUse(t *testing.T) {
 		if got, want := x.Query(q, 3), lin.Query(q, 3); !slices.Equal(got, want) {
 			t.Fatalf("Query(%#x) = %v, want %v", q, got, want)
 		}
+	}
+}
+
+// TestChurnAgainstRebuilt is the recrawl pattern the near-duplicate
+// detector puts on an index: waves of inserts, each followed by deletes of
+// a random half of what is stored (pages gone, pages changed) and by
+// re-inserts of some deleted pairs (pages back), so that purges run and
+// freed slots are reused many times. After every wave each answer must
+// equal that of Linear and of an index rebuilt from the live entries with
+// InsertBatch, and a saved and reloaded copy must answer the same.
+func TestChurnAgainstRebuilt(t *testing.T) {
+	for _, o := range testLayouts {
+		t.Run(layoutName(t, o), func(t *testing.T) {
+			x := mustNew(t, o)
+			f, K := x.Options().Bits, x.Options().MaxDistance
+			r := newRand(7)
+			next := generators[2].new(r, f) // near: many matches per query
+			var lin Linear
+			var live, gone []Entry
+			id := uint64(0)
+			for wave := range 6 {
+				for range 400 {
+					e := Entry{ID: id, Fingerprint: next()}
+					id++
+					if err := x.Insert(e.ID, e.Fingerprint); err != nil {
+						t.Fatal(err)
+					}
+					lin.Insert(e.ID, e.Fingerprint)
+					live = append(live, e)
+				}
+				r.Shuffle(len(live), func(i, j int) { live[i], live[j] = live[j], live[i] })
+				half := len(live) / 2
+				for _, e := range live[half:] {
+					if !x.Delete(e.ID, e.Fingerprint) || !lin.Delete(e.ID, e.Fingerprint) {
+						t.Fatalf("wave %d: Delete(%v) = false", wave, e)
+					}
+				}
+				gone = append(gone, live[half:]...)
+				live = live[:half]
+				for range 50 { // some come back
+					i := r.IntN(len(gone))
+					e := gone[i]
+					gone = slices.Delete(gone, i, i+1)
+					if err := x.Insert(e.ID, e.Fingerprint); err != nil {
+						t.Fatalf("wave %d: reinsert %v: %v", wave, e, err)
+					}
+					lin.Insert(e.ID, e.Fingerprint)
+					live = append(live, e)
+				}
+				rebuilt := mustNew(t, o)
+				if err := rebuilt.InsertBatch(live); err != nil {
+					t.Fatal(err)
+				}
+				if x.Len() != len(live) || rebuilt.Len() != len(live) || lin.Len() != len(live) {
+					t.Fatalf("wave %d: Len %d, rebuilt %d, linear %d; %d live", wave, x.Len(), rebuilt.Len(), lin.Len(), len(live))
+				}
+				fps := make([]uint64, len(live))
+				for i, e := range live {
+					fps[i] = e.Fingerprint
+				}
+				sameAnswers(t, x, rebuilt, f, K, fps, uint64(wave))
+				sameAnswers(t, x, &lin, f, K, fps, uint64(wave))
+				for _, e := range gone[:min(len(gone), 50)] {
+					if _, found := containsID(x.Query(e.Fingerprint, 0), e.ID); found {
+						t.Fatalf("wave %d: deleted %v still found", wave, e)
+					}
+				}
+				var buf bytes.Buffer
+				if _, err := x.WriteTo(&buf); err != nil {
+					t.Fatal(err)
+				}
+				loaded, err := Read(&buf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameAnswers(t, loaded, rebuilt, f, K, fps, uint64(wave)+100)
+			}
+			if st := x.Stats(); st.Purges == 0 {
+				t.Errorf("Stats = %+v: no purge ran, the test does not test them", st)
+			}
+		})
 	}
 }

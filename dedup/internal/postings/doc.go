@@ -21,6 +21,12 @@
 //
 // With zero Limits a Map keeps every document (the unbounded lists).
 //
+// Documents leave with [Map.Remove]. A list that held PerGroup documents
+// of the leaving document's group may have refused later ones; Remove says
+// so, and the caller, who knows its documents, adds the earliest refused
+// one back, so that the list is the one a rebuild from the remaining
+// documents would give. Stop keys stay stop keys.
+//
 // A Map is not safe for concurrent use. It imports nothing from the rest of
 // Doppel.
 package postings

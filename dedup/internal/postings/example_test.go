@@ -22,5 +22,25 @@ func ExampleMap() {
 	// Output:
 	// [{0 0} {1 0}]
 	// added added added added stopped [] true
-	// {Keys:1 Entries:2 Stops:1 Capped:3 Ignored:0}
+	// {Keys:1 Entries:2 Stops:1 Capped:3 Ignored:0 Removed:0}
+}
+
+func ExampleMap_Remove() {
+	m := postings.New[string](postings.Limits{PerGroup: 2})
+	for id := range uint32(4) { // four copies of one page: two kept
+		m.Add("page", id, 0)
+	}
+	removed, refill := m.Remove("page", 0)
+	fmt.Println(removed, refill, m.Get("page"))
+	// The caller knows the copies the list refused (2 and 3) and adds the
+	// earliest: the list is what adding 1, 2, 3 would have made.
+	m.Add("page", 2, 0)
+	fmt.Println(m.Get("page"))
+	m.Remove("page", 1)
+	m.Remove("page", 2)
+	fmt.Println(m.Known("page"))
+	// Output:
+	// true true [{1 0}]
+	// [{1 0} {2 0}]
+	// false
 }

@@ -1,6 +1,9 @@
 package postings
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Limits bounds the lists of a [Map]. The zero value means no bounds.
 type Limits struct {
@@ -46,6 +49,7 @@ type Stats struct {
 	Stops   int // stop keys
 	Capped  int // entries refused because their group was full
 	Ignored int // entries refused because their key was a stop key
+	Removed int // entries taken out by Remove
 }
 
 // A Map maps keys to bounded lists of entries, kept in order of Add. The
@@ -110,6 +114,51 @@ func (m *Map[K]) Add(k K, id, group uint32) Outcome {
 	m.lists[k] = append(list, Entry{ID: id, Group: group})
 	m.stats.Entries++
 	return Added
+}
+
+// Remove takes the entry id out of the list of k and reports whether it
+// was there, and whether the caller should refill the list: its group had
+// Limits.PerGroup entries before, so later entries of that group may have
+// been refused (Capped). Adding the earliest of those now (Add) gives the
+// list a rebuild from the remaining entries would give it: the first
+// PerGroup of each group. Only the caller knows them; when it has none,
+// nothing is lost.
+//
+// A list left empty is dropped, so k is no longer Known. A stop key stays
+// a stop key (its entries were dropped when it stopped; Remove reports
+// false for it): a key once shared by more than MaxLen documents is
+// ignored for good, even if removals would leave fewer. Cost:
+// O(len(list)).
+func (m *Map[K]) Remove(k K, id uint32) (removed, refill bool) {
+	list := m.lists[k]
+	i := -1
+	for j, e := range list {
+		if e.ID == id {
+			i = j
+			break
+		}
+	}
+	if i < 0 {
+		return false, false
+	}
+	if m.lim.PerGroup > 0 {
+		n := 0
+		for _, e := range list {
+			if e.Group == list[i].Group {
+				n++
+			}
+		}
+		refill = n >= m.lim.PerGroup
+	}
+	m.stats.Entries--
+	m.stats.Removed++
+	if len(list) == 1 {
+		delete(m.lists, k)
+		m.stats.Keys--
+		return true, refill
+	}
+	m.lists[k] = slices.Delete(list, i, i+1)
+	return true, refill
 }
 
 // Stats returns the counters of m. Cost: O(1).

@@ -1,0 +1,544 @@
+package dedup
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/doppel-search/doppel/dedup/cluster"
+	"github.com/doppel-search/doppel/dedup/internal/postings"
+)
+
+// ErrUnknownID is returned by [Detector.Remove] for an id that is not
+// stored.
+var ErrUnknownID = errors.New("dedup: unknown document id")
+
+// A Change is what [Detector.Remove] or [Detector.Update] did to the
+// clusters: enough for an index to follow (package indexer applies it with
+// Index.Remove and Index.Update).
+type Change struct {
+	ID string // the document removed or given a new version
+	// Cluster is the cluster the document was in; "" when Update added a
+	// document that was not stored (Result says where it went).
+	Cluster cluster.ID
+	// WasMaster says the document was Cluster's master.
+	WasMaster bool
+	// Master is Cluster's master after the change; "" when the cluster is
+	// gone (the document was its only member).
+	Master string
+	// Elected says Master was elected because the master left: it was
+	// removed, or its new version is not a near-duplicate of its old one,
+	// or a member (other than through the edit allowance) is not a copy of
+	// it. An index makes Master the searchable master and applies its
+	// policy to the other members again, as on a hand-over.
+	Elected bool
+	// Moved lists the members that left Cluster on an election that found
+	// no member of which all the others are copies: the member the policy
+	// prefers became master, and every member that is not its copy (and
+	// did not join through the edit allowance) was inserted again as a new
+	// document would be, in arrival order, keeping its arrival place. Each
+	// Result says where it went: a cluster of its own, another cluster
+	// (NewMaster when it took that one over), or back into Cluster through
+	// the edit allowance (Edited). Its Pairs are nil: its near-duplicates
+	// have not changed.
+	Moved []Result
+	// Left (Update only) says the document left Cluster: its new version
+	// is not a near-duplicate of the master (for a member), or not one of
+	// its old version or not one every member is a copy of (for a
+	// master). It was inserted as a new document, last in arrival order,
+	// and Cluster was handed over as on a removal.
+	Left bool
+	// Result (Update only) is the document's place after the change as
+	// Insert reports it — Cluster, Master, Duplicate (it shares its
+	// cluster), NewMaster (it took the cluster over), Edited, Simhash —
+	// with Pairs listing the near-duplicates found of the new version,
+	// earlier or later, each pair ordered by arrival (nil when the content
+	// is unchanged: its near-duplicates are those it had).
+	Result Result
+}
+
+// A Fingerprint identifies the content of a document as the Detector
+// compares it: what a crawler stores to tell, on a revisit, a page that
+// did not change from one that changed a little or a lot.
+type Fingerprint struct {
+	// Content is a 64-bit hash of everything the Detector signs: the
+	// tokens of Text after the Options.Terms filters, those of Tagged, and
+	// Meta. Equal Content means the same document to the Detector:
+	// markup, case, punctuation and spacing do not count, nor dates under
+	// StripDates.
+	Content uint64
+	// Simhash is the SimHash signature; 0 when the method computes none
+	// (IMatch, IMatchMulti, MinHash, DSCSS). It depends on the statistics
+	// table: compare fingerprints signed with the same one.
+	Simhash uint64
+}
+
+// A Difference says how a new version of a document differs from the old
+// one.
+type Difference int
+
+// The differences, from [Fingerprint.Compare].
+const (
+	Unchanged Difference = iota // the same Content
+	Trivial                     // other Content, SimHash within k bits: most likely a near-duplicate of the old version
+	Changed                     // SimHash more than k bits apart, or no SimHash to tell
+)
+
+var differenceNames = [...]string{"unchanged", "trivial", "changed"}
+
+// String returns "unchanged", "trivial" or "changed".
+func (d Difference) String() string {
+	if d < 0 || int(d) >= len(differenceNames) {
+		return fmt.Sprintf("Difference(%d)", int(d))
+	}
+	return differenceNames[d]
+}
+
+// Compare classifies f, a new version, against old, with k the largest
+// Hamming distance between near-duplicate SimHash signatures
+// (Options.HammingK). Trivial is an estimate from 64 bits: Update decides
+// by the configured similarity whether a new version stays in its
+// cluster. Without SimHash signatures (both 0), a new Content is Changed.
+// Cost: O(1).
+func (f Fingerprint) Compare(old Fingerprint, k int) Difference {
+	switch {
+	case f.Content == old.Content:
+		return Unchanged
+	case f.Simhash == 0 && old.Simhash == 0:
+		return Changed
+	case distance(f.Simhash, old.Simhash) <= k:
+		return Trivial
+	}
+	return Changed
+}
+
+func distance(a, b uint64) int {
+	n := 0
+	for x := a ^ b; x != 0; x &= x - 1 {
+		n++
+	}
+	return n
+}
+
+// contentHash is Fingerprint.Content of a document with the (filtered)
+// tokens of its text and tagged text, and its metadata.
+func contentHash(tokens, tagged, meta []string) uint64 {
+	h := xxhash.New()
+	for _, part := range [][]string{tokens, tagged, meta} {
+		for _, t := range part {
+			h.WriteString(t)
+			h.Write([]byte{0})
+		}
+		h.Write([]byte{1})
+	}
+	return h.Sum64()
+}
+
+// Fingerprint returns the fingerprint of the stored document id (its
+// latest version), and false if it is not stored. Cost: O(1).
+func (d *Detector) Fingerprint(id string) (Fingerprint, bool) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	idx, ok := d.byID[id]
+	if !ok {
+		return Fingerprint{}, false
+	}
+	rec := d.docs[idx]
+	return Fingerprint{Content: rec.content, Simhash: uint64(rec.fp)}, true
+}
+
+// Remove takes the document id out of the Detector: out of every candidate
+// list (the Hamming index, the I-Match, LSH, whole-sketch and super
+// shingle lists), of the pairs StarAssignments reads, of its cluster and
+// of the counters. The id may be added again later, as a new document.
+//
+// A cluster left empty is gone. A cluster that loses its master elects a
+// new one, keeping its id: the member the master policy prefers (ties to
+// the earliest) among those of which every other member is a copy — at
+// the Threshold under the edit allowance; members that joined through the
+// allowance (Result.Edited) do not count, as for a take-over on Insert.
+// If no member qualifies, the member the policy prefers becomes master
+// anyway and the members that are not its copies (edited ones stay) are
+// inserted again, in arrival order, as new documents would be; they keep
+// their arrival places. Change reports the new master and where the moved
+// members went.
+//
+// A list that held MaxFanout documents of the cluster is refilled with the
+// earliest member it refused, so later copies still find the cluster as
+// they would after a rebuild (stop signatures stay stopped, and a SimHash
+// fingerprint kept out of the Hamming index as dense stays out).
+//
+// Cost: O(signatures × list length) to unlist, O(members) to refill
+// (less when the first members have the signatures, as copies do),
+// O(pairs of its near-duplicates) for the pairs. When it was the master:
+// about one verification per member for an election — at most
+// min(members, MaxFanout) candidates are tried, each against every
+// member, so O(members × MaxFanout) verifications when nobody qualifies —
+// and an Insert per moved member.
+func (d *Detector) Remove(id string) (Change, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	idx, ok := d.byID[id]
+	if !ok {
+		return Change{}, fmt.Errorf("%w: %q", ErrUnknownID, id)
+	}
+	ch := d.remove(idx)
+	d.stats.Removed++
+	d.count()
+	return ch, nil
+}
+
+// Replace gives the stored document doc.ID a new version: Update(Prepare(doc)).
+func (d *Detector) Replace(doc Document) (Change, error) {
+	p, err := d.Prepare(doc)
+	if err != nil {
+		return Change{}, err
+	}
+	return d.Update(p)
+}
+
+// Update puts the prepared new version of a stored document in place of
+// the old one, as Remove then Insert would, except that the document keeps
+// its cluster, its arrival place and its role when the change is trivial:
+//
+//   - The same content (Fingerprint.Content): only the attributes (URL,
+//     Time, Quality) are updated; the document keeps its role whatever
+//     the master policy says of them.
+//   - A member whose new version is a near-duplicate of its master stays;
+//     Edited is decided again, and it takes the cluster over if the policy
+//     prefers it and it may lead, as on Insert.
+//   - A master whose new version is a near-duplicate of its old one and of
+//     which every member (but edited ones) is still a copy stays master.
+//   - Otherwise the document leaves (Change.Left): its cluster is handed
+//     over as by Remove, and the new version is inserted as a new
+//     document, last in arrival order.
+//
+// A document that is not stored is inserted (Change.Cluster is ""). Update
+// is the same as Replace with the signing done beforehand, outside the
+// lock (see Prepare). Cost: that of Remove and Insert when the document
+// leaves; when it stays, an Insert's candidates and verifications plus,
+// for a master, one verification per member.
+func (d *Detector) Update(p *Prepared) (Change, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if p.generation != d.generation {
+		p = d.prepare(p.doc)
+	}
+	rec := p.rec
+	id := rec.member.ID
+	idx, ok := d.byID[id]
+	if !ok {
+		res := d.insert(rec)
+		d.count()
+		return Change{ID: id, Result: res}, nil
+	}
+	d.stats.Replaced++
+	old := d.docs[idx]
+	g := d.clusterOf[idx]
+	ref := d.byNumber[g]
+	isMaster := ref.master == idx
+	ch := Change{ID: id, Cluster: ref.id, WasMaster: isMaster}
+	if rec.content == old.content && rec.unsignable == old.unsignable {
+		d.stats.Unchanged++
+		old.member = rec.member
+		d.clusters.Update(old.member)
+		ch.Master = d.clusters.Get(ref.id).Master.ID
+		ch.Result = d.resultOf(idx)
+		return ch, nil
+	}
+	stays, score := false, 0.0
+	switch {
+	case rec.unsignable || old.unsignable:
+	case isMaster:
+		_, ok := d.match(rec, old)
+		stays = ok && d.leads(idx, rec, d.memberSlots(d.clusters.Get(ref.id), idx), nil)
+	default:
+		score, stays = d.match(rec, d.docs[ref.master])
+	}
+	if !stays {
+		d.leave(idx, &ch)
+		d.free(idx)
+		ch.Left = true
+		ch.Result = d.insert(rec)
+		d.stats.Left++
+		d.count()
+		return ch, nil
+	}
+
+	// The document stays in its place with its new version.
+	d.unindex(idx, old)
+	d.unlink(idx)
+	rec.edited = !isMaster && d.opts.EditAllowance > 0 && score < d.opts.Threshold
+	d.docs[idx] = rec
+	d.clusters.Update(rec.member)
+	found, _, _, dense := d.verify(idx, rec, true)
+	if !isMaster && d.mayLead(rec, score, ref.id) {
+		d.clusters.Promote(id)
+		d.byNumber[g].master = idx
+		d.stats.NewMasters++
+		ch.Result.NewMaster = true
+	}
+	d.index(idx, rec, dense)
+	pairs := d.link(idx, found)
+	newMaster := ch.Result.NewMaster
+	ch.Result = d.resultOf(idx)
+	ch.Result.NewMaster = newMaster
+	ch.Result.Pairs = pairs
+	ch.Master = ch.Result.Master
+	return ch, nil
+}
+
+// resultOf describes document idx where it is now, without pairs.
+func (d *Detector) resultOf(idx uint32) Result {
+	rec := d.docs[idx]
+	c := d.clusters.Get(d.byNumber[d.clusterOf[idx]].id)
+	return Result{ID: rec.member.ID, Cluster: c.ID, Master: c.Master.ID, Duplicate: len(c.Members) > 1,
+		Unsignable: rec.unsignable, Edited: rec.edited && c.Master.ID != rec.member.ID, Simhash: uint64(rec.fp)}
+}
+
+// remove takes document idx out of everything and frees its slot.
+func (d *Detector) remove(idx uint32) Change {
+	rec := d.docs[idx]
+	ref := d.byNumber[d.clusterOf[idx]]
+	ch := Change{ID: rec.member.ID, Cluster: ref.id, WasMaster: ref.master == idx}
+	d.leave(idx, &ch)
+	d.free(idx)
+	return ch
+}
+
+// free empties the slot of document idx, which is in no list and no
+// cluster: the slot is never used again.
+func (d *Detector) free(idx uint32) {
+	rec := d.docs[idx]
+	d.docs[idx] = nil
+	delete(d.byID, rec.member.ID)
+	d.stats.Documents--
+	if rec.unsignable {
+		d.stats.Unsignable--
+	}
+}
+
+// leave takes document idx out of the candidate lists, its pairs and its
+// cluster, and hands the cluster over if it was the master: ch gets the
+// cluster's master after it, whether it was elected and the members
+// moved.
+func (d *Detector) leave(idx uint32, ch *Change) {
+	rec := d.docs[idx]
+	g := d.clusterOf[idx]
+	d.unindex(idx, rec)
+	d.unlink(idx)
+	keeper, qualified := uint32(0), true
+	id, _ := d.clusters.Remove(rec.member.ID, func(c *cluster.Cluster) int {
+		keeper, qualified = d.elect(c)
+		return slices.IndexFunc(c.Members, func(m cluster.Member) bool { return m.ID == d.docs[keeper].member.ID })
+	})
+	c := d.clusters.Get(id)
+	if c == nil {
+		return // it was alone
+	}
+	ch.Master = c.Master.ID
+	if d.byNumber[g].master != idx {
+		return
+	}
+	d.byNumber[g].master = keeper
+	d.docs[keeper].edited = false
+	ch.Elected = true
+	d.stats.Elections++
+	if qualified {
+		return
+	}
+	var moving []uint32
+	for _, m := range d.memberSlots(c, keeper) {
+		if other := d.docs[m]; !other.edited && !d.copyOf(other, d.docs[keeper]) {
+			moving = append(moving, m)
+		}
+	}
+	for _, m := range moving {
+		other := d.docs[m]
+		d.unindex(m, other)
+		d.clusters.Remove(other.member.ID, nil) // a member: no election
+		other.edited = false
+		ch.Moved = append(ch.Moved, d.assign(m, other, false))
+		d.stats.Moved++
+	}
+}
+
+// memberSlots returns the slots of c's members other than except, in
+// arrival order.
+func (d *Detector) memberSlots(c *cluster.Cluster, except uint32) []uint32 {
+	out := make([]uint32, 0, len(c.Members))
+	for _, m := range c.Members {
+		if i := d.byID[m.ID]; i != except {
+			out = append(out, i)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// elect chooses the new master of cluster c, whose master has left: the
+// first member, in the policy's order (ties to the earliest), of which
+// every other member but the edited ones is a copy, trying at most
+// MaxFanout of them. If none qualifies it returns the first in that order
+// and false.
+func (d *Detector) elect(c *cluster.Cluster) (uint32, bool) {
+	order := d.memberSlots(c, ^uint32(0))
+	slices.SortStableFunc(order, func(a, b uint32) int {
+		switch ma, mb := d.docs[a].member, d.docs[b].member; {
+		case d.opts.Master.Better(ma, mb):
+			return -1
+		case d.opts.Master.Better(mb, ma):
+			return 1
+		}
+		return 0
+	})
+	tries := order
+	if d.limits.PerGroup > 0 && len(tries) > d.limits.PerGroup {
+		tries = tries[:d.limits.PerGroup]
+	}
+	var witnesses []uint32 // members that kept earlier candidates out: tried first
+	for _, x := range tries {
+		if d.leads(x, d.docs[x], order, &witnesses) {
+			return x, true
+		}
+	}
+	return order[0], false
+}
+
+// leads reports whether every member of members (slots) other than x and
+// the edited ones is a copy of rec, which would be document x. witnesses,
+// if not nil, lists members to check first and gets the member that fails.
+func (d *Detector) leads(x uint32, rec *record, members []uint32, witnesses *[]uint32) bool {
+	check := func(m uint32) bool {
+		other := d.docs[m]
+		return m == x || other.edited || d.copyOf(other, rec)
+	}
+	if witnesses != nil {
+		for _, w := range *witnesses {
+			if !check(w) {
+				return false
+			}
+		}
+	}
+	for _, m := range members {
+		if !check(m) {
+			if witnesses != nil {
+				*witnesses = append(*witnesses, m)
+			}
+			return false
+		}
+	}
+	return true
+}
+
+// copyOf reports whether a is a copy of b: a near-duplicate, and at the
+// Threshold under the edit allowance (a document that would not join b's
+// cluster through the allowance).
+func (d *Detector) copyOf(a, b *record) bool {
+	s, ok := d.match(a, b)
+	return ok && !(d.opts.EditAllowance > 0 && s < d.opts.Threshold)
+}
+
+// unlink drops the pairs of document idx. Cost: O(sum of its
+// near-duplicates' pair counts).
+func (d *Detector) unlink(idx uint32) {
+	for _, j := range d.adj[idx] {
+		l := d.adj[j]
+		i := slices.Index(l, int32(idx))
+		l[i] = l[len(l)-1]
+		d.adj[j] = l[:len(l)-1]
+	}
+	d.stats.Pairs -= len(d.adj[idx])
+	d.adj[idx] = nil
+}
+
+// A refill is a list that dropped a document while it held MaxFanout
+// documents of its cluster: the earliest member that has the list's key
+// and is not in it takes the free place.
+type refill struct {
+	has  func(*record) bool // the record has the key
+	held func(uint32) bool  // the list holds the document
+	add  func(uint32)
+	done bool
+}
+
+// unlist takes document idx out of the list of k and notes a refill if
+// the list asks for one.
+func unlist[K comparable](m *postings.Map[K], k K, idx, group uint32, has func(*record) bool, refills *[]refill) {
+	removed, full := m.Remove(k, idx)
+	if !removed || !full {
+		return
+	}
+	*refills = append(*refills, refill{
+		has: has,
+		held: func(id uint32) bool {
+			return slices.ContainsFunc(m.Get(k), func(e postings.Entry) bool { return e.ID == id })
+		},
+		add: func(id uint32) { m.Add(k, id, group) },
+	})
+}
+
+// unindex takes document idx, with the signatures of rec, out of every
+// candidate list and refills the lists that ask for it from the other
+// members of its cluster. A fingerprint no document has any more leaves
+// the Hamming index.
+func (d *Detector) unindex(idx uint32, rec *record) {
+	g := d.clusterOf[idx]
+	var refills []refill
+	fp := uint64(rec.fp)
+	if d.hamming != nil && !rec.unsignable {
+		unlist(d.fps, fp, idx, g, func(r *record) bool { return !r.unsignable && uint64(r.fp) == fp }, &refills)
+	}
+	for i, sig := range rec.sigs {
+		if i < len(d.sigIndex) && !sig.IsZero() {
+			unlist(d.sigIndex[i], sig, idx, g, func(r *record) bool { return i < len(r.sigs) && r.sigs[i] == sig }, &refills)
+		}
+	}
+	if rec.bands != nil {
+		for _, b := range rec.bands {
+			unlist(d.bands, b, idx, g, func(r *record) bool { return slices.Contains(r.bands, b) }, &refills)
+		}
+		whole := rec.whole
+		unlist(d.sketches, whole, idx, g, func(r *record) bool { return r.bands != nil && r.whole == whole }, &refills)
+	}
+	for _, s := range rec.supers {
+		unlist(d.supers, s, idx, g, func(r *record) bool { return slices.Contains(r.supers, s) }, &refills)
+	}
+	if len(refills) > 0 {
+		d.refill(idx, g, refills)
+	}
+	if d.hamming != nil && !rec.unsignable && !d.fps.Known(fp) {
+		for _, m := range d.hamming.Query(fp, 0) {
+			d.hamming.Delete(m.ID, m.Fingerprint)
+		}
+	}
+}
+
+// refill gives each list of refills the earliest member of cluster
+// number g, other than idx, that has its key and is not in it: the list a
+// rebuild from the documents left would hold. Cost: O(members) records
+// looked at, fewer when early members have the keys (copies of one page
+// fill every list from the first one looked at).
+func (d *Detector) refill(idx, g uint32, refills []refill) {
+	c := d.clusters.Get(d.byNumber[g].id)
+	if c == nil {
+		return
+	}
+	left := len(refills)
+	for _, m := range d.memberSlots(c, idx) {
+		rec := d.docs[m]
+		for i := range refills {
+			f := &refills[i]
+			if !f.done && f.has(rec) && !f.held(m) {
+				f.add(m)
+				f.done = true
+				left--
+			}
+		}
+		if left == 0 {
+			return
+		}
+	}
+}
