@@ -6,22 +6,44 @@ import (
 	"slices"
 	"time"
 
+	"github.com/doppel-search/doppel/crawler/schedule"
+
 	"github.com/doppel-search/doppel/crawler/admit"
 	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/crawler/traps"
 	"github.com/doppel-search/doppel/dedup"
+	"github.com/doppel-search/doppel/dedup/cluster"
 )
 
 // commitLoop receives the workers' results until the channel is closed and
 // commits them in groups: whatever has arrived while the previous group
-// was committed, up to maxGroup. After a storage error it only drains the
-// channel.
+// was committed, up to maxGroup. While no result comes it commits every
+// RefreshInterval what is waiting (URLs to mark done, revisits to
+// schedule, the index to flush), so that a crawl kept alive (Watch) does
+// not hold them. After a storage error it only drains the channel.
 func (c *Crawler) commitLoop(results <-chan *result, d *dispatcher) {
 	ctx := context.Background()
-	for r := range results {
-		group := []*result{r}
+	tick := time.NewTicker(c.opts.RefreshInterval)
+	defer tick.Stop()
+	for {
+		var group []*result
+		select {
+		case r, ok := <-results:
+			if !ok {
+				return
+			}
+			group = append(group, r)
+		case <-tick.C:
+			if c.fatalErr() == nil {
+				if err := c.commit(ctx, nil, func() {}); err != nil {
+					c.setFatal(err)
+				}
+			}
+			d.poke()
+			continue
+		}
 	drain:
 		for len(group) < maxGroup {
 			select {
@@ -38,7 +60,13 @@ func (c *Crawler) commitLoop(results <-chan *result, d *dispatcher) {
 		release := func() {
 			if !released {
 				released = true
-				d.settle(len(group))
+				fresh := 0
+				for _, r := range group {
+					if r.popped && !r.task.Revisit {
+						fresh++
+					}
+				}
+				d.settle(len(group), fresh)
 				for _, r := range group {
 					close(r.queued)
 				}
@@ -54,16 +82,17 @@ func (c *Crawler) commitLoop(results <-chan *result, d *dispatcher) {
 }
 
 // commit processes a group of results in order — pages inserted (cluster
-// assigned, recorded into c.batch, added to the index), decisions
-// recorded, links decided — and makes it durable in this order: links
-// queued in one frontier transaction (which also marks done the URLs of
-// earlier groups whose records are committed), workers released, records
-// handed to the record writer (one page-store transaction, in the
-// background), index write started when due (after the records it holds
-// are committed). A crash between any two steps loses nothing: a page
-// whose record is not stored is fetched again (its links are queued, or
-// will be again), and a recorded URL not yet marked done is marked done,
-// unfetched, when the next run pops it.
+// assigned, recorded into c.batch, added to the index), revisits and
+// decisions recorded, retries queued, links decided — and makes it
+// durable in this order: links queued in one frontier transaction (which
+// also marks done the URLs of earlier groups whose records are committed,
+// and schedules their revisits), workers released, records handed to the
+// record writer (one page-store transaction, in the background), index
+// write started when due (after the records it holds are committed). A
+// crash between any two steps loses nothing: a page whose record is not
+// stored is fetched again (its links are queued, or will be again), and a
+// recorded URL not yet marked done is marked done, unfetched, when the
+// next run pops it (a revisit is fetched again).
 func (c *Crawler) commit(ctx context.Context, group []*result, release func()) error {
 	written, err := c.writer.takeDone()
 	if err != nil {
@@ -71,7 +100,7 @@ func (c *Crawler) commit(ctx context.Context, group []*result, release func()) e
 	}
 	c.fbatch, c.batch = frontier.Batch{}, pages.Batch{}
 	for _, d := range written {
-		c.fbatch.Done(d.url, d.outcome)
+		markDone(&c.fbatch, d)
 	}
 	if c.watermark > c.stored {
 		c.batch.SetIndexedThrough(c.watermark)
@@ -82,19 +111,36 @@ func (c *Crawler) commit(ctx context.Context, group []*result, release func()) e
 	var fromUnique []bool
 	var marks []doneMark
 	for _, r := range group {
-		if r.known != "" { // its record is committed: done now
-			c.fbatch.Done(r.url, string(r.known))
-			continue
-		}
+		mark := doneMark{url: r.url, outcome: string(r.status), depth: r.task.Depth}
 		unique := false
-		if r.status == pages.Fetched {
+		switch {
+		case !r.popped: // a sitemap's findings
+			for _, u := range r.revisitNow {
+				c.fbatch.Schedule(u, now, PriorityRevisit, revisitPayload(1))
+			}
+		case r.known != "": // its record is committed: done now
+			mark.outcome = string(r.known)
+			if st, ok := c.recrawl.states[r.url]; ok && r.known == pages.Fetched {
+				mark.revisit = st.LastFetch.Add(c.recrawl.policy.Next(&st))
+			}
+			markDone(&c.fbatch, mark)
+			continue
+		case c.retry(r, now):
+			continue
+		case r.prev != nil:
+			if mark, unique, err = c.revisit(ctx, r, now); err != nil {
+				return err
+			}
+		case r.status == pages.Fetched:
+			c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash, fetched: now}
 			res, err := c.insert(ctx, r)
 			if err != nil {
 				return err
 			}
 			unique = !res.Duplicate
-		} else {
-			c.batch.Put(pages.Record{URL: r.url, Status: r.status, Reason: r.reason, FetchedAt: now})
+			mark.revisit = c.nextVisit(c.batch.Last(), false, res.Master == r.url, now)
+		default:
+			c.batch.Put(pages.Record{URL: r.url, Status: r.status, Reason: r.reason, FetchedAt: now, Transient: r.transient})
 			c.countDecision(r.status)
 			if r.verdict == traps.NotFound {
 				c.admit.Observe(r.url, traps.NotFound, "")
@@ -104,7 +150,9 @@ func (c *Crawler) commit(ctx context.Context, group []*result, release func()) e
 			links = append(links, l)
 			fromUnique = append(fromUnique, unique)
 		}
-		marks = append(marks, doneMark{r.url, string(r.status)})
+		if r.popped {
+			marks = append(marks, mark)
+		}
 	}
 	added, err := c.queueLinks(links, fromUnique, now)
 	if err != nil {
@@ -116,6 +164,7 @@ func (c *Crawler) commit(ctx context.Context, group []*result, release func()) e
 	c.noteQueued(added)
 	release() // the group's links are queued: its workers may pop again
 	c.writer.write(c.batch, marks)
+	c.recrawl.plan(now)
 	return c.flushIndex(false)
 }
 
@@ -143,14 +192,44 @@ func (c *Crawler) insert(ctx context.Context, r *result) (dedup.Result, error) {
 	return p.Result, nil
 }
 
+// recording is what the committer knows of the page the hook is about to
+// record beyond the page itself: the fetch, for the page fetched; nothing
+// (zero) for pages a change moved, whose record keeps its fetch.
+type recording struct {
+	url            string // the page fetched
+	etag, modified string
+	hash           uint64
+	sched          schedule.State
+	fetched        time.Time
+}
+
 // record is the hook's Recorder: it puts the page's record in the group
-// being built.
+// being built. The page fetched gets the fetch's details (c.recording);
+// another page (one a change gave a new cluster or master) keeps those of
+// its record. A page that left its cluster and entered the detector anew
+// is moved to the end of the record order, where a restart replays it.
 func (c *Crawler) record(p hook.Page) error {
-	c.batch.Put(pages.Record{URL: p.URL, Status: pages.Fetched, FetchedAt: time.Now().UTC(), LastModified: p.LastModified,
+	rec := pages.Record{URL: p.URL, Status: pages.Fetched, LastModified: p.LastModified,
 		Host: p.Host, Title: p.Title, Headings: p.Headings, Tagged: p.Tagged, Blocks: p.Blocks, Text: p.Text,
-		Groups: p.Groups, Anchors: p.Anchors, Truncated: p.Truncated, Simhash: p.Result.Simhash, Cluster: string(p.Result.Cluster)})
-	if !p.Result.Duplicate || p.Result.NewMaster {
-		c.batch.SetMaster(string(p.Result.Cluster), p.Result.Master)
+		Groups: p.Groups, Anchors: p.Anchors, Truncated: p.Truncated, Simhash: p.Result.Simhash, Cluster: string(p.Result.Cluster)}
+	if rc := c.recording; rc.url == p.URL {
+		rec.FetchedAt, rec.ETag, rec.Modified, rec.Hash, rec.Schedule = rc.fetched, rc.etag, rc.modified, rc.hash, rc.sched
+	} else {
+		old, ok, err := c.latest(p.URL)
+		if err != nil {
+			return err
+		}
+		if ok {
+			rec.FetchedAt, rec.ETag, rec.Modified, rec.Hash, rec.Schedule = old.FetchedAt, old.ETag, old.Modified, old.Hash, old.Schedule
+		}
+	}
+	if p.Arrived {
+		c.batch.Move(rec)
+	} else {
+		c.batch.Put(rec)
+	}
+	if p.Result.Master == p.URL {
+		c.batch.SetMaster(string(p.Result.Cluster), p.URL)
 	}
 	return nil
 }
@@ -158,7 +237,8 @@ func (c *Crawler) record(p hook.Page) error {
 // pageOf is the inverse of record: the page a fetched record holds.
 func pageOf(r pages.Record) hook.Page {
 	return hook.Page{URL: r.URL, Host: r.Host, Title: r.Title, Headings: r.Headings, Tagged: r.Tagged, Blocks: r.Blocks,
-		Text: r.Text, LastModified: r.LastModified, Groups: r.Groups, Anchors: r.Anchors, Truncated: r.Truncated}
+		Text: r.Text, LastModified: r.LastModified, Groups: r.Groups, Anchors: r.Anchors, Truncated: r.Truncated,
+		Result: dedup.Result{ID: r.URL, Cluster: cluster.ID(r.Cluster), Simhash: r.Simhash}}
 }
 
 // countPage counts a fetched page (live or replayed) and tells its
@@ -324,7 +404,8 @@ func (c *Crawler) waitFlush() error {
 	return nil
 }
 
-// queueSeeds queues the seeds (or records why not) in one commit.
+// queueSeeds queues the seeds (or records why not), and the URLs an
+// earlier run recorded as transient failures, in one commit.
 func (c *Crawler) queueSeeds() error {
 	var links []link
 	for _, s := range c.opts.Seeds {
@@ -335,6 +416,10 @@ func (c *Crawler) queueSeeds() error {
 		links = append(links, link{Decision: c.admit.Link(u), priority: PrioritySeed, fixed: true})
 	}
 	c.batch, c.fbatch = pages.Batch{}, frontier.Batch{}
+	for _, u := range c.transient { // failed for a while in an earlier run: try again
+		c.fbatch.Requeue(u, PriorityRetry, revisitPayload(0))
+	}
+	c.transient = nil
 	adds, err := c.queueLinks(links, make([]bool, len(links)), time.Now().UTC())
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/pages"
+	"github.com/doppel-search/doppel/crawler/polite"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/indexer"
 )
@@ -41,14 +43,26 @@ const (
 	flushPages = 1000
 )
 
-// Stats counts what a crawl has done, across restarts.
+// Stats counts what a crawl has done. Fetched, Unique, Duplicates,
+// Skipped and Errors count records, across restarts; the revisit
+// counters count what this process did.
 type Stats struct {
-	Fetched    int64 // pages fetched and processed
+	Fetched    int64 // pages fetched and processed (distinct pages, in the index's sense)
 	Unique     int64 // fetched pages that founded a cluster
 	Duplicates int64 // fetched pages that joined a cluster
 	Skipped    int64 // URLs recorded as skipped (robots, traps, redirects, binary, canonical…)
 	Errors     int64 // URLs whose fetch failed
 	Queued     int   // URLs waiting in the frontier
+	Scheduled  int   // fetched pages with a revisit scheduled
+
+	Revisits     int64 // fetches of pages fetched before
+	NotModified  int64 // revisits answered 304 Not Modified
+	Unchanged    int64 // revisits whose content had not changed (the server sent it all the same)
+	Trivial      int64 // revisits that found a trivial change (SimHash within TrivialBits)
+	Changed      int64 // revisits that found a real change
+	Gone         int64 // revisits that found the page gone (404, 410, a redirect…): removed from the index
+	Retries      int64 // fetches put back for a retry after a transient failure
+	SitemapHints int64 // fetched pages whose sitemap lastmod made them due at once
 }
 
 // A Crawler crawls into a data directory: Open, Run (again after a
@@ -79,6 +93,15 @@ type Crawler struct {
 
 	fetched, unique, dups, skipped, errs atomic.Int64
 
+	// Recrawl.
+	pacer     *polite.Pacer // per-host request slots
+	maps      sitemaps      // what robots.txt said of each host's sitemaps
+	recrawl   *recrawl      // revisit policy and page states; committer only
+	recording recording     // the fetch the hook is recording; committer only
+	transient []string      // URLs recorded as transient failures, retried by the next Run
+
+	revisits, notModified, unchanged, trivial, changed, gone, retries, sitemapHints atomic.Int64
+
 	fatalMu sync.Mutex
 	fatal   error // a storage error that stops the crawl
 }
@@ -97,13 +120,16 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
 	c := &Crawler{
-		opts:   opts,
-		dir:    dir,
-		queued: map[string][]string{},
-		admit: admit.New(admit.Options{AllowedHosts: opts.AllowedHosts, AllowedPrefixes: opts.AllowedPrefixes,
-			IgnoreRobots: opts.IgnoreRobots, UserAgent: opts.UserAgent, Timeout: opts.Timeout, MaxBodyBytes: opts.MaxBodyBytes,
-			MaxRedirects: opts.MaxRedirects, Traps: opts.Traps, Norm: opts.norm()}),
+		opts:    opts,
+		dir:     dir,
+		queued:  map[string][]string{},
+		pacer:   polite.New(polite.Options{Parallelism: opts.HostParallelism, Delay: max(opts.Delay, 0)}),
+		maps:    sitemaps{byHost: map[string][]string{}, etags: map[string]string{}, index: map[string][]string{}},
+		recrawl: newRecrawl(opts.Revisit),
 	}
+	c.admit = admit.New(admit.Options{AllowedHosts: opts.AllowedHosts, AllowedPrefixes: opts.AllowedPrefixes,
+		IgnoreRobots: opts.IgnoreRobots, UserAgent: opts.UserAgent, Timeout: opts.Timeout, MaxBodyBytes: opts.MaxBodyBytes,
+		MaxRedirects: opts.MaxRedirects, Traps: opts.Traps, Norm: opts.norm(), OnRobots: c.onRobots})
 	if c.front, err = frontier.Open(filepath.Join(dir, frontierFile), frontier.Options{NoSync: opts.NoSync, LockTimeout: lockTimeout}); err != nil {
 		return nil, inUse(dir, err)
 	}
@@ -111,7 +137,8 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		c.front.Close()
 		return nil, inUse(dir, err)
 	}
-	if c.index, err = indexer.Open(filepath.Join(dir, indexDir), indexer.Options{Policy: opts.Policy, NoAutoFlush: true}); err != nil {
+	if c.index, err = indexer.Open(filepath.Join(dir, indexDir), indexer.Options{Policy: opts.Policy, NoAutoFlush: true,
+		Source: indexer.SourceFunc(c.indexSource)}); err != nil {
 		c.front.Close()
 		c.pages.Close()
 		return nil, inUse(dir, err)
@@ -165,9 +192,12 @@ func (c *Crawler) Close() error {
 // Stats returns the counters so far.
 func (c *Crawler) Stats() Stats {
 	st := Stats{Fetched: c.fetched.Load(), Unique: c.unique.Load(), Duplicates: c.dups.Load(),
-		Skipped: c.skipped.Load(), Errors: c.errs.Load()}
+		Skipped: c.skipped.Load(), Errors: c.errs.Load(),
+		Revisits: c.revisits.Load(), NotModified: c.notModified.Load(), Unchanged: c.unchanged.Load(),
+		Trivial: c.trivial.Load(), Changed: c.changed.Load(), Gone: c.gone.Load(), Retries: c.retries.Load(),
+		SitemapHints: c.sitemapHints.Load()}
 	if fs, err := c.front.Stats(); err == nil {
-		st.Queued = fs.Pending
+		st.Queued, st.Scheduled = fs.Pending, fs.Scheduled
 	}
 	return st
 }
@@ -198,26 +228,41 @@ func (c *Crawler) fatalErr() error {
 	return c.fatal
 }
 
-// Run crawls until the frontier is empty, the page budget is spent or ctx
-// is done, and flushes the index. Interrupted, it returns ctx.Err() and
-// leaves the state resumable: call Run again (after Open, in a new
-// process) to go on.
+// Run crawls until the frontier has nothing left to fetch now, the page
+// budget is spent or ctx is done, and flushes the index. Revisits that
+// are due are fetched too (MaxPages counts distinct pages, so revisits go
+// on after it is spent); later ones are left scheduled for the next Run
+// or Watch. Interrupted, Run returns ctx.Err() and leaves the state
+// resumable: call Run again (after Open, in a new process) to go on.
 //
-// Parallelism workers pop the frontier, fetch, parse, check admission and
-// sign pages; one committer assigns clusters, records and indexes them in
-// the order it receives them, committing up to 64 of them at a time, while
-// the other workers fetch.
-func (c *Crawler) Run(ctx context.Context) error {
+// Parallelism workers pop the frontier — each URL with a request slot of
+// its host: at most HostParallelism at once and per Delay, one at a time
+// Crawl-delay apart if robots.txt asks, none while a Retry-After lasts —
+// fetch, parse, check admission and sign pages; one committer assigns
+// clusters, records and indexes them in the order it receives them,
+// committing up to 64 of them at a time, while the other workers fetch.
+func (c *Crawler) Run(ctx context.Context) error { return c.run(ctx, false) }
+
+// Watch crawls as Run does and then keeps the crawl fresh until ctx is
+// done: each page is fetched again when its revisit falls due (see
+// RevisitOptions), the sitemaps are read every Revisit.Sitemaps, and new
+// pages found on the way are crawled while the page budget lasts. It
+// returns ctx.Err() when ctx is done, with the state resumable.
+func (c *Crawler) Watch(ctx context.Context) error { return c.run(ctx, true) }
+
+func (c *Crawler) run(ctx context.Context, keep bool) error {
 	if err := c.queueSeeds(); err != nil {
 		return err
 	}
 	results := make(chan *result, 2*c.opts.Parallelism)
-	d := newDispatcher(ctx, c)
+	d := newDispatcher(ctx, c, keep)
 	c.writer = newRecordWriter(c.pages, c.lastRev)
 	var committed sync.WaitGroup
 	committed.Go(func() { c.commitLoop(results, d) })
 	col := c.collector(ctx)
-	var workers sync.WaitGroup
+	var workers, readers sync.WaitGroup
+	d.begin() // the first reading of the sitemaps
+	readers.Go(func() { c.readSitemaps(ctx, d, results, keep) })
 	for range c.opts.Parallelism {
 		workers.Go(func() {
 			for {
@@ -226,8 +271,14 @@ func (c *Crawler) Run(ctx context.Context) error {
 					return
 				}
 				r := c.work(ctx, col, item)
+				c.pacer.Release(hostOf(item.URL))
 				if r == nil {
-					d.settle(1) // interrupted mid-request: stays in flight
+					fresh := 0
+					var t task
+					if _ = json.Unmarshal(item.Payload, &t); !t.Revisit {
+						fresh = 1
+					}
+					d.settle(1, fresh) // interrupted mid-request: stays in flight
 					continue
 				}
 				// With one worker the crawl is sequential: the next URL
@@ -244,6 +295,7 @@ func (c *Crawler) Run(ctx context.Context) error {
 		})
 	}
 	workers.Wait()
+	readers.Wait()
 	close(results)
 	committed.Wait()
 	flushErr := c.finish()
@@ -266,7 +318,7 @@ func (c *Crawler) finish() error {
 		c.lastRev = rev
 		done, _ := c.writer.takeDone()
 		for _, d := range done {
-			fb.Done(d.url, d.outcome)
+			markDone(&fb, d)
 		}
 		c.writer = nil
 	}
@@ -287,62 +339,6 @@ func (c *Crawler) finish() error {
 	return nil
 }
 
-// A dispatcher hands frontier items to workers until the frontier is
-// empty with nothing in flight that could add to it, the page budget is
-// spent, ctx is done or storage fails.
-type dispatcher struct {
-	ctx      context.Context
-	c        *Crawler
-	mu       sync.Mutex
-	cond     *sync.Cond
-	inflight int   // popped and not yet committed
-	err      error // a frontier error
-}
-
-func newDispatcher(ctx context.Context, c *Crawler) *dispatcher {
-	d := &dispatcher{ctx: ctx, c: c}
-	d.cond = sync.NewCond(&d.mu)
-	context.AfterFunc(ctx, func() { d.mu.Lock(); d.cond.Broadcast(); d.mu.Unlock() })
-	return d
-}
-
-func (d *dispatcher) next() (frontier.Item, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for {
-		switch {
-		case d.ctx.Err() != nil || d.err != nil || d.c.fatalErr() != nil:
-			return frontier.Item{}, false
-		case d.c.fetched.Load()+int64(d.inflight) >= int64(d.c.opts.MaxPages):
-			if d.inflight == 0 {
-				d.cond.Broadcast()
-				return frontier.Item{}, false
-			}
-			d.cond.Wait()
-			continue
-		}
-		item, err := d.c.front.Next()
-		if err == nil {
-			d.inflight++
-			return item, true
-		}
-		if !errors.Is(err, frontier.ErrEmpty) {
-			d.err = err
-			d.cond.Broadcast()
-			return frontier.Item{}, false
-		}
-		if d.inflight == 0 {
-			d.cond.Broadcast()
-			return frontier.Item{}, false
-		}
-		d.cond.Wait()
-	}
-}
-
-// settle reports n items committed (or abandoned).
-func (d *dispatcher) settle(n int) {
-	d.mu.Lock()
-	d.inflight -= n
-	d.cond.Broadcast()
-	d.mu.Unlock()
-}
+// NextRevisit returns when the earliest scheduled revisit is due, and
+// false if none is scheduled.
+func (c *Crawler) NextRevisit() (time.Time, bool) { return c.front.NextDue() }

@@ -6,6 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/gocolly/colly/v2"
 
@@ -21,6 +26,14 @@ import (
 type task struct {
 	Depth int `json:"depth"`          // links followed from a seed
 	Hops  int `json:"hops,omitempty"` // redirects followed to reach the URL
+	// Revisit: fetch the URL although it has a record — a scheduled
+	// revisit, a sitemap's newer lastmod, a transient failure of an
+	// earlier run.
+	Revisit bool `json:"revisit,omitempty"`
+	Attempt int  `json:"attempt,omitempty"` // transient failures so far
+	// After is the earliest time (Unix milliseconds) to fetch: a retry's
+	// backoff, or the host's Retry-After.
+	After int64 `json:"after,omitempty"`
 }
 
 // A result is what a worker found out about one popped URL, for the
@@ -29,13 +42,27 @@ type result struct {
 	url      string
 	task     task
 	priority int
+	popped   bool // from the frontier (not a sitemap's list): counts as in flight
 
-	status  pages.Status // Fetched, Skipped or Failed; "" for a URL recorded before (known)
-	reason  string       // for Skipped and Failed
+	status  pages.Status // Fetched, Skipped, Failed or Gone; "" for a URL recorded before (known)
+	reason  string       // for Skipped, Failed and Gone
 	verdict traps.Verdict
-	prep    *hook.Prepared // Fetched
+	prep    *hook.Prepared // Fetched, unless unchanged
 	links   []link         // links to queue (or to record as refused)
 	known   pages.Status   // the recorded status of a URL recorded before a crash
+
+	// Revisits and failures.
+	prev        *pages.Record // the page's record when a fetched page is fetched again
+	etag        string        // the response's validators, for the next conditional request
+	modified    string
+	hash        uint64        // the content hash of a fetched page
+	notModified bool          // 304: the copy is current
+	transient   bool          // the failure may pass (timeout, refused connection, 5xx, 429)
+	retryAfter  time.Duration // the response's Retry-After, if any
+
+	// A sitemap's findings (popped is false): links are its new URLs;
+	// revisitNow, fetched pages whose lastmod is newer than the copy.
+	revisitNow []string
 
 	queued chan struct{} // closed by the committer once the page's links are queued
 }
@@ -52,12 +79,55 @@ type link struct {
 func (r *result) skip(reason string) { r.status, r.reason = pages.Skipped, reason }
 func (r *result) fail(reason string) { r.status, r.reason = pages.Failed, reason }
 
+// failStatus records an HTTP error answer: 404 and 410 to a page fetched
+// before mean it is gone, as does any other refusal (4xx) of it; 429 and
+// 5xx may pass.
+func (r *result) failStatus(code int, header http.Header) {
+	r.fail(fmt.Sprintf("HTTP %d", code))
+	switch {
+	case code == http.StatusTooManyRequests || code >= 500:
+		r.transient = true
+		r.retryAfter = retryAfter(header.Get("Retry-After"), time.Now())
+	case r.prev != nil && code >= 400:
+		r.status = pages.Gone
+	}
+}
+
+// retryAfter parses a Retry-After header: seconds or an HTTP date; 0 if
+// absent or unreadable.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		return time.Duration(max(n, 0)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
+}
+
+// contentHash is the exact hash of what a page says: its title and its
+// main content as cleaned.
+func contentHash(title string, blocks []string) uint64 {
+	h := xxhash.New()
+	_, _ = h.WriteString(title)
+	for _, b := range blocks {
+		_, _ = h.WriteString("\x00")
+		_, _ = h.WriteString(b)
+	}
+	return h.Sum64()
+}
+
 const ctxResult = "doppel.result"
 
 // collector builds the colly collector. It fetches one URL per Request
 // call, follows no redirect itself (a redirect target is queued like a
 // link, so redirect loops end at the frontier's at-most-once rule), and
-// leaves robots.txt to admission, which records what it refuses.
+// leaves robots.txt to admission, which records what it refuses, and
+// pacing to the dispatcher (package polite).
 func (c *Crawler) collector(ctx context.Context) *colly.Collector {
 	col := colly.NewCollector(
 		colly.UserAgent(c.opts.UserAgent),
@@ -67,11 +137,10 @@ func (c *Crawler) collector(ctx context.Context) *colly.Collector {
 	)
 	col.IgnoreRobotsTxt = true
 	col.SetRequestTimeout(c.opts.Timeout)
-	// Limit never fails for the glob "*".
-	_ = col.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: c.opts.Parallelism, Delay: max(c.opts.Delay, 0)})
 	col.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
 	col.OnResponse(func(resp *colly.Response) {
 		r := resp.Ctx.GetAny(ctxResult).(*result)
+		r.etag, r.modified = resp.Headers.Get("ETag"), resp.Headers.Get("Last-Modified")
 		if err := c.process(r, resp); err != nil {
 			r.fail(err.Error())
 		}
@@ -81,15 +150,22 @@ func (c *Crawler) collector(ctx context.Context) *colly.Collector {
 		if ctx.Err() != nil {
 			return // interrupted: the URL stays in flight and is fetched again on resume
 		}
-		if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Headers != nil && resp.Headers.Get("Location") != "" {
-			c.redirect(r, fmt.Sprintf("HTTP %d", resp.StatusCode), resp.Headers.Get("Location"))
-			return
+		var header http.Header
+		if resp.Headers != nil {
+			header = *resp.Headers
 		}
-		reason := err.Error()
-		if resp.StatusCode != 0 {
-			reason = fmt.Sprintf("HTTP %d", resp.StatusCode)
+		switch code := resp.StatusCode; {
+		case code == http.StatusNotModified && r.prev != nil:
+			r.status, r.notModified = pages.Fetched, true
+			r.etag, r.modified = header.Get("ETag"), header.Get("Last-Modified")
+		case code >= 300 && code < 400 && header.Get("Location") != "":
+			c.redirect(r, fmt.Sprintf("HTTP %d", code), header.Get("Location"))
+		case code != 0:
+			r.failStatus(code, header)
+		default: // no answer: refused, reset, timed out
+			r.fail(err.Error())
+			r.transient = true
 		}
-		r.fail(reason)
 	})
 	return col
 }
@@ -98,23 +174,37 @@ func (c *Crawler) collector(ctx context.Context) *colly.Collector {
 // returns nil when ctx was cancelled mid-request: the URL then stays in
 // flight and is fetched again on resume.
 func (c *Crawler) work(ctx context.Context, col *colly.Collector, item frontier.Item) *result {
-	r := &result{url: item.URL, priority: item.Priority, queued: make(chan struct{})}
+	r := &result{url: item.URL, priority: item.Priority, popped: true, queued: make(chan struct{})}
 	_ = json.Unmarshal(item.Payload, &r.task) // a missing or foreign payload means depth 0
-	if rec, known, err := c.pages.Get(item.URL); err != nil {
+	rec, known, err := c.pages.Get(item.URL)
+	switch {
+	case err != nil:
 		c.setFatal(err)
 		r.fail(err.Error())
 		return r
-	} else if known { // recorded before a crash, not yet marked done
+	case known && !r.task.Revisit: // recorded before a crash, not yet marked done
 		r.known = rec.Status
 		return r
+	case known && rec.Status == pages.Fetched:
+		r.prev = &rec
 	}
-	if reason, trapped := c.admit.Trapped(item.URL); trapped { // queued before its template became a trap
+	if reason, trapped := c.admit.Trapped(item.URL); trapped && r.prev == nil { // queued before its template became a trap
 		r.skip(reason)
 		return r
 	}
+	var header http.Header
+	if r.prev != nil { // ask for the page only if it changed (RFC 9110 §13.1)
+		header = http.Header{}
+		if r.prev.ETag != "" {
+			header.Set("If-None-Match", r.prev.ETag)
+		}
+		if r.prev.Modified != "" {
+			header.Set("If-Modified-Since", r.prev.Modified)
+		}
+	}
 	rctx := colly.NewContext()
 	rctx.Put(ctxResult, r)
-	err := col.Request(http.MethodGet, item.URL, nil, rctx, nil)
+	err = col.Request(http.MethodGet, item.URL, nil, rctx, header)
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -124,6 +214,7 @@ func (c *Crawler) work(ctx context.Context, col *colly.Collector, item frontier.
 			reason = err.Error()
 		}
 		r.fail(reason)
+		r.transient = true
 	}
 	return r
 }
@@ -163,6 +254,7 @@ func (c *Crawler) process(r *result, resp *colly.Response) error {
 			return nil
 		}
 	}
+	r.hash = contentHash(parsed.Title, parsed.Blocks)
 	if !parsed.NoFollow && r.task.Depth+1 <= c.opts.MaxDepth {
 		for _, l := range parsed.Links {
 			if l.NoFollow {
@@ -175,6 +267,10 @@ func (c *Crawler) process(r *result, resp *colly.Response) error {
 			r.links = append(r.links, link{Decision: d, text: l.Text, task: task{Depth: r.task.Depth + 1}})
 		}
 	}
+	r.status = pages.Fetched
+	if r.prev != nil && r.prev.Hash == r.hash {
+		return nil // fetched again, unchanged: nothing to prepare
+	}
 	anchors, err := c.pages.Anchors(r.url)
 	if err != nil {
 		return err
@@ -182,7 +278,6 @@ func (c *Crawler) process(r *result, resp *colly.Response) error {
 	if r.prep, err = c.hook.Prepare(r.url, *resp.Headers, parsed, anchors); err != nil {
 		return err
 	}
-	r.status = pages.Fetched
 	if len(features.Tokens(parsed.Text)) == 0 {
 		r.verdict = traps.Empty
 	}

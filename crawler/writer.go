@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"sync"
+	"time"
 
 	"github.com/doppel-search/doppel/crawler/pages"
 )
@@ -20,6 +21,7 @@ type recordWriter struct {
 	mu        sync.Mutex
 	idle      *sync.Cond
 	queued    int            // batches handed in and not yet committed
+	pending   []pages.Batch  // those batches, oldest first
 	unwritten map[string]int // URL → batches holding a record of it, not yet committed
 	done      []doneMark     // URLs whose records are committed, not yet marked done
 	lastRev   uint64         // revision of the last committed record
@@ -31,8 +33,14 @@ type recordJob struct {
 	done  []doneMark
 }
 
-// A doneMark is a URL to mark done in the frontier, with its outcome.
-type doneMark struct{ url, outcome string }
+// A doneMark is a URL to mark done in the frontier, with its outcome and,
+// for a fetched page, when to fetch it again (and the depth it was found
+// at, for the links found then).
+type doneMark struct {
+	url, outcome string
+	revisit      time.Time
+	depth        int
+}
 
 func newRecordWriter(store *pages.Store, lastRev uint64) *recordWriter {
 	w := &recordWriter{store: store, jobs: make(chan recordJob, 1), unwritten: map[string]int{}, lastRev: lastRev}
@@ -59,6 +67,7 @@ func (w *recordWriter) run() {
 				delete(w.unwritten, u)
 			}
 		}
+		w.pending = w.pending[1:]
 		w.queued--
 		w.idle.Broadcast()
 		w.mu.Unlock()
@@ -70,6 +79,7 @@ func (w *recordWriter) run() {
 func (w *recordWriter) write(b pages.Batch, done []doneMark) {
 	w.mu.Lock()
 	w.queued++
+	w.pending = append(w.pending, b)
 	for _, u := range b.URLs() {
 		w.unwritten[u]++
 	}
@@ -87,6 +97,22 @@ func (w *recordWriter) unwrittenOf(urls []string) []bool {
 		out[i] = w.unwritten[u] > 0
 	}
 	return out
+}
+
+// unwrittenRecord returns the latest record of url handed in and not yet
+// committed, if any.
+func (w *recordWriter) unwrittenRecord(url string) (pages.Record, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.unwritten[url] == 0 {
+		return pages.Record{}, false
+	}
+	for i := len(w.pending) - 1; i >= 0; i-- {
+		if r, ok := w.pending[i].Pending(url); ok {
+			return r, true
+		}
+	}
+	return pages.Record{}, false
 }
 
 // takeDone returns the URLs whose records are committed since the last

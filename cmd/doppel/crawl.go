@@ -63,15 +63,19 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	ignoreRobots := fs.Bool("ignore-robots", false, "do not honour robots.txt")
 	userAgent := fs.String("user-agent", "", "User-Agent header (default DoppelBot/1.0)")
 	similarity := fs.String("similarity", "", "what makes pages copies: resemblance (default; the same text up to small edits) or cosine (the same words: for spam-like edits, joins API pages that share their vocabulary)")
-	serveAddr := fs.String("serve", "", "also serve the search UI and API on this `address` while crawling, and after it until Ctrl-C")
+	serveAddr := fs.String("serve", "", "also serve the search UI and API on this `address` while crawling")
+	once := fs.Bool("once", false, "one pass: crawl what is new and what is due, then stop (default: keep the crawl fresh until stopped)")
 	identity := identityFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: doppel crawl --seed URL [--seed URL…] --data DIR [flags]\n"+
-			"       doppel crawl --data DIR [--max-pages N]   (resume with the saved options)\n\n"+
-			"Crawls the seeds' hosts, deduplicates and indexes into DIR, with progress on stderr and a\n"+
+			"       doppel crawl --data DIR [--max-pages N] [--once]   (go on with the saved options)\n\n"+
+			"Crawls the seeds' hosts, deduplicates and indexes into DIR, then keeps the index fresh: each\n"+
+			"page is fetched again when its schedule says it is due (conditional GET; changes re-indexed,\n"+
+			"deleted pages removed) and the sitemaps are read again, until Ctrl-C (SIGINT) or SIGTERM, which\n"+
+			"stop resumably (exit status 0). With --once it stops when nothing is left to fetch now: exit\n"+
+			"status 0 done, 130 interrupted (run the same command again to resume). Progress on stderr, a\n"+
 			"summary on stdout. Giving the seeds again on a DIR with a crawl goes on with the new options.\n"+
-			"Ctrl-C (SIGINT) or SIGTERM stops resumably. Exit status: 0 done (frontier empty or budget\n"+
-			"spent), 1 error, 2 usage, 130 interrupted (run the same command again to resume).\n\nFlags:\n")
+			"Exit status 1: error, 2: usage.\n\nFlags:\n")
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "\nThe configuration file (--config) is JSON: crawler.Options in snake_case, durations as Go\n"+
 			"duration strings, every field optional (absent: the default; \"delay\": \"0s\": none),\n"+
@@ -143,7 +147,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		var ignored []string
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
-			case "data", "max-pages", "serve", "groups-header", "demo-users", "admin-groups":
+			case "data", "max-pages", "serve", "once", "groups-header", "demo-users", "admin-groups", "trusted-proxies":
 			default:
 				ignored = append(ignored, "--"+f.Name)
 			}
@@ -166,7 +170,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer c.Close()
 	if *serveAddr == "" {
-		return crawlAndReport(ctx, c, *data, stdout, stderr)
+		return crawlAndReport(ctx, c, *data, !*once, stdout, stderr)
 	}
 	// Search while crawling: the index being built, from this process.
 	srv, err := listen(c.View(), *serveAddr, webOpts, stdout)
@@ -176,10 +180,9 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	serveCtx, stopServing := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.serve(serveCtx) }()
-	if err := crawlAndReport(ctx, c, *data, stdout, stderr); err != nil {
+	if err := crawlAndReport(ctx, c, *data, !*once, stdout, stderr); err != nil || !*once {
 		stopServing()
-		<-served
-		return err
+		return errors.Join(err, <-served)
 	}
 	fmt.Fprintln(stdout, "The crawl is done; still serving its index. Ctrl-C stops.")
 	select {
@@ -192,15 +195,59 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return <-served
 }
 
-// crawlAndReport runs the crawl with progress on stderr and prints the
-// summary on stdout.
-func crawlAndReport(ctx context.Context, c *crawler.Crawler, dir string, stdout, stderr io.Writer) error {
+// runRun is `doppel run`: crawl, keep fresh and serve from one process —
+// `doppel crawl --serve ADDR` under the name an intranet search service
+// is started with.
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var translated []string
+	addr := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case !strings.HasPrefix(a, "-"):
+		case name == "addr" && hasValue:
+			a, addr = "--serve="+value, true
+		case name == "addr" && i+1 < len(args):
+			translated = append(translated, "--serve")
+			a, addr = args[i+1], true
+			i++
+		case name == "serve" || name == "once":
+			fmt.Fprintf(stderr, "doppel run: --%s is not a run flag (run always serves, and keeps the crawl fresh)\n", name)
+			return errUsage
+		case name == "h" || name == "help":
+			fmt.Fprintln(stderr, "usage: doppel run --data DIR --addr ADDR [--seed URL…] [crawl flags]\n\n"+
+				"Crawls (or goes on with the crawl in DIR), keeps the index fresh and serves search on ADDR\n"+
+				"until Ctrl-C: `doppel crawl --serve ADDR`. The crawl flags are those of `doppel crawl -h`.")
+			return errUsage
+		}
+		translated = append(translated, a)
+	}
+	if !addr {
+		fmt.Fprintln(stderr, "doppel run: --addr is required (the address to serve search on, e.g. 127.0.0.1:8080)")
+		return errUsage
+	}
+	return runCrawl(ctx, translated, stdout, stderr)
+}
+
+// crawlAndReport runs the crawl — one pass, or kept fresh until ctx is
+// done (keep) — with progress on stderr, and prints the summary on
+// stdout. Stopping a kept crawl is its normal end, not an interruption.
+func crawlAndReport(ctx context.Context, c *crawler.Crawler, dir string, keep bool, stdout, stderr io.Writer) error {
 	start := time.Now()
 	stop := reportProgress(c, stderr, isTerminal(stderr), start)
-	err := c.Run(ctx)
+	var err error
+	if keep {
+		err = c.Watch(ctx)
+	} else {
+		err = c.Run(ctx)
+	}
 	stop()
 	printSummary(stdout, c, dir, time.Since(start))
-	if ctx.Err() != nil {
+	switch {
+	case keep && ctx.Err() != nil:
+		return nil
+	case ctx.Err() != nil:
 		return errInterrupted
 	}
 	return err
@@ -236,13 +283,18 @@ func reportProgress(c *crawler.Crawler, w io.Writer, terminal bool, start time.T
 			if terminal {
 				line := fmt.Sprintf("fetched %d  queued %d  unique %d  near-duplicates %d  skipped %d  errors %d  %.1f pages/s",
 					st.Fetched, st.Queued, st.Unique, st.Duplicates, st.Skipped, st.Errors, rate)
+				if st.Revisits > 0 {
+					line += fmt.Sprintf("  revisits %d (304 %d, changed %d, gone %d)", st.Revisits, st.NotModified, st.Changed+st.Trivial, st.Gone)
+				}
 				// Blank out what is left of a longer previous line.
 				fmt.Fprintf(w, "\r%s%s", line, strings.Repeat(" ", max(0, drawn-len(line))))
 				drawn = len(line)
 				continue
 			}
 			logger.Info("crawl", "fetched", st.Fetched, "queued", st.Queued, "unique", st.Unique,
-				"near_duplicates", st.Duplicates, "skipped", st.Skipped, "errors", st.Errors, "pages_per_s", fmt.Sprintf("%.1f", rate))
+				"near_duplicates", st.Duplicates, "skipped", st.Skipped, "errors", st.Errors, "pages_per_s", fmt.Sprintf("%.1f", rate),
+				"revisits", st.Revisits, "not_modified", st.NotModified, "unchanged", st.Unchanged, "trivial", st.Trivial,
+				"changed", st.Changed, "gone", st.Gone, "retries", st.Retries, "scheduled", st.Scheduled)
 		}
 	})
 	return func() { close(done); wg.Wait() }
@@ -270,6 +322,14 @@ func printSummary(w io.Writer, c *crawler.Crawler, dir string, elapsed time.Dura
 	fmt.Fprintf(w, "skipped:           %d\n", st.Skipped)
 	fmt.Fprintf(w, "errors:            %d\n", st.Errors)
 	fmt.Fprintf(w, "queued:            %d\n", st.Queued)
+	fmt.Fprintf(w, "revisits:          %d (304 not modified %d, unchanged %d, trivial change %d, changed %d, gone %d)\n",
+		st.Revisits, st.NotModified, st.Unchanged, st.Trivial, st.Changed, st.Gone)
+	fmt.Fprintf(w, "retries:           %d\n", st.Retries)
+	next := "none"
+	if at, ok := c.NextRevisit(); ok {
+		next = at.Local().Format(time.DateTime)
+	}
+	fmt.Fprintf(w, "scheduled:         %d revisits, next %s\n", st.Scheduled, next)
 	fmt.Fprintf(w, "clusters:          %d\n", sum.Clusters)
 	fmt.Fprintf(w, "searchable:        %d documents (policy %s)\n", sum.Searchable, c.Options().Policy)
 	fmt.Fprintf(w, "elapsed:           %s\n", elapsed.Round(time.Millisecond))

@@ -65,7 +65,7 @@ func exportEntries(t *testing.T, dir string) []crawler.Entry {
 func TestCrawlAndExport(t *testing.T) {
 	site := demoServer(t)
 	dir := filepath.Join(t.TempDir(), "data")
-	code, stdout, stderr := doppel(t, "crawl", "--seed", site+"/", "--data", dir, "--delay", "0")
+	code, stdout, stderr := doppel(t, "crawl", "--once", "--seed", site+"/", "--data", dir, "--delay", "0")
 	if code != 0 {
 		t.Fatalf("crawl: exit %d: %s", code, stderr)
 	}
@@ -125,7 +125,7 @@ func TestCrawlAndExport(t *testing.T) {
 func TestCrawlBudgetThenResume(t *testing.T) {
 	site := demoServer(t)
 	dir := t.TempDir()
-	code, stdout, stderr := doppel(t, "crawl", "--seed", site+"/", "--data", dir, "--max-pages", "5", "--delay", "0")
+	code, stdout, stderr := doppel(t, "crawl", "--once", "--seed", site+"/", "--data", dir, "--max-pages", "5", "--delay", "0")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -145,7 +145,7 @@ func TestCrawlBudgetThenResume(t *testing.T) {
 		t.Errorf("export lists %d queued URLs, summary %d", queued, summaryValue(t, stdout, "queued"))
 	}
 	// Resume without seeds, with a bigger budget.
-	code, stdout, stderr = doppel(t, "crawl", "--data", dir, "--max-pages", "100")
+	code, stdout, stderr = doppel(t, "crawl", "--once", "--data", dir, "--max-pages", "100")
 	if code != 0 {
 		t.Fatalf("resume: exit %d: %s", code, stderr)
 	}
@@ -245,7 +245,7 @@ func TestConfigFile(t *testing.T) {
 	site := demoServer(t)
 	cfg := writeFile(t, "small.json", `{"seeds": ["`+site+`/"], "max_pages": 3, "delay": "1ms", "policy": "hidden"}`)
 	dir := t.TempDir()
-	code, stdout, stderr := doppel(t, "crawl", "--data", dir, "--config", cfg, "--max-pages", "4")
+	code, stdout, stderr := doppel(t, "crawl", "--once", "--data", dir, "--config", cfg, "--max-pages", "4")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -271,12 +271,12 @@ func TestCrawlInterruptedResumes(t *testing.T) {
 		}
 		cancel()
 	}()
-	code := run(ctx, []string{"crawl", "--seed", site + "/", "--data", dir, "--delay", "5ms"}, &stdout, &stderr)
+	code := run(ctx, []string{"crawl", "--once", "--seed", site + "/", "--data", dir, "--delay", "5ms"}, &stdout, &stderr)
 	if code != 130 || !strings.Contains(stderr.String(), "run the same command again to resume") {
 		t.Fatalf("interrupted crawl: exit %d, stderr %q; want 130 and the resume hint", code, stderr.String())
 	}
 	first := summaryValue(t, stdout.String(), "pages fetched")
-	code, out, errOut := doppel(t, "crawl", "--data", dir)
+	code, out, errOut := doppel(t, "crawl", "--once", "--data", dir)
 	if code != 0 {
 		t.Fatalf("resume: exit %d: %s", code, errOut)
 	}
@@ -289,7 +289,7 @@ func TestProgressLogLines(t *testing.T) {
 	defer func(d time.Duration) { progressInterval = d }(progressInterval)
 	progressInterval = 20 * time.Millisecond
 	site := demoServer(t)
-	code, _, stderr := doppel(t, "crawl", "--seed", site+"/", "--data", t.TempDir(), "--delay", "2ms")
+	code, _, stderr := doppel(t, "crawl", "--once", "--seed", site+"/", "--data", t.TempDir(), "--delay", "2ms")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -311,7 +311,7 @@ func TestServe(t *testing.T) {
 	site := demoServer(t)
 	dir := t.TempDir()
 	cfg := writeFile(t, "c.json", `{"seeds": ["`+site+`/"], "delay": "1ms", "groups": [{"prefix": "`+site+`/hr/", "groups": ["hr"]}]}`)
-	if code, _, stderr := doppel(t, "crawl", "--data", dir, "--config", cfg); code != 0 {
+	if code, _, stderr := doppel(t, "crawl", "--once", "--data", dir, "--config", cfg); code != 0 {
 		t.Fatalf("crawl: %s", stderr)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -443,7 +443,7 @@ func TestCrawlServe(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"crawl", "--data", t.TempDir(), "--config", cfg, "--serve", "127.0.0.1:0"}, &stdout, &stderr)
+		done <- run(ctx, []string{"crawl", "--once", "--data", t.TempDir(), "--config", cfg, "--serve", "127.0.0.1:0"}, &stdout, &stderr)
 	}()
 	var base string
 	for deadline := time.Now().Add(30 * time.Second); base == ""; time.Sleep(5 * time.Millisecond) {

@@ -77,7 +77,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer c.Close()
-	if err := crawlAndReport(ctx, c, dir, stdout, stderr); err != nil {
+	if err := crawlAndReport(ctx, c, dir, false, stdout, stderr); err != nil {
 		if errors.Is(err, errInterrupted) {
 			return errors.New("interrupted")
 		}

@@ -47,7 +47,8 @@ type command struct {
 
 var commands = []command{
 	{"demo", "crawl, deduplicate and index the bundled demo intranet; show clusters and collapsed queries", runDemo},
-	{"crawl", "crawl an intranet into a data directory (resumable), deduplicating and indexing", runCrawl},
+	{"crawl", "crawl an intranet into a data directory (resumable), deduplicating and indexing, and keep it fresh", runCrawl},
+	{"run", "crawl, keep fresh and serve search from one process (crawl --serve)", runRun},
 	{"export", "print one JSON line per URL a crawl has seen", runExport},
 	{"serve", "serve the search UI and JSON API over a crawl", runServe},
 	{"dedup", "assign every document of a JSONL file to a near-duplicate cluster", runDedup},

@@ -55,6 +55,19 @@ type Options struct {
 	Traps traps.Options
 	// Norm configures URL normalization.
 	Norm urlnorm.Options
+	// RobotsTTL is how long a host's robots.txt is trusted before it is
+	// fetched again (RFC 9309 asks for no more than a day). Default 24h.
+	RobotsTTL time.Duration
+	// OnRobots, if set, is called each time a host's robots.txt has been
+	// read (also when it is missing or ignored) with the host's root URL
+	// (scheme and host) and what robots.txt says for Doppel's user agent.
+	OnRobots func(root *url.URL, r Robots)
+}
+
+// Robots is what a host's robots.txt says beyond allow and disallow.
+type Robots struct {
+	CrawlDelay time.Duration // for our user agent's group; 0 if none
+	Sitemaps   []string      // absolute sitemap URLs it names
 }
 
 // A Verdict is what to do with a URL.
@@ -89,8 +102,9 @@ type Admission struct {
 }
 
 type hostRobots struct {
-	once sync.Once
-	data *robotstxt.RobotsData // nil: everything allowed
+	mu      sync.Mutex            // held while fetching
+	fetched time.Time             // zero: not yet
+	data    *robotstxt.RobotsData // nil: everything allowed
 }
 
 // New returns an Admission.
@@ -106,6 +120,9 @@ func New(opts Options) *Admission {
 	}
 	if opts.MaxRedirects == 0 {
 		opts.MaxRedirects = 5
+	}
+	if opts.RobotsTTL == 0 {
+		opts.RobotsTTL = 24 * time.Hour
 	}
 	return &Admission{
 		opts: opts,
@@ -259,7 +276,8 @@ func (a *Admission) HasDuplicates(u string) bool {
 // IgnoreRobots). The first call for a host fetches and caches its
 // robots.txt (following up to MaxRedirects redirects, as RFC 9309 asks)
 // and learns its soft-404 answer; only one request of each is made per
-// host, whatever the number of concurrent callers.
+// host, whatever the number of concurrent callers. After RobotsTTL the
+// next call fetches robots.txt again.
 func (a *Admission) robotsAllow(u *url.URL) bool {
 	a.mu.Lock()
 	hr := a.robots[u.Host]
@@ -268,13 +286,34 @@ func (a *Admission) robotsAllow(u *url.URL) bool {
 		a.robots[u.Host] = hr
 	}
 	a.mu.Unlock()
-	hr.once.Do(func() {
+	hr.mu.Lock()
+	if hr.fetched.IsZero() || time.Since(hr.fetched) > a.opts.RobotsTTL {
+		first := hr.fetched.IsZero()
 		if !a.opts.IgnoreRobots {
 			hr.data = a.fetchRobots(u)
 		}
-		a.learnSoft404(u)
-	})
-	return hr.data == nil || hr.data.TestAgent(u.EscapedPath(), a.opts.UserAgent)
+		hr.fetched = time.Now()
+		if first {
+			a.learnSoft404(u)
+		}
+		if a.opts.OnRobots != nil {
+			a.opts.OnRobots(&url.URL{Scheme: u.Scheme, Host: u.Host}, robotsOf(hr.data, a.opts.UserAgent))
+		}
+	}
+	data := hr.data
+	hr.mu.Unlock()
+	return data == nil || data.TestAgent(u.EscapedPath(), a.opts.UserAgent)
+}
+
+func robotsOf(data *robotstxt.RobotsData, agent string) Robots {
+	if data == nil {
+		return Robots{}
+	}
+	r := Robots{Sitemaps: data.Sitemaps}
+	if g := data.FindGroup(agent); g != nil {
+		r.CrawlDelay = g.CrawlDelay
+	}
+	return r
 }
 
 func (a *Admission) get(rawURL string) (*http.Response, error) {

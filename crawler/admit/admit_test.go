@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/doppel-search/doppel/crawler/traps"
 )
@@ -141,5 +143,52 @@ func TestSoftNotFoundLearnedWithRobots(t *testing.T) {
 	}
 	if a.SoftNotFound(host, "A real page about the pension scheme.") {
 		t.Error("a real page is taken for a soft 404")
+	}
+}
+
+// OnRobots hears the Crawl-delay of our group and the sitemaps; after
+// RobotsTTL robots.txt is fetched again and a changed rule applies.
+func TestRobotsDelaySitemapsAndExpiry(t *testing.T) {
+	var body atomic.Value
+	body.Store("User-agent: DoppelBot\nCrawl-delay: 2\nDisallow: /old/\n\nUser-agent: *\nCrawl-delay: 30\n")
+	var fetches atomic.Int32
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fetches.Add(1)
+			fmt.Fprint(w, body.Load().(string)+"Sitemap: http://"+r.Host+"/sitemap.xml\n")
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer s.Close()
+	host := strings.TrimPrefix(s.URL, "http://")
+	var mu sync.Mutex
+	var heard []Robots
+	a := New(Options{AllowedHosts: []string{host}, RobotsTTL: 50 * time.Millisecond, OnRobots: func(root *url.URL, r Robots) {
+		if root.String() != s.URL {
+			t.Errorf("OnRobots for %s", root)
+		}
+		mu.Lock()
+		heard = append(heard, r)
+		mu.Unlock()
+	}})
+	if d := a.Link(s.URL + "/old/x"); d.Verdict != Refuse {
+		t.Errorf("/old/x: %+v, want refused", d)
+	}
+	if len(heard) != 1 || heard[0].CrawlDelay != 2*time.Second || len(heard[0].Sitemaps) != 1 ||
+		heard[0].Sitemaps[0] != s.URL+"/sitemap.xml" {
+		t.Fatalf("OnRobots heard %+v", heard)
+	}
+	a.Link(s.URL + "/old/y")
+	if fetches.Load() != 1 {
+		t.Errorf("robots.txt fetched %d times within its TTL", fetches.Load())
+	}
+	body.Store("User-agent: *\nDisallow:\n")
+	time.Sleep(60 * time.Millisecond)
+	if d := a.Link(s.URL + "/old/x"); d.Verdict != Follow {
+		t.Errorf("after the TTL the new robots.txt allows /old/x: %+v", d)
+	}
+	if fetches.Load() != 2 || len(heard) != 2 || heard[1].CrawlDelay != 0 {
+		t.Errorf("after the TTL: %d fetches, heard %+v", fetches.Load(), heard)
 	}
 }

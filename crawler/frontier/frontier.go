@@ -387,7 +387,7 @@ type Batch struct {
 }
 
 type op struct {
-	kind     byte // 'a' add, 'd' done, 'r' reprioritize, 's' schedule
+	kind     byte // 'a' add, 'd' done, 'q' requeue, 'r' reprioritize, 's' schedule
 	at       time.Time
 	url      string
 	priority int
@@ -403,6 +403,14 @@ func (b *Batch) Add(url string, priority int, payload []byte) {
 // Done marks url done as Frontier.Done does.
 func (b *Batch) Done(url, outcome string) {
 	b.ops = append(b.ops, op{kind: 'd', url: url, outcome: outcome})
+}
+
+// Requeue puts url back in the queue at the end of its priority, with a
+// new payload, whatever its state: a popped URL to fetch again later (a
+// retry after a transient failure), or a done one. Its claim, if popped,
+// ends with the commit.
+func (b *Batch) Requeue(url string, priority int, payload []byte) {
+	b.ops = append(b.ops, op{kind: 'q', url: url, priority: priority, payload: payload})
 }
 
 // Reprioritize moves a pending url as Frontier.Reprioritize does.
@@ -473,15 +481,22 @@ func (f *Frontier) Commit(b *Batch) (added []bool, err error) {
 					return err
 				}
 				changed = true
-			case 'd', 'r':
-				// Done and Reprioritize read URL states: write the new
-				// ones first.
+			case 'd', 'q', 'r':
+				// Done, Requeue and Reprioritize read URL states: write
+				// the new ones first.
 				if err := putStates(tx, newURLs); err != nil {
 					return err
 				}
 				newURLs, fresh = nil, map[string]bool{}
-				if o.kind == 'd' {
+				switch o.kind {
+				case 'd':
 					if err := done(tx, st, o.url, o.outcome); err != nil {
+						return err
+					}
+					changed = true
+					continue
+				case 'q':
+					if err := requeue(tx, st, o.url, o.priority, o.payload); err != nil {
 						return err
 					}
 					changed = true
@@ -503,7 +518,7 @@ func (f *Frontier) Commit(b *Batch) (added []bool, err error) {
 		return nil
 	}, func() {
 		for _, o := range b.ops {
-			if o.kind == 'd' {
+			if o.kind == 'd' || o.kind == 'q' {
 				delete(f.claimed, o.url)
 			}
 		}
@@ -572,14 +587,15 @@ func (f *Frontier) Next() (Item, error) {
 	return f.NextWhere(nil, 0)
 }
 
-// NextWhere is Next for the first pending URL, in priority order, that
-// ready accepts (nil accepts every URL), looking at no more than limit
-// pending URLs (0: no limit). ready may take a resource for the URL it
-// accepts (a crawler's per-host request slot): it is called once per URL
+// NextWhere is Next for the first pending item, in priority order, that
+// ready accepts (nil accepts every item), looking at no more than limit
+// pending items (0: no limit). ready sees each item's URL and payload (it
+// must not keep the payload) and may take a resource for the item it
+// accepts (a crawler's per-host request slot): it is called once per item
 // looked at, under the frontier's lock, and must not call the Frontier.
 // It returns ErrEmpty when nothing is pending, and ErrNotReady when URLs
 // are pending but ready accepted none of those looked at.
-func (f *Frontier) NextWhere(ready func(url string) bool, limit int) (Item, error) {
+func (f *Frontier) NextWhere(ready func(url string, payload []byte) bool, limit int) (Item, error) {
 	if f.stats.Load().Pending == 0 {
 		return Item{}, ErrEmpty
 	}
@@ -598,7 +614,7 @@ func (f *Frontier) NextWhere(ready func(url string) bool, limit int) (Item, erro
 				continue
 			}
 			looked++
-			if ready != nil && !ready(u) {
+			if ready != nil && !ready(u, payload) {
 				continue
 			}
 			it = Item{URL: u, Priority: keyPriority(k), Payload: bytes.Clone(payload)}
@@ -635,6 +651,17 @@ func (f *Frontier) NextDue() (time.Time, bool) {
 		return nil
 	})
 	return at, ok
+}
+
+// Scheduled calls fn for every scheduled revisit, in time order, stopping
+// at the first error fn returns. fn must not call the Frontier's writing
+// methods. Cost: O(scheduled).
+func (f *Frontier) Scheduled(fn func(url string, at time.Time) error) error {
+	return f.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bRevisit).ForEach(func(k, _ []byte) error {
+			return fn(string(k[8:]), time.Unix(0, unsortable(k[:8])))
+		})
+	})
 }
 
 // GetRequest implements queue.Storage: Next, returning the payload given to
@@ -682,6 +709,25 @@ func (f *Frontier) Done(url string, outcome string) error {
 }
 
 func done(tx *bolt.Tx, st *Stats, url, outcome string) error {
+	if err := leave(tx, st, url); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bURLs).Put([]byte(url), stateValue(Done, []byte(outcome))); err != nil {
+		return fmt.Errorf("frontier: done %.80q: %w", url, err)
+	}
+	st.Done++
+	return nil
+}
+
+func requeue(tx *bolt.Tx, st *Stats, url string, priority int, payload []byte) error {
+	if err := leave(tx, st, url); err != nil {
+		return err
+	}
+	return enqueue(tx, st, url, priority, payload)
+}
+
+// leave takes url out of its state (queue entry and count), if it has one.
+func leave(tx *bolt.Tx, st *Stats, url string) error {
 	urls := tx.Bucket(bURLs)
 	if v := urls.Get([]byte(url)); v != nil {
 		state, key := State(v[0]), bytes.Clone(v[1:])
@@ -700,10 +746,6 @@ func done(tx *bolt.Tx, st *Stats, url, outcome string) error {
 			return fmt.Errorf("frontier: %w", err)
 		}
 	}
-	if err := urls.Put([]byte(url), stateValue(Done, []byte(outcome))); err != nil {
-		return fmt.Errorf("frontier: done %.80q: %w", url, err)
-	}
-	st.Done++
 	return nil
 }
 

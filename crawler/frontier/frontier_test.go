@@ -648,7 +648,7 @@ func TestNextWhereAndDue(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	notA := func(u string) bool { return !strings.HasPrefix(u, "http://a/") }
+	notA := func(u string, _ []byte) bool { return !strings.HasPrefix(u, "http://a/") }
 	it, err := f.NextWhere(notA, 0)
 	if err != nil || it.URL != "http://b/1" {
 		t.Fatalf("NextWhere(not a) = %+v, %v; want b/1", it, err)
@@ -656,7 +656,7 @@ func TestNextWhereAndDue(t *testing.T) {
 	if _, err := f.NextWhere(notA, 0); !errors.Is(err, ErrNotReady) {
 		t.Errorf("only a's URLs left: %v, want ErrNotReady", err)
 	}
-	if _, err := f.NextWhere(func(string) bool { return true }, 1); err != nil {
+	if _, err := f.NextWhere(func(string, []byte) bool { return true }, 1); err != nil {
 		t.Errorf("limit 1: %v", err)
 	}
 	if _, ok := f.NextDue(); ok {
@@ -673,10 +673,50 @@ func TestNextWhereAndDue(t *testing.T) {
 	if got, ok := f.NextDue(); !ok || !got.Equal(at) {
 		t.Errorf("NextDue = %v, %v; want %v", got, ok, at)
 	}
+	var sched []string
+	_ = f.Scheduled(func(u string, when time.Time) error {
+		sched = append(sched, u+"@"+when.UTC().Format(time.TimeOnly))
+		return nil
+	})
+	if want := []string{"http://b/1@" + at.UTC().Format(time.TimeOnly), "http://c/1@" + at.Add(time.Hour).UTC().Format(time.TimeOnly)}; !slices.Equal(sched, want) {
+		t.Errorf("Scheduled = %q; want %q", sched, want)
+	}
 	if n, err := f.Due(at); err != nil || n != 1 {
 		t.Errorf("Due = %d, %v; want b/1 back", n, err)
 	}
 	if got, _ := f.NextDue(); !got.Equal(at.Add(time.Hour)) {
 		t.Errorf("NextDue after Due = %v", got)
+	}
+}
+
+// Requeue puts a popped URL back with a new payload (a retry) and a done
+// one back in the queue; the counts follow.
+func TestRequeue(t *testing.T) {
+	f := tempFrontier(t)
+	if _, err := f.Add("http://a/1", 10, []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Add("http://a/2", 10, nil); err != nil {
+		t.Fatal(err)
+	}
+	it, err := f.Next()
+	if err != nil || it.URL != "http://a/1" {
+		t.Fatalf("Next = %+v, %v", it, err)
+	}
+	var b Batch
+	b.Requeue(it.URL, -10, []byte("retry 1"))
+	b.Done("http://a/2", "fetched")
+	b.Requeue("http://a/2", 5, []byte("again"))
+	if _, err := f.Commit(&b); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := f.Stats(); st.Pending != 2 || st.Done != 0 {
+		t.Errorf("stats after requeue: %+v; want 2 pending, none done", st)
+	}
+	for _, want := range []string{"http://a/2 again", "http://a/1 retry 1"} {
+		it, err := f.Next()
+		if err != nil || it.URL+" "+string(it.Payload) != want {
+			t.Errorf("Next = %+v, %v; want %s", it, err, want)
+		}
 	}
 }

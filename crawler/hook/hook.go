@@ -25,6 +25,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -91,9 +92,13 @@ func DetectorOptions() dedup.Options {
 // A Sink receives every processed page for indexing, with its cluster.
 // *indexer.Index is the Sink Doppel uses; tests and other backends may
 // plug in their own. Add is called in processing order, from one
-// goroutine at a time; Flush makes what was added durable.
+// goroutine at a time; Remove and Update follow the detector's removals
+// and new versions of pages (see dedup.Change); Flush makes what was
+// written durable.
 type Sink interface {
 	Add(ctx context.Context, d indexer.Doc, r dedup.Result) error
+	Remove(ctx context.Context, ch dedup.Change) error
+	Update(ctx context.Context, d indexer.Doc, ch dedup.Change) error
 	Flush(ctx context.Context) error
 }
 
@@ -158,6 +163,10 @@ type Page struct {
 	Anchors      []string     // anchor texts of links to the page, as known when processed
 	Truncated    bool         // only the first MaxBodyBytes of the body were read
 	Result       dedup.Result // cluster, master, duplicate or not, SimHash
+	// Arrived says the page entered the detector anew (Update: its new
+	// version left its cluster), last in arrival order: a Recorder that
+	// replays pages in their order moves it to the end.
+	Arrived bool
 }
 
 // dedupDoc is the document the detector compares: the main content as
@@ -286,6 +295,17 @@ type Prepared struct {
 // URL returns the prepared page's URL.
 func (p *Prepared) URL() string { return p.page.URL }
 
+// Fingerprint returns the page's content fingerprint as the detector
+// signs it (zero under NoDedup): compare it with the detector's stored
+// one (dedup.Detector.Fingerprint) to tell an unchanged, trivially changed
+// or changed page.
+func (p *Prepared) Fingerprint() dedup.Fingerprint {
+	if p.doc == nil {
+		return dedup.Fingerprint{}
+	}
+	return p.doc.Fingerprint()
+}
+
 // SetAnchors replaces the anchor texts the page is indexed with (the
 // crawler learns more of them between Prepare and Insert).
 func (p *Prepared) SetAnchors(anchors []string) { p.page.Anchors = anchors }
@@ -368,6 +388,133 @@ func (h *Hook) Replay(ctx context.Context, p Page, reindex bool) (Page, error) {
 		}
 	}
 	return p, nil
+}
+
+// A PageSource returns the recorded page of a URL (ok false if there is
+// none): what Update and Remove record again when a change gives other
+// pages a new cluster or master.
+type PageSource func(url string) (p Page, ok bool, err error)
+
+// Update processes a new version of a page the detector holds (a
+// revisit): the detector replaces it (dedup.Detector.Update; a page it
+// does not hold is inserted), the page is recorded — with Arrived set if
+// it left its cluster — and so are the pages the change touched, read
+// from source: the master elected in its old cluster and the members
+// moved elsewhere. Then the index follows the change (Sink.Update) and
+// OnPage is called. Like Insert, it is serialized with Insert and Replay.
+func (h *Hook) Update(ctx context.Context, prep *Prepared, source PageSource) (Page, dedup.Change, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p := prep.page
+	var ch dedup.Change
+	if prep.doc == nil {
+		p.Result = singleton(p.URL)
+		ch = dedup.Change{ID: p.URL, Cluster: p.Result.Cluster, WasMaster: true, Master: p.URL, Result: p.Result}
+	} else {
+		var err error
+		if ch, err = h.opts.Detector.Update(prep.doc); err != nil {
+			return Page{}, dedup.Change{}, err
+		}
+		p.Result, p.Arrived = ch.Result, ch.Left
+	}
+	if h.opts.Recorder != nil {
+		if err := h.opts.Recorder.Record(p); err != nil {
+			return Page{}, dedup.Change{}, err
+		}
+		if err := h.recordTouched(ch, source); err != nil {
+			return Page{}, dedup.Change{}, err
+		}
+	}
+	if h.opts.Index != nil {
+		if err := h.opts.Index.Update(ctx, IndexDoc(p), ch); err != nil {
+			return Page{}, dedup.Change{}, err
+		}
+	}
+	if h.opts.OnPage != nil {
+		h.opts.OnPage(p)
+	}
+	return p, ch, nil
+}
+
+// Remove takes a page out of the detector (dedup.Detector.Remove; a page
+// it does not hold is only removed from the index), records the pages the
+// removal touched (the elected master, moved members; read from source)
+// and has the index follow (Sink.Remove). Recording the removed page's
+// own end is the caller's. It is serialized with Insert and Replay.
+func (h *Hook) Remove(ctx context.Context, url string, source PageSource) (dedup.Change, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ch := dedup.Change{ID: url}
+	if !h.opts.NoDedup {
+		var err error
+		ch, err = h.opts.Detector.Remove(url)
+		if errors.Is(err, dedup.ErrUnknownID) {
+			ch = dedup.Change{ID: url}
+		} else if err != nil {
+			return dedup.Change{}, err
+		}
+	}
+	if h.opts.Recorder != nil {
+		if err := h.recordTouched(ch, source); err != nil {
+			return dedup.Change{}, err
+		}
+	}
+	if h.opts.Index != nil {
+		if err := h.opts.Index.Remove(ctx, ch); err != nil {
+			return dedup.Change{}, err
+		}
+	}
+	return ch, nil
+}
+
+// recordTouched records again the pages ch gave a new place: the master
+// elected in ch.Cluster (other than ch.ID) and the members moved.
+func (h *Hook) recordTouched(ch dedup.Change, source PageSource) error {
+	touched := slices.Clone(ch.Moved)
+	if ch.Elected && ch.Master != "" && ch.Master != ch.ID {
+		r := dedup.Result{ID: ch.Master, Cluster: ch.Cluster, Master: ch.Master}
+		if fp, ok := h.opts.Detector.Fingerprint(ch.Master); ok {
+			r.Simhash = fp.Simhash
+		}
+		touched = append(touched, r)
+	}
+	for _, r := range touched {
+		if source == nil {
+			return fmt.Errorf("hook: page %s has a new place and no page source", r.ID)
+		}
+		p, ok, err := source(r.ID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		p.Result = r
+		if err := h.opts.Recorder.Record(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Reindex indexes a page again as p.Result says (Sink.Add replaces it):
+// for a restart that placed a recorded page differently from its record.
+func (h *Hook) Reindex(ctx context.Context, p Page) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.index(ctx, p)
+}
+
+// Unindex removes a page from the index only (Sink.Remove of a change
+// that touches no other page): for a restart that finds a page removed
+// after what the index is known to hold.
+func (h *Hook) Unindex(ctx context.Context, url string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.opts.Index == nil {
+		return nil
+	}
+	return h.opts.Index.Remove(ctx, dedup.Change{ID: url})
 }
 
 func (h *Hook) index(ctx context.Context, p Page) error {

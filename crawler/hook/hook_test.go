@@ -152,6 +152,10 @@ type sinkFunc func(indexer.Doc, dedup.Result) error
 
 func (f sinkFunc) Add(_ context.Context, d indexer.Doc, r dedup.Result) error { return f(d, r) }
 func (f sinkFunc) Flush(context.Context) error                                { return nil }
+func (f sinkFunc) Remove(context.Context, dedup.Change) error                 { return nil }
+func (f sinkFunc) Update(_ context.Context, d indexer.Doc, ch dedup.Change) error {
+	return f(d, ch.Result)
+}
 
 // TestOnePathRecordThenIndex: Insert records a page before it indexes it,
 // a Record error keeps it out of the index, and Replay of the recorded

@@ -1,8 +1,9 @@
 // Package polite paces a crawler's requests per host: at most Parallelism
-// requests in flight to one host, at least Delay between the starts of
-// two (more when the host's robots.txt asks for a Crawl-delay), and none
-// while the host has asked to be left alone (429 or 503 with
-// Retry-After). Several hosts are crawled side by side, each at its own
+// requests in flight to one host and at most Parallelism started within
+// any Delay (each slot waits Delay between its requests, as colly's
+// LimitRule does); one at a time, Crawl-delay apart, when the host's
+// robots.txt asks for a Crawl-delay; and none while the host has asked to
+// be left alone (429 or 503 with Retry-After). Several hosts are crawled side by side, each at its own
 // pace, so no host gets more than its share.
 package polite
 
@@ -16,8 +17,8 @@ import (
 type Options struct {
 	// Parallelism is the most requests in flight to one host. Default 1.
 	Parallelism int
-	// Delay is the least time between the starts of two requests to one
-	// host. Default 0.
+	// Delay is the least time between two requests of one slot: at most
+	// Parallelism requests start within any Delay. Default 0.
 	Delay time.Duration
 	// MaxPause bounds a host's Retry-After and Crawl-delay: a host cannot
 	// stop the crawl for longer. Default 1 hour.
@@ -34,8 +35,21 @@ type Pacer struct {
 
 type host struct {
 	active int
-	next   time.Time     // no request may start before
-	delay  time.Duration // between starts; Options.Delay or the host's Crawl-delay
+	starts []time.Time   // the last (up to limit) request starts, oldest first
+	paused time.Time     // no request may start before (Retry-After)
+	delay  time.Duration // Options.Delay or the host's Crawl-delay
+	limit  int           // slots: Options.Parallelism, or 1 under a Crawl-delay
+}
+
+// next returns when the host may start a request, slots permitting.
+func (h *host) next() time.Time {
+	t := h.paused
+	if len(h.starts) >= h.limit && h.delay > 0 {
+		if d := h.starts[len(h.starts)-h.limit].Add(h.delay); d.After(t) {
+			t = d
+		}
+	}
+	return t
 }
 
 // New returns a Pacer.
@@ -52,7 +66,7 @@ func New(opts Options) *Pacer {
 func (p *Pacer) host(name string) *host {
 	h := p.hosts[name]
 	if h == nil {
-		h = &host{delay: p.opts.Delay}
+		h = &host{delay: p.opts.Delay, limit: p.opts.Parallelism}
 		p.hosts[name] = h
 	}
 	return h
@@ -64,16 +78,15 @@ func (p *Pacer) TryAcquire(name string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h := p.host(name)
-	limit := p.opts.Parallelism
-	if h.delay > 0 && h.delay > p.opts.Delay {
-		limit = 1 // a Crawl-delay means one request after the other
-	}
 	now := p.now()
-	if h.active >= limit || now.Before(h.next) {
+	if h.active >= h.limit || now.Before(h.next()) {
 		return false
 	}
 	h.active++
-	h.next = now.Add(h.delay)
+	h.starts = append(h.starts, now)
+	if len(h.starts) > h.limit {
+		h.starts = h.starts[len(h.starts)-h.limit:]
+	}
 	return true
 }
 
@@ -86,14 +99,18 @@ func (p *Pacer) Release(name string) {
 	}
 }
 
-// SetCrawlDelay sets the host's delay between requests to d (its
-// robots.txt Crawl-delay) if that is longer than Options.Delay, bounded
-// by MaxPause.
+// SetCrawlDelay applies the host's robots.txt Crawl-delay d, bounded by
+// MaxPause: one request at a time, d between their starts. A d no longer
+// than Options.Delay changes nothing.
 func (p *Pacer) SetCrawlDelay(name string, d time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h := p.host(name)
-	h.delay = max(p.opts.Delay, min(d, p.opts.MaxPause))
+	if d = min(d, p.opts.MaxPause); d > p.opts.Delay {
+		h.delay, h.limit = d, 1
+	} else {
+		h.delay, h.limit = p.opts.Delay, p.opts.Parallelism
+	}
 }
 
 // Pause keeps the host without requests for d (a Retry-After), bounded by
@@ -103,10 +120,10 @@ func (p *Pacer) Pause(name string, d time.Duration) time.Time {
 	defer p.mu.Unlock()
 	h := p.host(name)
 	until := p.now().Add(min(max(d, 0), p.opts.MaxPause))
-	if until.After(h.next) {
-		h.next = until
+	if until.After(h.paused) {
+		h.paused = until
 	}
-	return h.next
+	return h.next()
 }
 
 // NextFree returns the earliest time a host without a free slot now may
@@ -118,8 +135,8 @@ func (p *Pacer) NextFree() time.Time {
 	var t time.Time
 	now := p.now()
 	for _, h := range p.hosts {
-		if h.next.After(now) && (t.IsZero() || h.next.Before(t)) {
-			t = h.next
+		if n := h.next(); n.After(now) && (t.IsZero() || n.Before(t)) {
+			t = n
 		}
 	}
 	return t

@@ -18,15 +18,23 @@ func TestPacer(t *testing.T) {
 	if !p.TryAcquire("a") {
 		t.Fatal("first request to a refused")
 	}
-	if p.TryAcquire("a") {
-		t.Error("second request to a within the delay granted")
+	c.add(10 * time.Millisecond)
+	if !p.TryAcquire("a") {
+		t.Error("second slot of a refused")
 	}
 	if !p.TryAcquire("b") {
 		t.Error("another host waits for a")
 	}
-	c.add(100 * time.Millisecond)
+	p.Release("a")
+	if p.TryAcquire("a") {
+		t.Error("a third request within the delay granted: more than Parallelism per Delay")
+	}
+	if got, want := p.NextFree(), time.Unix(1000, 0).Add(100*time.Millisecond); !got.Equal(want) {
+		t.Errorf("NextFree = %v, want %v (the first slot's delay over)", got, want)
+	}
+	c.add(90 * time.Millisecond)
 	if !p.TryAcquire("a") {
-		t.Error("second request after the delay refused")
+		t.Error("request after the first slot's delay refused")
 	}
 	c.add(time.Second)
 	if p.TryAcquire("a") {
@@ -36,9 +44,20 @@ func TestPacer(t *testing.T) {
 	if !p.TryAcquire("a") {
 		t.Error("a released slot not granted")
 	}
+	for range 3 {
+		p.Release("a")
+	}
 
 	// Crawl-delay: one at a time, that far apart.
 	p.SetCrawlDelay("slow", 2*time.Second)
+	if !p.TryAcquire("slow") {
+		t.Fatal("first request to slow refused")
+	}
+	if p.TryAcquire("slow") {
+		t.Error("a second slot under a Crawl-delay")
+	}
+	p.Release("slow")
+	c.add(2 * time.Second)
 	if !p.TryAcquire("slow") {
 		t.Fatal("first request to slow refused")
 	}

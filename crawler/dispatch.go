@@ -1,0 +1,155 @@
+package crawler
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/doppel-search/doppel/crawler/frontier"
+)
+
+// scanLimit is how many pending URLs the dispatcher looks at for one that
+// may be fetched now (its host has a free slot, its retry is due).
+const scanLimit = 512
+
+// A dispatcher hands frontier items to workers, each with a request slot
+// of its host (package polite), until the crawl is over: the frontier has
+// nothing that may be fetched with nothing in flight that could add to
+// it, the page budget is spent, ctx is done or storage fails. Kept alive
+// (Crawler.Watch), it instead waits for revisits to fall due. Due revisits
+// are moved to the queue as they fall due.
+type dispatcher struct {
+	ctx      context.Context
+	c        *Crawler
+	keep     bool // wait for revisits instead of ending
+	mu       sync.Mutex
+	cond     *sync.Cond
+	inflight int   // popped (or sitemaps being read) and not yet committed
+	fresh    int   // of those popped, URLs never fetched: they count against MaxPages
+	err      error // a frontier error
+}
+
+func newDispatcher(ctx context.Context, c *Crawler, keep bool) *dispatcher {
+	d := &dispatcher{ctx: ctx, c: c, keep: keep}
+	d.cond = sync.NewCond(&d.mu)
+	context.AfterFunc(ctx, d.poke)
+	return d
+}
+
+// poke wakes the dispatcher to look again (a slot freed, a commit made).
+func (d *dispatcher) poke() {
+	d.mu.Lock()
+	d.cond.Broadcast()
+	d.mu.Unlock()
+}
+
+// next returns the next item to fetch, its host slot taken (release it
+// with Pacer.Release and poke), or false when the crawl is over.
+func (d *dispatcher) next() (frontier.Item, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for {
+		if d.ctx.Err() != nil || d.err != nil || d.c.fatalErr() != nil {
+			d.cond.Broadcast()
+			return frontier.Item{}, false
+		}
+		now := time.Now()
+		if due, ok := d.c.front.NextDue(); ok && !due.After(now) {
+			if _, err := d.c.front.Due(now); err != nil {
+				d.err = err
+				continue
+			}
+		}
+		budget := d.c.fetched.Load()+int64(d.fresh) < int64(d.c.opts.MaxPages)
+		var wake time.Time // the earliest a URL looked at may be fetched
+		item, err := d.c.front.NextWhere(func(u string, payload []byte) bool {
+			var t task
+			_ = json.Unmarshal(payload, &t)
+			if !budget && !t.Revisit {
+				return false
+			}
+			if t.After > 0 {
+				if at := time.UnixMilli(t.After); at.After(now) {
+					wake = earliest(wake, at)
+					return false
+				}
+			}
+			return d.c.pacer.TryAcquire(hostOf(u))
+		}, scanLimit)
+		switch {
+		case err == nil:
+			d.inflight++
+			var t task
+			if _ = json.Unmarshal(item.Payload, &t); !t.Revisit {
+				d.fresh++
+			}
+			return item, true
+		case errors.Is(err, frontier.ErrNotReady):
+			if free := d.c.pacer.NextFree(); !free.IsZero() {
+				wake = earliest(wake, free)
+			}
+		case !errors.Is(err, frontier.ErrEmpty):
+			d.err = err
+			continue
+		}
+		// Nothing may be fetched now.
+		if d.keep {
+			if due, ok := d.c.front.NextDue(); ok {
+				wake = earliest(wake, due)
+			}
+			// Commits add revisits and links; poll at least every second.
+			wake = earliest(wake, now.Add(time.Second))
+		} else if d.inflight == 0 && wake.IsZero() {
+			d.cond.Broadcast()
+			return frontier.Item{}, false
+		}
+		d.waitUntil(wake)
+	}
+}
+
+// waitUntil waits for a poke, or until t if it is set. d.mu is held.
+func (d *dispatcher) waitUntil(t time.Time) {
+	if !t.IsZero() {
+		timer := time.AfterFunc(time.Until(t), d.poke)
+		defer timer.Stop()
+	}
+	d.cond.Wait()
+}
+
+// begin counts work in flight that did not come from the frontier (a
+// sitemap being read), so that the crawl does not end before it is
+// committed.
+func (d *dispatcher) begin() {
+	d.mu.Lock()
+	d.inflight++
+	d.mu.Unlock()
+}
+
+// settle reports results committed (or abandoned): n in flight, fresh of
+// them never fetched before.
+func (d *dispatcher) settle(n, fresh int) {
+	d.mu.Lock()
+	d.inflight -= n
+	d.fresh -= fresh
+	d.cond.Broadcast()
+	d.mu.Unlock()
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || !b.IsZero() && b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// hostOf returns the host (with port) of a normalized URL.
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}

@@ -1,0 +1,261 @@
+package crawler
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"time"
+
+	"github.com/doppel-search/doppel/crawler/frontier"
+	"github.com/doppel-search/doppel/crawler/hook"
+	"github.com/doppel-search/doppel/crawler/pages"
+	"github.com/doppel-search/doppel/crawler/schedule"
+	"github.com/doppel-search/doppel/dedup"
+	"github.com/doppel-search/doppel/dedup/cluster"
+	"github.com/doppel-search/doppel/indexer"
+)
+
+// Priorities of revisits and retries.
+const (
+	PriorityRevisit = 20  // a fetched page whose revisit fell due
+	PriorityRetry   = -10 // a URL fetched again after a transient failure, once its backoff is over
+)
+
+// Planning: the revisit policy divides the budget among pages again when
+// the crawl has grown by a tenth, and at least every replanEvery.
+const replanEvery = 10 * time.Minute
+
+// maxRecheck bounds how many members of a cluster are fetched at once when
+// its master changed.
+const maxRecheck = 50
+
+// recrawl is the committer's revisit state: the policy and every fetched
+// page's schedule state, which the policy plans over.
+type recrawl struct {
+	policy    schedule.Policy
+	states    map[string]schedule.State // URL → state, for Plan
+	planned   int                       // pages at the last Plan
+	plannedAt time.Time
+}
+
+func newRecrawl(o RevisitOptions) *recrawl {
+	return &recrawl{
+		policy: schedule.New(o.Policy, schedule.Options{Budget: o.Budget, MinInterval: o.MinInterval,
+			MaxInterval: o.MaxInterval, Prior: o.Prior}),
+		states: map[string]schedule.State{},
+	}
+}
+
+// plan lets the policy divide the budget again when due.
+func (rc *recrawl) plan(now time.Time) {
+	n := len(rc.states)
+	if n == 0 || n < rc.planned+rc.planned/10+1 && now.Sub(rc.plannedAt) < replanEvery {
+		return
+	}
+	rc.policy.Plan(func(yield func(*schedule.State) bool) {
+		for s := range maps.Values(rc.states) {
+			if !yield(&s) {
+				return
+			}
+		}
+	})
+	rc.planned, rc.plannedAt = n, now
+}
+
+// nextVisit adds a fetch at now to rec's schedule state (changed: a real
+// change since the last fetch) and returns when rec is due again: the
+// policy's interval, CopyFactor times longer for a near-duplicate that is
+// not its cluster's master.
+func (c *Crawler) nextVisit(rec *pages.Record, changed, master bool, now time.Time) time.Time {
+	st := rec.Schedule
+	st.History = append([]schedule.Observation(nil), st.History...)
+	st.Observe(now, changed, rec.LastModified)
+	interval := c.recrawl.policy.Next(&st)
+	if !master {
+		interval = min(time.Duration(float64(interval)*c.opts.Revisit.CopyFactor), c.opts.Revisit.MaxInterval)
+	}
+	rec.Schedule = st
+	c.recrawl.states[rec.URL] = st
+	return now.Add(interval)
+}
+
+// revisitPayload is the frontier payload of a revisit.
+func revisitPayload(depth int) []byte {
+	p, _ := json.Marshal(task{Depth: depth, Revisit: true})
+	return p
+}
+
+// markDone marks a URL done in fb and schedules its revisit, if any.
+func markDone(fb *frontier.Batch, d doneMark) {
+	fb.Done(d.url, d.outcome)
+	if !d.revisit.IsZero() {
+		fb.Schedule(d.url, d.revisit, PriorityRevisit, revisitPayload(d.depth))
+	}
+}
+
+// retry puts a URL whose fetch failed transiently back in the queue, due
+// after its backoff — RetryBackoff doubled per earlier attempt, or the
+// server's Retry-After if longer (a 429 or a Retry-After also pauses the
+// host that long) — and reports whether it did; after MaxRetries attempts
+// it does not.
+func (c *Crawler) retry(r *result, now time.Time) bool {
+	if !r.transient || r.task.Attempt >= c.opts.MaxRetries {
+		return false
+	}
+	wait := c.opts.RetryBackoff << r.task.Attempt
+	if r.retryAfter > 0 || r.reason == "HTTP 429" {
+		wait = max(wait, r.retryAfter)
+		c.pacer.Pause(hostOf(r.url), wait)
+	}
+	t := r.task
+	t.Attempt++
+	t.After = now.Add(wait).UnixMilli()
+	t.Revisit = t.Revisit || r.prev != nil
+	payload, err := json.Marshal(t)
+	if err != nil {
+		return false
+	}
+	c.fbatch.Requeue(r.url, PriorityRetry, payload)
+	c.retries.Add(1)
+	return true
+}
+
+// isMaster reports whether the recorded page url is its cluster's master
+// in the detector now.
+func (c *Crawler) isMaster(url, clusterID string) bool {
+	cl, ok := c.hook.Detector().Cluster(cluster.ID(clusterID))
+	return !ok || cl.Master.ID == url
+}
+
+// revisit commits the result of fetching a fetched page again and returns
+// its done mark and whether its links count as found on unique content.
+//
+//   - Not modified (304), or the same content: the record is kept, with
+//     the fetch added to its history.
+//   - New content: the hook updates the detector, the record and the
+//     index (and whatever pages the change moved). A trivial change
+//     (SimHash within TrivialBits) does not count as a change in the
+//     history, so a page whose only change is a date line keeps its
+//     interval. When a master changed for real, the members of its
+//     cluster are fetched again now: mirrors change together.
+//   - Gone (404, 410, another refusal) or no longer a page (a redirect,
+//     noindex, a canonical elsewhere, a soft 404): the hook takes it out
+//     of the detector and the index, handing its cluster over; its record
+//     says why, and it is not scheduled again.
+//   - A transient failure that outlasted its retries: the copy is kept
+//     and the page is due again as if unchanged.
+func (c *Crawler) revisit(ctx context.Context, r *result, now time.Time) (doneMark, bool, error) {
+	c.revisits.Add(1)
+	prev := *r.prev
+	if rec, ok, err := c.latest(r.url); err != nil {
+		return doneMark{}, false, err
+	} else if ok && rec.Status == pages.Fetched { // its cluster may have changed since the worker read it
+		prev = rec
+	}
+	mark := doneMark{url: r.url, outcome: string(r.status), depth: r.task.Depth}
+	switch {
+	case r.status == pages.Fetched && r.prep == nil: // unchanged
+		if r.notModified {
+			c.notModified.Add(1)
+		} else {
+			c.unchanged.Add(1)
+		}
+		rec := prev
+		rec.FetchedAt = now
+		if r.etag != "" || r.modified != "" {
+			rec.ETag, rec.Modified = r.etag, r.modified
+		}
+		master := c.isMaster(rec.URL, rec.Cluster)
+		mark.revisit = c.nextVisit(&rec, false, master, now)
+		c.batch.Put(rec)
+		return mark, master, nil
+	case r.status == pages.Fetched: // new content
+		fp, _ := c.hook.Detector().Fingerprint(r.url)
+		trivial := r.prep.Fingerprint().Compare(fp, c.opts.Revisit.TrivialBits) != dedup.Changed
+		if trivial {
+			c.trivial.Add(1)
+		} else {
+			c.changed.Add(1)
+		}
+		c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash, sched: prev.Schedule, fetched: now}
+		p, change, err := c.hook.Update(ctx, r.prep, c.recordedPage)
+		if err != nil {
+			return mark, false, err
+		}
+		master := p.Result.Master == p.URL
+		rec := c.batch.Last()
+		mark.revisit = c.nextVisit(rec, !trivial, master, now)
+		c.recrawl.states[rec.URL] = rec.Schedule
+		if change.WasMaster && !trivial {
+			c.recheck(prev.Cluster, r.url, now)
+		}
+		return mark, master, nil
+	case r.transient: // retries spent: keep the copy
+		mark.outcome = string(pages.Fetched)
+		rec := prev
+		mark.revisit = c.nextVisit(&rec, false, c.isMaster(rec.URL, rec.Cluster), now)
+		c.batch.Put(rec)
+		return mark, false, nil
+	default: // gone
+		c.gone.Add(1)
+		c.fetched.Add(-1)
+		if _, err := c.hook.Remove(ctx, r.url, c.recordedPage); err != nil {
+			return mark, false, err
+		}
+		c.batch.Put(pages.Record{URL: r.url, Status: r.status, Reason: r.reason, FetchedAt: now})
+		delete(c.recrawl.states, r.url)
+		return mark, false, nil
+	}
+}
+
+// recheck schedules the members of a cluster (but url) to be fetched now.
+func (c *Crawler) recheck(clusterID, url string, now time.Time) {
+	cl, ok := c.hook.Detector().Cluster(cluster.ID(clusterID))
+	if !ok {
+		return
+	}
+	n := 0
+	for _, m := range cl.Members {
+		if m.ID == url || n >= maxRecheck {
+			continue
+		}
+		c.fbatch.Schedule(m.ID, now, PriorityRevisit, revisitPayload(0))
+		n++
+	}
+}
+
+// latest returns the latest record of url: put in the group being built,
+// handed to the record writer, or committed.
+func (c *Crawler) latest(url string) (pages.Record, bool, error) {
+	if rec, ok := c.batch.Pending(url); ok {
+		return rec, true, nil
+	}
+	if c.writer != nil {
+		if rec, ok := c.writer.unwrittenRecord(url); ok {
+			return rec, true, nil
+		}
+	}
+	return c.pages.Get(url)
+}
+
+// indexSource is the index's Options.Source: the recorded page of id,
+// for the near-duplicates the index left out that a change makes it
+// index (a master elected, a member moved).
+func (c *Crawler) indexSource(_ context.Context, id string) (*indexer.Doc, error) {
+	p, ok, err := c.recordedPage(id)
+	if err != nil || !ok {
+		return nil, err
+	}
+	d := hook.IndexDoc(p)
+	return &d, nil
+}
+
+// recordedPage returns the page recorded for url: what the hook re-indexes
+// when a change moves a page that was not itself fetched.
+func (c *Crawler) recordedPage(url string) (hook.Page, bool, error) {
+	rec, ok, err := c.latest(url)
+	if err != nil || !ok || rec.Status != pages.Fetched {
+		return hook.Page{}, false, err
+	}
+	return pageOf(rec), true, nil
+}
