@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"os"
 	"os/exec"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/internal/demosite"
 )
 
@@ -21,15 +23,23 @@ import (
 const (
 	childEnv = "DOPPEL_CRAWL_CHILD"
 	childDir = "DOPPEL_CRAWL_DIR"
+	// childWatch: the child keeps its crawl alive (Watch) with the
+	// revisit intervals of recrawlOptions, until it is killed.
+	childWatch = "DOPPEL_CRAWL_WATCH"
 )
 
 func TestMain(m *testing.M) {
 	if seed := os.Getenv(childEnv); seed != "" {
 		opts := testOptions(seed)
 		opts.Delay = 5 * time.Millisecond // slow enough to be killed mid-crawl
+		run := (*Crawler).Run
+		if os.Getenv(childWatch) != "" {
+			opts = recrawlOptions(seed)
+			run = (*Crawler).Watch
+		}
 		c, err := Open(os.Getenv(childDir), opts)
 		if err == nil {
-			err = c.Run(context.Background())
+			err = run(c, context.Background())
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -209,5 +219,92 @@ func TestInterruptAndResume(t *testing.T) {
 	got := outcomeOf(t, crawl(t, dir, Options{NoSync: true}))
 	if d := want.diff(got.withHost(s.URL, ref.URL)); d != "" {
 		t.Errorf("resumed crawl differs from the uninterrupted one:\n%s", d)
+	}
+}
+
+// TestKillDuringRecrawl kills a kept-alive crawl with SIGKILL while it
+// revisits pages that keep changing (some, by whole sentences; a copy of
+// one follows it), several times. After each kill the reopened crawl
+// agrees with itself: every fetched page is recorded once, the index holds
+// exactly the masters of the detector's clusters — each with the text of
+// its latest record, none with an older version — and the records' cluster
+// and master agree with the detector's.
+func TestKillDuringRecrawl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills a recrawl several times; skipped with -short")
+	}
+	start := time.Now()
+	version := func() int { return int(time.Since(start) / (150 * time.Millisecond)) }
+	texts := []string{handbook, payroll, canteen}
+	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var i int
+		switch _, err := fmt.Sscanf(r.URL.Path, "/p/%d", &i); {
+		case r.URL.Path == "/":
+			page(w, "home", "/p/0", "/p/1", "/p/2", "/p/3", "/p/4", "/p/5", "/copy/p/0")
+		case err == nil && i < 6:
+			v := version()
+			text := fmt.Sprintf("Page %d. %s Revision marker rev%dx%d.", i, texts[(i+v)%3], v, i)
+			if i%2 == 1 { // odd pages never change
+				text = fmt.Sprintf("Page %d. %s", i, texts[i%3])
+			}
+			fmt.Fprintf(w, "<html><head><title>p%d</title></head><body><main><p>%s</p></main></body></html>", i, text)
+		case r.URL.Path == "/copy/p/0":
+			v := version()
+			fmt.Fprintf(w, "<html><head><title>p0</title></head><body><main><p>Page 0. %s Revision marker rev%dx0.</p></main></body></html>", texts[v%3], v)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	dir := t.TempDir()
+	for round := range 4 {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), childEnv+"="+s.URL+"/", childDir+"="+dir, childWatch+"=1")
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(400+round*277) * time.Millisecond)
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Fatalf("round %d: the child was not killed mid-recrawl: %v", round, err)
+		}
+
+		c, err := Open(dir, Options{NoSync: true})
+		if err != nil {
+			t.Fatalf("round %d: reopening after the kill: %v", round, err)
+		}
+		recs := records(t, c)
+		masters := map[string]bool{}
+		for _, a := range c.Detector().Assignments() {
+			if a.ID == a.Master {
+				masters[a.ID] = true
+			}
+			if r := recs[a.ID]; r.Status != pages.Fetched || r.Cluster != string(a.Cluster) {
+				t.Errorf("round %d: %s is in cluster %s of the detector, recorded %q in %q", round, a.ID, a.Cluster, r.Status, r.Cluster)
+			}
+		}
+		got := searchable(t, c)
+		if want := slices.Sorted(maps.Keys(masters)); !slices.Equal(got, want) {
+			t.Errorf("round %d: searchable %v, want the detector's masters %v", round, got, want)
+		}
+		for u := range masters {
+			r := recs[u]
+			if i := strings.Index(r.Text, "rev"); i >= 0 {
+				marker := strings.TrimSuffix(strings.Fields(r.Text[i:])[0], ".")
+				if h := hits(t, c, marker); !slices.Contains(h, u) {
+					t.Errorf("round %d: %s's recorded version %s does not find it (%v)", round, u, marker, h)
+				}
+			}
+		}
+		st := c.Stats()
+		c.Close()
+		t.Logf("round %d: %d pages, %d clusters", round, st.Fetched, len(masters))
+	}
+	if _, n := s.hitsWhere(func(p string) bool { return strings.HasPrefix(p, "/p/0") }); n < 6 {
+		t.Errorf("/p/0 was fetched %d times in four rounds: the recrawl did not revisit it", n)
 	}
 }

@@ -182,6 +182,7 @@ func (c *Crawler) revisit(ctx context.Context, r *result, now time.Time) (doneMa
 		if err != nil {
 			return mark, false, err
 		}
+		c.sinceFlush++
 		master := p.Result.Master == p.URL
 		rec := c.batch.Last()
 		mark.revisit = c.nextVisit(rec, !trivial, master, now)
@@ -202,6 +203,7 @@ func (c *Crawler) revisit(ctx context.Context, r *result, now time.Time) (doneMa
 		if _, err := c.hook.Remove(ctx, r.url, c.recordedPage); err != nil {
 			return mark, false, err
 		}
+		c.sinceFlush++
 		c.batch.Put(pages.Record{URL: r.url, Status: r.status, Reason: r.reason, FetchedAt: now})
 		delete(c.recrawl.states, r.url)
 		return mark, false, nil

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -486,5 +489,80 @@ func TestCrawlServe(t *testing.T) {
 	cancel()
 	if code := <-done; code != 0 {
 		t.Errorf("exit %d after Ctrl-C: %s", code, stderr.String())
+	}
+}
+
+// TestRunKeepsSearchFresh: doppel run crawls, serves search from the same
+// process and keeps the index fresh: a page changed on the site is
+// searchable by its new text and no longer by its old one, without a
+// restart; Ctrl-C stops it with exit status 0 and a summary of revisits.
+func TestRunKeepsSearchFresh(t *testing.T) {
+	var mu sync.Mutex
+	text := "The quarterly sailing regatta starts at the marina on Saturday morning."
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<html><head><title>Home</title></head><body><main><p>Club news and events.</p><a href="/events">Events</a></main></body></html>`)
+		case "/events":
+			fmt.Fprintf(w, `<html><head><title>Events</title></head><body><main><p>%s</p></main></body></html>`, text)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer site.Close()
+	cfg := writeFile(t, "c.json", `{"seeds": ["`+site.URL+`/"], "delay": "0s", "refresh_interval": "100ms",
+		"revisit": {"min_interval": "100ms", "max_interval": "300ms", "prior": "200ms", "sitemaps": "-1s"}}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"run", "--data", t.TempDir(), "--config", cfg, "--addr", "127.0.0.1:0"}, &stdout, &stderr)
+	}()
+	var base string
+	for deadline := time.Now().Add(30 * time.Second); base == ""; time.Sleep(5 * time.Millisecond) {
+		if m := regexp.MustCompile(`Search UI: (http://[0-9.:]+/)`).FindStringSubmatch(stdout.String()); m != nil {
+			base = m[1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("doppel run did not start serving: %s", stderr.String())
+		}
+	}
+	found := func(q string) int {
+		resp, err := http.Get(base + "api/search?q=" + url.QueryEscape(q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var res struct{ Total int }
+		if err := json.NewDecoder(resp.Body).Decode(&res); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("api/search: %d, %v", resp.StatusCode, err)
+		}
+		return res.Total
+	}
+	waitFor := func(what string, ok func() bool) {
+		for deadline := time.Now().Add(20 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within 20 s; stderr:\n%s", what, stderr.String())
+			}
+		}
+	}
+	waitFor("the regatta page searchable", func() bool { return found("regatta") == 1 })
+	mu.Lock()
+	text = "The summer barbecue moves to the courtyard behind the boathouse this year."
+	mu.Unlock()
+	waitFor("the changed page searchable by its new text", func() bool { return found("barbecue") == 1 })
+	if n := found("regatta"); n != 0 {
+		t.Errorf("the old text still finds %d pages", n)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("doppel run stopped with exit %d: %s", code, stderr.String())
+	}
+	if n := summaryValue(t, stdout.String(), "revisits"); n < 1 || !strings.Contains(stdout.String(), "changed") {
+		t.Errorf("summary:\n%s", stdout.String())
 	}
 }

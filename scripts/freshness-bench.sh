@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# freshness-bench.sh: Doppel's recrawl schedule against uniform revisits and
+# Nutch's AdaptiveFetchSchedule, side by side, each crawling its own copy
+# of the kit's living site (../shared/kit: ndd living, ndd freshness) at
+# the same request budget, for the same time. A fourth crawl runs Doppel's
+# schedule on a copy of the site that serves a sitemap with lastmod.
+#
+# usage: scripts/freshness-bench.sh [-pages N] [-seed S] [-minutes M] [-rate R] [-out DIR]
+#   NDD=path/to/ndd (default: ndd on PATH, else ../shared/kit built into the out dir)
+set -euo pipefail
+pages=2000 seed=1 minutes=20 rate=5 out=${TMPDIR:-/tmp}/doppel-freshness
+while [ $# -gt 0 ]; do
+	case $1 in
+	-pages) pages=$2; shift 2 ;;
+	-seed) seed=$2; shift 2 ;;
+	-minutes) minutes=$2; shift 2 ;;
+	-rate) rate=$2; shift 2 ;;
+	-out) out=$2; shift 2 ;;
+	*) echo "unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+here=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$out"
+ndd=${NDD:-$(command -v ndd || true)}
+if [ -z "$ndd" ]; then
+	kit=$here/../shared/kit
+	[ -d "$kit" ] || { echo "no ndd on PATH and no $kit: set NDD" >&2; exit 1; }
+	(cd "$kit" && go build -o "$out/ndd" ./cmd/ndd)
+	ndd=$out/ndd
+fi
+(cd "$here" && go build -o "$out/doppel" ./cmd/doppel)
+
+seconds=$((minutes * 60))
+delay=$(awk -v r="$rate" 'BEGIN { printf "%dms", 1000 / r }')
+pids=()
+cleanup() { kill "${pids[@]}" 2>/dev/null || true; }
+trap cleanup EXIT
+
+run=(adaptive uniform nutch adaptive+sitemap)
+port=18300
+for i in "${!run[@]}"; do
+	name=${run[$i]}
+	policy=${name%%+*}
+	p=$((port + i))
+	flags=(-no-sitemap)
+	sitemaps='"-1s"'
+	if [[ $name == *sitemap ]]; then
+		flags=()
+		sitemaps='"1m"'
+	fi
+	rm -rf "$out/$name"
+	mkdir -p "$out/$name"
+	"$ndd" living -pages "$pages" -seed "$seed" -port "$p" -log "$out/$name/living.log" "${flags[@]}" >"$out/$name/living.out" 2>&1 &
+	pids+=($!)
+	cat >"$out/$name/crawl.json" <<JSON
+{"seeds": ["http://127.0.0.1:$p/"], "max_pages": 1000000, "max_depth": 1000,
+ "delay": "$delay", "parallelism": 1, "host_parallelism": 1,
+ "revisit": {"policy": "$policy", "budget": $rate, "min_interval": "1m", "max_interval": "24h", "sitemaps": $sitemaps}}
+JSON
+done
+sleep 1
+for i in "${!run[@]}"; do
+	name=${run[$i]}
+	timeout -s INT "$seconds" "$out/doppel" crawl --data "$out/$name/data" --config "$out/$name/crawl.json" \
+		>"$out/$name/summary.txt" 2>"$out/$name/progress.log" &
+	pids+=($!)
+done
+wait "${pids[@]:${#run[@]}}" || true
+
+printf '%-18s %s\n' schedule "result (ndd freshness over the whole run; then its second half)"
+for name in "${run[@]}"; do
+	whole=$("$ndd" freshness -log "$out/$name/living.log" -from 0 -to "$seconds")
+	half=$("$ndd" freshness -log "$out/$name/living.log" -from $((seconds / 2)) -to "$seconds")
+	printf '%-18s %s\n%-18s %s\n' "$name" "$whole" "" "$half"
+done
