@@ -227,6 +227,19 @@ func TestRecrawl(t *testing.T) {
 		t.Errorf("the canteen's new date finds %v: a trivial change is still indexed", got)
 	}
 
+	// The export lists each URL once; the deleted page as gone.
+	seen := map[string]string{}
+	err := c.View().Entries(func(e Entry) error {
+		if prev, dup := seen[e.URL]; dup {
+			t.Errorf("export lists %s twice (%s, %s)", e.URL, prev, e.Status)
+		}
+		seen[e.URL] = e.Status
+		return nil
+	})
+	if err != nil || seen[s.URL+"/travel"] != "gone" || seen[s.URL+"/payroll"] != "fetched" {
+		t.Errorf("export: %v, %v; want /travel gone and /payroll fetched", seen, err)
+	}
+
 	// A restart replays the recorded state: the same answers, and the
 	// deleted page stays out.
 	before := outcomeOf(t, c)

@@ -78,7 +78,8 @@ func (v *View) Index() *indexer.Index { return v.index }
 // prints it: a stable contract for audits and tools.
 type Entry struct {
 	URL string `json:"url"`
-	// Status is "fetched", "skipped", "error" or "queued".
+	// Status is "fetched", "skipped", "error", "gone" (fetched once, then
+	// answered 404 or 410 on a revisit: out of the index) or "queued".
 	Status string `json:"status"`
 	// Reason says why a URL was skipped or failed.
 	Reason string `json:"reason,omitempty"`

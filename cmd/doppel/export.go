@@ -21,7 +21,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel export --data DIR [--out FILE]\n\n"+
 			"One JSON line per URL the crawl has seen:\n"+
-			`  {"url", "status": fetched|skipped|error|queued, "reason", "cluster", "master", "indexed", "fetched_at"}`+"\n\nFlags:")
+			`  {"url", "status": fetched|skipped|error|gone|queued, "reason", "cluster", "master", "indexed", "fetched_at"}`+"\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
