@@ -116,7 +116,7 @@ func (c *Crawler) commit(ctx context.Context, group []*result, release func()) e
 		switch {
 		case !r.popped: // a sitemap's findings
 			for _, u := range r.revisitNow {
-				c.fbatch.Schedule(u, now, PriorityRevisit, revisitPayload(1))
+				c.fbatch.Schedule(u, now, PriorityUnique, revisitPayload(1)) // a known change: as urgent as a new page
 			}
 		case r.known != "": // its record is committed: done now
 			mark.outcome = string(r.known)

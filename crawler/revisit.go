@@ -17,7 +17,7 @@ import (
 
 // Priorities of revisits and retries.
 const (
-	PriorityRevisit = 20  // a fetched page whose revisit fell due
+	PriorityRevisit = 5   // a fetched page whose revisit fell due: after new links from unique pages, before those from near-duplicates
 	PriorityRetry   = -10 // a URL fetched again after a transient failure, once its backoff is over
 )
 

@@ -81,6 +81,9 @@ func (c *Crawler) readSitemaps(ctx context.Context, d *dispatcher, results chan<
 // readSitemapsOnce reads the sitemaps and returns the committer's work,
 // nil if there is none.
 func (c *Crawler) readSitemapsOnce(ctx context.Context) *result {
+	for _, seed := range c.opts.Seeds {
+		c.admit.Link(seed) // the seeds' hosts' robots.txt, which names their sitemaps, read if not yet
+	}
 	c.maps.mu.Lock()
 	var files []string
 	for _, host := range slices.Sorted(maps.Keys(c.maps.byHost)) {
