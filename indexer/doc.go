@@ -34,6 +34,17 @@
 // groups, simhash), but they do match a match-all query: wrap queries with
 // [Index.Searchable], which also hides non-masters under Hidden.
 //
+// # Removal and new versions
+//
+// [Index.Remove] and [Index.Update] follow what dedup.Detector.Remove and
+// Update decided (a dedup.Change): the document leaves or is re-indexed,
+// a master elected in a removed or changed master's place becomes the
+// searchable master and the policy is applied to the other members again
+// against it, and members the detector moved are added where they went.
+// Under Skip the documents this needs were left out of the index; they
+// come from [Options.Source], and Remove and Update fail with
+// [ErrUnavailable], changing nothing, when it has none.
+//
 // # Mapping
 //
 // [Mapping] returns the index mapping: title, headings, body and anchors

@@ -109,6 +109,125 @@ func ExampleMapping() {
 	// in index: 3
 }
 
+// A page and its printer-friendly copy; the page is deleted. The
+// detector elects the copy, and the index makes it the searchable master
+// in the page's place, taking its document from the Source (under the
+// default Skip policy the copy was not in the index).
+func ExampleIndex_Remove() {
+	ctx := context.Background()
+	pages := map[string]indexer.Doc{} // the crawler's store of pages
+	source := indexer.SourceFunc(func(_ context.Context, id string) (*indexer.Doc, error) {
+		if d, ok := pages[id]; ok {
+			return &d, nil
+		}
+		return nil, nil
+	})
+	idx, err := bleve.NewMemOnly(indexer.Mapping())
+	if err != nil {
+		log.Fatal(err)
+	}
+	ix, err := indexer.Wrap(idx, indexer.Options{Source: source})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ix.Close()
+	det, err := dedup.New(nil, dedup.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	body := "Send a job to the shared queue and release it at any printer by holding your badge against the reader; jobs that are not released are deleted after twelve hours."
+	for _, d := range []indexer.Doc{
+		{ID: "/manual/print", Title: "Printing", Body: body},
+		{ID: "/manual/print?print=1", Title: "Printing (print)", Body: body},
+	} {
+		pages[d.ID] = d
+		res, err := det.Add(dedup.Document{ID: d.ID, Text: d.Body})
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := ix.Add(ctx, d, res); err != nil {
+			log.Fatal(err)
+		}
+	}
+	show := func() {
+		if err := ix.Flush(ctx); err != nil {
+			log.Fatal(err)
+		}
+		res, err := idx.Search(bleve.NewSearchRequest(ix.Searchable(indexer.TextQuery("badge"))))
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, h := range res.Hits {
+			d, _ := ix.Document(h.ID)
+			members, _ := ix.Members(d.Cluster)
+			fmt.Printf("hit: %s, %d page(s) in its cluster\n", h.ID, len(members))
+		}
+	}
+	show()
+
+	// The page is gone (a 404 on a revisit).
+	ch, err := det.Remove("/manual/print")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("removed; elected %s: %v\n", ch.Master, ch.Elected)
+	if err := ix.Remove(ctx, ch); err != nil {
+		log.Fatal(err)
+	}
+	delete(pages, "/manual/print")
+	show()
+	// Output:
+	// hit: /manual/print, 2 page(s) in its cluster
+	// removed; elected /manual/print?print=1: true
+	// hit: /manual/print?print=1, 1 page(s) in its cluster
+}
+
+// A page changes on a revisit: the detector decides whether it stays in
+// its cluster, and the index re-indexes it where the detector put it.
+func ExampleIndex_Update() {
+	ctx := context.Background()
+	idx, err := bleve.NewMemOnly(indexer.Mapping())
+	if err != nil {
+		log.Fatal(err)
+	}
+	ix, err := indexer.Wrap(idx, indexer.Options{Policy: indexer.Hidden})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ix.Close()
+	det, err := dedup.New(nil, dedup.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	body := "Send a job to the shared queue and release it at any printer by holding your badge against the reader; jobs that are not released are deleted after twelve hours."
+	for _, id := range []string{"/manual/print", "/old/manual/print"} {
+		d := indexer.Doc{ID: id, Body: body}
+		res, _ := det.Add(dedup.Document{ID: id, Text: d.Body})
+		if err := ix.Add(ctx, d, res); err != nil {
+			log.Fatal(err)
+		}
+	}
+	for _, text := range []string{
+		body + " Thanks.",
+		"The canteen is closed on Friday for the staff party; the coffee bar on the second floor stays open.",
+	} {
+		d := indexer.Doc{ID: "/old/manual/print", Body: text}
+		ch, err := det.Replace(dedup.Document{ID: d.ID, Text: d.Body})
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := ix.Update(ctx, d, ch); err != nil {
+			log.Fatal(err)
+		}
+		stored, _ := ix.Document(d.ID)
+		fmt.Printf("left its cluster %v, master %v\n", ch.Left, stored.Master)
+	}
+	// Output:
+	// left its cluster false, master false
+	// left its cluster true, master true
+}
+
 func ExampleParsePolicy() {
 	p, err := indexer.ParsePolicy("hidden")
 	fmt.Println(p, err, p == indexer.Hidden)

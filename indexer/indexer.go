@@ -51,14 +51,15 @@ type Options struct {
 	// added from now on; reopening with another policy does not rewrite
 	// documents already indexed.
 	Policy Policy
-	// BatchSize is the number of added documents after which Add writes
-	// the pending batch. Default: DefaultBatchSize (200). Must not be
-	// negative.
+	// BatchSize is the number of documents added, updated or removed
+	// after which Add, Update or Remove writes the pending batch — or,
+	// while FlushAsync is writing one, the first of them after that write
+	// is done. Default: DefaultBatchSize (200). Must not be negative.
 	BatchSize int
-	// NoAutoFlush makes Add never write: only Flush does. A caller that
-	// keeps its own durable record of what it adds (package crawler)
-	// flushes after that record is durable, so the index is never ahead
-	// of it. Default false.
+	// NoAutoFlush makes Add, Update and Remove never write: only Flush
+	// and FlushAsync do. A caller that keeps its own durable record of
+	// what it adds (package crawler) flushes after that record is
+	// durable, so the index is never ahead of it. Default false.
 	NoAutoFlush bool
 	// ReadOnly opens an existing index for searching only, beside other
 	// readers; Add and Flush return ErrReadOnly. Default false.
@@ -318,9 +319,13 @@ func (x *Index) writable() error {
 	return nil
 }
 
-// autoFlush writes the batch if it is full (and NoAutoFlush is not set).
+// autoFlush writes the batch if it is full (and NoAutoFlush is not set),
+// unless FlushAsync is writing one: bleve does not order concurrent
+// batches, and the older one, landing last, would undo the newer one's
+// changes (a document removed or re-indexed since would come back as it
+// was). The first Add, Remove or Update after that write writes it.
 func (x *Index) autoFlush() error {
-	if x.stats.Pending >= x.opts.BatchSize && !x.opts.NoAutoFlush {
+	if x.stats.Pending >= x.opts.BatchSize && !x.opts.NoAutoFlush && x.writing == nil {
 		return x.flush()
 	}
 	return nil
@@ -738,16 +743,15 @@ func (x *Index) Flush(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := x.waitWriting(); err != nil {
-		return err
-	}
-	x.mu.Lock()
+	werr := x.lockIdle()
 	defer x.mu.Unlock()
 	switch {
 	case x.closed:
 		return ErrClosed
 	case x.opts.ReadOnly:
 		return ErrReadOnly
+	case werr != nil:
+		return werr
 	}
 	return x.flush()
 }
@@ -761,16 +765,15 @@ func (x *Index) Flush(ctx context.Context) error {
 // package crawler does, adds them again after a restart). Searches see
 // the documents when the write is done.
 func (x *Index) FlushAsync() (wait func() error) {
-	if err := x.waitWriting(); err != nil {
-		return func() error { return err }
-	}
-	x.mu.Lock()
+	werr := x.lockIdle()
 	defer x.mu.Unlock()
 	switch {
 	case x.closed:
 		return func() error { return ErrClosed }
 	case x.opts.ReadOnly:
 		return func() error { return ErrReadOnly }
+	case werr != nil:
+		return func() error { return werr }
 	case x.batch.Size() == 0:
 		return func() error { return nil }
 	}
@@ -793,17 +796,24 @@ func (x *Index) FlushAsync() (wait func() error) {
 	return func() error { <-w.done; return w.err }
 }
 
-// waitWriting waits for the batch FlushAsync is writing, if any, and
-// returns its error.
-func (x *Index) waitWriting() error {
-	x.mu.Lock()
-	w := x.writing
-	x.mu.Unlock()
-	if w == nil {
-		return nil
+// lockIdle locks x.mu once no batch is being written by FlushAsync, and
+// returns the error of the write it waited for, if any. (Waiting, then
+// locking, would let another FlushAsync start a write in between, which a
+// write under the lock could overtake.)
+func (x *Index) lockIdle() error {
+	var err error
+	for {
+		x.mu.Lock()
+		w := x.writing
+		if w == nil {
+			return err
+		}
+		x.mu.Unlock()
+		<-w.done
+		if err == nil {
+			err = w.err
+		}
 	}
-	<-w.done
-	return w.err
 }
 
 func (x *Index) flush() error {
@@ -990,8 +1000,7 @@ func (x *Index) Stats() Stats {
 // Close flushes the pending batch and closes the bleve index. Later calls
 // return ErrClosed.
 func (x *Index) Close() error {
-	werr := x.waitWriting()
-	x.mu.Lock()
+	werr := x.lockIdle()
 	defer x.mu.Unlock()
 	if x.closed {
 		return ErrClosed
