@@ -266,7 +266,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		var ignored []string
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
-			case "data", "max-pages", "serve", "groups-header", "demo-users", "admin-groups":
+			case "data", "max-pages", "serve", "groups-header", "trusted-proxies", "demo-users", "admin-groups", "admin-addr":
 			default:
 				ignored = append(ignored, "--"+f.Name)
 			}
@@ -279,7 +279,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return errUsage
 		}
 	}
-	webOpts, err := identity()
+	id, err := identity()
 	if err != nil {
 		return err
 	}
@@ -292,7 +292,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return crawlAndReport(ctx, c, *data, stdout, stderr)
 	}
 	// Search while crawling: the index being built, from this process.
-	srv, err := listen(c.View(), *serveAddr, webOpts, stdout)
+	srv, err := listen(c.View(), *serveAddr, id, stdout, stderr)
 	if err != nil {
 		return err
 	}
