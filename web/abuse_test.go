@@ -163,7 +163,8 @@ func newReq(t testing.TB, u string, header ...string) *http.Request {
 
 // Observed: 100 concurrent q=/.*/ (bleve syntax) on a 600-document index:
 // every request timed out at 30 s; RSS 7.96 GB. Now: each is refused as
-// too broad (400), or told to wait (429, 503), within a second, with the
+// too broad (400), or told to wait (429, 503), within about a second (a
+// client refused again is answered after limiter.Options.Tarpit), with the
 // heap a few tens of megabytes; and the server answers normally after.
 func TestRegexpFlood(t *testing.T) {
 	_, ts := floodServer(t, 600, Options{})

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -27,9 +26,21 @@ func who(r *http.Request) user {
 	return u
 }
 
-// errRepeatedHeader refuses a request carrying the groups header more than
+// repeatedHeader refuses a request carrying the groups header more than
 // once.
-var errRepeatedHeader = errors.New("repeated identity header")
+type repeatedHeader struct {
+	header string // canonical
+	times  int
+}
+
+func (e *repeatedHeader) Error() string {
+	return fmt.Sprintf("repeated identity header %s (%d times)", e.header, e.times)
+}
+
+// message is what the refusal says.
+func (e *repeatedHeader) message() string {
+	return fmt.Sprintf("The %s header is repeated (%d times): the request is refused rather than trust either.", e.header, e.times)
+}
 
 // identify returns the request's user; it may set the demo-user cookie.
 // A groups header from a trusted proxy gives the groups (a value of commas
@@ -47,8 +58,7 @@ func (srv *Server) identity(w http.ResponseWriter, r *http.Request) (user, error
 		switch {
 		case len(values) > 1:
 			srv.repeated.Add(1)
-			return user{}, fmt.Errorf("The %s header is repeated (%d times): the request is refused rather than trust either (%w).",
-				http.CanonicalHeaderKey(h), len(values), errRepeatedHeader)
+			return user{}, &repeatedHeader{http.CanonicalHeaderKey(h), len(values)}
 		case len(values) == 0:
 			return user{}, nil
 		case !srv.trusted(peer(r)):

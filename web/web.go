@@ -20,9 +20,11 @@
 //
 // What one client may cost: every search, cluster, document and diff
 // request takes a slot of package limiter (Options.Limits: a few per
-// client, some more in all; over them, a fast 429 or 503 with
-// Retry-After), runs under Options.Timeout (past it, 503), and may carry
-// parameters of at most Options.MaxQueryBytes (longer: 414, never echoed).
+// client, some more in all; over them, 429 or 503 with Retry-After; a
+// client that asks for more than its share is served last, and its
+// further refusals come after a second), runs under Options.Timeout (past
+// it, 503), and may carry parameters of at most Options.MaxQueryBytes
+// (longer: 414, never echoed).
 // Queries are bounded by package ranking (Options.Timeout, MaxTerms) and
 // diffs by package worddiff. HTTPServer returns an http.Server with the
 // connection limits to match.
@@ -114,8 +116,9 @@ type Options struct {
 	// refused with 414 and not echoed. Plain queries are cut further, at
 	// ranking.Options.MaxQueryBytes. Default 4096.
 	MaxQueryBytes int
-	// Limits bounds the requests worked on at once, in all and per client
-	// (see package limiter for the defaults).
+	// Limits bounds the requests worked on at once, in all and per
+	// client, and says how greedy clients are slowed down (see package
+	// limiter for the defaults).
 	Limits limiter.Options
 	// Diff configures the "what differs" comparisons and their cache (see
 	// package worddiff for the defaults).
@@ -240,7 +243,11 @@ func (srv *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	u, err := srv.identify(w, r)
 	if err != nil {
-		srv.refuse(w, r, http.StatusBadRequest, err.Error())
+		msg := err.Error()
+		if rep, ok := errors.AsType[*repeatedHeader](err); ok {
+			msg = rep.message()
+		}
+		srv.refuse(w, r, http.StatusBadRequest, msg)
 		return
 	}
 	srv.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, u)))

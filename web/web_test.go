@@ -378,12 +378,13 @@ func TestStatusIsForAdmins(t *testing.T) {
 }
 
 // TestBusyTimeoutAndMetrics: a client over its share gets 429, a full
-// server 503, both with Retry-After and at once; a request past the
-// deadline 503; /metrics counts them.
+// server 503, both with Retry-After and at once; the client's next
+// request over its share 429 after limiter.Options.Tarpit; a request past
+// the deadline 503; /metrics counts them.
 func TestBusyTimeoutAndMetrics(t *testing.T) {
 	block := make(chan struct{})
-	srv, ts := floodServer(t, 1, Options{Timeout: 300 * time.Millisecond, GroupsHeader: "X-Groups", AdminGroups: []string{"admin"},
-		Limits: limiter.Options{MaxConcurrent: 2, PerClient: 1, MaxWait: 50 * time.Millisecond}})
+	srv, ts := floodServer(t, 1, Options{Timeout: 600 * time.Millisecond, GroupsHeader: "X-Groups", AdminGroups: []string{"admin"},
+		Limits: limiter.Options{MaxConcurrent: 2, PerClient: 1, MaxWait: 50 * time.Millisecond, Tarpit: 100 * time.Millisecond}})
 	text := srv.opts.Text
 	srv.opts.Text = func(id string) (string, bool) { <-block; return text(id) }
 	diff := ts.URL + "/diff/" + url.PathEscape("http://intra/long-copy") + "?cluster=long"
@@ -409,6 +410,10 @@ func TestBusyTimeoutAndMetrics(t *testing.T) {
 	if a := ask(ts.URL+"/api/search?q=canteen", "192.0.2.1"); a.code != 429 || a.retry == "" || time.Since(start) > 50*time.Millisecond {
 		t.Errorf("second request of a client: %d, Retry-After %q, after %v", a.code, a.retry, time.Since(start))
 	}
+	start = time.Now()
+	if a := ask(ts.URL+"/api/search?q=canteen", "192.0.2.1"); a.code != 429 || a.retry == "" || time.Since(start) < 100*time.Millisecond {
+		t.Errorf("third request of a client, refused before: %d, Retry-After %q, after %v (want after the tarpit, 100ms)", a.code, a.retry, time.Since(start))
+	}
 	if a := ask(ts.URL+"/?q=canteen", "192.0.2.3"); a.code != 503 || a.retry == "" || !strings.Contains(a.body, "busy") {
 		t.Errorf("a third client with both slots taken: %d, Retry-After %q", a.code, a.retry)
 	}
@@ -423,7 +428,7 @@ func TestBusyTimeoutAndMetrics(t *testing.T) {
 	}
 	get(t, ts.URL+"/api/search?syntax=bleve&q=*o*")
 	_, body := get(t, ts.URL+"/metrics", "X-Groups", "admin")
-	for _, want := range []string{"doppel_rejected_client_total 1", "doppel_rejected_busy_total 1", "doppel_timeouts_total 2",
+	for _, want := range []string{"doppel_rejected_client_total 2", "doppel_rejected_held_total 1", "doppel_greedy_clients 1", "doppel_rejected_busy_total 1", "doppel_timeouts_total 2",
 		"doppel_rejected_too_broad_total 1", `doppel_queries_total{endpoint="api",outcome="too_broad"} 1`, "doppel_diffs_computed_total 1"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q", want)
