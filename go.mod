@@ -16,6 +16,7 @@ require (
 	github.com/golang/snappy v0.0.4
 	github.com/google/renameio/v2 v2.0.2
 	github.com/prometheus/client_golang v1.25.0
+	github.com/sergi/go-diff v1.4.0
 	github.com/temoto/robotstxt v1.1.2
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/net v0.59.0

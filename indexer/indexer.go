@@ -845,22 +845,28 @@ func (x *Index) Members(cluster string) ([]Member, error) {
 }
 
 func (x *Index) members(cluster string) ([]Member, error) {
-	m, err := x.membersOf([]string{cluster})
+	m, err := x.membersOf(context.Background(), []string{cluster})
 	return m[cluster], err
 }
 
 // MembersOf returns the members of several clusters at once (cluster →
 // members, as Members orders them), with one search.
 func (x *Index) MembersOf(clusters []string) (map[string][]Member, error) {
+	return x.MembersOfContext(context.Background(), clusters)
+}
+
+// MembersOfContext is MembersOf with a context, which the search for
+// member records not cached honours (package ranking's deadline).
+func (x *Index) MembersOfContext(ctx context.Context, clusters []string) (map[string][]Member, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.closed {
 		return nil, ErrClosed
 	}
-	return x.membersOf(clusters)
+	return x.membersOf(ctx, clusters)
 }
 
-func (x *Index) membersOf(clusters []string) (map[string][]Member, error) {
+func (x *Index) membersOf(ctx context.Context, clusters []string) (map[string][]Member, error) {
 	out := map[string][]Member{}
 	var missing []string
 	for _, c := range clusters {
@@ -873,7 +879,7 @@ func (x *Index) membersOf(clusters []string) (map[string][]Member, error) {
 	if len(missing) == 0 {
 		return out, nil
 	}
-	read, err := x.readMembers(missing)
+	read, err := x.readMembers(ctx, missing)
 	if err != nil {
 		return nil, err
 	}
@@ -890,7 +896,7 @@ func (x *Index) membersOf(clusters []string) (map[string][]Member, error) {
 // maxCachedClusters bounds the member cache.
 const maxCachedClusters = 20000
 
-func (x *Index) readMembers(clusters []string) (map[string][]Member, error) {
+func (x *Index) readMembers(ctx context.Context, clusters []string) (map[string][]Member, error) {
 	out := map[string][]Member{}
 	want := map[string]bool{}
 	var qs []query.Query
@@ -907,7 +913,7 @@ func (x *Index) readMembers(clusters []string) (map[string][]Member, error) {
 		req.Fields = []string{fieldMemberCluster, fieldMemberURL, fieldMemberTitle, fieldMemberIndexed, fieldMemberMaster,
 			fieldMemberGroups, fieldMemberModified, fieldMemberLength, fieldMemberEdited}
 		req.SortBy([]string{"_id"})
-		res, err := x.idx.Search(req)
+		res, err := x.idx.SearchInContext(ctx, req)
 		if err != nil {
 			return nil, fmt.Errorf("indexer: members of %q: %w", clusters, err)
 		}

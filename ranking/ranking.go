@@ -24,6 +24,13 @@
 // "N similar pages" counts the other members of the cluster the user may
 // see, including near-duplicates that were not indexed (their member
 // records carry their access groups).
+//
+// Cost is bounded: every Search and Members call runs under a deadline
+// (Options.Timeout; past it, ErrTimeout), which every bleve search it makes
+// honours, and the wildcards, regular expressions, prefixes and fuzzy terms
+// of a query may expand to at most Options.MaxTerms index terms in all
+// (package multiterm; past it, ErrTooBroad, before any posting list is
+// read).
 package ranking
 
 import (
@@ -39,6 +46,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/ranking/multiterm"
 	"github.com/doppel-search/doppel/ranking/userquery"
 )
 
@@ -54,6 +62,14 @@ var (
 	// ErrNotFound means no document or cluster the user may see has the
 	// id.
 	ErrNotFound = errors.New("not found")
+	// ErrTooBroad means the wildcards, regular expressions, prefixes
+	// ("url:http://intra/") or fuzzy terms of a query match more index
+	// terms than Options.MaxTerms, or a fuzzy term is too long; the
+	// message says which.
+	ErrTooBroad = errors.New("query too broad")
+	// ErrTimeout means a search ran past Options.Timeout (or its
+	// context's deadline) and was stopped.
+	ErrTimeout = errors.New("search took too long")
 )
 
 // Options configures a Searcher. Zero values mean the defaults.
@@ -65,6 +81,17 @@ type Options struct {
 	// the last word boundary within it (Result.Truncated), a Bleve query
 	// refused (ErrQueryTooLong). Default 512.
 	MaxQueryBytes int
+	// Timeout is the longest a Search or Members call runs (all its
+	// searches together); past it, it stops and returns ErrTimeout.
+	// Default 2s; negative: only the caller's context limits it.
+	Timeout time.Duration
+	// MaxTerms is how many index terms the wildcards, regular
+	// expressions, prefixes and fuzzy terms of one query may expand to, in
+	// all; a query matching more gives ErrTooBroad. Each term costs a
+	// posting list read and merged for every search of the query: "/.*/"
+	// on a 20,000-page intranet expands to 100,000 terms, takes 8 s and
+	// 1 GB. Default 1024.
+	MaxTerms int
 }
 
 // Syntax says how Request.Query is read.
@@ -74,7 +101,9 @@ type Syntax int8
 const (
 	// Plain is package userquery's syntax: words, "phrases", +required,
 	// -excluded, field:value for title, headings, body, anchors, url and
-	// host (alias site); anything else is text. It never fails.
+	// host (alias site); anything else is text. It never fails to parse
+	// (a url: prefix matching more than Options.MaxTerms URLs gives
+	// ErrTooBroad).
 	Plain Syntax = iota
 	// Bleve is bleve's query string syntax (boolean operators, wildcards,
 	// regular expressions, fuzzy terms, ranges, boosts over every field);
@@ -181,12 +210,51 @@ func New(ix *indexer.Index, opts Options) *Searcher {
 	if opts.MaxQueryBytes <= 0 {
 		opts.MaxQueryBytes = 512
 	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 2 * time.Second
+	}
+	if opts.MaxTerms <= 0 {
+		opts.MaxTerms = 1024
+	}
 	plain := userquery.New(userquery.Options{Fields: plainFields(), Mapping: ix.Bleve().Mapping(), MaxBytes: opts.MaxQueryBytes})
 	return &Searcher{ix: ix, opts: opts, plain: plain}
 }
 
 // Index returns the searched index.
 func (s *Searcher) Index() *indexer.Index { return s.ix }
+
+// Options returns the options in effect, defaults applied.
+func (s *Searcher) Options() Options { return s.opts }
+
+// deadline returns ctx limited by Options.Timeout.
+func (s *Searcher) deadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.opts.Timeout < 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, s.opts.Timeout)
+}
+
+// searchError classifies an error of a bleve search run under ctx: past
+// the deadline ErrTimeout, a multi-term query over the budget ErrTooBroad,
+// and otherwise, for a query that parsed, ErrQuery (what only searching
+// checks, such as a regular expression) if query, or the error.
+func (s *Searcher) searchError(ctx context.Context, err error, query bool) error {
+	var mt *multiterm.Error
+	switch {
+	case errors.As(err, &mt):
+		if errors.Is(mt, multiterm.ErrTermTooLong) {
+			return fmt.Errorf("%w: the %s is longer than %d characters", ErrTooBroad, mt.Query, mt.Limit)
+		}
+		return fmt.Errorf("%w: the %s matches more than %d terms in %s; make it more specific", ErrTooBroad, mt.Query, mt.Limit, mt.Field)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("%w (over %v): %w", ErrTimeout, s.opts.Timeout, ctx.Err())
+	case ctx.Err() != nil:
+		return fmt.Errorf("ranking: %w", ctx.Err())
+	case query:
+		return fmt.Errorf("%w: %v", ErrQuery, err)
+	}
+	return fmt.Errorf("ranking: %w", err)
+}
 
 // compiled is a query made ready to search.
 type compiled struct {
@@ -203,14 +271,25 @@ type compiled struct {
 func (s *Searcher) compile(q string, syn Syntax) (compiled, error) {
 	if syn == Plain {
 		p := s.plain.Parse(q)
-		c := compiled{text: s.plain.Build(p), snippet: s.plain.Snippet(p, indexer.FieldBody), truncated: p.Truncated}
+		c := compiled{text: s.bound(s.plain.Build(p)), snippet: s.plain.Snippet(p, indexer.FieldBody), truncated: p.Truncated}
 		if s.plain.Relaxed(p, nil) != nil {
-			c.relaxed = func(common func(string) bool) query.Query { return s.plain.Relaxed(p, common) }
+			c.relaxed = func(common func(string) bool) query.Query { return s.bound(s.plain.Relaxed(p, common)) }
 		}
 		return c, nil
 	}
 	text, err := s.bleveQuery(q)
-	return compiled{text: text, snippet: text}, err
+	if err != nil {
+		return compiled{}, err
+	}
+	text = s.bound(text)
+	return compiled{text: text, snippet: text}, nil
+}
+
+// bound limits the expansion of q's multi-term queries to
+// Options.MaxTerms.
+func (s *Searcher) bound(q query.Query) query.Query {
+	q, _ = multiterm.Bound(q, multiterm.Options{MaxTerms: s.opts.MaxTerms})
+	return q
 }
 
 // bleveQuery parses q in bleve's query string syntax.
@@ -287,6 +366,8 @@ func memberRecords() query.Query {
 // cluster field for the total, one for the page's fields and snippets, and
 // one for the page's cluster members.
 func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	if r.Page <= 0 {
 		r.Page = 1
 	}
@@ -369,9 +450,9 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	members, err := s.ix.MembersOf(page)
+	members, err := s.ix.MembersOfContext(ctx, page)
 	if err != nil {
-		return nil, err
+		return nil, s.searchError(ctx, err, false)
 	}
 	for i, c := range page {
 		h := fields[ids[i]]
@@ -400,12 +481,7 @@ func (s *Searcher) candidates(ctx context.Context, q query.Query, window int, fa
 	}
 	res, err := s.ix.Bleve().SearchInContext(ctx, req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		// The query parsed; what fails now is what only searching
-		// checks, such as a regular expression.
-		return nil, fmt.Errorf("%w: %v", ErrQuery, err)
+		return nil, s.searchError(ctx, err, true)
 	}
 	return res, nil
 }
@@ -424,7 +500,7 @@ func (s *Searcher) fields(ctx context.Context, ids []string, snippet query.Query
 	req.Highlight.AddField(indexer.FieldBody)
 	res, err := s.ix.Bleve().SearchInContext(ctx, req)
 	if err != nil {
-		return nil, fmt.Errorf("ranking: %w", err)
+		return nil, s.searchError(ctx, err, false)
 	}
 	out := map[string]Hit{}
 	for _, dm := range res.Hits {
@@ -493,13 +569,18 @@ func ParseOrder(s string) (Order, error) {
 
 // Members returns the members of a cluster the user may see, in order.
 // With ByRelevance, queryString (may be empty; read in the Plain syntax)
-// scores the indexed members.
-// It returns ErrNotFound if the user may see none.
+// scores the indexed members; if that search fails (a query too broad),
+// the members come unscored.
+// It returns ErrNotFound if the user may see none, and ErrTimeout past
+// Options.Timeout.
 func (s *Searcher) Members(ctx context.Context, cluster string, groups []string, order Order, queryString string) ([]indexer.Member, error) {
-	all, err := s.ix.Members(cluster)
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	byCluster, err := s.ix.MembersOfContext(ctx, []string{cluster})
 	if err != nil {
-		return nil, err
+		return nil, s.searchError(ctx, err, false)
 	}
+	all := byCluster[cluster]
 	var ms []indexer.Member
 	for _, m := range all {
 		if indexer.Visible(m.Groups, groups) {
@@ -531,6 +612,9 @@ func (s *Searcher) Members(ctx context.Context, cluster string, groups []string,
 					score[h.ID] = h.Score
 				}
 			}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, s.searchError(ctx, err, false)
 		}
 		slices.SortStableFunc(ms, func(a, b indexer.Member) int {
 			switch {

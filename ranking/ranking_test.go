@@ -262,6 +262,53 @@ func TestQueryErrors(t *testing.T) {
 	}
 }
 
+// TestCostBounds: wildcards, regular expressions, prefixes and fuzzy terms
+// matching more than MaxTerms terms give ErrTooBroad, naming the culprit,
+// in either syntax; a search past Timeout gives ErrTimeout, as does a
+// member list.
+func TestCostBounds(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	c := newCorpus(t, r, indexer.All, 40)
+	s := New(c.ix, Options{MaxTerms: 4})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		q    string
+		syn  Syntax
+		want error
+		says string
+	}{
+		{"/.*/", Bleve, ErrTooBroad, "regular expression /.*/"},
+		{"*e*", Bleve, ErrTooBroad, `wildcard "*e*"`},
+		{"apple OR body:*r*", Bleve, ErrTooBroad, `wildcard "*r*"`},
+		{"pepper~2", Bleve, nil, ""},
+		{strings.Repeat("x", 70) + "~1", Bleve, ErrTooBroad, "longer than 64 characters"},
+		{"walnut* zebra*", Bleve, nil, ""},
+		{"url:http://intra/", Plain, ErrTooBroad, `prefix "http://intra/"`},
+		{"url:http://intra/x/d001", Plain, nil, ""},
+		{"*e*", Plain, nil, ""}, // the word "e"
+	} {
+		_, err := s.Search(ctx, Request{Query: tc.q, Syntax: tc.syn, Groups: allGroups})
+		if !errors.Is(err, tc.want) || err != nil && !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("Search(%q, %v) = %v, want %v saying %s", tc.q, tc.syn, err, tc.want, tc.says)
+		}
+	}
+	slow := New(c.ix, Options{Timeout: time.Nanosecond})
+	if _, err := slow.Search(ctx, Request{Query: "apple"}); !errors.Is(err, ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("search past the deadline: %v, want ErrTimeout", err)
+	}
+	if _, err := slow.Members(ctx, "c001", allGroups, ByRelevance, "apple"); !errors.Is(err, ErrTimeout) {
+		t.Errorf("members past the deadline: %v, want ErrTimeout", err)
+	}
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := s.Search(canceled, Request{Query: "apple"}); !errors.Is(err, context.Canceled) || errors.Is(err, ErrTimeout) {
+		t.Errorf("canceled search: %v, want context.Canceled", err)
+	}
+	if _, err := New(c.ix, Options{Timeout: -1}).Search(ctx, Request{Query: "apple"}); err != nil {
+		t.Errorf("no timeout: %v", err)
+	}
+}
+
 func TestSpans(t *testing.T) {
 	for _, tc := range []struct {
 		in   string

@@ -1,78 +1,105 @@
 package web
 
-import "strings"
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
 
-// An Edit is a run of words of a word-level diff: Op is '=' (in both), '-'
-// (only in the first text) or '+' (only in the second).
-type Edit struct {
-	Op   byte   `json:"op"`
-	Text string `json:"text"`
+	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/ranking"
+	"github.com/doppel-search/doppel/web/worddiff"
+)
+
+// diffView is the what-differs page's data.
+type diffView struct {
+	Member, Master indexer.Member
+	worddiff.Result
+	TooLarge string // why the pages were not compared, if they were not
 }
 
-// maxDiffWords bounds the texts compared word by word (the table is
-// quadratic); longer texts are compared on their first maxDiffWords words
-// and the rest is reported as one edit each.
-const maxDiffWords = 2000
+// text returns a document's full text.
+func (srv *Server) text(id string) (string, bool) {
+	if srv.opts.Text != nil {
+		return srv.opts.Text(id)
+	}
+	d, err := srv.s.Index().Document(id)
+	if err != nil || d == nil {
+		return "", false
+	}
+	return d.Body, true
+}
 
-// Diff returns the word-level differences between a and b, by longest
-// common subsequence, with adjacent words of the same kind merged.
-func Diff(a, b string) []Edit {
-	wa, wb := strings.Fields(a), strings.Fields(b)
-	var tailA, tailB []string
-	if len(wa) > maxDiffWords {
-		wa, tailA = wa[:maxDiffWords], wa[maxDiffWords:]
+// diff compares the member of the path with the master of the cluster of
+// the "cluster" parameter — or, if the user may not see the master, the
+// first member they may see: a user compares only what they may see.
+func (srv *Server) diff(r *http.Request) (diffView, error) {
+	id, cluster := r.PathValue("id"), r.URL.Query().Get("cluster")
+	ms, err := srv.s.Members(r.Context(), cluster, who(r).groups, ranking.ByRelevance, "")
+	if err != nil {
+		return diffView{}, err
 	}
-	if len(wb) > maxDiffWords {
-		wb, tailB = wb[:maxDiffWords], wb[maxDiffWords:]
-	}
-	// lcs[i][j] = length of the LCS of wa[i:] and wb[j:].
-	n, m := len(wa), len(wb)
-	lcs := make([][]int32, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int32, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if wa[i] == wb[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
+	view := diffView{Master: ms[0]}
+	found := false
+	for _, m := range ms {
+		if m.ID == id {
+			view.Member, found = m, true
 		}
 	}
-	var out []Edit
-	add := func(op byte, w string) {
-		if k := len(out) - 1; k >= 0 && out[k].Op == op {
-			out[k].Text += " " + w
-			return
+	if !found {
+		return diffView{}, fmt.Errorf("%w: %q in cluster %q", ranking.ErrNotFound, id, cluster)
+	}
+	// The members' lengths and dates tell a page's versions apart, so
+	// that a recrawled page is compared afresh.
+	key := fmt.Sprintf("%q %d %d|%q %d %d", view.Master.ID, view.Master.Length, view.Master.LastModified.Unix(),
+		view.Member.ID, view.Member.Length, view.Member.LastModified.Unix())
+	view.Result, err = srv.diffs.Diff(r.Context(), key, func() (string, string, error) {
+		a, okA := srv.text(view.Master.ID)
+		b, okB := srv.text(view.Member.ID)
+		if !okA || !okB {
+			return "", "", fmt.Errorf("%w: text of %q", ranking.ErrNotFound, id)
 		}
-		out = append(out, Edit{Op: op, Text: w})
+		return a, b, nil
+	})
+	if errors.Is(err, worddiff.ErrTooLarge) {
+		view.TooLarge, err = "These pages are too large, or differ in too many places, to compare quickly.", nil
 	}
-	i, j := 0, 0
-	for i < n && j < m {
-		switch {
-		case wa[i] == wb[j]:
-			add('=', wa[i])
-			i, j = i+1, j+1
-		case lcs[i+1][j] >= lcs[i][j+1]:
-			add('-', wa[i])
-			i++
-		default:
-			add('+', wb[j])
-			j++
-		}
+	return view, err
+}
+
+func (srv *Server) diffPage(w http.ResponseWriter, r *http.Request) {
+	view, err := srv.diff(r)
+	p := page{Title: "What differs"}
+	if err != nil {
+		srv.pageError(w, r, "diff.html", p, err)
+		return
 	}
-	for ; i < n; i++ {
-		add('-', wa[i])
+	p.Data = view
+	srv.render(w, r, http.StatusOK, "diff.html", p)
+}
+
+func (srv *Server) apiDiff(w http.ResponseWriter, r *http.Request) {
+	view, err := srv.diff(r)
+	if err != nil {
+		srv.apiError(w, err)
+		return
 	}
-	for ; j < m; j++ {
-		add('+', wb[j])
+	out := map[string]any{"master": view.Master.ID, "member": view.Member.ID, "same": view.Same() && view.TooLarge == "",
+		"removed": view.Removed, "added": view.Added, "edits": view.Edits}
+	if view.Edits == nil {
+		out["edits"] = []worddiff.Edit{}
 	}
-	if len(tailA) > 0 {
-		out = append(out, Edit{Op: '-', Text: strings.Join(tailA, " ")})
+	if view.TooLarge != "" {
+		out["too_large"] = true
 	}
-	if len(tailB) > 0 {
-		out = append(out, Edit{Op: '+', Text: strings.Join(tailB, " ")})
+	writeJSON(w, http.StatusOK, out)
+}
+
+// thousands writes n with comma separators.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
 	}
-	return out
+	return s
 }

@@ -5,15 +5,33 @@
 // every string is escaped by html/template or encoding/json.
 //
 // Who the user is: with Options.GroupsHeader set, the user's groups are
-// read from that request header (comma-separated), which a trusted
-// reverse proxy in front of Doppel sets after authenticating the user —
-// do not expose the server directly then, or anybody can claim any group.
-// Otherwise, with Options.DemoUsers, the visitor picks a demo user (the
-// "user" query parameter, remembered in a cookie). Otherwise everybody is
-// anonymous and sees public documents only.
+// read from that request header (comma-separated), which a reverse proxy
+// in front of Doppel sets after authenticating the user. The header is
+// honoured only from Options.TrustedProxies (by default loopback
+// addresses: a proxy on the same host); from any other peer it is ignored
+// and the request is anonymous. A request carrying the header more than
+// once is refused (400): a proxy that appends its header to the client's
+// must not let the client's win. Otherwise, with Options.DemoUsers, the
+// visitor picks a demo user (the "user" query parameter, remembered in a
+// cookie). Otherwise everybody is anonymous and sees public documents
+// only. The status page, /api/stats and /metrics count every document:
+// they are for Options.AdminGroups, nobody else (or for an administrators'
+// listener, Server.AdminHandler).
+//
+// What one client may cost: every search, cluster, document and diff
+// request takes a slot of package limiter (Options.Limits: a few per
+// client, some more in all; over them, 429 or 503 with Retry-After; a
+// client that asks for more than its share is served last, and its
+// further refusals come after a second), runs under Options.Timeout (past
+// it, 503), and may carry parameters of at most Options.MaxQueryBytes
+// (longer: 414, never echoed).
+// Queries are bounded by package ranking (Options.Timeout, MaxTerms) and
+// diffs by package worddiff. HTTPServer returns an http.Server with the
+// connection limits to match.
 package web
 
 import (
+	"context"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -22,10 +40,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -34,6 +54,8 @@ import (
 
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/ranking"
+	"github.com/doppel-search/doppel/web/limiter"
+	"github.com/doppel-search/doppel/web/worddiff"
 )
 
 //go:embed templates/*.html
@@ -58,11 +80,18 @@ type Status struct {
 	Hamming      map[int]int `json:"hamming"`       // SimHash distance member–master → members
 }
 
-// Options configures a Server.
+// Options configures a Server. The zero value means the defaults.
 type Options struct {
-	// GroupsHeader is the trusted request header carrying the user's
-	// access groups, comma-separated (e.g. "X-Doppel-Groups").
+	// GroupsHeader is the request header carrying the user's access
+	// groups, comma-separated (e.g. "X-Doppel-Groups"), set by a reverse
+	// proxy of TrustedProxies. Empty: no header is read.
 	GroupsHeader string
+	// TrustedProxies are the peers (addresses, or networks in CIDR
+	// notation) whose GroupsHeader and X-Forwarded-For are believed; from
+	// any other peer GroupsHeader is ignored (the request is anonymous:
+	// public documents only) and counted in Stats.UntrustedIdentity.
+	// Default: loopback addresses (127.0.0.0/8, ::1).
+	TrustedProxies []netip.Prefix
 	// DemoUsers, when GroupsHeader is empty, lets visitors pick a user;
 	// the first is the default.
 	DemoUsers []DemoUser
@@ -75,11 +104,56 @@ type Options struct {
 	Text func(id string) (string, bool)
 	// AdminGroups may see the status page, /api/stats and /metrics, whose
 	// counts and charts cover every document, access-controlled ones
-	// included.
-	// Empty: everybody may (for crawls without access groups).
+	// included. Default: nobody (serve them with AdminHandler on an
+	// administrators' listener instead).
 	AdminGroups []string
+	// Timeout bounds the work of one request (searches, member lists, a
+	// diff): past it the request answers 503. Default 3s; the searches
+	// themselves stop at ranking.Options.Timeout.
+	Timeout time.Duration
+	// MaxQueryBytes is the longest parameter value (the query, a host, a
+	// cluster or document id) and path a request may have; longer ones are
+	// refused with 414 and not echoed. Plain queries are cut further, at
+	// ranking.Options.MaxQueryBytes. Default 4096.
+	MaxQueryBytes int
+	// Limits bounds the requests worked on at once, in all and per
+	// client, and says how greedy clients are slowed down (see package
+	// limiter for the defaults).
+	Limits limiter.Options
+	// Diff configures the "what differs" comparisons and their cache (see
+	// package worddiff for the defaults).
+	Diff worddiff.CacheOptions
 	// Logger receives request errors. Default slog.Default().
 	Logger *slog.Logger
+}
+
+// ensureDefaults fills in the zero fields.
+func (o *Options) ensureDefaults() {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.TrustedProxies == nil {
+		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 3 * time.Second
+	}
+	if o.MaxQueryBytes <= 0 {
+		o.MaxQueryBytes = 4096
+	}
+	o.Limits.EnsureDefaults()
+	o.Diff.Diff.EnsureDefaults()
+}
+
+// Stats are a Server's counters since New (also in /metrics).
+type Stats struct {
+	Limiter           limiter.Stats  // requests admitted and refused (429, 503)
+	Diff              worddiff.Stats // "what differs" comparisons
+	Timeouts          uint64         // requests stopped at Options.Timeout or ranking's (503)
+	TooLong           uint64         // requests refused for a parameter over Options.MaxQueryBytes (414)
+	TooBroad          uint64         // queries refused as ranking.ErrTooBroad (400)
+	RepeatedIdentity  uint64         // requests refused for a repeated GroupsHeader (400)
+	UntrustedIdentity uint64         // requests whose GroupsHeader came from an untrusted peer and was ignored
 }
 
 // A Server is the search UI and API. Create it with New.
@@ -87,17 +161,20 @@ type Server struct {
 	s        *ranking.Searcher
 	opts     Options
 	mux      *http.ServeMux
+	admin    *http.ServeMux // AdminHandler's
 	tmpl     *template.Template
+	limiter  *limiter.Limiter
+	diffs    *worddiff.Cache
 	registry *prometheus.Registry
 	queries  *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+
+	timeouts, tooLong, tooBroad, repeated, untrusted atomic.Uint64
 }
 
 // New returns a Server over s.
 func New(s *ranking.Searcher, opts Options) (*Server, error) {
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
+	opts.ensureDefaults()
 	tmpl, err := template.New("").Funcs(template.FuncMap{
 		"add": func(a, b int) int { return a + b },
 		"date": func(t time.Time) string {
@@ -107,81 +184,88 @@ func New(s *ranking.Searcher, opts Options) (*Server, error) {
 			return t.Format("2 Jan 2006")
 		},
 		"bars":        bars,
+		"thousands":   thousands,
 		"pathEscape":  url.PathEscape,
 		"chartHeight": func(n int) int { return max(22*n, 22) },
 	}).ParseFS(templateFS, "templates/*.html")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("web: templates: %w", err)
 	}
-	srv := &Server{s: s, opts: opts, mux: http.NewServeMux(), tmpl: tmpl, registry: prometheus.NewRegistry()}
-	srv.queries = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "doppel_queries_total",
-		Help: "Queries answered, by endpoint and outcome."}, []string{"endpoint", "outcome"})
-	srv.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "doppel_query_duration_seconds",
-		Help: "Query latency, by endpoint.", Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14)}, []string{"endpoint"})
-	srv.registry.MustRegister(srv.queries, srv.latency,
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "doppel_index_documents", Help: "Documents in the index that can be results."},
-			func() float64 { return float64(srv.status().Searchable) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "doppel_clusters", Help: "Near-duplicate clusters."},
-			func() float64 { return float64(srv.status().Clusters) }))
+	srv := &Server{s: s, opts: opts, mux: http.NewServeMux(), admin: http.NewServeMux(), tmpl: tmpl,
+		limiter: limiter.New(opts.Limits), diffs: worddiff.NewCache(opts.Diff), registry: prometheus.NewRegistry()}
+	srv.registerMetrics()
 	srv.routes()
 	return srv, nil
 }
 
-func (srv *Server) routes() {
-	srv.mux.HandleFunc("GET /{$}", srv.searchPage)
-	srv.mux.HandleFunc("GET /cluster/{id}", srv.clusterPage)
-	srv.mux.HandleFunc("GET /diff/{id}", srv.diffPage)
-	srv.mux.HandleFunc("GET /status", srv.statusPage)
-	srv.mux.HandleFunc("GET /api/search", srv.apiSearch)
-	srv.mux.HandleFunc("GET /api/cluster/{id}", srv.apiCluster)
-	srv.mux.HandleFunc("GET /api/doc/{id}", srv.apiDoc)
-	srv.mux.HandleFunc("GET /api/stats", srv.apiStats)
-	srv.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
-	metrics := promhttp.HandlerFor(srv.registry, promhttp.HandlerOpts{})
-	srv.mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
-		if _, groups := srv.user(w, r); !srv.admin(groups) { // the gauges count every document
-			http.Error(w, adminOnly, http.StatusForbidden)
-			return
-		}
-		metrics.ServeHTTP(w, r)
-	})
+// Stats returns the counters.
+func (srv *Server) Stats() Stats {
+	return Stats{Limiter: srv.limiter.Stats(), Diff: srv.diffs.Stats(), Timeouts: srv.timeouts.Load(),
+		TooLong: srv.tooLong.Load(), TooBroad: srv.tooBroad.Load(), RepeatedIdentity: srv.repeated.Load(),
+		UntrustedIdentity: srv.untrusted.Load()}
 }
+
+func (srv *Server) routes() {
+	// Work that reads the index takes a slot and runs under the deadline.
+	srv.mux.Handle("GET /{$}", srv.limited(srv.searchPage))
+	srv.mux.Handle("GET /cluster/{id}", srv.limited(srv.clusterPage))
+	srv.mux.Handle("GET /diff/{id}", srv.limited(srv.diffPage))
+	srv.mux.Handle("GET /api/search", srv.limited(srv.apiSearch))
+	srv.mux.Handle("GET /api/cluster/{id}", srv.limited(srv.apiCluster))
+	srv.mux.Handle("GET /api/doc/{id}", srv.limited(srv.apiDoc))
+	srv.mux.Handle("GET /api/diff/{id}", srv.limited(srv.apiDiff))
+	srv.mux.HandleFunc("GET /healthz", healthz)
+	metrics := promhttp.HandlerFor(srv.registry, promhttp.HandlerOpts{})
+	for path, h := range map[string]http.Handler{
+		"GET /status":    http.HandlerFunc(srv.statusPage),
+		"GET /api/stats": http.HandlerFunc(srv.apiStats),
+		"GET /metrics":   metrics,
+	} {
+		srv.admin.Handle(path, h)
+		srv.mux.Handle(path, srv.adminOnly(h))
+	}
+	srv.admin.HandleFunc("GET /healthz", healthz)
+}
+
+func healthz(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") }
 
 // ServeHTTP implements http.Handler.
 func (srv *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:")
-	srv.mux.ServeHTTP(w, r)
+	securityHeaders(w)
+	if r.URL.Path == "/healthz" {
+		srv.mux.ServeHTTP(w, r)
+		return
+	}
+	if name, n := srv.tooLongParam(r); name != "" {
+		srv.tooLong.Add(1)
+		srv.refuse(w, r, http.StatusRequestURITooLong, fmt.Sprintf("The %s is too long (%d bytes; at most %d).", name, n, srv.opts.MaxQueryBytes))
+		return
+	}
+	u, err := srv.identify(w, r)
+	if err != nil {
+		msg := err.Error()
+		if rep, ok := errors.AsType[*repeatedHeader](err); ok {
+			msg = rep.message()
+		}
+		srv.refuse(w, r, http.StatusBadRequest, msg)
+		return
+	}
+	srv.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, u)))
 }
 
-// user returns the requesting user's name (for display) and groups; it
-// may set the demo-user cookie.
-func (srv *Server) user(w http.ResponseWriter, r *http.Request) (string, []string) {
-	if h := srv.opts.GroupsHeader; h != "" {
-		var groups []string
-		for _, g := range strings.Split(r.Header.Get(h), ",") {
-			if g = strings.TrimSpace(g); g != "" && g != indexer.PublicGroup {
-				groups = append(groups, g)
-			}
-		}
-		return strings.Join(groups, ", "), groups
-	}
-	if len(srv.opts.DemoUsers) == 0 {
-		return "", nil
-	}
-	name := r.URL.Query().Get("user")
-	if name != "" {
-		http.SetCookie(w, &http.Cookie{Name: "doppel_user", Value: url.QueryEscape(name), Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
-	} else if c, err := r.Cookie("doppel_user"); err == nil {
-		name, _ = url.QueryUnescape(c.Value)
-	}
-	for _, u := range srv.opts.DemoUsers {
-		if u.Name == name {
-			return u.Name, u.Groups
-		}
-	}
-	u := srv.opts.DemoUsers[0]
-	return u.Name, u.Groups
+// AdminHandler returns a handler for an administrators' listener (on a
+// loopback address, say): the status page, /api/stats, /metrics and
+// /healthz, with no identity checks.
+func (srv *Server) AdminHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		securityHeaders(w)
+		srv.admin.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, user{name: "admin", admin: true})))
+	})
+}
+
+func securityHeaders(w http.ResponseWriter) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:")
 }
 
 // request reads a search request from the URL.
@@ -221,13 +305,24 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 	if req.Size > 100 {
 		err = errors.Join(err, fmt.Errorf("size must be at most 100"))
 	}
+	if req.Page > maxPage {
+		err = errors.Join(err, fmt.Errorf("page must be at most %d", maxPage))
+	}
+	if err != nil {
+		err = fmt.Errorf("%w: %w", errBadRequest, err)
+	}
 	return req, err
 }
+
+// maxPage is the deepest result page: page p costs a window of 3·p·size
+// hits.
+const maxPage = 100
 
 // page is the data every template gets.
 type page struct {
 	Title     string
 	User      string
+	Admin     bool // the user may see the status page
 	DemoUsers []DemoUser
 	Path      string      // for the user switcher: the escaped path
 	Params    [][2]string // and the query parameters to keep
@@ -238,6 +333,11 @@ type page struct {
 }
 
 func (srv *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+	u := who(r)
+	if p.User == "" {
+		p.User = u.name
+	}
+	p.Admin = u.admin
 	p.Path = r.URL.EscapedPath()
 	for k, vs := range r.URL.Query() {
 		if k != "user" {
@@ -267,35 +367,48 @@ type searchView struct {
 	Next    string
 }
 
-func (srv *Server) search(w http.ResponseWriter, r *http.Request, endpoint string) (*ranking.Result, ranking.Request, []string, string, error) {
+func (srv *Server) search(r *http.Request, endpoint string) (*ranking.Result, ranking.Request, error) {
 	start := time.Now()
-	name, groups := srv.user(w, r)
-	req, err := request(r, groups)
+	req, err := request(r, who(r).groups)
 	var res *ranking.Result
 	if err == nil {
 		res, err = srv.s.Search(r.Context(), req)
 	}
 	srv.latency.WithLabelValues(endpoint).Observe(time.Since(start).Seconds())
-	outcome := "ok"
-	if err != nil {
-		outcome = "error"
+	srv.queries.WithLabelValues(endpoint, outcome(err)).Inc()
+	return res, req, err
+}
+
+// outcome is the metrics label of a request's error.
+func outcome(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, ranking.ErrTooBroad):
+		return "too_broad"
+	case isTimeout(err):
+		return "timeout"
+	case errors.Is(err, ranking.ErrQuery), errors.Is(err, ranking.ErrQueryTooLong), errors.Is(err, errBadRequest):
+		return "invalid"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
 	}
-	srv.queries.WithLabelValues(endpoint, outcome).Inc()
-	return res, req, groups, name, err
+	return "error"
+}
+
+func isTimeout(err error) bool {
+	return errors.Is(err, ranking.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, worddiff.ErrBusy)
 }
 
 func (srv *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Search", Query: r.URL.Query().Get("q"), Syntax: r.URL.Query().Get("syntax")}
 	if _, ok := r.URL.Query()["q"]; !ok {
-		p.User, _ = srv.user(w, r)
 		srv.render(w, r, http.StatusOK, "search.html", p)
 		return
 	}
-	res, req, groups, name, err := srv.search(w, r, "search")
-	p.User = name
+	res, req, err := srv.search(r, "search")
 	if err != nil {
-		p.Error = srv.errorText(err)
-		srv.render(w, r, srv.errorStatus(err), "search.html", p)
+		srv.pageError(w, r, "search.html", p, err)
 		return
 	}
 	view := searchView{Result: res, Similar: map[string][]indexer.Member{}, Start: (res.Page-1)*res.Size + 1}
@@ -303,9 +416,9 @@ func (srv *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 		if h.Similar == 0 {
 			continue
 		}
-		ms, err := srv.s.Members(r.Context(), h.Cluster, groups, ranking.ByRelevance, req.Query)
+		ms, err := srv.s.Members(r.Context(), h.Cluster, who(r).groups, ranking.ByRelevance, req.Query)
 		if err != nil {
-			srv.fail(w, err)
+			srv.pageError(w, r, "search.html", p, err)
 			return
 		}
 		view.Similar[h.Cluster] = slices.DeleteFunc(ms, func(m indexer.Member) bool { return m.ID == h.ID })
@@ -318,21 +431,44 @@ func (srv *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	if res.Page > 1 {
 		view.Prev = link(res.Page - 1)
 	}
-	if res.Page*res.Size < res.Total {
+	if res.Page*res.Size < res.Total && res.Page < maxPage {
 		view.Next = link(res.Page + 1)
 	}
 	p.Data = view
 	srv.render(w, r, http.StatusOK, "search.html", p)
 }
 
+// pageError renders an HTML page with the error, with its status.
+func (srv *Server) pageError(w http.ResponseWriter, r *http.Request, name string, p page, err error) {
+	status := srv.errorStatus(err)
+	srv.count(err)
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	p.Error = srv.errorText(err)
+	srv.render(w, r, status, name, p)
+}
+
+// count counts a request's error in Stats.
+func (srv *Server) count(err error) {
+	switch {
+	case errors.Is(err, ranking.ErrTooBroad):
+		srv.tooBroad.Add(1)
+	case isTimeout(err):
+		srv.timeouts.Add(1)
+	}
+}
+
 func (srv *Server) errorText(err error) string {
 	switch {
-	case errors.Is(err, ranking.ErrQueryTooLong), errors.Is(err, ranking.ErrQuery):
+	case errors.Is(err, ranking.ErrQueryTooLong), errors.Is(err, ranking.ErrQuery), errors.Is(err, ranking.ErrTooBroad):
 		return strings.TrimPrefix(err.Error(), "ranking: ")
+	case isTimeout(err):
+		return fmt.Sprintf("This took too long (over %v) and was stopped; try a more specific query, or again in a moment.", srv.opts.Timeout)
 	case errors.Is(err, ranking.ErrNotFound):
 		return "Not found."
-	case srv.errorStatus(err) == http.StatusBadRequest:
-		return err.Error()
+	case errors.Is(err, errBadRequest):
+		return strings.TrimPrefix(err.Error(), errBadRequest.Error()+": ")
 	}
 	return "Something went wrong; the error is logged."
 }
@@ -341,23 +477,19 @@ func (srv *Server) errorStatus(err error) int {
 	switch {
 	case errors.Is(err, ranking.ErrNotFound):
 		return http.StatusNotFound
-	case errors.Is(err, ranking.ErrQuery), errors.Is(err, ranking.ErrQueryTooLong), errors.Is(err, errBadRequest):
+	case errors.Is(err, ranking.ErrQuery), errors.Is(err, ranking.ErrQueryTooLong), errors.Is(err, ranking.ErrTooBroad),
+		errors.Is(err, errBadRequest):
 		return http.StatusBadRequest
-	}
-	var joined interface{ Unwrap() []error }
-	if errors.As(err, &joined) { // request parameter errors
-		return http.StatusBadRequest
+	case isTimeout(err):
+		return http.StatusServiceUnavailable
+	case errors.Is(err, context.Canceled):
+		return 499 // the client went away (nginx's code): nobody reads it
 	}
 	return http.StatusInternalServerError
 }
 
 // errBadRequest marks invalid parameters.
 var errBadRequest = errors.New("bad request")
-
-func (srv *Server) fail(w http.ResponseWriter, err error) {
-	srv.opts.Logger.Error("request failed", "err", err)
-	http.Error(w, "internal error", http.StatusInternalServerError)
-}
 
 // clusterView is the cluster page's data.
 type clusterView struct {
@@ -366,83 +498,25 @@ type clusterView struct {
 	Members []indexer.Member
 }
 
-func (srv *Server) members(w http.ResponseWriter, r *http.Request) (clusterView, string, error) {
-	name, groups := srv.user(w, r)
+func (srv *Server) members(r *http.Request) (clusterView, error) {
 	order, err := ranking.ParseOrder(r.URL.Query().Get("sort"))
 	if err != nil {
-		return clusterView{}, name, fmt.Errorf("%w: %v", errBadRequest, err)
+		return clusterView{}, fmt.Errorf("%w: %v", errBadRequest, err)
 	}
 	id := r.PathValue("id")
-	ms, err := srv.s.Members(r.Context(), id, groups, order, r.URL.Query().Get("q"))
-	return clusterView{ID: id, Sort: r.URL.Query().Get("sort"), Members: ms}, name, err
+	ms, err := srv.s.Members(r.Context(), id, who(r).groups, order, r.URL.Query().Get("q"))
+	return clusterView{ID: id, Sort: r.URL.Query().Get("sort"), Members: ms}, err
 }
 
 func (srv *Server) clusterPage(w http.ResponseWriter, r *http.Request) {
-	view, name, err := srv.members(w, r)
-	p := page{Title: "Similar pages", User: name, Query: r.URL.Query().Get("q")}
+	view, err := srv.members(r)
+	p := page{Title: "Similar pages", Query: r.URL.Query().Get("q")}
 	if err != nil {
-		p.Error = srv.errorText(err)
-		srv.render(w, r, srv.errorStatus(err), "cluster.html", p)
+		srv.pageError(w, r, "cluster.html", p, err)
 		return
 	}
 	p.Data = view
 	srv.render(w, r, http.StatusOK, "cluster.html", p)
-}
-
-// diffView is the what-differs page's data.
-type diffView struct {
-	Member, Master indexer.Member
-	Edits          []Edit
-	Same           bool
-}
-
-// text returns a document's full text, if the user may see it.
-func (srv *Server) text(id string) (string, bool) {
-	if srv.opts.Text != nil {
-		return srv.opts.Text(id)
-	}
-	d, err := srv.s.Index().Document(id)
-	if err != nil || d == nil {
-		return "", false
-	}
-	return d.Body, true
-}
-
-func (srv *Server) diffPage(w http.ResponseWriter, r *http.Request) {
-	name, groups := srv.user(w, r)
-	p := page{Title: "What differs", User: name}
-	id := r.PathValue("id")
-	cluster := r.URL.Query().Get("cluster")
-	ms, err := srv.s.Members(r.Context(), cluster, groups, ranking.ByRelevance, "")
-	var view diffView
-	if err == nil {
-		err = fmt.Errorf("%w: %q in cluster %q", ranking.ErrNotFound, id, cluster)
-		for _, m := range ms {
-			if m.ID == id {
-				view.Member, err = m, nil
-			}
-		}
-	}
-	if err == nil {
-		// The master, or if the user may not see it, the first visible
-		// member: the user compares only what they may see.
-		view.Master = ms[0]
-		a, okA := srv.text(view.Master.ID)
-		b, okB := srv.text(view.Member.ID)
-		if !okA || !okB {
-			err = fmt.Errorf("%w: text of %q", ranking.ErrNotFound, id)
-		} else {
-			view.Edits = Diff(a, b)
-			view.Same = len(view.Edits) <= 1 && (len(view.Edits) == 0 || view.Edits[0].Op == '=')
-		}
-	}
-	if err != nil {
-		p.Error = srv.errorText(err)
-		srv.render(w, r, srv.errorStatus(err), "diff.html", p)
-		return
-	}
-	p.Data = view
-	srv.render(w, r, http.StatusOK, "diff.html", p)
 }
 
 func (srv *Server) status() Status {
@@ -457,29 +531,21 @@ func (srv *Server) status() Status {
 	return st
 }
 
-// admin reports whether a user with groups may see collection-wide
-// numbers.
-func (srv *Server) admin(groups []string) bool {
-	if len(srv.opts.AdminGroups) == 0 {
-		return true
-	}
-	for _, g := range groups {
-		if slices.Contains(srv.opts.AdminGroups, g) {
-			return true
+const adminOnly = "The status page, /api/stats and /metrics count every document, access-controlled ones included: they are for administrators."
+
+// adminOnly lets only administrators through to h.
+func (srv *Server) adminOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !who(r).admin {
+			srv.refuse(w, r, http.StatusForbidden, adminOnly)
+			return
 		}
-	}
-	return false
+		h.ServeHTTP(w, r)
+	})
 }
 
-const adminOnly = "The status page counts every document, access-controlled ones included: it is for administrators."
-
 func (srv *Server) statusPage(w http.ResponseWriter, r *http.Request) {
-	name, groups := srv.user(w, r)
-	if !srv.admin(groups) {
-		srv.render(w, r, http.StatusForbidden, "status.html", page{Title: "Status", User: name, Error: adminOnly})
-		return
-	}
-	srv.render(w, r, http.StatusOK, "status.html", page{Title: "Status", User: name, Data: srv.status()})
+	srv.render(w, r, http.StatusOK, "status.html", page{Title: "Status", Data: srv.status()})
 }
 
 // JSON API.
@@ -492,8 +558,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func (srv *Server) apiError(w http.ResponseWriter, err error) {
 	status := srv.errorStatus(err)
+	srv.count(err)
 	if status == http.StatusInternalServerError {
 		srv.opts.Logger.Error("api request failed", "err", err)
+	}
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
 	}
 	writeJSON(w, status, map[string]string{"error": srv.errorText(err)})
 }
@@ -506,7 +576,7 @@ type apiHit struct {
 }
 
 func (srv *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
-	res, _, _, _, err := srv.search(w, r, "api")
+	res, _, err := srv.search(r, "api")
 	if err != nil {
 		srv.apiError(w, err)
 		return
@@ -531,7 +601,7 @@ func (srv *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
 }
 
 func (srv *Server) apiCluster(w http.ResponseWriter, r *http.Request) {
-	view, _, err := srv.members(w, r)
+	view, err := srv.members(r)
 	if err != nil {
 		srv.apiError(w, err)
 		return
@@ -553,8 +623,7 @@ func (srv *Server) apiCluster(w http.ResponseWriter, r *http.Request) {
 }
 
 func (srv *Server) apiDoc(w http.ResponseWriter, r *http.Request) {
-	_, groups := srv.user(w, r)
-	d, err := srv.s.Document(r.PathValue("id"), groups)
+	d, err := srv.s.Document(r.PathValue("id"), who(r).groups)
 	if err != nil {
 		srv.apiError(w, err)
 		return
@@ -564,9 +633,5 @@ func (srv *Server) apiDoc(w http.ResponseWriter, r *http.Request) {
 }
 
 func (srv *Server) apiStats(w http.ResponseWriter, r *http.Request) {
-	if _, groups := srv.user(w, r); !srv.admin(groups) {
-		writeJSON(w, http.StatusForbidden, map[string]string{"error": adminOnly})
-		return
-	}
 	writeJSON(w, http.StatusOK, srv.status())
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/ranking"
+	"github.com/doppel-search/doppel/web/limiter"
 )
 
 const xss = `<script>alert("x")</script>`
@@ -345,38 +346,15 @@ func TestSearchPageAndWhatDiffers(t *testing.T) {
 }
 
 func TestHealthAndMetrics(t *testing.T) {
-	ts := testServer(t, Options{})
+	ts := testServer(t, Options{GroupsHeader: "X-Groups", AdminGroups: []string{"admin"}})
 	if code, body := get(t, ts.URL+"/healthz"); code != 200 || body != "ok\n" {
 		t.Errorf("healthz: %d %q", code, body)
 	}
 	apiSearch(t, ts.URL, "vpn")
-	_, body := get(t, ts.URL+"/metrics")
+	_, body := get(t, ts.URL+"/metrics", "X-Groups", "admin")
 	for _, want := range []string{`doppel_queries_total{endpoint="api",outcome="ok"} 1`, "doppel_query_duration_seconds_bucket", "doppel_index_documents"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q", want)
-		}
-	}
-}
-
-func TestDiff(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want []Edit
-	}{
-		{"a b c", "a b c", []Edit{{'=', "a b c"}}},
-		{"a b c", "a x c", []Edit{{'=', "a"}, {'-', "b"}, {'+', "x"}, {'=', "c"}}},
-		{"a b", "a b c d", []Edit{{'=', "a b"}, {'+', "c d"}}},
-		{"", "x", []Edit{{'+', "x"}}},
-	} {
-		got := Diff(tc.a, tc.b)
-		if len(got) != len(tc.want) {
-			t.Errorf("Diff(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
-			continue
-		}
-		for i := range got {
-			if got[i] != tc.want[i] {
-				t.Errorf("Diff(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
-			}
 		}
 	}
 }
@@ -395,6 +373,65 @@ func TestStatusIsForAdmins(t *testing.T) {
 			if code == 403 && strings.Contains(body, "searchable") && p == "/api/stats" {
 				t.Errorf("%s leaks numbers to %q: %s", p, tc.groups, body)
 			}
+		}
+	}
+}
+
+// TestBusyTimeoutAndMetrics: a client over its share gets 429, a full
+// server 503, both with Retry-After and at once; the client's next
+// request over its share 429 after limiter.Options.Tarpit; a request past
+// the deadline 503; /metrics counts them.
+func TestBusyTimeoutAndMetrics(t *testing.T) {
+	block := make(chan struct{})
+	srv, ts := floodServer(t, 1, Options{Timeout: 600 * time.Millisecond, GroupsHeader: "X-Groups", AdminGroups: []string{"admin"},
+		Limits: limiter.Options{MaxConcurrent: 2, PerClient: 1, MaxWait: 50 * time.Millisecond, Tarpit: 100 * time.Millisecond}})
+	text := srv.opts.Text
+	srv.opts.Text = func(id string) (string, bool) { <-block; return text(id) }
+	diff := ts.URL + "/diff/" + url.PathEscape("http://intra/long-copy") + "?cluster=long"
+	type answer struct {
+		code  int
+		retry string
+		body  string
+	}
+	ask := func(u, client string) answer {
+		resp, err := http.DefaultClient.Do(newReq(t, u, "X-Forwarded-For", client))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return answer{resp.StatusCode, resp.Header.Get("Retry-After"), string(body)}
+	}
+	held := make(chan answer, 2)
+	go func() { held <- ask(diff, "192.0.2.1") }() // holds a slot until the deadline
+	go func() { held <- ask(diff, "192.0.2.2") }()
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	if a := ask(ts.URL+"/api/search?q=canteen", "192.0.2.1"); a.code != 429 || a.retry == "" || time.Since(start) > 50*time.Millisecond {
+		t.Errorf("second request of a client: %d, Retry-After %q, after %v", a.code, a.retry, time.Since(start))
+	}
+	start = time.Now()
+	if a := ask(ts.URL+"/api/search?q=canteen", "192.0.2.1"); a.code != 429 || a.retry == "" || time.Since(start) < 100*time.Millisecond {
+		t.Errorf("third request of a client, refused before: %d, Retry-After %q, after %v (want after the tarpit, 100ms)", a.code, a.retry, time.Since(start))
+	}
+	if a := ask(ts.URL+"/?q=canteen", "192.0.2.3"); a.code != 503 || a.retry == "" || !strings.Contains(a.body, "busy") {
+		t.Errorf("a third client with both slots taken: %d, Retry-After %q", a.code, a.retry)
+	}
+	for range 2 {
+		if a := <-held; a.code != 503 || a.retry == "" || !strings.Contains(a.body, "took too long") {
+			t.Errorf("a diff past the deadline: %d %q %.300s", a.code, a.retry, a.body)
+		}
+	}
+	close(block)
+	if a := ask(diff, "192.0.2.1"); a.code != 200 {
+		t.Errorf("after: %d", a.code)
+	}
+	get(t, ts.URL+"/api/search?syntax=bleve&q=*o*")
+	_, body := get(t, ts.URL+"/metrics", "X-Groups", "admin")
+	for _, want := range []string{"doppel_rejected_client_total 2", "doppel_rejected_held_total 1", "doppel_greedy_clients 1", "doppel_rejected_busy_total 1", "doppel_timeouts_total 2",
+		"doppel_rejected_too_broad_total 1", `doppel_queries_total{endpoint="api",outcome="too_broad"} 1`, "doppel_diffs_computed_total 1"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q", want)
 		}
 	}
 }

@@ -147,7 +147,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		var ignored []string
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
-			case "data", "max-pages", "serve", "once", "groups-header", "demo-users", "admin-groups", "trusted-proxies":
+			case "data", "max-pages", "serve", "once", "groups-header", "trusted-proxies", "demo-users", "admin-groups", "admin-addr":
 			default:
 				ignored = append(ignored, "--"+f.Name)
 			}
@@ -160,7 +160,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return errUsage
 		}
 	}
-	webOpts, err := identity()
+	id, err := identity()
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return crawlAndReport(ctx, c, *data, !*once, stdout, stderr)
 	}
 	// Search while crawling: the index being built, from this process.
-	srv, err := listen(c.View(), *serveAddr, webOpts, stdout)
+	srv, err := listen(c.View(), *serveAddr, id, stdout, stderr)
 	if err != nil {
 		return err
 	}

@@ -143,11 +143,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stdout, "\nThe crawl is kept in %s: try doppel export --data %s, or doppel serve --data %s\n", dir, dir, dir)
 	}
 	fmt.Fprintln(stdout, "\nDemo users: guest sees public pages; hr-staff also sees the HR pages under /hr/; admin sees everything and the status page.")
-	opts := web.Options{DemoUsers: []web.DemoUser{{Name: "guest"}, {Name: "hr-staff", Groups: []string{"hr"}},
-		{Name: "admin", Groups: []string{"hr", "admin"}}}, AdminGroups: []string{"admin"}}
-	err = serve(ctx, c.View(), *addr, opts, stdout)
+	id := identity{web: web.Options{DemoUsers: []web.DemoUser{{Name: "guest"}, {Name: "hr-staff", Groups: []string{"hr"}},
+		{Name: "admin", Groups: []string{"hr", "admin"}}}, AdminGroups: []string{"admin"}}}
+	err = serve(ctx, c.View(), *addr, id, stdout, stderr)
 	if err != nil && *addr == "127.0.0.1:8080" && isAddrInUse(err) {
-		err = serve(ctx, c.View(), "127.0.0.1:0", opts, stdout)
+		err = serve(ctx, c.View(), "127.0.0.1:0", id, stdout, stderr)
 	}
 	return err
 }

@@ -5,7 +5,8 @@
 //	doppel demo   [--data DIR]
 //	doppel crawl  --seed URL [--seed URL…] --data DIR [--max-pages N] [--config FILE] [flags]
 //	doppel export --data DIR [--out FILE]
-//	doppel serve  --data DIR [--addr 127.0.0.1:8080] [--groups-header H | --demo-users SPEC]
+//	doppel serve  --data DIR [--addr 127.0.0.1:8080] [--groups-header H [--trusted-proxies CIDRS] | --demo-users SPEC]
+//	              [--admin-groups G | --admin-addr 127.0.0.1:8081]
 //	doppel dedup  --in docs.jsonl[.gz] --out clusters.jsonl [flags]
 //	doppel eval   --in docs.jsonl[.gz] [--truth pairs.jsonl.gz] [flags]
 //

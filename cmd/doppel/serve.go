@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
@@ -24,11 +25,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
 	identity := identityFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: doppel serve --data DIR [--addr 127.0.0.1:8080] [--groups-header H | --demo-users SPEC]\n\n"+
+		fmt.Fprintln(stderr, "usage: doppel serve --data DIR [--addr 127.0.0.1:8080] [--groups-header H [--trusted-proxies CIDRS] | --demo-users SPEC]\n"+
+			"                   [--admin-groups G | --admin-addr 127.0.0.1:8081]\n\n"+
 			"Serves the search UI and JSON API over a crawl, read-only: it opens the crawl's records and index\n"+
 			"without rebuilding anything, so it answers at once. A crawl running in another process holds the\n"+
 			"data directory; search it with doppel crawl --serve instead. Without --groups-header or\n"+
-			"--demo-users every visitor is anonymous and sees public documents only.\n\nFlags:")
+			"--demo-users every visitor is anonymous and sees public documents only. The groups header is\n"+
+			"believed only from --trusted-proxies (default: loopback); repeated, the request is refused.\n"+
+			"The status page, /api/stats and /metrics are for --admin-groups, or on --admin-addr.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -48,28 +52,94 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer v.Close()
-	return serve(ctx, v, *addr, opts, stdout)
+	return serve(ctx, v, *addr, opts, stdout, stderr)
 }
 
-// identityFlags defines the flags that say who a visitor is and returns a
-// function that reads them, after parsing, into web.Options.
-func identityFlags(fs *flag.FlagSet) func() (web.Options, error) {
-	header := fs.String("groups-header", "", "trusted request `header` with the user's access groups, comma-separated, set by your reverse proxy")
+// identity is who visitors are and who administers, from the flags.
+type identity struct {
+	web       web.Options // GroupsHeader, TrustedProxies, DemoUsers, AdminGroups
+	adminAddr string      // the administrators' listener, if any
+	trustSet  bool        // --trusted-proxies was given
+}
+
+// identityFlags defines the flags that say who a visitor is and who
+// administers, and returns a function that reads them after parsing.
+func identityFlags(fs *flag.FlagSet) func() (identity, error) {
+	header := fs.String("groups-header", "", "request `header` with the user's access groups, comma-separated, set by your reverse proxy (believed only from --trusted-proxies)")
+	trusted := fs.String("trusted-proxies", "", "comma-separated `addresses` and CIDR networks of the reverse proxies whose --groups-header and X-Forwarded-For are believed (default: loopback, 127.0.0.0/8 and ::1)")
 	demoUsers := fs.String("demo-users", "", "selectable demo users, e.g. \"guest=;alice=hr,it\" (ignored with --groups-header)")
-	admins := fs.String("admin-groups", "", "comma-separated `groups` that may see the status page and /api/stats (default: everybody)")
-	return func() (web.Options, error) {
+	admins := fs.String("admin-groups", "", "comma-separated `groups` that may see the status page, /api/stats and /metrics (default: nobody; see --admin-addr)")
+	adminAddr := fs.String("admin-addr", "", "also serve the status page, /api/stats and /metrics, to anybody who connects, on this loopback `address` (e.g. 127.0.0.1:8081)")
+	return func() (identity, error) {
 		users, err := parseDemoUsers(*demoUsers)
 		if err != nil {
-			return web.Options{}, err
+			return identity{}, err
 		}
-		var adminGroups []string
-		for _, g := range strings.Split(*admins, ",") {
-			if g = strings.TrimSpace(g); g != "" {
-				adminGroups = append(adminGroups, g)
-			}
+		proxies, err := parseTrustedProxies(*trusted)
+		if err != nil {
+			return identity{}, err
 		}
-		return web.Options{GroupsHeader: *header, DemoUsers: users, AdminGroups: adminGroups}, nil
+		if *adminAddr != "" && !isLoopback(*adminAddr) {
+			return identity{}, fmt.Errorf("--admin-addr %s: give a loopback address such as 127.0.0.1:8081 (anybody who connects sees every document's counts; elsewhere use --admin-groups)", *adminAddr)
+		}
+		return identity{web: web.Options{GroupsHeader: *header, TrustedProxies: proxies, DemoUsers: users, AdminGroups: splitList(*admins)},
+			adminAddr: *adminAddr, trustSet: *trusted != ""}, nil
 	}
+}
+
+// splitList splits a comma-separated list, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, g := range strings.Split(s, ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// warning returns what serving on addr with these identity settings
+// should warn about, if anything: a groups header with no trusted proxies
+// on an address others can reach.
+func (id identity) warning(addr string) string {
+	if id.web.GroupsHeader == "" || id.trustSet || isLoopback(addr) {
+		return ""
+	}
+	return fmt.Sprintf("warning: listening on %s, not a loopback address, with --groups-header %s but no --trusted-proxies:\n"+
+		"  the header is believed only from loopback (a proxy on this host); requests from elsewhere are anonymous.\n"+
+		"  Give --trusted-proxies with your reverse proxy's address, and let only it reach %s.\n", addr, id.web.GroupsHeader, addr)
+}
+
+// parseTrustedProxies parses "10.0.0.5,192.168.1.0/24,::1"; empty gives
+// nil (web's default: loopback).
+func parseTrustedProxies(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, p := range splitList(s) {
+		if pre, err := netip.ParsePrefix(p); err == nil {
+			out = append(out, pre.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(p)
+		if err != nil {
+			return nil, fmt.Errorf("--trusted-proxies: %q is neither an IP address nor a CIDR network", p)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
+}
+
+// isLoopback reports whether a listen address names a loopback host
+// ("localhost" included); an empty host (all interfaces) is not.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback()
 }
 
 // parseDemoUsers parses "name=group,group;name=…".
@@ -96,51 +166,78 @@ func parseDemoUsers(spec string) ([]web.DemoUser, error) {
 }
 
 // serve runs the web server over the crawl until ctx is done.
-func serve(ctx context.Context, v *crawler.View, addr string, opts web.Options, stdout io.Writer) error {
-	ln, err := listen(v, addr, opts, stdout)
+func serve(ctx context.Context, v *crawler.View, addr string, id identity, stdout, stderr io.Writer) error {
+	ln, err := listen(v, addr, id, stdout, stderr)
 	if err != nil {
 		return err
 	}
 	return ln.serve(ctx)
 }
 
-// A server is the search UI listening, not yet serving.
+// A server is the search UI (and the administrators' listener, if any)
+// listening, not yet serving.
 type server struct {
-	hs *http.Server
-	ln net.Listener
+	hs  []*http.Server
+	lns []net.Listener
 }
 
-// listen binds addr and prepares the web server over the crawl.
-func listen(v *crawler.View, addr string, opts web.Options, stdout io.Writer) (*server, error) {
+// listen binds addr (and the admin address) and prepares the web server
+// over the crawl, with web.HTTPServer's connection limits.
+func listen(v *crawler.View, addr string, id identity, stdout, stderr io.Writer) (*server, error) {
+	opts := id.web
 	opts.Text = v.Text
 	opts.Status = cachedStatus(v, 5*time.Second)
 	srv, err := web.New(ranking.New(v.Index(), ranking.Options{}), opts)
 	if err != nil {
 		return nil, err
 	}
+	if w := id.warning(addr); w != "" {
+		fmt.Fprint(stderr, w)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listening on %s: %w", addr, err)
 	}
+	s := &server{hs: []*http.Server{web.HTTPServer(srv, web.HTTPOptions{})}, lns: []net.Listener{ln}}
 	fmt.Fprintf(stdout, "Search UI: http://%s/  (JSON API under /api/, metrics at /metrics; Ctrl-C stops)\n", ln.Addr())
-	return &server{hs: &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}, ln: ln}, nil
+	if id.adminAddr != "" {
+		aln, err := net.Listen("tcp", id.adminAddr)
+		if err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("listening on %s: %w", id.adminAddr, err)
+		}
+		s.hs = append(s.hs, web.HTTPServer(srv.AdminHandler(), web.HTTPOptions{}))
+		s.lns = append(s.lns, aln)
+		fmt.Fprintf(stdout, "Status for administrators: http://%s/status  (/api/stats, /metrics)\n", aln.Addr())
+	}
+	return s, nil
 }
 
 // serve serves until ctx is done, then shuts down gracefully.
 func (s *server) serve(ctx context.Context) error {
-	errc := make(chan error, 1)
-	go func() { errc <- s.hs.Serve(s.ln) }()
+	errc := make(chan error, len(s.hs))
+	for i, hs := range s.hs {
+		go func() { errc <- hs.Serve(s.lns[i]) }()
+	}
 	select {
 	case err := <-errc:
+		s.shutdown()
 		return err
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := s.hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			return err
-		}
-		return nil
+		return s.shutdown()
 	}
+}
+
+func (s *server) shutdown() error {
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var errs []error
+	for _, hs := range s.hs {
+		if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // cachedStatus computes the status page's numbers at most once per ttl.

@@ -9,11 +9,18 @@
 //     switching demo users, saving a PNG screenshot of every step;
 //   - load the collapsed search API and a plain bleve search over the same
 //     index with concurrent clients and log throughput and latency
-//     (TestLoad).
+//     (TestLoad);
+//   - attack the search server with 100 hostile clients from one address
+//     while 4 ordinary users search, and check issue 10's bounds: every
+//     hostile request answered within 5 s, the ordinary queries' p99 at most
+//     250 ms during and after the attack, peak RSS at most 1 GB
+//     (TestAbuse; on the demo crawl, or on any crawl's data directory).
 //
 // Environment:
 //
 //	DOPPEL_REQUIRE_BROWSER=1  fail, rather than skip, when Chromium is missing
 //	DOPPEL_ARTIFACTS=DIR      where screenshots go (default: a new directory under os.TempDir())
 //	DOPPEL_LOAD_SECONDS=N     how long each load phase runs (default 3)
+//	DOPPEL_ABUSE_DATA=DIR     the crawl TestAbuse attacks, opened read-only (default: the demo crawl)
+//	DOPPEL_ABUSE_SECONDS=N    how long the attack lasts (default 3)
 package e2e

@@ -113,11 +113,10 @@ func (s *loadStats) pct(p float64) time.Duration {
 }
 
 // load runs loadClients clients against base+path+"?q=…" for d, each cycling
-// through loadQueries from its own offset, over keep-alive connections.
+// through loadQueries from its own offset, over a keep-alive connection
+// from an address of its own (127.0.0.10, .11, …: people, whom the
+// server's per-client limit counts apart).
 func load(t *testing.T, name, base, path string, d time.Duration) *loadStats {
-	tr := &http.Transport{MaxIdleConns: loadClients, MaxIdleConnsPerHost: loadClients, IdleConnTimeout: time.Minute}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	var (
@@ -128,6 +127,8 @@ func load(t *testing.T, name, base, path string, d time.Duration) *loadStats {
 	start := time.Now()
 	for c := range loadClients {
 		wg.Go(func() {
+			client := clientFrom(fmt.Sprintf("127.0.0.%d", 10+c), 1, 30*time.Second)
+			defer client.CloseIdleConnections()
 			var lat []time.Duration
 			var errs []string
 			for i := c; ctx.Err() == nil; i++ {

@@ -1,0 +1,403 @@
+package multiterm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/search/searcher"
+	index "github.com/blevesearch/bleve_index_api"
+)
+
+// Errors for errors.Is; the search returns them in an *Error.
+var (
+	// ErrTooManyTerms means the multi-term queries of a query tree match
+	// more index terms than Options.MaxTerms.
+	ErrTooManyTerms = errors.New("multiterm: too many terms")
+	// ErrTermTooLong means a fuzzy term is longer than
+	// Options.MaxFuzzyRunes.
+	ErrTermTooLong = errors.New("multiterm: fuzzy term too long")
+)
+
+// An Error says which multi-term query a search refused.
+type Error struct {
+	Query string // the query as written: `wildcard "*e*"`, `regular expression /.*/`, `fuzzy term "a"~2`
+	Field string // the field it was expanded in (empty for ErrTermTooLong)
+	Limit int    // the terms that were left for it, or for ErrTermTooLong the longest term
+	Err   error  // ErrTooManyTerms or ErrTermTooLong
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	if errors.Is(e.Err, ErrTermTooLong) {
+		return fmt.Sprintf("multiterm: the %s has more than %d characters", e.Query, e.Limit)
+	}
+	return fmt.Sprintf("multiterm: the %s matches more than %d terms in %s", e.Query, e.Limit, e.Field)
+}
+
+// Unwrap returns e.Err.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Options configures Bound. The zero value means the defaults.
+type Options struct {
+	// MaxTerms is how many index terms the multi-term queries of one query
+	// tree may expand to, in all. Default 1024 (Lucene's maximum clause
+	// count).
+	MaxTerms int
+	// MaxFuzzyRunes is the longest term a fuzzy query may have: its
+	// Levenshtein automaton grows with the term. Default 64.
+	MaxFuzzyRunes int
+}
+
+func (o *Options) ensureDefaults() {
+	if o.MaxTerms <= 0 {
+		o.MaxTerms = 1024
+	}
+	if o.MaxFuzzyRunes <= 0 {
+		o.MaxFuzzyRunes = 64
+	}
+}
+
+// checkEvery is how many dictionary terms are read between two checks of
+// the search's context.
+const checkEvery = 64
+
+// Bound returns q with every multi-term query in it replaced by a bounded
+// one, the replacements sharing one budget of opts.MaxTerms terms, and how
+// many it replaced. It changes q's compound queries in place (their
+// unexported state cannot be copied): give it a query built for this
+// search. A bounded query is safe for concurrent use; its budget is spent
+// once, by the first search that expands it.
+func Bound(q query.Query, opts Options) (query.Query, int) {
+	opts.ensureDefaults()
+	b := &budget{left: opts.MaxTerms, max: opts.MaxTerms, maxFuzzy: opts.MaxFuzzyRunes}
+	n := 0
+	return b.bound(q, &n), n
+}
+
+// budget is the terms the bounded queries of one tree may still expand to.
+type budget struct {
+	mu       sync.Mutex
+	left     int
+	max      int
+	maxFuzzy int
+}
+
+// take spends n terms; it reports false if fewer are left.
+func (b *budget) take(n int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n > b.left {
+		return false
+	}
+	b.left -= n
+	return true
+}
+
+func (b *budget) remaining() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.left
+}
+
+func (b *budget) bound(q query.Query, n *int) query.Query {
+	leaf := func(k kind, text, field string, boost *query.Boost, what string) query.Query {
+		*n++
+		return &bounded{kind: k, text: text, field: field, boost: boost, what: what, budget: b}
+	}
+	switch q := q.(type) {
+	case *query.BooleanQuery:
+		for _, c := range []*query.Query{&q.Must, &q.Should, &q.MustNot, &q.Filter} {
+			if *c != nil {
+				*c = b.bound(*c, n)
+			}
+		}
+	case *query.ConjunctionQuery:
+		for i := range q.Conjuncts {
+			q.Conjuncts[i] = b.bound(q.Conjuncts[i], n)
+		}
+	case *query.DisjunctionQuery:
+		for i := range q.Disjuncts {
+			q.Disjuncts[i] = b.bound(q.Disjuncts[i], n)
+		}
+	case *query.WildcardQuery:
+		return leaf(regexpKind, wildcardToRegexp.Replace(q.Wildcard), q.FieldVal, q.BoostVal, fmt.Sprintf("wildcard %q", q.Wildcard))
+	case *query.RegexpQuery:
+		// As bleve does: the pattern matches whole terms; a leading ^ is
+		// dropped.
+		return leaf(regexpKind, strings.TrimPrefix(q.Regexp, "^"), q.FieldVal, q.BoostVal, fmt.Sprintf("regular expression /%s/", q.Regexp))
+	case *query.PrefixQuery:
+		return leaf(prefixKind, q.Prefix, q.FieldVal, q.BoostVal, fmt.Sprintf("prefix %q", q.Prefix))
+	case *query.FuzzyQuery:
+		if q.Fuzziness == 0 {
+			return q // a term query (or bleve's "auto" fuzziness, which Bound cannot see: not from the query string)
+		}
+		*n++
+		return &bounded{kind: fuzzyKind, text: q.Term, fuzziness: q.Fuzziness, prefix: q.Prefix, field: q.FieldVal,
+			boost: q.BoostVal, what: fmt.Sprintf("fuzzy term %q~%d", q.Term, q.Fuzziness), budget: b}
+	case *query.MatchQuery:
+		if q.Fuzziness == 0 {
+			return q
+		}
+		*n++
+		return &fuzzyMatch{MatchQuery: *q, budget: b}
+	}
+	return q
+}
+
+// wildcardToRegexp is bleve's translation of a wildcard into a regular
+// expression (search/query/wildcard.go).
+var wildcardToRegexp = strings.NewReplacer(
+	"+", `\+`, "(", `\(`, ")", `\)`, "^", `\^`, "$", `\$`, ".", `\.`, "{", `\{`, "}", `\}`,
+	"[", `\[`, "]", `\]`, `|`, `\|`, `\`, `\\`,
+	"*", ".*", "?", ".")
+
+type kind int8
+
+const (
+	regexpKind kind = iota
+	prefixKind
+	fuzzyKind
+)
+
+// bounded is a multi-term query expanded within a budget.
+type bounded struct {
+	kind      kind
+	text      string // regular expression, prefix or fuzzy term
+	fuzziness int
+	prefix    int // fuzzy: leading runes that must match exactly
+	field     string
+	boost     *query.Boost
+	what      string // for errors, as the user wrote it
+	budget    *budget
+
+	mu       sync.Mutex
+	expanded bool
+	terms    []string
+	dists    []uint8 // fuzzy: edit distance of each term
+}
+
+// Searcher implements query.Query.
+func (q *bounded) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options search.SearcherOptions) (search.Searcher, error) {
+	field := q.field
+	if field == "" {
+		field = m.DefaultSearchField()
+	}
+	terms, dists, err := q.expand(ctx, i, field)
+	if err != nil {
+		return nil, err
+	}
+	// The searchers bleve's own queries would build: a match-none
+	// searcher would differ, as a query string's boolean query drops
+	// clauses that match nothing by construction.
+	switch {
+	case q.kind != regexpKind && (len(terms) == 0 || len(terms) == 1 && terms[0] == q.text):
+		return searcher.NewTermSearcher(ctx, i, q.text, field, q.boost.Value(), options)
+	case q.kind == fuzzyKind:
+		return searcher.NewMultiTermSearcherBoosted(ctx, i, terms, field, q.boost.Value(), dists, options, false)
+	}
+	return searcher.NewMultiTermSearcher(ctx, i, terms, field, q.boost.Value(), options, false)
+}
+
+// Validate implements query.ValidatableQuery.
+func (q *bounded) Validate() error {
+	switch {
+	case q.kind == fuzzyKind && (q.fuzziness < 0 || q.fuzziness > searcher.MaxFuzziness):
+		return fmt.Errorf("multiterm: %s: fuzziness must be 1 or %d", q.what, searcher.MaxFuzziness)
+	case q.kind == fuzzyKind && utf8.RuneCountInString(q.text) > q.budget.maxFuzzy:
+		return &Error{Query: q.what, Limit: q.budget.maxFuzzy, Err: ErrTermTooLong}
+	}
+	return nil
+}
+
+// expand returns the query's terms in field, enumerating them on the first
+// call.
+func (q *bounded) expand(ctx context.Context, r index.IndexReader, field string) ([]string, []uint8, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.expanded {
+		return q.terms, q.dists, nil
+	}
+	if err := q.Validate(); err != nil {
+		return nil, nil, err
+	}
+	limit := q.budget.remaining()
+	var terms []string
+	var dists []uint8
+	add := func(term string, dist uint8) error {
+		if len(terms)%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if len(terms) >= limit {
+			return &Error{Query: q.what, Field: field, Limit: limit, Err: ErrTooManyTerms}
+		}
+		terms = append(terms, term)
+		dists = append(dists, dist)
+		return nil
+	}
+	var err error
+	switch q.kind {
+	case regexpKind:
+		err = expandRegexp(r, field, q.text, add)
+	case prefixKind:
+		err = walk(dict(r, field, q.text))(add)
+	case fuzzyKind:
+		err = expandFuzzy(r, field, q.text, q.fuzziness, q.prefix, add)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if !q.budget.take(len(terms)) { // another query of the tree took them meanwhile
+		return nil, nil, &Error{Query: q.what, Field: field, Limit: q.budget.remaining(), Err: ErrTooManyTerms}
+	}
+	q.expanded, q.terms, q.dists = true, terms, dists
+	return terms, dists, nil
+}
+
+// walk returns a function that calls add with every term of a dictionary
+// (with its edit distance, for fuzzy dictionaries) and closes it.
+func walk(d index.FieldDict, err error) func(add func(string, uint8) error) error {
+	return func(add func(string, uint8) error) error {
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		for {
+			e, err := d.Next()
+			if err != nil || e == nil {
+				return err
+			}
+			if err := add(e.Term, e.EditDistance); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// dict returns the terms of field that start with prefix. (An index
+// without automatons lists none for an empty prefix: hence FieldDict.)
+func dict(r index.IndexReader, field, prefix string) (index.FieldDict, error) {
+	if prefix == "" {
+		return r.FieldDict(field)
+	}
+	return r.FieldDictPrefix(field, []byte(prefix))
+}
+
+// expandRegexp calls add with the terms of field that pattern matches
+// whole, through the index's automaton if it has one, and otherwise as
+// bleve's NewRegexpSearcher does (the leftmost match must span the term).
+func expandRegexp(r index.IndexReader, field, pattern string, add func(string, uint8) error) error {
+	if ir, ok := r.(index.IndexReaderRegexp); ok {
+		return walk(ir.FieldDictRegexp(field, pattern))(add)
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return err
+	}
+	prefix, complete := re.LiteralPrefix()
+	if complete {
+		return add(prefix, 0)
+	}
+	return walk(dict(r, field, prefix))(func(t string, _ uint8) error {
+		if m := re.FindStringIndex(t); m != nil && m[0] == 0 && m[1] == len(t) {
+			return add(t, 0)
+		}
+		return nil
+	})
+}
+
+// expandFuzzy calls add with the terms of field within fuzziness edits of
+// term that share its first prefix runes.
+func expandFuzzy(r index.IndexReader, field, term string, fuzziness, prefix int, add func(string, uint8) error) error {
+	pre := term
+	if n := prefix; n < utf8.RuneCountInString(term) {
+		pre = string([]rune(term)[:max(n, 0)])
+	}
+	if ir, ok := r.(index.IndexReaderFuzzy); ok {
+		return walk(ir.FieldDictFuzzy(field, term, fuzziness, pre))(add)
+	}
+	return walk(dict(r, field, pre))(func(t string, _ uint8) error {
+		if d, exceeded := search.LevenshteinDistanceMax(term, t, fuzziness); !exceeded && d <= fuzziness {
+			return add(t, uint8(d))
+		}
+		return nil
+	})
+}
+
+// fuzzyMatch is a match query with a fuzziness: its words, analyzed as
+// bleve's MatchQuery does, are bounded fuzzy queries.
+type fuzzyMatch struct {
+	query.MatchQuery
+	budget *budget
+
+	mu    sync.Mutex
+	words []query.Query // built on the first search
+}
+
+// Searcher implements query.Query.
+func (q *fuzzyMatch) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options search.SearcherOptions) (search.Searcher, error) {
+	field := q.FieldVal
+	if field == "" {
+		field = m.DefaultSearchField()
+	}
+	words, err := q.build(m, field)
+	if err != nil {
+		return nil, err
+	}
+	if len(words) == 0 {
+		return searcher.NewMatchNoneSearcher(i)
+	}
+	if q.Operator == query.MatchQueryOperatorAnd {
+		c := query.NewConjunctionQuery(words)
+		c.SetBoost(q.BoostVal.Value())
+		return c.Searcher(ctx, i, m, options)
+	}
+	d := query.NewDisjunctionQuery(words)
+	d.SetMin(1)
+	d.SetBoost(q.BoostVal.Value())
+	return d.Searcher(ctx, i, m, options)
+}
+
+func (q *fuzzyMatch) build(m mapping.IndexMapping, field string) ([]query.Query, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.words != nil {
+		return q.words, nil
+	}
+	name := q.Analyzer
+	if name == "" {
+		name = m.AnalyzerNameForPath(field)
+	}
+	an := m.AnalyzerNamed(name)
+	if an == nil {
+		return nil, fmt.Errorf("multiterm: no analyzer named %q", name)
+	}
+	words := []query.Query{}
+	for _, tok := range an.Analyze([]byte(q.Match)) {
+		w := &bounded{kind: fuzzyKind, text: string(tok.Term), fuzziness: q.Fuzziness, prefix: q.Prefix, field: field,
+			boost: q.BoostVal, what: fmt.Sprintf("fuzzy term %q~%d", tok.Term, q.Fuzziness), budget: q.budget}
+		if err := w.Validate(); err != nil {
+			return nil, err
+		}
+		words = append(words, w)
+	}
+	q.words = words
+	return words, nil
+}
+
+// Validate implements query.ValidatableQuery.
+func (q *fuzzyMatch) Validate() error {
+	if q.Fuzziness < 0 || q.Fuzziness > searcher.MaxFuzziness {
+		return fmt.Errorf("multiterm: fuzzy %q~%d: fuzziness must be 1 or %d", q.Match, q.Fuzziness, searcher.MaxFuzziness)
+	}
+	return nil
+}
