@@ -124,7 +124,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		dir:     dir,
 		queued:  map[string][]string{},
 		pacer:   polite.New(polite.Options{Parallelism: opts.HostParallelism, Delay: max(opts.Delay, 0)}),
-		maps:    sitemaps{byHost: map[string][]string{}, etags: map[string]string{}, index: map[string][]string{}},
+		maps:    sitemaps{byHost: map[string][]string{}, etags: map[string]string{}, index: map[string][]string{}, listed: map[string][]string{}},
 		recrawl: newRecrawl(opts.Revisit),
 	}
 	c.admit = admit.New(admit.Options{AllowedHosts: opts.AllowedHosts, AllowedPrefixes: opts.AllowedPrefixes,

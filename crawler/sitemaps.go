@@ -30,6 +30,11 @@ type sitemaps struct {
 	byHost map[string][]string // host → sitemap URLs (robots.txt's, or /sitemap.xml)
 	etags  map[string]string   // sitemap URL → ETag of the last reading
 	index  map[string][]string // sitemap URL → the sitemaps it named, if an index
+	listed map[string][]string // sitemap URL → the pages it listed at its last reading
+	// previous holds the pages of the last complete reading (every file
+	// read): a fetched page that has left the sitemaps since is fetched
+	// again at once — a page taken off a sitemap has often been deleted.
+	previous map[string]bool
 }
 
 // onRobots is admission's OnRobots hook: the host's Crawl-delay goes to
@@ -92,7 +97,12 @@ func (c *Crawler) readSitemapsOnce(ctx context.Context) *result {
 	c.maps.mu.Unlock()
 	r := &result{queued: make(chan struct{})}
 	seen := map[string]bool{}
-	for read := 0; len(files) > 0 && read < maxSitemapFiles && ctx.Err() == nil; read++ {
+	current, complete := map[string]bool{}, true
+	for read := 0; len(files) > 0 && ctx.Err() == nil; read++ {
+		if read == maxSitemapFiles {
+			complete = false
+			break
+		}
 		file := files[0]
 		files = files[1:]
 		if seen[file] {
@@ -102,6 +112,7 @@ func (c *Crawler) readSitemapsOnce(ctx context.Context) *result {
 		sm, err := c.fetchSitemap(ctx, file)
 		if err != nil {
 			slog.Debug("sitemap not read", "url", file, "err", err)
+			complete = false
 			continue
 		}
 		for _, e := range sm.Sitemaps {
@@ -109,7 +120,13 @@ func (c *Crawler) readSitemapsOnce(ctx context.Context) *result {
 				files = append(files, e.URL)
 			}
 		}
-		if err := c.noteSitemapURLs(r, sm.URLs); err != nil {
+		if err := c.noteSitemapURLs(r, sm.URLs, current); err != nil {
+			c.setFatal(err)
+			return nil
+		}
+	}
+	if complete && ctx.Err() == nil {
+		if err := c.noteDropped(r, current); err != nil {
 			c.setFatal(err)
 			return nil
 		}
@@ -124,12 +141,13 @@ func (c *Crawler) readSitemapsOnce(ctx context.Context) *result {
 // noteSitemapURLs adds a sitemap's entries to r: URLs without record as
 // links to queue, fetched ones whose lastmod is after their fetch as
 // revisits due now.
-func (c *Crawler) noteSitemapURLs(r *result, entries []sitemap.Entry) error {
+func (c *Crawler) noteSitemapURLs(r *result, entries []sitemap.Entry, current map[string]bool) error {
 	for _, e := range entries {
 		d := c.admit.Link(e.URL)
 		if d.Verdict == admit.Ignore {
 			continue
 		}
+		current[d.URL] = true
 		rec, known, err := c.pages.Get(d.URL)
 		if err != nil {
 			return err
@@ -139,6 +157,33 @@ func (c *Crawler) noteSitemapURLs(r *result, entries []sitemap.Entry) error {
 			r.links = append(r.links, link{Decision: d, task: task{Depth: 1}, priority: PriorityUnique, fixed: true})
 		case rec.Status == pages.Fetched && !e.LastMod.IsZero() && e.LastMod.After(rec.FetchedAt):
 			r.revisitNow = append(r.revisitNow, d.URL)
+		}
+	}
+	return nil
+}
+
+// noteDropped adds to r, as revisits due now, the fetched pages that a
+// complete reading of the sitemaps no longer lists but the previous one
+// did, and keeps current for the next reading.
+func (c *Crawler) noteDropped(r *result, current map[string]bool) error {
+	c.maps.mu.Lock()
+	previous := c.maps.previous
+	c.maps.previous = current
+	c.maps.mu.Unlock()
+	due := map[string]bool{}
+	for _, u := range r.revisitNow {
+		due[u] = true
+	}
+	for _, u := range slices.Sorted(maps.Keys(previous)) {
+		if current[u] || due[u] {
+			continue
+		}
+		rec, ok, err := c.pages.Get(u)
+		if err != nil {
+			return err
+		}
+		if ok && rec.Status == pages.Fetched {
+			r.revisitNow = append(r.revisitNow, u)
 		}
 	}
 	return nil
@@ -177,12 +222,15 @@ func (c *Crawler) fetchSitemap(ctx context.Context, file string) (*sitemap.Sitem
 	defer resp.Body.Close()
 	switch resp.StatusCode {
 	case http.StatusOK:
-	case http.StatusNotModified: // every lastmod in it was seen: only an index's files matter
+	case http.StatusNotModified: // every lastmod in it was seen: its files and pages as they were
 		c.maps.mu.Lock()
 		defer c.maps.mu.Unlock()
 		sm := &sitemap.Sitemap{}
 		for _, f := range c.maps.index[file] {
 			sm.Sitemaps = append(sm.Sitemaps, sitemap.Entry{URL: f})
+		}
+		for _, u := range c.maps.listed[file] {
+			sm.URLs = append(sm.URLs, sitemap.Entry{URL: u})
 		}
 		return sm, nil
 	default:
@@ -194,9 +242,12 @@ func (c *Crawler) fetchSitemap(ctx context.Context, file string) (*sitemap.Sitem
 	}
 	c.maps.mu.Lock()
 	c.maps.etags[file] = resp.Header.Get("ETag")
-	c.maps.index[file] = nil
+	c.maps.index[file], c.maps.listed[file] = nil, nil
 	for _, e := range sm.Sitemaps {
 		c.maps.index[file] = append(c.maps.index[file], e.URL)
+	}
+	for _, e := range sm.URLs {
+		c.maps.listed[file] = append(c.maps.listed[file], e.URL)
 	}
 	c.maps.mu.Unlock()
 	return sm, nil

@@ -13,11 +13,13 @@ import (
 // TestSitemaps: the sitemaps robots.txt names (an index, and the sitemap
 // it names) make the crawl find a page no page links to; later, a
 // sitemap lastmod newer than the copy makes the page fetched again at
-// once, long before its schedule would.
+// once, long before its schedule would; and a page taken off the sitemap
+// is fetched again at once, which finds it deleted.
 func TestSitemaps(t *testing.T) {
 	var mu sync.Mutex
 	hidden := "The archive of board minutes is kept here, one document for each meeting since the company was founded."
 	lastmod := time.Now().Add(-24 * time.Hour)
+	listed := true
 	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -28,11 +30,19 @@ func TestSitemaps(t *testing.T) {
 		case "/maps/index.xml":
 			fmt.Fprintf(w, `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>%s/maps/pages.xml</loc></sitemap></sitemapindex>`, base)
 		case "/maps/pages.xml":
+			if !listed {
+				fmt.Fprintf(w, `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/</loc></url></urlset>`, base)
+				return
+			}
 			fmt.Fprintf(w, `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/</loc></url><url><loc>%s/archive</loc><lastmod>%s</lastmod></url></urlset>`,
 				base, base, lastmod.UTC().Format(time.RFC3339))
 		case "/":
 			page(w, "home")
 		case "/archive":
+			if !listed {
+				http.Error(w, "gone", http.StatusGone)
+				return
+			}
 			w.Header().Set("Content-Type", "text/html")
 			fmt.Fprintf(w, "<html><head><title>Archive</title></head><body><main><p>%s</p></main></body></html>", hidden)
 		default:
@@ -60,5 +70,13 @@ func TestSitemaps(t *testing.T) {
 	}
 	if got := hits(t, c, "librarian"); len(got) != 1 {
 		t.Errorf("the archive's new text finds %v", got)
+	}
+
+	mu.Lock()
+	listed = false
+	mu.Unlock()
+	watchUntil(t, c, func() bool { return c.Stats().Gone >= 1 })
+	if got := hits(t, c, "librarian"); len(got) != 0 {
+		t.Errorf("the deleted archive is still found: %v", got)
 	}
 }
