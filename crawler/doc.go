@@ -6,7 +6,8 @@
 //
 //	c, err := crawler.Open(dir, crawler.Options{Seeds: []string{"https://intranet.example/"}})
 //	…
-//	err = c.Run(ctx) // Ctrl-C: returns ctx.Err(); Open and Run again to resume
+//	err = c.Run(ctx)   // one pass; Ctrl-C: returns ctx.Err(); Open and Run again to resume
+//	err = c.Watch(ctx) // or: crawl, then keep the index fresh until ctx is done
 //
 // # State and crash safety
 //
@@ -19,9 +20,12 @@
 //
 // # The write path
 //
-// Parallelism workers pop the frontier in priority order, fetch with one
-// colly collector (politeness: Delay and Parallelism through a colly limit
-// rule, Timeout, MaxBodyBytes, UserAgent), and, in parallel, check
+// Parallelism workers take URLs from the frontier in priority order, each
+// with a request slot of its host (package polite: at most HostParallelism
+// per host, each slot starting at most one request per Delay; one at a
+// time, Crawl-delay apart, under a robots.txt Crawl-delay; none while a
+// Retry-After lasts), fetch with one colly collector (Timeout,
+// MaxBodyBytes, UserAgent), and, in parallel, check
 // admission (package admit), parse and sign each page (package hook:
 // Parse, Prepare). One committer takes their results in arrival order and
 // processes up to 64 at a time: hook.Insert assigns clusters, records
@@ -60,7 +64,31 @@
 // host's answer for a URL that cannot exist) and pages whose <link
 // rel=canonical> names another URL (which is queued instead) are recorded
 // as skipped with the reason. Bodies over MaxBodyBytes are cut there and
-// processed. HTTP errors and timeouts are recorded as errors.
+// processed. Timeouts, connection errors, 5xx and 429 are transient: the
+// URL is fetched again after RetryBackoff, doubled each time (or the
+// Retry-After, if longer), up to MaxRetries times, then recorded as a
+// transient error, which the next run retries. Other HTTP errors are
+// recorded as errors.
+//
+// # Revisits
+//
+// Every fetched page has a revisit scheduled in the frontier
+// (Frontier.Schedule), when its policy (package schedule; Options.Revisit)
+// says: its change rate estimated from its history, the revisit budget
+// divided for the most expected freshness; near-duplicates that are not
+// masters CopyFactor times later. Due revisits (Frontier.Due) are fetched
+// at PriorityRevisit with If-None-Match / If-Modified-Since. A 304 or the
+// same content hash is unchanged; otherwise the page is signed and its
+// fingerprint compared with the detector's (dedup.Fingerprint.Compare): a
+// trivial change (within TrivialBits of SimHash) is re-indexed but does
+// not count as a change in the history; a real change goes through
+// hook.Update (detector, records, index), and re-checks the members of a
+// master that changed. 404 and 410 remove the page (hook.Remove; its
+// record says Gone). Sitemaps (robots.txt's, else /sitemap.xml) are read
+// at the start and every Revisit.Sitemaps for new URLs, lastmod hints and
+// pages taken off them. On Open, replay also brings records and index in
+// line with the rebuilt clusters where they differ from those revisits
+// left.
 //
 // # Admission and priority
 //
@@ -76,9 +104,9 @@
 // PriorityDuplicate; and once a path template (host and path with digit
 // runs generalized, see urlnorm.Template) has produced a near-duplicate,
 // its queued and future URLs drop to PriorityFamily. So when the page
-// budget (MaxPages) runs out, unique content has been crawled first. The
-// frontier's revisit schedule (Frontier.Schedule, Frontier.Due) is where
-// recrawl scheduling plugs in.
+// budget (MaxPages) runs out, unique content has been crawled first. Due
+// revisits (PriorityRevisit) come after links found on unique pages and
+// before those found on near-duplicates; retries (PriorityRetry) last.
 //
 // # Anchor text
 //
