@@ -240,6 +240,10 @@ func TestRecrawl(t *testing.T) {
 		t.Errorf("export: %v, %v; want /travel gone and /payroll fetched", seen, err)
 	}
 
+	if sum, err := c.View().Summary(); err != nil || sum.Gone != 1 {
+		t.Errorf("summary %+v, %v: want 1 page gone", sum, err)
+	}
+
 	// A restart replays the recorded state: the same answers, and the
 	// deleted page stays out.
 	before := outcomeOf(t, c)

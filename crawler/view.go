@@ -180,6 +180,7 @@ type Summary struct {
 	Duplicates int // fetched pages that joined a cluster
 	Skipped    int // URLs skipped
 	Errors     int // URLs that failed
+	Gone       int // pages fetched, then found deleted (404, 410) on a revisit
 	Queued     int // URLs waiting in the frontier
 	Clusters   int // clusters of fetched pages
 	Searchable int // documents a result page may show (as of the last flush)
@@ -213,6 +214,8 @@ func (v *View) Summary() (Summary, error) {
 			s.Skipped++
 		case pages.Failed:
 			s.Errors++
+		case pages.Gone:
+			s.Gone++
 		case pages.Fetched:
 			s.Fetched++
 			c, m := clusterOf(r, masters)

@@ -76,6 +76,7 @@ type Status struct {
 	Skipped      int         `json:"skipped"`       // near-duplicates not indexed (policy skip)
 	Queued       int         `json:"queued"`        // URLs waiting in the crawl frontier
 	Errors       int         `json:"errors"`        // URLs that failed
+	Gone         int         `json:"gone"`          // pages deleted since they were fetched (404, 410 on a revisit)
 	ClusterSizes map[int]int `json:"cluster_sizes"` // cluster size → clusters
 	Hamming      map[int]int `json:"hamming"`       // SimHash distance member–master → members
 }

@@ -253,7 +253,7 @@ func cachedStatus(v *crawler.View, ttl time.Duration) func() web.Status {
 		}
 		if s, err := v.Summary(); err == nil {
 			last = web.Status{Documents: s.Fetched, Clusters: s.Clusters, Duplicates: s.Duplicates, Queued: s.Queued,
-				Errors: s.Errors, Searchable: s.Searchable, Skipped: s.Fetched - s.Indexed,
+				Errors: s.Errors, Gone: s.Gone, Searchable: s.Searchable, Skipped: s.Fetched - s.Indexed,
 				ClusterSizes: s.ClusterSizes, Hamming: s.Hamming}
 		}
 		at = time.Now()
