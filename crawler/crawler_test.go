@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/crawler/urlnorm"
@@ -77,7 +78,14 @@ func crawl(t testing.TB, dir string, opts Options) *Crawler {
 // searchable returns the URLs a result page may show.
 func searchable(t testing.TB, c *Crawler) []string {
 	t.Helper()
-	req := bleve.NewSearchRequestOptions(c.Index().Searchable(bleve.NewMatchAllQuery()), 100000, 0, false)
+	return searchURLs(t, c, bleve.NewMatchAllQuery())
+}
+
+// searchURLs returns the URLs of the searchable documents matching q,
+// sorted.
+func searchURLs(t testing.TB, c *Crawler, q query.Query) []string {
+	t.Helper()
+	req := bleve.NewSearchRequestOptions(c.Index().Searchable(q), 100000, 0, false)
 	req.Fields = []string{"url"}
 	res, err := c.Index().Bleve().Search(req)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/doppel-search/doppel/crawler/pages"
@@ -130,18 +129,7 @@ func watchUntil(t *testing.T, c *Crawler, done func() bool) {
 // hits returns the searchable URLs matching text.
 func hits(t *testing.T, c *Crawler, text string) []string {
 	t.Helper()
-	req := bleve.NewSearchRequest(c.Index().Searchable(indexer.TextQuery(text)))
-	req.Fields = []string{"url"}
-	res, err := c.Index().Bleve().Search(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, h := range res.Hits {
-		out = append(out, h.Fields["url"].(string))
-	}
-	slices.Sort(out)
-	return out
+	return searchURLs(t, c, indexer.TextQuery(text))
 }
 
 const (

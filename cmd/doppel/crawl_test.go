@@ -324,15 +324,7 @@ func TestServe(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"serve", "--data", dir, "--addr", "127.0.0.1:0", "--groups-header", "X-Groups", "--admin-groups", "admin"}, &stdout, &stderr)
 	}()
-	var base string
-	for deadline := time.Now().Add(30 * time.Second); base == ""; time.Sleep(10 * time.Millisecond) {
-		if m := regexp.MustCompile(`Search UI: (http://[0-9.:]+/)`).FindStringSubmatch(stdout.String()); m != nil {
-			base = m[1]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve did not start: %s", stderr.String())
-		}
-	}
+	base := searchUI(t, &stdout, &stderr, "serve did not start")
 	count := func(groups string) int {
 		req, _ := http.NewRequest("GET", base+"api/search?q=hr&size=100", nil)
 		req.Header.Set("X-Groups", groups)
@@ -448,15 +440,7 @@ func TestCrawlServe(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"crawl", "--once", "--data", t.TempDir(), "--config", cfg, "--serve", "127.0.0.1:0"}, &stdout, &stderr)
 	}()
-	var base string
-	for deadline := time.Now().Add(30 * time.Second); base == ""; time.Sleep(5 * time.Millisecond) {
-		if m := regexp.MustCompile(`Search UI: (http://[0-9.:]+/)`).FindStringSubmatch(stdout.String()); m != nil {
-			base = m[1]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("crawl --serve did not start serving: %s", stderr.String())
-		}
-	}
+	base := searchUI(t, &stdout, &stderr, "crawl --serve did not start serving")
 	total := func() int {
 		resp, err := http.Get(base + "api/search?q=")
 		if err != nil {
@@ -522,15 +506,7 @@ func TestRunKeepsSearchFresh(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"run", "--data", t.TempDir(), "--config", cfg, "--addr", "127.0.0.1:0"}, &stdout, &stderr)
 	}()
-	var base string
-	for deadline := time.Now().Add(30 * time.Second); base == ""; time.Sleep(5 * time.Millisecond) {
-		if m := regexp.MustCompile(`Search UI: (http://[0-9.:]+/)`).FindStringSubmatch(stdout.String()); m != nil {
-			base = m[1]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("doppel run did not start serving: %s", stderr.String())
-		}
-	}
+	base := searchUI(t, &stdout, &stderr, "doppel run did not start serving")
 	found := func(q string) int {
 		resp, err := http.Get(base + "api/search?q=" + url.QueryEscape(q))
 		if err != nil {
@@ -564,5 +540,20 @@ func TestRunKeepsSearchFresh(t *testing.T) {
 	}
 	if n := summaryValue(t, stdout.String(), "revisits"); n < 1 || !strings.Contains(stdout.String(), "changed") {
 		t.Errorf("summary:\n%s", stdout.String())
+	}
+}
+
+// searchUI waits for the "Search UI: URL" line a serving command prints
+// and returns the URL; what fails says what did not start.
+func searchUI(t *testing.T, stdout, stderr *syncBuffer, what string) string {
+	t.Helper()
+	ui := regexp.MustCompile(`Search UI: (http://[0-9.:]+/)`)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if m := ui.FindStringSubmatch(stdout.String()); m != nil {
+			return m[1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %s", what, stderr.String())
+		}
 	}
 }
