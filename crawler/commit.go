@@ -138,7 +138,7 @@ func (c *Crawler) commit(ctx context.Context, group []*result, release func()) e
 				return err
 			}
 			unique = !res.Duplicate
-			mark.revisit = c.nextVisit(c.batch.Last(), false, res.Master == r.url, now)
+			mark.revisit = c.nextVisit(c.batch.Latest(r.url), false, res.Master == r.url, now)
 		default:
 			c.batch.Put(pages.Record{URL: r.url, Status: r.status, Reason: r.reason, FetchedAt: now, Transient: r.transient})
 			c.countDecision(r.status)

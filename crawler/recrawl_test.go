@@ -137,6 +137,8 @@ const (
 		"how per diem allowances are computed for trips abroad, and how to file an expense claim with receipts within thirty days."
 	payroll = "Payroll runs on the twenty-fifth of every month; corrections submitted after the tenth are paid in the following cycle, " +
 		"and overtime must be approved by a manager in the time tracking tool before the cut-off date of the period."
+	visitors = "Visitors sign in at reception with photo identification, receive a day pass for the lifts, and may use the guest " +
+		"wireless network; parking for visitors is on the lower level of the garage, next to the bicycle racks."
 	canteen = "The canteen on the second floor serves breakfast from seven to ten and lunch from half past eleven to two, " +
 		"with a vegetarian dish every day, a salad bar, and soup made fresh each morning by the kitchen staff."
 )
@@ -149,11 +151,13 @@ const (
 // goes on from the recorded state with nothing lost or doubled.
 func TestRecrawl(t *testing.T) {
 	site := &livingSite{pages: map[string]string{
-		"/":           "Welcome to the intranet.",
-		"/travel":     handbook,
-		"/old/travel": handbook + " Archived copy.",
-		"/payroll":    payroll,
-		"/canteen":    canteen + " Menu of Monday 2 March 2026.",
+		"/":            "Welcome to the intranet.",
+		"/travel":      handbook,
+		"/old/travel":  handbook + " Archived copy.",
+		"/payroll":     payroll,
+		"/canteen":     canteen + " Menu of Monday 2 March 2026.",
+		"/guide":       visitors,
+		"/print/guide": visitors + " Printed copy.",
 	}}
 	s := newSite(t, site)
 	dir := t.TempDir()
@@ -168,10 +172,11 @@ func TestRecrawl(t *testing.T) {
 
 	site.set("/payroll", "Salaries are now paid on the last working day of the month, and the payroll office moved to building C next to the library.")
 	site.set("/canteen", canteen+" Menu of Tuesday 3 March 2026.")
-	site.set("/travel", "") // 410 from now on
+	site.set("/travel", "")                                                                                                                                            // 410 from now on
+	site.set("/guide", "The guide was rewritten: visitors now register at the front desk, wear a badge at all times and are escorted to meeting rooms by their host.") // the master changes away from its copy
 	watchUntil(t, c, func() bool {
 		st := c.Stats()
-		return st.Changed >= 1 && st.Trivial >= 1 && st.Gone >= 1 && st.NotModified >= 2
+		return st.Changed >= 2 && st.Trivial >= 1 && st.Gone >= 1 && st.NotModified >= 2
 	})
 
 	st := c.Stats()
@@ -210,6 +215,18 @@ func TestRecrawl(t *testing.T) {
 	}
 	if !slices.ContainsFunc(recs[s.URL+"/payroll"].Schedule.History, func(o schedule.Observation) bool { return o.Changed }) {
 		t.Errorf("the payroll page's history has no change: %+v", recs[s.URL+"/payroll"].Schedule.History)
+	}
+	// The guide left its cluster; its copy, elected master in its place,
+	// keeps its own schedule: the change is in the guide's history only.
+	guide, printed := recs[s.URL+"/guide"], recs[s.URL+"/print/guide"]
+	if guide.Cluster == printed.Cluster {
+		t.Errorf("the rewritten guide is still in its old copy's cluster %s", guide.Cluster)
+	}
+	if !slices.ContainsFunc(guide.Schedule.History, func(o schedule.Observation) bool { return o.Changed }) {
+		t.Errorf("the rewritten guide's history has no change: %+v", guide.Schedule.History)
+	}
+	if slices.ContainsFunc(printed.Schedule.History, func(o schedule.Observation) bool { return o.Changed }) {
+		t.Errorf("the unchanged printed guide's history has a change: %+v", printed.Schedule.History)
 	}
 	if got := hits(t, c, "Tuesday"); !slices.Equal(got, []string{s.URL + "/canteen"}) {
 		t.Errorf("the canteen's new date finds %v: a trivial change is still indexed", got)

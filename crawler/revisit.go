@@ -162,8 +162,11 @@ func (c *Crawler) revisit(ctx context.Context, r *result, now time.Time) (doneMa
 		}
 		rec := prev
 		rec.FetchedAt = now
-		if r.etag != "" || r.modified != "" {
-			rec.ETag, rec.Modified = r.etag, r.modified
+		if r.etag != "" { // a 304 need not repeat the validators
+			rec.ETag = r.etag
+		}
+		if r.modified != "" {
+			rec.Modified = r.modified
 		}
 		master := c.isMaster(rec.URL, rec.Cluster)
 		mark.revisit = c.nextVisit(&rec, false, master, now)
@@ -184,9 +187,7 @@ func (c *Crawler) revisit(ctx context.Context, r *result, now time.Time) (doneMa
 		}
 		c.sinceFlush++
 		master := p.Result.Master == p.URL
-		rec := c.batch.Last()
-		mark.revisit = c.nextVisit(rec, !trivial, master, now)
-		c.recrawl.states[rec.URL] = rec.Schedule
+		mark.revisit = c.nextVisit(c.batch.Latest(r.url), !trivial, master, now)
 		if change.WasMaster && !trivial {
 			c.recheck(prev.Cluster, r.url, now)
 		}
@@ -218,7 +219,10 @@ func (c *Crawler) recheck(clusterID, url string, now time.Time) {
 	}
 	n := 0
 	for _, m := range cl.Members {
-		if m.ID == url || n >= maxRecheck {
+		if n == maxRecheck {
+			break
+		}
+		if m.ID == url {
 			continue
 		}
 		c.fbatch.Schedule(m.ID, now, PriorityRevisit, revisitPayload(0))

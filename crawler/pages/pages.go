@@ -208,21 +208,21 @@ func (b *Batch) SetIndexedThrough(rev uint64) { b.indexed = rev }
 
 // Pending returns the record of url put last in the batch, if any.
 func (b *Batch) Pending(url string) (Record, bool) {
-	for i := len(b.records) - 1; i >= 0; i-- {
-		if b.records[i].URL == url {
-			return b.records[i], true
-		}
+	if r := b.Latest(url); r != nil {
+		return *r, true
 	}
 	return Record{}, false
 }
 
-// Last returns the record put last, for the caller to complete before
-// the commit; nil if the batch has none.
-func (b *Batch) Last() *Record {
-	if len(b.records) == 0 {
-		return nil
+// Latest returns the record of url put last in the batch, for the caller
+// to complete before the commit; nil if there is none.
+func (b *Batch) Latest(url string) *Record {
+	for i := len(b.records) - 1; i >= 0; i-- {
+		if b.records[i].URL == url {
+			return &b.records[i]
+		}
 	}
-	return &b.records[len(b.records)-1]
+	return nil
 }
 
 // URLs returns the URLs of the records in the batch, in the order put.
