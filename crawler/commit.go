@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/schedule"
@@ -109,6 +110,7 @@ func (c *Crawler) commit(ctx context.Context, group []*result, release func()) e
 	now := time.Now().UTC()
 	var links []link
 	var fromUnique []bool
+	var firsts []firstFetch
 	var marks []doneMark
 	for _, r := range group {
 		mark := doneMark{url: r.url, outcome: string(r.status), depth: r.task.Depth}
@@ -132,7 +134,7 @@ func (c *Crawler) commit(ctx context.Context, group []*result, release func()) e
 				return err
 			}
 		case r.status == pages.Fetched:
-			c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash, fetched: now}
+			c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash, linkHash: r.linkHash, fetched: now}
 			res, err := c.insert(ctx, r)
 			if err != nil {
 				return err
@@ -150,11 +152,14 @@ func (c *Crawler) commit(ctx context.Context, group []*result, release func()) e
 			links = append(links, l)
 			fromUnique = append(fromUnique, unique)
 		}
+		if r.prev == nil && r.status == pages.Fetched {
+			firsts = append(firsts, firstFetch{r.url, len(links) - len(r.links), len(links)})
+		}
 		if r.popped {
 			marks = append(marks, mark)
 		}
 	}
-	added, err := c.queueLinks(links, fromUnique, now)
+	added, err := c.queueLinks(links, fromUnique, firsts, now)
 	if err != nil {
 		return err
 	}
@@ -199,6 +204,8 @@ type recording struct {
 	url            string // the page fetched
 	etag, modified string
 	hash           uint64
+	linkHash       uint64
+	links          []string // Record.Links
 	sched          schedule.State
 	fetched        time.Time
 }
@@ -214,6 +221,7 @@ func (c *Crawler) record(p hook.Page) error {
 		Groups: p.Groups, Anchors: p.Anchors, Truncated: p.Truncated, Simhash: p.Result.Simhash, Cluster: string(p.Result.Cluster)}
 	if rc := c.recording; rc.url == p.URL {
 		rec.FetchedAt, rec.ETag, rec.Modified, rec.Hash, rec.Schedule = rc.fetched, rc.etag, rc.modified, rc.hash, rc.sched
+		rec.LinkHash, rec.Links = rc.linkHash, rc.links
 	} else {
 		old, ok, err := c.latest(p.URL)
 		if err != nil {
@@ -221,6 +229,7 @@ func (c *Crawler) record(p hook.Page) error {
 		}
 		if ok {
 			rec.FetchedAt, rec.ETag, rec.Modified, rec.Hash, rec.Schedule = old.FetchedAt, old.ETag, old.Modified, old.Hash, old.Schedule
+			rec.LinkHash, rec.Links = old.LinkHash, old.Links
 		}
 	}
 	if p.Arrived {
@@ -274,14 +283,56 @@ type addition struct {
 	priority int
 }
 
+// A firstFetch is a page fetched for the first time in a group, with the
+// range of its links in the group's links.
+type firstFetch struct {
+	url        string
+	start, end int
+}
+
+// listingYield is the mean number of new URLs per fetched page from
+// which a numbered path template counts as a listing's.
+const listingYield = 10
+
+// yields counts, per numbered path template (one with "{n}": a family of
+// pages such as /list?page=N), the pages fetched for the first time and
+// the new URLs they led to; committer only.
+type yields map[string]*[2]int
+
+func (y yields) observe(template string, found int) {
+	if !strings.Contains(template, "{n}") {
+		return
+	}
+	v := y[template]
+	if v == nil {
+		v = new([2]int)
+		y[template] = v
+	}
+	v[0]++
+	v[1] += found
+}
+
+// listing reports whether the pages of template have led to listingYield
+// new URLs each on average: the further pages of a listing.
+func (y yields) listing(template string) bool {
+	v := y[template]
+	return v != nil && v[1] >= listingYield*v[0]
+}
+
 // queueLinks decides the group's links, in order: a URL seen before
 // (queued, fetched or recorded), or decided earlier in the group, is left
 // alone; a refused one is recorded as skipped with the reason (in
-// c.batch); a followed one is queued with its priority (in c.fbatch). Anchor texts are recorded for
-// every link. It returns the additions, whose Commit results noteQueued
-// reads.
-func (c *Crawler) queueLinks(links []link, fromUnique []bool, now time.Time) ([]addition, error) {
+// c.batch); a followed one is queued with its priority (in c.fbatch).
+// Anchor texts are recorded for every link. The new URLs that each page
+// fetched for the first time (firsts) led to are counted (yields) before
+// priorities are given, so that a listing's page already lifts the next
+// one it links to. It returns the additions, whose Commit results
+// noteQueued reads.
+func (c *Crawler) queueLinks(links []link, fromUnique []bool, firsts []firstFetch, now time.Time) ([]addition, error) {
 	if len(links) == 0 {
+		for _, f := range firsts {
+			c.yields.observe(c.admit.Template(f.url), 0)
+		}
 		return nil, nil
 	}
 	urls := make([]string, len(links))
@@ -302,8 +353,9 @@ func (c *Crawler) queueLinks(links []link, fromUnique []bool, now time.Time) ([]
 		}
 	}
 	decided := map[string]bool{}
-	var adds []addition
-	for i, l := range links {
+	var fresh []int // indexes of the links to decide
+	for i := range links {
+		l := &links[i]
 		if l.text != "" {
 			c.batch.AddAnchors(l.URL, l.text)
 		}
@@ -316,6 +368,20 @@ func (c *Crawler) queueLinks(links []link, fromUnique []bool, now time.Time) ([]
 				l.Verdict, l.Reason = admit.Refuse, reason
 			}
 		}
+		fresh = append(fresh, i)
+	}
+	for _, f := range firsts {
+		n := 0
+		for _, i := range fresh {
+			if i >= f.start && i < f.end && links[i].Verdict == admit.Follow {
+				n++
+			}
+		}
+		c.yields.observe(c.admit.Template(f.url), n)
+	}
+	var adds []addition
+	for _, i := range fresh {
+		l := links[i]
 		switch l.Verdict {
 		case admit.Refuse:
 			c.batch.Put(pages.Record{URL: l.URL, Status: pages.Skipped, Reason: l.Reason, FetchedAt: now})
@@ -324,7 +390,10 @@ func (c *Crawler) queueLinks(links []link, fromUnique []bool, now time.Time) ([]
 			priority := l.priority
 			if !l.fixed {
 				priority = PriorityDuplicate
-				if fromUnique[i] {
+				switch {
+				case fromUnique[i] && c.yields.listing(c.admit.Template(l.URL)):
+					priority = PriorityListing
+				case fromUnique[i]:
 					priority = PriorityUnique
 				}
 			}
@@ -420,7 +489,7 @@ func (c *Crawler) queueSeeds() error {
 		c.fbatch.Requeue(u, PriorityRetry, revisitPayload(0))
 	}
 	c.transient = nil
-	adds, err := c.queueLinks(links, make([]bool, len(links)), time.Now().UTC())
+	adds, err := c.queueLinks(links, make([]bool, len(links)), nil, time.Now().UTC())
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ import (
 // Priorities of queued URLs (higher is crawled first).
 const (
 	PrioritySeed      = 100 // seeds, and canonical URLs named by a page
+	PriorityListing   = 11  // a link found on a page with unique content to a further page of a listing (see Crawler doc)
 	PriorityUnique    = 10  // a link found on a page with unique content
 	PriorityDuplicate = 0   // a link found on a near-duplicate page
 	PriorityFamily    = -5  // a link whose host and path template has produced near-duplicates
@@ -63,6 +64,7 @@ type Stats struct {
 	Gone         int64 // revisits that found the page gone (404, 410, a redirect…): removed from the index
 	Retries      int64 // fetches put back for a retry after a transient failure
 	SitemapHints int64 // fetched pages whose sitemap lastmod made them due at once
+	LinksLeft    int64 // fetched pages due at once because a revisited listing stopped linking to them
 }
 
 // A Crawler crawls into a data directory: Open, Run (again after a
@@ -83,6 +85,7 @@ type Crawler struct {
 	fbatch      frontier.Batch      // frontier changes of the group being built
 	writer      *recordWriter       // commits the groups' records in the background; nil outside Run
 	queued      map[string][]string // template without copies yet → its URLs queued at normal priority
+	yields      yields              // new URLs found per page of each numbered template
 	lastRev     uint64              // revision of the last committed record
 	sinceFlush  int                 // fetched pages added to the index since its last flush
 	lastFlush   time.Time           // when the index was last flushed
@@ -100,7 +103,7 @@ type Crawler struct {
 	recording recording     // the fetch the hook is recording; committer only
 	transient []string      // URLs recorded as transient failures, retried by the next Run
 
-	revisits, notModified, unchanged, trivial, changed, gone, retries, sitemapHints atomic.Int64
+	revisits, notModified, unchanged, trivial, changed, gone, retries, sitemapHints, linksLeft atomic.Int64
 
 	fatalMu sync.Mutex
 	fatal   error // a storage error that stops the crawl
@@ -123,6 +126,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		opts:    opts,
 		dir:     dir,
 		queued:  map[string][]string{},
+		yields:  yields{},
 		pacer:   polite.New(polite.Options{Parallelism: opts.HostParallelism, Delay: max(opts.Delay, 0)}),
 		maps:    sitemaps{byHost: map[string][]string{}, etags: map[string]string{}, index: map[string][]string{}, listed: map[string][]string{}},
 		recrawl: newRecrawl(opts.Revisit),
@@ -195,7 +199,7 @@ func (c *Crawler) Stats() Stats {
 		Skipped: c.skipped.Load(), Errors: c.errs.Load(),
 		Revisits: c.revisits.Load(), NotModified: c.notModified.Load(), Unchanged: c.unchanged.Load(),
 		Trivial: c.trivial.Load(), Changed: c.changed.Load(), Gone: c.gone.Load(), Retries: c.retries.Load(),
-		SitemapHints: c.sitemapHints.Load()}
+		SitemapHints: c.sitemapHints.Load(), LinksLeft: c.linksLeft.Load()}
 	if fs, err := c.front.Stats(); err == nil {
 		st.Queued, st.Scheduled = fs.Pending, fs.Scheduled
 	}

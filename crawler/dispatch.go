@@ -65,6 +65,8 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 		}
 		budget := d.c.fetched.Load()+int64(d.fresh) < int64(d.c.opts.MaxPages)
 		var wake time.Time // the earliest a URL looked at may be fetched
+		paced := false     // a URL looked at waits for its host's slot
+		busy := map[string]bool{}
 		item, err := d.c.front.NextWhere(func(u string, payload []byte) bool {
 			var t task
 			_ = json.Unmarshal(payload, &t)
@@ -77,7 +79,18 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 					return false
 				}
 			}
-			return d.c.pacer.TryAcquire(hostOf(u))
+			// A host refused once in this look is refused for the rest of
+			// it: its slot may free up midway, and a URL further down
+			// must not then go before the better ones above it.
+			host := hostOf(u)
+			if busy[host] {
+				return false
+			}
+			if d.c.pacer.TryAcquire(host) {
+				return true
+			}
+			busy[host], paced = true, true
+			return false
 		}, scanLimit)
 		switch {
 		case err == nil:
@@ -88,7 +101,11 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 			}
 			return item, true
 		case errors.Is(err, frontier.ErrNotReady):
-			if free := d.c.pacer.NextFree(); !free.IsZero() {
+			free := d.c.pacer.NextFree()
+			if paced && free.IsZero() {
+				continue // the host's delay ended while the queue was looked at
+			}
+			if !free.IsZero() {
 				wake = earliest(wake, free)
 			}
 		case !errors.Is(err, frontier.ErrEmpty):

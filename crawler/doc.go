@@ -84,7 +84,13 @@
 // not count as a change in the history; a real change goes through
 // hook.Update (detector, records, index), and re-checks the members of a
 // master that changed. 404 and 410 remove the page (hook.Remove; its
-// record says Gone). Sitemaps (robots.txt's, else /sitemap.xml) are read
+// record says Gone). The links of a page's main content are kept as a
+// hash (Record.LinkHash); a revisit that finds them changed counts as a
+// change even if the text barely did, and from then on the page is a
+// listing: its links are kept (Record.Links), it is revisited at least as
+// often as the average page, and a page that leaves it is fetched at once
+// (a page dropped from a listing is the commonest sign of a deletion when
+// there is no sitemap). Sitemaps (robots.txt's, else /sitemap.xml) are read
 // at the start and every Revisit.Sitemaps for new URLs, lastmod hints and
 // pages taken off them. On Open, replay also brings records and index in
 // line with the rebuilt clusters where they differ from those revisits
@@ -100,7 +106,10 @@
 // 404s is a trap, and none of its URLs is fetched any more, queued ones
 // included. Refused links are recorded with the reason; out-of-scope ones
 // are ignored. Seeds have priority PrioritySeed; links found on pages with
-// unique content PriorityUnique; links found on near-duplicate pages
+// unique content PriorityUnique, or PriorityListing if their path template
+// is numbered and its pages fetched so far led to listingYield new URLs
+// each (the further pages of a paginated listing: the crawl learns the
+// site's extent first); links found on near-duplicate pages
 // PriorityDuplicate; and once a path template (host and path with digit
 // runs generalized, see urlnorm.Template) has produced a near-duplicate,
 // its queued and future URLs drop to PriorityFamily. So when the page

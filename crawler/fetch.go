@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,6 +57,8 @@ type result struct {
 	etag        string        // the response's validators, for the next conditional request
 	modified    string
 	hash        uint64        // the content hash of a fetched page
+	linkHash    uint64        // the hash of mainLinks
+	mainLinks   []string      // the followed links of the page's main content, sorted, without repeats
 	notModified bool          // 304: the copy is current
 	transient   bool          // the failure may pass (timeout, refused connection, 5xx, 429)
 	retryAfter  time.Duration // the response's Retry-After, if any
@@ -107,6 +110,19 @@ func retryAfter(v string, now time.Time) time.Duration {
 		return max(t.Sub(now), 0)
 	}
 	return 0
+}
+
+// linkSet sorts urls, drops repeats and returns them with the hash of
+// the set (never 0, which means unknown).
+func linkSet(urls []string) ([]string, uint64) {
+	slices.Sort(urls)
+	urls = slices.Compact(urls)
+	h := xxhash.New()
+	for _, u := range urls {
+		_, _ = h.WriteString(u)
+		_, _ = h.WriteString("\n")
+	}
+	return urls, max(h.Sum64(), 1)
 }
 
 // contentHash is the exact hash of what a page says: its title and its
@@ -265,8 +281,12 @@ func (c *Crawler) process(r *result, resp *colly.Response) error {
 				continue
 			}
 			r.links = append(r.links, link{Decision: d, text: l.Text, task: task{Depth: r.task.Depth + 1}})
+			if l.Main && d.Verdict == admit.Follow {
+				r.mainLinks = append(r.mainLinks, d.URL)
+			}
 		}
 	}
+	r.mainLinks, r.linkHash = linkSet(r.mainLinks)
 	r.status = pages.Fetched
 	if r.prev != nil && r.prev.Hash == r.hash {
 		return nil // fetched again, unchanged: nothing to prepare

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/frontier"
@@ -32,6 +33,7 @@ const maxRecheck = 50
 // recrawl is the committer's revisit state: the policy and every fetched
 // page's schedule state, which the policy plans over.
 type recrawl struct {
+	opts      schedule.Options
 	policy    schedule.Policy
 	states    map[string]schedule.State // URL → state, for Plan
 	planned   int                       // pages at the last Plan
@@ -39,11 +41,15 @@ type recrawl struct {
 }
 
 func newRecrawl(o RevisitOptions) *recrawl {
-	return &recrawl{
-		policy: schedule.New(o.Policy, schedule.Options{Budget: o.Budget, MinInterval: o.MinInterval,
-			MaxInterval: o.MaxInterval, Prior: o.Prior}),
-		states: map[string]schedule.State{},
-	}
+	so := schedule.Options{Budget: o.Budget, MinInterval: o.MinInterval, MaxInterval: o.MaxInterval, Prior: o.Prior}
+	return &recrawl{opts: so.WithDefaults(), policy: schedule.New(o.Policy, so), states: map[string]schedule.State{}}
+}
+
+// average is the interval of equal revisits at the budget: the pages
+// scheduled over the budget, within the bounds.
+func (rc *recrawl) average() time.Duration {
+	d := time.Duration(float64(len(rc.states)) / rc.opts.Budget * float64(time.Second))
+	return min(max(d, rc.opts.MinInterval), rc.opts.MaxInterval)
 }
 
 // plan lets the policy divide the budget again when due.
@@ -65,7 +71,9 @@ func (rc *recrawl) plan(now time.Time) {
 // nextVisit adds a fetch at now to rec's schedule state (changed: a real
 // change since the last fetch) and returns when rec is due again: the
 // policy's interval, CopyFactor times longer for a near-duplicate that is
-// not its cluster's master.
+// not its cluster's master, and for a listing (a page whose links have
+// changed: Record.Links) at most the average interval, since its changes
+// lead to pages born and deleted.
 func (c *Crawler) nextVisit(rec *pages.Record, changed, master bool, now time.Time) time.Time {
 	st := rec.Schedule
 	st.History = append([]schedule.Observation(nil), st.History...)
@@ -73,6 +81,9 @@ func (c *Crawler) nextVisit(rec *pages.Record, changed, master bool, now time.Ti
 	interval := c.recrawl.policy.Next(&st)
 	if !master {
 		interval = min(time.Duration(float64(interval)*c.opts.Revisit.CopyFactor), c.opts.Revisit.MaxInterval)
+	}
+	if len(rec.Links) > 0 {
+		interval = min(interval, c.recrawl.average())
 	}
 	rec.Schedule = st
 	c.recrawl.states[rec.URL] = st
@@ -168,8 +179,13 @@ func (c *Crawler) revisit(ctx context.Context, r *result, now time.Time) (doneMa
 		if r.modified != "" {
 			rec.Modified = r.modified
 		}
+		linksChanged := false
+		if !r.notModified {
+			linksChanged, rec.Links = c.linkChange(prev, r, now)
+			rec.LinkHash = r.linkHash
+		}
 		master := c.isMaster(rec.URL, rec.Cluster)
-		mark.revisit = c.nextVisit(&rec, false, master, now)
+		mark.revisit = c.nextVisit(&rec, linksChanged, master, now)
 		c.batch.Put(rec)
 		return mark, master, nil
 	case r.status == pages.Fetched: // new content
@@ -180,14 +196,16 @@ func (c *Crawler) revisit(ctx context.Context, r *result, now time.Time) (doneMa
 		} else {
 			c.changed.Add(1)
 		}
-		c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash, sched: prev.Schedule, fetched: now}
+		linksChanged, links := c.linkChange(prev, r, now)
+		c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash,
+			linkHash: r.linkHash, links: links, sched: prev.Schedule, fetched: now}
 		p, change, err := c.hook.Update(ctx, r.prep, c.recordedPage)
 		if err != nil {
 			return mark, false, err
 		}
 		c.sinceFlush++
 		master := p.Result.Master == p.URL
-		mark.revisit = c.nextVisit(c.batch.Latest(r.url), !trivial, master, now)
+		mark.revisit = c.nextVisit(c.batch.Latest(r.url), !trivial || linksChanged, master, now)
 		if change.WasMaster && !trivial {
 			c.recheck(prev.Cluster, r.url, now)
 		}
@@ -226,6 +244,46 @@ func (c *Crawler) recheck(clusterID, url string, now time.Time) {
 			continue
 		}
 		c.fbatch.Schedule(m.ID, now, PriorityRevisit, revisitPayload(0))
+		n++
+	}
+}
+
+// linkChange compares the main-content links of a revisited page with
+// those its record knew and returns whether they changed — for the
+// schedule, a real change even if the text barely did: the page is a
+// listing, whose changes are pages born and deleted — and the links to
+// keep in the record (Record.Links): none until they first change. When
+// they changed and the record kept the old ones, each page that left the
+// listing is fetched at once (checkLeft).
+func (c *Crawler) linkChange(prev pages.Record, r *result, now time.Time) (changed bool, keep []string) {
+	changed = prev.LinkHash != 0 && r.linkHash != prev.LinkHash
+	if !changed && prev.Links == nil {
+		return false, nil
+	}
+	if changed && prev.Links != nil {
+		c.checkLeft(prev.Links, r.mainLinks, now)
+	}
+	return changed, slices.Clip(r.mainLinks[:min(len(r.mainLinks), pages.MaxLinks)])
+}
+
+// checkLeft schedules the fetched pages among old that are not in now
+// (sorted) to be fetched at once, at most maxRecheck of them: a page a
+// listing stopped linking to is the commonest sign of a page deleted.
+func (c *Crawler) checkLeft(old, now []string, at time.Time) {
+	n := 0
+	for _, u := range old {
+		if n == maxRecheck {
+			return
+		}
+		if _, ok := slices.BinarySearch(now, u); ok {
+			continue
+		}
+		rec, ok, err := c.latest(u)
+		if err != nil || !ok || rec.Status != pages.Fetched {
+			continue // not fetched yet (the queue has it) or no longer a page
+		}
+		c.fbatch.Schedule(u, at, PriorityUnique, revisitPayload(0))
+		c.linksLeft.Add(1)
 		n++
 	}
 }

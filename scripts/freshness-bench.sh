@@ -5,10 +5,11 @@
 # the same request budget, for the same time. A fourth crawl runs Doppel's
 # schedule on a copy of the site that serves a sitemap with lastmod.
 #
-# usage: scripts/freshness-bench.sh [-pages N] [-seed S] [-minutes M] [-rate R] [-out DIR]
+# usage: scripts/freshness-bench.sh [-pages N] [-seed S] [-minutes M] [-rate R] [-out DIR] [-port P]
+#   the four sites listen on 127.0.0.1 ports P..P+3 (default 18300)
 #   NDD=path/to/ndd (default: ndd on PATH, else ../shared/kit built into the out dir)
 set -euo pipefail
-pages=2000 seed=1 minutes=20 rate=5 out=${TMPDIR:-/tmp}/doppel-freshness
+pages=2000 seed=1 minutes=20 rate=5 out=${TMPDIR:-/tmp}/doppel-freshness port=18300
 while [ $# -gt 0 ]; do
 	case $1 in
 	-pages) pages=$2; shift 2 ;;
@@ -16,6 +17,7 @@ while [ $# -gt 0 ]; do
 	-minutes) minutes=$2; shift 2 ;;
 	-rate) rate=$2; shift 2 ;;
 	-out) out=$2; shift 2 ;;
+	-port) port=$2; shift 2 ;;
 	*) echo "unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -37,7 +39,6 @@ cleanup() { kill "${pids[@]}" 2>/dev/null || true; }
 trap cleanup EXIT
 
 run=(adaptive uniform nutch adaptive+sitemap)
-port=18300
 for i in "${!run[@]}"; do
 	name=${run[$i]}
 	policy=${name%%+*}

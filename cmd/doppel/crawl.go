@@ -325,6 +325,7 @@ func printSummary(w io.Writer, c *crawler.Crawler, dir string, elapsed time.Dura
 	fmt.Fprintf(w, "revisits:          %d (304 not modified %d, unchanged %d, trivial change %d, changed %d, gone %d)\n",
 		st.Revisits, st.NotModified, st.Unchanged, st.Trivial, st.Changed, st.Gone)
 	fmt.Fprintf(w, "retries:           %d\n", st.Retries)
+	fmt.Fprintf(w, "checked at once:   %d (sitemap %d, left a listing %d)\n", st.SitemapHints+st.LinksLeft, st.SitemapHints, st.LinksLeft)
 	next := "none"
 	if at, ok := c.NextRevisit(); ok {
 		next = at.Local().Format(time.DateTime)

@@ -52,6 +52,10 @@ type Link struct {
 	URL      string
 	Text     string
 	NoFollow bool
+	// Main says the link is part of the main content (the element Blocks
+	// come from, outside dropped elements): a listing's entries, not the
+	// site's navigation.
+	Main bool
 }
 
 // Options configure [Parse]. The zero value is ready to use.
@@ -233,6 +237,7 @@ func extract(doc *goquery.Document, base *url.URL) *Page {
 		}
 		return false
 	})
+	var linkNodes []*html.Node // parallel to p.Links
 	doc.Find("a[href]").Each(func(_ int, s *goquery.Selection) {
 		u := linkURL(base, s.AttrOr("href", ""))
 		if u == nil {
@@ -246,6 +251,7 @@ func extract(doc *goquery.Document, base *url.URL) *Page {
 			text = normalize(s.AttrOr("title", ""))
 		}
 		p.Links = append(p.Links, Link{URL: u.String(), Text: text, NoFollow: hasToken(s.AttrOr("rel", ""), "nofollow")})
+		linkNodes = append(linkNodes, s.Get(0))
 	})
 
 	body := doc.Find("body").First()
@@ -274,10 +280,13 @@ func extract(doc *goquery.Document, base *url.URL) *Page {
 		content = body.Nodes[0]
 	}
 	if content != nil {
-		w := blockWriter{}
+		w := blockWriter{anchors: map[*html.Node]bool{}}
 		w.walk(content)
 		w.flush()
 		p.Blocks = w.blocks
+		for i, n := range linkNodes {
+			p.Links[i].Main = w.anchors[n]
+		}
 		tagged = append(tagged, w.bold...)
 	}
 	p.Text = strings.Join(p.Blocks, "\n\n")
@@ -493,9 +502,10 @@ var blockTags = map[atom.Atom]bool{
 
 // blockWriter cuts the text of a subtree into blocks.
 type blockWriter struct {
-	cur    []byte
-	blocks []string
-	bold   []string
+	cur     []byte
+	blocks  []string
+	bold    []string
+	anchors map[*html.Node]bool // the <a> elements walked: the main content's links
 }
 
 func (w *blockWriter) flush() {
@@ -514,6 +524,9 @@ func (w *blockWriter) walk(n *html.Node) {
 		case c.Type == html.TextNode:
 			w.cur = append(w.cur, c.Data...)
 		case dropped(c):
+		case c.DataAtom == atom.A:
+			w.anchors[c] = true
+			w.walk(c)
 		case c.DataAtom == atom.Br || c.DataAtom == atom.Img:
 			w.cur = append(w.cur, ' ')
 		case blockTags[c.DataAtom]:

@@ -78,13 +78,26 @@ func TestParseFields(t *testing.T) {
 			<a href="/img"><img src=i.png alt="Logo"></a><a href="/t" title="Titled"></a>`,
 			func(p *Page) any { return p.Links }, []Link{
 				{URL: "http://intra.example/home", Text: "Home"},
-				{URL: "http://intra.example/docs/b.html", Text: "B page"},
-				{URL: "https://other.example/x", Text: "Ext", NoFollow: true},
-				{URL: "http://intra.example/img", Text: "Logo"},
-				{URL: "http://intra.example/t", Text: "Titled"},
+				{URL: "http://intra.example/docs/b.html", Text: "B page", Main: true},
+				{URL: "https://other.example/x", Text: "Ext", NoFollow: true, Main: true},
+				{URL: "http://intra.example/img", Text: "Logo", Main: true},
+				{URL: "http://intra.example/t", Text: "Titled", Main: true},
 			}},
 		{"base href", `<head><base href="http://cdn.example/root/"></head><a href="x">X</a>`,
-			func(p *Page) any { return p.Links }, []Link{{URL: "http://cdn.example/root/x", Text: "X"}}},
+			func(p *Page) any { return p.Links }, []Link{{URL: "http://cdn.example/root/x", Text: "X", Main: true}}},
+		{"main links", `<body><div><a href="/side">Side</a> sidebar text long enough to matter</div>
+			<main><p>The list of every page on this site.</p><ul><li><a href="/p/1">One</a></li><li><a href="/p/2"><span>Two</span></a></li></ul>
+			<div hidden><a href="/h">Hidden</a></div><nav><a href="/n">Next</a></nav></main>
+			<footer><a href="/f">Footer</a></footer></body>`,
+			func(p *Page) any {
+				var main []string
+				for _, l := range p.Links {
+					if l.Main {
+						main = append(main, l.URL)
+					}
+				}
+				return main
+			}, []string{"http://intra.example/p/1", "http://intra.example/p/2"}},
 		{"main preferred over body", `<body><div>Sidebar text that is long enough to matter here</div>
 			<main><p>The main content is this paragraph.</p></main></body>`,
 			func(p *Page) any { return p.Blocks }, []string{"The main content is this paragraph."}},
@@ -139,7 +152,7 @@ func TestParseNilBase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Link{{URL: "http://h/abs", Text: "a"}}
+	want := []Link{{URL: "http://h/abs", Text: "a", Main: true}}
 	if !reflect.DeepEqual(p.Links, want) || p.Canonical != "" {
 		t.Errorf("links %v canonical %q; want %v and none", p.Links, p.Canonical, want)
 	}

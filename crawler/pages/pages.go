@@ -70,10 +70,19 @@ type Record struct {
 	Hash uint64 `json:"hash,omitempty"`
 	// Schedule is the page's fetch history for the revisit schedule.
 	Schedule schedule.State `json:"schedule,omitzero"`
+	// LinkHash is the hash of the set of links in the page's main content
+	// that the crawl follows (0: not known); Links is that set, sorted, at
+	// most MaxLinks of it, kept once a revisit found it changed: the page
+	// is a listing, and a link that leaves it may be a page deleted.
+	LinkHash uint64   `json:"link_hash,omitempty"`
+	Links    []string `json:"links,omitempty"`
 	// Transient marks a Failed record whose failure may pass (a timeout,
 	// a refused connection, HTTP 5xx or 429): a later run tries again.
 	Transient bool `json:"transient,omitempty"`
 }
+
+// MaxLinks bounds Record.Links.
+const MaxLinks = 1000
 
 // ErrNoURL is returned for a record without URL.
 var ErrNoURL = errors.New("pages: record without URL")

@@ -1,0 +1,216 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/doppel-search/doppel/crawler/frontier"
+	"github.com/doppel-search/doppel/crawler/pages"
+	"github.com/doppel-search/doppel/crawler/schedule"
+)
+
+// revisitNow makes the fetched page url due now, as its schedule would.
+func revisitNow(t *testing.T, c *Crawler, url string) {
+	t.Helper()
+	var b frontier.Batch
+	b.Schedule(url, time.Now(), PriorityRevisit, revisitPayload(0))
+	if _, err := c.front.Commit(&b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// run runs c once more, until nothing is due.
+func run(t *testing.T, c *Crawler) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestListingLeftChecked: a page that a revisited listing stops linking
+// to is fetched at once, long before its own revisit, and found deleted;
+// a page that stays listed is not fetched again. A change of a listing's
+// links counts as a change in its history even when its text barely
+// changed. The first change of a listing's links is what teaches the
+// crawler that it is one (Record.Links): only from then on are the pages
+// that leave it checked.
+func TestListingLeftChecked(t *testing.T) {
+	site := &livingSite{pages: map[string]string{
+		"/":         "Welcome to the intranet: every page of the site is listed here.",
+		"/travel":   handbook,
+		"/payroll":  payroll,
+		"/visitors": visitors,
+		"/canteen":  canteen,
+	}}
+	s := newSite(t, site)
+	opts := testOptions(s.URL + "/")
+	opts.Revisit = RevisitOptions{MinInterval: time.Hour, MaxInterval: time.Hour, Prior: time.Hour, CopyFactor: 1, Sitemaps: -1}
+	c := crawl(t, t.TempDir(), opts)
+	home := s.URL + "/"
+	if r := records(t, c)[home]; r.LinkHash == 0 || r.Links != nil {
+		t.Fatalf("the listing's first record has link hash %x and links %v; want a hash and no links yet", r.LinkHash, r.Links)
+	}
+
+	// First change: the canteen page is deleted and leaves the listing.
+	// The crawler learns the listing is one; the canteen is not checked.
+	site.set("/canteen", "")
+	revisitNow(t, c, home)
+	run(t, c)
+	rec := records(t, c)[home]
+	want := []string{s.URL + "/payroll", s.URL + "/travel", s.URL + "/visitors"}
+	if !slices.Equal(rec.Links, want) {
+		t.Fatalf("after its links changed, the listing keeps %v; want %v", rec.Links, want)
+	}
+	if n := len(site.requests("/canteen")); n != 1 {
+		t.Errorf("/canteen fetched %d times after the listing's first change; want 1", n)
+	}
+
+	// Second change: the visitors page leaves the listing and is checked
+	// at once; the pages still listed are not fetched again.
+	site.set("/visitors", "")
+	revisitNow(t, c, home)
+	run(t, c)
+	reqs := site.requests("/visitors")
+	if len(reqs) != 2 || reqs[1].status != http.StatusGone {
+		t.Fatalf("/visitors requests %+v; want a second one answered 410", reqs)
+	}
+	recs := records(t, c)
+	if r := recs[s.URL+"/visitors"]; r.Status != pages.Gone {
+		t.Errorf("/visitors recorded %q, want gone", r.Status)
+	}
+	for _, p := range []string{"/travel", "/payroll"} {
+		if n := len(site.requests(p)); n != 1 {
+			t.Errorf("%s, still listed, fetched %d times; want 1", p, n)
+		}
+	}
+	if st := c.Stats(); st.LinksLeft != 1 {
+		t.Errorf("stats %+v: want 1 page checked for leaving a listing", st)
+	}
+	if got := hits(t, c, "reception"); len(got) != 0 {
+		t.Errorf("the deleted visitors page is still found: %v", got)
+	}
+	changes := 0
+	for _, o := range recs[home].Schedule.History {
+		if o.Changed {
+			changes++
+		}
+	}
+	if changes != 2 {
+		t.Errorf("the listing's history %+v has %d changes; want 2 (its links changed twice)", recs[home].Schedule.History, changes)
+	}
+}
+
+// TestListingLinkChangeIsAChange: when only a listing's links change —
+// the same anchor texts, other targets — the page's text is the same but
+// its history records a change.
+func TestListingLinkChangeIsAChange(t *testing.T) {
+	var mu sync.Mutex
+	target := "/a"
+	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprintf(w, `<html><body><main><p>The newest report of the week is linked below.</p><p><a href="%s">Weekly report</a></p></main></body></html>`, target)
+		case "/a":
+			fmt.Fprint(w, `<html><body><main><p>`+handbook+`</p></main></body></html>`)
+		case "/b":
+			fmt.Fprint(w, `<html><body><main><p>`+payroll+`</p></main></body></html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	opts := testOptions(s.URL + "/")
+	opts.Revisit = RevisitOptions{MinInterval: time.Hour, MaxInterval: time.Hour, Prior: time.Hour, CopyFactor: 1, Sitemaps: -1}
+	c := crawl(t, t.TempDir(), opts)
+	revisitNow(t, c, s.URL+"/")
+	run(t, c)
+	if h := records(t, c)[s.URL+"/"].Schedule.History; len(h) != 1 || h[0].Changed {
+		t.Fatalf("history after an unchanged revisit: %+v; want one observation, unchanged", h)
+	}
+	mu.Lock()
+	target = "/b"
+	mu.Unlock()
+	revisitNow(t, c, s.URL+"/")
+	run(t, c)
+	recs := records(t, c)
+	if h := recs[s.URL+"/"].Schedule.History; !slices.ContainsFunc(h, func(o schedule.Observation) bool { return o.Changed }) {
+		t.Errorf("history after the link changed: %+v; want a change", h)
+	}
+	if r := recs[s.URL+"/b"]; r.Status != pages.Fetched {
+		t.Errorf("the newly linked /b is %q, want fetched", r.Status)
+	}
+	if st := c.Stats(); st.Unchanged != 2 || st.Changed+st.Trivial != 0 {
+		t.Errorf("stats %+v: want both revisits to find the same text", st)
+	}
+}
+
+// TestListingPagesFirst: the further pages of a paginated listing are
+// fetched before the pages they list, once the first of them has shown
+// that they lead to many new URLs — so the crawl knows the site's extent
+// early, and a page deleted before its turn is found deleted, not missed.
+func TestListingPagesFirst(t *testing.T) {
+	const perPage, lists = 20, 8
+	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/" || r.URL.Path == "/list":
+			k, _ := strconv.Atoi(r.URL.Query().Get("page"))
+			var b strings.Builder
+			fmt.Fprintf(&b, "<html><body><main><h1>Documents, part %d</h1><ul>", k)
+			for i := k * perPage; i < (k+1)*perPage; i++ {
+				fmt.Fprintf(&b, `<li><a href="/doc/%d">Document %d</a></li>`, i, i)
+			}
+			b.WriteString("</ul>")
+			if k+1 < lists {
+				fmt.Fprintf(&b, `<a href="/list?page=%d">next</a>`, k+1)
+			}
+			b.WriteString("</main></body></html>")
+			fmt.Fprint(w, b.String())
+		case strings.HasPrefix(r.URL.Path, "/doc/"):
+			n, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/doc/"))
+			words := strings.Fields(handbook + " " + payroll + " " + visitors + " " + canteen)
+			var text []string
+			for i := range 40 {
+				text = append(text, words[(n*7+i*i*13)%len(words)]+strconv.Itoa(n*100+i))
+			}
+			fmt.Fprintf(w, "<html><body><main><p>%s</p></main></body></html>", strings.Join(text, " "))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	var order []string
+	var mu sync.Mutex
+	wrapped := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		order = append(order, r.URL.RequestURI())
+		mu.Unlock()
+		s.Config.Handler.ServeHTTP(w, r)
+	}))
+	opts := testOptions(wrapped.URL + "/")
+	opts.Parallelism = 1
+	c := crawl(t, t.TempDir(), opts)
+	if st := c.Stats(); st.Fetched != lists+lists*perPage {
+		t.Fatalf("fetched %d pages, want %d: %+v %v", st.Fetched, lists+lists*perPage, st, order)
+	}
+	last := slices.Index(order, fmt.Sprintf("/list?page=%d", lists-1))
+	docs := 0
+	for _, u := range order[:last] {
+		if strings.HasPrefix(u, "/doc/") {
+			docs++
+		}
+	}
+	// The second listing page comes after the first page's documents
+	// (nothing is known of its kind before); the others right after it.
+	if docs > perPage+2 {
+		t.Errorf("%d documents were fetched before the last listing page; want at most %d: %v", docs, perPage+2, order[:last+1])
+	}
+}
