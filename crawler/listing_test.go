@@ -214,3 +214,45 @@ func TestListingPagesFirst(t *testing.T) {
 		t.Errorf("%d documents were fetched before the last listing page; want at most %d: %v", docs, perPage+2, order[:last+1])
 	}
 }
+
+// TestListingInterval: a listing is due after the mean time between its
+// changes — not more than the average interval, not less than the
+// minimum — however fast it changes.
+func TestListingInterval(t *testing.T) {
+	rc := newRecrawl(RevisitOptions{Budget: 1, MinInterval: time.Minute, MaxInterval: 24 * time.Hour, Prior: 24 * time.Hour})
+	for i := range 3600 { // 3,600 pages at 1 fetch/s: the average interval is an hour
+		rc.states[strconv.Itoa(i)] = schedule.State{}
+	}
+	every := func(interval time.Duration, changed bool, n int) []schedule.Observation {
+		h := make([]schedule.Observation, n)
+		for i := range h {
+			h[i] = schedule.Observation{Interval: interval, Changed: changed}
+		}
+		return h
+	}
+	alternate := func(interval time.Duration, n int) []schedule.Observation {
+		h := make([]schedule.Observation, n)
+		for i := range h {
+			h[i] = schedule.Observation{Interval: interval, Changed: i%2 == 0}
+		}
+		return h
+	}
+	tests := []struct {
+		name    string
+		history []schedule.Observation
+		lo, hi  time.Duration
+	}{
+		{"no history: the average", nil, time.Hour, time.Hour},
+		{"changes seldom: the average", every(5*time.Hour, false, 10), time.Hour, time.Hour},
+		{"a change in every other 5-minute interval: every 7 minutes or so", alternate(5*time.Minute, 20), 5 * time.Minute, 10 * time.Minute},
+		{"changes at every look, every 30 s: the minimum", every(30*time.Second, true, 60), time.Minute, time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := rc.listing(schedule.State{History: tt.history})
+			if got < tt.lo || got > tt.hi {
+				t.Errorf("interval %v, want within [%v, %v]", got, tt.lo, tt.hi)
+			}
+		})
+	}
+}

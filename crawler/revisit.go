@@ -68,12 +68,27 @@ func (rc *recrawl) plan(now time.Time) {
 	rc.planned, rc.plannedAt = n, now
 }
 
+// listing is the longest interval of a listing with schedule state st:
+// the mean time between its changes as estimated from its own history
+// alone (within the bounds), and at most the average interval. Its own freshness is not
+// what a listing is revisited for, but the pages born and deleted that
+// its changes reveal: unlike a page's, a listing's interval does not grow
+// when it changes faster than it could be kept fresh.
+func (rc *recrawl) listing(st schedule.State) time.Duration {
+	d := rc.average()
+	rate := schedule.EstimateRate(st.History, schedule.Prior{}) // a listing has changed: no prior needed
+	if mean := 1 / rate; mean < d.Seconds() { // compared as seconds: a slow rate's mean overflows a Duration
+		d = max(time.Duration(mean*float64(time.Second)), rc.opts.MinInterval)
+	}
+	return d
+}
+
 // nextVisit adds a fetch at now to rec's schedule state (changed: a real
 // change since the last fetch) and returns when rec is due again: the
 // policy's interval, CopyFactor times longer for a near-duplicate that is
 // not its cluster's master, and for a listing (a page whose links have
-// changed: Record.Links) at most the average interval, since its changes
-// lead to pages born and deleted.
+// changed: Record.Links) at most recrawl.listing, since its changes lead
+// to pages born and deleted.
 func (c *Crawler) nextVisit(rec *pages.Record, changed, master bool, now time.Time) time.Time {
 	st := rec.Schedule
 	st.History = append([]schedule.Observation(nil), st.History...)
@@ -83,7 +98,7 @@ func (c *Crawler) nextVisit(rec *pages.Record, changed, master bool, now time.Ti
 		interval = min(time.Duration(float64(interval)*c.opts.Revisit.CopyFactor), c.opts.Revisit.MaxInterval)
 	}
 	if len(rec.Links) > 0 {
-		interval = min(interval, c.recrawl.average())
+		interval = min(interval, c.recrawl.listing(st))
 	}
 	rec.Schedule = st
 	c.recrawl.states[rec.URL] = st
