@@ -77,7 +77,7 @@ func (rc *recrawl) plan(now time.Time) {
 func (rc *recrawl) listing(st schedule.State) time.Duration {
 	d := rc.average()
 	rate := schedule.EstimateRate(st.History, schedule.Prior{}) // a listing has changed: no prior needed
-	if mean := 1 / rate; mean < d.Seconds() { // compared as seconds: a slow rate's mean overflows a Duration
+	if mean := 1 / rate; mean < d.Seconds() {                   // compared as seconds: a slow rate's mean overflows a Duration
 		d = max(time.Duration(mean*float64(time.Second)), rc.opts.MinInterval)
 	}
 	return d
