@@ -76,8 +76,10 @@ func (rc *recrawl) plan(now time.Time) {
 // when it changes faster than it could be kept fresh.
 func (rc *recrawl) listing(st schedule.State) time.Duration {
 	d := rc.average()
-	rate := schedule.EstimateRate(st.History, schedule.Prior{}) // a listing has changed: no prior needed
-	if mean := 1 / rate; mean < d.Seconds() {                   // compared as seconds: a slow rate's mean overflows a Duration
+	// A listing has changed: its own history is enough, without a prior.
+	// The mean is compared as seconds: a slow rate's overflows a Duration.
+	rate := schedule.EstimateRate(st.History, schedule.Prior{})
+	if mean := 1 / rate; mean < d.Seconds() {
 		d = max(time.Duration(mean*float64(time.Second)), rc.opts.MinInterval)
 	}
 	return d
