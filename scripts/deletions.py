@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """deletions.py: how soon a crawl saw each deletion on the kit's living site.
 
-usage: scripts/deletions.py LOG SECONDS
+usage: scripts/deletions.py LOG SECONDS [SEEN_BY]
 
 LOG is a living-site log (ndd living -log LOG; its drawn history is
 LOG.history.json beside it); SECONDS the end of the window. For the pages
 deleted before the end it prints how many the crawl saw (a 404/410 answer
-after the deletion, as ndd freshness counts them), the median and largest
-delay from deletion to that answer, and for each one not seen how long
-before the end it was deleted — and whether the crawl had ever fetched it.
+after the deletion, as ndd freshness counts them) by SEEN_BY seconds
+(default SECONDS), the median and largest delay from deletion to that
+answer, and for each one not seen how long before the end of the window
+it was deleted — and whether the crawl had ever fetched it.
 """
 import json
 import statistics
@@ -16,9 +17,10 @@ import sys
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__.strip().splitlines()[2])
     log, end = sys.argv[1], float(sys.argv[2])
+    by = float(sys.argv[3]) if len(sys.argv) == 4 else end
     with open(log + ".history.json") as f:
         hist = json.load(f)
     pages = hist["pages"] if isinstance(hist, dict) else hist
@@ -26,7 +28,7 @@ def main():
     with open(log) as f:
         for line in f:
             e = json.loads(line)
-            if e["page"] >= 0 and e["t"] <= end:
+            if e["page"] >= 0 and e["t"] <= by:
                 answers.setdefault(e["page"], []).append((e["t"], e["status"]))
     delays, missed = [], []
     deleted = 0
@@ -39,7 +41,7 @@ def main():
         if gone:
             delays.append(gone[0] - p["deleted"])
         else:
-            known = any(t < p["deleted"] for t, _ in got)
+            known = any(t < p["deleted"] for t, _ in got)  # fetched while it lived
             missed.append((end - p["deleted"], known))
     line = f"deleted={deleted} seen={len(delays)}"
     if delays:

@@ -5,11 +5,14 @@
 # the same request budget, for the same time. A fourth crawl runs Doppel's
 # schedule on a copy of the site that serves a sitemap with lastmod.
 #
-# usage: scripts/freshness-bench.sh [-pages N] [-seed S] [-minutes M] [-rate R] [-out DIR] [-port P]
+# usage: scripts/freshness-bench.sh [-pages N] [-seed S] [-minutes M] [-rate R] [-out DIR] [-port P] [-grace G]
 #   the four sites listen on 127.0.0.1 ports P..P+3 (default 18300)
+#   -grace G: the crawls go on G more minutes (default 0), which the scores
+#   of the first M minutes do not see; scripts/deletions.py then also says
+#   which of the deletions in the M minutes were seen by the end.
 #   NDD=path/to/ndd (default: ndd on PATH, else ../shared/kit built into the out dir)
 set -euo pipefail
-pages=2000 seed=1 minutes=20 rate=5 out=${TMPDIR:-/tmp}/doppel-freshness port=18300
+pages=2000 seed=1 minutes=20 rate=5 out=${TMPDIR:-/tmp}/doppel-freshness port=18300 grace=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-pages) pages=$2; shift 2 ;;
@@ -18,6 +21,7 @@ while [ $# -gt 0 ]; do
 	-rate) rate=$2; shift 2 ;;
 	-out) out=$2; shift 2 ;;
 	-port) port=$2; shift 2 ;;
+	-grace) grace=$2; shift 2 ;;
 	*) echo "unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -62,7 +66,7 @@ done
 sleep 1
 for i in "${!run[@]}"; do
 	name=${run[$i]}
-	timeout -s INT "$seconds" "$out/doppel" crawl --data "$out/$name/data" --config "$out/$name/crawl.json" \
+	timeout -s INT "$((seconds + grace * 60))" "$out/doppel" crawl --data "$out/$name/data" --config "$out/$name/crawl.json" \
 		>"$out/$name/summary.txt" 2>"$out/$name/progress.log" &
 	pids+=($!)
 done
@@ -74,3 +78,10 @@ for name in "${run[@]}"; do
 	half=$("$ndd" freshness -log "$out/$name/living.log" -from $((seconds / 2)) -to "$seconds")
 	printf '%-18s %s\n%-18s %s\n' "$name" "$whole" "" "$half"
 done
+if command -v python3 >/dev/null; then
+	printf '\n%-18s %s\n' schedule "deletions in the first $minutes minutes: seen by then; by the end ($((minutes + grace)) minutes)"
+	for name in "${run[@]}"; do
+		printf '%-18s %s\n%-18s %s\n' "$name" "$(python3 "$here/scripts/deletions.py" "$out/$name/living.log" "$seconds")" \
+			"" "$(python3 "$here/scripts/deletions.py" "$out/$name/living.log" "$seconds" $((seconds + grace * 60)))"
+	done
+fi
