@@ -70,10 +70,10 @@ func (rc *recrawl) plan(now time.Time) {
 
 // listing is the longest interval of a listing with schedule state st:
 // the mean time between its changes as estimated from its own history
-// alone (within the bounds), and at most the average interval. Its own freshness is not
-// what a listing is revisited for, but the pages born and deleted that
-// its changes reveal: unlike a page's, a listing's interval does not grow
-// when it changes faster than it could be kept fresh.
+// alone (within the bounds), and at most the average interval. A listing
+// is not revisited for its own freshness but for the pages born and
+// deleted that its changes reveal: unlike a page's, its interval does not
+// grow when it changes faster than it could be kept fresh.
 func (rc *recrawl) listing(st schedule.State) time.Duration {
 	d := rc.average()
 	// A listing has changed: its own history is enough, without a prior.
