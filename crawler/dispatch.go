@@ -102,8 +102,10 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 			return item, true
 		case errors.Is(err, frontier.ErrNotReady):
 			free := d.c.pacer.NextFree()
-			if paced && free.IsZero() {
-				continue // the host's delay ended while the queue was looked at
+			if paced && free.IsZero() && d.inflight == 0 {
+				// No slot is held, so what refused a URL was its host's
+				// delay, which ended while the queue was looked at.
+				continue
 			}
 			if !free.IsZero() {
 				wake = earliest(wake, free)

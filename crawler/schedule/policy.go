@@ -3,6 +3,7 @@ package schedule
 import (
 	"iter"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -104,12 +105,24 @@ func (a *Adaptive) Plan(pages iter.Seq[*State]) {
 
 // multiplier is the μ of Allocate for the given rates, budget and bounds:
 // the smallest at which the clamped optimal frequencies add up to at most
-// the budget (+Inf if minFreq everywhere already reaches it).
+// the budget (+Inf if minFreq everywhere already reaches it). Pages with
+// the same rate are counted once — all pages not yet revisited share
+// one, so a crawl in discovery plans in O(pages·log pages).
 func multiplier(rates []float64, budget, minFreq, maxFreq float64) float64 {
+	sorted := slices.Sorted(slices.Values(rates))
+	type group struct{ rate, pages float64 }
+	var groups []group
+	for i, l := range sorted {
+		if i > 0 && l == sorted[i-1] {
+			groups[len(groups)-1].pages++
+		} else {
+			groups = append(groups, group{l, 1})
+		}
+	}
 	total := func(mu float64) float64 {
 		sum := 0.0
-		for _, l := range rates {
-			sum += min(max(optimal(l, mu), minFreq), maxFreq)
+		for _, g := range groups {
+			sum += g.pages * min(max(optimal(g.rate, mu), minFreq), maxFreq)
 		}
 		return sum
 	}
