@@ -289,3 +289,31 @@ func simulate(t *testing.T, name string, n int, budget, horizon float64, lastMod
 	}
 	return fresh / total
 }
+
+// TestMultiplierGroupsEqualRates: counting pages of equal rate once gives
+// the multiplier of the plain sum over every page.
+func TestMultiplierGroupsEqualRates(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	rates := make([]float64, 3000)
+	for i := range rates {
+		switch {
+		case i%3 == 0: // not yet revisited: the prior's rate
+			rates[i] = 1.0 / 86400
+		case i%3 == 1:
+			rates[i] = 0 // never changed
+		default:
+			rates[i] = math.Exp(math.Log(1.0/14400) + r.Float64()*math.Log(240))
+		}
+	}
+	plain := func(mu float64) float64 {
+		sum := 0.0
+		for _, l := range rates {
+			sum += min(max(optimal(l, mu), 1.0/86400), 1.0/60)
+		}
+		return sum
+	}
+	mu := multiplier(rates, 2, 1.0/86400, 1.0/60)
+	if got := plain(mu); got > 2*(1+1e-9) || got < 2*0.99 {
+		t.Errorf("the plain sum at the multiplier %g spends %g fetches/s of a budget of 2", mu, got)
+	}
+}
