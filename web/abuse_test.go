@@ -28,7 +28,6 @@ import (
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/indexer"
-	"github.com/doppel-search/doppel/ranking"
 	"github.com/doppel-search/doppel/web/limiter"
 )
 
@@ -79,16 +78,7 @@ func floodServer(t testing.TB, docs int, opts Options) (*Server, *httptest.Serve
 	add("http://intra/long", "Long page", strings.Join(long, " "), "long", "http://intra/long")
 	long[2500] = "changed"
 	add("http://intra/long-copy", "Long page copy", strings.Join(long, " "), "long", "http://intra/long")
-	if err := ix.Flush(ctx); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := New(ranking.New(ix, ranking.Options{}), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
-	return srv, ts
+	return startServer(t, ix, opts)
 }
 
 // result is one request's outcome in a flood.

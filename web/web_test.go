@@ -59,7 +59,15 @@ func testServer(t *testing.T, opts Options) *httptest.Server {
 		id := "http://intra/news/" + string(rune('a'+i))
 		add(id, "News "+string(rune('a'+i)), "Canteen news item number "+string(rune('a'+i))+" about lunch.", nil, "n"+string(rune('a'+i)), id)
 	}
-	if err := ix.Flush(ctx); err != nil {
+	_, ts := startServer(t, ix, opts)
+	return ts
+}
+
+// startServer flushes ix and serves it with opts on a test server,
+// closed when the test ends.
+func startServer(t testing.TB, ix *indexer.Index, opts Options) (*Server, *httptest.Server) {
+	t.Helper()
+	if err := ix.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := New(ranking.New(ix, ranking.Options{}), opts)
@@ -68,7 +76,7 @@ func testServer(t *testing.T, opts Options) *httptest.Server {
 	}
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	return ts
+	return srv, ts
 }
 
 func get(t *testing.T, u string, header ...string) (int, string) {
