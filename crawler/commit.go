@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/doppel-search/doppel/crawler/schedule"
 
@@ -192,7 +193,7 @@ func (c *Crawler) insert(ctx context.Context, r *result) (dedup.Result, error) {
 	if err != nil {
 		return dedup.Result{}, err
 	}
-	c.countPage(p.URL, p.Result, r.verdict)
+	c.countPage(p.URL, p.Title, p.Result, r.verdict)
 	c.sinceFlush++
 	return p.Result, nil
 }
@@ -250,15 +251,21 @@ func pageOf(r pages.Record) hook.Page {
 		Result: dedup.Result{ID: r.URL, Cluster: cluster.ID(r.Cluster), Simhash: r.Simhash}}
 }
 
-// countPage counts a fetched page (live or replayed) and tells its
-// template's trap statistics what it was. The first copy a template
-// produces demotes its URLs still queued at normal priority.
-func (c *Crawler) countPage(u string, res dedup.Result, v traps.Verdict) {
+// countPage counts a fetched page (live or replayed) titled title and
+// tells its template's trap statistics what it was. The first copy a
+// template produces demotes its URLs still queued at normal priority. A
+// near-duplicate with a name of its own (see sameName) counts as a
+// near-duplicate, but for its template it is a page of its own: an API
+// reference whose types share long member lists is neither a trap nor a
+// family of copies.
+func (c *Crawler) countPage(u, title string, res dedup.Result, v traps.Verdict) {
 	c.fetched.Add(1)
 	if !res.Duplicate {
 		c.unique.Add(1)
 	} else {
 		c.dups.Add(1)
+	}
+	if res.Duplicate && c.sameName(title, res.Master) {
 		v = traps.Duplicate
 		tmpl := c.admit.Template(u)
 		for _, q := range c.queued[tmpl] {
@@ -267,6 +274,31 @@ func (c *Crawler) countPage(u string, res dedup.Result, v traps.Verdict) {
 		delete(c.queued, tmpl)
 	}
 	c.admit.Observe(u, v, string(res.Cluster))
+}
+
+// sameName reports whether a page titled title is named like master, the
+// master of its cluster: their titles, letters only and lower-cased (so
+// digits, dates and punctuation aside), are equal or one holds the
+// other ("Annual leave" and "Annual leave (print)"; "Events 2031-04" and
+// "Events 2031-05"; not "EscapeUnicode" and "EscapeDefault"). A master
+// without a record, or an empty title, counts as the same name.
+func (c *Crawler) sameName(title, master string) bool {
+	m, ok, err := c.latest(master)
+	if err != nil || !ok {
+		return true
+	}
+	a, b := letters(title), letters(m.Title)
+	return a == "" || b == "" || strings.Contains(a, b) || strings.Contains(b, a)
+}
+
+// letters returns the letters of s, lower-cased.
+func letters(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, s)
 }
 
 func (c *Crawler) countDecision(s pages.Status) {
@@ -358,6 +390,7 @@ func (c *Crawler) queueLinks(links []link, fromUnique []bool, firsts []firstFetc
 		l := &links[i]
 		if l.text != "" {
 			c.batch.AddAnchors(l.URL, l.text)
+			c.hook.Anchors().Observe(l.text, l.URL)
 		}
 		if seen[i] || known[i] || decided[l.URL] {
 			continue

@@ -86,7 +86,7 @@ func (c *Crawler) replay() error {
 		if len(features.Tokens(strings.Join(r.Blocks, " "))) == 0 {
 			v = traps.Empty
 		}
-		c.countPage(r.URL, p.Result, v)
+		c.countPage(r.URL, r.Title, p.Result, v)
 		if r.Schedule.LastFetch.IsZero() { // recorded before revisits existed
 			r.Schedule.LastFetch = r.FetchedAt
 		}

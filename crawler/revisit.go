@@ -327,7 +327,7 @@ func (c *Crawler) indexSource(_ context.Context, id string) (*indexer.Doc, error
 	if err != nil || !ok {
 		return nil, err
 	}
-	d := hook.IndexDoc(p)
+	d := c.hook.IndexDoc(p)
 	return &d, nil
 }
 

@@ -118,6 +118,12 @@ type Doc struct {
 	Simhash      uint64    // indexed as 16 hex digits
 	Cluster      string    // near-duplicate cluster id
 	Master       bool      // the document is its cluster's master
+	// Diff says the Doc is a difference record, not the whole document:
+	// a near-duplicate left out under Skip, with only what its master
+	// lacks — its title and headings if they differ, its anchor texts
+	// the master lacks, and the body blocks the master does not hold
+	// (see [Difference]). Set by the Index; ignored in Add.
+	Diff bool
 }
 
 // A Member is one document of a cluster, indexed or not.
@@ -143,6 +149,7 @@ type Stats struct {
 	Masters int // of those, added as their cluster's master
 	Indexed int // of those, put in the index (masters and, under Hidden and All, near-duplicates)
 	Skipped int // of those, near-duplicates left out of the index (Skip)
+	Diffs   int // of those, with a difference record indexed (Skip; see Difference)
 	Demoted int // former masters demoted when another document took over
 	Batches int // batches written
 	Pending int // documents waiting for the next Flush
@@ -181,6 +188,9 @@ type Index struct {
 	// editedKnown: the mapping stores Member.Edited (indexes created
 	// before it existed do not).
 	editedKnown bool
+	// diffKnown: the mapping has FieldDiff (indexes created before it
+	// existed get no difference records).
+	diffKnown bool
 }
 
 // written is a batch being written by FlushAsync.
@@ -239,7 +249,8 @@ func Wrap(idx bleve.Index, opts Options) (*Index, error) {
 	if !ok || im.TypeMapping[DocType] == nil || im.TypeMapping[MemberType] == nil {
 		return nil, ErrMapping
 	}
-	x := &Index{idx: idx, opts: opts, editedKnown: im.TypeMapping[MemberType].Properties[fieldMemberEdited] != nil}
+	x := &Index{idx: idx, opts: opts, editedKnown: im.TypeMapping[MemberType].Properties[fieldMemberEdited] != nil,
+		diffKnown: im.TypeMapping[DocType].Properties[FieldDiff] != nil}
 	x.reset()
 	return x, nil
 }
@@ -339,16 +350,17 @@ func (x *Index) add(ctx context.Context, d Doc, r dedup.Result) error {
 		d.Simhash = r.Simhash
 	}
 	if d.Master && r.Duplicate {
-		if err := x.review(ctx, d.Cluster, d.ID, d.Groups, nil); err != nil {
+		if err := x.review(ctx, d.Cluster, &d, nil); err != nil {
 			return err
 		}
 	}
 	m := Member{ID: d.ID, URL: d.URL, Title: d.Title, Master: d.Master, Groups: d.Groups,
 		LastModified: d.LastModified, Length: len(d.Body), Edited: r.Edited && !d.Master}
 	keep := d.Master || x.opts.Policy != Skip || m.Edited
+	var master *Doc
 	if !keep { // under Skip, keep a copy some users could see without seeing the master
-		master, err := x.load(r.Master)
-		if err != nil {
+		var err error
+		if master, err = x.load(r.Master); err != nil {
 			return err
 		}
 		keep = master != nil && !Covers(master.Groups, d.Groups) // an unknown master was demoted meanwhile: skip
@@ -360,7 +372,9 @@ func (x *Index) add(ctx context.Context, d Doc, r dedup.Result) error {
 		m.Indexed = true
 		x.stats.Indexed++
 	} else {
-		x.unindex(d.ID)
+		if err := x.skip(&d, master); err != nil {
+			return err
+		}
 		x.stats.Skipped++
 	}
 	if err := x.putMember(d.Cluster, m); err != nil {
@@ -375,20 +389,24 @@ func (x *Index) add(ctx context.Context, d Doc, r dedup.Result) error {
 }
 
 // review applies the policy again to every member of cluster but master
-// and those in skip, against a master with the access groups groups:
-// former masters are demoted; under Skip a member stays out of the index
-// only if it is a copy (not Edited) and groups cover its own. A member to
-// index whose document is neither in the index nor in Options.Source
-// stays out, counted in Stats.Unavailable. In an index whose mapping does
-// not store Member.Edited, an indexed member stays indexed (it may be an
-// edited one).
-func (x *Index) review(ctx context.Context, cluster, master string, groups []string, skip []string) error {
+// and those in skip, against master: former masters are demoted; under
+// Skip a member stays out of the index only if it is a copy (not Edited)
+// and the master's groups cover its own. A member to index whose
+// document is neither in the index nor in Options.Source stays out,
+// counted in Stats.Unavailable. A member that leaves the index keeps a
+// difference record against master; one that was out already keeps the
+// record it has (against an earlier master of the cluster: its own text
+// stays findable). In an index whose mapping does not store
+// Member.Edited, an indexed member stays indexed (it may be an edited
+// one).
+func (x *Index) review(ctx context.Context, cluster string, master *Doc, skip []string) error {
 	ms, err := x.members(cluster)
 	if err != nil {
 		return err
 	}
+	groups := master.Groups
 	for _, m := range ms {
-		if m.ID == master || slices.Contains(skip, m.ID) {
+		if m.ID == master.ID || slices.Contains(skip, m.ID) {
 			continue
 		}
 		wasMaster, wasIndexed := m.Master, m.Indexed
@@ -417,7 +435,15 @@ func (x *Index) review(ctx context.Context, cluster, master string, groups []str
 			m.Indexed = true
 		default:
 			if wasIndexed {
-				x.unindex(m.ID)
+				d, err := x.load(m.ID)
+				if err != nil {
+					return err
+				}
+				if d == nil {
+					x.unindex(m.ID)
+				} else if err := x.skip(d, master); err != nil {
+					return err
+				}
 			}
 			m.Indexed = false
 		}
@@ -574,7 +600,7 @@ func (x *Index) leave(ctx context.Context, ch dedup.Change, drop bool) error {
 		}
 		x.stats.Promoted++
 		x.stats.Pending++
-		if err := x.review(ctx, cluster, master.ID, master.Groups, skip); err != nil {
+		if err := x.review(ctx, cluster, master, skip); err != nil {
 			return err
 		}
 	}
@@ -591,6 +617,27 @@ func (x *Index) index(d *Doc) error {
 		return fmt.Errorf("indexer: index %q: %w", d.ID, err)
 	}
 	x.docs[d.ID] = d
+	return nil
+}
+
+// skip takes d, a near-duplicate under Skip, out of the index, leaving
+// its difference record against master (nil: none) if it has one.
+func (x *Index) skip(d, master *Doc) error {
+	if !x.diffKnown || master == nil {
+		x.unindex(d.ID)
+		return nil
+	}
+	r := Difference(d, master)
+	if r == nil {
+		x.unindex(d.ID)
+		return nil
+	}
+	r.Master = false
+	if err := x.batch.Index(r.ID, toData(r)); err != nil {
+		return fmt.Errorf("indexer: difference record %q: %w", r.ID, err)
+	}
+	x.docs[r.ID] = nil // not a document load may return
+	x.stats.Diffs++
 	return nil
 }
 
@@ -615,7 +662,8 @@ func (x *Index) dropMember(id string) {
 }
 
 // load returns the searchable document id from the pending batch or the
-// index, or nil if it is in neither.
+// index, or nil if it is in neither (a difference record is not the
+// document).
 func (x *Index) load(id string) (*Doc, error) {
 	d, ok := x.docs[id]
 	if !ok && x.writing != nil {
@@ -635,39 +683,58 @@ func (x *Index) load(id string) (*Doc, error) {
 	if sd == nil {
 		return nil, nil
 	}
-	return fromStored(id, sd)
+	d, err = fromStored(id, sd)
+	if err != nil || d.Diff {
+		return nil, err
+	}
+	return d, nil
 }
 
 // Indexed returns how many documents are in the index (searchable or
-// hidden), member records not counted. Pending documents are not counted
-// until Flush.
+// hidden), member records and difference records not counted. Pending
+// documents are not counted until Flush.
 func (x *Index) Indexed() (int, error) {
-	all, err := x.idx.DocCount()
+	res, err := x.idx.Search(bleve.NewSearchRequestOptions(documents(), 0, 0, false))
 	if err != nil {
 		return 0, err
 	}
+	return int(res.Total), nil
+}
+
+// Differences returns how many difference records are in the index.
+// Pending ones are not counted until Flush.
+func (x *Index) Differences() (int, error) {
+	q := bleve.NewBoolFieldQuery(true)
+	q.SetField(FieldDiff)
+	res, err := x.idx.Search(bleve.NewSearchRequestOptions(q, 0, 0, false))
+	if err != nil {
+		return 0, err
+	}
+	return int(res.Total), nil
+}
+
+// documents matches every whole document: neither member records nor
+// difference records.
+func documents() query.Query {
 	kind := bleve.NewTermQuery(MemberType)
 	kind.SetField(fieldKind)
-	res, err := x.idx.Search(bleve.NewSearchRequestOptions(kind, 0, 0, false))
-	if err != nil {
-		return 0, err
-	}
-	return int(all) - int(res.Total), nil
+	diff := bleve.NewBoolFieldQuery(true)
+	diff.SetField(FieldDiff)
+	q := bleve.NewBooleanQuery()
+	q.AddMust(bleve.NewMatchAllQuery())
+	q.AddMustNot(kind, diff)
+	return q
 }
 
 // idPageSize is the number of ids EachID reads per search.
 const idPageSize = 10000
 
 // EachID calls fn with the id of every document in the index (searchable
-// or hidden; member records are not documents), in id order, and stops at
-// the first error fn returns. Documents not flushed yet are not included.
-// Cost: one search per 10,000 ids.
+// or hidden; member records and difference records are not documents), in
+// id order, and stops at the first error fn returns. Documents not
+// flushed yet are not included. Cost: one search per 10,000 ids.
 func (x *Index) EachID(fn func(id string) error) error {
-	kind := bleve.NewTermQuery(MemberType)
-	kind.SetField(fieldKind)
-	q := bleve.NewBooleanQuery()
-	q.AddMust(bleve.NewMatchAllQuery())
-	q.AddMustNot(kind)
+	q := documents()
 	var after []string
 	for {
 		req := bleve.NewSearchRequestOptions(q, idPageSize, 0, false)

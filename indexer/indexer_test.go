@@ -65,13 +65,12 @@ func count(t *testing.T, x *Index, q query.Query) (int, []string) {
 }
 
 // docsOnly matches every searchable document (not member records).
-func docsOnly() query.Query {
-	kind := bleve.NewTermQuery(MemberType)
-	kind.SetField(fieldKind)
-	bq := bleve.NewBooleanQuery()
-	bq.AddMust(bleve.NewMatchAllQuery())
-	bq.AddMustNot(kind)
-	return bq
+func docsOnly() query.Query { return documents() }
+
+func diffsOnly() query.Query {
+	q := bleve.NewBoolFieldQuery(true)
+	q.SetField(FieldDiff)
+	return q
 }
 
 func mastersOf(cl string) query.Query {
@@ -272,11 +271,15 @@ func TestSearchSkipsCopy(t *testing.T) {
 	if n, ids := count(t, x, x.Searchable(q)); n != 1 || ids[0] != "a3" {
 		t.Errorf("body:toner = %v, want [a3]", ids)
 	}
-	// Member records do not match field queries even without Searchable.
+	// Member records do not match field queries even without Searchable;
+	// the copies left out match as difference records only.
 	c := bleve.NewTermQuery("a")
 	c.SetField(FieldCluster)
-	if n, ids := count(t, x, c); n != 1 {
+	if n, ids := count(t, x, query.NewConjunctionQuery([]query.Query{c, documents()})); n != 1 {
 		t.Errorf("cluster:a = %v, want only a3", ids)
+	}
+	if n, ids := count(t, x, query.NewConjunctionQuery([]query.Query{c, diffsOnly()})); n != 2 {
+		t.Errorf("cluster:a difference records = %v, want a1 and a2", ids)
 	}
 }
 

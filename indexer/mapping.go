@@ -33,6 +33,9 @@ const (
 	FieldLastModified = "last_modified"
 	FieldGroups       = "groups"
 	FieldSimhash      = "simhash"
+	// FieldDiff marks a difference record (Doc.Diff): a boolean, true
+	// or absent.
+	FieldDiff = "diff"
 )
 
 // TitleBoost is the query-time boost [TextQuery] gives the title field.
@@ -92,6 +95,9 @@ func Mapping() *mapping.IndexMappingImpl {
 	master := bleve.NewBooleanFieldMapping()
 	master.IncludeInAll = false
 	dm.AddFieldMappingsAt(FieldMaster, master)
+	diff := bleve.NewBooleanFieldMapping()
+	diff.IncludeInAll = false
+	dm.AddFieldMappingsAt(FieldDiff, diff)
 	lm := bleve.NewDateTimeFieldMapping()
 	lm.IncludeInAll = false
 	dm.AddFieldMappingsAt(FieldLastModified, lm)
@@ -155,6 +161,9 @@ func toData(d *Doc) docData {
 	if len(d.Groups) == 0 {
 		m[FieldGroups] = []string{PublicGroup}
 	}
+	if d.Diff {
+		m[FieldDiff] = true
+	}
 	if !d.LastModified.IsZero() {
 		m[FieldLastModified] = d.LastModified.UTC()
 	}
@@ -195,8 +204,11 @@ func fromStored(id string, sd index.Document) (*Doc, error) {
 				d.Simhash, err = strconv.ParseUint(v, 16, 64)
 			}
 		case *document.BooleanField:
-			if f.Name() == FieldMaster {
+			switch f.Name() {
+			case FieldMaster:
 				d.Master, err = f.Boolean()
+			case FieldDiff:
+				d.Diff, err = f.Boolean()
 			}
 		case *document.DateTimeField:
 			if f.Name() == FieldLastModified {

@@ -461,6 +461,12 @@ func (w *world) searches(x *Index, e expected) {
 	if ids := search(w.t, x, docsOnly()); !slices.Equal(ids, indexed) {
 		w.t.Fatalf("indexed documents %v, want %v", ids, indexed)
 	}
+	// Difference records only for documents held and not indexed.
+	for _, id := range search(w.t, x, diffsOnly()) {
+		if in, held := e.indexed[id]; !held || in {
+			w.t.Fatalf("difference record for %s (held %v, indexed %v)", id, held, in)
+		}
+	}
 	visible := masters
 	if w.policy == All {
 		visible = indexed
@@ -484,12 +490,14 @@ func (w *world) searches(x *Index, e expected) {
 		w.t.Fatalf("%d member records, want %d", len(ids), len(e.cluster))
 	}
 	// (c) A removed document's text, or an old version's, matches
-	// nothing; a current version's matches where it is indexed.
+	// nothing; a current version's matches where it is held: indexed,
+	// or in the difference record of a near-duplicate left out (a token
+	// of its own, which no master holds).
 	for tok, id := range w.tokens {
 		q := bleve.NewMatchQuery(tok)
 		q.SetField(FieldBody)
 		var want []string
-		if id != "" && e.indexed[id] {
+		if _, held := e.indexed[id]; id != "" && held {
 			want = []string{id}
 		}
 		if ids := search(w.t, x, q); !slices.Equal(ids, want) {

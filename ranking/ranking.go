@@ -7,13 +7,19 @@
 // text, or with Request.Syntax Bleve in bleve's query string syntax; plus
 // host and date filters) is run over every indexed document the user may
 // see, masters and the non-master copies the index keeps (policy Hidden
-// and All; under Skip, the copies some users may see without the master).
-// A Plain query of several words first asks for documents holding all of
-// them, and if there are none, for documents holding any, ranked by how
-// many they hold and where (title first). Hits are walked in
-// score order (ties by document id, so the order is stable) and collapsed:
-// the first hit of a cluster — its best-scoring visible member, the master
-// when scores tie — represents it. Page p of size n is the clusters
+// and All; under Skip, the copies some users may see without the master,
+// and the difference records of the others: what each has that its master
+// lacks, see indexer.Difference). A Plain query of several words first
+// asks for documents holding all of them, and if there are none, for
+// documents holding any, ranked by how many they hold and where (title
+// first). Hits are walked in score order (ties by document id, so the
+// order is stable) and collapsed: a cluster ranks where its best-scoring
+// visible member does, and is represented by its master unless that
+// member matches distinctly better (more than Options.Promote times the
+// master's score, or the master does not match or may not be seen) — so
+// a page hidden behind a page of another name is found by its own name,
+// and a copy does not stand for its cluster for a word of its own
+// template. Page p of size n is the clusters
 // (p−1)·n … p·n−1 of that sequence, so a page never repeats a cluster of
 // an earlier page, and holds n clusters whenever that many match. Total is
 // the number of distinct clusters among all matching documents the user
@@ -92,6 +98,12 @@ type Options struct {
 	// on a 20,000-page intranet expands to 100,000 terms, takes 8 s and
 	// 1 GB. Default 1024.
 	MaxTerms int
+	// Promote is how much better than its master a member must match a
+	// query to stand for its cluster on a result page: a member whose
+	// score is more than Promote times its master's (or whose master
+	// does not match) represents the cluster; otherwise the master does.
+	// Default 1.25; it must be at least 1.
+	Promote float64
 }
 
 // Syntax says how Request.Query is read.
@@ -215,6 +227,9 @@ func New(ix *indexer.Index, opts Options) *Searcher {
 	}
 	if opts.MaxTerms <= 0 {
 		opts.MaxTerms = 1024
+	}
+	if opts.Promote < 1 {
+		opts.Promote = 1.25
 	}
 	plain := userquery.New(userquery.Options{Fields: plainFields(), Mapping: ix.Bleve().Mapping(), MaxBytes: opts.MaxQueryBytes})
 	return &Searcher{ix: ix, opts: opts, plain: plain}
@@ -381,9 +396,13 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	}
 	q := s.filtered(cq.text, r)
 
+	// A cluster's rank is its best hit's; it is represented by its
+	// master unless a member matches distinctly better (Options.Promote).
 	type rep struct {
-		id    string
-		score float64
+		id     string  // the best hit
+		score  float64 // its score: the cluster's
+		master string  // the master, if it is among the hits
+		mscore float64 // its score
 	}
 	var order []string // clusters in rank order
 	var best map[string]*rep
@@ -424,12 +443,11 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 			cur, seen := best[c]
 			if !seen {
 				order = append(order, c)
-				best[c] = &rep{id: h.ID, score: h.Score}
-				continue
+				cur = &rep{id: h.ID, score: h.Score}
+				best[c] = cur
 			}
-			// Equal scores: the master represents the cluster.
-			if master && h.Score >= cur.score {
-				cur.id = h.ID
+			if master && cur.master == "" {
+				cur.master, cur.mscore = h.ID, h.Score
 			}
 		}
 		if len(order) >= need || len(res.Hits) < window || uint64(window) >= res.Total {
@@ -444,7 +462,11 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	}
 	ids := make([]string, len(page))
 	for i, c := range page {
-		ids[i] = best[c].id
+		b := best[c]
+		ids[i] = b.id
+		if b.master != "" && b.score <= b.mscore*s.opts.Promote {
+			ids[i] = b.master
+		}
 	}
 	fields, err := s.fields(ctx, ids, cq.snippet)
 	if err != nil {

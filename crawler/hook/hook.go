@@ -131,6 +131,13 @@ type Options struct {
 	// Templates holds the site-template statistics. Default: a new
 	// clean.Templates with its default options.
 	Templates *clean.Templates
+	// Anchors holds the anchor-text statistics that tell site template
+	// ("Printer-friendly version" on links to many pages) from the words
+	// that name a page: template texts are left out of what pages are
+	// indexed with. Prepare and Replay count the anchor texts of each
+	// page; a crawler counts every link it sees as well. Default: a new
+	// clean.Anchors with its default options.
+	Anchors *clean.Anchors
 	// MaxBodyBytes is the largest body processed; the first MaxBodyBytes
 	// bytes of a larger one are (Page.Truncated). Default 5 MiB.
 	MaxBodyBytes int
@@ -197,6 +204,9 @@ func New(opts Options) (*Hook, error) {
 	if opts.Templates == nil {
 		opts.Templates = clean.NewTemplates(clean.TemplateOptions{})
 	}
+	if opts.Anchors == nil {
+		opts.Anchors = clean.NewAnchors(clean.AnchorOptions{})
+	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = clean.DefaultMaxBytes
 	}
@@ -227,6 +237,16 @@ func (h *Hook) Detector() *dedup.Detector { return h.opts.Detector }
 
 // Templates returns the hook's site-template statistics.
 func (h *Hook) Templates() *clean.Templates { return h.opts.Templates }
+
+// Anchors returns the anchor-text statistics in use.
+func (h *Hook) Anchors() *clean.Anchors { return h.opts.Anchors }
+
+// observeAnchors counts the anchor texts of links to p.
+func (h *Hook) observeAnchors(p *Page) {
+	for _, a := range p.Anchors {
+		h.opts.Anchors.Observe(a, p.URL)
+	}
+}
 
 // A Parsed response: the cleaner's page and whether the body was cut at
 // MaxBodyBytes.
@@ -326,6 +346,7 @@ func (h *Hook) Prepare(pageURL string, header http.Header, parsed *Parsed, ancho
 		p.Host = u.Host
 	}
 	p.Text = strings.Join(h.opts.Templates.ObserveStrip(p.Host, page.Blocks), "\n\n")
+	h.observeAnchors(&p)
 	prep := &Prepared{page: p}
 	if !h.opts.NoDedup {
 		doc, err := h.opts.Detector.Prepare(p.dedupDoc())
@@ -373,6 +394,7 @@ func (h *Hook) Replay(ctx context.Context, p Page, reindex bool) (Page, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.opts.Templates.Observe(p.Host, p.Blocks)
+	h.observeAnchors(&p)
 	if h.opts.NoDedup {
 		p.Result = singleton(p.URL)
 	} else {
@@ -426,7 +448,7 @@ func (h *Hook) Update(ctx context.Context, prep *Prepared, source PageSource) (P
 		}
 	}
 	if h.opts.Index != nil {
-		if err := h.opts.Index.Update(ctx, IndexDoc(p), ch); err != nil {
+		if err := h.opts.Index.Update(ctx, h.IndexDoc(p), ch); err != nil {
 			return Page{}, dedup.Change{}, err
 		}
 	}
@@ -521,7 +543,7 @@ func (h *Hook) index(ctx context.Context, p Page) error {
 	if h.opts.Index == nil {
 		return nil
 	}
-	return h.opts.Index.Add(ctx, IndexDoc(p), p.Result)
+	return h.opts.Index.Add(ctx, h.IndexDoc(p), p.Result)
 }
 
 func singleton(id string) dedup.Result {
@@ -529,10 +551,11 @@ func singleton(id string) dedup.Result {
 }
 
 // IndexDoc is the index document of a processed page: the one conversion
-// from a Page to what the index holds.
-func IndexDoc(p Page) indexer.Doc {
+// from a Page to what the index holds. Anchor texts that are site
+// template (see Options.Anchors) are left out.
+func (h *Hook) IndexDoc(p Page) indexer.Doc {
 	return indexer.Doc{ID: p.URL, URL: p.URL, Host: p.Host, Title: p.Title, Headings: p.Headings, Body: p.Text,
-		Anchors: p.Anchors, LastModified: p.LastModified, Groups: p.Groups, Simhash: p.Result.Simhash}
+		Anchors: h.opts.Anchors.Keep(p.Anchors), LastModified: p.LastModified, Groups: p.Groups, Simhash: p.Result.Simhash}
 }
 
 // Flush writes the index's pending batch.

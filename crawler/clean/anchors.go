@@ -1,0 +1,114 @@
+package clean
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// DefaultTemplateTargets is AnchorOptions.Targets when zero.
+const DefaultTemplateTargets = 4
+
+// MaxTemplateTargets bounds AnchorOptions.Targets.
+const MaxTemplateTargets = 8
+
+// AnchorOptions configure [Anchors]. The zero value is the default.
+type AnchorOptions struct {
+	// Targets is how many distinct pages one anchor text may name before
+	// it is site template: words that a template puts on links to many
+	// pages ("Printer-friendly version", "Next", "Edit", "Home" on
+	// per-section home links) name none of them. Default
+	// DefaultTemplateTargets (4); at most MaxTemplateTargets (8).
+	Targets int
+}
+
+// Anchors tells anchor texts that name a page from site template: it
+// counts, per anchor text (case and spacing aside), the distinct pages
+// that links with that text point to. A text pointing to more than
+// Options.Targets pages is template, and carries no weight: [Anchors.Keep]
+// drops it from the anchor texts a page is indexed with.
+//
+// Memory: about 100 bytes per distinct anchor text. Anchors is safe for
+// concurrent use.
+type Anchors struct {
+	mu   sync.Mutex
+	max  int
+	seen map[uint64]*anchorStat
+}
+
+// anchorStat is what Anchors knows of one anchor text.
+type anchorStat struct {
+	targets  [MaxTemplateTargets]uint64 // hashes of the first distinct targets (at most max of them)
+	n        int                        // distinct targets seen, up to max+1
+	template bool
+}
+
+// NewAnchors returns empty anchor statistics.
+func NewAnchors(opts AnchorOptions) *Anchors {
+	if opts.Targets <= 0 {
+		opts.Targets = DefaultTemplateTargets
+	}
+	return &Anchors{max: min(opts.Targets, MaxTemplateTargets), seen: map[uint64]*anchorStat{}}
+}
+
+func anchorKey(text string) (uint64, bool) {
+	n := strings.ToLower(strings.Join(strings.Fields(text), " "))
+	return xxhash.Sum64String(n), n != ""
+}
+
+// Observe counts a link with anchor text text to the page target.
+// Cost: O(len(text)).
+func (a *Anchors) Observe(text, target string) {
+	k, ok := anchorKey(text)
+	if !ok {
+		return
+	}
+	t := xxhash.Sum64String(target)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.seen[k]
+	if s == nil {
+		s = &anchorStat{}
+		a.seen[k] = s
+	}
+	if s.template {
+		return
+	}
+	for _, h := range s.targets[:s.n] {
+		if h == t {
+			return
+		}
+	}
+	if s.n == a.max {
+		s.template = true
+		return
+	}
+	s.targets[s.n] = t
+	s.n++
+}
+
+// Template reports whether text is site template: its links point to
+// more than Options.Targets distinct pages.
+func (a *Anchors) Template(text string) bool {
+	k, ok := anchorKey(text)
+	if !ok {
+		return true
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.seen[k]
+	return s != nil && s.template
+}
+
+// Keep returns the texts that are not template, in order (a new slice;
+// nil if none is kept).
+func (a *Anchors) Keep(texts []string) []string {
+	var out []string
+	for _, t := range texts {
+		if !a.Template(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,119 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/doppel-search/doppel/crawler/pages"
+	"github.com/doppel-search/doppel/ranking"
+)
+
+// traitSite is an API reference like rustdoc's: groups of types that
+// share a long list of trait implementations, each with a name and a
+// one-line description of its own — copies by resemblance of their main
+// content, distinct pages to whoever searches — and print and mirror
+// copies of every fifth type.
+func traitSite(groups, perGroup int) http.Handler {
+	name := func(g, k int) string {
+		return fmt.Sprintf("Escape%s%d", []string{"Default", "Unicode", "Debug", "Ascii"}[k%4], g)
+	}
+	traits := func(g int) string {
+		var b strings.Builder
+		for i := range 60 {
+			fmt.Fprintf(&b, "<p>impl Trait%d%d for the iterator: fn method%d(&amp;mut self) -> Option of the item, provided by the blanket implementation of group %d.</p>", g, i, i, g)
+		}
+		return b.String()
+	}
+	page := func(g, k int) string {
+		n := name(g, k)
+		return fmt.Sprintf("<h1>Struct core::char::%s</h1><p>Returns an iterator that yields the %s form of a char (variant %d).</p>%s", n, n, k, traits(g))
+	}
+	html := func(w http.ResponseWriter, title, body string) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><head><title>%s</title></head><body><nav><a href=\"/\">Home</a></nav><main>%s</main></body></html>", title, body)
+	}
+	parse := func(r *http.Request) (g, k int) {
+		fmt.Sscanf(r.PathValue("type"), "%d-%d.html", &g, &k)
+		return g, k
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		b.WriteString("<ul>")
+		for g := range groups {
+			for k := range perGroup {
+				fmt.Fprintf(&b, `<li><a href="/std/%d-%d.html">%s</a>`, g, k, name(g, k))
+				if (g*perGroup+k)%5 == 0 {
+					fmt.Fprintf(&b, ` <a href="/print/std/%d-%d.html">Printer-friendly version</a> <a href="/mirror/std/%d-%d.html">mirror</a>`, g, k, g, k)
+				}
+				b.WriteString("</li>")
+			}
+		}
+		html(w, "Standard library", b.String()+"</ul>")
+	})
+	mux.HandleFunc("/std/{type}", func(w http.ResponseWriter, r *http.Request) {
+		g, k := parse(r)
+		html(w, name(g, k), page(g, k))
+	})
+	mux.HandleFunc("/print/std/{type}", func(w http.ResponseWriter, r *http.Request) {
+		g, k := parse(r)
+		html(w, name(g, k)+" (print)", page(g, k)+"<p>Printed from the developer portal.</p>")
+	})
+	mux.HandleFunc("/mirror/std/{type}", func(w http.ResponseWriter, r *http.Request) {
+		g, k := parse(r)
+		html(w, name(g, k), page(g, k))
+	})
+	return mux
+}
+
+// TestHiddenPagesFoundByName: types whose pages are copies by
+// resemblance (a long shared trait list) are joined, and each is still
+// the first hit for its own name; print and mirror copies are joined to
+// their page and never stand beside it.
+func TestHiddenPagesFoundByName(t *testing.T) {
+	const groups, perGroup = 12, 4
+	s := newSite(t, traitSite(groups, perGroup))
+	c := crawl(t, t.TempDir(), testOptions(s.URL+"/"))
+	recs := records(t, c)
+	hidden := 0
+	for _, r := range recs {
+		if r.Status == pages.Fetched && strings.Contains(r.URL, "/std/") && r.Cluster != "" {
+			if m, _ := c.pages.Masters(); m[r.Cluster] != r.URL {
+				hidden++
+			}
+		}
+	}
+	if hidden < groups*(perGroup-1) {
+		t.Fatalf("%d pages are near-duplicates, want at least %d: the site no longer tests hidden pages", hidden, groups*(perGroup-1))
+	}
+	search := ranking.New(c.Index(), ranking.Options{})
+	for g := range groups {
+		for k := range perGroup {
+			path := fmt.Sprintf("/std/%d-%d.html", g, k)
+			u := s.URL + path
+			if (g*perGroup+k)%5 == 0 {
+				for _, cp := range []string{"/print", "/mirror"} {
+					if rc, r := recs[s.URL+cp+path], recs[u]; rc.Cluster != r.Cluster {
+						t.Errorf("%s is not in the cluster of %s", cp+path, path)
+					}
+				}
+			}
+			n := []string{"Default", "Unicode", "Debug", "Ascii"}[k%4]
+			q := fmt.Sprintf("Escape%s%d", n, g)
+			res, err := search.Search(context.Background(), ranking.Request{Query: q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Hits) == 0 || !strings.HasSuffix(res.Hits[0].URL, path) {
+				var got []string
+				for _, h := range res.Hits {
+					got = append(got, strings.TrimPrefix(h.URL, s.URL))
+				}
+				t.Errorf("search %s: %v, want %s (or a copy of it) first", q, got, path)
+			}
+		}
+	}
+}
