@@ -219,7 +219,7 @@ type recording struct {
 func (c *Crawler) record(p hook.Page) error {
 	rec := pages.Record{URL: p.URL, Status: pages.Fetched, LastModified: p.LastModified,
 		Host: p.Host, Title: p.Title, Headings: p.Headings, Tagged: p.Tagged, Blocks: p.Blocks, Text: p.Text,
-		Groups: p.Groups, Anchors: p.Anchors, Truncated: p.Truncated, Simhash: p.Result.Simhash, Cluster: string(p.Result.Cluster)}
+		Groups: p.Groups, Lang: p.Lang, Anchors: p.Anchors, Truncated: p.Truncated, Simhash: p.Result.Simhash, Cluster: string(p.Result.Cluster)}
 	if rc := c.recording; rc.url == p.URL {
 		rec.FetchedAt, rec.ETag, rec.Modified, rec.Hash, rec.Schedule = rc.fetched, rc.etag, rc.modified, rc.hash, rc.sched
 		rec.LinkHash, rec.Links = rc.linkHash, rc.links
@@ -247,7 +247,7 @@ func (c *Crawler) record(p hook.Page) error {
 // pageOf is the inverse of record: the page a fetched record holds.
 func pageOf(r pages.Record) hook.Page {
 	return hook.Page{URL: r.URL, Host: r.Host, Title: r.Title, Headings: r.Headings, Tagged: r.Tagged, Blocks: r.Blocks,
-		Text: r.Text, LastModified: r.LastModified, Groups: r.Groups, Anchors: r.Anchors, Truncated: r.Truncated,
+		Text: r.Text, LastModified: r.LastModified, Groups: r.Groups, Lang: r.Lang, Anchors: r.Anchors, Truncated: r.Truncated,
 		Result: dedup.Result{ID: r.URL, Cluster: cluster.ID(r.Cluster), Simhash: r.Simhash}}
 }
 

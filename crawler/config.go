@@ -12,6 +12,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/traps"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/internal/lang"
 )
 
 // ExampleConfig is a complete configuration file: the fields of Options in
@@ -43,6 +44,7 @@ const ExampleConfig = `{
   "drop_params": ["utm_*", "sessionid", "jsessionid", "phpsessid", "sid", "gclid", "fbclid"],
   "policy": "skip",
   "similarity": "resemblance",
+  "language": "en",
   "groups": [{"prefix": "https://intranet.example/hr/", "groups": ["hr"]}],
   "no_dedup": false
 }`
@@ -70,6 +72,7 @@ type config struct {
 	DropParams      []string         `json:"drop_params"`
 	Policy          indexer.Policy   `json:"policy"`
 	Similarity      dedup.Similarity `json:"similarity"`
+	Language        string           `json:"language"`
 	Groups          []GroupRule      `json:"groups"`
 	NoDedup         bool             `json:"no_dedup"`
 }
@@ -120,7 +123,7 @@ func (o Options) MarshalJSON() ([]byte, error) {
 		MaxRedirects: o.MaxRedirects,
 		Traps: trapsConfig{MaxPerTemplate: o.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: o.Traps.MaxDuplicatesPerTemplate,
 			MaxSegments: o.Traps.MaxSegments, MaxRepeats: o.Traps.MaxRepeats, MaxURLLength: o.Traps.MaxURLLength},
-		DropParams: o.DropParams, Policy: o.Policy, Similarity: o.Similarity, Groups: o.Groups, NoDedup: o.NoDedup,
+		DropParams: o.DropParams, Policy: o.Policy, Similarity: o.Similarity, Language: o.Language, Groups: o.Groups, NoDedup: o.NoDedup,
 	})
 }
 
@@ -214,7 +217,7 @@ func ParseConfig(data []byte) (Options, error) {
 		MaxBodyBytes: c.MaxBodyBytes, UserAgent: c.UserAgent, MaxRedirects: c.MaxRedirects,
 		Traps: traps.Options{MaxPerTemplate: c.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: c.Traps.MaxDuplicatesPerTemplate,
 			MaxSegments: c.Traps.MaxSegments, MaxRepeats: c.Traps.MaxRepeats, MaxURLLength: c.Traps.MaxURLLength},
-		DropParams: c.DropParams, Policy: c.Policy, Similarity: c.Similarity, Groups: c.Groups, NoDedup: c.NoDedup,
+		DropParams: c.DropParams, Policy: c.Policy, Similarity: c.Similarity, Language: c.Language, Groups: c.Groups, NoDedup: c.NoDedup,
 	}, nil
 }
 
@@ -267,6 +270,9 @@ func (o Options) Validate() error {
 	}
 	if o.Similarity != dedup.Resemblance && o.Similarity != dedup.Cosine {
 		errs = append(errs, fmt.Errorf("similarity: unknown similarity %d", int(o.Similarity)))
+	}
+	if o.Language != "" && lang.Primary(o.Language) == "" {
+		errs = append(errs, fmt.Errorf("language: %q is not a language tag (such as en or pt-BR)", o.Language))
 	}
 	for i, g := range o.Groups {
 		if g.Prefix == "" {

@@ -183,7 +183,7 @@ func (c *Crawler) newHook() (*hook.Hook, error) {
 	if err != nil {
 		return nil, err
 	}
-	return hook.New(hook.Options{Detector: det, Index: c.index, MaxBodyBytes: c.opts.MaxBodyBytes,
+	return hook.New(hook.Options{Detector: det, Index: c.index, MaxBodyBytes: c.opts.MaxBodyBytes, Language: c.opts.Language,
 		Groups: c.opts.groupsFor, NoDedup: c.opts.NoDedup, Recorder: hook.RecorderFunc(c.record)})
 }
 

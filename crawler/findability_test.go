@@ -117,3 +117,77 @@ func TestHiddenPagesFoundByName(t *testing.T) {
 		}
 	}
 }
+
+// languageSite is a manual in English and Danish: the Danish section
+// keeps the English text of the pages not translated yet (with lang="da",
+// as a section template declares), and links to both sections come from
+// an English start page.
+func languageSite(pages int) http.Handler {
+	text := func(i int) string {
+		return fmt.Sprintf("<h1>Module mod_%d</h1><p>The module mod_%d configures directive number %d of the server. "+
+			"It is loaded at start-up and reads its settings from the main configuration file, where each directive "+
+			"takes one argument and may appear in any virtual host section.</p>", i, i, i)
+	}
+	mux := http.NewServeMux()
+	html := func(w http.ResponseWriter, lang, title, body string) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<html lang="%s"><head><title>%s</title></head><body><main>%s</main></body></html>`, lang, title, body)
+	}
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		for i := range pages {
+			fmt.Fprintf(&b, `<p><a href="/manual/da/mod_%d.html">mod_%d (dansk)</a> <a href="/manual/en/mod_%d.html">mod_%d</a></p>`, i, i, i, i)
+		}
+		html(w, "en", "Server manual", b.String())
+	})
+	page := func(l string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			var i int
+			fmt.Sscanf(r.PathValue("page"), "mod_%d.html", &i)
+			html(w, l, fmt.Sprintf("mod_%d - Server manual", i), text(i))
+		}
+	}
+	mux.HandleFunc("/manual/da/{page}", page("da"))
+	mux.HandleFunc("/manual/en/{page}", page("en"))
+	return mux
+}
+
+// TestLanguageOfMasters: of a page and its copy in another language
+// section, the page in the language the crawl started in is master
+// (though the Danish URL sorts first and is met first); a reader of
+// Danish is shown the Danish copy, a reader of English the English page.
+func TestLanguageOfMasters(t *testing.T) {
+	const n = 8
+	s := newSite(t, languageSite(n))
+	c := crawl(t, t.TempDir(), testOptions(s.URL+"/"))
+	masters, err := c.pages.Masters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := records(t, c)
+	search := ranking.New(c.Index(), ranking.Options{})
+	for i := range n {
+		en, da := fmt.Sprintf("%s/manual/en/mod_%d.html", s.URL, i), fmt.Sprintf("%s/manual/da/mod_%d.html", s.URL, i)
+		if recs[en].Cluster != recs[da].Cluster {
+			t.Fatalf("mod_%d: the language copies are not joined", i)
+		}
+		if m := masters[recs[en].Cluster]; m != en {
+			t.Errorf("mod_%d: master %s, want the English page", i, m)
+		}
+		if recs[da].Lang != "da" || recs[en].Lang != "en" {
+			t.Errorf("mod_%d: languages %q, %q", i, recs[da].Lang, recs[en].Lang)
+		}
+		for _, tc := range []struct {
+			langs []string
+			want  string
+		}{{nil, en}, {[]string{"en"}, en}, {[]string{"da", "en"}, da}, {[]string{"fr", "da"}, da}, {[]string{"fr"}, en}} {
+			res, err := search.Search(context.Background(), ranking.Request{Query: fmt.Sprintf("mod_%d - Server manual", i), Languages: tc.langs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Hits) == 0 || res.Hits[0].URL != tc.want || res.Hits[0].Similar != 1 {
+				t.Errorf("mod_%d for %v: %+v, want %s first with 1 similar", i, tc.langs, res.Hits, tc.want)
+			}
+		}
+	}
+}

@@ -71,6 +71,13 @@ type Options struct {
 	// distinct pages that share their words, such as the pages of an API
 	// reference.
 	Similarity dedup.Similarity
+	// Language is the language whose pages are preferred as masters of
+	// their clusters, before the shortest URL (a BCP 47 tag such as "en"
+	// or "da"; compared by its primary subtag). A page's language is its
+	// <html lang> or Content-Language, else the one its URL path names
+	// ("/manual/da/"). Default "": the language of the first page the
+	// crawl processes — its seed's, the site section it started from.
+	Language string
 	// Groups assigns access groups to documents by URL prefix; the first
 	// matching rule wins. Default: no groups (public).
 	Groups []GroupRule

@@ -29,6 +29,11 @@ type Document struct {
 	Meta    []string  // metadata features such as "author:jane": weighted in SimHash; optional
 	Time    time.Time // for the MostRecent master policy; optional
 	Quality float64   // for the HighestQuality master policy; optional
+	// Preference ranks the document as master before the policy does:
+	// a member with a higher Preference is always the better master
+	// (package crawler prefers pages in the language it started in).
+	// Optional; default 0.
+	Preference int
 }
 
 // A Pair is a detected near-duplicate pair: A arrived before B.
@@ -292,7 +297,7 @@ func (d *Detector) prepare(doc Document) *Prepared {
 	// Filters (stop words, stemming, numbers, dates) apply to everything
 	// compared; with the default options tokens pass unchanged.
 	tokens := d.ext.FilterTokens(features.Tokens(doc.Text))
-	rec := &record{member: cluster.Member{ID: doc.ID, URL: doc.URL, Time: doc.Time, Quality: doc.Quality}}
+	rec := &record{member: cluster.Member{ID: doc.ID, URL: doc.URL, Time: doc.Time, Quality: doc.Quality, Preference: doc.Preference}}
 	rec.content = contentHash(tokens, d.ext.FilterTokens(features.Tokens(doc.Tagged)), doc.Meta)
 	if len(tokens) == 0 {
 		rec.unsignable = true

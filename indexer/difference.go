@@ -20,7 +20,7 @@ import (
 // cost of the few terms that are its own. Cost: O(len(d.Body) +
 // len(m.Body)).
 func Difference(d, m *Doc) *Doc {
-	r := &Doc{ID: d.ID, URL: d.URL, Host: d.Host, LastModified: d.LastModified, Groups: d.Groups,
+	r := &Doc{ID: d.ID, URL: d.URL, Host: d.Host, LastModified: d.LastModified, Groups: d.Groups, Lang: d.Lang,
 		Simhash: d.Simhash, Cluster: d.Cluster, Diff: true}
 	if norm(d.Title) != norm(m.Title) {
 		r.Title = d.Title

@@ -115,6 +115,7 @@ type Doc struct {
 	Anchors      []string  // anchor texts of links pointing to the document, text
 	LastModified time.Time // datetime; zero means unknown (not indexed)
 	Groups       []string  // access groups, keywords
+	Lang         string    // language (a primary subtag such as "en"), keyword; "" if unknown
 	Simhash      uint64    // indexed as 16 hex digits
 	Cluster      string    // near-duplicate cluster id
 	Master       bool      // the document is its cluster's master
@@ -141,6 +142,9 @@ type Member struct {
 	// copy. Always false for masters, and in indexes created before the
 	// field existed (see Index.Update).
 	Edited bool
+	// Lang is the document's language ("" if unknown): a result page
+	// shows the member in the user's language for its cluster.
+	Lang string
 }
 
 // Stats counts what an Index has done since it was opened.
@@ -355,7 +359,7 @@ func (x *Index) add(ctx context.Context, d Doc, r dedup.Result) error {
 		}
 	}
 	m := Member{ID: d.ID, URL: d.URL, Title: d.Title, Master: d.Master, Groups: d.Groups,
-		LastModified: d.LastModified, Length: len(d.Body), Edited: r.Edited && !d.Master}
+		LastModified: d.LastModified, Length: len(d.Body), Edited: r.Edited && !d.Master, Lang: d.Lang}
 	keep := d.Master || x.opts.Policy != Skip || m.Edited
 	var master *Doc
 	if !keep { // under Skip, keep a copy some users could see without seeing the master
@@ -594,7 +598,7 @@ func (x *Index) leave(ctx context.Context, ch dedup.Change, drop bool) error {
 			return err
 		}
 		m := Member{ID: master.ID, URL: master.URL, Title: master.Title, Indexed: true, Master: true, Groups: master.Groups,
-			LastModified: master.LastModified, Length: len(master.Body)}
+			LastModified: master.LastModified, Length: len(master.Body), Lang: master.Lang}
 		if err := x.putMember(cluster, m); err != nil {
 			return err
 		}
@@ -978,7 +982,7 @@ func (x *Index) readMembers(ctx context.Context, clusters []string) (map[string]
 	for from := 0; ; from += memberPageSize {
 		req := bleve.NewSearchRequestOptions(q, memberPageSize, from, false)
 		req.Fields = []string{fieldMemberCluster, fieldMemberURL, fieldMemberTitle, fieldMemberIndexed, fieldMemberMaster,
-			fieldMemberGroups, fieldMemberModified, fieldMemberLength, fieldMemberEdited}
+			fieldMemberGroups, fieldMemberModified, fieldMemberLength, fieldMemberEdited, fieldMemberLang}
 		req.SortBy([]string{"_id"})
 		res, err := x.idx.SearchInContext(ctx, req)
 		if err != nil {
@@ -993,8 +997,9 @@ func (x *Index) readMembers(ctx context.Context, clusters []string) (map[string]
 			master, _ := h.Fields[fieldMemberMaster].(bool)
 			length, _ := h.Fields[fieldMemberLength].(float64)
 			edited, _ := h.Fields[fieldMemberEdited].(bool)
+			lang, _ := h.Fields[fieldMemberLang].(string)
 			m := Member{ID: id, URL: url, Title: title, Indexed: indexed, Master: master, Length: int(length),
-				Groups: stringsOf(h.Fields[fieldMemberGroups]), Edited: edited}
+				Groups: stringsOf(h.Fields[fieldMemberGroups]), Edited: edited, Lang: lang}
 			if s, ok := h.Fields[fieldMemberModified].(string); ok {
 				m.LastModified, _ = time.Parse(time.RFC3339, s)
 			}

@@ -33,6 +33,7 @@ const (
 	FieldLastModified = "last_modified"
 	FieldGroups       = "groups"
 	FieldSimhash      = "simhash"
+	FieldLang         = "lang"
 	// FieldDiff marks a difference record (Doc.Diff): a boolean, true
 	// or absent.
 	FieldDiff = "diff"
@@ -53,6 +54,7 @@ const (
 	fieldMemberModified = "member_modified"
 	fieldMemberLength   = "member_length"
 	fieldMemberEdited   = "member_edited"
+	fieldMemberLang     = "member_lang"
 	memberPrefix        = "doppel.member/"
 )
 
@@ -89,7 +91,7 @@ func Mapping() *mapping.IndexMappingImpl {
 	dm.AddFieldMappingsAt(FieldHeadings, text(true))
 	dm.AddFieldMappingsAt(FieldBody, text(true))
 	dm.AddFieldMappingsAt(FieldAnchors, text(true))
-	for _, name := range []string{FieldURL, FieldHost, FieldCluster, FieldGroups, FieldSimhash} {
+	for _, name := range []string{FieldURL, FieldHost, FieldCluster, FieldGroups, FieldSimhash, FieldLang} {
 		dm.AddFieldMappingsAt(name, kw())
 	}
 	master := bleve.NewBooleanFieldMapping()
@@ -115,6 +117,7 @@ func Mapping() *mapping.IndexMappingImpl {
 	mm.AddFieldMappingsAt(fieldMemberModified, stored(bleve.NewDateTimeFieldMapping()))
 	mm.AddFieldMappingsAt(fieldMemberLength, stored(bleve.NewNumericFieldMapping()))
 	mm.AddFieldMappingsAt(fieldMemberEdited, stored(bleve.NewBooleanFieldMapping()))
+	mm.AddFieldMappingsAt(fieldMemberLang, stored(bleve.NewTextFieldMapping()))
 
 	im := bleve.NewIndexMapping()
 	im.DefaultAnalyzer = en.AnalyzerName
@@ -158,6 +161,9 @@ func toData(d *Doc) docData {
 		FieldGroups:   d.Groups,
 		FieldSimhash:  fmt.Sprintf("%016x", d.Simhash),
 	}
+	if d.Lang != "" {
+		m[FieldLang] = d.Lang
+	}
 	if len(d.Groups) == 0 {
 		m[FieldGroups] = []string{PublicGroup}
 	}
@@ -194,6 +200,8 @@ func fromStored(id string, sd index.Document) (*Doc, error) {
 				d.URL = v
 			case FieldHost:
 				d.Host = v
+			case FieldLang:
+				d.Lang = v
 			case FieldCluster:
 				d.Cluster = v
 			case FieldGroups:
@@ -241,6 +249,7 @@ func toMemberData(cluster string, m Member) memberData {
 		fieldMemberGroups:  m.Groups,
 		fieldMemberLength:  m.Length,
 		fieldMemberEdited:  m.Edited,
+		fieldMemberLang:    m.Lang,
 	}
 	if !m.LastModified.IsZero() {
 		md[fieldMemberModified] = m.LastModified.UTC()

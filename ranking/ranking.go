@@ -152,6 +152,13 @@ type Request struct {
 	Page   int       // from 1; default 1
 	Size   int       // results per page, 1–100; default 10
 	Groups []string  // the user's access groups
+	// Languages are the languages the user reads, best first (primary
+	// subtags, as from an Accept-Language header; see internal/lang):
+	// a cluster represented by its master is shown by the member in the
+	// first of them that a member the user may see is in, if the master
+	// is not (a language copy stands in for the page only when no page
+	// of the user's language does). Empty: masters as they are.
+	Languages []string
 }
 
 // A Span is a piece of a snippet; Match marks query terms. Spans are plain
@@ -171,6 +178,7 @@ type Hit struct {
 	Score        float64   `json:"score"`
 	Cluster      string    `json:"cluster"`
 	Master       bool      `json:"master"`
+	Lang         string    `json:"lang,omitempty"`
 	Similar      int       `json:"similar"` // other members of the cluster the user may see
 	LastModified time.Time `json:"last_modified,omitzero"`
 }
@@ -479,6 +487,11 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	for i, c := range page {
 		h := fields[ids[i]]
 		h.ID, h.Score = ids[i], best[c].score
+		if h.Master {
+			if m := inLanguage(members[h.Cluster], h.Lang, r); m != nil {
+				h.ID, h.URL, h.Title, h.Master, h.Lang, h.LastModified = m.ID, m.URL, m.Title, false, m.Lang, m.LastModified
+			}
+		}
 		for _, m := range members[h.Cluster] {
 			if m.ID != h.ID && indexer.Visible(m.Groups, r.Groups) {
 				h.Similar++
@@ -517,7 +530,7 @@ func (s *Searcher) fields(ctx context.Context, ids []string, snippet query.Query
 	}
 	req := bleve.NewSearchRequestOptions(q, len(ids), 0, false)
 	req.Fields = []string{indexer.FieldURL, indexer.FieldTitle, indexer.FieldHost, indexer.FieldCluster,
-		indexer.FieldMaster, indexer.FieldLastModified, indexer.FieldBody}
+		indexer.FieldMaster, indexer.FieldLastModified, indexer.FieldBody, indexer.FieldLang}
 	req.Highlight = bleve.NewHighlightWithStyle(highlighterName)
 	req.Highlight.AddField(indexer.FieldBody)
 	res, err := s.ix.Bleve().SearchInContext(ctx, req)
@@ -533,6 +546,7 @@ func (s *Searcher) fields(ctx context.Context, ids []string, snippet query.Query
 		h.Host, _ = f[indexer.FieldHost].(string)
 		h.Cluster, _ = f[indexer.FieldCluster].(string)
 		h.Master, _ = f[indexer.FieldMaster].(bool)
+		h.Lang, _ = f[indexer.FieldLang].(string)
 		if lm, ok := f[indexer.FieldLastModified].(string); ok {
 			h.LastModified, _ = time.Parse(time.RFC3339, lm)
 		}
@@ -550,6 +564,37 @@ func (s *Searcher) fields(ctx context.Context, ids []string, snippet query.Query
 		}
 	}
 	return out, nil
+}
+
+// inLanguage returns the member of a cluster (its members ms) that shows
+// it to the user of r in place of a master in the language lang: the
+// visible member in the first of r.Languages that some visible member is
+// in, if lang is not that language; nil if the master stays. Among
+// members of that language the indexed ones come first, then the
+// shortest URL. Cost: O(len(ms)·len(r.Languages)).
+func inLanguage(ms []indexer.Member, lang string, r Request) *indexer.Member {
+	rank := func(l string) int {
+		if i := slices.Index(r.Languages, l); i >= 0 && l != "" {
+			return i
+		}
+		return len(r.Languages)
+	}
+	var best *indexer.Member
+	bestRank := rank(lang)
+	for i := range ms {
+		m := &ms[i]
+		if !indexer.Visible(m.Groups, r.Groups) {
+			continue
+		}
+		switch k := rank(m.Lang); {
+		case k < bestRank:
+			best, bestRank = m, k
+		case k == bestRank && best != nil && (m.Indexed && !best.Indexed ||
+			m.Indexed == best.Indexed && (len(m.URL) < len(best.URL) || len(m.URL) == len(best.URL) && m.URL < best.URL)):
+			best = m
+		}
+	}
+	return best
 }
 
 // lead returns the first n runes of s, cut at a word boundary, with "…"

@@ -600,3 +600,33 @@ func TestFirstLocations(t *testing.T) {
 		}
 	}
 }
+
+func TestInLanguage(t *testing.T) {
+	ms := []indexer.Member{
+		{ID: "en", URL: "http://x/en/a", Master: true, Indexed: true, Lang: "en"},
+		{ID: "da-long", URL: "http://x/manual/da/a", Lang: "da"},
+		{ID: "da", URL: "http://x/da/a", Lang: "da"},
+		{ID: "de", URL: "http://x/de/a", Lang: "de", Groups: []string{"hr"}},
+		{ID: "none", URL: "http://x/a"},
+	}
+	for _, tc := range []struct {
+		langs  []string
+		groups []string
+		want   string // "": the master stays
+	}{
+		{nil, nil, ""},
+		{[]string{"en"}, nil, ""},
+		{[]string{"da"}, nil, "da"}, // the shorter URL of two
+		{[]string{"fr", "da", "en"}, nil, "da"},
+		{[]string{"en", "da"}, nil, ""},
+		{[]string{"de"}, nil, ""}, // may not see it
+		{[]string{"de", "da"}, nil, "da"},
+		{[]string{"de", "da"}, []string{"hr"}, "de"},
+		{[]string{"fr"}, nil, ""},
+	} {
+		got := inLanguage(ms, "en", Request{Languages: tc.langs, Groups: tc.groups})
+		if id := ""; got != nil && got.ID != tc.want || got == nil && tc.want != id {
+			t.Errorf("languages %v groups %v: %+v, want %q", tc.langs, tc.groups, got, tc.want)
+		}
+	}
+}

@@ -53,6 +53,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/internal/lang"
 	"github.com/doppel-search/doppel/ranking"
 	"github.com/doppel-search/doppel/web/limiter"
 	"github.com/doppel-search/doppel/web/worddiff"
@@ -272,7 +273,8 @@ func securityHeaders(w http.ResponseWriter) {
 // request reads a search request from the URL.
 func request(r *http.Request, groups []string) (ranking.Request, error) {
 	q := r.URL.Query()
-	req := ranking.Request{Query: q.Get("q"), Host: q.Get("host"), Groups: groups}
+	req := ranking.Request{Query: q.Get("q"), Host: q.Get("host"), Groups: groups,
+		Languages: lang.Accepted(r.Header.Get("Accept-Language"))}
 	var err error
 	atoi := func(name string) int {
 		v := q.Get(name)

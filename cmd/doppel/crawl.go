@@ -62,6 +62,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxDepth := fs.Int("max-depth", 0, "links followed from a seed (default 10)")
 	ignoreRobots := fs.Bool("ignore-robots", false, "do not honour robots.txt")
 	userAgent := fs.String("user-agent", "", "User-Agent header (default DoppelBot/1.0)")
+	language := fs.String("language", "", "language whose pages are preferred as masters of their clusters (e.g. en; default: the seed page's)")
 	similarity := fs.String("similarity", "", "what makes pages copies: resemblance (default; the same text up to small edits) or cosine (the same words: for spam-like edits, joins API pages that share their vocabulary)")
 	serveAddr := fs.String("serve", "", "also serve the search UI and API on this `address` while crawling")
 	once := fs.Bool("once", false, "one pass: crawl what is new and what is due, then stop (default: keep the crawl fresh until stopped)")
@@ -124,6 +125,8 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			sim, err := dedup.ParseSimilarity(*similarity)
 			flagErr = errors.Join(flagErr, err)
 			opts.Similarity = sim
+		case "language":
+			opts.Language = *language
 		}
 	})
 	if flagErr != nil {

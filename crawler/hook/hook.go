@@ -37,6 +37,7 @@ import (
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/dedup/features"
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/internal/lang"
 )
 
 // ErrSkipped is what every [SkipError] is, for errors.Is.
@@ -138,6 +139,12 @@ type Options struct {
 	// page; a crawler counts every link it sees as well. Default: a new
 	// clean.Anchors with its default options.
 	Anchors *clean.Anchors
+	// Language is the language whose pages are preferred as masters of
+	// their clusters (dedup.Document.Preference), before the detector's
+	// master policy: a BCP 47 tag, compared by its primary subtag.
+	// Default "": the language of the first page Prepare or Replay sees
+	// with one — a crawl's seed, the site section it started from.
+	Language string
 	// MaxBodyBytes is the largest body processed; the first MaxBodyBytes
 	// bytes of a larger one are (Page.Truncated). Default 5 MiB.
 	MaxBodyBytes int
@@ -167,6 +174,7 @@ type Page struct {
 	Text         string       // the blocks without site-template blocks: what is indexed
 	LastModified time.Time    // from the Last-Modified header or a meta tag; zero if unknown
 	Groups       []string     // access groups
+	Lang         string       // language, as a primary subtag ("en"; lang.Of: markup, else URL path); "" if unknown
 	Anchors      []string     // anchor texts of links to the page, as known when processed
 	Truncated    bool         // only the first MaxBodyBytes of the body were read
 	Result       dedup.Result // cluster, master, duplicate or not, SimHash
@@ -180,8 +188,23 @@ type Page struct {
 // cleaned. Site-template stripping is left out on purpose: it depends on
 // the pages seen before, and removing shared labels would make copies of
 // templated pages look less alike than they are.
-func (p *Page) dedupDoc() dedup.Document {
-	return dedup.Document{ID: p.URL, URL: p.URL, Text: strings.Join(p.Blocks, "\n\n"), Tagged: p.Tagged}
+func (h *Hook) dedupDoc(p *Page) dedup.Document {
+	d := dedup.Document{ID: p.URL, URL: p.URL, Text: strings.Join(p.Blocks, "\n\n"), Tagged: p.Tagged}
+	if p.Lang != "" && p.Lang == h.language(p.Lang) {
+		d.Preference = 1
+	}
+	return d
+}
+
+// language returns the preferred language (Options.Language), learning
+// it from l, the language of the page at hand, if it is not known yet.
+func (h *Hook) language(l string) string {
+	h.langMu.Lock()
+	defer h.langMu.Unlock()
+	if h.lang == "" {
+		h.lang = l
+	}
+	return h.lang
 }
 
 // A Hook processes responses in arrival order. It is safe for concurrent
@@ -190,6 +213,10 @@ func (p *Page) dedupDoc() dedup.Document {
 type Hook struct {
 	opts Options
 	mu   sync.Mutex
+	// lang is the preferred language: Options.Language, or the first
+	// page's (under langMu).
+	langMu sync.Mutex
+	lang   string
 }
 
 // New returns a Hook.
@@ -213,7 +240,7 @@ func New(opts Options) (*Hook, error) {
 	if opts.Groups == nil {
 		opts.Groups = func(string) []string { return nil }
 	}
-	return &Hook{opts: opts}, nil
+	return &Hook{opts: opts, lang: lang.Primary(opts.Language)}, nil
 }
 
 // Attach registers a Hook on col: every successful response is processed.
@@ -338,7 +365,8 @@ func (p *Prepared) SetAnchors(anchors []string) { p.page.Anchors = anchors }
 func (h *Hook) Prepare(pageURL string, header http.Header, parsed *Parsed, anchors []string) (*Prepared, error) {
 	page := parsed.Page
 	p := Page{URL: pageURL, Title: page.Title, Headings: page.Headings, Tagged: page.Tagged, Blocks: page.Blocks,
-		Groups: h.opts.Groups(pageURL), Anchors: anchors, LastModified: page.LastModified, Truncated: parsed.Truncated}
+		Groups: h.opts.Groups(pageURL), Lang: lang.Of(page.Language, pageURL), Anchors: anchors, LastModified: page.LastModified,
+		Truncated: parsed.Truncated}
 	if lm, err := http.ParseTime(header.Get("Last-Modified")); err == nil {
 		p.LastModified = lm.UTC()
 	}
@@ -349,7 +377,7 @@ func (h *Hook) Prepare(pageURL string, header http.Header, parsed *Parsed, ancho
 	h.observeAnchors(&p)
 	prep := &Prepared{page: p}
 	if !h.opts.NoDedup {
-		doc, err := h.opts.Detector.Prepare(p.dedupDoc())
+		doc, err := h.opts.Detector.Prepare(h.dedupDoc(&p))
 		if err != nil {
 			return nil, err
 		}
@@ -398,7 +426,7 @@ func (h *Hook) Replay(ctx context.Context, p Page, reindex bool) (Page, error) {
 	if h.opts.NoDedup {
 		p.Result = singleton(p.URL)
 	} else {
-		res, err := h.opts.Detector.Add(p.dedupDoc())
+		res, err := h.opts.Detector.Add(h.dedupDoc(&p))
 		if err != nil {
 			return Page{}, err
 		}
@@ -555,7 +583,7 @@ func singleton(id string) dedup.Result {
 // template (see Options.Anchors) are left out.
 func (h *Hook) IndexDoc(p Page) indexer.Doc {
 	return indexer.Doc{ID: p.URL, URL: p.URL, Host: p.Host, Title: p.Title, Headings: p.Headings, Body: p.Text,
-		Anchors: h.opts.Anchors.Keep(p.Anchors), LastModified: p.LastModified, Groups: p.Groups, Simhash: p.Result.Simhash}
+		Anchors: h.opts.Anchors.Keep(p.Anchors), LastModified: p.LastModified, Groups: p.Groups, Lang: p.Lang, Simhash: p.Result.Simhash}
 }
 
 // Flush writes the index's pending batch.

@@ -56,6 +56,7 @@ type Record struct {
 	Blocks       []string  `json:"blocks,omitempty"` // main-content blocks as cleaned: what dedup compared
 	Text         string    `json:"text,omitempty"`   // the blocks without site-template blocks: what was indexed
 	Groups       []string  `json:"groups,omitempty"`
+	Lang         string    `json:"lang,omitempty"`    // the page's language (primary subtag), "" if unknown
 	Anchors      []string  `json:"anchors,omitempty"` // anchor texts of links to the page, known when it was fetched
 	Truncated    bool      `json:"truncated,omitempty"`
 	Simhash      uint64    `json:"simhash,omitempty"`

@@ -41,12 +41,16 @@ func ParsePolicy(s string) (Policy, error) {
 	return 0, fmt.Errorf("cluster: unknown master policy %q (want one of %s)", s, strings.Join(policyNames, ", "))
 }
 
-// Better reports whether a should replace b as master under p. Members are
-// compared on the attribute the policy names; equal attributes never
-// replace the current master. ShortestURL breaks ties between URLs of
-// equal length by byte order, so its master does not depend on arrival
-// order.
+// Better reports whether a should replace b as master under p. A member
+// with a higher Preference is better whatever the policy; between equal
+// preferences, members are compared on the attribute the policy names;
+// equal attributes never replace the current master. ShortestURL breaks
+// ties between URLs of equal length by byte order, so its master does not
+// depend on arrival order.
 func (p Policy) Better(a, b Member) bool {
+	if a.Preference != b.Preference {
+		return a.Preference > b.Preference
+	}
 	switch p {
 	case ShortestURL:
 		return len(a.URL) < len(b.URL) || len(a.URL) == len(b.URL) && a.URL < b.URL
@@ -80,6 +84,9 @@ type Member struct {
 	URL     string    // for ShortestURL
 	Time    time.Time // for MostRecent
 	Quality float64   // for HighestQuality
+	// Preference ranks members before any policy: the higher is the
+	// better master (default 0).
+	Preference int
 }
 
 // An ID names a cluster: "c" followed by 16 hex digits of a hash of the

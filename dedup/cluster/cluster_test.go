@@ -291,3 +291,29 @@ func TestRemoveKeepsIDs(t *testing.T) {
 		t.Error("Update or Promote of an unknown document reported true")
 	}
 }
+
+// TestPreferenceFirst: a member with a higher Preference is the better
+// master under every policy, in every arrival order.
+func TestPreferenceFirst(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	docs := []Member{
+		{ID: "da", URL: "http://x/manual/da/a.html", Time: t0.Add(time.Hour), Quality: 0.9},
+		{ID: "en", URL: "http://x/manual/en/a.html", Time: t0, Quality: 0.1, Preference: 1},
+		{ID: "de", URL: "http://x/de/a.html", Time: t0.Add(2 * time.Hour), Quality: 0.5},
+	}
+	for _, p := range []Policy{FirstSeen, ShortestURL, MostRecent, HighestQuality} {
+		for _, order := range [][]int{{0, 1, 2}, {1, 0, 2}, {2, 0, 1}, {2, 1, 0}} {
+			s := NewSet(p)
+			id := s.Found(docs[order[0]])
+			for _, i := range order[1:] {
+				s.Join(id, docs[i])
+			}
+			if got := s.Get(id).Master.ID; got != "en" {
+				t.Errorf("%v, order %v: master %s, want en", p, order, got)
+			}
+		}
+		if got := p.Best(docs); got != 1 {
+			t.Errorf("%v: Best = %d, want 1", p, got)
+		}
+	}
+}

@@ -1,0 +1,118 @@
+// Package lang reads the language of a page — from its markup, its URL
+// or a browser's Accept-Language header — as the primary language
+// subtag ("en", "da", "zh"), the form in which Doppel compares languages.
+package lang
+
+import (
+	"net/url"
+	"strings"
+
+	"golang.org/x/text/language"
+)
+
+// Primary returns the primary language subtag of the BCP 47 tag tag,
+// lower-cased ("en" for "en-US", "zh" for "zh_CN"), or "" if tag is not a
+// language tag or names no language ("und", "*").
+func Primary(tag string) string {
+	tag = strings.TrimSpace(strings.ReplaceAll(tag, "_", "-"))
+	if tag == "" || tag == "*" {
+		return ""
+	}
+	t, err := language.Parse(tag)
+	if err != nil {
+		return ""
+	}
+	b, conf := t.Base()
+	if conf != language.Exact || b.String() == "mul" {
+		return ""
+	}
+	return b.String()
+}
+
+// sections are the languages a URL path segment is read as: common
+// ISO 639-1 codes that are seldom also path words ("io", "js" and "os"
+// are not among them).
+var sections = map[string]bool{}
+
+func init() {
+	for _, c := range strings.Fields("ar bg ca cs da de el en es et fa fi fr he hi hr hu id it ja ko lt lv ms nb nl nn no pl pt ro ru sk sl sr sv th tr uk vi zh") {
+		sections[c] = true
+	}
+}
+
+// FromURL returns the language a URL's path names, "" if none: a path
+// segment that is a language tag of a common language ("/manual/da/",
+// "/docs/pt-br/", "/zh_CN/") or the last extension of the file name, as
+// content negotiation names translations ("index.html.de"). The last
+// such segment wins.
+func FromURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	segs := strings.Split(strings.Trim(u.Path, "/"), "/")
+	found := ""
+	for i, s := range segs {
+		if i == len(segs)-1 {
+			if dot := strings.LastIndexByte(s, '.'); dot >= 0 && strings.Count(s, ".") >= 2 {
+				s = s[dot+1:]
+			}
+		}
+		s = strings.ToLower(s)
+		base, _, _ := strings.Cut(strings.ReplaceAll(s, "_", "-"), "-")
+		if !sections[base] || len(s) > 2 && !isRegion(s[2:]) {
+			continue
+		}
+		found = base
+	}
+	return found
+}
+
+// isRegion reports whether s is "-" or "_" and a region or script subtag
+// ("-br", "_CN", "-hans").
+func isRegion(s string) bool {
+	if len(s) < 3 || len(s) > 5 || s[0] != '-' && s[0] != '_' {
+		return false
+	}
+	for _, r := range s[1:] {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// Of returns a page's language: the one its markup declares (markup:
+// <html lang> or Content-Language), else the one its URL names, else "".
+func Of(markup, pageURL string) string {
+	if l := Primary(markup); l != "" {
+		return l
+	}
+	return FromURL(pageURL)
+}
+
+// Accepted returns the languages of an Accept-Language header in the
+// order the user prefers them (by quality, then as written), as primary
+// subtags, each once; nil if the header names none.
+func Accepted(header string) []string {
+	tags, _, err := language.ParseAcceptLanguage(header)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, t := range tags {
+		if p := Primary(t.String()); p != "" && !contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
