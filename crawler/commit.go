@@ -80,6 +80,11 @@ func (c *Crawler) commitLoop(results <-chan *result, d *dispatcher) {
 			}
 		}
 		release()
+		if c.fatalErr() == nil {
+			if err := c.maybeRecluster(ctx); err != nil {
+				c.setFatal(err)
+			}
+		}
 	}
 }
 
@@ -260,6 +265,7 @@ func pageOf(r pages.Record) hook.Page {
 // family of copies.
 func (c *Crawler) countPage(u, title string, res dedup.Result, v traps.Verdict) {
 	c.fetched.Add(1)
+	c.sinceRecluster++
 	if !res.Duplicate {
 		c.unique.Add(1)
 	} else {

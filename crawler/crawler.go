@@ -93,6 +93,9 @@ type Crawler struct {
 	stored      uint64              // the watermark the page store has
 	flushing    func() error        // waits for the index write in progress (Index.FlushAsync); nil if none
 	flushingRev uint64              // the last record that write holds
+	// Re-clustering (see recluster): pages inserted since the last one,
+	// and how many pages the detector held then.
+	sinceRecluster, reclustered int
 
 	fetched, unique, dups, skipped, errs atomic.Int64
 
@@ -302,16 +305,17 @@ func (c *Crawler) run(ctx context.Context, keep bool) error {
 	readers.Wait()
 	close(results)
 	committed.Wait()
-	flushErr := c.finish()
+	flushErr := c.finish(ctx.Err() == nil)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	return errors.Join(d.err, c.fatalErr(), flushErr)
 }
 
-// finish waits for the records in writing, flushes the index, stores the
-// watermark and marks done the URLs recorded last.
-func (c *Crawler) finish() error {
+// finish waits for the records in writing, re-clusters if asked to and
+// pages were inserted since the last re-clustering, flushes the index,
+// stores the watermark and marks done the URLs recorded last.
+func (c *Crawler) finish(recluster bool) error {
 	var fb frontier.Batch
 	if c.writer != nil {
 		c.writer.close()
@@ -325,6 +329,11 @@ func (c *Crawler) finish() error {
 			markDone(&fb, d)
 		}
 		c.writer = nil
+	}
+	if recluster && c.sinceRecluster > 0 {
+		if err := c.recluster(context.Background(), nil); err != nil {
+			return err
+		}
 	}
 	if err := c.flushIndex(true); err != nil {
 		return err

@@ -191,3 +191,92 @@ func TestLanguageOfMasters(t *testing.T) {
 		}
 	}
 }
+
+// chainSite serves families of three pages in a chain — b is a with three
+// words edited, c is b with three more, so a ≈ b ≈ c and a ≉ c — linked
+// from the start page in the order given (0, 1, 2 for a, b, c).
+func chainSite(families int, order []int) http.Handler {
+	text := func(f, k int) string {
+		words := make([]string, 400)
+		for i := range words {
+			words[i] = fmt.Sprintf("w%dx%d", f, (i*7919+f*31)%100003)
+		}
+		for j := 1; j <= k; j++ {
+			for e := range 3 {
+				words[(j*3+e)*30%400] = fmt.Sprintf("edit%dx%dx%d", f, j, e)
+			}
+		}
+		return strings.Join(words, " ")
+	}
+	mux := http.NewServeMux()
+	html := func(w http.ResponseWriter, title, body string) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><head><title>%s</title></head><body><main>%s</main></body></html>", title, body)
+	}
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		for f := range families {
+			for _, k := range order {
+				fmt.Fprintf(&b, `<p><a href="/f%d/%c.html">page</a></p>`, f, 'a'+k)
+			}
+		}
+		html(w, "Families", b.String())
+	})
+	mux.HandleFunc("/{family}/{page}", func(w http.ResponseWriter, r *http.Request) {
+		var f int
+		var k rune
+		fmt.Sscanf(r.PathValue("family"), "f%d", &f)
+		fmt.Sscanf(r.PathValue("page"), "%c.html", &k)
+		html(w, fmt.Sprintf("Family %d", f), "<p>"+text(f, int(k-'a'))+"</p>")
+	})
+	return mux
+}
+
+// TestChainsWhole: whatever order a chain's pages are crawled in, a crawl
+// ends with each chain one cluster around its middle page, in the
+// records, the index ("2 similar") and after a restart.
+func TestChainsWhole(t *testing.T) {
+	const families = 5
+	for _, order := range [][]int{{0, 1, 2}, {0, 2, 1}, {2, 0, 1}, {1, 2, 0}} {
+		t.Run(fmt.Sprint(order), func(t *testing.T) {
+			s := newSite(t, chainSite(families, order))
+			opts := testOptions(s.URL + "/")
+			opts.Parallelism = 1
+			dir := t.TempDir()
+			c := crawl(t, dir, opts)
+			check := func(c *Crawler) {
+				t.Helper()
+				recs := records(t, c)
+				masters, err := c.pages.Masters()
+				if err != nil {
+					t.Fatal(err)
+				}
+				search := ranking.New(c.Index(), ranking.Options{})
+				for f := range families {
+					u := func(k rune) string { return fmt.Sprintf("%s/f%d/%c.html", s.URL, f, k) }
+					cl := recs[u('b')].Cluster
+					if recs[u('a')].Cluster != cl || recs[u('c')].Cluster != cl || masters[cl] != u('b') {
+						t.Fatalf("family %d: clusters %s %s %s, master %s", f, recs[u('a')].Cluster, cl, recs[u('c')].Cluster, masters[cl])
+					}
+					res, err := search.Search(context.Background(), ranking.Request{Query: fmt.Sprintf("Family %d", f)})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(res.Hits) == 0 || res.Hits[0].URL != u('b') || res.Hits[0].Similar != 2 {
+						t.Fatalf("family %d: %+v, want b with 2 similar", f, res.Hits)
+					}
+				}
+			}
+			check(c)
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			c2, err := Open(dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c2.Close()
+			check(c2)
+		})
+	}
+}

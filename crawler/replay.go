@@ -12,22 +12,22 @@ import (
 	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/crawler/traps"
-	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/dedup/features"
 )
 
 // replay rebuilds the detector, site-template statistics, trap statistics,
 // revisit states and counters from the recorded pages, in record order,
-// through the same path live pages take (hook.Replay: Insert → Index), and
-// re-indexes the pages the index may lack: those recorded after its
-// watermark, and those whose cluster the replay decided differently from
-// the record (after revisits changed pages, the clusters of a rebuild can
-// differ from those live changes left; the replayed ones are then
-// recorded and indexed). Pages removed after the watermark are removed
-// from the index again. Index updates are idempotent, so re-applying them
-// makes the index agree with the records whatever a crash interrupted.
-// Fetched pages without a revisit scheduled (a crash between their record
-// and their done mark, or a crawl from before revisits) are scheduled.
+// through the same path live pages take (hook.Replay), then re-clusters
+// (see recluster) and makes records and index follow: the pages recorded
+// after the index's watermark, which the index may lack, are indexed
+// again, and so is every page whose cluster or master is not the one
+// recorded (a crash between a re-clustering's records and its index
+// flush, or revisits that left clusters a rebuild forms differently).
+// Pages removed after the watermark are removed from the index again.
+// Index updates are idempotent, so re-applying them makes the index agree
+// with the records whatever a crash interrupted. Fetched pages without a
+// revisit scheduled (a crash between their record and their done mark, or
+// a crawl from before revisits) are scheduled.
 func (c *Crawler) replay() error {
 	var err error
 	if c.hook, err = c.newHook(); err != nil {
@@ -39,13 +39,8 @@ func (c *Crawler) replay() error {
 	}
 	c.stored, c.watermark, c.lastFlush = through, through, time.Now()
 	ctx := context.Background()
-	var fixes pages.Batch
 	var removed []string
-	recorded, err := c.pages.Masters()
-	if err != nil {
-		return err
-	}
-	final := map[string]string{} // cluster → its master after the replay
+	force := map[string]bool{} // pages the index may lack
 	err = c.pages.Each(func(r pages.Record) error {
 		c.lastRev = max(c.lastRev, r.Rev)
 		switch r.Status {
@@ -67,21 +62,18 @@ func (c *Crawler) replay() error {
 			return nil
 		}
 		reindex := r.Rev > through
-		p, err := c.hook.Replay(ctx, pageOf(r), reindex)
+		// With detection the index follows the re-clustering below;
+		// without, every page is its own cluster, as recorded.
+		p, err := c.hook.Replay(ctx, pageOf(r), reindex && c.opts.NoDedup)
 		if err != nil {
 			return err
 		}
-		if string(p.Result.Cluster) != r.Cluster && !reindex {
-			if err := c.hook.Reindex(ctx, p); err != nil {
-				return err
+		if reindex {
+			force[r.URL] = true
+			if c.opts.NoDedup {
+				c.sinceFlush++
 			}
-			reindex = true
 		}
-		if string(p.Result.Cluster) != r.Cluster {
-			r.Cluster = string(p.Result.Cluster)
-			fixes.Put(r)
-		}
-		final[r.Cluster] = p.Result.Master
 		v := traps.Unique
 		if len(features.Tokens(strings.Join(r.Blocks, " "))) == 0 {
 			v = traps.Empty
@@ -91,9 +83,6 @@ func (c *Crawler) replay() error {
 			r.Schedule.LastFetch = r.FetchedAt
 		}
 		c.recrawl.states[r.URL] = r.Schedule
-		if reindex {
-			c.sinceFlush++
-		}
 		return nil
 	})
 	if err != nil {
@@ -105,32 +94,8 @@ func (c *Crawler) replay() error {
 		}
 		c.sinceFlush++
 	}
-	// A cluster whose replayed master is not the recorded one (revisits
-	// elected another): the replayed master takes it over in the index.
-	for _, cl := range slices.Sorted(maps.Keys(final)) {
-		m := final[cl]
-		if recorded[cl] == m {
-			continue
-		}
-		fixes.SetMaster(cl, m)
-		rec, ok, err := c.pages.Get(m)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue
-		}
-		p := pageOf(rec)
-		p.Result.Cluster, p.Result.Master, p.Result.Duplicate = cluster.ID(cl), m, true
-		if err := c.hook.Reindex(ctx, p); err != nil {
-			return err
-		}
-		c.sinceFlush++
-	}
-	if stored, err := c.pages.Commit(&fixes); err != nil {
+	if err := c.recluster(ctx, force); err != nil {
 		return err
-	} else if len(stored) > 0 {
-		c.lastRev = max(c.lastRev, stored[len(stored)-1].Rev)
 	}
 	err = c.front.All(func(u string, st frontier.State, _ string) error {
 		c.admit.Restore(u)
@@ -147,7 +112,7 @@ func (c *Crawler) replay() error {
 		return err
 	}
 	c.recrawl.plan(time.Now())
-	return c.finish()
+	return c.finish(false)
 }
 
 // scheduleMissing schedules the revisit of every fetched page that has

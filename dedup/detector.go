@@ -88,6 +88,7 @@ type Stats struct {
 	Pairs       int // near-duplicate pairs among the documents stored (for StarAssignments)
 	Candidates  int // candidate pairs looked at
 	Refreshes   int // statistics refreshes
+	Reclusters  int // Recluster calls
 	NewMasters  int // times a document took over as master (Insert; Update of a member)
 	MasterTests int // similarity tests against masters that were not candidates
 
@@ -194,6 +195,10 @@ type Detector struct {
 	candBuf   []uint32                          // reused by candidates
 	groupBuf  []candidateGroup                  // reused by byCluster
 	flatBuf   []uint32                          // reused by byCluster
+
+	// noTakeover: no document takes a cluster over on joining it
+	// (Recluster inserts star masters first).
+	noTakeover bool
 }
 
 // clusterRef is what Insert needs of a cluster: its id and its master.
@@ -439,7 +444,7 @@ func (d *Detector) assign(idx uint32, rec *record, pairs bool) Result {
 		rec.edited = res.Edited
 		res.Cluster = ref.id
 		d.clusterOf[idx] = uint32(best)
-		if d.mayLead(rec, bestScore, ref.id) {
+		if !d.noTakeover && d.mayLead(rec, bestScore, ref.id) {
 			res.NewMaster = d.clusters.Join(ref.id, rec.member)
 		} else {
 			d.clusters.JoinAsMember(ref.id, rec.member)

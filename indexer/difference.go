@@ -9,10 +9,11 @@ import (
 // what a person searching may know d by that m does not hold. It has d's
 // id, URL, host, dates, access groups, cluster and SimHash; its title if
 // it differs from m's (case and spacing aside); the headings and anchor
-// texts m lacks; and as body the blocks of d's body (separated by blank
-// lines, as [Doc.Body] is written) that are not blocks of m's. It returns
-// nil when d has nothing of its own: an exact copy is found through its
-// master. Master is false and Diff true in the record.
+// texts m lacks; and as body the blocks of d's body and template (the
+// body's blocks are separated by blank lines, as [Doc.Body] is written)
+// that are not blocks of m's body or template. It returns nil when d has
+// nothing of its own: an exact copy is found through its master. Master
+// is false and Diff true in the record, which has no Template.
 //
 // Indexing the record instead of nothing keeps a near-duplicate findable
 // by its own name and its own text — EscapeUnicode behind EscapeDefault,
@@ -27,7 +28,7 @@ func Difference(d, m *Doc) *Doc {
 	}
 	r.Headings = missing(d.Headings, m.Headings)
 	r.Anchors = missing(d.Anchors, m.Anchors)
-	r.Body = strings.Join(missing(Blocks(d.Body), Blocks(m.Body)), "\n\n")
+	r.Body = strings.Join(missing(append(Blocks(d.Body), d.Template...), append(Blocks(m.Body), m.Template...)), "\n\n")
 	if r.Title == "" && len(r.Headings) == 0 && len(r.Anchors) == 0 && r.Body == "" {
 		return nil
 	}

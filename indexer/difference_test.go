@@ -7,7 +7,7 @@ import (
 
 func TestDifference(t *testing.T) {
 	master := &Doc{ID: "m", Title: "EscapeDefault", Headings: []string{"Struct EscapeDefault", "Trait Implementations"},
-		Anchors: []string{"EscapeDefault", "Next"}, Body: "Yields the default escape.\n\nimpl Clone\n\nimpl Debug"}
+		Anchors: []string{"EscapeDefault", "Next"}, Body: "Yields the default escape.\n\nimpl Clone\n\nimpl Debug", Template: []string{"Stable since 1.0"}}
 	for _, tc := range []struct {
 		name string
 		doc  Doc
@@ -21,6 +21,9 @@ func TestDifference(t *testing.T) {
 				Body: "Yields the unicode escape."}},
 		{"a block of its own", Doc{Title: "EscapeDefault", Body: "impl Clone\n\nimpl Hash\n\nimpl Hash\n\n\n\nimpl Debug"},
 			&Doc{Body: "impl Hash"}},
+		{"template text of its own", Doc{Title: "EscapeDefault", Body: master.Body, Template: []string{"Available on x86-64 only.", "Stable since 1.0"}},
+			&Doc{Body: "Available on x86-64 only."}},
+		{"template text as the master's body", Doc{Title: "EscapeDefault", Body: "impl Clone", Template: []string{"impl Debug"}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := tc.doc
@@ -35,7 +38,7 @@ func TestDifference(t *testing.T) {
 			if got == nil {
 				t.Fatal("got none")
 			}
-			if got.ID != "d" || got.URL != d.URL || got.Cluster != "c" || !slices.Equal(got.Groups, d.Groups) || !got.Diff || got.Master {
+			if got.ID != "d" || got.URL != d.URL || got.Cluster != "c" || !slices.Equal(got.Groups, d.Groups) || !got.Diff || got.Master || got.Template != nil {
 				t.Errorf("identity %+v", got)
 			}
 			if got.Title != tc.want.Title || got.Body != tc.want.Body || !slices.Equal(got.Headings, tc.want.Headings) ||

@@ -106,12 +106,18 @@ func (o *Options) ensureDefaults() error {
 // A Doc is a document to index. Cluster and Master are overwritten by
 // [Index.Add] from the dedup.Result.
 type Doc struct {
-	ID           string    // unique, required; must not start with "doppel.member/"
-	URL          string    // keyword
-	Host         string    // keyword
-	Title        string    // text, boosted at query time
-	Headings     []string  // text
-	Body         string    // text, stored for snippets
+	ID       string   // unique, required; must not start with "doppel.member/"
+	URL      string   // keyword
+	Host     string   // keyword
+	Title    string   // text, boosted at query time
+	Headings []string // text
+	Body     string   // text, stored for snippets
+	// Template holds the main-content blocks left out of Body as site
+	// template (text many pages share, such as "Available on x86-64
+	// only"): stored, not searched. A difference record compares Body
+	// and Template, so a near-duplicate's template text its master lacks
+	// stays findable. Optional.
+	Template     []string
 	Anchors      []string  // anchor texts of links pointing to the document, text
 	LastModified time.Time // datetime; zero means unknown (not indexed)
 	Groups       []string  // access groups, keywords

@@ -34,6 +34,7 @@ const (
 	FieldGroups       = "groups"
 	FieldSimhash      = "simhash"
 	FieldLang         = "lang"
+	FieldTemplate     = "template" // stored only
 	// FieldDiff marks a difference record (Doc.Diff): a boolean, true
 	// or absent.
 	FieldDiff = "diff"
@@ -91,6 +92,7 @@ func Mapping() *mapping.IndexMappingImpl {
 	dm.AddFieldMappingsAt(FieldHeadings, text(true))
 	dm.AddFieldMappingsAt(FieldBody, text(true))
 	dm.AddFieldMappingsAt(FieldAnchors, text(true))
+	dm.AddFieldMappingsAt(FieldTemplate, stored(bleve.NewTextFieldMapping()))
 	for _, name := range []string{FieldURL, FieldHost, FieldCluster, FieldGroups, FieldSimhash, FieldLang} {
 		dm.AddFieldMappingsAt(name, kw())
 	}
@@ -164,6 +166,9 @@ func toData(d *Doc) docData {
 	if d.Lang != "" {
 		m[FieldLang] = d.Lang
 	}
+	if len(d.Template) > 0 {
+		m[FieldTemplate] = d.Template
+	}
 	if len(d.Groups) == 0 {
 		m[FieldGroups] = []string{PublicGroup}
 	}
@@ -196,6 +201,8 @@ func fromStored(id string, sd index.Document) (*Doc, error) {
 				d.Body = v
 			case FieldAnchors:
 				d.Anchors = append(d.Anchors, v)
+			case FieldTemplate:
+				d.Template = append(d.Template, v)
 			case FieldURL:
 				d.URL = v
 			case FieldHost:

@@ -582,8 +582,27 @@ func singleton(id string) dedup.Result {
 // from a Page to what the index holds. Anchor texts that are site
 // template (see Options.Anchors) are left out.
 func (h *Hook) IndexDoc(p Page) indexer.Doc {
-	return indexer.Doc{ID: p.URL, URL: p.URL, Host: p.Host, Title: p.Title, Headings: p.Headings, Body: p.Text,
+	return indexer.Doc{ID: p.URL, URL: p.URL, Host: p.Host, Title: p.Title, Headings: p.Headings, Body: p.Text, Template: templateBlocks(p),
 		Anchors: h.opts.Anchors.Keep(p.Anchors), LastModified: p.LastModified, Groups: p.Groups, Lang: p.Lang, Simhash: p.Result.Simhash}
+}
+
+// templateBlocks returns the blocks of p's main content that its indexed
+// text left out as site template.
+func templateBlocks(p Page) []string {
+	if len(p.Blocks) == 0 {
+		return nil
+	}
+	kept := map[string]bool{}
+	for _, b := range indexer.Blocks(p.Text) {
+		kept[b] = true
+	}
+	var out []string
+	for _, b := range p.Blocks {
+		if !kept[b] {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // Flush writes the index's pending batch.

@@ -15,6 +15,20 @@ import "slices"
 // remaining ties go to the earlier document. Star returns the master of
 // every document (a master is its own). Cost: O(n log n + edges).
 func Star(n int, adj [][]int32, better func(a, b int) bool) []int {
+	master, _ := star(n, adj, better)
+	return master
+}
+
+// Centers returns the masters [Star] chooses, in the order it chooses them
+// (most near-duplicates first). Inserting them in this order, then the
+// other documents, into an online clustering in which a document joins
+// the master it resembles most rebuilds star clusters. Cost: that of Star.
+func Centers(n int, adj [][]int32, better func(a, b int) bool) []int {
+	_, centers := star(n, adj, better)
+	return centers
+}
+
+func star(n int, adj [][]int32, better func(a, b int) bool) (master, centers []int) {
 	order := make([]int, n)
 	for i := range order {
 		order[i] = i
@@ -33,7 +47,7 @@ func Star(n int, adj [][]int32, better func(a, b int) bool) []int {
 		}
 		return a - b
 	})
-	master := make([]int, n)
+	master = make([]int, n)
 	for i := range master {
 		master[i] = -1
 	}
@@ -42,11 +56,12 @@ func Star(n int, adj [][]int32, better func(a, b int) bool) []int {
 			continue
 		}
 		master[c] = c
+		centers = append(centers, c)
 		for _, m := range adj[c] {
 			if master[m] < 0 {
 				master[m] = c
 			}
 		}
 	}
-	return master
+	return master, centers
 }

@@ -1,0 +1,106 @@
+package crawler
+
+import (
+	"context"
+
+	"github.com/doppel-search/doppel/crawler/pages"
+	"github.com/doppel-search/doppel/dedup"
+)
+
+// reclusterMin is the fewest pages inserted since the last re-clustering
+// for which a crawl re-clusters before it ends (see maybeRecluster).
+const reclusterMin = 1000
+
+// maybeRecluster re-clusters when the crawl has inserted as many pages
+// since the last re-clustering as it held then (and at least
+// reclusterMin): the clusters of a growing crawl are rebuilt as stars at
+// doublings of its size, so the work stays proportional to the pages
+// crawled, and chains that online clustering splits do not last.
+func (c *Crawler) maybeRecluster(ctx context.Context) error {
+	if c.sinceRecluster < max(reclusterMin, c.reclustered) {
+		return nil
+	}
+	return c.recluster(ctx, nil)
+}
+
+// recluster makes the detector's clusters star clusters
+// (dedup.Detector.Recluster: the same whatever the arrival order, every
+// member resembling its master) and makes records and index follow: each
+// fetched page whose cluster or cluster master is not the one its record
+// and the recorded masters say, and each page in force (replay: the pages
+// the index may lack), is recorded and indexed again with its new place,
+// masters first. The records are committed (through the record writer,
+// when one runs) before the index is flushed, as for any page. Cost: the
+// detector's rebuild, one record read per page, and an index Add per page
+// that moved.
+func (c *Crawler) recluster(ctx context.Context, force map[string]bool) error {
+	c.sinceRecluster = 0
+	if c.opts.NoDedup {
+		return nil
+	}
+	if c.writer != nil {
+		rev, err := c.writer.wait()
+		if err != nil {
+			return err
+		}
+		c.lastRev = max(c.lastRev, rev)
+	}
+	as, err := c.hook.Detector().Recluster(ctx)
+	if err != nil {
+		return err
+	}
+	c.reclustered = len(as)
+	recorded, err := c.pages.Masters()
+	if err != nil {
+		return err
+	}
+	size := map[string]int{}
+	for _, a := range as {
+		size[string(a.Cluster)]++
+	}
+	var fixes pages.Batch
+	// Masters first: a member's difference record is made against its
+	// master as the index holds it.
+	for _, masters := range []bool{true, false} {
+		for _, a := range as {
+			if (a.Master == a.ID) != masters {
+				continue
+			}
+			cl := string(a.Cluster)
+			rec, ok, err := c.pages.Get(a.ID)
+			if err != nil {
+				return err
+			}
+			if !ok || rec.Status != pages.Fetched {
+				continue
+			}
+			if rec.Cluster == cl && recorded[cl] == a.Master && !force[a.ID] {
+				continue
+			}
+			rec.Cluster = cl
+			fixes.Put(rec)
+			if masters && recorded[cl] != a.ID {
+				fixes.SetMaster(cl, a.ID)
+			}
+			p := pageOf(rec)
+			p.Result = dedup.Result{ID: a.ID, Cluster: a.Cluster, Master: a.Master, Duplicate: size[cl] > 1,
+				Edited: a.Edited, Simhash: rec.Simhash}
+			if err := c.hook.Reindex(ctx, p); err != nil {
+				return err
+			}
+			c.sinceFlush++
+		}
+	}
+	if fixes.Empty() {
+		return nil
+	}
+	if c.writer != nil {
+		c.writer.write(fixes, nil)
+		return nil
+	}
+	stored, err := c.pages.Commit(&fixes)
+	if err == nil && len(stored) > 0 {
+		c.lastRev = max(c.lastRev, stored[len(stored)-1].Rev)
+	}
+	return err
+}

@@ -1,0 +1,160 @@
+package dedup
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/doppel-search/doppel/dedup/cluster"
+	"github.com/doppel-search/doppel/dedup/hamming"
+	"github.com/doppel-search/doppel/dedup/imatch"
+	"github.com/doppel-search/doppel/dedup/internal/postings"
+)
+
+// Recluster makes the star clusters ([Detector.StarAssignments]) the
+// Detector's own, so that clusters no longer depend on the order in which
+// documents arrived and a chain A ≈ B ≈ C (A ≉ C), which online
+// clustering splits when A comes first, is one cluster around B.
+//
+// It rebuilds the candidate lists and clusters by inserting every stored
+// document again: the star masters first, most near-duplicates first
+// (ties by the master policy, then arrival), then the other documents in
+// arrival order, none taking a cluster over; each document joins the
+// cluster whose master it resembles most, as on Insert, so every member
+// resembles its master. Then each cluster of more than one document gets
+// the master the policy prefers among the members that every other
+// (unedited) member is a copy of. Cluster ids are derived from the
+// founding document's id (the star master), so a cluster that was already
+// a star keeps its id.
+//
+// It returns the assignment of every stored document, in the new arrival
+// order (masters first); Remove, Update and Insert go on from these
+// clusters. Stats counters that only grow keep counting; Reclusters
+// counts the calls. Cost: that of adding every stored document again
+// (signatures are reused, not recomputed). ctx is checked before
+// anything changes: once begun, the rebuild runs to its end.
+func (d *Detector) Recluster(ctx context.Context) ([]Assignment, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	better := func(a, b int) bool {
+		return d.docs[a] != nil && d.docs[b] != nil && d.opts.Master.Better(d.docs[a].member, d.docs[b].member)
+	}
+	centers := cluster.Centers(len(d.docs), d.adj, better)
+	isCenter := make([]bool, len(d.docs))
+	order := make([]*record, 0, len(d.byID))
+	for _, c := range centers {
+		isCenter[c] = true
+		if d.docs[c] != nil {
+			order = append(order, d.docs[c])
+		}
+	}
+	for i, rec := range d.docs {
+		if rec != nil && !isCenter[i] {
+			order = append(order, rec)
+		}
+	}
+	old := d.stats
+	if err := d.clear(); err != nil {
+		return nil, err
+	}
+	d.noTakeover = true
+	for _, rec := range order {
+		rec.edited = false
+		d.insert(rec)
+	}
+	d.noTakeover = false
+	for _, c := range d.clusters.All() {
+		if len(c.Members) > 1 {
+			d.reelect(c)
+		}
+	}
+	now := d.stats
+	d.stats = old
+	d.stats.Documents, d.stats.Unsignable, d.stats.Pairs = now.Documents, now.Unsignable, now.Pairs
+	d.stats.Capped, d.stats.StopKeys, d.stats.DenseKeys = max(old.Capped, now.Capped), max(old.StopKeys, now.StopKeys), max(old.DenseKeys, now.DenseKeys)
+	d.stats.Reclusters++
+	d.count()
+	out := make([]Assignment, 0, len(d.docs))
+	for _, rec := range d.docs {
+		cid, _ := d.clusters.Of(rec.member.ID)
+		master := d.clusters.Get(cid).Master.ID
+		out = append(out, Assignment{ID: rec.member.ID, Cluster: cid, Master: master, Edited: rec.edited && master != rec.member.ID})
+	}
+	return out, nil
+}
+
+// clear empties the Detector's documents, clusters and candidate lists,
+// keeping its options, signers and statistics table.
+func (d *Detector) clear() error {
+	d.docs, d.byID = nil, map[string]uint32{}
+	d.clusters = cluster.NewSet(d.opts.Master)
+	d.adj, d.stamp, d.clusterOf, d.byNumber = nil, nil, nil, nil
+	d.groupOf, d.groupGen, d.seenGen = nil, nil, nil
+	d.bands = postings.New[uint64](d.limits)
+	d.sketches = postings.New[uint64](d.limits)
+	d.supers = postings.New[uint64](d.limits)
+	for i := range d.sigIndex {
+		d.sigIndex[i] = postings.New[imatch.Signature](d.limits)
+	}
+	if d.hamming != nil {
+		h, err := hamming.New(hamming.Options{MaxDistance: d.opts.HammingK})
+		if err != nil {
+			return fmt.Errorf("dedup: %w", err)
+		}
+		d.hamming, d.fps = h, postings.New[uint64](d.limits)
+	}
+	d.stats = Stats{}
+	return nil
+}
+
+// reelect gives cluster c the master the policy prefers among its members
+// that every other member resembles (and is a copy of, unless it is
+// edited), trying at most MaxFanout of them in the policy's order; the
+// members' Edited flags follow the new master.
+func (d *Detector) reelect(c *cluster.Cluster) {
+	order := d.memberSlots(c, ^uint32(0))
+	slices.SortStableFunc(order, func(a, b uint32) int {
+		switch ma, mb := d.docs[a].member, d.docs[b].member; {
+		case d.opts.Master.Better(ma, mb):
+			return -1
+		case d.opts.Master.Better(mb, ma):
+			return 1
+		}
+		return 0
+	})
+	if d.limits.PerGroup > 0 && len(order) > d.limits.PerGroup {
+		order = order[:d.limits.PerGroup]
+	}
+	members := d.memberSlots(c, ^uint32(0))
+	for _, x := range order {
+		if d.docs[x].member.ID == c.Master.ID {
+			return
+		}
+		edited := map[uint32]bool{}
+		leads := true
+		for _, m := range members {
+			if m == x {
+				continue
+			}
+			s, ok := d.match(d.docs[m], d.docs[x])
+			if !ok || s < d.opts.Threshold && !d.docs[m].edited {
+				leads = false
+				break
+			}
+			edited[m] = s < d.opts.Threshold
+		}
+		if !leads {
+			continue
+		}
+		d.clusters.Promote(d.docs[x].member.ID)
+		d.byNumber[d.clusterOf[x]].master = x
+		d.docs[x].edited = false
+		for m, e := range edited {
+			d.docs[m].edited = e
+		}
+		return
+	}
+}

@@ -1,0 +1,196 @@
+package dedup
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/doppel-search/doppel/dedup/cluster"
+	"github.com/doppel-search/doppel/dedup/features"
+)
+
+// chainTexts returns chains of texts: in each, text k is text k−1 with
+// three words of its own edited, so neighbours are copies (resemblance of
+// 5-shingles near 0.93) and texts two apart are not (near 0.86).
+func chainTexts(r *rand.Rand, chains, length int) [][]string {
+	out := make([][]string, chains)
+	for c := range out {
+		words := make([]string, 400)
+		for i := range words {
+			words[i] = fmt.Sprintf("w%d", r.IntN(100000))
+		}
+		for k := range length {
+			if k > 0 {
+				for e := range 3 { // far apart: each edit changes its own 5 shingles
+					words[(k*3+e)*30%400] = fmt.Sprintf("edit%d_%d_%d", c, k, e)
+				}
+			}
+			out[c] = append(out[c], strings.Join(words, " "))
+		}
+	}
+	return out
+}
+
+func reclusterOptions() Options {
+	return Options{Terms: features.Options{StripDates: true}, EditAllowance: 3, Master: cluster.ShortestURL}
+}
+
+// TestReclusterChains: a chain A ≈ B ≈ C (A ≉ C) becomes one cluster
+// around B whatever the order A, B and C arrive in; every member is a
+// copy of its master; the structures agree with a rebuild; and the
+// Detector goes on working after it.
+func TestReclusterChains(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	chain := chainTexts(r, 1, 3)[0]
+	docs := []Document{
+		{ID: "a", URL: "http://x/chain/a", Text: chain[0]},
+		{ID: "b", URL: "http://x/chain/bb", Text: chain[1]}, // the longest URL: the centre by its near-duplicates alone
+		{ID: "c", URL: "http://x/chain/c", Text: chain[2]},
+	}
+	d0, err := New(nil, reclusterOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := d0.match(d0.prepare(docs[0]).rec, d0.prepare(docs[2]).rec); ok {
+		t.Fatalf("the chain's ends are copies (%.3f): the test needs a chain", s)
+	}
+	var first map[string]string
+	for _, order := range [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}} {
+		d, err := New(nil, reclusterOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, i := range order {
+			if _, err := d.Add(docs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		as, err := d.Recluster(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkStructures(t, d)
+		checkInvariants(t, d)
+		if len(as) != 3 || as[0].ID != "b" {
+			t.Fatalf("order %v: assignments %+v, want b first", order, as)
+		}
+		for _, a := range as {
+			if a.Master != "b" || a.Cluster != as[0].Cluster {
+				t.Fatalf("order %v: %+v, want one cluster around b", order, as)
+			}
+		}
+		p := partition(d)
+		if first == nil {
+			first = p
+		} else if !maps.Equal(p, first) {
+			t.Fatalf("order %v: %v, first order %v", order, p, first)
+		}
+		if st := d.Stats(); st.Documents != 3 || st.Clusters != 1 || st.Reclusters != 1 || st.Pairs != 2 {
+			t.Fatalf("order %v: stats %+v", order, st)
+		}
+		// It goes on: a copy of c arrives, b leaves.
+		if res, err := d.Add(Document{ID: "c2", URL: "http://x/chain/c2", Text: chain[2]}); err != nil || res.Master != "b" {
+			t.Fatalf("order %v: a copy of c after: %+v, %v", order, res, err)
+		}
+		if _, err := d.Remove("b"); err != nil {
+			t.Fatal(err)
+		}
+		checkStructures(t, d)
+		checkInvariants(t, d)
+	}
+}
+
+// TestReclusterOrderFree: on families of copies and chains mixed with
+// unrelated texts, the clusters after Recluster are the same for every
+// arrival order, every member is a copy of its master (or within the edit
+// allowance), and no pair of the oracle's copies is split more often than
+// star clustering splits it.
+func TestReclusterOrderFree(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	texts, _ := cliqueTexts(r, 6, 4, 10, false)
+	for _, ch := range chainTexts(r, 4, 4) {
+		texts = append(texts, ch...)
+	}
+	var docs []Document
+	for i, text := range texts {
+		docs = append(docs, Document{ID: fmt.Sprintf("d%02d", i), URL: fmt.Sprintf("http://x/%s/%d", strings.Repeat("p", 1+r.IntN(3)), i), Text: text})
+	}
+	var first map[string]string
+	for run := range 8 {
+		order := slices.Clone(docs)
+		if run > 0 {
+			r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
+		d, err := New(nil, reclusterOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range order {
+			if _, err := d.Add(doc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		star := map[string]bool{}
+		for _, a := range d.StarAssignments() {
+			star[a.ID+" "+string(a.Cluster)] = true
+		}
+		if _, err := d.Recluster(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		checkStructures(t, d)
+		checkInvariants(t, d)
+		p := partition(d)
+		if first == nil {
+			first = p
+			continue
+		}
+		if !maps.Equal(p, first) {
+			for id := range p {
+				if p[id] != first[id] {
+					t.Errorf("run %d: %s in %q, first run %q", run, id, p[id], first[id])
+				}
+			}
+			t.FailNow()
+		}
+	}
+	// Chains are whole: each chain of four is at most two clusters, each
+	// around a middle text.
+	chains := 0
+	for id, s := range first {
+		if strings.HasPrefix(s, id+"*") && strings.Count(s, " ") >= 2 {
+			chains++
+		}
+	}
+	if chains == 0 {
+		t.Fatalf("no cluster of three or more: %v", first)
+	}
+}
+
+func TestReclusterCanceled(t *testing.T) {
+	d, err := New(nil, reclusterOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	for i, text := range chainTexts(r, 2, 3) {
+		for k, s := range text {
+			if _, err := d.Add(Document{ID: fmt.Sprintf("c%d-%d", i, k), Text: s}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := d.Recluster(ctx); err == nil {
+		t.Fatal("a canceled Recluster succeeded")
+	}
+	as, err := d.Recluster(context.Background())
+	if err != nil || len(as) != 6 {
+		t.Fatalf("again: %d assignments, %v", len(as), err)
+	}
+	checkStructures(t, d)
+}
