@@ -104,6 +104,12 @@ type Options struct {
 	// does not match) represents the cluster; otherwise the master does.
 	// Default 1.25; it must be at least 1.
 	Promote float64
+	// PhraseBoost weighs a document holding a Plain query's words as a
+	// phrase, in the order typed, against one holding them apart
+	// (userquery.Options.PhraseBoost): a pasted line or title finds the
+	// page that has it as written, and a member holding the line its
+	// master has only in other words stands for its cluster. Default 2.
+	PhraseBoost float64
 }
 
 // Syntax says how Request.Query is read.
@@ -239,7 +245,11 @@ func New(ix *indexer.Index, opts Options) *Searcher {
 	if opts.Promote < 1 {
 		opts.Promote = 1.25
 	}
-	plain := userquery.New(userquery.Options{Fields: plainFields(), Mapping: ix.Bleve().Mapping(), MaxBytes: opts.MaxQueryBytes})
+	if opts.PhraseBoost <= 0 {
+		opts.PhraseBoost = 2
+	}
+	plain := userquery.New(userquery.Options{Fields: plainFields(), Mapping: ix.Bleve().Mapping(), MaxBytes: opts.MaxQueryBytes,
+		PhraseBoost: opts.PhraseBoost})
 	return &Searcher{ix: ix, opts: opts, plain: plain}
 }
 

@@ -1,6 +1,7 @@
 // Package lang reads the language of a page — from its markup, its URL
 // or a browser's Accept-Language header — as the primary language
-// subtag ("en", "da", "zh"), the form in which Doppel compares languages.
+// subtag ("en", "da"; "zh-hans" and "zh-hant" for Chinese), the form in
+// which Doppel compares languages.
 package lang
 
 import (
@@ -11,8 +12,10 @@ import (
 )
 
 // Primary returns the primary language subtag of the BCP 47 tag tag,
-// lower-cased ("en" for "en-US", "zh" for "zh_CN"), or "" if tag is not a
-// language tag or names no language ("und", "*").
+// lower-cased ("en" for "en-US", "pt" for "pt_BR"), or "" if tag is not
+// a language tag or names no language ("und", "*"). Chinese is told by
+// its script, as its readers tell it: "zh-hans" for "zh-CN" and
+// "zh-Hans", "zh-hant" for "zh-TW" and "zh-Hant".
 func Primary(tag string) string {
 	tag = strings.TrimSpace(strings.ReplaceAll(tag, "_", "-"))
 	if tag == "" || tag == "*" {
@@ -25,6 +28,11 @@ func Primary(tag string) string {
 	b, conf := t.Base()
 	if conf != language.Exact || b.String() == "mul" {
 		return ""
+	}
+	if b.String() == "zh" { // two written languages: Simplified and Traditional
+		if sc, conf := t.Script(); conf != language.No && (sc.String() == "Hans" || sc.String() == "Hant") {
+			return "zh-" + strings.ToLower(sc.String())
+		}
 	}
 	return b.String()
 }
@@ -42,9 +50,10 @@ func init() {
 
 // FromURL returns the language a URL's path names, "" if none: a path
 // segment that is a language tag of a common language ("/manual/da/",
-// "/docs/pt-br/", "/zh_CN/") or the last extension of the file name, as
-// content negotiation names translations ("index.html.de"). The last
-// such segment wins.
+// "/docs/pt-br/", "/zh_CN/"), or a part of the file name after its first
+// dot, as content negotiation and translated manuals name translations
+// ("index.html.de", "ch01.ja.html", "index.zh-cn.html"). The last one
+// wins.
 func FromURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -53,19 +62,28 @@ func FromURL(raw string) string {
 	segs := strings.Split(strings.Trim(u.Path, "/"), "/")
 	found := ""
 	for i, s := range segs {
-		if i == len(segs)-1 {
-			if dot := strings.LastIndexByte(s, '.'); dot >= 0 && strings.Count(s, ".") >= 2 {
-				s = s[dot+1:]
+		parts := []string{s}
+		if i == len(segs)-1 && strings.Count(s, ".") >= 2 {
+			parts = strings.Split(s, ".")[1:]
+		}
+		for _, part := range parts {
+			if l := section(part); l != "" {
+				found = l
 			}
 		}
-		s = strings.ToLower(s)
-		base, _, _ := strings.Cut(strings.ReplaceAll(s, "_", "-"), "-")
-		if !sections[base] || len(s) > 2 && !isRegion(s[2:]) {
-			continue
-		}
-		found = base
 	}
 	return found
+}
+
+// section returns the language a path segment or file-name part names,
+// or "".
+func section(s string) string {
+	s = strings.ToLower(s)
+	base, _, _ := strings.Cut(strings.ReplaceAll(s, "_", "-"), "-")
+	if !sections[base] || len(s) > 2 && !isRegion(s[2:]) {
+		return ""
+	}
+	return Primary(s)
 }
 
 // isRegion reports whether s is "-" or "_" and a region or script subtag

@@ -6,7 +6,7 @@ import (
 )
 
 func TestPrimary(t *testing.T) {
-	for in, want := range map[string]string{"en": "en", "en-US": "en", "zh_CN": "zh", "ZH-hant": "zh", "": "", "*": "", "und": "",
+	for in, want := range map[string]string{"en": "en", "en-US": "en", "zh_CN": "zh-hans", "ZH-hant": "zh-hant", "zh-TW": "zh-hant", "zh": "zh-hans", "": "", "*": "", "und": "",
 		"not a tag": "", "da": "da", " pt-BR ": "pt"} {
 		if got := Primary(in); got != want {
 			t.Errorf("Primary(%q) = %q, want %q", in, got, want)
@@ -19,7 +19,7 @@ func TestFromURL(t *testing.T) {
 		"http://x/manual/da/mod/core.html":  "da",
 		"http://x/manual/en/":               "en",
 		"http://x/docs/pt-br/index.html":    "pt",
-		"http://x/zh_CN/a.html":             "zh",
+		"http://x/zh_CN/a.html":             "zh-hans",
 		"http://x/manual/index.html.de":     "de",
 		"http://x/manual/index.html":        "",
 		"http://x/std/io/struct.Error.html": "", // io is a module, not Ido
@@ -48,6 +48,7 @@ func TestAccepted(t *testing.T) {
 	for in, want := range map[string][]string{
 		"da, en-GB;q=0.8, en;q=0.7": {"da", "en"},
 		"en-US,en;q=0.9,ja;q=0.8":   {"en", "ja"},
+		"zh-TW,zh;q=0.8,en;q=0.5":   {"zh-hant", "zh-hans", "en"},
 		"fr;q=0.1, de":              {"de", "fr"},
 		"":                          nil,
 		"*":                         nil,
