@@ -144,7 +144,11 @@ func languageSite(pages int) http.Handler {
 		return func(w http.ResponseWriter, r *http.Request) {
 			var i int
 			fmt.Sscanf(r.PathValue("page"), "mod_%d.html", &i)
-			html(w, l, fmt.Sprintf("mod_%d - Server manual", i), text(i))
+			markup := l
+			if i%2 == 1 {
+				markup = "en" // untranslated: the English page's markup, as the Apache manual's /da/ has it
+			}
+			html(w, markup, fmt.Sprintf("mod_%d - Server manual", i), text(i))
 		}
 	}
 	mux.HandleFunc("/manual/da/{page}", page("da"))

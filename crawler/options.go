@@ -73,10 +73,11 @@ type Options struct {
 	Similarity dedup.Similarity
 	// Language is the language whose pages are preferred as masters of
 	// their clusters, before the shortest URL (a BCP 47 tag such as "en"
-	// or "da"; compared by its primary subtag). A page's language is its
-	// <html lang> or Content-Language, else the one its URL path names
-	// ("/manual/da/"). Default "": the language of the first page the
-	// crawl processes — its seed's, the site section it started from.
+	// or "da"; compared by its primary subtag). A page's language is the
+	// one its URL path names ("/manual/da/", "ch01.ja.html": the site
+	// section it is in), else its <html lang> or Content-Language.
+	// Default "": the language of the first page the crawl processes —
+	// its seed's, the site section it started from.
 	Language string
 	// Groups assigns access groups to documents by URL prefix; the first
 	// matching rule wins. Default: no groups (public).

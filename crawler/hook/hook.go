@@ -174,7 +174,7 @@ type Page struct {
 	Text         string       // the blocks without site-template blocks: what is indexed
 	LastModified time.Time    // from the Last-Modified header or a meta tag; zero if unknown
 	Groups       []string     // access groups
-	Lang         string       // language, as a primary subtag ("en"; lang.Of: markup, else URL path); "" if unknown
+	Lang         string       // language, as a primary subtag ("en"; lang.Of: URL path section, else markup); "" if unknown
 	Anchors      []string     // anchor texts of links to the page, as known when processed
 	Truncated    bool         // only the first MaxBodyBytes of the body were read
 	Result       dedup.Result // cluster, master, duplicate or not, SimHash

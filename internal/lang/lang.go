@@ -100,13 +100,17 @@ func isRegion(s string) bool {
 	return true
 }
 
-// Of returns a page's language: the one its markup declares (markup:
-// <html lang> or Content-Language), else the one its URL names, else "".
+// Of returns a page's language: the one its URL names — the site section
+// it is in, which readers navigate by — else the one its markup declares
+// (markup: <html lang> or Content-Language), else "". A section keeps the
+// pages not translated yet in the original language, often with that
+// language in their markup (the Apache manual's /da/ section holds 237
+// pages with lang="en"); they still belong to the section.
 func Of(markup, pageURL string) string {
-	if l := Primary(markup); l != "" {
+	if l := FromURL(pageURL); l != "" {
 		return l
 	}
-	return FromURL(pageURL)
+	return Primary(markup)
 }
 
 // Accepted returns the languages of an Accept-Language header in the

@@ -36,11 +36,11 @@ func TestFromURL(t *testing.T) {
 }
 
 func TestOf(t *testing.T) {
-	if got := Of("en", "http://x/manual/da/"); got != "en" {
-		t.Errorf("markup first: %q", got)
+	if got := Of("en", "http://x/manual/da/"); got != "da" {
+		t.Errorf("the section first: %q", got)
 	}
-	if got := Of("", "http://x/manual/da/"); got != "da" {
-		t.Errorf("then the URL: %q", got)
+	if got := Of("en", "http://x/manual/"); got != "en" {
+		t.Errorf("then the markup: %q", got)
 	}
 }
 
