@@ -21,6 +21,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/urlnorm"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/internal/demosite"
+	"github.com/doppel-search/doppel/ranking"
 )
 
 // site serves a handler on 127.0.0.1 and counts requests per path
@@ -221,6 +222,26 @@ func TestCrawlDemoSite(t *testing.T) {
 				if f != g && clusterOf[u] == clusterOf[v] {
 					t.Fatalf("%s (family %s) and %s (family %s) share cluster %s", u, f, v, g, clusterOf[u])
 				}
+			}
+		}
+	})
+	t.Run("the master stands for its copies", func(t *testing.T) {
+		// "Printer-friendly version" is on links to every print copy:
+		// template, it names none of them, and no print copy stands for
+		// its cluster for "printer"; a mirror does not for "vpn".
+		search := ranking.New(c.Index(), ranking.Options{})
+		for _, tc := range []struct{ q, first string }{{"printer", ""}, {"vpn", "/manual/vpn.html"}} {
+			res, err := search.Search(context.Background(), ranking.Request{Query: tc.q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, h := range res.Hits {
+				if strings.Contains(h.URL, "/print/") || strings.Contains(h.URL, "/mirror/") {
+					t.Errorf("%q: hit %d is a copy: %s", tc.q, i+1, h.URL)
+				}
+			}
+			if tc.first != "" && (len(res.Hits) == 0 || res.Hits[0].URL != norm(tc.first)) {
+				t.Errorf("%q: %+v, want %s first", tc.q, res.Hits, tc.first)
 			}
 		}
 	})
