@@ -26,6 +26,9 @@ const (
 	// childWatch: the child keeps its crawl alive (Watch) with the
 	// revisit intervals of recrawlOptions, until it is killed.
 	childWatch = "DOPPEL_CRAWL_WATCH"
+	// childKillRecluster: the child kills itself once a re-clustering
+	// has changed records (committed) and index (not flushed).
+	childKillRecluster = "DOPPEL_CRAWL_KILL_RECLUSTER"
 )
 
 func TestMain(m *testing.M) {
@@ -36,6 +39,10 @@ func TestMain(m *testing.M) {
 		if os.Getenv(childWatch) != "" {
 			opts = recrawlOptions(seed)
 			run = (*Crawler).Watch
+		}
+		if os.Getenv(childKillRecluster) != "" {
+			opts.Parallelism = 1 // the chains' order: a re-clustering that moves pages
+			testHookRecluster = func() { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
 		}
 		c, err := Open(os.Getenv(childDir), opts)
 		if err == nil {
@@ -168,6 +175,56 @@ func TestKillAndResume(t *testing.T) {
 			t.Logf("%d pages fetched again after the kill at %d requests", again, before)
 		})
 	}
+}
+
+// TestKillDuringRecluster: a crawl killed when its final re-clustering
+// has recorded the pages it moved but not flushed the index resumes to
+// the clusters, masters and searchable pages of an uninterrupted crawl.
+func TestKillDuringRecluster(t *testing.T) {
+	order := []int{0, 2, 1} // online: a and c apart, b with a; re-clustered: one cluster around b
+	ref := newSite(t, chainSite(4, order))
+	opts := testOptions(ref.URL + "/")
+	opts.Parallelism = 1
+	want := outcomeOf(t, crawl(t, t.TempDir(), opts))
+
+	s := newSite(t, chainSite(4, order))
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+s.URL+"/", childDir+"="+dir, childKillRecluster+"=1")
+	cmd.Stderr = os.Stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("child was not killed in its re-clustering: %v", err)
+	}
+	resumed := testOptions("")
+	resumed.Seeds = nil
+	c, err := Open(dir, resumed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got := outcomeOf(t, c)
+	if d := want.diff(got.withHost(s.URL, ref.URL)); d != "" {
+		t.Errorf("resumed crawl differs from the uninterrupted one:\n%s", d)
+	}
+	// The index agrees with the records: each chain's middle page is the
+	// one searchable page of its cluster, with both ends as members.
+	for f := range 4 {
+		ms, err := c.Index().Members(recordsCluster(t, c, fmt.Sprintf("%s/f%d/b.html", s.URL, f)))
+		if err != nil || len(ms) != 3 || !ms[0].Master || ms[0].URL != fmt.Sprintf("%s/f%d/b.html", s.URL, f) {
+			t.Errorf("family %d: members %+v, %v", f, ms, err)
+		}
+	}
+}
+
+func recordsCluster(t *testing.T, c *Crawler, u string) string {
+	t.Helper()
+	r, ok, err := c.pages.Get(u)
+	if err != nil || !ok {
+		t.Fatalf("%s: %v, %v", u, ok, err)
+	}
+	return r.Cluster
 }
 
 // withHost rewrites the outcome's URLs from one test server to another.
