@@ -443,3 +443,23 @@ func TestBusyTimeoutAndMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestMemberStandsForItsCluster: a word only the print copy holds makes
+// it the hit; the master is listed as such, its "what differs" comparing
+// the copy shown with it.
+func TestMemberStandsForItsCluster(t *testing.T) {
+	ts := testServer(t, Options{})
+	_, body := get(t, ts.URL+"/?q=printed")
+	first := strings.Index(body, `class="title"`)
+	if first < 0 || !strings.Contains(body[first:first+200], "http://intra/print/manual/vpn") {
+		t.Fatalf("the print copy is not the hit for a word of its own:\n%s", body)
+	}
+	want := `<span class="meta">master</span> <a class="diff" href="/diff/` + url.PathEscape("http://intra/print/manual/vpn") + `?cluster=c1">`
+	if !strings.Contains(body, want) {
+		t.Fatalf("the master's row lacks %s:\n%s", want, body)
+	}
+	_, diff := get(t, ts.URL+"/diff/"+url.PathEscape("http://intra/print/manual/vpn")+"?cluster=c1")
+	if !strings.Contains(diff, "<ins>Printed copy.</ins>") {
+		t.Fatalf("what differs does not show the copy's own words:\n%s", diff)
+	}
+}
