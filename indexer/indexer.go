@@ -711,18 +711,6 @@ func (x *Index) Indexed() (int, error) {
 	return int(res.Total), nil
 }
 
-// Differences returns how many difference records are in the index.
-// Pending ones are not counted until Flush.
-func (x *Index) Differences() (int, error) {
-	q := bleve.NewBoolFieldQuery(true)
-	q.SetField(FieldDiff)
-	res, err := x.idx.Search(bleve.NewSearchRequestOptions(q, 0, 0, false))
-	if err != nil {
-		return 0, err
-	}
-	return int(res.Total), nil
-}
-
 // documents matches every whole document: neither member records nor
 // difference records.
 func documents() query.Query {

@@ -163,7 +163,7 @@ type Options struct {
 }
 
 // A Page is a processed page: what a Recorder keeps, what the index
-// receives (see [IndexDoc]), and what [Hook.Replay] takes back.
+// receives (see [Hook.IndexDoc]), and what [Hook.Replay] takes back.
 type Page struct {
 	URL          string
 	Host         string
