@@ -3,7 +3,6 @@ package dedup
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/dedup/hamming"
@@ -115,21 +114,8 @@ func (d *Detector) clear() error {
 // edited), trying at most MaxFanout of them in the policy's order; the
 // members' Edited flags follow the new master.
 func (d *Detector) reelect(c *cluster.Cluster) {
-	order := d.memberSlots(c, ^uint32(0))
-	slices.SortStableFunc(order, func(a, b uint32) int {
-		switch ma, mb := d.docs[a].member, d.docs[b].member; {
-		case d.opts.Master.Better(ma, mb):
-			return -1
-		case d.opts.Master.Better(mb, ma):
-			return 1
-		}
-		return 0
-	})
-	if d.limits.PerGroup > 0 && len(order) > d.limits.PerGroup {
-		order = order[:d.limits.PerGroup]
-	}
-	members := d.memberSlots(c, ^uint32(0))
-	for _, x := range order {
+	members, tries := d.byPolicy(c)
+	for _, x := range tries {
 		if d.docs[x].member.ID == c.Master.ID {
 			return
 		}

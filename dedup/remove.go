@@ -384,7 +384,21 @@ func (d *Detector) memberSlots(c *cluster.Cluster, except uint32) []uint32 {
 // MaxFanout of them. If none qualifies it returns the first in that order
 // and false.
 func (d *Detector) elect(c *cluster.Cluster) (uint32, bool) {
-	order := d.memberSlots(c, ^uint32(0))
+	order, tries := d.byPolicy(c)
+	var witnesses []uint32 // members that kept earlier candidates out: tried first
+	for _, x := range tries {
+		if d.leads(x, d.docs[x], order, &witnesses) {
+			return x, true
+		}
+	}
+	return order[0], false
+}
+
+// byPolicy returns the slots of cluster c's members in the master
+// policy's order (ties in arrival order), and the first MaxFanout of them:
+// the candidates an election tries.
+func (d *Detector) byPolicy(c *cluster.Cluster) (order, tries []uint32) {
+	order = d.memberSlots(c, ^uint32(0))
 	slices.SortStableFunc(order, func(a, b uint32) int {
 		switch ma, mb := d.docs[a].member, d.docs[b].member; {
 		case d.opts.Master.Better(ma, mb):
@@ -394,17 +408,11 @@ func (d *Detector) elect(c *cluster.Cluster) (uint32, bool) {
 		}
 		return 0
 	})
-	tries := order
+	tries = order
 	if d.limits.PerGroup > 0 && len(tries) > d.limits.PerGroup {
 		tries = tries[:d.limits.PerGroup]
 	}
-	var witnesses []uint32 // members that kept earlier candidates out: tried first
-	for _, x := range tries {
-		if d.leads(x, d.docs[x], order, &witnesses) {
-			return x, true
-		}
-	}
-	return order[0], false
+	return order, tries
 }
 
 // leads reports whether every member of members (slots) other than x and
