@@ -75,7 +75,8 @@ type Options struct {
 	// their clusters, before the shortest URL (a BCP 47 tag such as "en"
 	// or "da"; compared by its primary subtag). A page's language is the
 	// one its URL path names ("/manual/da/", "ch01.ja.html": the site
-	// section it is in), else its <html lang> or Content-Language.
+	// section it is in), else the hreflang of an alternate link to
+	// itself, else its <html lang> or Content-Language.
 	// Default "": the language of the first page the crawl processes —
 	// its seed's, the site section it started from.
 	Language string

@@ -26,6 +26,11 @@ type Page struct {
 	Description string   // <meta name=description> (og:description if absent)
 	Keywords    string   // <meta name=keywords>
 	Language    string   // <html lang>, else <meta http-equiv=content-language>
+	// Hreflang is the language that an alternate link to the page itself
+	// declares (<link rel=alternate hreflang> or <a hreflang> whose href is
+	// the page's own URL: sites list every language version, their own
+	// included); "" if none.
+	Hreflang string
 	// LastModified is the document's own date: <meta http-equiv=last-modified>,
 	// <meta name=last-modified|dcterms.modified> or
 	// <meta property=article:modified_time>, in an HTTP date, RFC 3339 or
@@ -178,6 +183,7 @@ func looksBinary(data []byte) bool {
 
 func extract(doc *goquery.Document, base *url.URL) *Page {
 	p := &Page{}
+	self := base
 	if href, ok := doc.Find("base[href]").First().Attr("href"); ok {
 		if u := resolve(base, href); u != nil {
 			base = u
@@ -237,6 +243,15 @@ func extract(doc *goquery.Document, base *url.URL) *Page {
 		}
 		return false
 	})
+	if self != nil {
+		doc.Find("[hreflang][href]").EachWithBreak(func(_ int, s *goquery.Selection) bool {
+			if u := linkURL(base, s.AttrOr("href", "")); u != nil && sameDocument(u, self) {
+				p.Hreflang = strings.TrimSpace(s.AttrOr("hreflang", ""))
+				return false
+			}
+			return true
+		})
+	}
 	var linkNodes []*html.Node // parallel to p.Links
 	doc.Find("a[href]").Each(func(_ int, s *goquery.Selection) {
 		u := linkURL(base, s.AttrOr("href", ""))
@@ -342,6 +357,14 @@ func linkURL(base *url.URL, href string) *url.URL {
 	}
 	u.Fragment, u.RawFragment = "", ""
 	return u
+}
+
+// sameDocument reports whether u and v name the same document: equal but
+// for their fragments.
+func sameDocument(u, v *url.URL) bool {
+	a, b := *u, *v
+	a.Fragment, a.RawFragment, b.Fragment, b.RawFragment = "", "", "", ""
+	return a.String() == b.String()
 }
 
 // hasToken reports whether the space-separated list contains tok, ignoring case.

@@ -174,7 +174,7 @@ type Page struct {
 	Text         string       // the blocks without site-template blocks: what is indexed
 	LastModified time.Time    // from the Last-Modified header or a meta tag; zero if unknown
 	Groups       []string     // access groups
-	Lang         string       // language, as a primary subtag ("en"; lang.Of: URL path section, else markup); "" if unknown
+	Lang         string       // language, as a primary subtag ("en"; lang.Of: URL path section, else hreflang to itself, else markup); "" if unknown
 	Anchors      []string     // anchor texts of links to the page, as known when processed
 	Truncated    bool         // only the first MaxBodyBytes of the body were read
 	Result       dedup.Result // cluster, master, duplicate or not, SimHash
@@ -365,7 +365,7 @@ func (p *Prepared) SetAnchors(anchors []string) { p.page.Anchors = anchors }
 func (h *Hook) Prepare(pageURL string, header http.Header, parsed *Parsed, anchors []string) (*Prepared, error) {
 	page := parsed.Page
 	p := Page{URL: pageURL, Title: page.Title, Headings: page.Headings, Tagged: page.Tagged, Blocks: page.Blocks,
-		Groups: h.opts.Groups(pageURL), Lang: lang.Of(page.Language, pageURL), Anchors: anchors, LastModified: page.LastModified,
+		Groups: h.opts.Groups(pageURL), Lang: lang.Of(pageURL, page.Hreflang, page.Language), Anchors: anchors, LastModified: page.LastModified,
 		Truncated: parsed.Truncated}
 	if lm, err := http.ParseTime(header.Get("Last-Modified")); err == nil {
 		p.LastModified = lm.UTC()

@@ -101,16 +101,22 @@ func isRegion(s string) bool {
 }
 
 // Of returns a page's language: the one its URL names — the site section
-// it is in, which readers navigate by — else the one its markup declares
-// (markup: <html lang> or Content-Language), else "". A section keeps the
-// pages not translated yet in the original language, often with that
-// language in their markup (the Apache manual's /da/ section holds 237
-// pages with lang="en"); they still belong to the section.
-func Of(markup, pageURL string) string {
+// it is in, which readers navigate by — else the first of declared that
+// is a language tag (a page passes the hreflang of an alternate link to
+// itself, then its <html lang> or Content-Language), else "". A section
+// keeps the pages not translated yet in the original language, often with
+// that language in their markup (the Apache manual's /da/ section holds
+// 237 pages with lang="en"); they still belong to the section.
+func Of(pageURL string, declared ...string) string {
 	if l := FromURL(pageURL); l != "" {
 		return l
 	}
-	return Primary(markup)
+	for _, d := range declared {
+		if l := Primary(d); l != "" {
+			return l
+		}
+	}
+	return ""
 }
 
 // Accepted returns the languages of an Accept-Language header in the

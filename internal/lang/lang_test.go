@@ -36,11 +36,20 @@ func TestFromURL(t *testing.T) {
 }
 
 func TestOf(t *testing.T) {
-	if got := Of("en", "http://x/manual/da/"); got != "da" {
-		t.Errorf("the section first: %q", got)
-	}
-	if got := Of("en", "http://x/manual/"); got != "en" {
-		t.Errorf("then the markup: %q", got)
+	for _, tc := range []struct {
+		url      string
+		declared []string
+		want     string
+	}{
+		{"http://x/manual/da/", []string{"de", "en"}, "da"}, // the section first
+		{"http://x/manual/", []string{"de", "en"}, "de"},    // then what the page declares, in order
+		{"http://x/manual/", []string{"", "en"}, "en"},
+		{"http://x/manual/", []string{"x-klingon!", "en"}, "en"},
+		{"http://x/manual/", nil, ""},
+	} {
+		if got := Of(tc.url, tc.declared...); got != tc.want {
+			t.Errorf("Of(%q, %q) = %q, want %q", tc.url, tc.declared, got, tc.want)
+		}
 	}
 }
 
