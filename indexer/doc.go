@@ -10,6 +10,19 @@
 // re-indexed with master=false. The invariant is that every cluster has
 // exactly one document with master=true in the index.
 //
+// # Difference records
+//
+// Under Skip a near-duplicate is not indexed, but what it has that its
+// master lacks is: its title if it differs, its own headings, anchor
+// texts and body blocks ([Difference]), under its own id with diff=true
+// and master=false. A page hidden behind a page of another name — two API
+// types whose long shared member lists make them copies by resemblance —
+// is thus still found by its own name and text, and package ranking lets
+// it stand for its cluster when it matches a query distinctly better than
+// its master. An exact copy keeps no record. [Index.Searchable],
+// [Index.Indexed], [Index.EachID] and [Index.Document] do not count a
+// difference record as a document.
+//
 // # Member records and crash semantics
 //
 // Every document added, indexed or not, gets a member record (its id, URL,
@@ -31,8 +44,9 @@
 //
 // Member records never match a query on the searchable fields (title,
 // headings, body, anchors, url, host, cluster, master, last_modified,
-// groups, simhash), but they do match a match-all query: wrap queries with
-// [Index.Searchable], which also hides non-masters under Hidden.
+// groups, simhash, lang), but they do match a match-all query: wrap
+// queries with [Index.Searchable], which also hides non-masters (and
+// difference records) under Skip and Hidden.
 //
 // # Removal and new versions
 //

@@ -642,7 +642,6 @@ func (x *Index) skip(d, master *Doc) error {
 		x.unindex(d.ID)
 		return nil
 	}
-	r.Master = false
 	if err := x.batch.Index(r.ID, toData(r)); err != nil {
 		return fmt.Errorf("indexer: difference record %q: %w", r.ID, err)
 	}

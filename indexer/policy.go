@@ -8,8 +8,10 @@ type Policy int
 
 // The policies.
 const (
-	// Skip leaves near-duplicates out of the index; only their member
-	// record (URL, title, cluster) is kept. Two kinds are indexed with
+	// Skip leaves near-duplicates out of the index; their member record
+	// (URL, title, cluster) is kept, and their difference record — what
+	// they have that their master lacks, see [Difference] — so that each
+	// is still found by its own name and text. Two kinds are indexed with
 	// master=false instead, so that they can represent their cluster on
 	// a result page: a near-duplicate that joined through an edit
 	// allowance (dedup.Result.Edited: close to its master, not a copy at
