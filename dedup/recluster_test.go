@@ -134,15 +134,42 @@ func TestReclusterOrderFree(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		star := map[string]bool{}
-		for _, a := range d.StarAssignments() {
-			star[a.ID+" "+string(a.Cluster)] = true
+		// The pairs star clustering keeps in one cluster, and the
+		// pairs found: Recluster keeps at least as many together.
+		pairs := map[[2]string]bool{}
+		d.mu.RLock()
+		for i, adj := range d.adj {
+			for _, j := range adj {
+				pairs[[2]string{d.docs[i].member.ID, d.docs[j].member.ID}] = true
+			}
 		}
-		if _, err := d.Recluster(context.Background()); err != nil {
+		d.mu.RUnlock()
+		together := func(cluster map[string]cluster.ID) int {
+			n := 0
+			for p := range pairs {
+				if cluster[p[0]] == cluster[p[1]] {
+					n++
+				}
+			}
+			return n
+		}
+		star := map[string]cluster.ID{}
+		for _, a := range d.StarAssignments() {
+			star[a.ID] = a.Cluster
+		}
+		as, err := d.Recluster(context.Background())
+		if err != nil {
 			t.Fatal(err)
 		}
 		checkStructures(t, d)
 		checkInvariants(t, d)
+		re := map[string]cluster.ID{}
+		for _, a := range as {
+			re[a.ID] = a.Cluster
+		}
+		if got, want := together(re), together(star); got < want {
+			t.Fatalf("run %d: %d pairs in one cluster, star clustering %d", run, got, want)
+		}
 		p := partition(d)
 		if first == nil {
 			first = p
