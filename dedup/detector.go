@@ -199,6 +199,9 @@ type Detector struct {
 	// noTakeover: no document takes a cluster over on joining it
 	// (Recluster inserts star masters first).
 	noTakeover bool
+	// prefer: the master each document joins, by id (Recluster), when
+	// it resembles it at least EditFloor.
+	prefer map[string]string
 }
 
 // clusterRef is what Insert needs of a cluster: its id and its master.
@@ -474,17 +477,22 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 	cands, dense := d.candidates(idx, rec)
 	d.stats.Candidates += len(cands)
 	best, bestScore = -1, -1.0
+	preferred, preferredScore := -1, 0.0
 	for _, g := range d.byCluster(cands) {
 		ref := d.byNumber[g.cluster]
 		if ref.master != idx { // idx is the master of its own cluster on Update
 			if _, isCandidate := slices.BinarySearch(g.members, ref.master); !isCandidate {
 				d.stats.MasterTests++
 			}
-			if s, ok := d.match(rec, d.docs[ref.master]); ok {
+			s, ok := d.match(rec, d.docs[ref.master])
+			if ok {
 				found = append(found, verified{ref.master, s})
 				if s > bestScore || s == bestScore && ref.id < d.byNumber[best].id {
 					best, bestScore = int(g.cluster), s
 				}
+			}
+			if d.prefer != nil && s >= d.opts.EditFloor && d.prefer[rec.member.ID] == d.docs[ref.master].member.ID {
+				preferred, preferredScore = int(g.cluster), s
 			}
 		}
 		if !members {
@@ -508,6 +516,9 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 				found = append(found, verified{m, s})
 			}
 		}
+	}
+	if preferred >= 0 {
+		best, bestScore = preferred, preferredScore
 	}
 	return found, best, bestScore, dense
 }

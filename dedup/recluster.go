@@ -1,8 +1,11 @@
 package dedup
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/dedup/hamming"
@@ -41,12 +44,19 @@ func (d *Detector) Recluster(ctx context.Context) ([]Assignment, error) {
 	better := func(a, b int) bool {
 		return d.docs[a] != nil && d.docs[b] != nil && d.opts.Master.Better(d.docs[a].member, d.docs[b].member)
 	}
-	centers := cluster.Centers(len(d.docs), d.adj, better)
+	master, centers := cluster.StarOrder(len(d.docs), d.adj, better)
+	master = d.mergeStars(master)
+	d.prefer = map[string]string{}
+	for i, m := range master {
+		if d.docs[i] != nil && m != i {
+			d.prefer[d.docs[i].member.ID] = d.docs[m].member.ID
+		}
+	}
 	isCenter := make([]bool, len(d.docs))
 	order := make([]*record, 0, len(d.byID))
 	for _, c := range centers {
-		isCenter[c] = true
-		if d.docs[c] != nil {
+		if d.docs[c] != nil && master[c] == c {
+			isCenter[c] = true
 			order = append(order, d.docs[c])
 		}
 	}
@@ -64,7 +74,7 @@ func (d *Detector) Recluster(ctx context.Context) ([]Assignment, error) {
 		rec.edited = false
 		d.insert(rec)
 	}
-	d.noTakeover = false
+	d.noTakeover, d.prefer = false, nil
 	for _, c := range d.clusters.All() {
 		if len(c.Members) > 1 {
 			d.reelect(c)
@@ -83,6 +93,73 @@ func (d *Detector) Recluster(ctx context.Context) ([]Assignment, error) {
 		out = append(out, Assignment{ID: rec.member.ID, Cluster: cid, Master: master, Edited: rec.edited && master != rec.member.ID})
 	}
 	return out, nil
+}
+
+// mergeStars joins star clusters (master: each slot's master, as
+// cluster.Star gives it) that near-duplicate pairs link across, when
+// every document of the two resembles one of their masters at least
+// EditFloor: borderline pages — `Split` and `SplitN`, pairwise near 0.9 —
+// that stars around different masters would split. Pairs are taken in
+// the order of their documents' ids, and of the two masters the policy's
+// choice is tried first, so the result does not depend on arrival order.
+// Members that end below Threshold of their master join it as edited
+// ones. Only with an edit allowance (EditFloor is its floor), and only
+// while the two clusters hold at most MaxFanout documents together. Cost:
+// one verification per document of the two clusters per merge tried.
+func (d *Detector) mergeStars(master []int) []int {
+	if d.opts.EditAllowance == 0 {
+		return master
+	}
+	members := map[int][]int{}
+	for i, m := range master {
+		if d.docs[i] != nil && m >= 0 {
+			members[m] = append(members[m], i)
+		}
+	}
+	type pair struct{ a, b int }
+	var pairs []pair
+	for i, adj := range d.adj {
+		for _, j := range adj {
+			if d.docs[i] != nil && d.docs[j] != nil && master[i] != master[j] && d.docs[i].member.ID < d.docs[j].member.ID {
+				pairs = append(pairs, pair{i, int(j)})
+			}
+		}
+	}
+	id := func(i int) string { return d.docs[i].member.ID }
+	slices.SortFunc(pairs, func(p, q pair) int {
+		return cmp.Or(strings.Compare(id(p.a), id(q.a)), strings.Compare(id(p.b), id(q.b)))
+	})
+	resembles := func(docs []int, m int) bool {
+		for _, k := range docs {
+			if s, _ := d.match(d.docs[k], d.docs[m]); k != m && s < d.opts.EditFloor {
+				return false
+			}
+		}
+		return true
+	}
+	for _, p := range pairs {
+		x, y := master[p.a], master[p.b]
+		both := append(slices.Clone(members[x]), members[y]...)
+		if x == y || d.limits.PerGroup > 0 && len(both) > d.limits.PerGroup {
+			continue
+		}
+		if d.opts.Master.Better(d.docs[y].member, d.docs[x].member) || !d.opts.Master.Better(d.docs[x].member, d.docs[y].member) && id(y) < id(x) {
+			x, y = y, x
+		}
+		for _, keep := range []int{x, y} {
+			if !resembles(both, keep) {
+				continue
+			}
+			gone := x + y - keep
+			for _, k := range members[gone] {
+				master[k] = keep
+			}
+			members[keep] = both
+			delete(members, gone)
+			break
+		}
+	}
+	return master
 }
 
 // clear empties the Detector's documents, clusters and candidate lists,
@@ -125,8 +202,8 @@ func (d *Detector) reelect(c *cluster.Cluster) {
 			if m == x {
 				continue
 			}
-			s, ok := d.match(d.docs[m], d.docs[x])
-			if !ok || s < d.opts.Threshold && !d.docs[m].edited {
+			s, _ := d.match(d.docs[m], d.docs[x])
+			if s < d.opts.Threshold && (!d.docs[m].edited || s < d.opts.EditFloor) {
 				leads = false
 				break
 			}

@@ -221,3 +221,64 @@ func TestReclusterCanceled(t *testing.T) {
 	}
 	checkStructures(t, d)
 }
+
+// TestReclusterBorderline: a chain of four (each text three words from
+// the next) is one cluster whatever the order: star clustering splits it
+// (the third text's centre leaves the fourth alone), and the two stars
+// are joined because every text resembles one master at least EditFloor;
+// the member below the Threshold is edited.
+func TestReclusterBorderline(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	chain := chainTexts(r, 1, 4)[0]
+	var docs []Document
+	for k, text := range chain {
+		docs = append(docs, Document{ID: fmt.Sprintf("t%d", k), URL: fmt.Sprintf("http://x/%s", strings.Repeat("p", 1+k%3)), Text: text})
+	}
+	var first map[string]string
+	var perms func(rest, order []int)
+	perms = func(rest, order []int) {
+		if len(rest) == 0 {
+			d, err := New(nil, reclusterOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, i := range order {
+				if _, err := d.Add(docs[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			as, err := d.Recluster(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkStructures(t, d)
+			checkInvariants(t, d)
+			edited := 0
+			for _, a := range as {
+				if a.Cluster != as[0].Cluster {
+					t.Fatalf("order %v: %+v, want one cluster", order, as)
+				}
+				s, _ := d.match(d.docs[d.byID[a.ID]], d.docs[d.byID[a.Master]])
+				if s < d.opts.EditFloor {
+					t.Fatalf("order %v: %s resembles its master %s at %.3f", order, a.ID, a.Master, s)
+				}
+				if a.Edited {
+					edited++
+				}
+			}
+			if edited == 0 {
+				t.Fatalf("order %v: no member below the threshold: the chain does not test joining stars", order)
+			}
+			if p := partition(d); first == nil {
+				first = p
+			} else if !maps.Equal(p, first) {
+				t.Fatalf("order %v: %v, first order %v", order, p, first)
+			}
+			return
+		}
+		for i := range rest {
+			perms(slices.Concat(rest[:i], rest[i+1:]), append(slices.Clone(order), rest[i]))
+		}
+	}
+	perms([]int{0, 1, 2, 3}, nil)
+}

@@ -19,13 +19,13 @@ func Star(n int, adj [][]int32, better func(a, b int) bool) []int {
 	return master
 }
 
-// Centers returns the masters [Star] chooses, in the order it chooses them
-// (most near-duplicates first). Inserting them in this order, then the
-// other documents, into an online clustering in which a document joins
-// the master it resembles most rebuilds star clusters. Cost: that of Star.
-func Centers(n int, adj [][]int32, better func(a, b int) bool) []int {
-	_, centers := star(n, adj, better)
-	return centers
+// StarOrder is [Star] that also returns the masters in the order it
+// chooses them (most near-duplicates first). Inserting them in this
+// order, then the other documents, into an online clustering in which a
+// document joins the master it resembles most rebuilds star clusters.
+// Cost: that of Star.
+func StarOrder(n int, adj [][]int32, better func(a, b int) bool) (master, centers []int) {
+	return star(n, adj, better)
 }
 
 func star(n int, adj [][]int32, better func(a, b int) bool) (master, centers []int) {
