@@ -1,0 +1,32 @@
+# The project's checks, tests, benchmarks and fuzzing. `make check test` is
+# what CI runs (.ci/run); every target works on a fresh machine with Go.
+
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
+FUZZTIME ?= 10s
+BENCHTIME ?= 1x
+
+.PHONY: check test bench fuzz
+
+# gofmt, go vet and staticcheck (checks in staticcheck.conf).
+check:
+	@files=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$files" ]; then echo "gofmt would change:"; echo "$$files"; exit 1; fi
+	go vet ./...
+	go run $(STATICCHECK) ./...
+
+# The test suite: what the README's test command runs.
+test:
+	go test ./...
+
+# Every benchmark, once each by default (BENCHTIME=2s for figures).
+bench:
+	go test -run '^$$' -bench . -benchtime $(BENCHTIME) ./...
+
+# Every fuzz target for FUZZTIME each (go test runs one at a time).
+fuzz:
+	@set -e; for t in $$(grep -rl '^func Fuzz' --include='*_test.go' . | sort); do \
+		dir=$$(dirname $$t); \
+		for f in $$(grep -o '^func Fuzz[A-Za-z0-9_]*' $$t | cut -c6-); do \
+			echo "== $$dir $$f"; go test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$dir; \
+		done; \
+	done
