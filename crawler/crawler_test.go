@@ -88,7 +88,7 @@ func searchURLs(t testing.TB, c *Crawler, q query.Query) []string {
 	t.Helper()
 	req := bleve.NewSearchRequestOptions(c.Index().Searchable(q), 100000, 0, false)
 	req.Fields = []string{"url"}
-	res, err := c.Index().Bleve().Search(req)
+	res, err := c.Index().Search(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -135,7 +136,7 @@ func TestBadResponsesAreRecordedNotFatal(t *testing.T) {
 	// Anchor text is a feature of the page it points to: /report does not
 	// contain "banana", the link to it does (and so does the home page).
 	req := bleve.NewSearchRequest(c.Index().Searchable(indexer.TextQuery("banana")))
-	res, err := c.Index().Bleve().Search(req)
+	res, err := c.Index().Search(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,13 +181,13 @@ func TestAccessGroupsByPrefix(t *testing.T) {
 		path   string
 		groups string
 	}{{"/report", "finance board"}, {"/original", indexer.PublicGroup}} {
-		d, err := c.Index().Bleve().Document(s.URL + tc.path)
+		d, err := c.Index().Document(s.URL + tc.path)
 		if err != nil || d == nil {
 			t.Fatalf("%s not indexed: %v", tc.path, err)
 		}
 		req := bleve.NewSearchRequest(bleve.NewDocIDQuery([]string{s.URL + tc.path}))
 		req.Fields = []string{indexer.FieldGroups}
-		res, err := c.Index().Bleve().Search(req)
+		res, err := c.Index().Search(context.Background(), req)
 		if err != nil || len(res.Hits) != 1 {
 			t.Fatalf("%s: %v %v", tc.path, res, err)
 		}
@@ -396,7 +397,7 @@ func TestAPIReferenceNothingLost(t *testing.T) {
 	// Each class is found by its own name, and is the first hit.
 	for _, i := range []int{0, 7, 150, 299} {
 		req := bleve.NewSearchRequest(c.Index().Searchable(indexer.TextQuery(fmt.Sprintf("Widget%dPanel", i))))
-		res, err := c.Index().Bleve().Search(req)
+		res, err := c.Index().Search(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
 		}

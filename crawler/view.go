@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
-
 	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/dedup/cluster"
@@ -245,12 +243,9 @@ func (v *View) Summary() (Summary, error) {
 	if fs, err := v.front.Stats(); err == nil {
 		s.Queued = fs.Pending
 	}
-	req := bleve.NewSearchRequestOptions(v.index.Searchable(bleve.NewMatchAllQuery()), 0, 0, false)
-	res, err := v.index.Bleve().Search(req)
-	if err != nil {
-		return Summary{}, fmt.Errorf("crawler: counting searchable documents: %w", err)
+	if s.Searchable, err = v.index.SearchableCount(); err != nil {
+		return Summary{}, err
 	}
-	s.Searchable = int(res.Total)
 	if s.Indexed, err = v.index.Indexed(); err != nil {
 		return Summary{}, err
 	}

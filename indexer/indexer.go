@@ -1056,9 +1056,34 @@ func (x *Index) Searchable(q query.Query) query.Query {
 	return bq
 }
 
-// Bleve returns the underlying index for searching. It holds member
-// records too: wrap queries with [Index.Searchable]. Writing to it
-// directly bypasses the Index's bookkeeping.
+// Search runs a bleve search request on the index, as what was flushed
+// stands, under ctx (its deadline stops the search). The index holds
+// member and difference records beside the documents: restrict req's
+// query with [Index.Searchable], or with [VisibleTo] and a filter of
+// member records as package ranking does. Safe for concurrent use.
+func (x *Index) Search(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	return x.idx.SearchInContext(ctx, req)
+}
+
+// Mapping returns the index mapping (see [Mapping]): the analyzers a
+// query parser needs.
+func (x *Index) Mapping() mapping.IndexMapping { return x.idx.Mapping() }
+
+// SearchableCount returns how many documents a result page may show, as the
+// index stands: those [Index.Searchable] admits (masters; under All,
+// every document). Cost: one search.
+func (x *Index) SearchableCount() (int, error) {
+	res, err := x.idx.Search(bleve.NewSearchRequestOptions(x.Searchable(bleve.NewMatchAllQuery()), 0, 0, false))
+	if err != nil {
+		return 0, fmt.Errorf("indexer: counting searchable documents: %w", err)
+	}
+	return int(res.Total), nil
+}
+
+// Bleve returns the underlying bleve index, for what Index does not
+// offer (a library user's own document types, say). It holds member and
+// difference records too. Writing to it directly bypasses the Index's
+// bookkeeping.
 func (x *Index) Bleve() bleve.Index { return x.idx }
 
 // Stats returns the counters since Open.

@@ -30,7 +30,6 @@ func BenchmarkSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ix.Close()
-	bi := ix.Bleve()
 	ctx := context.Background()
 	for _, d := range docs {
 		res, err := det.Add(dedup.Document{ID: d.ID, Text: d.Text})
@@ -66,7 +65,7 @@ func BenchmarkSearch(b *testing.B) {
 			req.Fields = []string{indexer.FieldURL, indexer.FieldTitle, indexer.FieldCluster, indexer.FieldBody}
 			req.Highlight = bleve.NewHighlightWithStyle(highlighterName)
 			req.Highlight.AddField(indexer.FieldBody)
-			if _, err := bi.SearchInContext(ctx, req); err != nil {
+			if _, err := ix.Search(ctx, req); err != nil {
 				b.Fatal(err)
 			}
 			i++

@@ -248,7 +248,7 @@ func New(ix *indexer.Index, opts Options) *Searcher {
 	if opts.PhraseBoost <= 0 {
 		opts.PhraseBoost = 2
 	}
-	plain := userquery.New(userquery.Options{Fields: plainFields(), Mapping: ix.Bleve().Mapping(), MaxBytes: opts.MaxQueryBytes,
+	plain := userquery.New(userquery.Options{Fields: plainFields(), Mapping: ix.Mapping(), MaxBytes: opts.MaxQueryBytes,
 		PhraseBoost: opts.PhraseBoost})
 	return &Searcher{ix: ix, opts: opts, plain: plain}
 }
@@ -524,7 +524,7 @@ func (s *Searcher) candidates(ctx context.Context, q query.Query, window int, fa
 	if facet {
 		req.AddFacet("clusters", bleve.NewFacetRequest(indexer.FieldCluster, s.opts.MaxCandidates))
 	}
-	res, err := s.ix.Bleve().SearchInContext(ctx, req)
+	res, err := s.ix.Search(ctx, req)
 	if err != nil {
 		return nil, s.searchError(ctx, err, true)
 	}
@@ -543,7 +543,7 @@ func (s *Searcher) fields(ctx context.Context, ids []string, snippet query.Query
 		indexer.FieldMaster, indexer.FieldLastModified, indexer.FieldBody, indexer.FieldLang}
 	req.Highlight = bleve.NewHighlightWithStyle(highlighterName)
 	req.Highlight.AddField(indexer.FieldBody)
-	res, err := s.ix.Bleve().SearchInContext(ctx, req)
+	res, err := s.ix.Search(ctx, req)
 	if err != nil {
 		return nil, s.searchError(ctx, err, false)
 	}
@@ -684,7 +684,7 @@ func (s *Searcher) Members(ctx context.Context, cluster string, groups []string,
 				text = cq.relaxed(nil) // members holding only some of the words score too
 			}
 			req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{bleve.NewDocIDQuery(ids), text}), len(ids), 0, false)
-			if res, err := s.ix.Bleve().SearchInContext(ctx, req); err == nil {
+			if res, err := s.ix.Search(ctx, req); err == nil {
 				for _, h := range res.Hits {
 					score[h.ID] = h.Score
 				}

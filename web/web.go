@@ -48,7 +48,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -527,9 +526,8 @@ func (srv *Server) status() Status {
 		return srv.opts.Status()
 	}
 	var st Status
-	req := bleve.NewSearchRequestOptions(srv.s.Index().Searchable(bleve.NewMatchAllQuery()), 0, 0, false)
-	if res, err := srv.s.Index().Bleve().Search(req); err == nil {
-		st.Searchable = int(res.Total)
+	if n, err := srv.s.Index().SearchableCount(); err == nil {
+		st.Searchable = n
 	}
 	return st
 }

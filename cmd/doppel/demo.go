@@ -15,17 +15,19 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/blevesearch/bleve/v2"
-
 	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/dedup/cluster"
-	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/internal/demosite"
+	"github.com/doppel-search/doppel/ranking"
 	"github.com/doppel-search/doppel/web"
 )
 
 // demoQueries are the example searches the demo prints, collapsed.
 var demoQueries = []string{"vpn", "printer", "cafeteria", "maintenance window"}
+
+// demoAdminGroups are the access groups of the demo's admin user, who may
+// see every page.
+var demoAdminGroups = []string{"hr", "admin"}
 
 // runDemo serves the bundled demo intranet on 127.0.0.1, crawls it into a
 // data directory, and prints the clusters and collapsed example queries.
@@ -105,28 +107,26 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 
-	fmt.Fprintln(stdout, "\nExample queries, one result per cluster:")
+	// The example queries run as the UI runs them (package ranking), for
+	// the demo's admin, who may see every page.
+	fmt.Fprintln(stdout, "\nExample queries, one result per cluster (as admin):")
+	search := ranking.New(c.Index(), ranking.Options{})
 	for _, q := range demoQueries {
-		req := bleve.NewSearchRequestOptions(c.Index().Searchable(indexer.TextQuery(q)), 3, 0, false)
-		req.Fields = []string{indexer.FieldURL, indexer.FieldTitle, indexer.FieldCluster}
-		res, err := c.Index().Bleve().Search(req)
+		res, err := search.Search(ctx, ranking.Request{Query: q, Size: 3, Groups: demoAdminGroups})
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "  %q: %d results\n", q, res.Total)
 		for _, h := range res.Hits {
-			u, _ := h.Fields[indexer.FieldURL].(string)
-			title, _ := h.Fields[indexer.FieldTitle].(string)
-			cid, _ := h.Fields[indexer.FieldCluster].(string)
-			members, err := c.Index().Members(cid)
-			if err != nil {
-				return err
-			}
-			line := fmt.Sprintf("    %s — %s", path(u), title)
-			if n := len(members) - 1; n > 0 {
+			line := fmt.Sprintf("    %s — %s", path(h.URL), h.Title)
+			if h.Similar > 0 {
+				members, err := search.Members(ctx, h.Cluster, demoAdminGroups, ranking.ByRelevance, q)
+				if err != nil {
+					return err
+				}
 				var others []string
 				for _, m := range members {
-					if m.URL != u {
+					if m.ID != h.ID {
 						others = append(others, path(m.URL))
 					}
 				}
@@ -134,7 +134,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				if len(others) > 3 {
 					others = append(others[:3], "…")
 				}
-				line += fmt.Sprintf("  [%d similar pages: %s]", n, strings.Join(others, ", "))
+				line += fmt.Sprintf("  [%d similar pages: %s]", h.Similar, strings.Join(others, ", "))
 			}
 			fmt.Fprintln(stdout, line)
 		}
@@ -144,7 +144,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fmt.Fprintln(stdout, "\nDemo users: guest sees public pages; hr-staff also sees the HR pages under /hr/; admin sees everything and the status page.")
 	id := identity{web: web.Options{DemoUsers: []web.DemoUser{{Name: "guest"}, {Name: "hr-staff", Groups: []string{"hr"}},
-		{Name: "admin", Groups: []string{"hr", "admin"}}}, AdminGroups: []string{"admin"}}}
+		{Name: "admin", Groups: demoAdminGroups}}, AdminGroups: []string{"admin"}}}
 	err = serve(ctx, c.View(), *addr, id, stdout, stderr)
 	if err != nil && *addr == "127.0.0.1:8080" && isAddrInUse(err) {
 		err = serve(ctx, c.View(), "127.0.0.1:0", id, stdout, stderr)

@@ -65,7 +65,7 @@ func plainSearch(ix *indexer.Index) http.Handler {
 		req.Fields = []string{indexer.FieldURL, indexer.FieldTitle, indexer.FieldCluster}
 		req.Highlight = bleve.NewHighlight()
 		req.Highlight.AddField(indexer.FieldBody)
-		res, err := ix.Bleve().SearchInContext(r.Context(), req)
+		res, err := ix.Search(r.Context(), req)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
