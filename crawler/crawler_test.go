@@ -391,7 +391,7 @@ func TestTrapsBoundedWithoutDepthLimit(t *testing.T) {
 	opts := testOptions(s.URL + "/")
 	opts.MaxDepth = 100000
 	c := crawl(t, t.TempDir(), opts)
-	limit := opts.Traps.WithDefaults().MaxDuplicatesPerTemplate
+	limit := opts.Traps.EnsureDefaults().MaxDuplicatesPerTemplate
 	if _, n := s.hitsWhere(func(p string) bool { return strings.HasPrefix(p, "/calendar/") }); n < limit || n > limit+1+opts.Parallelism {
 		t.Errorf("calendar requested %d times, want about %d (the near-duplicate budget of its template)", n, limit+1)
 	}

@@ -258,7 +258,7 @@ func (o Options) withDefaults() (Options, error) {
 	if o.UserAgent == "" {
 		o.UserAgent = "DoppelBot/1.0"
 	}
-	o.Traps = o.Traps.WithDefaults()
+	o.Traps.EnsureDefaults()
 	if o.MaxRedirects == 0 {
 		o.MaxRedirects = 5
 	}

@@ -42,7 +42,7 @@ type recrawl struct {
 
 func newRecrawl(o RevisitOptions) *recrawl {
 	so := schedule.Options{Budget: o.Budget, MinInterval: o.MinInterval, MaxInterval: o.MaxInterval, Prior: o.Prior}
-	return &recrawl{opts: so.WithDefaults(), policy: schedule.New(o.Policy, so), states: map[string]schedule.State{}}
+	return &recrawl{opts: *so.EnsureDefaults(), policy: schedule.New(o.Policy, so), states: map[string]schedule.State{}}
 }
 
 // average is the interval of equal revisits at the budget: the pages

@@ -12,6 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/doppel-search/doppel/crawler/pages"
+	"github.com/doppel-search/doppel/crawler/traps"
 	"github.com/doppel-search/doppel/indexer"
 )
 
@@ -165,7 +166,7 @@ func TestSessionIDLoopBounded(t *testing.T) {
 	opts.MaxDepth = 100000
 	opts.Parallelism = 1
 	c := crawl(t, t.TempDir(), opts)
-	limit := opts.Traps.WithDefaults().MaxDuplicatesPerTemplate
+	limit := opts.Traps.EnsureDefaults().MaxDuplicatesPerTemplate
 	if st := c.Stats(); st.Fetched > int64(limit)+2 || st.Duplicates < int64(limit) {
 		t.Errorf("session-id loop: %+v, want about %d pages fetched", st, limit+1)
 	}
@@ -285,7 +286,7 @@ func TestTrapTemplateStopsQueuedURLs(t *testing.T) {
 	})
 	s := newSite(t, mux)
 	c := crawl(t, t.TempDir(), testOptions(s.URL+"/"))
-	limit := Options{}.Traps.WithDefaults().MaxDuplicatesPerTemplate
+	limit := new(traps.Options).EnsureDefaults().MaxDuplicatesPerTemplate
 	_, fetched := s.hitsWhere(func(p string) bool { return strings.HasPrefix(p, "/events/") })
 	// Pages already in flight when the budget fills are fetched: one per
 	// worker, up to two per worker waiting for the commit, and the group

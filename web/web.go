@@ -128,8 +128,9 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// ensureDefaults fills in the zero fields.
-func (o *Options) ensureDefaults() {
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *Options) EnsureDefaults() *Options {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -144,6 +145,7 @@ func (o *Options) ensureDefaults() {
 	}
 	o.Limits.EnsureDefaults()
 	o.Diff.Diff.EnsureDefaults()
+	return o
 }
 
 // Stats are a Server's counters since New (also in /metrics).
@@ -175,7 +177,7 @@ type Server struct {
 
 // New returns a Server over s.
 func New(s *ranking.Searcher, opts Options) (*Server, error) {
-	opts.ensureDefaults()
+	opts.EnsureDefaults()
 	tmpl, err := template.New("").Funcs(template.FuncMap{
 		"add": func(a, b int) int { return a + b },
 		"date": func(t time.Time) string {

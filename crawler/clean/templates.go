@@ -21,7 +21,9 @@ type TemplateOptions struct {
 	MaxShare float64
 }
 
-func (o TemplateOptions) withDefaults() TemplateOptions {
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *TemplateOptions) EnsureDefaults() *TemplateOptions {
 	if o.MinPages <= 0 {
 		o.MinPages = 5
 	}
@@ -54,7 +56,7 @@ type hostStats struct {
 
 // NewTemplates returns empty statistics.
 func NewTemplates(opts TemplateOptions) *Templates {
-	return &Templates{opts: opts.withDefaults(), hosts: map[string]*hostStats{}}
+	return &Templates{opts: *opts.EnsureDefaults(), hosts: map[string]*hostStats{}}
 }
 
 // blockKey is the hash that identifies a block across pages.
@@ -161,7 +163,7 @@ func (t *Templates) Strip(host string, blocks []string) []string {
 // is held.
 func (t *Templates) strip(host string, blocks []string, keys []uint64) []string {
 	out := make([]string, 0, len(blocks))
-	opts := t.opts.withDefaults()
+	opts := t.opts
 	h := t.hosts[host]
 	if h == nil || h.Pages < opts.MinPages {
 		return append(out, blocks...)

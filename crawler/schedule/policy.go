@@ -21,8 +21,9 @@ type Options struct {
 	Prior time.Duration
 }
 
-// WithDefaults returns o with every zero field set to its default.
-func (o Options) WithDefaults() Options {
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *Options) EnsureDefaults() *Options {
 	if o.Budget <= 0 {
 		o.Budget = 1
 	}
@@ -71,7 +72,7 @@ type Adaptive struct {
 }
 
 // NewAdaptive returns the Adaptive policy.
-func NewAdaptive(opts Options) *Adaptive { return &Adaptive{opts: opts.WithDefaults()} }
+func NewAdaptive(opts Options) *Adaptive { return &Adaptive{opts: *opts.EnsureDefaults()} }
 
 // Name returns "adaptive".
 func (a *Adaptive) Name() string { return "adaptive" }
@@ -150,7 +151,7 @@ type Uniform struct {
 
 // NewUniform returns the Uniform policy.
 func NewUniform(opts Options) *Uniform {
-	o := opts.WithDefaults()
+	o := *opts.EnsureDefaults()
 	return &Uniform{opts: o, interval: o.clamp(o.Prior)}
 }
 

@@ -56,8 +56,9 @@ type Options struct {
 	MaxURLLength int
 }
 
-// WithDefaults returns o with every zero field set to its default.
-func (o Options) WithDefaults() Options {
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *Options) EnsureDefaults() *Options {
 	if o.MaxDuplicatesPerTemplate == 0 {
 		o.MaxDuplicatesPerTemplate = 20
 	}
@@ -99,7 +100,7 @@ type Guard struct {
 // NewGuard returns a Guard. template maps a URL to its path template, the
 // key of the per-template budget (the crawler passes urlnorm.Template).
 func NewGuard(opts Options, template func(string) string) *Guard {
-	return &Guard{opts: opts.WithDefaults(), template: template, counts: map[string]int{}}
+	return &Guard{opts: *opts.EnsureDefaults(), template: template, counts: map[string]int{}}
 }
 
 // Admit reports whether the crawl may follow rawURL, and if not, why. With
@@ -154,7 +155,7 @@ type family struct {
 
 // NewFamilies returns empty statistics with the budget of opts.
 func NewFamilies(opts Options) *Families {
-	return &Families{limit: opts.WithDefaults().MaxDuplicatesPerTemplate, m: map[string]*family{}}
+	return &Families{limit: opts.EnsureDefaults().MaxDuplicatesPerTemplate, m: map[string]*family{}}
 }
 
 // A Verdict is what a fetched page turned out to be, for its template.

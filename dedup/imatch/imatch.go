@@ -105,7 +105,7 @@ func NewSigner(t *stats.Table, opts Options) (*Signer, error) {
 	if t.Docs() < 2 {
 		return nil, fmt.Errorf("%w (it has %d)", ErrNoStats, t.Docs())
 	}
-	o := opts.withDefaults()
+	o := *opts.EnsureDefaults()
 	s := &Signer{opts: o, table: t}
 	s.pool.New = func() any { return new(scratch) }
 	if o.Mode == DocL90 {

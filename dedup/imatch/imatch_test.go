@@ -147,7 +147,7 @@ func TestOptions(t *testing.T) {
 			}
 			continue
 		}
-		d := tt.opts.withDefaults()
+		d := *tt.opts.EnsureDefaults()
 		if d.MinNIDF != tt.lo || d.MaxNIDF != tt.hi || d.MinTerms != tt.minTerm || d.Seed != tt.seed {
 			t.Errorf("%+v with defaults = %+v", tt.opts, d)
 		}

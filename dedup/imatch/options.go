@@ -88,7 +88,7 @@ func (o Options) Validate() error {
 	if !(o.MaxNIDF >= 0 && o.MaxNIDF <= 1) {
 		return fmt.Errorf("imatch: MaxNIDF %v out of range [0, 1]", o.MaxNIDF)
 	}
-	if d := o.withDefaults(); d.MinNIDF > d.MaxNIDF {
+	if d := *o.EnsureDefaults(); d.MinNIDF > d.MaxNIDF {
 		return fmt.Errorf("imatch: MinNIDF %v above MaxNIDF %v", d.MinNIDF, d.MaxNIDF)
 	}
 	if o.MinTerms < 0 {
@@ -103,8 +103,9 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// withDefaults returns o with zero fields replaced by their defaults.
-func (o Options) withDefaults() Options {
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *Options) EnsureDefaults() *Options {
 	if o.MaxNIDF == 0 {
 		if o.MinNIDF == 0 {
 			o.MinNIDF = DefaultMinNIDF

@@ -42,8 +42,9 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// EnsureDefaults returns o with every zero field set to its default.
-func (o Options) EnsureDefaults() Options {
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *Options) EnsureDefaults() *Options {
 	if o.Size == 0 {
 		o.Size = DefaultSize
 	}
@@ -75,7 +76,7 @@ func New(opts Options) (*Hasher, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	opts = opts.EnsureDefaults()
+	opts.EnsureDefaults()
 	h := &Hasher{opts: opts, coefs: make([]coef, opts.Size)}
 	state := opts.Seed
 	next := func() uint64 {

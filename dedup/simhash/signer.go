@@ -50,8 +50,9 @@ type Options struct {
 	MetaWeight float64
 }
 
-// EnsureDefaults returns o with every zero field set to its default.
-func (o Options) EnsureDefaults() Options {
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *Options) EnsureDefaults() *Options {
 	if o.HighWeight == 0 {
 		o.HighWeight = DefaultHighWeight
 	}
@@ -67,7 +68,7 @@ func (o Options) EnsureDefaults() Options {
 // Validate reports the first invalid field of o (after defaults), if any,
 // wrapping [ErrOptions].
 func (o Options) Validate() error {
-	o = o.EnsureDefaults()
+	o.EnsureDefaults()
 	switch {
 	case !(o.LowWeight >= 0 && o.LowWeight <= 1):
 		return fmt.Errorf("%w: LowWeight %v not in [0, 1]", ErrOptions, o.LowWeight)
@@ -127,7 +128,7 @@ func NewSigner(t *stats.Table, opts Options) (*Signer, error) {
 	if t.Docs() < 2 {
 		t = nil
 	}
-	s := &Signer{table: t, opts: opts.EnsureDefaults()}
+	s := &Signer{table: t, opts: *opts.EnsureDefaults()}
 	s.pool.New = func() any { return new(scratch) }
 	if t != nil {
 		s.idf = make([]float64, min(t.Docs(), idfCacheSize)+1)

@@ -217,7 +217,7 @@ func mustSigner(t testing.TB, table *stats.Table, opts Options) *Signer {
 // referenceFeatures computes the documented weights of Signer.Sign with
 // maps, ignoring order.
 func referenceFeatures(table *stats.Table, o Options, d Doc) map[uint64]float64 {
-	o = o.EnsureDefaults()
+	o.EnsureDefaults()
 	tf := map[uint64]float64{}
 	for _, t := range d.Terms {
 		tf[features.HashTerm(t)]++

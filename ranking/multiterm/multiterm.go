@@ -56,13 +56,16 @@ type Options struct {
 	MaxFuzzyRunes int
 }
 
-func (o *Options) ensureDefaults() {
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *Options) EnsureDefaults() *Options {
 	if o.MaxTerms <= 0 {
 		o.MaxTerms = 1024
 	}
 	if o.MaxFuzzyRunes <= 0 {
 		o.MaxFuzzyRunes = 64
 	}
+	return o
 }
 
 // checkEvery is how many dictionary terms are read between two checks of
@@ -76,7 +79,7 @@ const checkEvery = 64
 // search. A bounded query is safe for concurrent use; its budget is spent
 // once, by the first search that expands it.
 func Bound(q query.Query, opts Options) (query.Query, int) {
-	opts.ensureDefaults()
+	opts.EnsureDefaults()
 	b := &budget{left: opts.MaxTerms, max: opts.MaxTerms, maxFuzzy: opts.MaxFuzzyRunes}
 	n := 0
 	return b.bound(q, &n), n

@@ -75,8 +75,9 @@ type Options struct {
 	MaxHeld int
 }
 
-// EnsureDefaults fills in the zero fields.
-func (o *Options) EnsureDefaults() {
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *Options) EnsureDefaults() *Options {
 	if o.MaxConcurrent <= 0 {
 		o.MaxConcurrent = max(4, 4*runtime.GOMAXPROCS(0))
 	}
@@ -99,6 +100,7 @@ func (o *Options) EnsureDefaults() {
 	if o.MaxHeld <= 0 {
 		o.MaxHeld = 1024
 	}
+	return o
 }
 
 // Stats are a Limiter's counters since New.

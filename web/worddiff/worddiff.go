@@ -66,8 +66,9 @@ type Options struct {
 	MaxWords int
 }
 
-// EnsureDefaults fills in the zero fields.
-func (o *Options) EnsureDefaults() {
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *Options) EnsureDefaults() *Options {
 	if o.Timeout <= 0 {
 		o.Timeout = time.Second
 	}
@@ -77,6 +78,7 @@ func (o *Options) EnsureDefaults() {
 	if o.MaxWords <= 0 {
 		o.MaxWords = 200_000
 	}
+	return o
 }
 
 // Diff returns what differs between the words of a and b (split at white
