@@ -135,7 +135,10 @@ func resolveOptions(dir string, opts Options) (Options, error) {
 	if err := opts.Validate(); err != nil {
 		return opts, err
 	}
-	return opts.withDefaults()
+	if len(opts.Seeds) == 0 {
+		return opts, errors.New("crawler: no seeds")
+	}
+	return *opts.EnsureDefaults(), nil
 }
 
 // saveOptions writes o to dir atomically, for a later Open to resume with.
@@ -190,10 +193,10 @@ type GroupRule struct {
 	Groups []string `json:"groups"`
 }
 
-func (o Options) withDefaults() (Options, error) {
-	if len(o.Seeds) == 0 {
-		return o, errors.New("crawler: no seeds")
-	}
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o; AllowedHosts defaults to the hosts of the
+// seeds (those that parse: Validate reports the others).
+func (o *Options) EnsureDefaults() *Options {
 	if o.MaxDepth == 0 {
 		o.MaxDepth = 10
 	}
@@ -264,14 +267,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if len(o.AllowedHosts) == 0 {
 		for _, s := range o.Seeds {
-			u, err := url.Parse(s)
-			if err != nil || u.Host == "" {
-				return o, fmt.Errorf("crawler: seed %q is not an absolute URL", s)
+			if u, err := url.Parse(s); err == nil && u.Host != "" {
+				o.AllowedHosts = append(o.AllowedHosts, strings.ToLower(u.Host))
 			}
-			o.AllowedHosts = append(o.AllowedHosts, strings.ToLower(u.Host))
 		}
 	}
-	return o, nil
+	return o
 }
 
 // norm returns the URL normalization options.

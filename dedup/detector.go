@@ -218,7 +218,7 @@ func New(table *stats.Table, opts Options) (*Detector, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	o := opts.withDefaults()
+	o := *opts.EnsureDefaults()
 	ext, err := features.New(o.Terms)
 	if err != nil {
 		return nil, err
@@ -1024,7 +1024,7 @@ func NewTableBuilder(opts Options) (*TableBuilder, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := opts.withDefaults()
+	o := *opts.EnsureDefaults()
 	return &TableBuilder{ext: ext, width: o.ShingleWidth, countingShingles: o.MaxShingleDocs > 0}, nil
 }
 

@@ -238,49 +238,51 @@ func (o *Options) fanoutLimits() postings.Limits {
 	return postings.Limits{PerGroup: o.MaxFanout, MaxLen: 4 * o.MaxFanout}
 }
 
-func (o *Options) withDefaults() Options {
-	c := *o
-	if c.Threshold == 0 {
-		c.Threshold = 0.9
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *Options) EnsureDefaults() *Options {
+	if o.Threshold == 0 {
+		o.Threshold = 0.9
 	}
-	if c.ShingleWidth == 0 {
-		c.ShingleWidth = features.DefaultShingleWidth
+	if o.ShingleWidth == 0 {
+		o.ShingleWidth = features.DefaultShingleWidth
 	}
-	if c.MinHash.Size == 0 {
-		c.MinHash.Size = 128
+	if o.MinHash.Size == 0 {
+		o.MinHash.Size = 128
 	}
-	if c.Method == DSCSS {
-		c.MinHash.Size = 84
+	if o.Method == DSCSS {
+		o.MinHash.Size = 84
 	}
-	if c.Bands == 0 && c.Rows == 0 {
-		c.Bands, c.Rows = 16, 8
-		if c.Similarity == Cosine {
-			c.Bands, c.Rows = 32, 4
+	if o.Bands == 0 && o.Rows == 0 {
+		o.Bands, o.Rows = 16, 8
+		if o.Similarity == Cosine {
+			o.Bands, o.Rows = 32, 4
 		}
 	}
-	if c.HammingK == 0 {
-		c.HammingK = 3
+	if o.HammingK == 0 {
+		o.HammingK = 3
 	}
-	if c.EditFloor == 0 {
-		c.EditFloor = 0.8
+	if o.EditFloor == 0 {
+		o.EditFloor = 0.8
 	}
-	if c.MaxFanout == 0 {
-		c.MaxFanout = DefaultMaxFanout
+	if o.MaxFanout == 0 {
+		o.MaxFanout = DefaultMaxFanout
 	}
-	switch c.Method {
+	switch o.Method {
 	case IMatch:
-		c.IMatch.ExtraLexicons = 0
+		o.IMatch.ExtraLexicons = 0
 	case IMatchMulti, Hybrid:
-		if c.IMatch.ExtraLexicons == 0 {
-			c.IMatch.ExtraLexicons = 10
+		if o.IMatch.ExtraLexicons == 0 {
+			o.IMatch.ExtraLexicons = 10
 		}
 	}
-	return c
+	return o
 }
 
-// Validate reports the first invalid option, if any.
+// Validate reports every invalid option of o with its defaults filled in
+// (o itself is not changed).
 func (o Options) Validate() error {
-	c := o.withDefaults()
+	c := *o.EnsureDefaults()
 	var errs []error
 	if c.Method < Hybrid || c.Method > DSCSS {
 		errs = append(errs, fmt.Errorf("dedup: unknown method %d", c.Method))

@@ -90,17 +90,26 @@ type SourceFunc func(ctx context.Context, id string) (*Doc, error)
 // Doc calls f(ctx, id).
 func (f SourceFunc) Doc(ctx context.Context, id string) (*Doc, error) { return f(ctx, id) }
 
-func (o *Options) ensureDefaults() error {
-	if o.Policy < Skip || o.Policy > All {
-		return fmt.Errorf("%w %d", ErrPolicy, int(o.Policy))
-	}
-	if o.BatchSize < 0 {
-		return fmt.Errorf("indexer: negative batch size %d", o.BatchSize)
-	}
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *Options) EnsureDefaults() *Options {
 	if o.BatchSize == 0 {
 		o.BatchSize = DefaultBatchSize
 	}
-	return nil
+	return o
+}
+
+// Validate reports an unknown policy (wrapping ErrPolicy) or a negative
+// batch size.
+func (o Options) Validate() error {
+	var errs []error
+	if o.Policy < Skip || o.Policy > All {
+		errs = append(errs, fmt.Errorf("%w %d", ErrPolicy, int(o.Policy)))
+	}
+	if o.BatchSize < 0 {
+		errs = append(errs, fmt.Errorf("indexer: negative batch size %d", o.BatchSize))
+	}
+	return errors.Join(errs...)
 }
 
 // A Doc is a document to index. Cluster and Master are overwritten by
@@ -222,9 +231,10 @@ type memberRec struct {
 // [Mapping]) if dir holds none. dir is created if needed. With
 // Options.ReadOnly the index must exist. The caller must Close the Index.
 func Open(dir string, opts Options) (*Index, error) {
-	if err := opts.ensureDefaults(); err != nil {
+	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
+	opts.EnsureDefaults()
 	var idx bleve.Index
 	var err error
 	switch _, serr := os.Stat(filepath.Join(dir, "index_meta.json")); {
@@ -252,9 +262,10 @@ func Open(dir string, opts Options) (*Index, error) {
 // closes idx. Wrap returns an error wrapping [ErrMapping] if idx's mapping
 // lacks Doppel's document types.
 func Wrap(idx bleve.Index, opts Options) (*Index, error) {
-	if err := opts.ensureDefaults(); err != nil {
+	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
+	opts.EnsureDefaults()
 	im, ok := idx.Mapping().(*mapping.IndexMappingImpl)
 	if !ok || im.TypeMapping[DocType] == nil || im.TypeMapping[MemberType] == nil {
 		return nil, ErrMapping

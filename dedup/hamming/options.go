@@ -3,6 +3,7 @@ package hamming
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // MaxTables bounds C(Blocks, MaxDistance), the number of tables an [Index]
@@ -43,39 +44,23 @@ type Options struct {
 	MergeThreshold int
 }
 
-// Validate reports whether o, with its zero fields replaced by their
-// defaults, describes a usable layout. Errors wrap [ErrInvalidOptions].
-func (o Options) Validate() error {
-	_, err := o.resolve()
-	return err
-}
-
-// resolve returns o with defaults filled in and BlockWidths explicit.
-func (o Options) resolve() (Options, error) {
-	bad := func(format string, args ...any) (Options, error) {
-		return Options{}, fmt.Errorf("%w: %s", ErrInvalidOptions, fmt.Sprintf(format, args...))
-	}
-	sum := 0
-	for i, w := range o.BlockWidths {
-		if w <= 0 {
-			return bad("BlockWidths[%d] = %d, want > 0", i, w)
-		}
-		sum += w
-	}
+// EnsureDefaults sets every zero field to its default and returns o: Bits
+// 64 (or the sum of BlockWidths), MaxDistance 3, Blocks MaxDistance+1 (or
+// len(BlockWidths)), and BlockWidths, when nil and Blocks fits in Bits,
+// Bits split into Blocks near-equal widths. Fields that are set are left
+// as they are, even when invalid: Validate says so.
+func (o *Options) EnsureDefaults() *Options {
 	if o.Bits == 0 {
 		o.Bits = 64
 		if len(o.BlockWidths) > 0 {
-			o.Bits = sum
+			o.Bits = 0
+			for _, w := range o.BlockWidths {
+				o.Bits += w
+			}
 		}
-	}
-	if o.Bits < 1 || o.Bits > 64 {
-		return bad("Bits = %d, want 1..64", o.Bits)
 	}
 	if o.MaxDistance == 0 {
 		o.MaxDistance = 3
-	}
-	if o.MaxDistance < 0 {
-		return bad("MaxDistance = %d, want >= 0", o.MaxDistance)
 	}
 	if o.Blocks == 0 {
 		o.Blocks = o.MaxDistance + 1
@@ -83,16 +68,7 @@ func (o Options) resolve() (Options, error) {
 			o.Blocks = len(o.BlockWidths)
 		}
 	}
-	if o.Blocks <= o.MaxDistance {
-		return bad("Blocks = %d must exceed MaxDistance = %d", o.Blocks, o.MaxDistance)
-	}
-	if o.Blocks > o.Bits {
-		return bad("Blocks = %d exceeds Bits = %d", o.Blocks, o.Bits)
-	}
-	if o.MergeThreshold < 0 {
-		return bad("MergeThreshold = %d, want >= 0", o.MergeThreshold)
-	}
-	if o.BlockWidths == nil {
+	if o.BlockWidths == nil && o.Blocks > 0 && o.Blocks <= o.Bits {
 		o.BlockWidths = make([]int, o.Blocks)
 		for i := range o.BlockWidths {
 			o.BlockWidths[i] = o.Bits / o.Blocks
@@ -100,19 +76,58 @@ func (o Options) resolve() (Options, error) {
 				o.BlockWidths[i]++
 			}
 		}
-	} else {
-		if len(o.BlockWidths) != o.Blocks {
-			return bad("len(BlockWidths) = %d but Blocks = %d", len(o.BlockWidths), o.Blocks)
+	}
+	return o
+}
+
+// Validate reports whether o, with its zero fields replaced by their
+// defaults, describes a usable layout. Errors wrap [ErrInvalidOptions].
+func (o Options) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrInvalidOptions, fmt.Sprintf(format, args...))
+	}
+	for i, w := range o.BlockWidths {
+		if w <= 0 {
+			return bad("BlockWidths[%d] = %d, want > 0", i, w)
 		}
-		if sum != o.Bits {
-			return bad("BlockWidths sum to %d but Bits = %d", sum, o.Bits)
-		}
-		o.BlockWidths = append([]int(nil), o.BlockWidths...)
+	}
+	o.BlockWidths = slices.Clone(o.BlockWidths)
+	o.EnsureDefaults()
+	sum := 0
+	for _, w := range o.BlockWidths {
+		sum += w
+	}
+	switch {
+	case o.Bits < 1 || o.Bits > 64:
+		return bad("Bits = %d, want 1..64", o.Bits)
+	case o.MaxDistance < 0:
+		return bad("MaxDistance = %d, want >= 0", o.MaxDistance)
+	case o.Blocks <= o.MaxDistance:
+		return bad("Blocks = %d must exceed MaxDistance = %d", o.Blocks, o.MaxDistance)
+	case o.Blocks > o.Bits:
+		return bad("Blocks = %d exceeds Bits = %d", o.Blocks, o.Bits)
+	case o.MergeThreshold < 0:
+		return bad("MergeThreshold = %d, want >= 0", o.MergeThreshold)
+	case len(o.BlockWidths) != o.Blocks:
+		return bad("len(BlockWidths) = %d but Blocks = %d", len(o.BlockWidths), o.Blocks)
+	case sum != o.Bits:
+		return bad("BlockWidths sum to %d but Bits = %d", sum, o.Bits)
 	}
 	if n, ok := binomial(o.Blocks, o.MaxDistance); !ok || n > MaxTables {
 		return bad("Blocks = %d, MaxDistance = %d need C(%d, %d) tables, more than %d",
 			o.Blocks, o.MaxDistance, o.Blocks, o.MaxDistance, MaxTables)
 	}
+	return nil
+}
+
+// resolve returns o validated, with its defaults filled in and
+// BlockWidths explicit (a copy: the caller's slice is not shared).
+func (o Options) resolve() (Options, error) {
+	if err := o.Validate(); err != nil {
+		return Options{}, err
+	}
+	o.BlockWidths = slices.Clone(o.BlockWidths)
+	o.EnsureDefaults()
 	return o, nil
 }
 
