@@ -228,26 +228,33 @@ func plainFields() []userquery.Field {
 	}
 }
 
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *Options) EnsureDefaults() *Options {
+	if o.MaxCandidates <= 0 {
+		o.MaxCandidates = 2000
+	}
+	if o.MaxQueryBytes <= 0 {
+		o.MaxQueryBytes = 512
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 2 * time.Second
+	}
+	if o.MaxTerms <= 0 {
+		o.MaxTerms = 1024
+	}
+	if o.Promote < 1 {
+		o.Promote = 1.25
+	}
+	if o.PhraseBoost <= 0 {
+		o.PhraseBoost = 2
+	}
+	return o
+}
+
 // New returns a Searcher over ix.
 func New(ix *indexer.Index, opts Options) *Searcher {
-	if opts.MaxCandidates <= 0 {
-		opts.MaxCandidates = 2000
-	}
-	if opts.MaxQueryBytes <= 0 {
-		opts.MaxQueryBytes = 512
-	}
-	if opts.Timeout == 0 {
-		opts.Timeout = 2 * time.Second
-	}
-	if opts.MaxTerms <= 0 {
-		opts.MaxTerms = 1024
-	}
-	if opts.Promote < 1 {
-		opts.Promote = 1.25
-	}
-	if opts.PhraseBoost <= 0 {
-		opts.PhraseBoost = 2
-	}
+	opts.EnsureDefaults()
 	plain := userquery.New(userquery.Options{Fields: plainFields(), Mapping: ix.Mapping(), MaxBytes: opts.MaxQueryBytes,
 		PhraseBoost: opts.PhraseBoost})
 	return &Searcher{ix: ix, opts: opts, plain: plain}

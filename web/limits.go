@@ -99,6 +99,14 @@ type HTTPOptions struct {
 // HTTPServer returns an http.Server for h with the limits of o; set its
 // Addr, or call its Serve.
 func HTTPServer(h http.Handler, o HTTPOptions) *http.Server {
+	o.EnsureDefaults()
+	return &http.Server{Handler: h, ReadHeaderTimeout: o.ReadHeaderTimeout, ReadTimeout: o.ReadTimeout,
+		WriteTimeout: o.WriteTimeout, IdleTimeout: o.IdleTimeout, MaxHeaderBytes: o.MaxHeaderBytes}
+}
+
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *HTTPOptions) EnsureDefaults() *HTTPOptions {
 	if o.ReadHeaderTimeout <= 0 {
 		o.ReadHeaderTimeout = 5 * time.Second
 	}
@@ -114,6 +122,5 @@ func HTTPServer(h http.Handler, o HTTPOptions) *http.Server {
 	if o.MaxHeaderBytes <= 0 {
 		o.MaxHeaderBytes = 32 << 10
 	}
-	return &http.Server{Handler: h, ReadHeaderTimeout: o.ReadHeaderTimeout, ReadTimeout: o.ReadTimeout,
-		WriteTimeout: o.WriteTimeout, IdleTimeout: o.IdleTimeout, MaxHeaderBytes: o.MaxHeaderBytes}
+	return o
 }

@@ -107,23 +107,30 @@ type hostRobots struct {
 	data    *robotstxt.RobotsData // nil: everything allowed
 }
 
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *Options) EnsureDefaults() *Options {
+	if o.UserAgent == "" {
+		o.UserAgent = "DoppelBot/1.0"
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 10 * time.Second
+	}
+	if o.MaxBodyBytes == 0 {
+		o.MaxBodyBytes = clean.DefaultMaxBytes
+	}
+	if o.MaxRedirects == 0 {
+		o.MaxRedirects = 5
+	}
+	if o.RobotsTTL == 0 {
+		o.RobotsTTL = 24 * time.Hour
+	}
+	return o
+}
+
 // New returns an Admission.
 func New(opts Options) *Admission {
-	if opts.UserAgent == "" {
-		opts.UserAgent = "DoppelBot/1.0"
-	}
-	if opts.Timeout == 0 {
-		opts.Timeout = 10 * time.Second
-	}
-	if opts.MaxBodyBytes == 0 {
-		opts.MaxBodyBytes = clean.DefaultMaxBytes
-	}
-	if opts.MaxRedirects == 0 {
-		opts.MaxRedirects = 5
-	}
-	if opts.RobotsTTL == 0 {
-		opts.RobotsTTL = 24 * time.Hour
-	}
+	opts.EnsureDefaults()
 	return &Admission{
 		opts: opts,
 		client: &http.Client{Timeout: opts.Timeout, CheckRedirect: func(req *http.Request, via []*http.Request) error {

@@ -44,11 +44,18 @@ type anchorStat struct {
 	template bool
 }
 
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *AnchorOptions) EnsureDefaults() *AnchorOptions {
+	if o.Targets <= 0 {
+		o.Targets = DefaultTemplateTargets
+	}
+	return o
+}
+
 // NewAnchors returns empty anchor statistics.
 func NewAnchors(opts AnchorOptions) *Anchors {
-	if opts.Targets <= 0 {
-		opts.Targets = DefaultTemplateTargets
-	}
+	opts.EnsureDefaults()
 	return &Anchors{max: min(opts.Targets, MaxTemplateTargets), seen: map[uint64]*anchorStat{}}
 }
 

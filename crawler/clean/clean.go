@@ -73,6 +73,15 @@ type Options struct {
 // DefaultMaxBytes is the default of Options.MaxBytes.
 const DefaultMaxBytes = 5 << 20
 
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *Options) EnsureDefaults() *Options {
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	return o
+}
+
 // Errors returned by [Parse].
 var (
 	ErrTooLarge = errors.New("clean: document too large")
@@ -121,10 +130,7 @@ var mainSelectors = []string{"main", "article", "[role=main]", "#content", ".con
 // Errors from r are wrapped. Cost: O(n)
 // in the size of the document. Parse is safe for concurrent use.
 func Parse(r io.Reader, base *url.URL, opts Options) (*Page, error) {
-	limit := opts.MaxBytes
-	if limit <= 0 {
-		limit = DefaultMaxBytes
-	}
+	limit := opts.EnsureDefaults().MaxBytes
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("clean: reading document: %w", err)

@@ -219,6 +219,25 @@ type Hook struct {
 	lang   string
 }
 
+// EnsureDefaults sets every zero field but Detector to its default (each
+// field's doc says which; New makes the Detector, which can fail) and
+// returns o.
+func (o *Options) EnsureDefaults() *Options {
+	if o.Templates == nil {
+		o.Templates = clean.NewTemplates(clean.TemplateOptions{})
+	}
+	if o.Anchors == nil {
+		o.Anchors = clean.NewAnchors(clean.AnchorOptions{})
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = clean.DefaultMaxBytes
+	}
+	if o.Groups == nil {
+		o.Groups = func(string) []string { return nil }
+	}
+	return o
+}
+
 // New returns a Hook.
 func New(opts Options) (*Hook, error) {
 	if opts.Detector == nil {
@@ -228,18 +247,7 @@ func New(opts Options) (*Hook, error) {
 		}
 		opts.Detector = det
 	}
-	if opts.Templates == nil {
-		opts.Templates = clean.NewTemplates(clean.TemplateOptions{})
-	}
-	if opts.Anchors == nil {
-		opts.Anchors = clean.NewAnchors(clean.AnchorOptions{})
-	}
-	if opts.MaxBodyBytes <= 0 {
-		opts.MaxBodyBytes = clean.DefaultMaxBytes
-	}
-	if opts.Groups == nil {
-		opts.Groups = func(string) []string { return nil }
-	}
+	opts.EnsureDefaults()
 	return &Hook{opts: opts, lang: lang.Primary(opts.Language)}, nil
 }
 

@@ -119,12 +119,19 @@ type Options struct {
 	Timeout time.Duration
 }
 
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *Options) EnsureDefaults() *Options {
+	if o.Timeout == 0 {
+		o.Timeout = 5 * time.Second
+	}
+	return o
+}
+
 // Open opens or creates the store at path. With ReadOnly the store must
 // exist.
 func Open(path string, opts Options) (*Store, error) {
-	if opts.Timeout == 0 {
-		opts.Timeout = 5 * time.Second
-	}
+	opts.EnsureDefaults()
 	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: opts.Timeout, NoSync: opts.NoSync, ReadOnly: opts.ReadOnly})
 	if err != nil {
 		return nil, fmt.Errorf("pages: opening %s: %w", path, err)

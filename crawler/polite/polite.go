@@ -52,14 +52,21 @@ func (h *host) next() time.Time {
 	return t
 }
 
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *Options) EnsureDefaults() *Options {
+	if o.Parallelism <= 0 {
+		o.Parallelism = 1
+	}
+	if o.MaxPause <= 0 {
+		o.MaxPause = time.Hour
+	}
+	return o
+}
+
 // New returns a Pacer.
 func New(opts Options) *Pacer {
-	if opts.Parallelism <= 0 {
-		opts.Parallelism = 1
-	}
-	if opts.MaxPause <= 0 {
-		opts.MaxPause = time.Hour
-	}
+	opts.EnsureDefaults()
 	return &Pacer{opts: opts, now: time.Now, hosts: map[string]*host{}}
 }
 

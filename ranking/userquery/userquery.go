@@ -88,17 +88,24 @@ type Parser struct {
 	an     map[string]analysis.Analyzer
 }
 
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *Options) EnsureDefaults() *Options {
+	if o.Mapping == nil {
+		o.Mapping = bleve.NewIndexMapping()
+	}
+	if o.PhraseBoost <= 0 {
+		o.PhraseBoost = 1
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = 512
+	}
+	return o
+}
+
 // New returns a Parser with opts.
 func New(opts Options) *Parser {
-	if opts.Mapping == nil {
-		opts.Mapping = bleve.NewIndexMapping()
-	}
-	if opts.PhraseBoost <= 0 {
-		opts.PhraseBoost = 1
-	}
-	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = 512
-	}
+	opts.EnsureDefaults()
 	opts.Fields = slices.Clone(opts.Fields)
 	p := &Parser{opts: opts, fields: map[string]*Field{}, an: map[string]analysis.Analyzer{}}
 	for i := range opts.Fields {

@@ -70,18 +70,25 @@ type flight struct {
 	err  error
 }
 
+// EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns o.
+func (o *CacheOptions) EnsureDefaults() *CacheOptions {
+	o.Diff.EnsureDefaults()
+	if o.MaxEntries <= 0 {
+		o.MaxEntries = 256
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = 16 << 20
+	}
+	if o.MaxConcurrent <= 0 {
+		o.MaxConcurrent = runtime.GOMAXPROCS(0)
+	}
+	return o
+}
+
 // NewCache returns an empty Cache.
 func NewCache(opts CacheOptions) *Cache {
-	opts.Diff.EnsureDefaults()
-	if opts.MaxEntries <= 0 {
-		opts.MaxEntries = 256
-	}
-	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = 16 << 20
-	}
-	if opts.MaxConcurrent <= 0 {
-		opts.MaxConcurrent = runtime.GOMAXPROCS(0)
-	}
+	opts.EnsureDefaults()
 	return &Cache{opts: opts, lru: list.New(), byKey: map[string]*list.Element{}, flights: map[string]*flight{},
 		running: make(chan struct{}, opts.MaxConcurrent)}
 }
