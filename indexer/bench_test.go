@@ -68,7 +68,7 @@ func BenchmarkAdd(b *testing.B) {
 					master = docs[i-i%3].ID
 				}
 				res := dedup.Result{ID: d.ID, Cluster: cluster.ID(fmt.Sprint(i / 3)), Master: master, Duplicate: i%3 != 0}
-				if err := x.Add(ctx, d, res); err != nil {
+				if err := x.Add(ctx, d, pl(res)); err != nil {
 					b.Fatal(err)
 				}
 			}

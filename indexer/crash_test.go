@@ -22,7 +22,7 @@ func crashChild(dir string) {
 	}
 	ctx := context.Background()
 	for _, s := range sequence() {
-		if x.Add(ctx, s.doc, s.res) != nil {
+		if x.Add(ctx, s.doc, pl(s.res)) != nil {
 			os.Exit(2)
 		}
 	}
@@ -30,7 +30,7 @@ func crashChild(dir string) {
 		os.Exit(2)
 	}
 	d := mkDoc("b4", "holiday calendar vacation policy 2025")
-	if x.Add(ctx, d, dedup.Result{ID: "b4", Cluster: "b", Master: "b4", Duplicate: true, NewMaster: true}) != nil {
+	if x.Add(ctx, d, pl(dedup.Result{ID: "b4", Cluster: "b", Master: "b4", Duplicate: true, NewMaster: true})) != nil {
 		os.Exit(2)
 	}
 	os.Exit(3)
@@ -70,7 +70,7 @@ func TestConcurrent(t *testing.T) {
 	steps := sequence()
 	var wg sync.WaitGroup
 	for _, s := range steps[:2] { // masters first
-		if err := x.Add(context.Background(), s.doc, s.res); err != nil {
+		if err := x.Add(context.Background(), s.doc, pl(s.res)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -78,7 +78,7 @@ func TestConcurrent(t *testing.T) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			if err := x.Add(context.Background(), s.doc, s.res); err != nil {
+			if err := x.Add(context.Background(), s.doc, pl(s.res)); err != nil {
 				t.Error(err)
 			}
 		}()

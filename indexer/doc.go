@@ -1,7 +1,9 @@
 // Package indexer writes deduplicated documents into a bleve index.
 //
-// An [Index] takes each document together with the [dedup.Result] the
-// detector decided for it and applies a [Policy]: the cluster's master is
+// An [Index] takes each document together with its [Placement] — the
+// cluster and master a detector decided for it (package dedup decides,
+// package hook converts; the indexer imports neither) — and applies a
+// [Policy]: the cluster's master is
 // always indexed; a near-duplicate is left out ([Skip], the default),
 // indexed but marked non-master ([Hidden]), or indexed like any other
 // document ([All]). When a document takes over as the master of its cluster
@@ -50,8 +52,8 @@
 //
 // # Removal and new versions
 //
-// [Index.Remove] and [Index.Update] follow what dedup.Detector.Remove and
-// Update decided (a dedup.Change): the document leaves or is re-indexed,
+// [Index.Remove] and [Index.Update] follow what a detector's removal or
+// new version decided (a [Change]): the document leaves or is re-indexed,
 // a master elected in a removed or changed master's place becomes the
 // searchable master and the policy is applied to the other members again
 // against it, and members the detector moved are added where they went.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
+	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/indexer"
 )
@@ -31,9 +32,10 @@ func Example() {
 	body := "How to replace the toner of the third floor printer."
 	master := indexer.Doc{ID: "p1", URL: "http://wiki/printer", Title: "Printer", Body: body}
 	dup := indexer.Doc{ID: "p2", URL: "http://wiki/printer?print=1", Title: "Printer (print)", Body: body}
-	// In a pipeline these Results come from dedup.Detector.Add.
-	_ = ix.Add(ctx, master, dedup.Result{ID: "p1", Cluster: "c1", Master: "p1"})
-	_ = ix.Add(ctx, dup, dedup.Result{ID: "p2", Cluster: "c1", Master: "p1", Duplicate: true})
+	// In a pipeline these placements come from dedup.Detector.Add,
+	// through hook.Placement.
+	_ = ix.Add(ctx, master, indexer.Placement{ID: "p1", Cluster: "c1", Master: "p1"})
+	_ = ix.Add(ctx, dup, indexer.Placement{ID: "p2", Cluster: "c1", Master: "p1", Duplicate: true})
 	if err := ix.Flush(ctx); err != nil {
 		log.Fatal(err)
 	}
@@ -82,7 +84,7 @@ func ExampleMapping() {
 		{ID: "b", Title: "Canteen", Body: "Opening hours around the holidays."},
 		{ID: "c", Title: "Holidays", Body: "The calendar of public holidays (old)."},
 	}
-	results := []dedup.Result{
+	results := []indexer.Placement{
 		{ID: "a", Cluster: "1", Master: "a"},
 		{ID: "b", Cluster: "2", Master: "b"},
 		{ID: "c", Cluster: "1", Master: "a", Duplicate: true},
@@ -146,7 +148,7 @@ func ExampleIndex_Remove() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		if err := ix.Add(ctx, d, res); err != nil {
+		if err := ix.Add(ctx, d, hook.Placement(res)); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -172,7 +174,7 @@ func ExampleIndex_Remove() {
 		log.Fatal(err)
 	}
 	fmt.Printf("removed; elected %s: %v\n", ch.Master, ch.Elected)
-	if err := ix.Remove(ctx, ch); err != nil {
+	if err := ix.Remove(ctx, hook.IndexChange(ch)); err != nil {
 		log.Fatal(err)
 	}
 	delete(pages, "/manual/print")
@@ -204,7 +206,7 @@ func ExampleIndex_Update() {
 	for _, id := range []string{"/manual/print", "/old/manual/print"} {
 		d := indexer.Doc{ID: id, Body: body}
 		res, _ := det.Add(dedup.Document{ID: id, Text: d.Body})
-		if err := ix.Add(ctx, d, res); err != nil {
+		if err := ix.Add(ctx, d, hook.Placement(res)); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -217,7 +219,7 @@ func ExampleIndex_Update() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		if err := ix.Update(ctx, d, ch); err != nil {
+		if err := ix.Update(ctx, d, hook.IndexChange(ch)); err != nil {
 			log.Fatal(err)
 		}
 		stored, _ := ix.Document(d.ID)

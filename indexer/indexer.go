@@ -16,8 +16,6 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
-
-	"github.com/doppel-search/doppel/dedup"
 )
 
 // Errors returned by the indexer; test with errors.Is.
@@ -113,7 +111,7 @@ func (o Options) Validate() error {
 }
 
 // A Doc is a document to index. Cluster and Master are overwritten by
-// [Index.Add] from the dedup.Result.
+// [Index.Add] from the Placement.
 type Doc struct {
 	ID       string   // unique, required; must not start with "doppel.member/"
 	URL      string   // keyword
@@ -153,7 +151,7 @@ type Member struct {
 	LastModified time.Time // zero if unknown
 	Length       int       // bytes of body text
 	// Edited says the document joined its cluster through the detector's
-	// edit allowance (dedup.Result.Edited): close to the master, not a
+	// edit allowance (Placement.Edited): close to the master, not a
 	// copy. Always false for masters, and in indexes created before the
 	// field existed (see Index.Update).
 	Edited bool
@@ -283,7 +281,7 @@ func (x *Index) reset() {
 	x.stats.Pending = 0
 }
 
-// Add indexes d as r decides. r.ID must be d.ID (or empty) and r.Cluster
+// Add indexes d at the placement r. r.ID must be d.ID (or empty) and r.Cluster
 // must be set; d.Cluster and d.Master are taken from r (d is the master iff
 // r.Master == d.ID). The master is indexed; a near-duplicate follows the
 // policy. When d is the master of a cluster that has other members
@@ -299,7 +297,7 @@ func (x *Index) reset() {
 // O(size of d) to analyze, plus, on a hand-over, one search for the
 // cluster's members and a stored-document load for each member whose
 // state changes.
-func (x *Index) Add(ctx context.Context, d Doc, r dedup.Result) error {
+func (x *Index) Add(ctx context.Context, d Doc, r Placement) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -327,7 +325,7 @@ func checkID(id string) error {
 	return nil
 }
 
-func checkDoc(id string, r dedup.Result) error {
+func checkDoc(id string, r Placement) error {
 	if err := checkID(id); err != nil {
 		return err
 	}
@@ -364,8 +362,8 @@ func (x *Index) autoFlush() error {
 }
 
 // add is Add without the checks, under x.mu.
-func (x *Index) add(ctx context.Context, d Doc, r dedup.Result) error {
-	d.Cluster = string(r.Cluster)
+func (x *Index) add(ctx context.Context, d Doc, r Placement) error {
+	d.Cluster = r.Cluster
 	d.Master = r.Master == d.ID
 	if d.Simhash == 0 {
 		d.Simhash = r.Simhash
@@ -511,8 +509,8 @@ func (x *Index) need(ctx context.Context, id string) (*Doc, error) {
 }
 
 // Remove takes the document ch.ID out of the index — its searchable
-// document and its member record — as the detector's removal ch
-// (dedup.Detector.Remove) decided, and follows the rest of ch: the master
+// document and its member record — as the detector's removal ch decided
+// (dedup.Detector.Remove, converted by package hook), and follows the rest of ch: the master
 // elected in its place is indexed as master (a hand-over: the policy is
 // applied to the other members again against it, as Add does on a
 // take-over) and the members moved to other clusters are added again
@@ -524,7 +522,7 @@ func (x *Index) need(ctx context.Context, id string) (*Doc, error) {
 // anything. Cost: one delete; on an election, one search for the cluster's
 // members, a load per member whose state changes, and an Add per moved
 // member.
-func (x *Index) Remove(ctx context.Context, ch dedup.Change) error {
+func (x *Index) Remove(ctx context.Context, ch Change) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -543,8 +541,9 @@ func (x *Index) Remove(ctx context.Context, ch dedup.Change) error {
 }
 
 // Update re-indexes d, a new version of a stored document, as the
-// detector's replacement ch (dedup.Detector.Update or Replace) decided: d
-// is added again as ch.Result says (Add: its document, master flag and
+// detector's replacement ch decided (dedup.Detector.Update or Replace,
+// converted by package hook): d
+// is added again as ch.Placement says (Add: its document, master flag and
 // member record replaced; a hand-over if it took its cluster over or is
 // its master). If it left its cluster (ch.Left), the cluster is first
 // handed over as by Remove. A document the detector did not hold
@@ -553,11 +552,11 @@ func (x *Index) Remove(ctx context.Context, ch dedup.Change) error {
 // Documents needed that the index does not hold come from Options.Source,
 // as for Remove; ErrUnavailable before any change if one is missing.
 // Cost: an Add, plus a Remove's hand-over when the document left.
-func (x *Index) Update(ctx context.Context, d Doc, ch dedup.Change) error {
+func (x *Index) Update(ctx context.Context, d Doc, ch Change) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := checkDoc(d.ID, ch.Result); err != nil {
+	if err := checkDoc(d.ID, ch.Placement); err != nil {
 		return err
 	}
 	if ch.ID != d.ID {
@@ -573,7 +572,7 @@ func (x *Index) Update(ctx context.Context, d Doc, ch dedup.Change) error {
 			return err
 		}
 	}
-	if err := x.add(ctx, d, ch.Result); err != nil {
+	if err := x.add(ctx, d, ch.Placement); err != nil {
 		return err
 	}
 	x.stats.Updated++
@@ -585,7 +584,7 @@ func (x *Index) Update(ctx context.Context, d Doc, ch dedup.Change) error {
 // instead), the elected master is promoted and the other members
 // reviewed, and the moved members are added where they went. The
 // documents that must be found are loaded before anything changes.
-func (x *Index) leave(ctx context.Context, ch dedup.Change, drop bool) error {
+func (x *Index) leave(ctx context.Context, ch Change, drop bool) error {
 	var master *Doc
 	if ch.Elected && ch.Master != "" {
 		var err error
@@ -609,7 +608,7 @@ func (x *Index) leave(ctx context.Context, ch dedup.Change, drop bool) error {
 		x.stats.Pending++
 	}
 	if master != nil {
-		cluster := string(ch.Cluster)
+		cluster := ch.Cluster
 		master.Cluster, master.Master = cluster, true
 		if err := x.index(master); err != nil {
 			return err

@@ -143,7 +143,7 @@ func check(t *testing.T, x *Index, p Policy) {
 func run(t *testing.T, x *Index, steps []step) {
 	t.Helper()
 	for _, s := range steps {
-		if err := x.Add(context.Background(), s.doc, s.res); err != nil {
+		if err := x.Add(context.Background(), s.doc, pl(s.res)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -189,7 +189,7 @@ func TestReopen(t *testing.T) {
 			steps := sequence()
 			run(t, x, steps[:5])
 			// b3 is added but not flushed: Close must flush it.
-			if err := x.Add(context.Background(), steps[5].doc, steps[5].res); err != nil {
+			if err := x.Add(context.Background(), steps[5].doc, pl(steps[5].res)); err != nil {
 				t.Fatal(err)
 			}
 			if err := x.Close(); err != nil {
@@ -208,7 +208,7 @@ func TestReopen(t *testing.T) {
 			// A master switch after the restart demotes a master that
 			// exists only on disk.
 			d := mkDoc("b4", "holiday calendar vacation policy 2025")
-			if err := x.Add(context.Background(), d, dedup.Result{ID: "b4", Cluster: "b", Master: "b4", Duplicate: true, NewMaster: true}); err != nil {
+			if err := x.Add(context.Background(), d, pl(dedup.Result{ID: "b4", Cluster: "b", Master: "b4", Duplicate: true, NewMaster: true})); err != nil {
 				t.Fatal(err)
 			}
 			run(t, x, nil)
@@ -236,7 +236,7 @@ func TestBatches(t *testing.T) {
 	for i := range n {
 		id := fmt.Sprintf("d%04d", i)
 		d := mkDoc(id, fmt.Sprintf("document number %d about topic%d", i, i%7))
-		if err := x.Add(context.Background(), d, dedup.Result{ID: id, Cluster: cluster.ID(id), Master: id}); err != nil {
+		if err := x.Add(context.Background(), d, pl(dedup.Result{ID: id, Cluster: cluster.ID(id), Master: id})); err != nil {
 			t.Fatal(err)
 		}
 		if got := x.Stats().Pending; got != (i+1)%50 {
@@ -323,19 +323,19 @@ func TestErrors(t *testing.T) {
 		{"mismatch", Doc{ID: "y"}, ok, ErrMismatch},
 		{"no cluster", Doc{ID: "x"}, dedup.Result{ID: "x"}, ErrCluster},
 	} {
-		if err := x.Add(context.Background(), tc.doc, tc.res); !errors.Is(err, tc.want) {
+		if err := x.Add(context.Background(), tc.doc, pl(tc.res)); !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := x.Add(ctx, Doc{ID: "x"}, ok); !errors.Is(err, context.Canceled) {
+	if err := x.Add(ctx, Doc{ID: "x"}, pl(ok)); !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled Add: %v", err)
 	}
 	if err := x.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := x.Add(context.Background(), Doc{ID: "x"}, ok); !errors.Is(err, ErrClosed) {
+	if err := x.Add(context.Background(), Doc{ID: "x"}, pl(ok)); !errors.Is(err, ErrClosed) {
 		t.Errorf("Add after Close: %v", err)
 	}
 	if _, err := Open(t.TempDir(), Options{Policy: 7}); !errors.Is(err, ErrPolicy) {
@@ -404,7 +404,7 @@ func TestMemberDetails(t *testing.T) {
 	}
 	defer x.Close()
 	d := mkDoc("a1", "printer manual chapter one toner")
-	if err := x.Add(context.Background(), d, dedup.Result{ID: "a1", Cluster: "a", Master: "a1"}); err != nil {
+	if err := x.Add(context.Background(), d, pl(dedup.Result{ID: "a1", Cluster: "a", Master: "a1"})); err != nil {
 		t.Fatal(err)
 	}
 	for _, flush := range []bool{false, true} {
@@ -441,7 +441,7 @@ func TestSkipKeepsCopiesOthersMaySee(t *testing.T) {
 		d := mkDoc(id, "travel policy hotels meals taxis")
 		d.Groups = groups
 		res := dedup.Result{ID: id, Cluster: "c", Master: master, Duplicate: id != "m", Edited: id == "edited"}
-		if err := x.Add(context.Background(), d, res); err != nil {
+		if err := x.Add(context.Background(), d, pl(res)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -551,7 +551,7 @@ func TestMemberCacheFollowsWrites(t *testing.T) {
 	}
 	add := func(id, clusterID, master string, dup bool) {
 		t.Helper()
-		if err := x.Add(ctx, mkDoc(id, "text "+id), dedup.Result{ID: id, Cluster: cluster.ID(clusterID), Master: master, Duplicate: dup}); err != nil {
+		if err := x.Add(ctx, mkDoc(id, "text "+id), pl(dedup.Result{ID: id, Cluster: cluster.ID(clusterID), Master: master, Duplicate: dup})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -591,7 +591,7 @@ func TestFlushAsync(t *testing.T) {
 	ctx := context.Background()
 	add := func(id string, res dedup.Result) {
 		t.Helper()
-		if err := x.Add(ctx, mkDoc(id, "travel policy hotels meals taxis "+id), res); err != nil {
+		if err := x.Add(ctx, mkDoc(id, "travel policy hotels meals taxis "+id), pl(res)); err != nil {
 			t.Fatal(err)
 		}
 	}

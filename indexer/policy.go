@@ -14,7 +14,7 @@ const (
 	// is still found by its own name and text. Two kinds are indexed with
 	// master=false instead, so that they can represent their cluster on
 	// a result page: a near-duplicate that joined through an edit
-	// allowance (dedup.Result.Edited: close to its master, not a copy at
+	// allowance (Placement.Edited: close to its master, not a copy at
 	// the threshold — a query that matches it better finds it), and one
 	// that some users may see without seeing the master.
 	Skip Policy = iota

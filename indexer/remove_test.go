@@ -163,7 +163,7 @@ func (w *world) add(d Doc) dedup.Result {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	if err := w.x.Add(w.ctx, d, res); err != nil {
+	if err := w.x.Add(w.ctx, d, pl(res)); err != nil {
 		w.t.Fatalf("Add %s: %v", d.ID, err)
 	}
 	w.docs[d.ID] = d
@@ -248,7 +248,7 @@ func (w *world) remove(id string, unavailable bool) dedup.Change {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	apply := func() error { return w.x.Remove(w.ctx, ch) }
+	apply := func() error { return w.x.Remove(w.ctx, chg(ch)) }
 	if unavailable {
 		w.unavailable(ch, apply)
 	}
@@ -270,7 +270,7 @@ func (w *world) update(d Doc, unavailable bool) dedup.Change {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	apply := func() error { return w.x.Update(w.ctx, d, ch) }
+	apply := func() error { return w.x.Update(w.ctx, d, chg(ch)) }
 	if unavailable && ch.Left {
 		w.unavailable(ch, apply)
 	}
@@ -531,7 +531,7 @@ func (w *world) fresh(e expected) {
 					continue
 				}
 				r := dedup.Result{ID: m.ID, Cluster: c.ID, Master: c.Master.ID, Duplicate: !masters, Edited: edited[m.ID]}
-				if err := x.Add(w.ctx, w.docs[m.ID], r); err != nil {
+				if err := x.Add(w.ctx, w.docs[m.ID], pl(r)); err != nil {
 					w.t.Fatal(err)
 				}
 			}
@@ -968,14 +968,14 @@ func TestRemoveUpdateErrors(t *testing.T) {
 		err  error
 		want error
 	}{
-		{"remove: empty id", w.x.Remove(ctx, dedup.Change{}), ErrEmptyID},
-		{"remove: reserved id", w.x.Remove(ctx, dedup.Change{ID: memberPrefix + "a"}), ErrReserved},
-		{"remove: canceled", w.x.Remove(canceled, dedup.Change{ID: "a"}), context.Canceled},
-		{"update: canceled", w.x.Update(canceled, d, left), context.Canceled},
-		{"update: empty id", w.x.Update(ctx, Doc{}, left), ErrEmptyID},
-		{"update: result for another document", w.x.Update(ctx, d, dedup.Change{ID: "b", Result: dedup.Result{ID: "a", Cluster: "c"}}), ErrMismatch},
-		{"update: change for another document", w.x.Update(ctx, d, dedup.Change{ID: "a", Result: dedup.Result{Cluster: "c"}}), ErrMismatch},
-		{"update: no cluster", w.x.Update(ctx, d, dedup.Change{ID: "b", Result: dedup.Result{ID: "b"}}), ErrCluster},
+		{"remove: empty id", w.x.Remove(ctx, chg(dedup.Change{})), ErrEmptyID},
+		{"remove: reserved id", w.x.Remove(ctx, chg(dedup.Change{ID: memberPrefix + "a"})), ErrReserved},
+		{"remove: canceled", w.x.Remove(canceled, chg(dedup.Change{ID: "a"})), context.Canceled},
+		{"update: canceled", w.x.Update(canceled, d, chg(left)), context.Canceled},
+		{"update: empty id", w.x.Update(ctx, Doc{}, chg(left)), ErrEmptyID},
+		{"update: result for another document", w.x.Update(ctx, d, chg(dedup.Change{ID: "b", Result: dedup.Result{ID: "a", Cluster: "c"}})), ErrMismatch},
+		{"update: change for another document", w.x.Update(ctx, d, chg(dedup.Change{ID: "a", Result: dedup.Result{Cluster: "c"}})), ErrMismatch},
+		{"update: no cluster", w.x.Update(ctx, d, chg(dedup.Change{ID: "b", Result: dedup.Result{ID: "b"}})), ErrCluster},
 	} {
 		if !errors.Is(tc.err, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, tc.err, tc.want)
@@ -994,19 +994,19 @@ func TestRemoveUpdateErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer x.Close()
-	if err := x.Add(ctx, a, dedup.Result{ID: "a", Cluster: "c", Master: "a"}); err != nil {
+	if err := x.Add(ctx, a, pl(dedup.Result{ID: "a", Cluster: "c", Master: "a"})); err != nil {
 		t.Fatal(err)
 	}
-	if err := x.Add(ctx, b, dedup.Result{ID: "b", Cluster: "c", Master: "a", Duplicate: true}); err != nil {
+	if err := x.Add(ctx, b, pl(dedup.Result{ID: "b", Cluster: "c", Master: "a", Duplicate: true})); err != nil {
 		t.Fatal(err)
 	}
 	before := x.Stats()
-	if err := x.Remove(ctx, dedup.Change{ID: "a", Cluster: "c", WasMaster: true, Master: "b", Elected: true}); !errors.Is(err, boom) {
+	if err := x.Remove(ctx, chg(dedup.Change{ID: "a", Cluster: "c", WasMaster: true, Master: "b", Elected: true})); !errors.Is(err, boom) {
 		t.Errorf("Remove with a failing Source: %v", err)
 	}
 	a2 := w.doc("a", 1, nil, "http://x/a", nil, day0)
-	if err := x.Update(ctx, a2, dedup.Change{ID: "a", Cluster: "c", WasMaster: true, Master: "b", Elected: true, Left: true,
-		Result: dedup.Result{ID: "a", Cluster: "n", Master: "a"}}); !errors.Is(err, boom) {
+	if err := x.Update(ctx, a2, chg(dedup.Change{ID: "a", Cluster: "c", WasMaster: true, Master: "b", Elected: true, Left: true,
+		Result: dedup.Result{ID: "a", Cluster: "n", Master: "a"}})); !errors.Is(err, boom) {
 		t.Errorf("Update with a failing Source: %v", err)
 	}
 	if ms, err := x.Members("c"); err != nil || memberList(ms) != "a*+[] b[]" || x.Stats() != before {
@@ -1022,10 +1022,10 @@ func TestRemoveUpdateErrors(t *testing.T) {
 	if err := x.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := x.Remove(ctx, dedup.Change{ID: "a"}); !errors.Is(err, ErrClosed) {
+	if err := x.Remove(ctx, chg(dedup.Change{ID: "a"})); !errors.Is(err, ErrClosed) {
 		t.Errorf("Remove after Close: %v", err)
 	}
-	if err := x.Update(ctx, a, dedup.Change{ID: "a", Result: dedup.Result{ID: "a", Cluster: "c", Master: "a"}}); !errors.Is(err, ErrClosed) {
+	if err := x.Update(ctx, a, chg(dedup.Change{ID: "a", Result: dedup.Result{ID: "a", Cluster: "c", Master: "a"}})); !errors.Is(err, ErrClosed) {
 		t.Errorf("Update after Close: %v", err)
 	}
 	ro, err := Open(dir, Options{ReadOnly: true})
@@ -1033,10 +1033,10 @@ func TestRemoveUpdateErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ro.Close()
-	if err := ro.Remove(ctx, dedup.Change{ID: "a"}); !errors.Is(err, ErrReadOnly) {
+	if err := ro.Remove(ctx, chg(dedup.Change{ID: "a"})); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("Remove read-only: %v", err)
 	}
-	if err := ro.Update(ctx, a, dedup.Change{ID: "a", Result: dedup.Result{ID: "a", Cluster: "c", Master: "a"}}); !errors.Is(err, ErrReadOnly) {
+	if err := ro.Update(ctx, a, chg(dedup.Change{ID: "a", Result: dedup.Result{ID: "a", Cluster: "c", Master: "a"}})); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("Update read-only: %v", err)
 	}
 }
@@ -1059,13 +1059,13 @@ func TestNoSource(t *testing.T) {
 		t.Helper()
 		d := mkDoc(id, "travel policy "+id)
 		d.Groups = groups
-		if err := x.Add(ctx, d, r); err != nil {
+		if err := x.Add(ctx, d, pl(r)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	add("a", nil, dedup.Result{ID: "a", Cluster: "c", Master: "a"})
 	add("b", hr, dedup.Result{ID: "b", Cluster: "c", Master: "a", Duplicate: true})
-	err = x.Remove(ctx, dedup.Change{ID: "a", Cluster: "c", WasMaster: true, Master: "b", Elected: true})
+	err = x.Remove(ctx, chg(dedup.Change{ID: "a", Cluster: "c", WasMaster: true, Master: "b", Elected: true}))
 	if !errors.Is(err, ErrUnavailable) {
 		t.Errorf("Remove without a Source: %v, want ErrUnavailable", err)
 	}
@@ -1116,14 +1116,14 @@ func TestRemoveOldMapping(t *testing.T) {
 	} {
 		d := mkDoc(s.id, "travel policy "+s.id)
 		docs[s.id] = d
-		if err := x.Add(ctx, d, s.r); err != nil {
+		if err := x.Add(ctx, d, pl(s.r)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := x.Flush(ctx); err != nil { // Edited is read back from the index: lost
 		t.Fatal(err)
 	}
-	if err := x.Remove(ctx, dedup.Change{ID: "a", Cluster: "c", WasMaster: true, Master: "b", Elected: true}); err != nil {
+	if err := x.Remove(ctx, chg(dedup.Change{ID: "a", Cluster: "c", WasMaster: true, Master: "b", Elected: true})); err != nil {
 		t.Fatal(err)
 	}
 	ms, err := x.Members("c")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
+	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/internal/testcorpus"
@@ -36,7 +37,7 @@ func BenchmarkSearch(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := ix.Add(ctx, indexer.Doc{ID: d.ID, URL: "http://book/" + d.ID, Title: d.Title, Body: d.Text}, res); err != nil {
+		if err := ix.Add(ctx, indexer.Doc{ID: d.ID, URL: "http://book/" + d.ID, Title: d.Title, Body: d.Text}, hook.Placement(res)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	index "github.com/blevesearch/bleve_index_api"
 
+	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/indexer"
@@ -86,7 +87,7 @@ func newCorpus(t *testing.T, r *rand.Rand, policy indexer.Policy, clusters int) 
 			}
 			res.Cluster = cluster.ID(cid)
 			res.Master = set.Get(id).Master.ID
-			if err := ix.Add(ctx, d, res); err != nil {
+			if err := ix.Add(ctx, d, hook.Placement(res)); err != nil {
 				t.Fatal(err)
 			}
 			c.text[doc], c.groups[doc], c.cluster[doc] = body, d.Groups, cid
@@ -371,7 +372,7 @@ func TestMasterRepresentsOnEqualScores(t *testing.T) {
 	// "a-copy" sorts before "z-master" by id and scores the same.
 	for _, id := range []string{"z-master", "a-copy"} {
 		d := indexer.Doc{ID: id, URL: "http://intra/" + id, Body: "identical text about the canteen menu"}
-		if err := ix.Add(ctx, d, dedup.Result{ID: id, Cluster: "c", Master: "z-master", Duplicate: id != "z-master"}); err != nil {
+		if err := ix.Add(ctx, d, indexer.Placement{ID: id, Cluster: "c", Master: "z-master", Duplicate: id != "z-master"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -406,7 +407,7 @@ func TestFiltersAndMemberOrders(t *testing.T) {
 		{"c", "portal", "c3", "c", "canteen renovation news", 25},
 	} {
 		doc := indexer.Doc{ID: d.id, URL: "http://" + d.host + "/" + d.id, Host: d.host, Body: d.body, LastModified: day(d.day)}
-		if err := ix.Add(ctx, doc, dedup.Result{ID: d.id, Cluster: cluster.ID(d.cluster), Master: d.master, Duplicate: d.id != d.master}); err != nil {
+		if err := ix.Add(ctx, doc, indexer.Placement{ID: d.id, Cluster: d.cluster, Master: d.master, Duplicate: d.id != d.master}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -502,7 +503,7 @@ func TestPlainQueries(t *testing.T) {
 		{ID: "listing", Title: "All items - Rust", Body: listing},
 	} {
 		d.URL = "http://intra/" + d.ID
-		if err := ix.Add(ctx, d, dedup.Result{ID: d.ID, Cluster: cluster.ID(fmt.Sprint("c", i)), Master: d.ID}); err != nil {
+		if err := ix.Add(ctx, d, indexer.Placement{ID: d.ID, Cluster: fmt.Sprint("c", i), Master: d.ID}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -25,8 +25,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/doppel-search/doppel/dedup"
-	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/web/limiter"
 )
@@ -60,7 +58,7 @@ func floodServer(t testing.TB, docs int, opts Options) (*Server, *httptest.Serve
 	add := func(id, title, body, clusterID, master string) {
 		d := indexer.Doc{ID: id, URL: id, Host: "intra", Title: title, Body: body}
 		texts[id] = body
-		if err := ix.Add(ctx, d, dedup.Result{ID: id, Cluster: cluster.ID(clusterID), Master: master, Duplicate: id != master}); err != nil {
+		if err := ix.Add(ctx, d, indexer.Placement{ID: id, Cluster: clusterID, Master: master, Duplicate: id != master}); err != nil {
 			t.Fatal(err)
 		}
 	}

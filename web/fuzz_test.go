@@ -17,6 +17,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
+	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/indexer"
@@ -103,7 +104,7 @@ func buildAccessCorpus(t testing.TB) *accessCorpus {
 			}
 			res.Cluster = cluster.ID(cid)
 			res.Master = set.Get(id).Master.ID
-			if err := ix.Add(ctx, d, res); err != nil {
+			if err := ix.Add(ctx, d, hook.Placement(res)); err != nil {
 				t.Fatal(err)
 			}
 			texts[url] = body

@@ -15,8 +15,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/doppel-search/doppel/dedup"
-	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/ranking"
 	"github.com/doppel-search/doppel/web/limiter"
@@ -45,7 +43,7 @@ func testServer(t *testing.T, opts Options) *httptest.Server {
 		d := indexer.Doc{ID: id, URL: id, Host: "intra", Title: title, Body: body, Groups: groups,
 			LastModified: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}
 		texts[id] = body
-		if err := ix.Add(ctx, d, dedup.Result{ID: id, Cluster: cluster.ID(clusterID), Master: master, Duplicate: id != master}); err != nil {
+		if err := ix.Add(ctx, d, indexer.Placement{ID: id, Cluster: clusterID, Master: master, Duplicate: id != master}); err != nil {
 			t.Fatal(err)
 		}
 	}

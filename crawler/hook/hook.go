@@ -94,13 +94,32 @@ func DetectorOptions() dedup.Options {
 // *indexer.Index is the Sink Doppel uses; tests and other backends may
 // plug in their own. Add is called in processing order, from one
 // goroutine at a time; Remove and Update follow the detector's removals
-// and new versions of pages (see dedup.Change); Flush makes what was
-// written durable.
+// and new versions of pages; Flush makes what was written durable. The
+// detector's decisions reach a Sink as plain facts (indexer.Placement,
+// indexer.Change): see Placement and IndexChange, the one conversion.
 type Sink interface {
-	Add(ctx context.Context, d indexer.Doc, r dedup.Result) error
-	Remove(ctx context.Context, ch dedup.Change) error
-	Update(ctx context.Context, d indexer.Doc, ch dedup.Change) error
+	Add(ctx context.Context, d indexer.Doc, r indexer.Placement) error
+	Remove(ctx context.Context, ch indexer.Change) error
+	Update(ctx context.Context, d indexer.Doc, ch indexer.Change) error
 	Flush(ctx context.Context) error
+}
+
+// Placement is where the detector put a document (r), as the index
+// takes it.
+func Placement(r dedup.Result) indexer.Placement {
+	return indexer.Placement{ID: r.ID, Cluster: string(r.Cluster), Master: r.Master, Duplicate: r.Duplicate,
+		Edited: r.Edited, Simhash: r.Simhash}
+}
+
+// IndexChange is what a removal or new version did to its cluster (ch),
+// as the index takes it.
+func IndexChange(ch dedup.Change) indexer.Change {
+	out := indexer.Change{ID: ch.ID, Cluster: string(ch.Cluster), Master: ch.Master, Elected: ch.Elected, Left: ch.Left,
+		Placement: Placement(ch.Result)}
+	for _, r := range ch.Moved {
+		out.Moved = append(out.Moved, Placement(r))
+	}
+	return out
 }
 
 var _ Sink = (*indexer.Index)(nil)
@@ -484,7 +503,7 @@ func (h *Hook) Update(ctx context.Context, prep *Prepared, source PageSource) (P
 		}
 	}
 	if h.opts.Index != nil {
-		if err := h.opts.Index.Update(ctx, h.IndexDoc(p), ch); err != nil {
+		if err := h.opts.Index.Update(ctx, h.IndexDoc(p), IndexChange(ch)); err != nil {
 			return Page{}, dedup.Change{}, err
 		}
 	}
@@ -518,7 +537,7 @@ func (h *Hook) Remove(ctx context.Context, url string, source PageSource) (dedup
 		}
 	}
 	if h.opts.Index != nil {
-		if err := h.opts.Index.Remove(ctx, ch); err != nil {
+		if err := h.opts.Index.Remove(ctx, IndexChange(ch)); err != nil {
 			return dedup.Change{}, err
 		}
 	}
@@ -572,14 +591,14 @@ func (h *Hook) Unindex(ctx context.Context, url string) error {
 	if h.opts.Index == nil {
 		return nil
 	}
-	return h.opts.Index.Remove(ctx, dedup.Change{ID: url})
+	return h.opts.Index.Remove(ctx, indexer.Change{ID: url})
 }
 
 func (h *Hook) index(ctx context.Context, p Page) error {
 	if h.opts.Index == nil {
 		return nil
 	}
-	return h.opts.Index.Add(ctx, h.IndexDoc(p), p.Result)
+	return h.opts.Index.Add(ctx, h.IndexDoc(p), Placement(p.Result))
 }
 
 func singleton(id string) dedup.Result {

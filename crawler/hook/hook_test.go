@@ -148,13 +148,13 @@ func TestSkipErrorCarriesTheReason(t *testing.T) {
 }
 
 // sinkFunc records what a Sink receives.
-type sinkFunc func(indexer.Doc, dedup.Result) error
+type sinkFunc func(indexer.Doc, indexer.Placement) error
 
-func (f sinkFunc) Add(_ context.Context, d indexer.Doc, r dedup.Result) error { return f(d, r) }
-func (f sinkFunc) Flush(context.Context) error                                { return nil }
-func (f sinkFunc) Remove(context.Context, dedup.Change) error                 { return nil }
-func (f sinkFunc) Update(_ context.Context, d indexer.Doc, ch dedup.Change) error {
-	return f(d, ch.Result)
+func (f sinkFunc) Add(_ context.Context, d indexer.Doc, r indexer.Placement) error { return f(d, r) }
+func (f sinkFunc) Flush(context.Context) error                                     { return nil }
+func (f sinkFunc) Remove(context.Context, indexer.Change) error                    { return nil }
+func (f sinkFunc) Update(_ context.Context, d indexer.Doc, ch indexer.Change) error {
+	return f(d, ch.Placement)
 }
 
 // TestOnePathRecordThenIndex: Insert records a page before it indexes it,
@@ -179,7 +179,7 @@ func TestOnePathRecordThenIndex(t *testing.T) {
 			recorded = append(recorded, p)
 			return nil
 		}),
-		Index: sinkFunc(func(d indexer.Doc, r dedup.Result) error {
+		Index: sinkFunc(func(d indexer.Doc, r indexer.Placement) error {
 			steps = append(steps, "index "+d.ID)
 			indexed = append(indexed, d)
 			return nil
@@ -205,7 +205,7 @@ func TestOnePathRecordThenIndex(t *testing.T) {
 
 	// Replay the records into a fresh hook: same clusters, same documents.
 	var replayed []indexer.Doc
-	h2, err := New(Options{Index: sinkFunc(func(d indexer.Doc, r dedup.Result) error { replayed = append(replayed, d); return nil })})
+	h2, err := New(Options{Index: sinkFunc(func(d indexer.Doc, r indexer.Placement) error { replayed = append(replayed, d); return nil })})
 	if err != nil {
 		t.Fatal(err)
 	}
