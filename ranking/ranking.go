@@ -40,6 +40,7 @@
 package ranking
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -408,31 +409,52 @@ func memberRecords() query.Query {
 func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
-	if r.Page <= 0 {
-		r.Page = 1
-	}
-	if r.Size <= 0 {
-		r.Size = 10
-	}
-	r.Size = min(r.Size, 100)
+	r.Page, r.Size = max(r.Page, 1), min(cmp.Or(max(r.Size, 0), 10), 100)
 	cq, err := s.compile(r.Query, r.Syntax)
 	if err != nil {
 		return nil, err
 	}
-	q := s.filtered(cq.text, r)
-
-	// A cluster's rank is its best hit's; it is represented by its
-	// master unless a member matches distinctly better (Options.Promote).
-	type rep struct {
-		id     string  // the best hit
-		score  float64 // its score: the cluster's
-		master string  // the master, if it is among the hits
-		mscore float64 // its score
-	}
-	var order []string // clusters in rank order
-	var best map[string]*rep
 	out := &Result{Page: r.Page, Size: r.Size, Truncated: cq.truncated}
+	order, best, err := s.collapse(ctx, cq, r, out)
+	if err != nil {
+		return nil, err
+	}
+	lo := min((r.Page-1)*r.Size, len(order))
+	page := order[lo:min(lo+r.Size, len(order))]
+	if len(page) == 0 {
+		return out, nil
+	}
+	out.Hits, err = s.hits(ctx, page, best, cq, r)
+	return out, err
+}
+
+// rep is what collapsing keeps of a cluster: a cluster ranks as its best
+// hit does, and is represented by its master unless a member matches
+// distinctly better (Options.Promote).
+type rep struct {
+	id     string  // the best hit
+	score  float64 // its score: the cluster's
+	master string  // the master, if it is among the hits
+	mscore float64 // its score
+}
+
+// representative returns the id that stands for the cluster.
+func (b *rep) representative(promote float64) string {
+	if b.master != "" && b.score <= b.mscore*promote {
+		return b.master
+	}
+	return b.id
+}
+
+// collapse runs cq for r — relaxed when fewer documents than a page hold
+// every word — and returns the clusters of its hits in rank order, as
+// many as the page needs (its window doubling until they are found), with
+// what each keeps; it sets out's Total and Exact from the first search.
+func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, out *Result) ([]string, map[string]*rep, error) {
+	q := s.filtered(cq.text, r)
 	need := r.Page * r.Size
+	var order []string
+	var best map[string]*rep
 	for window, first := max(3*need, 30), true; ; window *= 2 {
 		res, err := s.candidates(ctx, q, window, first)
 		if err == nil && first && res.Total < uint64(r.Size) && cq.relaxed != nil {
@@ -448,50 +470,64 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 			}
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if first {
 			first = false
-			if f := res.Facets["clusters"]; f != nil && f.Terms != nil {
-				out.Total, out.Exact = f.Terms.Len(), f.Other == 0 && f.Missing == 0
-				if !out.Exact {
-					out.Total += f.Other + f.Missing // at most this many
-				}
-			}
+			out.Total, out.Exact = total(res)
 		}
-		order, best = order[:0], map[string]*rep{}
-		for _, h := range res.Hits {
-			c, master := h.Sort[2], h.Sort[3] == "T"
-			if c == "" {
-				c = "doc:" + h.ID
-			}
-			cur, seen := best[c]
-			if !seen {
-				order = append(order, c)
-				cur = &rep{id: h.ID, score: h.Score}
-				best[c] = cur
-			}
-			if master && cur.master == "" {
-				cur.master, cur.mscore = h.ID, h.Score
-			}
-		}
+		order, best = group(res)
 		if len(order) >= need || len(res.Hits) < window || uint64(window) >= res.Total {
-			break
+			return order, best, nil
 		}
 	}
-	lo := min((r.Page-1)*r.Size, len(order))
-	hi := min(lo+r.Size, len(order))
-	page := order[lo:hi]
-	if len(page) == 0 {
-		return out, nil
+}
+
+// total reads the number of distinct clusters from the cluster facet of
+// res: exact, or an upper bound past the facet's size.
+func total(res *bleve.SearchResult) (n int, exact bool) {
+	f := res.Facets["clusters"]
+	if f == nil || f.Terms == nil {
+		return 0, false
 	}
+	n, exact = f.Terms.Len(), f.Other == 0 && f.Missing == 0
+	if !exact {
+		n += f.Other + f.Missing // at most this many
+	}
+	return n, exact
+}
+
+// group walks hits in rank order: the clusters in the order of their
+// best hits, and what each keeps.
+func group(res *bleve.SearchResult) ([]string, map[string]*rep) {
+	var order []string
+	best := map[string]*rep{}
+	for _, h := range res.Hits {
+		c, master := h.Sort[2], h.Sort[3] == "T"
+		if c == "" {
+			c = "doc:" + h.ID
+		}
+		cur, seen := best[c]
+		if !seen {
+			order = append(order, c)
+			cur = &rep{id: h.ID, score: h.Score}
+			best[c] = cur
+		}
+		if master && cur.master == "" {
+			cur.master, cur.mscore = h.ID, h.Score
+		}
+	}
+	return order, best
+}
+
+// hits builds the page's hits from its clusters: each cluster's
+// representative with its fields and snippet, shown in the reader's
+// language when its master is in another, with the number of other
+// members the user may see.
+func (s *Searcher) hits(ctx context.Context, page []string, best map[string]*rep, cq compiled, r Request) ([]Hit, error) {
 	ids := make([]string, len(page))
 	for i, c := range page {
-		b := best[c]
-		ids[i] = b.id
-		if b.master != "" && b.score <= b.mscore*s.opts.Promote {
-			ids[i] = b.master
-		}
+		ids[i] = best[c].representative(s.opts.Promote)
 	}
 	fields, err := s.fields(ctx, ids, cq.snippet)
 	if err != nil {
@@ -501,6 +537,7 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	if err != nil {
 		return nil, s.searchError(ctx, err, false)
 	}
+	out := make([]Hit, 0, len(page))
 	for i, c := range page {
 		h := fields[ids[i]]
 		h.ID, h.Score = ids[i], best[c].score
@@ -514,7 +551,7 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 				h.Similar++
 			}
 		}
-		out.Hits = append(out.Hits, h)
+		out = append(out, h)
 	}
 	return out, nil
 }
