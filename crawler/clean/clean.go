@@ -197,6 +197,16 @@ func extract(doc *goquery.Document, base *url.URL) *Page {
 	}
 	p.Title = normalize(doc.Find("title").First().Text())
 	p.Language = strings.TrimSpace(doc.Find("html").First().AttrOr("lang", ""))
+	p.readMeta(doc, base)
+	p.readAlternates(doc, base, self)
+	linkNodes := p.readLinks(doc, base)
+	p.readContent(doc, linkNodes)
+	return p
+}
+
+// readMeta reads the page's meta tags: description, keywords, robots,
+// Content-Language, last modified, refresh.
+func (p *Page) readMeta(doc *goquery.Document, base *url.URL) {
 	doc.Find("meta").Each(func(_ int, s *goquery.Selection) {
 		content := strings.TrimSpace(s.AttrOr("content", ""))
 		name := strings.ToLower(strings.TrimSpace(s.AttrOr("name", s.AttrOr("property", ""))))
@@ -240,6 +250,11 @@ func extract(doc *goquery.Document, base *url.URL) *Page {
 			}
 		}
 	})
+}
+
+// readAlternates reads the canonical URL and the hreflang of an alternate
+// link to the page itself (self, its URL).
+func (p *Page) readAlternates(doc *goquery.Document, base, self *url.URL) {
 	doc.Find("link[rel][href]").EachWithBreak(func(_ int, s *goquery.Selection) bool {
 		if !hasToken(s.AttrOr("rel", ""), "canonical") {
 			return true
@@ -258,7 +273,12 @@ func extract(doc *goquery.Document, base *url.URL) *Page {
 			return true
 		})
 	}
-	var linkNodes []*html.Node // parallel to p.Links
+}
+
+// readLinks reads the page's <a href> links and returns their nodes,
+// parallel to p.Links.
+func (p *Page) readLinks(doc *goquery.Document, base *url.URL) []*html.Node {
+	var linkNodes []*html.Node
 	doc.Find("a[href]").Each(func(_ int, s *goquery.Selection) {
 		u := linkURL(base, s.AttrOr("href", ""))
 		if u == nil {
@@ -275,6 +295,12 @@ func extract(doc *goquery.Document, base *url.URL) *Page {
 		linkNodes = append(linkNodes, s.Get(0))
 	})
 
+	return linkNodes
+}
+
+// readContent reads the headings, the main content's blocks and bold
+// text, marks the links inside it, and fills Text and Tagged.
+func (p *Page) readContent(doc *goquery.Document, linkNodes []*html.Node) {
 	body := doc.Find("body").First()
 	var tagged []string
 	if p.Title != "" {
@@ -312,7 +338,6 @@ func extract(doc *goquery.Document, base *url.URL) *Page {
 	}
 	p.Text = strings.Join(p.Blocks, "\n\n")
 	p.Tagged = strings.Join(tagged, "\n")
-	return p
 }
 
 // parseDate reads an HTTP date, an RFC 3339 time or a YYYY-MM-DD date.
