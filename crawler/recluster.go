@@ -70,47 +70,62 @@ func (c *Crawler) recluster(ctx context.Context, force map[string]bool) error {
 			if (a.Master == a.ID) != masters {
 				continue
 			}
-			cl := string(a.Cluster)
-			rec, ok, err := c.pages.Get(a.ID)
-			if err != nil {
+			if err := c.place(ctx, a, size[string(a.Cluster)] > 1, recorded, force[a.ID], &fixes); err != nil {
 				return err
 			}
-			if !ok || rec.Status != pages.Fetched {
-				continue
-			}
-			if rec.Cluster == cl && recorded[cl] == a.Master && !force[a.ID] {
-				continue
-			}
-			rec.Cluster = cl
-			fixes.Put(rec)
-			if masters && recorded[cl] != a.ID {
-				fixes.SetMaster(cl, a.ID)
-			}
-			p := pageOf(rec)
-			p.Result = dedup.Result{ID: a.ID, Cluster: a.Cluster, Master: a.Master, Duplicate: size[cl] > 1,
-				Edited: a.Edited, Simhash: rec.Simhash}
-			if err := c.hook.Reindex(ctx, p); err != nil {
-				return err
-			}
-			c.sinceFlush++
 		}
 	}
 	if fixes.Empty() {
 		return nil
 	}
-	if c.writer != nil {
-		c.writer.write(fixes, nil)
-	} else {
-		stored, err := c.pages.Commit(&fixes)
-		if err != nil {
-			return err
-		}
-		if len(stored) > 0 {
-			c.lastRev = max(c.lastRev, stored[len(stored)-1].Rev)
-		}
+	if err := c.store(fixes); err != nil {
+		return err
 	}
 	if testHookRecluster != nil {
 		testHookRecluster()
+	}
+	return nil
+}
+
+// place records and indexes again the fetched page of assignment a when
+// its record or its cluster's recorded master (recorded) differ from a,
+// or when force is set; dup says a's cluster has other members.
+func (c *Crawler) place(ctx context.Context, a dedup.Assignment, dup bool, recorded map[string]string, force bool, fixes *pages.Batch) error {
+	cl := string(a.Cluster)
+	rec, ok, err := c.pages.Get(a.ID)
+	if err != nil || !ok || rec.Status != pages.Fetched {
+		return err
+	}
+	if rec.Cluster == cl && recorded[cl] == a.Master && !force {
+		return nil
+	}
+	rec.Cluster = cl
+	fixes.Put(rec)
+	if a.Master == a.ID && recorded[cl] != a.ID {
+		fixes.SetMaster(cl, a.ID)
+	}
+	p := pageOf(rec)
+	p.Result = dedup.Result{ID: a.ID, Cluster: a.Cluster, Master: a.Master, Duplicate: dup, Edited: a.Edited, Simhash: rec.Simhash}
+	if err := c.hook.Reindex(ctx, p); err != nil {
+		return err
+	}
+	c.sinceFlush++
+	return nil
+}
+
+// store commits records: through the record writer when one runs (in
+// order with the groups' records), else at once.
+func (c *Crawler) store(b pages.Batch) error {
+	if c.writer != nil {
+		c.writer.write(b, nil)
+		return nil
+	}
+	stored, err := c.pages.Commit(&b)
+	if err != nil {
+		return err
+	}
+	if len(stored) > 0 {
+		c.lastRev = max(c.lastRev, stored[len(stored)-1].Rev)
 	}
 	return nil
 }

@@ -116,38 +116,17 @@ func (d *Detector) mergeStars(master []int) []int {
 			members[m] = append(members[m], i)
 		}
 	}
-	type pair struct{ a, b int }
-	var pairs []pair
-	for i, adj := range d.adj {
-		for _, j := range adj {
-			if d.docs[i] != nil && d.docs[j] != nil && master[i] != master[j] && d.docs[i].member.ID < d.docs[j].member.ID {
-				pairs = append(pairs, pair{i, int(j)})
-			}
-		}
-	}
-	id := func(i int) string { return d.docs[i].member.ID }
-	slices.SortFunc(pairs, func(p, q pair) int {
-		return cmp.Or(strings.Compare(id(p.a), id(q.a)), strings.Compare(id(p.b), id(q.b)))
-	})
-	resembles := func(docs []int, m int) bool {
-		for _, k := range docs {
-			if s, _ := d.match(d.docs[k], d.docs[m]); k != m && s < d.opts.EditFloor {
-				return false
-			}
-		}
-		return true
-	}
-	for _, p := range pairs {
-		x, y := master[p.a], master[p.b]
+	for _, p := range d.crossPairs(master) {
+		x, y := master[p[0]], master[p[1]]
 		both := append(slices.Clone(members[x]), members[y]...)
 		if x == y || d.limits.PerGroup > 0 && len(both) > d.limits.PerGroup {
 			continue
 		}
-		if d.opts.Master.Better(d.docs[y].member, d.docs[x].member) || !d.opts.Master.Better(d.docs[x].member, d.docs[y].member) && id(y) < id(x) {
+		if d.prefers(y, x) {
 			x, y = y, x
 		}
 		for _, keep := range []int{x, y} {
-			if !resembles(both, keep) {
+			if !d.resembles(both, keep) {
 				continue
 			}
 			gone := x + y - keep
@@ -160,6 +139,42 @@ func (d *Detector) mergeStars(master []int) []int {
 		}
 	}
 	return master
+}
+
+// crossPairs returns the near-duplicate pairs (slots) whose documents
+// have different masters, ordered by the documents' ids.
+func (d *Detector) crossPairs(master []int) [][2]int {
+	var pairs [][2]int
+	for i, adj := range d.adj {
+		for _, j := range adj {
+			if d.docs[i] != nil && d.docs[j] != nil && master[i] != master[j] && d.docs[i].member.ID < d.docs[j].member.ID {
+				pairs = append(pairs, [2]int{i, int(j)})
+			}
+		}
+	}
+	id := func(i int) string { return d.docs[i].member.ID }
+	slices.SortFunc(pairs, func(p, q [2]int) int {
+		return cmp.Or(strings.Compare(id(p[0]), id(q[0])), strings.Compare(id(p[1]), id(q[1])))
+	})
+	return pairs
+}
+
+// prefers reports whether the master policy prefers document a to b as
+// master, ties going to the smaller id.
+func (d *Detector) prefers(a, b int) bool {
+	ma, mb := d.docs[a].member, d.docs[b].member
+	return d.opts.Master.Better(ma, mb) || !d.opts.Master.Better(mb, ma) && ma.ID < mb.ID
+}
+
+// resembles reports whether every document of docs resembles document m
+// at least EditFloor.
+func (d *Detector) resembles(docs []int, m int) bool {
+	for _, k := range docs {
+		if s, _ := d.match(d.docs[k], d.docs[m]); k != m && s < d.opts.EditFloor {
+			return false
+		}
+	}
+	return true
 }
 
 // clear empties the Detector's documents, clusters and candidate lists,
