@@ -35,6 +35,28 @@ func chainTexts(r *rand.Rand, chains, length int) [][]string {
 	return out
 }
 
+// reclustered adds docs in order to a new Detector, re-clusters it, and
+// checks its structures and invariants.
+func reclustered(t *testing.T, docs []Document, order []int) (*Detector, []Assignment) {
+	t.Helper()
+	d, err := New(nil, reclusterOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range order {
+		if _, err := d.Add(docs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	as, err := d.Recluster(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkStructures(t, d)
+	checkInvariants(t, d)
+	return d, as
+}
+
 func reclusterOptions() Options {
 	return Options{Terms: features.Options{StripDates: true}, EditAllowance: 3, Master: cluster.ShortestURL}
 }
@@ -60,21 +82,7 @@ func TestReclusterChains(t *testing.T) {
 	}
 	var first map[string]string
 	for _, order := range [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}} {
-		d, err := New(nil, reclusterOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, i := range order {
-			if _, err := d.Add(docs[i]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		as, err := d.Recluster(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkStructures(t, d)
-		checkInvariants(t, d)
+		d, as := reclustered(t, docs, order)
 		if len(as) != 3 || as[0].ID != "b" {
 			t.Fatalf("order %v: assignments %+v, want b first", order, as)
 		}
@@ -238,21 +246,7 @@ func TestReclusterBorderline(t *testing.T) {
 	var perms func(rest, order []int)
 	perms = func(rest, order []int) {
 		if len(rest) == 0 {
-			d, err := New(nil, reclusterOptions())
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, i := range order {
-				if _, err := d.Add(docs[i]); err != nil {
-					t.Fatal(err)
-				}
-			}
-			as, err := d.Recluster(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkStructures(t, d)
-			checkInvariants(t, d)
+			d, as := reclustered(t, docs, order)
 			edited := 0
 			for _, a := range as {
 				if a.Cluster != as[0].Cluster {
