@@ -194,6 +194,37 @@ type GroupRule struct {
 }
 
 // EnsureDefaults sets every zero field to its default (each field's doc
+// says which) and returns r. (Options.EnsureDefaults sets Budget from the
+// crawl's Delay first, when there is one.)
+func (r *RevisitOptions) EnsureDefaults() *RevisitOptions {
+	if r.Policy == "" {
+		r.Policy = "adaptive"
+	}
+	if r.Budget == 0 {
+		r.Budget = 10
+	}
+	if r.MinInterval == 0 {
+		r.MinInterval = time.Hour
+	}
+	if r.MaxInterval == 0 {
+		r.MaxInterval = 30 * 24 * time.Hour
+	}
+	if r.Prior == 0 {
+		r.Prior = 24 * time.Hour
+	}
+	if r.CopyFactor == 0 {
+		r.CopyFactor = 4
+	}
+	if r.TrivialBits == 0 {
+		r.TrivialBits = 3
+	}
+	if r.Sitemaps == 0 {
+		r.Sitemaps = time.Hour
+	}
+	return r
+}
+
+// EnsureDefaults sets every zero field to its default (each field's doc
 // says which) and returns o; AllowedHosts defaults to the hosts of the
 // seeds (those that parse: Validate reports the others).
 func (o *Options) EnsureDefaults() *Options {
@@ -221,34 +252,12 @@ func (o *Options) EnsureDefaults() *Options {
 	if o.RetryBackoff == 0 {
 		o.RetryBackoff = 10 * time.Second
 	}
-	r := &o.Revisit
-	if r.Policy == "" {
-		r.Policy = "adaptive"
+	if o.Revisit.Budget == 0 && o.Delay > 0 {
+		// Half of what the hosts' slots can fetch: revisits leave room
+		// for new pages.
+		o.Revisit.Budget = float64(o.HostParallelism) / o.Delay.Seconds() / 2
 	}
-	if r.Budget == 0 {
-		r.Budget = 10
-		if o.Delay > 0 {
-			r.Budget = float64(o.HostParallelism) / o.Delay.Seconds() / 2
-		}
-	}
-	if r.MinInterval == 0 {
-		r.MinInterval = time.Hour
-	}
-	if r.MaxInterval == 0 {
-		r.MaxInterval = 30 * 24 * time.Hour
-	}
-	if r.Prior == 0 {
-		r.Prior = 24 * time.Hour
-	}
-	if r.CopyFactor == 0 {
-		r.CopyFactor = 4
-	}
-	if r.TrivialBits == 0 {
-		r.TrivialBits = 3
-	}
-	if r.Sitemaps == 0 {
-		r.Sitemaps = time.Hour
-	}
+	o.Revisit.EnsureDefaults()
 	if o.Timeout == 0 {
 		o.Timeout = 10 * time.Second
 	}
