@@ -2,56 +2,31 @@ package ranking
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the expected output of the golden tests in testdata/golden")
 
 // TestGolden runs each testdata/golden/*.txt: documents (one a line:
 // id | cluster | master | groups | lang | title | body; groups and lang
 // may be empty), a line "----", queries (one a line: the query, then
 // optionally " @group,group" for the user's groups and " !lang,lang" for
 // the languages they read), a line "----", then the result pages as the
-// ranking gives them. Documents are added in order under policy Skip.
-// With -update the files are rewritten with today's answers (read the
-// diff before committing it).
+// ranking gives them (package golden; -update rewrites them). Documents
+// are added in order under policy Skip.
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.txt"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden files: %v", err)
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			parts := strings.SplitN(string(data), "\n----\n", 3)
-			if len(parts) != 3 {
-				t.Fatalf("%s: want documents, ----, queries, ----, results", f)
-			}
-			s := goldenIndex(t, parts[0])
-			got := goldenRun(t, s, parts[1])
-			if *update {
-				if err := os.WriteFile(f, []byte(parts[0]+"\n----\n"+parts[1]+"\n----\n"+got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if got != parts[2] {
-				t.Errorf("%s: got\n%s\nwant\n%s", f, got, parts[2])
-			}
-		})
-	}
+	golden.Run(t, "testdata/golden/*.txt", func(t *testing.T, in string) string {
+		docs, queries, ok := strings.Cut(in, "\n----\n")
+		if !ok {
+			t.Fatal("want documents, ----, queries, ----, results")
+		}
+		return goldenRun(t, goldenIndex(t, docs), queries)
+	})
 }
 
 func goldenIndex(t *testing.T, docs string) *Searcher {

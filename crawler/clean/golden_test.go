@@ -1,51 +1,24 @@
 package clean
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/doppel-search/doppel/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the expected output of the golden tests in testdata/golden")
-
 // TestGolden parses each testdata/golden/*.txt — an HTML page, a line
-// "----", then what the cleaner makes of it — and compares. With -update
-// the files are rewritten with what the cleaner gives now (read the diff
-// before committing it).
+// "----", then what the cleaner makes of it — and compares (package
+// golden; -update rewrites the files).
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.txt"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden files: %v", err)
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			in, want, ok := strings.Cut(string(data), "\n----\n")
-			if !ok {
-				t.Fatalf("%s: no ---- line between input and output", f)
-			}
-			p, err := Parse(strings.NewReader(in), testBase, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := render(p)
-			if *update {
-				if err := os.WriteFile(f, []byte(in+"\n----\n"+got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if got != want {
-				t.Errorf("%s: got\n%s\nwant\n%s", f, got, want)
-			}
-		})
-	}
+	golden.Run(t, "testdata/golden/*.txt", func(t *testing.T, in string) string {
+		p, err := Parse(strings.NewReader(in), testBase, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return render(p)
+	})
 }
 
 // render writes what the cleaner read of a page, one field a line.
