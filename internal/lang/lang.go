@@ -6,6 +6,7 @@ package lang
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 
 	"golang.org/x/text/language"
@@ -129,18 +130,9 @@ func Accepted(header string) []string {
 	}
 	var out []string
 	for _, t := range tags {
-		if p := Primary(t.String()); p != "" && !contains(out, p) {
+		if p := Primary(t.String()); p != "" && !slices.Contains(out, p) {
 			out = append(out, p)
 		}
 	}
 	return out
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
