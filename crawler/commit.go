@@ -182,13 +182,20 @@ func (c *Crawler) commit(ctx context.Context, group []*result, release func()) e
 // insert assigns a fetched page its cluster, records it into c.batch and
 // indexes it (hook.Insert), and counts it.
 func (c *Crawler) insert(ctx context.Context, r *result) (dedup.Result, error) {
-	// Anchor texts known now: committed ones, and those of pages earlier
-	// in this group.
+	// Anchor texts known now: committed ones, those of groups the record
+	// writer has not committed yet, and those of pages earlier in this
+	// group.
+	// The writer's first: a group it commits meanwhile is then in the
+	// store when the store is read.
+	var pending []string
+	if c.writer != nil {
+		pending = c.writer.unwrittenAnchors(r.url)
+	}
 	anchors, err := c.pages.Anchors(r.url)
 	if err != nil {
 		return dedup.Result{}, err
 	}
-	for _, a := range c.batch.PendingAnchors(r.url) {
+	for _, a := range append(pending, c.batch.PendingAnchors(r.url)...) {
 		if a != "" && len(anchors) < pages.MaxAnchors && !slices.Contains(anchors, a) {
 			anchors = append(anchors, a)
 		}

@@ -115,6 +115,18 @@ func (w *recordWriter) unwrittenRecord(url string) (pages.Record, bool) {
 	return pages.Record{}, false
 }
 
+// unwrittenAnchors returns the anchor texts of links to url in the
+// batches handed in and not yet committed, oldest first.
+func (w *recordWriter) unwrittenAnchors(url string) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for _, b := range w.pending {
+		out = append(out, b.PendingAnchors(url)...)
+	}
+	return out
+}
+
 // takeDone returns the URLs whose records are committed since the last
 // call, and the first error of any commit.
 func (w *recordWriter) takeDone() ([]doneMark, error) {
