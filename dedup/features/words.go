@@ -33,6 +33,15 @@ thur thurs fri sat sun`)
 // O(len(tokens)).
 func dateMask(tokens []string) []bool {
 	drop := make([]bool, len(tokens))
+	markMonthNameDates(tokens, drop)
+	markNumericDates(tokens, drop)
+	markWeekdays(tokens, drop)
+	return drop
+}
+
+// markMonthNameDates marks each month name that has a day or year number
+// next to it, with up to two such numbers on each side.
+func markMonthNameDates(tokens []string, drop []bool) {
 	number := func(j int) bool { return j >= 0 && j < len(tokens) && (isDay(tokens[j]) || isYear(tokens[j])) }
 	for i, t := range tokens {
 		if !monthWords[t] {
@@ -44,25 +53,42 @@ func dateMask(tokens []string) []bool {
 			}
 		}
 	}
+}
+
+// markNumericDates marks runs of three numbers (year-month-day,
+// day-month-year, month-day-year) or, failing that, two numbers
+// (year-month, month-year) that read as a date.
+func markNumericDates(tokens []string, drop []bool) {
 	for i := 0; i+1 < len(tokens); i++ {
-		a, b := tokens[i], tokens[i+1]
-		if i+2 < len(tokens) {
-			c := tokens[i+2]
-			if isYear(a) && isMonth(b) && isDay(c) || isDay(a) && isMonth(b) && isYear(c) || isMonth(a) && isDay(b) && isYear(c) {
-				drop[i], drop[i+1], drop[i+2] = true, true, true
-				continue
-			}
+		if i+2 < len(tokens) && isNumericDate3(tokens[i], tokens[i+1], tokens[i+2]) {
+			drop[i], drop[i+1], drop[i+2] = true, true, true
+			continue
 		}
-		if isYear(a) && isMonth(b) || isMonth(a) && isYear(b) {
+		if isNumericDate2(tokens[i], tokens[i+1]) {
 			drop[i], drop[i+1] = true, true
 		}
 	}
+}
+
+// isNumericDate3 reports whether a, b, c read as year-month-day,
+// day-month-year or month-day-year.
+func isNumericDate3(a, b, c string) bool {
+	return isYear(a) && isMonth(b) && isDay(c) || isDay(a) && isMonth(b) && isYear(c) || isMonth(a) && isDay(b) && isYear(c)
+}
+
+// isNumericDate2 reports whether a, b read as year-month or month-year.
+func isNumericDate2(a, b string) bool {
+	return isYear(a) && isMonth(b) || isMonth(a) && isYear(b)
+}
+
+// markWeekdays marks each weekday name next to a token already marked as
+// part of a date.
+func markWeekdays(tokens []string, drop []bool) {
 	for i, t := range tokens {
 		if weekdayWords[t] && (i > 0 && drop[i-1] || i+1 < len(tokens) && drop[i+1]) {
 			drop[i] = true
 		}
 	}
-	return drop
 }
 
 // isDay reports whether t is a day of the month: 1 to 31, with at most two
@@ -106,6 +132,7 @@ func smallNumber(t string, digits int) (int, bool) {
 	return n, true
 }
 
+// setOf returns the set of the whitespace-separated words in words.
 func setOf(words string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {
