@@ -91,48 +91,78 @@ func Diff(ctx context.Context, a, b string, opts Options) (Result, error) {
 	if n, m := countWords(a, opts.MaxWords+1), countWords(b, opts.MaxWords+1); n > opts.MaxWords || m > opts.MaxWords {
 		return Result{}, fmt.Errorf("%w: more than %d words", ErrTooLarge, opts.MaxWords)
 	}
-	deadline := time.Now().Add(opts.Timeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
+	deadline := diffDeadline(ctx, opts.Timeout)
 	wa, wb := strings.Fields(a), strings.Fields(b)
 	ra, rb := encode(wa, wb)
 
 	// The common ends are the bulk of near-duplicates: off they go first.
-	pre := 0
+	pre, suf := commonEnds(ra, rb)
+	middle, inTime := diffMiddle(ra[pre:len(ra)-suf], rb[pre:len(rb)-suf], deadline)
+	if !inTime {
+		return Result{}, pastDeadline(ctx, opts.Timeout, len(wa), len(wb))
+	}
+	return fold(wordRuns(wa, wb, pre, middle), opts.Context), nil
+}
+
+// diffDeadline returns the earlier of now plus timeout and ctx's deadline.
+func diffDeadline(ctx context.Context, timeout time.Duration) time.Time {
+	deadline := time.Now().Add(timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	return deadline
+}
+
+// commonEnds returns the lengths of the common prefix of ra and rb and of
+// their common suffix in what is left after the prefix.
+func commonEnds(ra, rb []rune) (pre, suf int) {
 	for pre < len(ra) && pre < len(rb) && ra[pre] == rb[pre] {
 		pre++
 	}
-	suf := 0
 	for suf < len(ra)-pre && suf < len(rb)-pre && ra[len(ra)-1-suf] == rb[len(rb)-1-suf] {
 		suf++
 	}
-	var middle []diffmatchpatch.Diff
-	switch ma, mb := ra[pre:len(ra)-suf], rb[pre:len(rb)-suf]; {
-	case len(ma) == 0 && len(mb) == 0:
-	case len(ma) == 0:
-		middle = []diffmatchpatch.Diff{{Type: diffmatchpatch.DiffInsert, Text: string(mb)}}
-	case len(mb) == 0:
-		middle = []diffmatchpatch.Diff{{Type: diffmatchpatch.DiffDelete, Text: string(ma)}}
-	case len(ma) == 1 || len(mb) == 1:
-		middle = single(ma, mb) // (DiffBisect needs two words a side)
-	default:
-		// DiffBisect with a zero DiffTimeout: the deadline bounds the
-		// search, and go-diff skips its "half match" speed-up, which is
-		// quadratic on long texts and ignores the deadline.
-		dmp := diffmatchpatch.New()
-		dmp.DiffTimeout = 0
-		middle = dmp.DiffBisect(string(ma), string(mb), deadline)
-		if time.Now().After(deadline) {
-			if err := ctx.Err(); errors.Is(err, context.Canceled) {
-				return Result{}, fmt.Errorf("worddiff: %w", err)
-			}
-			return Result{}, fmt.Errorf("%w: over %v (%d and %d words, differing in many places)", ErrTooLarge, opts.Timeout, len(wa), len(wb))
-		}
-	}
+	return pre, suf
+}
 
-	// Runs of words, in order: the common start, the middle, the common
-	// end.
+// diffMiddle diffs the encoded words ma and mb left between the common
+// ends; false means the comparison ran past deadline.
+func diffMiddle(ma, mb []rune, deadline time.Time) ([]diffmatchpatch.Diff, bool) {
+	switch {
+	case len(ma) == 0 && len(mb) == 0:
+		return nil, true
+	case len(ma) == 0:
+		return []diffmatchpatch.Diff{{Type: diffmatchpatch.DiffInsert, Text: string(mb)}}, true
+	case len(mb) == 0:
+		return []diffmatchpatch.Diff{{Type: diffmatchpatch.DiffDelete, Text: string(ma)}}, true
+	case len(ma) == 1 || len(mb) == 1:
+		return single(ma, mb), true // (DiffBisect needs two words a side)
+	}
+	// DiffBisect with a zero DiffTimeout: the deadline bounds the
+	// search, and go-diff skips its "half match" speed-up, which is
+	// quadratic on long texts and ignores the deadline.
+	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = 0
+	middle := dmp.DiffBisect(string(ma), string(mb), deadline)
+	if time.Now().After(deadline) {
+		return nil, false
+	}
+	return middle, true
+}
+
+// pastDeadline is Diff's error for a comparison of texts of na and nb
+// words that ran past its deadline: ctx's error if ctx was canceled, else
+// ErrTooLarge.
+func pastDeadline(ctx context.Context, timeout time.Duration, na, nb int) error {
+	if err := ctx.Err(); errors.Is(err, context.Canceled) {
+		return fmt.Errorf("worddiff: %w", err)
+	}
+	return fmt.Errorf("%w: over %v (%d and %d words, differing in many places)", ErrTooLarge, timeout, na, nb)
+}
+
+// wordRuns returns the runs of words, in order: the common start (pre
+// words), the middle as diffed, the common end.
+func wordRuns(wa, wb []string, pre int, middle []diffmatchpatch.Diff) []run {
 	var runs []run
 	add := func(op Op, words []string) {
 		if len(words) == 0 {
@@ -161,7 +191,7 @@ func Diff(ctx context.Context, a, b string, opts Options) (Result, error) {
 		}
 	}
 	add(Equal, wa[ia:])
-	return fold(runs, opts.Context), nil
+	return runs
 }
 
 // single diffs two word sequences one of which is one word long.
@@ -179,6 +209,7 @@ func single(ma, mb []rune) []diffmatchpatch.Diff {
 		{Type: ins, Text: string(long[i+1:])}}
 }
 
+// run is a run of words with the same Op.
 type run struct {
 	op    Op
 	words []string
