@@ -31,74 +31,22 @@ import (
 // html/template. The handler is safe for concurrent use.
 func Handler() http.Handler {
 	pages := Pages()
-	byPath := make(map[string]Page, len(pages))
-	variant := map[string]string{} // base path → its ;jsessionid variant
-	for _, p := range pages {
-		path, _, isVariant := strings.Cut(p.Path, ";")
-		if isVariant {
-			variant[path] = p.Path // served by its base page
-			continue
-		}
-		byPath[path] = p
-	}
+	byPath, variant := pagesByPath(pages)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
 	})
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
-		var links []link
-		for _, ix := range indexes {
-			links = append(links, link{ix.prefix, ix.title})
-		}
-		// The first notice of each series, so that a crawler meets it
-		// before the rest of its series (which /notices/ lists): ties
-		// among a series' equally long URLs then go to the same page in
-		// every crawl. Then the first news items.
-		news := 0
-		for _, p := range pages {
-			isNews := strings.HasPrefix(p.Path, "/news/")
-			if p.Family == p.Path && strings.HasPrefix(p.Path, "/notices/") || isNews && news < 6 {
-				links = append(links, link{p.Path, p.Title})
-			}
-			if isNews {
-				news++
-			}
-		}
-		links = append(links, link{"/calendar/2026/03", "Events calendar"}, link{"/deep/1", "Archive"},
-			link{"/loop/a", "Old portal"}, link{"/old/vpn", "VPN (old address)"}, link{"/missing-report", "Annual report"},
-			link{"/files/handbook.pdf", "Handbook (PDF)"}, link{"/private/salaries.html", "Salaries"})
-		render(w, "Acme intranet", []string{"Welcome to the Acme intranet."}, links, chromeMain)
+		render(w, "Acme intranet", []string{"Welcome to the Acme intranet."}, homeLinks(pages), chromeMain)
 	})
 	for _, ix := range indexes {
-		var links []link
-		for _, p := range pages {
-			if strings.HasPrefix(p.Path, ix.prefix) && !strings.Contains(p.Path, ";") {
-				links = append(links, link{p.Path, p.Title})
-			}
-		}
+		links := indexLinks(pages, ix.prefix)
 		mux.HandleFunc(ix.prefix+"{$}", func(w http.ResponseWriter, r *http.Request) {
 			render(w, ix.title, []string{ix.intro}, links, chromeMain)
 		})
 	}
-	mux.HandleFunc("/calendar/{year}/{month}", func(w http.ResponseWriter, r *http.Request) {
-		y, errY := strconv.Atoi(r.PathValue("year"))
-		m, errM := strconv.Atoi(r.PathValue("month"))
-		if errY != nil || errM != nil || m < 1 || m > 12 {
-			http.NotFound(w, r)
-			return
-		}
-		ny, nm := y, m+1
-		if nm > 12 {
-			ny, nm = y+1, 1
-		}
-		render(w, fmt.Sprintf("Events %04d-%02d", y, m), []string{fmt.Sprintf("No events are planned for %04d-%02d.", y, m)},
-			[]link{{fmt.Sprintf("/calendar/%04d/%02d", ny, nm), "Next month"}}, chromeMain)
-	})
-	mux.HandleFunc("/deep/", func(w http.ResponseWriter, r *http.Request) {
-		path := strings.TrimSuffix(r.URL.Path, "/")
-		render(w, "Archive "+path, []string{"Archived material, level " + strconv.Itoa(strings.Count(path, "/")-1) + "."},
-			[]link{{path + "/1", "Older"}}, chromeMain)
-	})
+	mux.HandleFunc("/calendar/{year}/{month}", serveCalendar)
+	mux.HandleFunc("/deep/", serveDeep)
 	mux.HandleFunc("/loop/a", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop/b", http.StatusFound) })
 	mux.HandleFunc("/loop/b", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop/a", http.StatusFound) })
 	mux.HandleFunc("/old/{name}", func(w http.ResponseWriter, r *http.Request) {
@@ -108,7 +56,93 @@ func Handler() http.Handler {
 		w.Header().Set("Content-Type", "application/pdf")
 		w.Write([]byte("%PDF-1.4\n\x00\x01\x02\x03 binary handbook\n"))
 	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("/", pageHandler(byPath, variant))
+	return mux
+}
+
+// pagesByPath indexes pages by path, leaving out the ;jsessionid
+// variants, and maps each base path to its variant's path.
+func pagesByPath(pages []Page) (byPath map[string]Page, variant map[string]string) {
+	byPath = make(map[string]Page, len(pages))
+	variant = map[string]string{} // base path → its ;jsessionid variant
+	for _, p := range pages {
+		path, _, isVariant := strings.Cut(p.Path, ";")
+		if isVariant {
+			variant[path] = p.Path // served by its base page
+			continue
+		}
+		byPath[path] = p
+	}
+	return byPath, variant
+}
+
+// homeLinks returns the home page's links: the section indexes, the
+// first notice of each series, the first news items and the crawler traps.
+func homeLinks(pages []Page) []link {
+	var links []link
+	for _, ix := range indexes {
+		links = append(links, link{ix.prefix, ix.title})
+	}
+	// The first notice of each series, so that a crawler meets it
+	// before the rest of its series (which /notices/ lists): ties
+	// among a series' equally long URLs then go to the same page in
+	// every crawl. Then the first news items.
+	news := 0
+	for _, p := range pages {
+		isNews := strings.HasPrefix(p.Path, "/news/")
+		if p.Family == p.Path && strings.HasPrefix(p.Path, "/notices/") || isNews && news < 6 {
+			links = append(links, link{p.Path, p.Title})
+		}
+		if isNews {
+			news++
+		}
+	}
+	return append(links, link{"/calendar/2026/03", "Events calendar"}, link{"/deep/1", "Archive"},
+		link{"/loop/a", "Old portal"}, link{"/old/vpn", "VPN (old address)"}, link{"/missing-report", "Annual report"},
+		link{"/files/handbook.pdf", "Handbook (PDF)"}, link{"/private/salaries.html", "Salaries"})
+}
+
+// indexLinks returns the links of the index page of prefix: the pages
+// whose path starts with it, but not their ;jsessionid variants.
+func indexLinks(pages []Page, prefix string) []link {
+	var links []link
+	for _, p := range pages {
+		if strings.HasPrefix(p.Path, prefix) && !strings.Contains(p.Path, ";") {
+			links = append(links, link{p.Path, p.Title})
+		}
+	}
+	return links
+}
+
+// serveCalendar serves /calendar/{year}/{month}: an infinite calendar,
+// each month linking to the next.
+func serveCalendar(w http.ResponseWriter, r *http.Request) {
+	y, errY := strconv.Atoi(r.PathValue("year"))
+	m, errM := strconv.Atoi(r.PathValue("month"))
+	if errY != nil || errM != nil || m < 1 || m > 12 {
+		http.NotFound(w, r)
+		return
+	}
+	ny, nm := y, m+1
+	if nm > 12 {
+		ny, nm = y+1, 1
+	}
+	render(w, fmt.Sprintf("Events %04d-%02d", y, m), []string{fmt.Sprintf("No events are planned for %04d-%02d.", y, m)},
+		[]link{{fmt.Sprintf("/calendar/%04d/%02d", ny, nm), "Next month"}}, chromeMain)
+}
+
+// serveDeep serves /deep/…: ever-deepening paths, each page linking one
+// level deeper.
+func serveDeep(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	render(w, "Archive "+path, []string{"Archived material, level " + strconv.Itoa(strings.Count(path, "/")-1) + "."},
+		[]link{{path + "/1", "Older"}}, chromeMain)
+}
+
+// pageHandler serves the pages of byPath (and their ;jsessionid variants,
+// listed in variant) and a soft 404 for any other path.
+func pageHandler(byPath map[string]Page, variant map[string]string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		path := r.URL.Path
 		if i := strings.Index(path, ";"); i >= 0 {
 			path = path[:i] // ;jsessionid=… variants serve the same page
@@ -119,22 +153,29 @@ func Handler() http.Handler {
 			render(w, "Page not found", []string{"Sorry, the page you requested could not be found."}, nil, chromeMain)
 			return
 		}
-		var links []link
-		chrome := chromeMain
-		switch {
-		case strings.HasPrefix(p.Path, "/manual/") && !strings.Contains(p.Path, ";"):
-			links = []link{{"/print" + p.Path, "Printer-friendly version"}, {"/mirror/it" + p.Path, "IT department copy"},
-				{variant[p.Path], "Permalink"}}
-		case strings.HasPrefix(p.Path, "/print/"):
-			chrome = chromePrint
-		case strings.HasPrefix(p.Path, "/mirror/"):
-			chrome = chromeMirror
-		}
+		links, chrome := pageLinksAndChrome(p, variant)
 		render(w, p.Title, paragraphs(p.Text), links, chrome)
-	})
-	return mux
+	}
 }
 
+// pageLinksAndChrome returns the extra links and the template of page p:
+// a manual page links its printer-friendly copy, its mirror and its
+// ;jsessionid variant; printer-friendly and mirror pages have their own
+// templates.
+func pageLinksAndChrome(p Page, variant map[string]string) ([]link, chrome) {
+	switch {
+	case strings.HasPrefix(p.Path, "/manual/") && !strings.Contains(p.Path, ";"):
+		return []link{{"/print" + p.Path, "Printer-friendly version"}, {"/mirror/it" + p.Path, "IT department copy"},
+			{variant[p.Path], "Permalink"}}, chromeMain
+	case strings.HasPrefix(p.Path, "/print/"):
+		return nil, chromePrint
+	case strings.HasPrefix(p.Path, "/mirror/"):
+		return nil, chromeMirror
+	}
+	return nil, chromeMain
+}
+
+// link is a hyperlink of a rendered page.
 type link struct{ Href, Text string }
 
 // indexes are the section index pages: each lists the pages whose path
@@ -170,6 +211,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 </body></html>
 `))
 
+// render writes a page of the site with the given template.
 func render(w http.ResponseWriter, title string, paras []string, links []link, c chrome) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	err := pageTemplate.Execute(w, struct {
@@ -183,6 +225,8 @@ func render(w http.ResponseWriter, title string, paras []string, links []link, c
 	}
 }
 
+// paragraphs splits text at blank lines into paragraphs with their white
+// space collapsed.
 func paragraphs(text string) []string {
 	var out []string
 	for _, p := range strings.Split(text, "\n\n") {
