@@ -210,56 +210,75 @@ func (p *Parser) Parse(s string) Parsed {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	s, out.Truncated = Cut(s, p.opts.MaxBytes)
-	add := func(c Clause) {
-		if strings.IndexFunc(c.Text, isWordRune) >= 0 {
-			out.Clauses = append(out.Clauses, c)
-		}
-	}
 	i := 0
 	for {
 		i = skipSpace(s, i)
 		if i >= len(s) {
 			return out
 		}
-		start := i
-		var c Clause
-		if (s[i] == '+' || s[i] == '-') && i+1 < len(s) && s[i+1] != '+' && s[i+1] != '-' && !spaceAt(s, i+1) {
-			c.Occur = Must
-			if s[i] == '-' {
-				c.Occur = MustNot
-			}
-			i++
-		}
-		if name, n := p.fieldAt(s[i:]); n > 0 {
-			c.Field = name
-			i += n
-		}
-		if c.Field != "" && c.Occur == Should {
-			c.Occur = Must
-		}
-		if s[i] == '"' {
-			if j := strings.IndexByte(s[i+1:], '"'); j >= 0 {
-				c.Text, c.Phrase = s[i+1:i+1+j], true
-				if c.Occur == Should {
-					c.Occur = Must
-				}
-				add(c)
-				i += j + 2
-				continue
-			}
+		c, next, ok := p.clauseAt(s, i)
+		if !ok {
 			// An unterminated quote is dropped, as if not typed.
-			s, i = s[:i]+s[i+1:], start
+			s = s[:next] + s[next+1:]
 			continue
 		}
-		j := i
-		for j < len(s) && s[j] != '"' && !spaceAt(s, j) {
-			_, n := utf8.DecodeRuneInString(s[j:])
-			j += n
+		if strings.IndexFunc(c.Text, isWordRune) >= 0 {
+			out.Clauses = append(out.Clauses, c)
 		}
-		c.Text = s[i:j]
-		add(c)
-		i = j
+		i = next
 	}
+}
+
+// clauseAt reads the clause that starts at s[i], not a space, and returns
+// it with the index just past it. If the clause's quote at s[next] is
+// unterminated, ok is false and the clause must be read again without
+// that quote.
+func (p *Parser) clauseAt(s string, i int) (c Clause, next int, ok bool) {
+	c.Occur, i = occurAt(s, i)
+	if name, n := p.fieldAt(s[i:]); n > 0 {
+		c.Field = name
+		i += n
+	}
+	if c.Field != "" && c.Occur == Should {
+		c.Occur = Must
+	}
+	if s[i] == '"' {
+		j := strings.IndexByte(s[i+1:], '"')
+		if j < 0 {
+			return c, i, false
+		}
+		c.Text, c.Phrase = s[i+1:i+1+j], true
+		if c.Occur == Should {
+			c.Occur = Must
+		}
+		return c, i + j + 2, true
+	}
+	j := wordEnd(s, i)
+	c.Text = s[i:j]
+	return c, j, true
+}
+
+// occurAt reads the optional "+" or "-" before the clause at s[i] and
+// returns the clause's Occur and the index past the sign. A sign counts
+// only if followed by something other than a sign or a space.
+func occurAt(s string, i int) (Occur, int) {
+	if (s[i] != '+' && s[i] != '-') || i+1 >= len(s) || s[i+1] == '+' || s[i+1] == '-' || spaceAt(s, i+1) {
+		return Should, i
+	}
+	if s[i] == '-' {
+		return MustNot, i + 1
+	}
+	return Must, i + 1
+}
+
+// wordEnd returns the index of the first quote or space at or after i in
+// s, or len(s).
+func wordEnd(s string, i int) int {
+	for i < len(s) && s[i] != '"' && !spaceAt(s, i) {
+		_, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+	}
+	return i
 }
 
 // fieldAt returns the field named at the start of s ("name:" followed by
@@ -279,13 +298,17 @@ func (p *Parser) fieldAt(s string) (name string, n int) {
 	return f.Name, k + 1
 }
 
+// isWordRune reports whether r is a letter or a digit.
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
+// spaceAt reports whether the rune at s[i] is a space.
 func spaceAt(s string, i int) bool {
 	r, _ := utf8.DecodeRuneInString(s[i:])
 	return unicode.IsSpace(r)
 }
 
+// skipSpace returns the index of the first non-space rune at or after i
+// in s, or len(s).
 func skipSpace(s string, i int) int {
 	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
