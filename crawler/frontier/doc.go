@@ -2,7 +2,11 @@
 // URLs to fetch, stored in a bbolt file, that survives Ctrl-C and kill -9 and
 // plugs into colly as a queue storage ([queue.Storage]).
 //
-// Contract:
+// [Queue] is the frontier as the crawler uses it, with its contract (order,
+// at most once, atomic and durable batches, leases for the URLs in flight,
+// pacing, revisits); [Frontier] is its embedded implementation, and the
+// suite in crawler/frontier/frontiertest checks any implementation against
+// the contract. A Frontier's own contract:
 //
 //   - Priority: higher priority is fetched first; equal priorities are
 //     fetched in insertion order (FIFO). Through colly the priority is the
@@ -28,8 +32,9 @@
 // On disk, bucket "pending" maps (inverted priority, sequence), both
 // big-endian, to (URL, payload), so a cursor's first key is the next URL
 // ("inflight", the same, is only read: files of earlier versions wrote
-// popped URLs there, and Open returns them to "pending"); bucket "urls" maps URL to its state; "revisit" maps (time, URL) to a
-// priority and "revisit-url" URL to its time; "meta" holds the counters.
+// popped URLs there, and Open returns them to "pending"); bucket "urls" maps
+// URL to its state; "revisit" maps (time, URL) to a priority and
+// "revisit-url" URL to its time; "meta" holds the counters.
 //
 // A Frontier is safe for concurrent use by multiple goroutines: bbolt
 // serializes writers, and readers see committed states only.

@@ -378,31 +378,22 @@ func (f *Frontier) SeenAll(urls []string) ([]bool, error) {
 	return seen, nil
 }
 
-// A Batch collects frontier changes for [Frontier.Commit], which applies
-// them in order in one transaction: a crawler queues the links of a group
-// of pages, and marks the group's URLs done, with one commit each. The
-// zero value is empty. A Batch is not safe for concurrent use.
+// A Batch collects frontier changes for [Queue.Commit] ([Frontier.Commit]),
+// which applies them in order, all or none: a crawler queues the links of a
+// group of pages, and marks the group's URLs done, with one commit each.
+// The zero value is empty. A Batch is not safe for concurrent use.
 type Batch struct {
-	ops []op
-}
-
-type op struct {
-	kind     byte // 'a' add, 'd' done, 'q' requeue, 'r' reprioritize, 's' schedule
-	at       time.Time
-	url      string
-	priority int
-	payload  []byte
-	outcome  string
+	ops []Change
 }
 
 // Add queues url as Frontier.Add does: only if it was never seen.
 func (b *Batch) Add(url string, priority int, payload []byte) {
-	b.ops = append(b.ops, op{kind: 'a', url: url, priority: priority, payload: payload})
+	b.ops = append(b.ops, Change{Op: OpAdd, URL: url, Priority: priority, Payload: payload})
 }
 
 // Done marks url done as Frontier.Done does.
 func (b *Batch) Done(url, outcome string) {
-	b.ops = append(b.ops, op{kind: 'd', url: url, outcome: outcome})
+	b.ops = append(b.ops, Change{Op: OpDone, URL: url, Outcome: outcome})
 }
 
 // Requeue puts url back in the queue at the end of its priority, with a
@@ -410,18 +401,18 @@ func (b *Batch) Done(url, outcome string) {
 // retry after a transient failure), or a done one. Its claim, if popped,
 // ends with the commit.
 func (b *Batch) Requeue(url string, priority int, payload []byte) {
-	b.ops = append(b.ops, op{kind: 'q', url: url, priority: priority, payload: payload})
+	b.ops = append(b.ops, Change{Op: OpRequeue, URL: url, Priority: priority, Payload: payload})
 }
 
 // Reprioritize moves a pending url as Frontier.Reprioritize does.
 func (b *Batch) Reprioritize(url string, priority int) {
-	b.ops = append(b.ops, op{kind: 'r', url: url, priority: priority})
+	b.ops = append(b.ops, Change{Op: OpReprioritize, URL: url, Priority: priority})
 }
 
 // Schedule records a revisit of url as Frontier.Schedule does, with a
 // payload that Due queues the URL with (nil: none).
 func (b *Batch) Schedule(url string, at time.Time, priority int, payload []byte) {
-	b.ops = append(b.ops, op{kind: 's', url: url, at: at, priority: priority, payload: payload})
+	b.ops = append(b.ops, Change{Op: OpSchedule, URL: url, At: at, Priority: priority, Payload: payload})
 }
 
 // Len returns the number of changes in the batch.
@@ -433,102 +424,144 @@ func (b *Batch) Len() int { return len(b.ops) }
 // ErrBadRequest for an empty URL. Cost: one transaction, O(log n) per
 // change.
 func (f *Frontier) Commit(b *Batch) (added []bool, err error) {
-	nAdd, writes := 0, false
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	nAdd := 0
 	for _, o := range b.ops {
-		if o.url == "" {
-			return nil, fmt.Errorf("%w: empty URL", ErrBadRequest)
-		}
-		if o.kind == 'a' {
+		if o.Op == OpAdd {
 			nAdd++
-		} else {
-			writes = true
 		}
 	}
-	added = make([]bool, nAdd)
-	if !writes { // only adds: spare the write transaction when all are known
-		urls := make([]string, 0, nAdd)
-		for _, o := range b.ops {
-			urls = append(urls, o.url)
-		}
-		seen, err := f.SeenAll(urls)
+	if nAdd == len(b.ops) { // only adds: spare the write transaction when all are known
+		known, err := f.allSeen(b.ops)
 		if err != nil {
 			return nil, err
 		}
-		if !slices.Contains(seen, false) {
-			return added, nil
+		if known {
+			return make([]bool, nAdd), nil
 		}
 	}
+	added = make([]bool, nAdd)
 	err = f.update(func(tx *bolt.Tx, st *Stats) error {
 		clear(added)
-		changed, i := false, 0
-		var newURLs []urlState // written in key order after the loop
-		fresh := map[string]bool{}
-		for _, o := range b.ops {
-			switch o.kind {
-			case 'a':
-				if !fresh[o.url] && tx.Bucket(bURLs).Get([]byte(o.url)) == nil {
-					k, err := push(tx, st, o.url, o.priority, o.payload)
-					if err != nil {
-						return err
-					}
-					newURLs = append(newURLs, urlState{o.url, stateValue(Pending, k)})
-					fresh[o.url] = true
-					added[i], changed = true, true
-				}
-				i++
-			case 's':
-				if err := schedule(tx, st, o.url, o.at, o.priority, o.payload); err != nil {
-					return err
-				}
-				changed = true
-			case 'd', 'q', 'r':
-				// Done, Requeue and Reprioritize read URL states: write
-				// the new ones first.
-				if err := putStates(tx, newURLs); err != nil {
-					return err
-				}
-				newURLs, fresh = nil, map[string]bool{}
-				switch o.kind {
-				case 'd':
-					if err := done(tx, st, o.url, o.outcome); err != nil {
-						return err
-					}
-					changed = true
-					continue
-				case 'q':
-					if err := requeue(tx, st, o.url, o.priority, o.payload); err != nil {
-						return err
-					}
-					changed = true
-					continue
-				}
-				moved, err := f.reprioritize(tx, st, o.url, o.priority)
-				if err != nil {
-					return err
-				}
-				changed = changed || moved
-			}
-		}
-		if err := putStates(tx, newURLs); err != nil {
-			return err
-		}
-		if !changed {
-			return errNoChange
-		}
-		return nil
-	}, func() {
-		for _, o := range b.ops {
-			if o.kind == 'd' || o.kind == 'q' {
-				delete(f.claimed, o.url)
-			}
-		}
-	})
+		return f.apply(tx, st, b.ops, added)
+	}, func() { f.release(b.ops) })
 	if err != nil {
 		return nil, err
 	}
 	return added, nil
 }
 
+// allSeen reports whether every URL of ops was seen before.
+func (f *Frontier) allSeen(ops []Change) (bool, error) {
+	urls := make([]string, len(ops))
+	for i, o := range ops {
+		urls[i] = o.URL
+	}
+	seen, err := f.SeenAll(urls)
+	if err != nil {
+		return false, err
+	}
+	return !slices.Contains(seen, false), nil
+}
+
+// release ends the claims that a committed batch's Done and Requeue
+// changes complete. Call under wmu.
+func (f *Frontier) release(ops []Change) {
+	for _, o := range ops {
+		if o.Op == OpDone || o.Op == OpRequeue {
+			delete(f.claimed, o.URL)
+		}
+	}
+}
+
+// apply applies ops in order in tx, setting added[i] for the i-th Add
+// whose URL was new, and returns errNoChange if nothing changed. Call
+// under wmu.
+func (f *Frontier) apply(tx *bolt.Tx, st *Stats, ops []Change, added []bool) error {
+	a := applier{f: f, tx: tx, st: st, added: added, fresh: map[string]bool{}}
+	for _, o := range ops {
+		if err := a.apply(o); err != nil {
+			return err
+		}
+	}
+	if err := a.flush(); err != nil {
+		return err
+	}
+	if !a.changed {
+		return errNoChange
+	}
+	return nil
+}
+
+// An applier applies a batch's changes in one write transaction. The
+// states of the URLs its adds queue are written in key order when a
+// change that reads URL states comes, or at the end (see putStates).
+type applier struct {
+	f       *Frontier
+	tx      *bolt.Tx
+	st      *Stats
+	added   []bool // one flag per Add of the batch
+	nAdd    int    // Adds applied so far
+	changed bool
+	newURLs []urlState      // states of URLs queued since the last flush
+	fresh   map[string]bool // their URLs
+}
+
+// apply applies one change.
+func (a *applier) apply(o Change) error {
+	switch o.Op {
+	case OpAdd:
+		return a.add(o)
+	case OpSchedule:
+		a.changed = true
+		return schedule(a.tx, a.st, o.URL, o.At, o.Priority, o.Payload)
+	}
+	// Done, Requeue and Reprioritize read URL states: write the new ones
+	// first.
+	if err := a.flush(); err != nil {
+		return err
+	}
+	switch o.Op {
+	case OpDone:
+		a.changed = true
+		return done(a.tx, a.st, o.URL, o.Outcome)
+	case OpRequeue:
+		a.changed = true
+		return requeue(a.tx, a.st, o.URL, o.Priority, o.Payload)
+	}
+	moved, err := a.f.reprioritize(a.tx, a.st, o.URL, o.Priority)
+	a.changed = a.changed || moved
+	return err
+}
+
+// add queues the URL of an Add if it was never seen.
+func (a *applier) add(o Change) error {
+	i := a.nAdd
+	a.nAdd++
+	if a.fresh[o.URL] || a.tx.Bucket(bURLs).Get([]byte(o.URL)) != nil {
+		return nil
+	}
+	k, err := push(a.tx, a.st, o.URL, o.Priority, o.Payload)
+	if err != nil {
+		return err
+	}
+	a.newURLs = append(a.newURLs, urlState{o.URL, stateValue(Pending, k)})
+	a.fresh[o.URL] = true
+	a.added[i], a.changed = true, true
+	return nil
+}
+
+// flush writes the states of the URLs queued since the last flush.
+func (a *applier) flush() error {
+	err := putStates(a.tx, a.newURLs)
+	a.newURLs = nil
+	clear(a.fresh)
+	return err
+}
+
+// A urlState is the state of a URL to write in bucket "urls".
 type urlState struct {
 	url   string
 	state []byte
