@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,8 +12,6 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler"
-	"github.com/doppel-search/doppel/dedup"
-	"github.com/doppel-search/doppel/indexer"
 )
 
 // errInterrupted reports a crawl stopped by SIGINT/SIGTERM; it exits with
@@ -45,145 +42,62 @@ func loadConfig(path string) (crawler.Options, error) {
 // stringList is a repeatable string flag.
 type stringList []string
 
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
+// String returns the values, comma-separated.
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+
+// Set appends v.
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 // runCrawl crawls into a data directory, or resumes the crawl saved there.
 func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
-	var seeds stringList
-	fs.Var(&seeds, "seed", "start `URL` (repeatable); without it, the crawl saved in --data resumes")
-	data := fs.String("data", "", "data `directory` for the frontier, page records and index (required)")
-	config := fs.String("config", "", "JSON configuration `file` (flags override it)")
-	maxPages := fs.Int("max-pages", 0, "pages to fetch in all, across restarts (default 1000)")
-	policy := fs.String("policy", "", "near-duplicates: skip (default), hidden or all")
-	delay := fs.Duration("delay", 0, "pause between requests (default 100ms; 0: none)")
-	parallelism := fs.Int("parallelism", 0, "requests in flight (default 2)")
-	maxDepth := fs.Int("max-depth", 0, "links followed from a seed (default 10)")
-	ignoreRobots := fs.Bool("ignore-robots", false, "do not honour robots.txt")
-	userAgent := fs.String("user-agent", "", "User-Agent header (default DoppelBot/1.0)")
-	language := fs.String("language", "", "language whose pages are preferred as masters of their clusters (e.g. en; default: the seed page's)")
-	similarity := fs.String("similarity", "", "what makes pages copies: resemblance (default; the same text up to small edits) or cosine (the same words: for spam-like edits, joins API pages that share their vocabulary)")
-	serveAddr := fs.String("serve", "", "also serve the search UI and API on this `address` while crawling")
-	once := fs.Bool("once", false, "one pass: crawl what is new and what is due, then stop (default: keep the crawl fresh until stopped)")
-	identity := identityFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: doppel crawl --seed URL [--seed URL…] --data DIR [flags]\n"+
-			"       doppel crawl --data DIR [--max-pages N] [--once]   (go on with the saved options)\n\n"+
-			"Crawls the seeds' hosts, deduplicates and indexes into DIR, then keeps the index fresh: each\n"+
-			"page is fetched again when its schedule says it is due (conditional GET; changes re-indexed,\n"+
-			"deleted pages removed) and the sitemaps are read again, until Ctrl-C (SIGINT) or SIGTERM, which\n"+
-			"stop resumably (exit status 0). With --once it stops when nothing is left to fetch now: exit\n"+
-			"status 0 done, 130 interrupted (run the same command again to resume). Progress on stderr, a\n"+
-			"summary on stdout. Giving the seeds again on a DIR with a crawl goes on with the new options.\n"+
-			"Exit status 1: error, 2: usage.\n\nFlags:\n")
-		fs.PrintDefaults()
-		fmt.Fprintf(stderr, "\nThe configuration file (--config) is JSON: crawler.Options in snake_case, durations as Go\n"+
-			"duration strings, every field optional (absent: the default; \"delay\": \"0s\": none),\n"+
-			"unknown fields are errors; crawl.json in the data directory has the same format. Complete example:\n%s\n", crawler.ExampleConfig)
-	}
+	fs, f := newCrawlFlags(stderr)
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if *data == "" {
+	if f.data == "" {
 		fmt.Fprintln(stderr, "doppel crawl: --data is required")
 		fs.Usage()
 		return errUsage
 	}
-	var opts crawler.Options
-	if *config != "" {
-		var err error
-		if opts, err = loadConfig(*config); err != nil {
-			return err
-		}
-	}
-	var flagErr error
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "seed":
-			opts.Seeds = seeds
-		case "max-pages":
-			opts.MaxPages = *maxPages
-		case "policy":
-			p, err := indexer.ParsePolicy(*policy)
-			flagErr = errors.Join(flagErr, err)
-			opts.Policy = p
-		case "delay":
-			opts.Delay = *delay
-			if opts.Delay == 0 {
-				opts.Delay = -1 // --delay 0 means none
-			}
-		case "parallelism":
-			opts.Parallelism = *parallelism
-		case "max-depth":
-			opts.MaxDepth = *maxDepth
-		case "ignore-robots":
-			opts.IgnoreRobots = *ignoreRobots
-		case "user-agent":
-			opts.UserAgent = *userAgent
-		case "similarity":
-			sim, err := dedup.ParseSimilarity(*similarity)
-			flagErr = errors.Join(flagErr, err)
-			opts.Similarity = sim
-		case "language":
-			opts.Language = *language
-		}
-	})
-	if flagErr != nil {
-		return flagErr
-	}
-	var bad []string
-	fs.Visit(func(f *flag.Flag) {
-		if g, ok := f.Value.(flag.Getter); ok {
-			if n, ok := g.Get().(int); ok && n < 1 { // every int flag is a count
-				bad = append(bad, "--"+f.Name)
-			}
-		}
-	})
-	if len(bad) > 0 {
-		fmt.Fprintf(stderr, "doppel crawl: %s must be at least 1\n", strings.Join(bad, ", "))
-		return errUsage
-	}
-	if len(opts.Seeds) == 0 {
-		// Resuming: Open uses the saved options and only MaxPages from
-		// opts. Refuse anything else rather than silently ignore it.
-		var ignored []string
-		fs.Visit(func(f *flag.Flag) {
-			switch f.Name {
-			case "data", "max-pages", "serve", "once", "groups-header", "trusted-proxies", "demo-users", "admin-groups", "admin-addr":
-			default:
-				ignored = append(ignored, "--"+f.Name)
-			}
-		})
-		if len(ignored) > 0 {
-			fmt.Fprintf(stderr, "doppel crawl: without --seed (on the command line or in the config file), crawl resumes the crawl\n"+
-				"saved in %s with its saved options, which only --max-pages may change: %s would be ignored.\n"+
-				"Give the seeds to start a crawl, or to go on with the crawl in %s with new options.\n",
-				*data, strings.Join(ignored, ", "), *data)
-			return errUsage
-		}
-	}
-	id, err := identity()
+	opts, err := f.options(fs)
 	if err != nil {
 		return err
 	}
-	c, err := crawler.Open(*data, opts)
+	if err := checkCrawlCounts(fs, stderr); err != nil {
+		return err
+	}
+	if len(opts.Seeds) == 0 {
+		if err := checkResumeFlags(fs, f.data, stderr); err != nil {
+			return err
+		}
+	}
+	id, err := f.identity()
+	if err != nil {
+		return err
+	}
+	c, err := crawler.Open(f.data, opts)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	if *serveAddr == "" {
-		return crawlAndReport(ctx, c, *data, !*once, stdout, stderr)
+	if f.serveAddr == "" {
+		return crawlAndReport(ctx, c, f.data, !f.once, stdout, stderr)
 	}
-	// Search while crawling: the index being built, from this process.
-	srv, err := listen(c.View(), *serveAddr, id, stdout, stderr)
+	return crawlAndServe(ctx, c, f, id, stdout, stderr)
+}
+
+// crawlAndServe runs the crawl as crawlAndReport does while serving
+// search on f.serveAddr: the index being built, from this process. After
+// a crawl with --once it goes on serving until ctx is done.
+func crawlAndServe(ctx context.Context, c *crawler.Crawler, f *crawlFlags, id identity, stdout, stderr io.Writer) error {
+	srv, err := listen(c.View(), f.serveAddr, id, stdout, stderr)
 	if err != nil {
 		return err
 	}
 	serveCtx, stopServing := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.serve(serveCtx) }()
-	if err := crawlAndReport(ctx, c, *data, !*once, stdout, stderr); err != nil || !*once {
+	if err := crawlAndReport(ctx, c, f.data, !f.once, stdout, stderr); err != nil || !f.once {
 		stopServing()
 		return errors.Join(err, <-served)
 	}
@@ -313,6 +227,7 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
+// printSummary prints the crawl's counters and its index's summary.
 func printSummary(w io.Writer, c *crawler.Crawler, dir string, elapsed time.Duration) {
 	st := c.Stats()
 	sum, err := c.View().Summary()

@@ -21,12 +21,15 @@ type clusterLine struct {
 	Master  string `json:"master"`
 }
 
+// pairLine is a near-duplicate pair of doppel dedup's --pairs output.
 type pairLine struct {
 	A     string  `json:"a"`
 	B     string  `json:"b"`
 	Score float64 `json:"score"`
 }
 
+// runDedup clusters a JSONL document collection into near-duplicate
+// clusters, written as JSONL.
 func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dedup", flag.ContinueOnError)
 	in := fs.String("in", "", "input documents, JSONL (gzip allowed): {\"id\", \"text\"[, \"url\", \"title\", \"group\"]} (required)")
@@ -67,70 +70,114 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	table, err := loadOrBuildTable(*statsIn, &opts, recs)
+	det, err := newDedupDetector(recs, *statsIn, *statsOut, &opts)
 	if err != nil {
 		return err
 	}
-	if *statsOut != "" {
-		if err := table.Save(*statsOut); err != nil {
-			return err
-		}
-	}
-	det, err := dedup.New(table, opts)
+	job := dedupJob{det: det, recs: recs, workers: *workers, quiet: *quiet, star: *clustering == "star"}
+	nclusters, err := job.run(ctx, *out, *pairsPath, stderr)
 	if err != nil {
 		return err
-	}
-
-	clusters, err := jsonl.Create(*out)
-	if err != nil {
-		return err
-	}
-	defer clusters.Abort() // no-op after Commit
-	var pairs *jsonl.Writer
-	if *pairsPath != "" {
-		if pairs, err = jsonl.Create(*pairsPath); err != nil {
-			return err
-		}
-		defer pairs.Abort()
-	}
-	progress := newProgress(stderr, "dedup", len(recs), *quiet)
-	err = det.AddAll(ctx, documents(recs), *workers, func(r dedup.Result) error {
-		progress.tick()
-		if pairs != nil {
-			for _, p := range r.Pairs {
-				if err := pairs.Write(pairLine{p.A, p.B, p.Score}); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	assigned := det.Assignments()
-	if *clustering == "star" {
-		assigned = det.StarAssignments()
-	}
-	nclusters := map[string]bool{}
-	for _, a := range assigned {
-		nclusters[string(a.Cluster)] = true
-		if err := clusters.Write(clusterLine{a.ID, string(a.Cluster), a.Master}); err != nil {
-			return err
-		}
-	}
-	if err := clusters.Commit(); err != nil {
-		return err
-	}
-	if pairs != nil {
-		if err := pairs.Commit(); err != nil {
-			return err
-		}
 	}
 	st := det.Stats()
 	fmt.Fprintf(stderr, "dedup: %d documents, %d clusters, %d duplicates, %d unsignable, %d repaired (invalid UTF-8), %d pairs, %.1f s (method %s, %s clustering)\n",
-		st.Documents, len(nclusters), st.Documents-len(nclusters), st.Unsignable, repaired, st.Pairs, time.Since(start).Seconds(), opts.Method, *clustering)
+		st.Documents, nclusters, st.Documents-nclusters, st.Unsignable, repaired, st.Pairs, time.Since(start).Seconds(), opts.Method, *clustering)
 	return nil
+}
+
+// newDedupDetector returns a detector with the term statistics loaded
+// from statsIn or built from recs, saving them to statsOut if it is not
+// empty (see loadOrBuildTable for what it sets in opts).
+func newDedupDetector(recs []jsonl.Record, statsIn, statsOut string, opts *dedup.Options) (*dedup.Detector, error) {
+	table, err := loadOrBuildTable(statsIn, opts, recs)
+	if err != nil {
+		return nil, err
+	}
+	if statsOut != "" {
+		if err := table.Save(statsOut); err != nil {
+			return nil, err
+		}
+	}
+	return dedup.New(table, *opts)
+}
+
+// A dedupJob is the clustering of a document collection by doppel dedup.
+type dedupJob struct {
+	det     *dedup.Detector
+	recs    []jsonl.Record
+	workers int  // documents signed in parallel
+	quiet   bool // no progress lines
+	star    bool // star clustering, not online
+}
+
+// run adds the documents to the detector, writing every detected pair to
+// pairsPath (if not empty), then writes each document's cluster to out.
+// Each file is committed only when complete. It returns the number of
+// clusters.
+func (j dedupJob) run(ctx context.Context, out, pairsPath string, stderr io.Writer) (int, error) {
+	clusters, err := jsonl.Create(out)
+	if err != nil {
+		return 0, err
+	}
+	defer clusters.Abort() // no-op after Commit
+	var pairs *jsonl.Writer
+	if pairsPath != "" {
+		if pairs, err = jsonl.Create(pairsPath); err != nil {
+			return 0, err
+		}
+		defer pairs.Abort()
+	}
+	progress := newProgress(stderr, "dedup", len(j.recs), j.quiet)
+	if err := j.det.AddAll(ctx, documents(j.recs), j.workers, writePairs(progress, pairs)); err != nil {
+		return 0, err
+	}
+	assigned := j.det.Assignments()
+	if j.star {
+		assigned = j.det.StarAssignments()
+	}
+	nclusters, err := writeClusters(clusters, assigned)
+	if err != nil {
+		return 0, err
+	}
+	if err := clusters.Commit(); err != nil {
+		return 0, err
+	}
+	if pairs != nil {
+		if err := pairs.Commit(); err != nil {
+			return 0, err
+		}
+	}
+	return nclusters, nil
+}
+
+// writePairs returns the detector's callback: it ticks progress and
+// writes the result's pairs to pairs, if not nil.
+func writePairs(progress *progress, pairs *jsonl.Writer) func(dedup.Result) error {
+	return func(r dedup.Result) error {
+		progress.tick()
+		if pairs == nil {
+			return nil
+		}
+		for _, p := range r.Pairs {
+			if err := pairs.Write(pairLine{p.A, p.B, p.Score}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// writeClusters writes a clusterLine for each assignment to w and returns
+// the number of distinct clusters.
+func writeClusters(w *jsonl.Writer, assigned []dedup.Assignment) (int, error) {
+	nclusters := map[string]bool{}
+	for _, a := range assigned {
+		nclusters[string(a.Cluster)] = true
+		if err := w.Write(clusterLine{a.ID, string(a.Cluster), a.Master}); err != nil {
+			return 0, err
+		}
+	}
+	return len(nclusters), nil
 }
 
 // readDocs reads a JSONL document file.
@@ -177,6 +224,7 @@ func loadOrBuildTable(path string, opts *dedup.Options, recs []jsonl.Record) (*s
 	return table, nil
 }
 
+// documents converts records to the detector's documents.
 func documents(recs []jsonl.Record) []dedup.Document {
 	docs := make([]dedup.Document, len(recs))
 	for i, r := range recs {
@@ -194,11 +242,13 @@ type progress struct {
 	quiet       bool
 }
 
+// newProgress returns a progress over total documents, silent if quiet.
 func newProgress(w io.Writer, what string, total int, quiet bool) *progress {
 	now := time.Now()
 	return &progress{w: w, what: what, total: total, start: now, last: now, quiet: quiet}
 }
 
+// tick counts a document done and prints a line if it is time.
 func (p *progress) tick() {
 	p.done++
 	if p.quiet || time.Since(p.last) < 2*time.Second {

@@ -46,26 +46,17 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	dir := *data
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "doppel-demo-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
-	} else if err := prepareDemoDir(dir); err != nil {
+	dir, cleanup, err := demoDir(*data)
+	if err != nil {
 		return err
 	}
+	defer cleanup()
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	site, stopSite, err := startDemoSite()
 	if err != nil {
-		return fmt.Errorf("starting the demo intranet: %w", err)
+		return err
 	}
-	srv := &http.Server{Handler: demosite.Handler()}
-	go srv.Serve(ln)
-	defer srv.Close()
-	site := "http://" + ln.Addr().String()
+	defer stopSite()
 	fmt.Fprintf(stdout, "Demo intranet: %s (%d pages, plus crawler traps)\n", site, len(demosite.Pages()))
 	if *data == "" {
 		fmt.Fprintf(stdout, "Data directory: %s (temporary, removed at exit; --data DIR keeps the crawl)\n\n", dir)
@@ -80,15 +71,62 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer c.Close()
 	if err := crawlAndReport(ctx, c, dir, false, stdout, stderr); err != nil {
-		if errors.Is(err, errInterrupted) {
-			return errors.New("interrupted")
-		}
-		return err
+		return demoCrawlError(err)
 	}
 	path := func(u string) string { return strings.TrimPrefix(u, site) }
+	printDemoClusters(stdout, c.Detector().Clusters(), path)
+	if err := printDemoQueries(ctx, stdout, ranking.New(c.Index(), ranking.Options{}), path); err != nil {
+		return err
+	}
+	if *data != "" {
+		fmt.Fprintf(stdout, "\nThe crawl is kept in %s: try doppel export --data %s, or doppel serve --data %s\n", dir, dir, dir)
+	}
+	fmt.Fprintln(stdout, "\nDemo users: guest sees public pages; hr-staff also sees the HR pages under /hr/; admin sees everything and the status page.")
+	return serveDemo(ctx, c.View(), *addr, stdout, stderr)
+}
 
+// demoDir returns the demo's data directory — data, prepared for a fresh
+// crawl, or a new temporary directory if data is empty — and the function
+// that removes it if temporary.
+func demoDir(data string) (dir string, cleanup func(), err error) {
+	if data == "" {
+		tmp, err := os.MkdirTemp("", "doppel-demo-")
+		if err != nil {
+			return "", nil, err
+		}
+		return tmp, func() { os.RemoveAll(tmp) }, nil
+	}
+	if err := prepareDemoDir(data); err != nil {
+		return "", nil, err
+	}
+	return data, func() {}, nil
+}
+
+// startDemoSite serves the demo intranet on a free loopback port and
+// returns its base URL and the function that stops it.
+func startDemoSite() (site string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, fmt.Errorf("starting the demo intranet: %w", err)
+	}
+	srv := &http.Server{Handler: demosite.Handler()}
+	go srv.Serve(ln)
+	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
+}
+
+// demoCrawlError is the demo's error for a failed crawl: an interrupted
+// crawl is not resumable, as the demo crawls afresh each time.
+func demoCrawlError(err error) error {
+	if errors.Is(err, errInterrupted) {
+		return errors.New("interrupted")
+	}
+	return err
+}
+
+// printDemoClusters prints the clusters with two or more members, by
+// master URL: the master, then the other members, as paths.
+func printDemoClusters(stdout io.Writer, clusters []cluster.Cluster, path func(string) string) {
 	fmt.Fprintln(stdout, "\nNear-duplicate clusters (master, then members):")
-	clusters := c.Detector().Clusters()
 	slices.SortFunc(clusters, func(a, b cluster.Cluster) int { return strings.Compare(a.Master.URL, b.Master.URL) })
 	for _, cl := range clusters {
 		if len(cl.Members) < 2 {
@@ -106,11 +144,13 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			fmt.Fprintf(stdout, "      %s\n", m)
 		}
 	}
+}
 
-	// The example queries run as the UI runs them (package ranking), for
-	// the demo's admin, who may see every page.
+// printDemoQueries prints the results of the example queries, run as the
+// UI runs them (package ranking), for the demo's admin, who may see every
+// page.
+func printDemoQueries(ctx context.Context, stdout io.Writer, search *ranking.Searcher, path func(string) string) error {
 	fmt.Fprintln(stdout, "\nExample queries, one result per cluster (as admin):")
-	search := ranking.New(c.Index(), ranking.Options{})
 	for _, q := range demoQueries {
 		res, err := search.Search(ctx, ranking.Request{Query: q, Size: 3, Groups: demoAdminGroups})
 		if err != nil {
@@ -120,34 +160,46 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		for _, h := range res.Hits {
 			line := fmt.Sprintf("    %s — %s", path(h.URL), h.Title)
 			if h.Similar > 0 {
-				members, err := search.Members(ctx, h.Cluster, demoAdminGroups, ranking.ByRelevance, q)
+				similar, err := demoSimilar(ctx, search, h, q, path)
 				if err != nil {
 					return err
 				}
-				var others []string
-				for _, m := range members {
-					if m.ID != h.ID {
-						others = append(others, path(m.URL))
-					}
-				}
-				slices.Sort(others)
-				if len(others) > 3 {
-					others = append(others[:3], "…")
-				}
-				line += fmt.Sprintf("  [%d similar pages: %s]", h.Similar, strings.Join(others, ", "))
+				line += similar
 			}
 			fmt.Fprintln(stdout, line)
 		}
 	}
-	if *data != "" {
-		fmt.Fprintf(stdout, "\nThe crawl is kept in %s: try doppel export --data %s, or doppel serve --data %s\n", dir, dir, dir)
+	return nil
+}
+
+// demoSimilar returns the note on hit h of query q that lists up to three
+// of the other members of its cluster, as paths.
+func demoSimilar(ctx context.Context, search *ranking.Searcher, h ranking.Hit, q string, path func(string) string) (string, error) {
+	members, err := search.Members(ctx, h.Cluster, demoAdminGroups, ranking.ByRelevance, q)
+	if err != nil {
+		return "", err
 	}
-	fmt.Fprintln(stdout, "\nDemo users: guest sees public pages; hr-staff also sees the HR pages under /hr/; admin sees everything and the status page.")
+	var others []string
+	for _, m := range members {
+		if m.ID != h.ID {
+			others = append(others, path(m.URL))
+		}
+	}
+	slices.Sort(others)
+	if len(others) > 3 {
+		others = append(others[:3], "…")
+	}
+	return fmt.Sprintf("  [%d similar pages: %s]", h.Similar, strings.Join(others, ", ")), nil
+}
+
+// serveDemo serves the search UI over v on addr, with the demo users, or
+// on another free port if addr is the default and taken.
+func serveDemo(ctx context.Context, v *crawler.View, addr string, stdout, stderr io.Writer) error {
 	id := identity{web: web.Options{DemoUsers: []web.DemoUser{{Name: "guest"}, {Name: "hr-staff", Groups: []string{"hr"}},
 		{Name: "admin", Groups: demoAdminGroups}}, AdminGroups: []string{"admin"}}}
-	err = serve(ctx, c.View(), *addr, id, stdout, stderr)
-	if err != nil && *addr == "127.0.0.1:8080" && isAddrInUse(err) {
-		err = serve(ctx, c.View(), "127.0.0.1:0", id, stdout, stderr)
+	err := serve(ctx, v, addr, id, stdout, stderr)
+	if err != nil && addr == "127.0.0.1:8080" && isAddrInUse(err) {
+		err = serve(ctx, v, "127.0.0.1:0", id, stdout, stderr)
 	}
 	return err
 }
@@ -181,4 +233,5 @@ func prepareDemoDir(dir string) error {
 	return os.WriteFile(filepath.Join(dir, demoMarker), []byte("a doppel demo crawl; the next doppel demo --data here replaces it\n"), 0o644)
 }
 
+// isAddrInUse reports whether err is an "address already in use" error.
 func isAddrInUse(err error) bool { return errors.Is(err, syscall.EADDRINUSE) }

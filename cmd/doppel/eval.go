@@ -37,14 +37,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fs.Usage()
 		return errUsage
 	}
-	tables := map[string]bool{}
-	for _, t := range strings.Split(*tablesFlag, ",") {
-		switch t = strings.TrimSpace(t); t {
-		case "methods", "simhash", "kolcz", "protocol":
-			tables[t] = true
-		default:
-			return fmt.Errorf("unknown table %q (want methods, simhash, kolcz or protocol)", t)
-		}
+	tables, err := parseEvalTables(*tablesFlag)
+	if err != nil {
+		return err
 	}
 	recs, _, err := readDocs(*in)
 	if err != nil {
@@ -60,77 +55,128 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fmt.Fprintf(stdout, "Corpus %s: %d documents; ground truth at %.2f: %d resemblance pairs, %d cosine pairs.\n\n",
 		*in, len(recs), *threshold, len(res), len(cos))
 
-	if tables["methods"] {
-		t := eval.Table{Header: []string{"method", "pairs", "P (res)", "R (res)", "F1 (res)", "P (cos)", "R (cos)", "F1 (cos)", "seconds"}}
-		for _, c := range methodConfigs() {
-			r, err := e.run(c)
-			if err != nil {
-				return err
-			}
-			sr, sc := eval.Score(r.pairs, res), eval.Score(r.pairs, cos)
-			t.Rows = append(t.Rows, []string{c.name, fmt.Sprint(len(r.pairs)), f3(sr.Precision), f3(sr.Recall), f3(sr.F1),
-				f3(sc.Precision), f3(sc.Recall), f3(sc.F1), fmt.Sprintf("%.1f", r.seconds)})
+	for _, t := range []struct {
+		name  string
+		print func() error
+	}{
+		{"methods", func() error { return e.printMethods(stdout, res, cos, *threshold) }},
+		{"simhash", func() error { return e.printSimHash(stdout, res, *threshold) }},
+		{"kolcz", func() error { return e.printKolcz(stdout, cos, *threshold) }},
+		{"protocol", func() error { return e.printProtocol(stdout, truth) }},
+	} {
+		if !tables[t.name] {
+			continue
 		}
-		fmt.Fprintf(stdout, "Every method, pair-level precision/recall against resemblance (res) and cosine (cos) >= %.2f:\n\n%s\n", *threshold, t.Markdown())
-	}
-	if tables["simhash"] {
-		published := map[int]string{1: "0.78 / 0.63", 3: "0.54 / 0.81", 5: "0.38 / 0.92"}
-		t := eval.Table{Header: []string{"Hamming k", "pairs", "precision", "recall", "published P / R"}}
-		for _, k := range []int{1, 3, 5} {
-			c := evalConfig{name: fmt.Sprintf("simhash k=%d", k), opts: dedup.Options{Method: dedup.SimHash, HammingK: k}}
-			r, err := e.run(c)
-			if err != nil {
-				return err
-			}
-			s := eval.Score(r.pairs, res)
-			t.Rows = append(t.Rows, []string{fmt.Sprint(k), fmt.Sprint(len(r.pairs)), f3(s.Precision), f3(s.Recall), published[k]})
+		if err := t.print(); err != nil {
+			return err
 		}
-		fmt.Fprintf(stdout, "SimHash (64-bit, tf-idf) against resemblance >= %.2f:\n\n%s\n", *threshold, t.Markdown())
-	}
-	if tables["kolcz"] {
-		t := eval.Table{Header: []string{"extra lexicons", "pairs", "precision (cos)", "recall (cos)"}}
-		for _, k := range []int{0, 1, 2, 5, 10} {
-			c := evalConfig{name: fmt.Sprintf("imatch-multi K=%d", k), opts: dedup.Options{Method: dedup.IMatchMulti}}
-			c.opts.IMatch.ExtraLexicons = k
-			if k == 0 {
-				c.opts.Method = dedup.IMatch
-			}
-			r, err := e.run(c)
-			if err != nil {
-				return err
-			}
-			s := eval.Score(r.pairs, cos)
-			t.Rows = append(t.Rows, []string{fmt.Sprint(k), fmt.Sprint(len(r.pairs)), f3(s.Precision), f3(s.Recall)})
-		}
-		fmt.Fprintf(stdout, "Randomized I-Match lexicons (Kołcz et al. 2004, Table 1) against cosine >= %.2f:\n\n%s\n", *threshold, t.Markdown())
-	}
-	if tables["protocol"] {
-		groups := map[string]string{}
-		for _, r := range recs {
-			if r.Group != "" {
-				groups[r.ID] = r.Group
-			}
-		}
-		t := eval.Table{Header: []string{"configuration", "clustering", "mean found", "clusters per base", "false positives (base)", "false positives (all)"}}
-		for _, c := range protocolConfigs() {
-			r, err := e.run(c)
-			if err != nil {
-				return err
-			}
-			for _, cl := range []struct {
-				name   string
-				assign map[string]string
-			}{{"online", r.online}, {"star", r.star}} {
-				p := eval.MeasureProtocol(cl.assign, groups, truth)
-				t.Rows = append(t.Rows, []string{c.name, cl.name, f3(p.MeanFound), fmt.Sprintf("%.2f", p.MeanClusters),
-					fmt.Sprint(p.FalsePositives), fmt.Sprint(p.AllFalsePositives)})
-			}
-		}
-		fmt.Fprintf(stdout, "I-Match protocol (Chowdhury et al. 2002, Tables III-IV) over the groups with 2+ documents (published I-Match: 90.0%% found, 3.3 clusters):\n\n%s\n", t.Markdown())
 	}
 	return nil
 }
 
+// parseEvalTables parses --tables: a comma-separated list of the tables
+// to print.
+func parseEvalTables(list string) (map[string]bool, error) {
+	tables := map[string]bool{}
+	for _, t := range strings.Split(list, ",") {
+		switch t = strings.TrimSpace(t); t {
+		case "methods", "simhash", "kolcz", "protocol":
+			tables[t] = true
+		default:
+			return nil, fmt.Errorf("unknown table %q (want methods, simhash, kolcz or protocol)", t)
+		}
+	}
+	return tables, nil
+}
+
+// printMethods prints the methods table: every method's pair-level
+// precision and recall against the resemblance (res) and cosine (cos)
+// positives.
+func (e *evaluator) printMethods(stdout io.Writer, res, cos eval.PairSet, threshold float64) error {
+	t := eval.Table{Header: []string{"method", "pairs", "P (res)", "R (res)", "F1 (res)", "P (cos)", "R (cos)", "F1 (cos)", "seconds"}}
+	for _, c := range methodConfigs() {
+		r, err := e.run(c)
+		if err != nil {
+			return err
+		}
+		sr, sc := eval.Score(r.pairs, res), eval.Score(r.pairs, cos)
+		t.Rows = append(t.Rows, []string{c.name, fmt.Sprint(len(r.pairs)), f3(sr.Precision), f3(sr.Recall), f3(sr.F1),
+			f3(sc.Precision), f3(sc.Recall), f3(sc.F1), fmt.Sprintf("%.1f", r.seconds)})
+	}
+	fmt.Fprintf(stdout, "Every method, pair-level precision/recall against resemblance (res) and cosine (cos) >= %.2f:\n\n%s\n", threshold, t.Markdown())
+	return nil
+}
+
+// printSimHash prints the simhash table: SimHash at several Hamming
+// distances against the resemblance positives (res), beside the published
+// figures.
+func (e *evaluator) printSimHash(stdout io.Writer, res eval.PairSet, threshold float64) error {
+	published := map[int]string{1: "0.78 / 0.63", 3: "0.54 / 0.81", 5: "0.38 / 0.92"}
+	t := eval.Table{Header: []string{"Hamming k", "pairs", "precision", "recall", "published P / R"}}
+	for _, k := range []int{1, 3, 5} {
+		c := evalConfig{name: fmt.Sprintf("simhash k=%d", k), opts: dedup.Options{Method: dedup.SimHash, HammingK: k}}
+		r, err := e.run(c)
+		if err != nil {
+			return err
+		}
+		s := eval.Score(r.pairs, res)
+		t.Rows = append(t.Rows, []string{fmt.Sprint(k), fmt.Sprint(len(r.pairs)), f3(s.Precision), f3(s.Recall), published[k]})
+	}
+	fmt.Fprintf(stdout, "SimHash (64-bit, tf-idf) against resemblance >= %.2f:\n\n%s\n", threshold, t.Markdown())
+	return nil
+}
+
+// printKolcz prints the kolcz table: randomized I-Match with 0 to 10
+// extra lexicons against the cosine positives (cos).
+func (e *evaluator) printKolcz(stdout io.Writer, cos eval.PairSet, threshold float64) error {
+	t := eval.Table{Header: []string{"extra lexicons", "pairs", "precision (cos)", "recall (cos)"}}
+	for _, k := range []int{0, 1, 2, 5, 10} {
+		c := evalConfig{name: fmt.Sprintf("imatch-multi K=%d", k), opts: dedup.Options{Method: dedup.IMatchMulti}}
+		c.opts.IMatch.ExtraLexicons = k
+		if k == 0 {
+			c.opts.Method = dedup.IMatch
+		}
+		r, err := e.run(c)
+		if err != nil {
+			return err
+		}
+		s := eval.Score(r.pairs, cos)
+		t.Rows = append(t.Rows, []string{fmt.Sprint(k), fmt.Sprint(len(r.pairs)), f3(s.Precision), f3(s.Recall)})
+	}
+	fmt.Fprintf(stdout, "Randomized I-Match lexicons (Kołcz et al. 2004, Table 1) against cosine >= %.2f:\n\n%s\n", threshold, t.Markdown())
+	return nil
+}
+
+// printProtocol prints the protocol table: the I-Match protocol measures
+// of each protocol configuration, online and star clustering, over the
+// documents' groups.
+func (e *evaluator) printProtocol(stdout io.Writer, truth *eval.Truth) error {
+	groups := map[string]string{}
+	for _, r := range e.recs {
+		if r.Group != "" {
+			groups[r.ID] = r.Group
+		}
+	}
+	t := eval.Table{Header: []string{"configuration", "clustering", "mean found", "clusters per base", "false positives (base)", "false positives (all)"}}
+	for _, c := range protocolConfigs() {
+		r, err := e.run(c)
+		if err != nil {
+			return err
+		}
+		for _, cl := range []struct {
+			name   string
+			assign map[string]string
+		}{{"online", r.online}, {"star", r.star}} {
+			p := eval.MeasureProtocol(cl.assign, groups, truth)
+			t.Rows = append(t.Rows, []string{c.name, cl.name, f3(p.MeanFound), fmt.Sprintf("%.2f", p.MeanClusters),
+				fmt.Sprint(p.FalsePositives), fmt.Sprint(p.AllFalsePositives)})
+		}
+	}
+	fmt.Fprintf(stdout, "I-Match protocol (Chowdhury et al. 2002, Tables III-IV) over the groups with 2+ documents (published I-Match: 90.0%% found, 3.3 clusters):\n\n%s\n", t.Markdown())
+	return nil
+}
+
+// f3 formats x with three decimals.
 func f3(x float64) string { return fmt.Sprintf("%.3f", x) }
 
 // An evalConfig is one detector configuration to measure.
@@ -139,6 +185,7 @@ type evalConfig struct {
 	opts dedup.Options
 }
 
+// methodConfigs are the configurations of the methods table.
 func methodConfigs() []evalConfig {
 	cosine := dedup.Options{Similarity: dedup.Cosine}
 	return []evalConfig{
@@ -152,6 +199,7 @@ func methodConfigs() []evalConfig {
 	}
 }
 
+// protocolConfigs are the configurations of the protocol table.
 func protocolConfigs() []evalConfig {
 	idf10 := dedup.Options{Method: dedup.IMatch}
 	idf10.IMatch.Mode = imatch.IDFL10
@@ -174,6 +222,7 @@ type evalRun struct {
 	seconds      float64
 }
 
+// evaluator runs configurations on a corpus, each at most once.
 type evaluator struct {
 	ctx     context.Context
 	recs    []jsonl.Record
@@ -182,6 +231,7 @@ type evaluator struct {
 	runs    map[string]*evalRun // by configuration name: each runs once
 }
 
+// run runs configuration c on the corpus, or returns its earlier run.
 func (e *evaluator) run(c evalConfig) (*evalRun, error) {
 	if r, ok := e.runs[c.name]; ok {
 		return r, nil
@@ -212,6 +262,7 @@ func (e *evaluator) run(c evalConfig) (*evalRun, error) {
 	return r, nil
 }
 
+// assignMap maps each document of as to its cluster.
 func assignMap(as []dedup.Assignment) map[string]string {
 	m := make(map[string]string, len(as))
 	for _, a := range as {
@@ -220,6 +271,8 @@ func assignMap(as []dedup.Assignment) map[string]string {
 	return m
 }
 
+// loadOrComputeTruth returns the ground truth: loaded from path, or
+// computed exactly from recs.
 func loadOrComputeTruth(path string, recs []jsonl.Record, stderr io.Writer) (*eval.Truth, error) {
 	if path != "" {
 		f, err := os.Open(path)

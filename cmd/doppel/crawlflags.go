@@ -1,0 +1,167 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/doppel-search/doppel/crawler"
+	"github.com/doppel-search/doppel/dedup"
+	"github.com/doppel-search/doppel/indexer"
+)
+
+// crawlFlags are the flags of doppel crawl.
+type crawlFlags struct {
+	seeds        stringList
+	data         string
+	config       string
+	maxPages     int
+	policy       string
+	delay        time.Duration
+	parallelism  int
+	maxDepth     int
+	ignoreRobots bool
+	userAgent    string
+	language     string
+	similarity   string
+	serveAddr    string
+	once         bool
+	identity     func() (identity, error) // reads the identity flags
+}
+
+// newCrawlFlags defines the flags of doppel crawl, with its usage message
+// on stderr.
+func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
+	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
+	f := &crawlFlags{}
+	fs.Var(&f.seeds, "seed", "start `URL` (repeatable); without it, the crawl saved in --data resumes")
+	fs.StringVar(&f.data, "data", "", "data `directory` for the frontier, page records and index (required)")
+	fs.StringVar(&f.config, "config", "", "JSON configuration `file` (flags override it)")
+	fs.IntVar(&f.maxPages, "max-pages", 0, "pages to fetch in all, across restarts (default 1000)")
+	fs.StringVar(&f.policy, "policy", "", "near-duplicates: skip (default), hidden or all")
+	fs.DurationVar(&f.delay, "delay", 0, "pause between requests (default 100ms; 0: none)")
+	fs.IntVar(&f.parallelism, "parallelism", 0, "requests in flight (default 2)")
+	fs.IntVar(&f.maxDepth, "max-depth", 0, "links followed from a seed (default 10)")
+	fs.BoolVar(&f.ignoreRobots, "ignore-robots", false, "do not honour robots.txt")
+	fs.StringVar(&f.userAgent, "user-agent", "", "User-Agent header (default DoppelBot/1.0)")
+	fs.StringVar(&f.language, "language", "", "language whose pages are preferred as masters of their clusters (e.g. en; default: the seed page's)")
+	fs.StringVar(&f.similarity, "similarity", "", "what makes pages copies: resemblance (default; the same text up to small edits) or cosine (the same words: for spam-like edits, joins API pages that share their vocabulary)")
+	fs.StringVar(&f.serveAddr, "serve", "", "also serve the search UI and API on this `address` while crawling")
+	fs.BoolVar(&f.once, "once", false, "one pass: crawl what is new and what is due, then stop (default: keep the crawl fresh until stopped)")
+	f.identity = identityFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: doppel crawl --seed URL [--seed URL…] --data DIR [flags]\n"+
+			"       doppel crawl --data DIR [--max-pages N] [--once]   (go on with the saved options)\n\n"+
+			"Crawls the seeds' hosts, deduplicates and indexes into DIR, then keeps the index fresh: each\n"+
+			"page is fetched again when its schedule says it is due (conditional GET; changes re-indexed,\n"+
+			"deleted pages removed) and the sitemaps are read again, until Ctrl-C (SIGINT) or SIGTERM, which\n"+
+			"stop resumably (exit status 0). With --once it stops when nothing is left to fetch now: exit\n"+
+			"status 0 done, 130 interrupted (run the same command again to resume). Progress on stderr, a\n"+
+			"summary on stdout. Giving the seeds again on a DIR with a crawl goes on with the new options.\n"+
+			"Exit status 1: error, 2: usage.\n\nFlags:\n")
+		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\nThe configuration file (--config) is JSON: crawler.Options in snake_case, durations as Go\n"+
+			"duration strings, every field optional (absent: the default; \"delay\": \"0s\": none),\n"+
+			"unknown fields are errors; crawl.json in the data directory has the same format. Complete example:\n%s\n", crawler.ExampleConfig)
+	}
+	return fs, f
+}
+
+// options returns the crawl options: those of the configuration file, if
+// any, overridden by the flags set on the command line (fs, parsed).
+func (f *crawlFlags) options(fs *flag.FlagSet) (crawler.Options, error) {
+	var opts crawler.Options
+	if f.config != "" {
+		var err error
+		if opts, err = loadConfig(f.config); err != nil {
+			return crawler.Options{}, err
+		}
+	}
+	var flagErr error
+	fs.Visit(func(fl *flag.Flag) {
+		if err := f.apply(&opts, fl.Name); err != nil {
+			flagErr = errors.Join(flagErr, err)
+		}
+	})
+	if flagErr != nil {
+		return crawler.Options{}, flagErr
+	}
+	return opts, nil
+}
+
+// apply sets the option of the flag called name in opts.
+func (f *crawlFlags) apply(opts *crawler.Options, name string) error {
+	var err error
+	switch name {
+	case "seed":
+		opts.Seeds = f.seeds
+	case "max-pages":
+		opts.MaxPages = f.maxPages
+	case "policy":
+		opts.Policy, err = indexer.ParsePolicy(f.policy)
+	case "delay":
+		opts.Delay = f.delay
+		if opts.Delay == 0 {
+			opts.Delay = -1 // --delay 0 means none
+		}
+	case "parallelism":
+		opts.Parallelism = f.parallelism
+	case "max-depth":
+		opts.MaxDepth = f.maxDepth
+	case "ignore-robots":
+		opts.IgnoreRobots = f.ignoreRobots
+	case "user-agent":
+		opts.UserAgent = f.userAgent
+	case "similarity":
+		opts.Similarity, err = dedup.ParseSimilarity(f.similarity)
+	case "language":
+		opts.Language = f.language
+	}
+	return err
+}
+
+// checkCrawlCounts reports errUsage, with a message on stderr, if an int
+// flag set on the command line (fs, parsed) is below 1: every one is a
+// count.
+func checkCrawlCounts(fs *flag.FlagSet, stderr io.Writer) error {
+	var bad []string
+	fs.Visit(func(f *flag.Flag) {
+		if g, ok := f.Value.(flag.Getter); ok {
+			if n, ok := g.Get().(int); ok && n < 1 { // every int flag is a count
+				bad = append(bad, "--"+f.Name)
+			}
+		}
+	})
+	if len(bad) > 0 {
+		fmt.Fprintf(stderr, "doppel crawl: %s must be at least 1\n", strings.Join(bad, ", "))
+		return errUsage
+	}
+	return nil
+}
+
+// checkResumeFlags reports errUsage, with a message on stderr, if the
+// command line (fs, parsed) resuming the crawl saved in data sets a flag
+// other than those a resumed crawl heeds. Resuming, crawler.Open uses the
+// saved options and only MaxPages from the given ones: anything else is
+// refused rather than silently ignored.
+func checkResumeFlags(fs *flag.FlagSet, data string, stderr io.Writer) error {
+	var ignored []string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "data", "max-pages", "serve", "once", "groups-header", "trusted-proxies", "demo-users", "admin-groups", "admin-addr":
+		default:
+			ignored = append(ignored, "--"+f.Name)
+		}
+	})
+	if len(ignored) > 0 {
+		fmt.Fprintf(stderr, "doppel crawl: without --seed (on the command line or in the config file), crawl resumes the crawl\n"+
+			"saved in %s with its saved options, which only --max-pages may change: %s would be ignored.\n"+
+			"Give the seeds to start a crawl, or to go on with the crawl in %s with new options.\n",
+			data, strings.Join(ignored, ", "), data)
+		return errUsage
+	}
+	return nil
+}
