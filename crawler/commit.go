@@ -8,7 +8,10 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/doppel-search/doppel/crawler/polite"
 	"github.com/doppel-search/doppel/crawler/schedule"
+	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/page"
 
 	"github.com/doppel-search/doppel/crawler/admit"
 	"github.com/doppel-search/doppel/crawler/frontier"
@@ -16,8 +19,48 @@ import (
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/crawler/traps"
 	"github.com/doppel-search/doppel/dedup"
-	"github.com/doppel-search/doppel/dedup/cluster"
 )
+
+// The committer is the one goroutine that writes: it takes the workers'
+// results in arrival order and, a group at a time, assigns clusters
+// (hook.Insert, Update, Remove), records pages (into batch, committed by
+// the record writer), adds them to the index batch, decides and queues
+// their links and marks their URLs done (fbatch, one frontier
+// transaction), and flushes the index when due. Its revisit planning is
+// in revisit.go, its re-clustering in recluster.go and its rebuild after
+// a restart (replay) in replay.go. Touched by Open, then only by the
+// committer goroutine of Run (and by Run after it has ended).
+type committer struct {
+	opts  *Options
+	front *frontier.Frontier
+	pages *pages.Store
+	index *indexer.Index
+	hook  *hook.Hook
+	admit *admit.Admission
+	pacer *polite.Pacer // paused by a Retry-After
+	*counters
+	*fatal
+
+	batch       pages.Batch         // records of the group being built; the hook's Recorder appends here
+	fbatch      frontier.Batch      // frontier changes of the group being built
+	writer      *recordWriter       // commits the groups' records in the background; nil outside Run
+	queued      map[string][]string // template without copies yet → its URLs queued at normal priority
+	yields      yields              // new URLs found per page of each numbered template
+	lastRev     uint64              // revision of the last committed record
+	sinceFlush  int                 // fetched pages added to the index since its last flush
+	lastFlush   time.Time           // when the index was last flushed
+	watermark   uint64              // records up to here are durably in the index; not yet stored when > stored
+	stored      uint64              // the watermark the page store has
+	flushing    func() error        // waits for the index write in progress (Index.FlushAsync); nil if none
+	flushingRev uint64              // the last record that write holds
+	// Re-clustering (see recluster): pages inserted since the last one,
+	// and how many pages the detector held then.
+	sinceRecluster, reclustered int
+
+	recrawl   *recrawl  // revisit policy and page states
+	recording recording // the fetch the hook is recording
+	transient []string  // URLs recorded as transient failures, retried by the next Run
+}
 
 // commitLoop receives the workers' results until the channel is closed and
 // commits them in groups: whatever has arrived while the previous group
@@ -25,7 +68,7 @@ import (
 // RefreshInterval what is waiting (URLs to mark done, revisits to
 // schedule, the index to flush), so that a crawl kept alive (Watch) does
 // not hold them. After a storage error it only drains the channel.
-func (c *Crawler) commitLoop(results <-chan *result, d *dispatcher) {
+func (c *committer) commitLoop(results <-chan *result, d *dispatcher) {
 	ctx := context.Background()
 	tick := time.NewTicker(c.opts.RefreshInterval)
 	defer tick.Stop()
@@ -100,7 +143,7 @@ func (c *Crawler) commitLoop(results <-chan *result, d *dispatcher) {
 // stored is fetched again (its links are queued, or will be again), and a
 // recorded URL not yet marked done is marked done, unfetched, when the
 // next run pops it (a revisit is fetched again).
-func (c *Crawler) commit(ctx context.Context, group []*result, release func()) error {
+func (c *committer) commit(ctx context.Context, group []*result, release func()) error {
 	written, err := c.writer.takeDone()
 	if err != nil {
 		return err
@@ -119,40 +162,12 @@ func (c *Crawler) commit(ctx context.Context, group []*result, release func()) e
 	var firsts []firstFetch
 	var marks []doneMark
 	for _, r := range group {
-		mark := doneMark{url: r.url, outcome: string(r.status), depth: r.task.Depth}
-		unique := false
-		switch {
-		case !r.popped: // a sitemap's findings
-			for _, u := range r.revisitNow {
-				c.fbatch.Schedule(u, now, PriorityUnique, revisitPayload(1)) // a known change: as urgent as a new page
-			}
-		case r.known != "": // its record is committed: done now
-			mark.outcome = string(r.known)
-			if st, ok := c.recrawl.states[r.url]; ok && r.known == pages.Fetched {
-				mark.revisit = st.LastFetch.Add(c.recrawl.policy.Next(&st))
-			}
-			markDone(&c.fbatch, mark)
+		mark, unique, settled, err := c.take(ctx, r, now)
+		if err != nil {
+			return err
+		}
+		if settled {
 			continue
-		case c.retry(r, now):
-			continue
-		case r.prev != nil:
-			if mark, unique, err = c.revisit(ctx, r, now); err != nil {
-				return err
-			}
-		case r.status == pages.Fetched:
-			c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash, linkHash: r.linkHash, fetched: now}
-			res, err := c.insert(ctx, r)
-			if err != nil {
-				return err
-			}
-			unique = !res.Duplicate
-			mark.revisit = c.nextVisit(c.batch.Latest(r.url), false, res.Master == r.url, now)
-		default:
-			c.batch.Put(pages.Record{URL: r.url, Status: r.status, Reason: r.reason, FetchedAt: now, Transient: r.transient})
-			c.countDecision(r.status)
-			if r.verdict == traps.NotFound {
-				c.admit.Observe(r.url, traps.NotFound, "")
-			}
 		}
 		for _, l := range r.links {
 			links = append(links, l)
@@ -179,9 +194,49 @@ func (c *Crawler) commit(ctx context.Context, group []*result, release func()) e
 	return c.flushIndex(false)
 }
 
+// take processes one result of a group: a sitemap's findings scheduled,
+// a URL recorded before a crash marked done, a transient failure queued
+// again (settled: nothing more to do), a revisit, a new page inserted, or
+// a decision recorded. It returns the URL's done mark and whether its
+// links count as found on unique content.
+func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark doneMark, unique, settled bool, err error) {
+	mark = doneMark{url: r.url, outcome: string(r.status), depth: r.task.Depth}
+	switch {
+	case !r.popped: // a sitemap's findings
+		for _, u := range r.revisitNow {
+			c.fbatch.Schedule(u, now, PriorityUnique, revisitPayload(1)) // a known change: as urgent as a new page
+		}
+	case r.known != "": // its record is committed: done now
+		mark.outcome = string(r.known)
+		if st, ok := c.recrawl.states[r.url]; ok && r.known == pages.Fetched {
+			mark.revisit = st.LastFetch.Add(c.recrawl.policy.Next(&st))
+		}
+		markDone(&c.fbatch, mark)
+		return mark, false, true, nil
+	case c.retry(r, now):
+		return mark, false, true, nil
+	case r.prev != nil:
+		mark, unique, err = c.revisit(ctx, r, now)
+	case r.status == pages.Fetched:
+		c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash, linkHash: r.linkHash, fetched: now}
+		var res dedup.Result
+		if res, err = c.insert(ctx, r); err == nil {
+			unique = !res.Duplicate
+			mark.revisit = c.nextVisit(c.batch.Latest(r.url), false, res.Master == r.url, now)
+		}
+	default:
+		c.batch.Put(pages.Record{Page: page.Page{URL: r.url}, Status: r.status, Reason: r.reason, FetchedAt: now, Transient: r.transient})
+		c.countDecision(r.status)
+		if r.verdict == traps.NotFound {
+			c.admit.Observe(r.url, traps.NotFound, "")
+		}
+	}
+	return mark, unique, false, err
+}
+
 // insert assigns a fetched page its cluster, records it into c.batch and
 // indexes it (hook.Insert), and counts it.
-func (c *Crawler) insert(ctx context.Context, r *result) (dedup.Result, error) {
+func (c *committer) insert(ctx context.Context, r *result) (dedup.Result, error) {
 	// Anchor texts known now: committed ones, those of groups the record
 	// writer has not committed yet, and those of pages earlier in this
 	// group.
@@ -228,10 +283,8 @@ type recording struct {
 // another page (one a change gave a new cluster or master) keeps those of
 // its record. A page that left its cluster and entered the detector anew
 // is moved to the end of the record order, where a restart replays it.
-func (c *Crawler) record(p hook.Page) error {
-	rec := pages.Record{URL: p.URL, Status: pages.Fetched, LastModified: p.LastModified,
-		Host: p.Host, Title: p.Title, Headings: p.Headings, Tagged: p.Tagged, Blocks: p.Blocks, Text: p.Text,
-		Groups: p.Groups, Lang: p.Lang, Anchors: p.Anchors, Truncated: p.Truncated, Simhash: p.Result.Simhash, Cluster: string(p.Result.Cluster)}
+func (c *committer) record(p hook.Page) error {
+	rec := hook.Record(p)
 	if rc := c.recording; rc.url == p.URL {
 		rec.FetchedAt, rec.ETag, rec.Modified, rec.Hash, rec.Schedule = rc.fetched, rc.etag, rc.modified, rc.hash, rc.sched
 		rec.LinkHash, rec.Links = rc.linkHash, rc.links
@@ -256,13 +309,6 @@ func (c *Crawler) record(p hook.Page) error {
 	return nil
 }
 
-// pageOf is the inverse of record: the page a fetched record holds.
-func pageOf(r pages.Record) hook.Page {
-	return hook.Page{URL: r.URL, Host: r.Host, Title: r.Title, Headings: r.Headings, Tagged: r.Tagged, Blocks: r.Blocks,
-		Text: r.Text, LastModified: r.LastModified, Groups: r.Groups, Lang: r.Lang, Anchors: r.Anchors, Truncated: r.Truncated,
-		Result: dedup.Result{ID: r.URL, Cluster: cluster.ID(r.Cluster), Simhash: r.Simhash}}
-}
-
 // countPage counts a fetched page (live or replayed) titled title and
 // tells its template's trap statistics what it was. The first copy a
 // template produces demotes its URLs still queued at normal priority. A
@@ -270,7 +316,7 @@ func pageOf(r pages.Record) hook.Page {
 // near-duplicate, but for its template it is a page of its own: an API
 // reference whose types share long member lists is neither a trap nor a
 // family of copies.
-func (c *Crawler) countPage(u, title string, res dedup.Result, v traps.Verdict) {
+func (c *committer) countPage(u, title string, res dedup.Result, v traps.Verdict) {
 	c.fetched.Add(1)
 	c.sinceRecluster++
 	if !res.Duplicate {
@@ -295,7 +341,7 @@ func (c *Crawler) countPage(u, title string, res dedup.Result, v traps.Verdict) 
 // other ("Annual leave" and "Annual leave (print)"; "Events 2031-04" and
 // "Events 2031-05"; not "EscapeUnicode" and "EscapeDefault"). A master
 // without a record, or an empty title, counts as the same name.
-func (c *Crawler) sameName(title, master string) bool {
+func (c *committer) sameName(title, master string) bool {
 	m, ok, err := c.latest(master)
 	if err != nil || !ok {
 		return true
@@ -314,7 +360,7 @@ func letters(s string) string {
 	}, s)
 }
 
-func (c *Crawler) countDecision(s pages.Status) {
+func (c *committer) countDecision(s pages.Status) {
 	if s == pages.Failed {
 		c.errs.Add(1)
 	} else {
@@ -373,13 +419,51 @@ func (y yields) listing(template string) bool {
 // priorities are given, so that a listing's page already lifts the next
 // one it links to. It returns the additions, whose Commit results
 // noteQueued reads.
-func (c *Crawler) queueLinks(links []link, fromUnique []bool, firsts []firstFetch, now time.Time) ([]addition, error) {
+func (c *committer) queueLinks(links []link, fromUnique []bool, firsts []firstFetch, now time.Time) ([]addition, error) {
 	if len(links) == 0 {
 		for _, f := range firsts {
 			c.yields.observe(c.admit.Template(f.url), 0)
 		}
 		return nil, nil
 	}
+	fresh, err := c.freshLinks(links)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range firsts {
+		n := 0
+		for _, i := range fresh {
+			if i >= f.start && i < f.end && links[i].Verdict == admit.Follow {
+				n++
+			}
+		}
+		c.yields.observe(c.admit.Template(f.url), n)
+	}
+	var adds []addition
+	for _, i := range fresh {
+		l := links[i]
+		switch l.Verdict {
+		case admit.Refuse:
+			c.batch.Put(pages.Record{Page: page.Page{URL: l.URL}, Status: pages.Skipped, Reason: l.Reason, FetchedAt: now})
+			c.skipped.Add(1)
+		case admit.Follow:
+			priority := c.linkPriority(l, fromUnique[i])
+			payload, err := json.Marshal(l.task)
+			if err != nil {
+				return nil, err
+			}
+			c.fbatch.Add(l.URL, priority, payload)
+			adds = append(adds, addition{l.URL, priority})
+		}
+	}
+	return adds, nil
+}
+
+// freshLinks records the anchor texts of links and returns the indexes
+// of those to decide: not seen before (queued, fetched or recorded) nor
+// earlier in links. A followed link whose template became a trap since
+// its worker asked is refused.
+func (c *committer) freshLinks(links []link) ([]int, error) {
 	urls := make([]string, len(links))
 	for i, l := range links {
 		urls[i] = l.URL
@@ -398,7 +482,7 @@ func (c *Crawler) queueLinks(links []link, fromUnique []bool, firsts []firstFetc
 		}
 	}
 	decided := map[string]bool{}
-	var fresh []int // indexes of the links to decide
+	var fresh []int
 	for i := range links {
 		l := &links[i]
 		if l.text != "" {
@@ -410,56 +494,39 @@ func (c *Crawler) queueLinks(links []link, fromUnique []bool, firsts []firstFetc
 		}
 		decided[l.URL] = true
 		if l.Verdict == admit.Follow {
-			if reason, trapped := c.admit.Trapped(l.URL); trapped { // became one since the worker asked
+			if reason, trapped := c.admit.Trapped(l.URL); trapped {
 				l.Verdict, l.Reason = admit.Refuse, reason
 			}
 		}
 		fresh = append(fresh, i)
 	}
-	for _, f := range firsts {
-		n := 0
-		for _, i := range fresh {
-			if i >= f.start && i < f.end && links[i].Verdict == admit.Follow {
-				n++
-			}
-		}
-		c.yields.observe(c.admit.Template(f.url), n)
-	}
-	var adds []addition
-	for _, i := range fresh {
-		l := links[i]
-		switch l.Verdict {
-		case admit.Refuse:
-			c.batch.Put(pages.Record{URL: l.URL, Status: pages.Skipped, Reason: l.Reason, FetchedAt: now})
-			c.skipped.Add(1)
-		case admit.Follow:
-			priority := l.priority
-			if !l.fixed {
-				priority = PriorityDuplicate
-				switch {
-				case fromUnique[i] && c.yields.listing(c.admit.Template(l.URL)):
-					priority = PriorityListing
-				case fromUnique[i]:
-					priority = PriorityUnique
-				}
-			}
-			if c.admit.HasDuplicates(l.URL) {
-				priority = min(priority, PriorityFamily)
-			}
-			payload, err := json.Marshal(l.task)
-			if err != nil {
-				return nil, err
-			}
-			c.fbatch.Add(l.URL, priority, payload)
-			adds = append(adds, addition{l.URL, priority})
+	return fresh, nil
+}
+
+// linkPriority is the priority a followed link is queued with: its own
+// if fixed, else by the page it was found on (unique content, a listing's
+// further page, or a near-duplicate); never above PriorityFamily when its
+// template has produced near-duplicates.
+func (c *committer) linkPriority(l link, fromUnique bool) int {
+	priority := l.priority
+	if !l.fixed {
+		priority = PriorityDuplicate
+		switch {
+		case fromUnique && c.yields.listing(c.admit.Template(l.URL)):
+			priority = PriorityListing
+		case fromUnique:
+			priority = PriorityUnique
 		}
 	}
-	return adds, nil
+	if c.admit.HasDuplicates(l.URL) {
+		priority = min(priority, PriorityFamily)
+	}
+	return priority
 }
 
 // noteQueued remembers URLs queued at normal priority per template, to
 // demote them if their template produces a copy.
-func (c *Crawler) noteQueued(adds []addition) {
+func (c *committer) noteQueued(adds []addition) {
 	for _, a := range adds {
 		if a.priority > PriorityFamily {
 			tmpl := c.admit.Template(a.url)
@@ -474,7 +541,7 @@ func (c *Crawler) noteQueued(adds []addition) {
 // whose pages then count as durably indexed (the watermark the next
 // page-store commit stores). With force it waits for both and writes what
 // is left at once. The index is never ahead of the records.
-func (c *Crawler) flushIndex(force bool) error {
+func (c *committer) flushIndex(force bool) error {
 	due := c.sinceFlush > 0 && (force || c.sinceFlush >= flushPages || time.Since(c.lastFlush) >= c.opts.RefreshInterval)
 	if !due && !force {
 		return nil
@@ -506,7 +573,7 @@ func (c *Crawler) flushIndex(force bool) error {
 
 // waitFlush waits for the index write in progress, if any, and moves the
 // watermark past its pages.
-func (c *Crawler) waitFlush() error {
+func (c *committer) waitFlush() error {
 	if c.flushing == nil {
 		return nil
 	}
@@ -521,7 +588,7 @@ func (c *Crawler) waitFlush() error {
 
 // queueSeeds queues the seeds (or records why not), and the URLs an
 // earlier run recorded as transient failures, in one commit.
-func (c *Crawler) queueSeeds() error {
+func (c *committer) queueSeeds() error {
 	var links []link
 	for _, s := range c.opts.Seeds {
 		u, err := c.admit.Seed(s)
@@ -545,4 +612,44 @@ func (c *Crawler) queueSeeds() error {
 	c.noteQueued(adds)
 	_, err = c.pages.Commit(&c.batch)
 	return err
+}
+
+// finish waits for the records in writing, re-clusters if asked to and
+// pages were inserted since the last re-clustering, flushes the index,
+// stores the watermark and marks done the URLs recorded last.
+func (c *committer) finish(recluster bool) error {
+	var fb frontier.Batch
+	if c.writer != nil {
+		c.writer.close()
+		rev, err := c.writer.wait()
+		if err != nil {
+			return err
+		}
+		c.lastRev = rev
+		done, _ := c.writer.takeDone()
+		for _, d := range done {
+			markDone(&fb, d)
+		}
+		c.writer = nil
+	}
+	if recluster && c.sinceRecluster > 0 {
+		if err := c.recluster(context.Background(), nil); err != nil {
+			return err
+		}
+	}
+	if err := c.flushIndex(true); err != nil {
+		return err
+	}
+	if c.watermark > c.stored {
+		if err := c.pages.SetIndexedThrough(c.watermark); err != nil {
+			return err
+		}
+		c.stored = c.watermark
+	}
+	if fb.Len() > 0 {
+		if _, err := c.front.Commit(&fb); err != nil {
+			return err
+		}
+	}
+	return nil
 }

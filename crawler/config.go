@@ -146,23 +146,7 @@ func ParseConfig(data []byte) (Options, error) {
 	dec.DisallowUnknownFields()
 	var c config
 	if err := dec.Decode(&c); err != nil {
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.Is(err, io.EOF):
-			return Options{}, errors.New("empty file")
-		case errors.As(err, &te) && te.Field != "":
-			want := te.Type.String()
-			switch te.Field {
-			case "delay", "timeout", "refresh_interval", "retry_backoff", "revisit.min_interval", "revisit.max_interval", "revisit.prior", "revisit.sitemaps":
-				want = `a Go duration string such as "250ms"`
-			case "policy":
-				want = `"skip", "hidden" or "all"`
-			case "similarity":
-				want = `"resemblance" or "cosine"`
-			}
-			return Options{}, fmt.Errorf("%s must be %s, not a %s", te.Field, want, te.Value)
-		}
-		return Options{}, err
+		return Options{}, decodeError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return Options{}, errors.New("unexpected data after the JSON object")
@@ -221,6 +205,28 @@ func ParseConfig(data []byte) (Options, error) {
 	}, nil
 }
 
+// decodeError names what a field of the configuration file must be when
+// its value has the wrong JSON type, and says an empty file is empty.
+func decodeError(err error) error {
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return errors.New("empty file")
+	case errors.As(err, &te) && te.Field != "":
+		want := te.Type.String()
+		switch te.Field {
+		case "delay", "timeout", "refresh_interval", "retry_backoff", "revisit.min_interval", "revisit.max_interval", "revisit.prior", "revisit.sitemaps":
+			want = `a Go duration string such as "250ms"`
+		case "policy":
+			want = `"skip", "hidden" or "all"`
+		case "similarity":
+			want = `"resemblance" or "cosine"`
+		}
+		return fmt.Errorf("%s must be %s, not a %s", te.Field, want, te.Value)
+	}
+	return err
+}
+
 // Validate reports every invalid option, with the field names of the
 // configuration file: seeds that are not absolute http or https URLs,
 // negative counts and durations (a negative Delay means none and is
@@ -235,6 +241,28 @@ func (o Options) Validate() error {
 			errs = append(errs, fmt.Errorf("seeds: %q is not an absolute http or https URL", s))
 		}
 	}
+	errs = append(errs, o.negatives()...)
+	if err := o.Traps.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := indexer.ParsePolicy(o.Policy.String()); err != nil {
+		errs = append(errs, fmt.Errorf("policy: %w", err))
+	}
+	errs = append(errs, o.choices()...)
+	for i, g := range o.Groups {
+		if g.Prefix == "" {
+			errs = append(errs, fmt.Errorf("groups[%d]: a rule needs a prefix", i))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("crawler: invalid options: %w", err)
+	}
+	return nil
+}
+
+// negatives reports the counts and durations that are negative.
+func (o Options) negatives() []error {
+	var errs []error
 	for _, f := range []struct {
 		name string
 		v    int
@@ -254,12 +282,13 @@ func (o Options) Validate() error {
 			errs = append(errs, fmt.Errorf("%s must not be negative, not %v", f.name, f.v))
 		}
 	}
-	if err := o.Traps.Validate(); err != nil {
-		errs = append(errs, err)
-	}
-	if _, err := indexer.ParsePolicy(o.Policy.String()); err != nil {
-		errs = append(errs, fmt.Errorf("policy: %w", err))
-	}
+	return errs
+}
+
+// choices reports the revisit policy, budget, similarity and language
+// that are not among the valid ones.
+func (o Options) choices() []error {
+	var errs []error
 	switch o.Revisit.Policy {
 	case "", "adaptive", "uniform", "nutch":
 	default:
@@ -274,13 +303,5 @@ func (o Options) Validate() error {
 	if o.Language != "" && lang.Primary(o.Language) == "" {
 		errs = append(errs, fmt.Errorf("language: %q is not a language tag (such as en or pt-BR)", o.Language))
 	}
-	for i, g := range o.Groups {
-		if g.Prefix == "" {
-			errs = append(errs, fmt.Errorf("groups[%d]: a rule needs a prefix", i))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("crawler: invalid options: %w", err)
-	}
-	return nil
+	return errs
 }

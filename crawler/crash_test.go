@@ -297,7 +297,7 @@ func TestKillDuringRecrawl(t *testing.T) {
 		var i int
 		switch _, err := fmt.Sscanf(r.URL.Path, "/p/%d", &i); {
 		case r.URL.Path == "/":
-			page(w, "home", "/p/0", "/p/1", "/p/2", "/p/3", "/p/4", "/p/5", "/copy/p/0")
+			writePage(w, "home", "/p/0", "/p/1", "/p/2", "/p/3", "/p/4", "/p/5", "/copy/p/0")
 		case err == nil && i < 6:
 			v := version()
 			text := fmt.Sprintf("Page %d. %s Revision marker rev%dx%d.", i, texts[(i+v)%3], v, i)

@@ -13,6 +13,8 @@ import (
 
 	bolterrors "go.etcd.io/bbolt/errors"
 
+	"github.com/gocolly/colly/v2"
+
 	"github.com/doppel-search/doppel/crawler/admit"
 	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/hook"
@@ -70,46 +72,64 @@ type Stats struct {
 // A Crawler crawls into a data directory: Open, Run (again after a
 // restart to resume), Close. Run must not be called concurrently; Stats,
 // View and Index may be used at any time, also while Run runs.
+//
+// A Crawler coordinates five parts, each in a file of its own with the
+// stores and options it needs:
+//
+//   - the fetcher (fetch.go): fetches one URL with colly, parses, checks
+//     admission and prepares the page (Parse, Prepare); many at once.
+//   - the dispatcher (dispatch.go): hands out frontier items, each with a
+//     request slot of its host (package polite), until the crawl is over.
+//   - the committer (commit.go, with the record writer in writer.go):
+//     assigns clusters, records and indexes pages, queues links, in
+//     groups; one goroutine. Its revisit planning is in revisit.go, its
+//     re-clustering in recluster.go, its rebuild after a restart in
+//     replay.go.
+//   - the sitemap reader (sitemaps.go): reads the hosts' sitemaps for new
+//     and changed pages.
+//   - the view (view.go): reads the stores without the write side.
 type Crawler struct {
 	opts  Options
-	dir   string
 	front *frontier.Frontier
 	pages *pages.Store
 	index *indexer.Index
-	hook  *hook.Hook
-	admit *admit.Admission
+	pacer *polite.Pacer // per-host request slots, shared by the fetches and the sitemap reader
+	n     *counters
+	fatal *fatal
 
-	// Committer state: touched by Open, then only by the committer
-	// goroutine of Run (and by Run after the committer has ended).
-	batch       pages.Batch         // records of the group being built; the hook's Recorder appends here
-	fbatch      frontier.Batch      // frontier changes of the group being built
-	writer      *recordWriter       // commits the groups' records in the background; nil outside Run
-	queued      map[string][]string // template without copies yet → its URLs queued at normal priority
-	yields      yields              // new URLs found per page of each numbered template
-	lastRev     uint64              // revision of the last committed record
-	sinceFlush  int                 // fetched pages added to the index since its last flush
-	lastFlush   time.Time           // when the index was last flushed
-	watermark   uint64              // records up to here are durably in the index; not yet stored when > stored
-	stored      uint64              // the watermark the page store has
-	flushing    func() error        // waits for the index write in progress (Index.FlushAsync); nil if none
-	flushingRev uint64              // the last record that write holds
-	// Re-clustering (see recluster): pages inserted since the last one,
-	// and how many pages the detector held then.
-	sinceRecluster, reclustered int
+	commit *committer
+	fetch  *fetcher
+	maps   *sitemaps
+}
 
+// counters are what Stats reports: written by the parts, read at any
+// time. Fetched, Unique, Duplicates, Skipped and Errors count records
+// (across restarts: replay counts them again); the others count what this
+// process did.
+type counters struct {
 	fetched, unique, dups, skipped, errs atomic.Int64
 
-	// Recrawl.
-	pacer     *polite.Pacer // per-host request slots
-	maps      sitemaps      // what robots.txt said of each host's sitemaps
-	recrawl   *recrawl      // revisit policy and page states; committer only
-	recording recording     // the fetch the hook is recording; committer only
-	transient []string      // URLs recorded as transient failures, retried by the next Run
-
 	revisits, notModified, unchanged, trivial, changed, gone, retries, sitemapHints, linksLeft atomic.Int64
+}
 
-	fatalMu sync.Mutex
-	fatal   error // a storage error that stops the crawl
+// fatal holds the first storage error, which stops the crawl.
+type fatal struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (f *fatal) setFatal(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err = fmt.Errorf("crawler: storage failed: %w", err)
+	}
+}
+
+func (f *fatal) fatalErr() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
 }
 
 // Open opens (or creates) the crawl state in dir. Options are saved in dir
@@ -125,18 +145,8 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
-	c := &Crawler{
-		opts:    opts,
-		dir:     dir,
-		queued:  map[string][]string{},
-		yields:  yields{},
-		pacer:   polite.New(polite.Options{Parallelism: opts.HostParallelism, Delay: max(opts.Delay, 0)}),
-		maps:    sitemaps{byHost: map[string][]string{}, etags: map[string]string{}, index: map[string][]string{}, listed: map[string][]string{}},
-		recrawl: newRecrawl(opts.Revisit),
-	}
-	c.admit = admit.New(admit.Options{AllowedHosts: opts.AllowedHosts, AllowedPrefixes: opts.AllowedPrefixes,
-		IgnoreRobots: opts.IgnoreRobots, UserAgent: opts.UserAgent, Timeout: opts.Timeout, MaxBodyBytes: opts.MaxBodyBytes,
-		MaxRedirects: opts.MaxRedirects, Traps: opts.Traps, Norm: opts.norm(), OnRobots: c.onRobots})
+	c := &Crawler{opts: opts, n: &counters{}, fatal: &fatal{},
+		pacer: polite.New(polite.Options{Parallelism: opts.HostParallelism, Delay: max(opts.Delay, 0)})}
 	if c.front, err = frontier.Open(filepath.Join(dir, frontierFile), frontier.Options{NoSync: opts.NoSync, LockTimeout: lockTimeout}); err != nil {
 		return nil, inUse(dir, err)
 	}
@@ -144,17 +154,31 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		c.front.Close()
 		return nil, inUse(dir, err)
 	}
+	cm := &committer{opts: &c.opts, front: c.front, pages: c.pages, pacer: c.pacer, counters: c.n, fatal: c.fatal,
+		queued: map[string][]string{}, yields: yields{}, recrawl: newRecrawl(opts.Revisit)}
 	if c.index, err = indexer.Open(filepath.Join(dir, indexDir), indexer.Options{Policy: opts.Policy, NoAutoFlush: true,
-		Source: indexer.SourceFunc(c.indexSource)}); err != nil {
+		Source: indexer.SourceFunc(cm.indexSource)}); err != nil {
 		c.front.Close()
 		c.pages.Close()
 		return nil, inUse(dir, err)
 	}
+	cm.index = c.index
+	c.maps = newSitemaps(&c.opts, c.pages, c.pacer, c.n, c.fatal)
+	adm := admit.New(admit.Options{AllowedHosts: opts.AllowedHosts, AllowedPrefixes: opts.AllowedPrefixes,
+		IgnoreRobots: opts.IgnoreRobots, UserAgent: opts.UserAgent, Timeout: opts.Timeout, MaxBodyBytes: opts.MaxBodyBytes,
+		MaxRedirects: opts.MaxRedirects, Traps: opts.Traps, Norm: opts.norm(), OnRobots: c.maps.onRobots})
+	c.maps.admit, cm.admit = adm, adm
+	if cm.hook, err = newHook(&c.opts, c.index, cm.record); err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.commit = cm
+	c.fetch = &fetcher{opts: &c.opts, admit: adm, hook: cm.hook, pages: c.pages, fatal: c.fatal}
 	if err := saveOptions(dir, opts); err != nil {
 		c.Close()
 		return nil, err
 	}
-	if err := c.replay(); err != nil {
+	if err := cm.replay(); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -177,17 +201,16 @@ func inUse(dir string, err error) error {
 }
 
 // newHook returns the hook a crawl processes pages with: the crawl's
-// detector settings, recording into the group being built, indexing into
-// the crawl's index.
-func (c *Crawler) newHook() (*hook.Hook, error) {
+// detector settings, recording with record, indexing into index.
+func newHook(opts *Options, index *indexer.Index, record hook.RecorderFunc) (*hook.Hook, error) {
 	dopts := hook.DetectorOptions()
-	dopts.Similarity = c.opts.Similarity
+	dopts.Similarity = opts.Similarity
 	det, err := dedup.New(nil, dopts)
 	if err != nil {
 		return nil, err
 	}
-	return hook.New(hook.Options{Detector: det, Index: c.index, MaxBodyBytes: c.opts.MaxBodyBytes, Language: c.opts.Language,
-		Groups: c.opts.groupsFor, NoDedup: c.opts.NoDedup, Recorder: hook.RecorderFunc(c.record)})
+	return hook.New(hook.Options{Detector: det, Index: index, MaxBodyBytes: opts.MaxBodyBytes, Language: opts.Language,
+		Groups: opts.groupsFor, NoDedup: opts.NoDedup, Recorder: record})
 }
 
 // Close closes the stores. In-flight URLs are fetched again by the next
@@ -198,11 +221,12 @@ func (c *Crawler) Close() error {
 
 // Stats returns the counters so far.
 func (c *Crawler) Stats() Stats {
-	st := Stats{Fetched: c.fetched.Load(), Unique: c.unique.Load(), Duplicates: c.dups.Load(),
-		Skipped: c.skipped.Load(), Errors: c.errs.Load(),
-		Revisits: c.revisits.Load(), NotModified: c.notModified.Load(), Unchanged: c.unchanged.Load(),
-		Trivial: c.trivial.Load(), Changed: c.changed.Load(), Gone: c.gone.Load(), Retries: c.retries.Load(),
-		SitemapHints: c.sitemapHints.Load(), LinksLeft: c.linksLeft.Load()}
+	n := c.n
+	st := Stats{Fetched: n.fetched.Load(), Unique: n.unique.Load(), Duplicates: n.dups.Load(),
+		Skipped: n.skipped.Load(), Errors: n.errs.Load(),
+		Revisits: n.revisits.Load(), NotModified: n.notModified.Load(), Unchanged: n.unchanged.Load(),
+		Trivial: n.trivial.Load(), Changed: n.changed.Load(), Gone: n.gone.Load(), Retries: n.retries.Load(),
+		SitemapHints: n.sitemapHints.Load(), LinksLeft: n.linksLeft.Load()}
 	if fs, err := c.front.Stats(); err == nil {
 		st.Queued, st.Scheduled = fs.Pending, fs.Scheduled
 	}
@@ -219,21 +243,7 @@ func (c *Crawler) Index() *indexer.Index { return c.index }
 
 // Detector returns the crawl's near-duplicate detector. It is written by
 // Run; read it when Run is not running.
-func (c *Crawler) Detector() *dedup.Detector { return c.hook.Detector() }
-
-func (c *Crawler) setFatal(err error) {
-	c.fatalMu.Lock()
-	defer c.fatalMu.Unlock()
-	if c.fatal == nil {
-		c.fatal = fmt.Errorf("crawler: storage failed: %w", err)
-	}
-}
-
-func (c *Crawler) fatalErr() error {
-	c.fatalMu.Lock()
-	defer c.fatalMu.Unlock()
-	return c.fatal
-}
+func (c *Crawler) Detector() *dedup.Detector { return c.commit.hook.Detector() }
 
 // Run crawls until the frontier has nothing left to fetch now, the page
 // budget is spent or ctx is done, and flushes the index. Revisits that
@@ -257,99 +267,68 @@ func (c *Crawler) Run(ctx context.Context) error { return c.run(ctx, false) }
 // returns ctx.Err() when ctx is done, with the state resumable.
 func (c *Crawler) Watch(ctx context.Context) error { return c.run(ctx, true) }
 
+// run wires the parts for one Run or Watch: the committer's goroutine,
+// the sitemap reader's and Parallelism workers, each taking URLs from the
+// dispatcher and fetching them.
 func (c *Crawler) run(ctx context.Context, keep bool) error {
-	if err := c.queueSeeds(); err != nil {
+	cm := c.commit
+	if err := cm.queueSeeds(); err != nil {
 		return err
 	}
 	results := make(chan *result, 2*c.opts.Parallelism)
-	d := newDispatcher(ctx, c, keep)
-	c.writer = newRecordWriter(c.pages, c.lastRev)
+	budget := func(fresh int) bool { return c.n.fetched.Load()+int64(fresh) < int64(c.opts.MaxPages) }
+	d := newDispatcher(ctx, c.front, c.pacer, c.fatal, budget, keep)
+	cm.writer = newRecordWriter(c.pages, cm.lastRev)
 	var committed sync.WaitGroup
-	committed.Go(func() { c.commitLoop(results, d) })
-	col := c.collector(ctx)
+	committed.Go(func() { cm.commitLoop(results, d) })
+	col := c.fetch.collector(ctx)
 	var workers, readers sync.WaitGroup
 	d.begin() // the first reading of the sitemaps
-	readers.Go(func() { c.readSitemaps(ctx, d, results, keep) })
+	readers.Go(func() { c.maps.read(ctx, d, results, keep) })
 	for range c.opts.Parallelism {
-		workers.Go(func() {
-			for {
-				item, ok := d.next()
-				if !ok {
-					return
-				}
-				r := c.work(ctx, col, item)
-				c.pacer.Release(hostOf(item.URL))
-				if r == nil {
-					fresh := 0
-					var t task
-					if _ = json.Unmarshal(item.Payload, &t); !t.Revisit {
-						fresh = 1
-					}
-					d.settle(1, fresh) // interrupted mid-request: stays in flight
-					continue
-				}
-				// With one worker the crawl is sequential: the next URL
-				// is popped once this page's links are queued, with the
-				// priorities it changed. With more, a worker goes on
-				// while its page is committed (each pop already misses
-				// the pages the other workers have in hand): waiting
-				// for the commit cost a third of the workers' time.
-				results <- r
-				if c.opts.Parallelism == 1 {
-					<-r.queued
-				}
-			}
-		})
+		workers.Go(func() { c.fetchLoop(ctx, col, d, results) })
 	}
 	workers.Wait()
 	readers.Wait()
 	close(results)
 	committed.Wait()
-	flushErr := c.finish(ctx.Err() == nil)
+	flushErr := cm.finish(ctx.Err() == nil)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return errors.Join(d.err, c.fatalErr(), flushErr)
+	return errors.Join(d.err, c.fatal.fatalErr(), flushErr)
 }
 
-// finish waits for the records in writing, re-clusters if asked to and
-// pages were inserted since the last re-clustering, flushes the index,
-// stores the watermark and marks done the URLs recorded last.
-func (c *Crawler) finish(recluster bool) error {
-	var fb frontier.Batch
-	if c.writer != nil {
-		c.writer.close()
-		rev, err := c.writer.wait()
-		if err != nil {
-			return err
+// fetchLoop is one worker: it fetches the dispatcher's items until the
+// crawl is over and hands each result to the committer.
+func (c *Crawler) fetchLoop(ctx context.Context, col *colly.Collector, d *dispatcher, results chan<- *result) {
+	for {
+		item, ok := d.next()
+		if !ok {
+			return
 		}
-		c.lastRev = rev
-		done, _ := c.writer.takeDone()
-		for _, d := range done {
-			markDone(&fb, d)
+		r := c.fetch.work(ctx, col, item)
+		c.pacer.Release(hostOf(item.URL))
+		if r == nil {
+			fresh := 0
+			var t task
+			if _ = json.Unmarshal(item.Payload, &t); !t.Revisit {
+				fresh = 1
+			}
+			d.settle(1, fresh) // interrupted mid-request: stays in flight
+			continue
 		}
-		c.writer = nil
-	}
-	if recluster && c.sinceRecluster > 0 {
-		if err := c.recluster(context.Background(), nil); err != nil {
-			return err
-		}
-	}
-	if err := c.flushIndex(true); err != nil {
-		return err
-	}
-	if c.watermark > c.stored {
-		if err := c.pages.SetIndexedThrough(c.watermark); err != nil {
-			return err
-		}
-		c.stored = c.watermark
-	}
-	if fb.Len() > 0 {
-		if _, err := c.front.Commit(&fb); err != nil {
-			return err
+		// With one worker the crawl is sequential: the next URL is
+		// popped once this page's links are queued, with the priorities
+		// it changed. With more, a worker goes on while its page is
+		// committed (each pop already misses the pages the other workers
+		// have in hand): waiting for the commit cost a third of the
+		// workers' time.
+		results <- r
+		if c.opts.Parallelism == 1 {
+			<-r.queued
 		}
 	}
-	return nil
 }
 
 // NextRevisit returns when the earliest scheduled revisit is due, and

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/frontier"
+	"github.com/doppel-search/doppel/crawler/polite"
 )
 
 // scanLimit is how many pending URLs the dispatcher looks at for one that
@@ -23,8 +24,11 @@ const scanLimit = 512
 // are moved to the queue as they fall due.
 type dispatcher struct {
 	ctx      context.Context
-	c        *Crawler
-	keep     bool // wait for revisits instead of ending
+	front    *frontier.Frontier
+	pacer    *polite.Pacer
+	fatal    *fatal
+	budget   func(fresh int) bool // whether fresh more pages fit the page budget
+	keep     bool                 // wait for revisits instead of ending
 	mu       sync.Mutex
 	cond     *sync.Cond
 	inflight int   // popped (or sitemaps being read) and not yet committed
@@ -32,8 +36,8 @@ type dispatcher struct {
 	err      error // a frontier error
 }
 
-func newDispatcher(ctx context.Context, c *Crawler, keep bool) *dispatcher {
-	d := &dispatcher{ctx: ctx, c: c, keep: keep}
+func newDispatcher(ctx context.Context, front *frontier.Frontier, pacer *polite.Pacer, f *fatal, budget func(int) bool, keep bool) *dispatcher {
+	d := &dispatcher{ctx: ctx, front: front, pacer: pacer, fatal: f, budget: budget, keep: keep}
 	d.cond = sync.NewCond(&d.mu)
 	context.AfterFunc(ctx, d.poke)
 	return d
@@ -52,46 +56,18 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for {
-		if d.ctx.Err() != nil || d.err != nil || d.c.fatalErr() != nil {
+		if d.ctx.Err() != nil || d.err != nil || d.fatal.fatalErr() != nil {
 			d.cond.Broadcast()
 			return frontier.Item{}, false
 		}
 		now := time.Now()
-		if due, ok := d.c.front.NextDue(); ok && !due.After(now) {
-			if _, err := d.c.front.Due(now); err != nil {
+		if due, ok := d.front.NextDue(); ok && !due.After(now) {
+			if _, err := d.front.Due(now); err != nil {
 				d.err = err
 				continue
 			}
 		}
-		budget := d.c.fetched.Load()+int64(d.fresh) < int64(d.c.opts.MaxPages)
-		var wake time.Time // the earliest a URL looked at may be fetched
-		paced := false     // a URL looked at waits for its host's slot
-		busy := map[string]bool{}
-		item, err := d.c.front.NextWhere(func(u string, payload []byte) bool {
-			var t task
-			_ = json.Unmarshal(payload, &t)
-			if !budget && !t.Revisit {
-				return false
-			}
-			if t.After > 0 {
-				if at := time.UnixMilli(t.After); at.After(now) {
-					wake = earliest(wake, at)
-					return false
-				}
-			}
-			// A host refused once in this look is refused for the rest of
-			// it: its slot may free up midway, and a URL further down
-			// must not then go before the better ones above it.
-			host := hostOf(u)
-			if busy[host] {
-				return false
-			}
-			if d.c.pacer.TryAcquire(host) {
-				return true
-			}
-			busy[host], paced = true, true
-			return false
-		}, scanLimit)
+		item, wake, paced, err := d.look(now)
 		switch {
 		case err == nil:
 			d.inflight++
@@ -101,7 +77,7 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 			}
 			return item, true
 		case errors.Is(err, frontier.ErrNotReady):
-			free := d.c.pacer.NextFree()
+			free := d.pacer.NextFree()
 			if paced && free.IsZero() && d.inflight == 0 {
 				// No slot is held, so what refused a URL was its host's
 				// delay, which ended while the queue was looked at.
@@ -116,7 +92,7 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 		}
 		// Nothing may be fetched now.
 		if d.keep {
-			if due, ok := d.c.front.NextDue(); ok {
+			if due, ok := d.front.NextDue(); ok {
 				wake = earliest(wake, due)
 			}
 			// Commits add revisits and links; poll at least every second.
@@ -127,6 +103,43 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 		}
 		d.waitUntil(wake)
 	}
+}
+
+// look takes the best pending item that may be fetched now — within the
+// page budget unless a revisit, its retry due, its host's slot free (and
+// taken) — among the first scanLimit. Otherwise it returns
+// frontier.ErrNotReady or ErrEmpty, the earliest time a URL looked at may
+// be fetched (wake, zero if none is known), and whether one waited for
+// its host's slot (paced). d.mu is held.
+func (d *dispatcher) look(now time.Time) (item frontier.Item, wake time.Time, paced bool, err error) {
+	budget := d.budget(d.fresh)
+	busy := map[string]bool{}
+	item, err = d.front.NextWhere(func(u string, payload []byte) bool {
+		var t task
+		_ = json.Unmarshal(payload, &t)
+		if !budget && !t.Revisit {
+			return false
+		}
+		if t.After > 0 {
+			if at := time.UnixMilli(t.After); at.After(now) {
+				wake = earliest(wake, at)
+				return false
+			}
+		}
+		// A host refused once in this look is refused for the rest of
+		// it: its slot may free up midway, and a URL further down must
+		// not then go before the better ones above it.
+		host := hostOf(u)
+		if busy[host] {
+			return false
+		}
+		if d.pacer.TryAcquire(host) {
+			return true
+		}
+		busy[host], paced = true, true
+		return false
+	}, scanLimit)
+	return item, wake, paced, err
 }
 
 // waitUntil waits for a poke, or until t if it is set. d.mu is held.

@@ -16,6 +16,7 @@ import (
 	"github.com/gocolly/colly/v2"
 
 	"github.com/doppel-search/doppel/crawler/admit"
+	"github.com/doppel-search/doppel/crawler/clean"
 	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/pages"
@@ -137,6 +138,20 @@ func contentHash(title string, blocks []string) uint64 {
 	return h.Sum64()
 }
 
+// The fetcher fetches one URL at a time for a worker (many workers call
+// it at once): the request (conditional for a revisit), the answer's
+// decision (redirect, error, not modified), and for a page the hook's
+// Parse and Prepare, admission's checks (soft 404, canonical) and the
+// links found. It reads the page records and writes nothing: what it
+// finds goes to the committer as a result.
+type fetcher struct {
+	opts  *Options
+	admit *admit.Admission
+	hook  *hook.Hook
+	pages *pages.Store
+	*fatal
+}
+
 const ctxResult = "doppel.result"
 
 // collector builds the colly collector. It fetches one URL per Request
@@ -144,20 +159,20 @@ const ctxResult = "doppel.result"
 // link, so redirect loops end at the frontier's at-most-once rule), and
 // leaves robots.txt to admission, which records what it refuses, and
 // pacing to the dispatcher (package polite).
-func (c *Crawler) collector(ctx context.Context) *colly.Collector {
+func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 	col := colly.NewCollector(
-		colly.UserAgent(c.opts.UserAgent),
-		colly.MaxBodySize(c.opts.MaxBodyBytes+1), // one byte more tells a cut body
+		colly.UserAgent(f.opts.UserAgent),
+		colly.MaxBodySize(f.opts.MaxBodyBytes+1), // one byte more tells a cut body
 		colly.AllowURLRevisit(),                  // the frontier and the page store deduplicate
 		colly.StdlibContext(ctx),
 	)
 	col.IgnoreRobotsTxt = true
-	col.SetRequestTimeout(c.opts.Timeout)
+	col.SetRequestTimeout(f.opts.Timeout)
 	col.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
 	col.OnResponse(func(resp *colly.Response) {
 		r := resp.Ctx.GetAny(ctxResult).(*result)
 		r.etag, r.modified = resp.Headers.Get("ETag"), resp.Headers.Get("Last-Modified")
-		if err := c.process(r, resp); err != nil {
+		if err := f.process(r, resp); err != nil {
 			r.fail(err.Error())
 		}
 	})
@@ -175,7 +190,7 @@ func (c *Crawler) collector(ctx context.Context) *colly.Collector {
 			r.status, r.notModified = pages.Fetched, true
 			r.etag, r.modified = header.Get("ETag"), header.Get("Last-Modified")
 		case code >= 300 && code < 400 && header.Get("Location") != "":
-			c.redirect(r, fmt.Sprintf("HTTP %d", code), header.Get("Location"))
+			f.redirect(r, fmt.Sprintf("HTTP %d", code), header.Get("Location"))
 		case code != 0:
 			r.failStatus(code, header)
 		default: // no answer: refused, reset, timed out
@@ -189,13 +204,13 @@ func (c *Crawler) collector(ctx context.Context) *colly.Collector {
 // work fetches one popped URL and prepares what the committer needs. It
 // returns nil when ctx was cancelled mid-request: the URL then stays in
 // flight and is fetched again on resume.
-func (c *Crawler) work(ctx context.Context, col *colly.Collector, item frontier.Item) *result {
+func (f *fetcher) work(ctx context.Context, col *colly.Collector, item frontier.Item) *result {
 	r := &result{url: item.URL, priority: item.Priority, popped: true, queued: make(chan struct{})}
 	_ = json.Unmarshal(item.Payload, &r.task) // a missing or foreign payload means depth 0
-	rec, known, err := c.pages.Get(item.URL)
+	rec, known, err := f.pages.Get(item.URL)
 	switch {
 	case err != nil:
-		c.setFatal(err)
+		f.setFatal(err)
 		r.fail(err.Error())
 		return r
 	case known && !r.task.Revisit: // recorded before a crash, not yet marked done
@@ -204,7 +219,7 @@ func (c *Crawler) work(ctx context.Context, col *colly.Collector, item frontier.
 	case known && rec.Status == pages.Fetched:
 		r.prev = &rec
 	}
-	if reason, trapped := c.admit.Trapped(item.URL); trapped && r.prev == nil { // queued before its template became a trap
+	if reason, trapped := f.admit.Trapped(item.URL); trapped && r.prev == nil { // queued before its template became a trap
 		r.skip(reason)
 		return r
 	}
@@ -237,12 +252,12 @@ func (c *Crawler) work(ctx context.Context, col *colly.Collector, item frontier.
 
 // process handles a 2xx response: parse, soft-404 and canonical checks,
 // links, template stripping and signatures.
-func (c *Crawler) process(r *result, resp *colly.Response) error {
-	parsed, err := c.hook.Parse(r.url, *resp.Headers, resp.Body)
+func (f *fetcher) process(r *result, resp *colly.Response) error {
+	parsed, err := f.hook.Parse(r.url, *resp.Headers, resp.Body)
 	var skipped *hook.SkipError
 	switch {
 	case errors.As(err, &skipped) && skipped.Location != "":
-		c.redirect(r, "meta refresh", skipped.Location)
+		f.redirect(r, "meta refresh", skipped.Location)
 		return nil
 	case errors.As(err, &skipped):
 		r.skip(skipped.Reason)
@@ -250,52 +265,28 @@ func (c *Crawler) process(r *result, resp *colly.Response) error {
 	case err != nil:
 		return err
 	}
-	if c.admit.SoftNotFound(resp.Request.URL.Host, parsed.Text) {
+	if f.admit.SoftNotFound(resp.Request.URL.Host, parsed.Text) {
 		r.skip(admit.ReasonSoft404)
 		r.verdict = traps.NotFound
 		return nil
 	}
-	if canon, ok := c.admit.Canonical(r.url, parsed.Canonical); ok {
-		// The canonical URL is fetched instead — unless it may not be
-		// (robots.txt, a trap), or failed or defers elsewhere: then this
-		// copy is kept.
-		d := c.admit.Link(canon)
-		rec, known, err := c.pages.Get(canon)
-		if err != nil {
-			return err
-		}
-		if d.Verdict == admit.Follow && (!known || rec.Status == pages.Fetched) {
-			r.links = append(r.links, link{Decision: d, task: r.task, priority: max(r.priority, PrioritySeed), fixed: true})
-			r.skip("canonical URL is " + canon)
-			return nil
-		}
+	if deferred, err := f.deferToCanonical(r, parsed.Canonical); err != nil || deferred {
+		return err
 	}
 	r.hash = contentHash(parsed.Title, parsed.Blocks)
-	if !parsed.NoFollow && r.task.Depth+1 <= c.opts.MaxDepth {
-		for _, l := range parsed.Links {
-			if l.NoFollow {
-				continue
-			}
-			d := c.admit.Link(l.URL)
-			if d.Verdict == admit.Ignore || d.URL == r.url {
-				continue
-			}
-			r.links = append(r.links, link{Decision: d, text: l.Text, task: task{Depth: r.task.Depth + 1}})
-			if l.Main && d.Verdict == admit.Follow {
-				r.mainLinks = append(r.mainLinks, d.URL)
-			}
-		}
+	if !parsed.NoFollow && r.task.Depth+1 <= f.opts.MaxDepth {
+		f.addLinks(r, parsed.Links)
 	}
 	r.mainLinks, r.linkHash = linkSet(r.mainLinks)
 	r.status = pages.Fetched
 	if r.prev != nil && r.prev.Hash == r.hash {
 		return nil // fetched again, unchanged: nothing to prepare
 	}
-	anchors, err := c.pages.Anchors(r.url)
+	anchors, err := f.pages.Anchors(r.url)
 	if err != nil {
 		return err
 	}
-	if r.prep, err = c.hook.Prepare(r.url, *resp.Headers, parsed, anchors); err != nil {
+	if r.prep, err = f.hook.Prepare(r.url, *resp.Headers, parsed, anchors); err != nil {
 		return err
 	}
 	if len(features.Tokens(parsed.Text)) == 0 {
@@ -304,17 +295,57 @@ func (c *Crawler) process(r *result, resp *colly.Response) error {
 	return nil
 }
 
+// deferToCanonical queues the canonical URL a page names instead of the
+// page, and records the page as skipped (deferred) — unless the canonical
+// URL may not be fetched (robots.txt, a trap), or failed or defers
+// elsewhere: then this copy is kept.
+func (f *fetcher) deferToCanonical(r *result, named string) (deferred bool, err error) {
+	canon, ok := f.admit.Canonical(r.url, named)
+	if !ok {
+		return false, nil
+	}
+	d := f.admit.Link(canon)
+	rec, known, err := f.pages.Get(canon)
+	if err != nil {
+		return false, err
+	}
+	if d.Verdict != admit.Follow || known && rec.Status != pages.Fetched {
+		return false, nil
+	}
+	r.links = append(r.links, link{Decision: d, task: r.task, priority: max(r.priority, PrioritySeed), fixed: true})
+	r.skip("canonical URL is " + canon)
+	return true, nil
+}
+
+// addLinks adds a page's followed links to r with their anchor texts,
+// one level deeper, and notes those of its main content (r.mainLinks).
+func (f *fetcher) addLinks(r *result, links []clean.Link) {
+	for _, l := range links {
+		if l.NoFollow {
+			continue
+		}
+		d := f.admit.Link(l.URL)
+		if d.Verdict == admit.Ignore || d.URL == r.url {
+			continue
+		}
+		r.links = append(r.links, link{Decision: d, text: l.Text, task: task{Depth: r.task.Depth + 1}})
+		if l.Main && d.Verdict == admit.Follow {
+			r.mainLinks = append(r.mainLinks, d.URL)
+		}
+	}
+}
+
 // redirect queues a redirect's target like a link and records the source
 // as skipped; kind is "HTTP 301" or "meta refresh".
-func (c *Crawler) redirect(r *result, kind, location string) {
-	d, err := c.admit.Redirect(r.url, location, r.task.Hops)
+func (f *fetcher) redirect(r *result, kind, location string) {
+	d, err := f.admit.Redirect(r.url, location, r.task.Hops)
 	switch {
 	case err != nil:
 		r.fail(fmt.Sprintf("%s to an unusable location %q", kind, location))
 	case d.Verdict == admit.Refuse:
 		r.skip(d.Reason)
 	default:
-		r.links = append(r.links, link{Decision: c.admit.Link(d.URL), task: task{Depth: r.task.Depth, Hops: r.task.Hops + 1},
+		r.links = append(r.links, link{Decision: f.admit.Link(d.URL), task: task{Depth: r.task.Depth, Hops: r.task.Hops + 1},
 			priority: r.priority, fixed: true})
 		r.skip(fmt.Sprintf("%s redirect to %s", kind, d.URL))
 	}

@@ -31,7 +31,7 @@ func (s *timedSite) at(path string) []time.Time {
 	return append([]time.Time(nil), s.times[path]...)
 }
 
-func page(w http.ResponseWriter, title string, links ...string) {
+func writePage(w http.ResponseWriter, title string, links ...string) {
 	w.Header().Set("Content-Type", "text/html")
 	fmt.Fprintf(w, "<html><head><title>%s</title></head><body><main><p>This is the page about %s, with a sentence of its own about %s.</p>", title, title, title)
 	for _, l := range links {
@@ -60,7 +60,7 @@ func TestCrawlDelay(t *testing.T) {
 		mu.Lock()
 		all = append(all, time.Now())
 		mu.Unlock()
-		page(w, r.URL.Path, "/a", "/b", "/c", "/d", "/e")
+		writePage(w, r.URL.Path, "/a", "/b", "/c", "/d", "/e")
 	}))
 	opts := testOptions(s.URL + "/")
 	opts.Parallelism, opts.HostParallelism = 4, 4
@@ -99,11 +99,11 @@ func TestRetryAfterAndTransientErrors(t *testing.T) {
 				http.Error(w, "down", http.StatusBadGateway)
 				return
 			}
-			page(w, "down")
+			writePage(w, "down")
 		case r.URL.Path == "/":
-			page(w, "home", "/busy", "/flaky", "/down")
+			writePage(w, "home", "/busy", "/flaky", "/down")
 		case r.URL.Path == "/busy" || r.URL.Path == "/flaky":
-			page(w, r.URL.Path)
+			writePage(w, r.URL.Path)
 		default:
 			http.NotFound(w, r)
 		}
@@ -155,9 +155,9 @@ func TestRobotsBehindRedirect(t *testing.T) {
 		case "/policies/robots.txt":
 			fmt.Fprint(w, "User-agent: *\nDisallow: /secret\n")
 		case "/":
-			page(w, "home", "/open", "/secret/plans")
+			writePage(w, "home", "/open", "/secret/plans")
 		case "/open", "/secret/plans":
-			page(w, r.URL.Path)
+			writePage(w, r.URL.Path)
 		default:
 			http.NotFound(w, r)
 		}

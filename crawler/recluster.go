@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 
+	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/dedup"
 )
@@ -20,7 +21,7 @@ const reclusterMin = 1000
 // reclusterMin): the clusters of a growing crawl are rebuilt as stars at
 // doublings of its size, so the work stays proportional to the pages
 // crawled, and chains that online clustering splits do not last.
-func (c *Crawler) maybeRecluster(ctx context.Context) error {
+func (c *committer) maybeRecluster(ctx context.Context) error {
 	if c.sinceRecluster < max(reclusterMin, c.reclustered) {
 		return nil
 	}
@@ -37,7 +38,7 @@ func (c *Crawler) maybeRecluster(ctx context.Context) error {
 // when one runs) before the index is flushed, as for any page. Cost: the
 // detector's rebuild, one record read per page, and an index Add per page
 // that moved.
-func (c *Crawler) recluster(ctx context.Context, force map[string]bool) error {
+func (c *committer) recluster(ctx context.Context, force map[string]bool) error {
 	c.sinceRecluster = 0
 	if c.opts.NoDedup {
 		return nil
@@ -90,7 +91,7 @@ func (c *Crawler) recluster(ctx context.Context, force map[string]bool) error {
 // place records and indexes again the fetched page of assignment a when
 // its record or its cluster's recorded master (recorded) differ from a,
 // or when force is set; dup says a's cluster has other members.
-func (c *Crawler) place(ctx context.Context, a dedup.Assignment, dup bool, recorded map[string]string, force bool, fixes *pages.Batch) error {
+func (c *committer) place(ctx context.Context, a dedup.Assignment, dup bool, recorded map[string]string, force bool, fixes *pages.Batch) error {
 	cl := string(a.Cluster)
 	rec, ok, err := c.pages.Get(a.ID)
 	if err != nil || !ok || rec.Status != pages.Fetched {
@@ -104,7 +105,7 @@ func (c *Crawler) place(ctx context.Context, a dedup.Assignment, dup bool, recor
 	if a.Master == a.ID && recorded[cl] != a.ID {
 		fixes.SetMaster(cl, a.ID)
 	}
-	p := pageOf(rec)
+	p := hook.FromRecord(rec)
 	p.Result = dedup.Result{ID: a.ID, Cluster: a.Cluster, Master: a.Master, Duplicate: dup, Edited: a.Edited, Simhash: rec.Simhash}
 	if err := c.hook.Reindex(ctx, p); err != nil {
 		return err
@@ -115,7 +116,7 @@ func (c *Crawler) place(ctx context.Context, a dedup.Assignment, dup bool, recor
 
 // store commits records: through the record writer when one runs (in
 // order with the groups' records), else at once.
-func (c *Crawler) store(b pages.Batch) error {
+func (c *committer) store(b pages.Batch) error {
 	if c.writer != nil {
 		c.writer.write(b, nil)
 		return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/doppel-search/doppel/crawler/admit"
 	"github.com/doppel-search/doppel/crawler/frontier"
+	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/crawler/traps"
 	"github.com/doppel-search/doppel/dedup/features"
@@ -28,11 +29,7 @@ import (
 // with the records whatever a crash interrupted. Fetched pages without a
 // revisit scheduled (a crash between their record and their done mark, or
 // a crawl from before revisits) are scheduled.
-func (c *Crawler) replay() error {
-	var err error
-	if c.hook, err = c.newHook(); err != nil {
-		return err
-	}
+func (c *committer) replay() error {
 	through, err := c.pages.IndexedThrough()
 	if err != nil {
 		return err
@@ -43,47 +40,18 @@ func (c *Crawler) replay() error {
 	force := map[string]bool{} // pages the index may lack
 	err = c.pages.Each(func(r pages.Record) error {
 		c.lastRev = max(c.lastRev, r.Rev)
-		switch r.Status {
-		case pages.Skipped:
-			c.skipped.Add(1)
-			if r.Reason == admit.ReasonSoft404 {
-				c.admit.Observe(r.URL, traps.NotFound, "")
-			}
-		case pages.Failed:
-			c.errs.Add(1)
-			if r.Transient {
-				c.transient = append(c.transient, r.URL)
-			}
-		}
 		if r.Status != pages.Fetched {
+			c.replayDecision(r)
 			if r.Rev > through {
 				removed = append(removed, r.URL)
 			}
 			return nil
 		}
 		reindex := r.Rev > through
-		// With detection the index follows the re-clustering below;
-		// without, every page is its own cluster, as recorded.
-		p, err := c.hook.Replay(ctx, pageOf(r), reindex && c.opts.NoDedup)
-		if err != nil {
-			return err
-		}
 		if reindex {
 			force[r.URL] = true
-			if c.opts.NoDedup {
-				c.sinceFlush++
-			}
 		}
-		v := traps.Unique
-		if len(features.Tokens(strings.Join(r.Blocks, " "))) == 0 {
-			v = traps.Empty
-		}
-		c.countPage(r.URL, r.Title, p.Result, v)
-		if r.Schedule.LastFetch.IsZero() { // recorded before revisits existed
-			r.Schedule.LastFetch = r.FetchedAt
-		}
-		c.recrawl.states[r.URL] = r.Schedule
-		return nil
+		return c.replayPage(ctx, r, reindex)
 	})
 	if err != nil {
 		return fmt.Errorf("crawler: replaying recorded pages: %w", err)
@@ -115,9 +83,50 @@ func (c *Crawler) replay() error {
 	return c.finish(false)
 }
 
+// replayDecision counts a record of a URL not fetched, and tells the
+// trap statistics of a soft 404 and the next run of a transient failure.
+func (c *committer) replayDecision(r pages.Record) {
+	switch r.Status {
+	case pages.Skipped:
+		c.skipped.Add(1)
+		if r.Reason == admit.ReasonSoft404 {
+			c.admit.Observe(r.URL, traps.NotFound, "")
+		}
+	case pages.Failed:
+		c.errs.Add(1)
+		if r.Transient {
+			c.transient = append(c.transient, r.URL)
+		}
+	}
+}
+
+// replayPage puts a fetched record back through the detector (hook.Replay)
+// and counts it; reindex says the index may lack it. With detection the
+// index follows the re-clustering that ends the replay; without, every
+// page is its own cluster, as recorded, and is indexed here.
+func (c *committer) replayPage(ctx context.Context, r pages.Record, reindex bool) error {
+	p, err := c.hook.Replay(ctx, hook.FromRecord(r), reindex && c.opts.NoDedup)
+	if err != nil {
+		return err
+	}
+	if reindex && c.opts.NoDedup {
+		c.sinceFlush++
+	}
+	v := traps.Unique
+	if len(features.Tokens(strings.Join(r.Blocks, " "))) == 0 {
+		v = traps.Empty
+	}
+	c.countPage(r.URL, r.Title, p.Result, v)
+	if r.Schedule.LastFetch.IsZero() { // recorded before revisits existed
+		r.Schedule.LastFetch = r.FetchedAt
+	}
+	c.recrawl.states[r.URL] = r.Schedule
+	return nil
+}
+
 // scheduleMissing schedules the revisit of every fetched page that has
 // none and is not queued: due its policy interval after its last fetch.
-func (c *Crawler) scheduleMissing() error {
+func (c *committer) scheduleMissing() error {
 	missing := maps.Clone(c.recrawl.states)
 	err := c.front.Scheduled(func(u string, _ time.Time) error {
 		delete(missing, u)

@@ -14,6 +14,7 @@ import (
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/page"
 )
 
 // Priorities of revisits and retries.
@@ -91,7 +92,7 @@ func (rc *recrawl) listing(st schedule.State) time.Duration {
 // not its cluster's master, and for a listing (a page whose links have
 // changed: Record.Links) at most recrawl.listing, since its changes lead
 // to pages born and deleted.
-func (c *Crawler) nextVisit(rec *pages.Record, changed, master bool, now time.Time) time.Time {
+func (c *committer) nextVisit(rec *pages.Record, changed, master bool, now time.Time) time.Time {
 	st := rec.Schedule
 	st.History = append([]schedule.Observation(nil), st.History...)
 	st.Observe(now, changed, rec.LastModified)
@@ -126,7 +127,7 @@ func markDone(fb *frontier.Batch, d doneMark) {
 // server's Retry-After if longer (a 429 or a Retry-After also pauses the
 // host that long) — and reports whether it did; after MaxRetries attempts
 // it does not.
-func (c *Crawler) retry(r *result, now time.Time) bool {
+func (c *committer) retry(r *result, now time.Time) bool {
 	if !r.transient || r.task.Attempt >= c.opts.MaxRetries {
 		return false
 	}
@@ -150,7 +151,7 @@ func (c *Crawler) retry(r *result, now time.Time) bool {
 
 // isMaster reports whether the recorded page url is its cluster's master
 // in the detector now.
-func (c *Crawler) isMaster(url, clusterID string) bool {
+func (c *committer) isMaster(url, clusterID string) bool {
 	cl, ok := c.hook.Detector().Cluster(cluster.ID(clusterID))
 	return !ok || cl.Master.ID == url
 }
@@ -172,7 +173,7 @@ func (c *Crawler) isMaster(url, clusterID string) bool {
 //     says why, and it is not scheduled again.
 //   - A transient failure that outlasted its retries: the copy is kept
 //     and the page is due again as if unchanged.
-func (c *Crawler) revisit(ctx context.Context, r *result, now time.Time) (doneMark, bool, error) {
+func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (doneMark, bool, error) {
 	c.revisits.Add(1)
 	prev := *r.prev
 	if rec, ok, err := c.latest(r.url); err != nil {
@@ -240,14 +241,14 @@ func (c *Crawler) revisit(ctx context.Context, r *result, now time.Time) (doneMa
 			return mark, false, err
 		}
 		c.sinceFlush++
-		c.batch.Put(pages.Record{URL: r.url, Status: r.status, Reason: r.reason, FetchedAt: now})
+		c.batch.Put(pages.Record{Page: page.Page{URL: r.url}, Status: r.status, Reason: r.reason, FetchedAt: now})
 		delete(c.recrawl.states, r.url)
 		return mark, false, nil
 	}
 }
 
 // recheck schedules the members of a cluster (but url) to be fetched now.
-func (c *Crawler) recheck(clusterID, url string, now time.Time) {
+func (c *committer) recheck(clusterID, url string, now time.Time) {
 	cl, ok := c.hook.Detector().Cluster(cluster.ID(clusterID))
 	if !ok {
 		return
@@ -272,7 +273,7 @@ func (c *Crawler) recheck(clusterID, url string, now time.Time) {
 // keep in the record (Record.Links): none until they first change. When
 // they changed and the record kept the old ones, each page that left the
 // listing is fetched at once (checkLeft).
-func (c *Crawler) linkChange(prev pages.Record, r *result, now time.Time) (changed bool, keep []string) {
+func (c *committer) linkChange(prev pages.Record, r *result, now time.Time) (changed bool, keep []string) {
 	changed = prev.LinkHash != 0 && r.linkHash != prev.LinkHash
 	if !changed && prev.Links == nil {
 		return false, nil
@@ -286,7 +287,7 @@ func (c *Crawler) linkChange(prev pages.Record, r *result, now time.Time) (chang
 // checkLeft schedules the fetched pages among old that are not in now
 // (sorted) to be fetched at once, at most maxRecheck of them: a page a
 // listing stopped linking to is the commonest sign of a page deleted.
-func (c *Crawler) checkLeft(old, now []string, at time.Time) {
+func (c *committer) checkLeft(old, now []string, at time.Time) {
 	n := 0
 	for _, u := range old {
 		if n == maxRecheck {
@@ -307,7 +308,7 @@ func (c *Crawler) checkLeft(old, now []string, at time.Time) {
 
 // latest returns the latest record of url: put in the group being built,
 // handed to the record writer, or committed.
-func (c *Crawler) latest(url string) (pages.Record, bool, error) {
+func (c *committer) latest(url string) (pages.Record, bool, error) {
 	if rec, ok := c.batch.Pending(url); ok {
 		return rec, true, nil
 	}
@@ -322,7 +323,7 @@ func (c *Crawler) latest(url string) (pages.Record, bool, error) {
 // indexSource is the index's Options.Source: the recorded page of id,
 // for the near-duplicates the index left out that a change makes it
 // index (a master elected, a member moved).
-func (c *Crawler) indexSource(_ context.Context, id string) (*indexer.Doc, error) {
+func (c *committer) indexSource(_ context.Context, id string) (*indexer.Doc, error) {
 	p, ok, err := c.recordedPage(id)
 	if err != nil || !ok {
 		return nil, err
@@ -333,10 +334,10 @@ func (c *Crawler) indexSource(_ context.Context, id string) (*indexer.Doc, error
 
 // recordedPage returns the page recorded for url: what the hook re-indexes
 // when a change moves a page that was not itself fetched.
-func (c *Crawler) recordedPage(url string) (hook.Page, bool, error) {
+func (c *committer) recordedPage(url string) (hook.Page, bool, error) {
 	rec, ok, err := c.latest(url)
 	if err != nil || !ok || rec.Status != pages.Fetched {
 		return hook.Page{}, false, err
 	}
-	return pageOf(rec), true, nil
+	return hook.FromRecord(rec), true, nil
 }

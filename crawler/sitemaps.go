@@ -13,6 +13,7 @@ import (
 
 	"github.com/doppel-search/doppel/crawler/admit"
 	"github.com/doppel-search/doppel/crawler/pages"
+	"github.com/doppel-search/doppel/crawler/polite"
 	"github.com/doppel-search/doppel/crawler/sitemap"
 )
 
@@ -23,9 +24,20 @@ const (
 	maxSitemapFiles = 100
 )
 
-// sitemaps holds what robots.txt said about each host's sitemaps, and the
-// validators of each sitemap file read.
+// The sitemap reader reads the hosts' sitemaps (the ones robots.txt
+// names, else /sitemap.xml), with a request slot of their host, and hands
+// the committer what they say: new URLs, and fetched pages whose lastmod
+// is newer than the copy or that left the sitemaps. It reads the page
+// records and writes nothing. It holds what robots.txt said about each
+// host's sitemaps, and the validators of each sitemap file read.
 type sitemaps struct {
+	opts  *Options
+	admit *admit.Admission // set once admission exists (it calls onRobots)
+	pages *pages.Store
+	pacer *polite.Pacer
+	*counters
+	*fatal
+
 	mu     sync.Mutex
 	byHost map[string][]string // host → sitemap URLs (robots.txt's, or /sitemap.xml)
 	etags  map[string]string   // sitemap URL → ETag of the last reading
@@ -37,18 +49,23 @@ type sitemaps struct {
 	previous map[string]bool
 }
 
+func newSitemaps(opts *Options, store *pages.Store, pacer *polite.Pacer, n *counters, f *fatal) *sitemaps {
+	return &sitemaps{opts: opts, pages: store, pacer: pacer, counters: n, fatal: f,
+		byHost: map[string][]string{}, etags: map[string]string{}, index: map[string][]string{}, listed: map[string][]string{}}
+}
+
 // onRobots is admission's OnRobots hook: the host's Crawl-delay goes to
 // the pacer, its sitemaps (robots.txt's, else /sitemap.xml) to the list
 // readSitemaps reads.
-func (c *Crawler) onRobots(u *url.URL, r admit.Robots) {
-	c.pacer.SetCrawlDelay(u.Host, r.CrawlDelay)
+func (s *sitemaps) onRobots(u *url.URL, r admit.Robots) {
+	s.pacer.SetCrawlDelay(u.Host, r.CrawlDelay)
 	files := r.Sitemaps
 	if len(files) == 0 {
 		files = []string{u.Scheme + "://" + u.Host + "/sitemap.xml"}
 	}
-	c.maps.mu.Lock()
-	c.maps.byHost[u.Host] = files
-	c.maps.mu.Unlock()
+	s.mu.Lock()
+	s.byHost[u.Host] = files
+	s.mu.Unlock()
 }
 
 // readSitemaps reads every known host's sitemaps once (Run), or every
@@ -58,26 +75,26 @@ func (c *Crawler) onRobots(u *url.URL, r admit.Robots) {
 // Each reading counts as in flight (dispatcher.begin; run begins the
 // first) until the committer has its findings, so a Run does not end
 // before they are queued.
-func (c *Crawler) readSitemaps(ctx context.Context, d *dispatcher, results chan<- *result, keep bool) {
+func (s *sitemaps) read(ctx context.Context, d *dispatcher, results chan<- *result, keep bool) {
 	for first := true; ; first = false {
 		if !first {
 			select {
 			case <-ctx.Done():
 				return
-			case <-time.After(c.opts.Revisit.Sitemaps):
+			case <-time.After(s.opts.Revisit.Sitemaps):
 			}
 			d.begin()
 		}
 		var r *result
-		if c.opts.Revisit.Sitemaps >= 0 {
-			r = c.readSitemapsOnce(ctx)
+		if s.opts.Revisit.Sitemaps >= 0 {
+			r = s.readOnce(ctx)
 		}
 		if r != nil && ctx.Err() == nil {
 			results <- r // the committer settles it
 		} else {
 			d.settle(1, 0)
 		}
-		if !keep || c.opts.Revisit.Sitemaps < 0 {
+		if !keep || s.opts.Revisit.Sitemaps < 0 {
 			return
 		}
 	}
@@ -85,16 +102,16 @@ func (c *Crawler) readSitemaps(ctx context.Context, d *dispatcher, results chan<
 
 // readSitemapsOnce reads the sitemaps and returns the committer's work,
 // nil if there is none.
-func (c *Crawler) readSitemapsOnce(ctx context.Context) *result {
-	for _, seed := range c.opts.Seeds {
-		c.admit.Link(seed) // the seeds' hosts' robots.txt, which names their sitemaps, read if not yet
+func (s *sitemaps) readOnce(ctx context.Context) *result {
+	for _, seed := range s.opts.Seeds {
+		s.admit.Link(seed) // the seeds' hosts' robots.txt, which names their sitemaps, read if not yet
 	}
-	c.maps.mu.Lock()
+	s.mu.Lock()
 	var files []string
-	for _, host := range slices.Sorted(maps.Keys(c.maps.byHost)) {
-		files = append(files, c.maps.byHost[host]...)
+	for _, host := range slices.Sorted(maps.Keys(s.byHost)) {
+		files = append(files, s.byHost[host]...)
 	}
-	c.maps.mu.Unlock()
+	s.mu.Unlock()
 	r := &result{queued: make(chan struct{})}
 	seen := map[string]bool{}
 	current, complete := map[string]bool{}, true
@@ -109,46 +126,46 @@ func (c *Crawler) readSitemapsOnce(ctx context.Context) *result {
 			continue
 		}
 		seen[file] = true
-		sm, err := c.fetchSitemap(ctx, file)
+		sm, err := s.fetch(ctx, file)
 		if err != nil {
 			slog.Debug("sitemap not read", "url", file, "err", err)
 			complete = false
 			continue
 		}
 		for _, e := range sm.Sitemaps {
-			if d := c.admit.Link(e.URL); d.Verdict != admit.Ignore {
+			if d := s.admit.Link(e.URL); d.Verdict != admit.Ignore {
 				files = append(files, e.URL)
 			}
 		}
-		if err := c.noteSitemapURLs(r, sm.URLs, current); err != nil {
-			c.setFatal(err)
+		if err := s.noteURLs(r, sm.URLs, current); err != nil {
+			s.setFatal(err)
 			return nil
 		}
 	}
 	if complete && ctx.Err() == nil {
-		if err := c.noteDropped(r, current); err != nil {
-			c.setFatal(err)
+		if err := s.noteDropped(r, current); err != nil {
+			s.setFatal(err)
 			return nil
 		}
 	}
 	if len(r.links) == 0 && len(r.revisitNow) == 0 {
 		return nil
 	}
-	c.sitemapHints.Add(int64(len(r.revisitNow)))
+	s.sitemapHints.Add(int64(len(r.revisitNow)))
 	return r
 }
 
 // noteSitemapURLs adds a sitemap's entries to r: URLs without record as
 // links to queue, fetched ones whose lastmod is after their fetch as
 // revisits due now.
-func (c *Crawler) noteSitemapURLs(r *result, entries []sitemap.Entry, current map[string]bool) error {
+func (s *sitemaps) noteURLs(r *result, entries []sitemap.Entry, current map[string]bool) error {
 	for _, e := range entries {
-		d := c.admit.Link(e.URL)
+		d := s.admit.Link(e.URL)
 		if d.Verdict == admit.Ignore {
 			continue
 		}
 		current[d.URL] = true
-		rec, known, err := c.pages.Get(d.URL)
+		rec, known, err := s.pages.Get(d.URL)
 		if err != nil {
 			return err
 		}
@@ -165,11 +182,11 @@ func (c *Crawler) noteSitemapURLs(r *result, entries []sitemap.Entry, current ma
 // noteDropped adds to r, as revisits due now, the fetched pages that a
 // complete reading of the sitemaps no longer lists but the previous one
 // did, and keeps current for the next reading.
-func (c *Crawler) noteDropped(r *result, current map[string]bool) error {
-	c.maps.mu.Lock()
-	previous := c.maps.previous
-	c.maps.previous = current
-	c.maps.mu.Unlock()
+func (s *sitemaps) noteDropped(r *result, current map[string]bool) error {
+	s.mu.Lock()
+	previous := s.previous
+	s.previous = current
+	s.mu.Unlock()
 	due := map[string]bool{}
 	for _, u := range r.revisitNow {
 		due[u] = true
@@ -178,7 +195,7 @@ func (c *Crawler) noteDropped(r *result, current map[string]bool) error {
 		if current[u] || due[u] {
 			continue
 		}
-		rec, ok, err := c.pages.Get(u)
+		rec, ok, err := s.pages.Get(u)
 		if err != nil {
 			return err
 		}
@@ -191,30 +208,30 @@ func (c *Crawler) noteDropped(r *result, current map[string]bool) error {
 
 // fetchSitemap fetches and parses one sitemap file with a request slot of
 // its host, conditionally if it was read before.
-func (c *Crawler) fetchSitemap(ctx context.Context, file string) (*sitemap.Sitemap, error) {
+func (s *sitemaps) fetch(ctx context.Context, file string) (*sitemap.Sitemap, error) {
 	u, err := url.Parse(file)
 	if err != nil {
 		return nil, err
 	}
-	for !c.pacer.TryAcquire(u.Host) {
+	for !s.pacer.TryAcquire(u.Host) {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	defer c.pacer.Release(u.Host)
+	defer s.pacer.Release(u.Host)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, file, nil)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("User-Agent", c.opts.UserAgent)
-	c.maps.mu.Lock()
-	if etag := c.maps.etags[file]; etag != "" {
+	req.Header.Set("User-Agent", s.opts.UserAgent)
+	s.mu.Lock()
+	if etag := s.etags[file]; etag != "" {
 		req.Header.Set("If-None-Match", etag)
 	}
-	c.maps.mu.Unlock()
-	client := &http.Client{Timeout: c.opts.Timeout}
+	s.mu.Unlock()
+	client := &http.Client{Timeout: s.opts.Timeout}
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err
@@ -223,13 +240,13 @@ func (c *Crawler) fetchSitemap(ctx context.Context, file string) (*sitemap.Sitem
 	switch resp.StatusCode {
 	case http.StatusOK:
 	case http.StatusNotModified: // every lastmod in it was seen: its files and pages as they were
-		c.maps.mu.Lock()
-		defer c.maps.mu.Unlock()
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		sm := &sitemap.Sitemap{}
-		for _, f := range c.maps.index[file] {
+		for _, f := range s.index[file] {
 			sm.Sitemaps = append(sm.Sitemaps, sitemap.Entry{URL: f})
 		}
-		for _, u := range c.maps.listed[file] {
+		for _, u := range s.listed[file] {
 			sm.URLs = append(sm.URLs, sitemap.Entry{URL: u})
 		}
 		return sm, nil
@@ -240,15 +257,15 @@ func (c *Crawler) fetchSitemap(ctx context.Context, file string) (*sitemap.Sitem
 	if err != nil {
 		return nil, err
 	}
-	c.maps.mu.Lock()
-	c.maps.etags[file] = resp.Header.Get("ETag")
-	c.maps.index[file], c.maps.listed[file] = nil, nil
+	s.mu.Lock()
+	s.etags[file] = resp.Header.Get("ETag")
+	s.index[file], s.listed[file] = nil, nil
 	for _, e := range sm.Sitemaps {
-		c.maps.index[file] = append(c.maps.index[file], e.URL)
+		s.index[file] = append(s.index[file], e.URL)
 	}
 	for _, e := range sm.URLs {
-		c.maps.listed[file] = append(c.maps.listed[file], e.URL)
+		s.listed[file] = append(s.listed[file], e.URL)
 	}
-	c.maps.mu.Unlock()
+	s.mu.Unlock()
 	return sm, nil
 }

@@ -37,7 +37,7 @@ func TestSitemaps(t *testing.T) {
 			fmt.Fprintf(w, `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/</loc></url><url><loc>%s/archive</loc><lastmod>%s</lastmod></url></urlset>`,
 				base, base, lastmod.UTC().Format(time.RFC3339))
 		case "/":
-			page(w, "home")
+			writePage(w, "home")
 		case "/archive":
 			if !listed {
 				http.Error(w, "gone", http.StatusGone)

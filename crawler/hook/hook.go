@@ -28,7 +28,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/gocolly/colly/v2"
 
@@ -38,6 +37,7 @@ import (
 	"github.com/doppel-search/doppel/dedup/features"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/internal/lang"
+	"github.com/doppel-search/doppel/page"
 )
 
 // ErrSkipped is what every [SkipError] is, for errors.Is.
@@ -104,24 +104,6 @@ type Sink interface {
 	Flush(ctx context.Context) error
 }
 
-// Placement is where the detector put a document (r), as the index
-// takes it.
-func Placement(r dedup.Result) indexer.Placement {
-	return indexer.Placement{ID: r.ID, Cluster: string(r.Cluster), Master: r.Master, Duplicate: r.Duplicate,
-		Edited: r.Edited, Simhash: r.Simhash}
-}
-
-// IndexChange is what a removal or new version did to its cluster (ch),
-// as the index takes it.
-func IndexChange(ch dedup.Change) indexer.Change {
-	out := indexer.Change{ID: ch.ID, Cluster: string(ch.Cluster), Master: ch.Master, Elected: ch.Elected, Left: ch.Left,
-		Placement: Placement(ch.Result)}
-	for _, r := range ch.Moved {
-		out.Moved = append(out.Moved, Placement(r))
-	}
-	return out
-}
-
 var _ Sink = (*indexer.Index)(nil)
 
 // A Recorder keeps every processed page, in processing order, from one
@@ -184,19 +166,8 @@ type Options struct {
 // A Page is a processed page: what a Recorder keeps, what the index
 // receives (see [Hook.IndexDoc]), and what [Hook.Replay] takes back.
 type Page struct {
-	URL          string
-	Host         string
-	Title        string
-	Headings     []string
-	Tagged       string       // title, headings and bold text: boosted in SimHash
-	Blocks       []string     // main-content blocks as cleaned: what dedup compares
-	Text         string       // the blocks without site-template blocks: what is indexed
-	LastModified time.Time    // from the Last-Modified header or a meta tag; zero if unknown
-	Groups       []string     // access groups
-	Lang         string       // language, as a primary subtag ("en"; lang.Of: URL path section, else hreflang to itself, else markup); "" if unknown
-	Anchors      []string     // anchor texts of links to the page, as known when processed
-	Truncated    bool         // only the first MaxBodyBytes of the body were read
-	Result       dedup.Result // cluster, master, duplicate or not, SimHash
+	page.Page
+	Result dedup.Result // cluster, master, duplicate or not, SimHash
 	// Arrived says the page entered the detector anew (Update: its new
 	// version left its cluster), last in arrival order: a Recorder that
 	// replays pages in their order moves it to the end.
@@ -390,17 +361,8 @@ func (p *Prepared) SetAnchors(anchors []string) { p.page.Anchors = anchors }
 // It runs concurrently with other Prepare and Insert calls; Insert assigns
 // clusters in the order it is called.
 func (h *Hook) Prepare(pageURL string, header http.Header, parsed *Parsed, anchors []string) (*Prepared, error) {
-	page := parsed.Page
-	p := Page{URL: pageURL, Title: page.Title, Headings: page.Headings, Tagged: page.Tagged, Blocks: page.Blocks,
-		Groups: h.opts.Groups(pageURL), Lang: lang.Of(pageURL, page.Hreflang, page.Language), Anchors: anchors, LastModified: page.LastModified,
-		Truncated: parsed.Truncated}
-	if lm, err := http.ParseTime(header.Get("Last-Modified")); err == nil {
-		p.LastModified = lm.UTC()
-	}
-	if u, err := url.Parse(pageURL); err == nil {
-		p.Host = u.Host
-	}
-	p.Text = strings.Join(h.opts.Templates.ObserveStrip(p.Host, page.Blocks), "\n\n")
+	p := Page{Page: fromParsed(pageURL, header, parsed, h.opts.Groups(pageURL), anchors)}
+	p.Text = strings.Join(h.opts.Templates.ObserveStrip(p.Host, p.Blocks), "\n\n")
 	h.observeAnchors(&p)
 	prep := &Prepared{page: p}
 	if !h.opts.NoDedup {
@@ -603,33 +565,6 @@ func (h *Hook) index(ctx context.Context, p Page) error {
 
 func singleton(id string) dedup.Result {
 	return dedup.Result{ID: id, Cluster: cluster.IDFor(id), Master: id}
-}
-
-// IndexDoc is the index document of a processed page: the one conversion
-// from a Page to what the index holds. Anchor texts that are site
-// template (see Options.Anchors) are left out.
-func (h *Hook) IndexDoc(p Page) indexer.Doc {
-	return indexer.Doc{ID: p.URL, URL: p.URL, Host: p.Host, Title: p.Title, Headings: p.Headings, Body: p.Text, Template: templateBlocks(p),
-		Anchors: h.opts.Anchors.Keep(p.Anchors), LastModified: p.LastModified, Groups: p.Groups, Lang: p.Lang, Simhash: p.Result.Simhash}
-}
-
-// templateBlocks returns the blocks of p's main content that its indexed
-// text left out as site template.
-func templateBlocks(p Page) []string {
-	if len(p.Blocks) == 0 {
-		return nil
-	}
-	kept := map[string]bool{}
-	for _, b := range indexer.Blocks(p.Text) {
-		kept[b] = true
-	}
-	var out []string
-	for _, b := range p.Blocks {
-		if !kept[b] {
-			out = append(out, b)
-		}
-	}
-	return out
 }
 
 // Flush writes the index's pending batch.

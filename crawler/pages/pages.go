@@ -27,6 +27,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/doppel-search/doppel/crawler/schedule"
+	"github.com/doppel-search/doppel/page"
 )
 
 // Status says what became of a URL.
@@ -42,25 +43,14 @@ const (
 
 // A Record is what the crawler knows about one URL.
 type Record struct {
-	URL          string    `json:"url"`
-	Seq          uint64    `json:"seq"` // order of first storage, from 1
-	Rev          uint64    `json:"rev"` // order of the last storage: every Put of any record takes the next
-	Status       Status    `json:"status"`
-	Reason       string    `json:"reason,omitempty"`
-	FetchedAt    time.Time `json:"fetched_at"`
-	LastModified time.Time `json:"last_modified,omitzero"`
-	Host         string    `json:"host,omitempty"`
-	Title        string    `json:"title,omitempty"`
-	Headings     []string  `json:"headings,omitempty"`
-	Tagged       string    `json:"tagged,omitempty"`
-	Blocks       []string  `json:"blocks,omitempty"` // main-content blocks as cleaned: what dedup compared
-	Text         string    `json:"text,omitempty"`   // the blocks without site-template blocks: what was indexed
-	Groups       []string  `json:"groups,omitempty"`
-	Lang         string    `json:"lang,omitempty"`    // the page's language (primary subtag), "" if unknown
-	Anchors      []string  `json:"anchors,omitempty"` // anchor texts of links to the page, known when it was fetched
-	Truncated    bool      `json:"truncated,omitempty"`
-	Simhash      uint64    `json:"simhash,omitempty"`
-	Cluster      string    `json:"cluster,omitempty"` // the cluster the page joined (or founded); see Store.Master
+	page.Page           // what the page says (fetched pages); URL for every record
+	Seq       uint64    `json:"seq"` // order of first storage, from 1
+	Rev       uint64    `json:"rev"` // order of the last storage: every Put of any record takes the next
+	Status    Status    `json:"status"`
+	Reason    string    `json:"reason,omitempty"`
+	FetchedAt time.Time `json:"fetched_at"`
+	Simhash   uint64    `json:"simhash,omitempty"`
+	Cluster   string    `json:"cluster,omitempty"` // the cluster the page joined (or founded); see Store.Master
 	// Validators of the copy, sent back in conditional requests
 	// (If-None-Match, If-Modified-Since): the ETag and the raw
 	// Last-Modified header.

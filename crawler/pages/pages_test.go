@@ -13,6 +13,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/doppel-search/doppel/page"
 )
 
 func open(t *testing.T, path string) *Store {
@@ -29,17 +31,17 @@ func TestPutGetEachReopen(t *testing.T) {
 	s := open(t, path)
 	at := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	for _, u := range []string{"http://x/c", "http://x/a", "http://x/b"} {
-		if _, err := s.Put(Record{URL: u, Status: Fetched, FetchedAt: at, Text: "text of " + u}); err != nil {
+		if _, err := s.Put(Record{Page: page.Page{URL: u, Text: "text of " + u}, Status: Fetched, FetchedAt: at}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// Replacing keeps the sequence number.
-	r, err := s.Put(Record{URL: "http://x/c", Status: Skipped, Reason: "near-duplicate"})
+	r, err := s.Put(Record{Page: page.Page{URL: "http://x/c"}, Status: Skipped, Reason: "near-duplicate"})
 	if err != nil || r.Seq != 1 {
 		t.Fatalf("re-Put: seq %d, %v; want 1", r.Seq, err)
 	}
 	// Replacing ignores the caller's sequence number.
-	if r, err := s.Put(Record{URL: "http://x/a", Status: Fetched, FetchedAt: at, Cluster: "c1", Simhash: 7, Seq: 99}); err != nil || r.Seq != 2 {
+	if r, err := s.Put(Record{Page: page.Page{URL: "http://x/a"}, Status: Fetched, FetchedAt: at, Cluster: "c1", Simhash: 7, Seq: 99}); err != nil || r.Seq != 2 {
 		t.Fatalf("replacing a: seq %d, %v; want 2", r.Seq, err)
 	}
 	if err := s.Close(); err != nil {
@@ -85,7 +87,7 @@ func TestKillDuringPuts(t *testing.T) {
 			os.Exit(3)
 		}
 		for i := 1; ; i++ {
-			s.Put(Record{URL: "http://x/" + strconv.Itoa(i), Status: Fetched, Text: "page"})
+			s.Put(Record{Page: page.Page{URL: "http://x/" + strconv.Itoa(i), Text: "page"}, Status: Fetched})
 			if i == 1 {
 				fmt.Println("ready") // the parent starts its clock now
 			}
@@ -179,8 +181,8 @@ func TestBatchCommitsTogether(t *testing.T) {
 	if !b.Empty() {
 		t.Fatal("zero Batch not empty")
 	}
-	b.Put(Record{URL: "http://x/a", Status: Fetched, Cluster: "c1"})
-	b.Put(Record{URL: "http://x/b", Status: Skipped, Reason: "trap"})
+	b.Put(Record{Page: page.Page{URL: "http://x/a"}, Status: Fetched, Cluster: "c1"})
+	b.Put(Record{Page: page.Page{URL: "http://x/b"}, Status: Skipped, Reason: "trap"})
 	b.AddAnchors("http://x/c", "Home", "")
 	b.SetMaster("c1", "http://x/a")
 	b.SetIndexedThrough(1)
@@ -193,7 +195,7 @@ func TestBatchCommitsTogether(t *testing.T) {
 	}
 	// A batch with a bad record stores nothing of itself.
 	var bad Batch
-	bad.Put(Record{URL: "http://x/d", Status: Fetched})
+	bad.Put(Record{Page: page.Page{URL: "http://x/d"}, Status: Fetched})
 	bad.Put(Record{})
 	bad.SetMaster("c2", "http://x/d")
 	if _, err := s.Commit(&bad); !errors.Is(err, ErrNoURL) {
@@ -227,7 +229,7 @@ func TestBatchCommitsTogether(t *testing.T) {
 	if seq, _ := r1.IndexedThrough(); seq != 1 {
 		t.Errorf("IndexedThrough = %d", seq)
 	}
-	if _, err := r1.Put(Record{URL: "http://x/e"}); err == nil {
+	if _, err := r1.Put(Record{Page: page.Page{URL: "http://x/e"}}); err == nil {
 		t.Error("Put on a read-only store succeeded")
 	}
 	if _, err := Open(filepath.Join(t.TempDir(), "none.db"), Options{ReadOnly: true}); err == nil {
@@ -251,7 +253,7 @@ func TestRevisionsAndMove(t *testing.T) {
 	s := open(t, path)
 	var b Batch
 	for _, u := range []string{"http://x/a", "http://x/b", "http://x/c"} {
-		b.Put(Record{URL: u, Status: Fetched})
+		b.Put(Record{Page: page.Page{URL: u}, Status: Fetched})
 	}
 	stored, err := s.Commit(&b)
 	if err != nil {
@@ -262,13 +264,13 @@ func TestRevisionsAndMove(t *testing.T) {
 			t.Errorf("%s: seq %d rev %d; want %d, %d", r.URL, r.Seq, r.Rev, i+1, i+1)
 		}
 	}
-	r, err := s.Put(Record{URL: "http://x/a", Status: Fetched, Text: "again"})
+	r, err := s.Put(Record{Page: page.Page{URL: "http://x/a", Text: "again"}, Status: Fetched})
 	if err != nil || r.Seq != 1 || r.Rev != 4 {
 		t.Errorf("re-Put: seq %d rev %d, %v; want seq 1 rev 4", r.Seq, r.Rev, err)
 	}
 	b = Batch{}
-	b.Move(Record{URL: "http://x/b", Status: Fetched, Text: "changed"})
-	b.Put(Record{URL: "http://x/b", Status: Fetched, Text: "changed twice"}) // same batch: keeps the new number
+	b.Move(Record{Page: page.Page{URL: "http://x/b", Text: "changed"}, Status: Fetched})
+	b.Put(Record{Page: page.Page{URL: "http://x/b", Text: "changed twice"}, Status: Fetched}) // same batch: keeps the new number
 	moved, err := s.Commit(&b)
 	if err != nil || moved[0].Seq != 4 || moved[1].Seq != 4 || moved[1].Rev != 6 {
 		t.Fatalf("Move: %+v, %v; want seq 4, revs 5 and 6", moved, err)
@@ -286,7 +288,7 @@ func TestRevisionsAndMove(t *testing.T) {
 	if !slices.Equal(order, want) {
 		t.Errorf("Each after Move = %q; want %q", order, want)
 	}
-	if r, err := s.Put(Record{URL: "http://x/d"}); err != nil || r.Seq != 5 || r.Rev != 7 {
+	if r, err := s.Put(Record{Page: page.Page{URL: "http://x/d"}}); err != nil || r.Seq != 5 || r.Rev != 7 {
 		t.Errorf("after reopen: seq %d rev %d, %v; want 5, 7", r.Seq, r.Rev, err)
 	}
 }
@@ -323,7 +325,7 @@ func TestStoreWithoutRevisions(t *testing.T) {
 	if r, _, err := s.Get("http://x/b"); err != nil || r.Rev != 2 {
 		t.Errorf("old record: rev %d, %v; want its seq, 2", r.Rev, err)
 	}
-	if r, err := s.Put(Record{URL: "http://x/a"}); err != nil || r.Rev != 3 {
+	if r, err := s.Put(Record{Page: page.Page{URL: "http://x/a"}}); err != nil || r.Rev != 3 {
 		t.Errorf("first new revision %d, %v; want 3", r.Rev, err)
 	}
 	if w, err := s.IndexedThrough(); err != nil || w != 1 {
