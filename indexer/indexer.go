@@ -181,8 +181,9 @@ type Stats struct {
 // An Index is a bleve index with Doppel's documents and member records.
 //
 // An Index is safe for concurrent use: Add, Flush, Members, Stats and
-// Close are serialized by a mutex; searches through [Index.Bleve] run
-// concurrently and see what was flushed.
+// Close are serialized by a mutex; searches ([Index.Search], or through
+// [Index.Bleve]) run concurrently and see what was flushed. It implements
+// [Searcher] and [Writer].
 type Index struct {
 	mu    sync.Mutex
 	idx   bleve.Index
@@ -423,62 +424,100 @@ func (x *Index) review(ctx context.Context, cluster string, master *Doc, skip []
 	if err != nil {
 		return err
 	}
-	groups := master.Groups
 	for _, m := range ms {
 		if m.ID == master.ID || slices.Contains(skip, m.ID) {
 			continue
 		}
-		wasMaster, wasIndexed := m.Master, m.Indexed
-		m.Master = false
-		m.Edited = m.Edited && !wasMaster
-		keep := x.opts.Policy != Skip || m.Edited || !Covers(groups, m.Groups) || !x.editedKnown && wasIndexed && !wasMaster
-		switch {
-		case keep && wasIndexed && !wasMaster: // as it is
-		case keep:
-			d, err := x.fetch(ctx, m.ID)
-			if err != nil {
-				return err
-			}
-			if d == nil {
-				x.unindex(m.ID)
-				m.Indexed = false
-				if !wasMaster {
-					x.stats.Unavailable++
-				}
-				break
-			}
-			d.Cluster, d.Master = cluster, false
-			if err := x.index(d); err != nil {
-				return err
-			}
-			m.Indexed = true
-		default:
-			if wasIndexed {
-				d, err := x.load(m.ID)
-				if err != nil {
-					return err
-				}
-				if d == nil {
-					x.unindex(m.ID)
-				} else if err := x.skip(d, master); err != nil {
-					return err
-				}
-			}
-			m.Indexed = false
-		}
-		if m.Master == wasMaster && m.Indexed == wasIndexed {
-			continue
-		}
-		if err := x.putMember(cluster, m); err != nil {
+		if err := x.reviewMember(ctx, cluster, master, m); err != nil {
 			return err
-		}
-		if wasMaster {
-			x.stats.Demoted++
-		} else {
-			x.stats.Reviewed++
 		}
 	}
 	return nil
+}
+
+// reviewMember is review's step for one member m of cluster, not master:
+// it decides whether m stays in the index, indexes or leaves it out
+// accordingly, and writes its member record if its state changed,
+// counting a demotion or a review.
+func (x *Index) reviewMember(ctx context.Context, cluster string, master *Doc, m Member) error {
+	wasMaster, wasIndexed := m.Master, m.Indexed
+	m.Master = false
+	m.Edited = m.Edited && !wasMaster
+	var err error
+	switch keep := x.keepOnReview(master.Groups, m, wasMaster, wasIndexed); {
+	case keep && wasIndexed && !wasMaster: // as it is
+	case keep:
+		m.Indexed, err = x.reindex(ctx, cluster, m.ID, wasMaster)
+	default:
+		m.Indexed, err = false, x.leaveOut(m.ID, master, wasIndexed)
+	}
+	if err != nil {
+		return err
+	}
+	if m.Master == wasMaster && m.Indexed == wasIndexed {
+		return nil
+	}
+	if err := x.putMember(cluster, m); err != nil {
+		return err
+	}
+	if wasMaster {
+		x.stats.Demoted++
+	} else {
+		x.stats.Reviewed++
+	}
+	return nil
+}
+
+// keepOnReview reports whether member m (its Master and Edited flags
+// already cleared; wasMaster and wasIndexed as it stood) stays in the
+// index under a master with the access groups groups: always but under
+// Skip; under Skip if it is edited, if the master's groups do not cover
+// its own, or if the mapping does not store Member.Edited and it is an
+// indexed non-master (it may be an edited one).
+func (x *Index) keepOnReview(groups []string, m Member, wasMaster, wasIndexed bool) bool {
+	return x.opts.Policy != Skip || m.Edited || !Covers(groups, m.Groups) || !x.editedKnown && wasIndexed && !wasMaster
+}
+
+// reindex puts member id of cluster into the index as a non-master, its
+// document from the batches, the index or Options.Source, and reports
+// whether it is indexed. A member with no document anywhere is taken out
+// instead, counted in Stats.Unavailable unless it was the master.
+func (x *Index) reindex(ctx context.Context, cluster, id string, wasMaster bool) (bool, error) {
+	d, err := x.fetch(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	if d == nil {
+		x.unindex(id)
+		if !wasMaster {
+			x.stats.Unavailable++
+		}
+		return false, nil
+	}
+	d.Cluster, d.Master = cluster, false
+	if err := x.index(d); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// leaveOut takes member id out of the index under Skip: if it was
+// indexed, its document is replaced by its difference record against
+// master (or deleted if it has none, or is not found); one that was out
+// already keeps the record it has.
+func (x *Index) leaveOut(id string, master *Doc, wasIndexed bool) error {
+	if !wasIndexed {
+		return nil
+	}
+	d, err := x.load(id)
+	if err != nil {
+		return err
+	}
+	if d == nil {
+		x.unindex(id)
+		return nil
+	}
+	return x.skip(d, master)
 }
 
 // fetch returns document id from the batches or the index, else from

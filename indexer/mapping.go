@@ -3,7 +3,6 @@ package indexer
 import (
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
@@ -186,57 +185,76 @@ func fromStored(id string, sd index.Document) (*Doc, error) {
 	d := &Doc{ID: id}
 	var err error
 	sd.VisitFields(func(f index.Field) {
-		if err != nil {
-			return
-		}
-		switch f := f.(type) {
-		case *document.TextField:
-			v := string(f.Value())
-			switch f.Name() {
-			case FieldTitle:
-				d.Title = v
-			case FieldHeadings:
-				d.Headings = append(d.Headings, v)
-			case FieldBody:
-				d.Body = v
-			case FieldAnchors:
-				d.Anchors = append(d.Anchors, v)
-			case FieldTemplate:
-				d.Template = append(d.Template, v)
-			case FieldURL:
-				d.URL = v
-			case FieldHost:
-				d.Host = v
-			case FieldLang:
-				d.Lang = v
-			case FieldCluster:
-				d.Cluster = v
-			case FieldGroups:
-				if v != PublicGroup {
-					d.Groups = append(d.Groups, v)
-				}
-			case FieldSimhash:
-				d.Simhash, err = strconv.ParseUint(v, 16, 64)
-			}
-		case *document.BooleanField:
-			switch f.Name() {
-			case FieldMaster:
-				d.Master, err = f.Boolean()
-			case FieldDiff:
-				d.Diff, err = f.Boolean()
-			}
-		case *document.DateTimeField:
-			if f.Name() == FieldLastModified {
-				var t time.Time
-				t, _, err = f.DateTime()
-				d.LastModified = t
-			}
+		if err == nil {
+			err = setStored(d, f)
 		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: document %q: %w", ErrCorrupt, id, err)
 	}
 	return d, nil
+}
+
+// setStored sets the field of d that the stored field f holds; fields
+// of no Doc field are ignored.
+func setStored(d *Doc, f index.Field) error {
+	switch f := f.(type) {
+	case *document.TextField:
+		return setText(d, f.Name(), string(f.Value()))
+	case *document.BooleanField:
+		switch f.Name() {
+		case FieldMaster:
+			v, err := f.Boolean()
+			d.Master = v
+			return err
+		case FieldDiff:
+			v, err := f.Boolean()
+			d.Diff = v
+			return err
+		}
+	case *document.DateTimeField:
+		if f.Name() == FieldLastModified {
+			t, _, err := f.DateTime()
+			d.LastModified = t
+			return err
+		}
+	}
+	return nil
+}
+
+// setText sets the text or keyword field name of d to v (appends it, for
+// a field of several values); the groups field's PublicGroup stands for
+// no groups.
+func setText(d *Doc, name, v string) error {
+	switch name {
+	case FieldTitle:
+		d.Title = v
+	case FieldHeadings:
+		d.Headings = append(d.Headings, v)
+	case FieldBody:
+		d.Body = v
+	case FieldAnchors:
+		d.Anchors = append(d.Anchors, v)
+	case FieldTemplate:
+		d.Template = append(d.Template, v)
+	case FieldURL:
+		d.URL = v
+	case FieldHost:
+		d.Host = v
+	case FieldLang:
+		d.Lang = v
+	case FieldCluster:
+		d.Cluster = v
+	case FieldGroups:
+		if v != PublicGroup {
+			d.Groups = append(d.Groups, v)
+		}
+	case FieldSimhash:
+		h, err := strconv.ParseUint(v, 16, 64)
+		d.Simhash = h
+		return err
+	}
+	return nil
 }
 
 // memberData is a member record as bleve maps it.
