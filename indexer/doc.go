@@ -73,6 +73,17 @@
 // [TextQuery] builds title^[TitleBoost] OR headings^2 OR anchors^1.5 OR
 // body, and query strings may write title:word^3 themselves.
 //
+// # Interfaces
+//
+// Packages ranking and web read the index through [Searcher], package
+// crawler writes it through [Writer]; [*Index] implements both, over one
+// bleve index. Their doc comments state the contract a second
+// implementation (shards of bleve behind an IndexAlias, an index over
+// HTTP) must keep — what a search sees, what must be atomic, what may be
+// batched, what replay relies on — and package indexer/indextest checks
+// it: indextest.Run runs one suite against any implementation, as this
+// package's tests do against a directory and an in-memory bleve index.
+//
 // # Library use
 //
 // A user with an existing bleve index creates it with [Mapping] (adding

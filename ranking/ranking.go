@@ -211,7 +211,7 @@ type Result struct {
 
 // A Searcher answers queries over an index. It is safe for concurrent use.
 type Searcher struct {
-	ix    *indexer.Index
+	ix    indexer.Searcher
 	opts  Options
 	plain *userquery.Parser
 }
@@ -253,16 +253,25 @@ func (o *Options) EnsureDefaults() *Options {
 	return o
 }
 
-// New returns a Searcher over ix.
-func New(ix *indexer.Index, opts Options) *Searcher {
+// New returns a Searcher over ix: an [*indexer.Index], or any other
+// implementation of the index's read side (see indexer.Searcher for what
+// it must do).
+func New(ix indexer.Searcher, opts Options) *Searcher {
 	opts.EnsureDefaults()
 	plain := userquery.New(userquery.Options{Fields: plainFields(), Mapping: ix.Mapping(), MaxBytes: opts.MaxQueryBytes,
 		PhraseBoost: opts.PhraseBoost})
 	return &Searcher{ix: ix, opts: opts, plain: plain}
 }
 
-// Index returns the searched index.
-func (s *Searcher) Index() *indexer.Index { return s.ix }
+// Index returns the searched index if it is an [*indexer.Index], else
+// nil; [Searcher.Store] returns it whatever it is.
+func (s *Searcher) Index() *indexer.Index {
+	ix, _ := s.ix.(*indexer.Index)
+	return ix
+}
+
+// Store returns the searched index, as New was given it.
+func (s *Searcher) Store() indexer.Searcher { return s.ix }
 
 // Options returns the options in effect, defaults applied.
 func (s *Searcher) Options() Options { return s.opts }

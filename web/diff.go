@@ -23,7 +23,7 @@ func (srv *Server) text(id string) (string, bool) {
 	if srv.opts.Text != nil {
 		return srv.opts.Text(id)
 	}
-	d, err := srv.s.Index().Document(id)
+	d, err := srv.s.Store().Document(id)
 	if err != nil || d == nil {
 		return "", false
 	}

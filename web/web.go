@@ -528,7 +528,7 @@ func (srv *Server) status() Status {
 		return srv.opts.Status()
 	}
 	var st Status
-	if n, err := srv.s.Index().SearchableCount(); err == nil {
+	if n, err := srv.s.Store().SearchableCount(); err == nil {
 		st.Searchable = n
 	}
 	return st
