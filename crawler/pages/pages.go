@@ -11,6 +11,11 @@
 // holds exactly the batches whose Commit returned. Records are numbered in
 // the order they were first stored, and [Store.Each] replays them in that
 // order.
+//
+// [Records] is the store as the crawler uses it, with its contract
+// (numbering, atomic and durable batches, anchors, masters, the index
+// watermark); [Store] is its embedded implementation, and the suite in
+// crawler/pages/pagestest checks any implementation against the contract.
 package pages
 
 import (
@@ -161,8 +166,9 @@ func Open(path string, opts Options) (*Store, error) {
 // Close closes the store.
 func (s *Store) Close() error { return s.db.Close() }
 
-// A Batch collects writes for [Store.Commit]. The zero value is empty and
-// ready to use. A Batch is not safe for concurrent use.
+// A Batch collects writes for [Records.Commit] ([Store.Commit]), which
+// applies them all or none. The zero value is empty and ready to use. A
+// Batch is not safe for concurrent use.
 type Batch struct {
 	records []Record
 	moved   map[int]bool // indexes into records put with Move
@@ -255,10 +261,8 @@ func (b *Batch) Empty() bool {
 // an error nothing of the batch is stored. The batch is left unchanged;
 // reset it with *b = Batch{}. Cost: one transaction, O(log n) per write.
 func (s *Store) Commit(b *Batch) ([]Record, error) {
-	for _, r := range b.records {
-		if r.URL == "" {
-			return nil, ErrNoURL
-		}
+	if err := b.Validate(); err != nil {
+		return nil, err
 	}
 	if b.Empty() {
 		return nil, nil

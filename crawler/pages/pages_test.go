@@ -26,58 +26,6 @@ func open(t *testing.T, path string) *Store {
 	return s
 }
 
-func TestPutGetEachReopen(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "pages.db")
-	s := open(t, path)
-	at := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
-	for _, u := range []string{"http://x/c", "http://x/a", "http://x/b"} {
-		if _, err := s.Put(Record{Page: page.Page{URL: u, Text: "text of " + u}, Status: Fetched, FetchedAt: at}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Replacing keeps the sequence number.
-	r, err := s.Put(Record{Page: page.Page{URL: "http://x/c"}, Status: Skipped, Reason: "near-duplicate"})
-	if err != nil || r.Seq != 1 {
-		t.Fatalf("re-Put: seq %d, %v; want 1", r.Seq, err)
-	}
-	// Replacing ignores the caller's sequence number.
-	if r, err := s.Put(Record{Page: page.Page{URL: "http://x/a"}, Status: Fetched, FetchedAt: at, Cluster: "c1", Simhash: 7, Seq: 99}); err != nil || r.Seq != 2 {
-		t.Fatalf("replacing a: seq %d, %v; want 2", r.Seq, err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s = open(t, path)
-	defer s.Close()
-	var order []string
-	err = s.Each(func(r Record) error {
-		order = append(order, fmt.Sprintf("%d %s %s", r.Seq, r.URL, r.Status))
-		return nil
-	})
-	want := []string{"1 http://x/c skipped", "2 http://x/a fetched", "3 http://x/b fetched"}
-	if err != nil || fmt.Sprint(order) != fmt.Sprint(want) {
-		t.Fatalf("Each = %v, %v; want %v", order, err, want)
-	}
-	a, ok, err := s.Get("http://x/a")
-	if err != nil || !ok || a.Cluster != "c1" || a.Simhash != 7 || a.Seq != 2 || !a.FetchedAt.Equal(at) {
-		t.Errorf("Get after reopen = %+v, %v, %v", a, ok, err)
-	}
-	if _, ok, _ := s.Get("http://x/none"); ok {
-		t.Error("Get of unknown URL found something")
-	}
-	if n, _ := s.Len(); n != 3 {
-		t.Errorf("Len = %d, want 3", n)
-	}
-	stop := errors.New("stop")
-	if err := s.Each(func(Record) error { return stop }); !errors.Is(err, stop) {
-		t.Errorf("Each did not return fn's error: %v", err)
-	}
-	if _, err := s.Put(Record{}); err == nil {
-		t.Error("Put without URL: want error")
-	}
-}
-
 // TestKillDuringPuts kills a writer process at random moments and checks
 // that the store always reopens with a gap-free prefix of the records.
 func TestKillDuringPuts(t *testing.T) {
@@ -133,163 +81,12 @@ func TestKillDuringPuts(t *testing.T) {
 	}
 }
 
-func TestAnchorsAndIndexedThroughSurviveReopen(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "pages.db")
-	s, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	many := make([]string, 0, MaxAnchors+10)
-	for i := range MaxAnchors + 10 {
-		many = append(many, fmt.Sprintf("text %d", i))
-	}
-	for _, batch := range []map[string][]string{
-		{"http://x/a": {"Manual", "Manual", ""}, "http://x/b": many},
-		{"http://x/a": {"User manual", "Manual"}},
-	} {
-		if err := s.AddAnchors(batch); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.SetIndexedThrough(42); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	if s, err = Open(path, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	a, err := s.Anchors("http://x/a")
-	if err != nil || !slices.Equal(a, []string{"Manual", "User manual"}) {
-		t.Errorf("anchors of a = %q, %v; want [Manual, User manual]", a, err)
-	}
-	if b, _ := s.Anchors("http://x/b"); len(b) != MaxAnchors {
-		t.Errorf("anchors of b: %d, want the cap %d", len(b), MaxAnchors)
-	}
-	if none, _ := s.Anchors("http://x/none"); none != nil {
-		t.Errorf("anchors of an unknown URL = %q", none)
-	}
-	if seq, err := s.IndexedThrough(); err != nil || seq != 42 {
-		t.Errorf("IndexedThrough = %d, %v; want 42", seq, err)
-	}
-}
-
-func TestBatchCommitsTogether(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "pages.db")
-	s := open(t, path)
-	var b Batch
-	if !b.Empty() {
-		t.Fatal("zero Batch not empty")
-	}
-	b.Put(Record{Page: page.Page{URL: "http://x/a"}, Status: Fetched, Cluster: "c1"})
-	b.Put(Record{Page: page.Page{URL: "http://x/b"}, Status: Skipped, Reason: "trap"})
-	b.AddAnchors("http://x/c", "Home", "")
-	b.SetMaster("c1", "http://x/a")
-	b.SetIndexedThrough(1)
-	if got := b.PendingAnchors("http://x/c"); !slices.Equal(got, []string{"Home", ""}) {
-		t.Errorf("PendingAnchors = %q", got)
-	}
-	stored, err := s.Commit(&b)
-	if err != nil || len(stored) != 2 || stored[0].Seq != 1 || stored[1].Seq != 2 {
-		t.Fatalf("Commit = %+v, %v", stored, err)
-	}
-	// A batch with a bad record stores nothing of itself.
-	var bad Batch
-	bad.Put(Record{Page: page.Page{URL: "http://x/d"}, Status: Fetched})
-	bad.Put(Record{})
-	bad.SetMaster("c2", "http://x/d")
-	if _, err := s.Commit(&bad); !errors.Is(err, ErrNoURL) {
-		t.Errorf("Commit with an empty URL: %v, want ErrNoURL", err)
-	}
-	known, err := s.Known([]string{"http://x/a", "http://x/d", "http://x/b"})
-	if err != nil || !slices.Equal(known, []bool{true, false, true}) {
-		t.Errorf("Known = %v, %v; want [true false true]", known, err)
-	}
-	s.Close()
-
-	// Read-only: everything is there; writes fail; a second reader may
-	// open beside the first.
-	r1, err := Open(path, Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r1.Close()
-	r2, err := Open(path, Options{ReadOnly: true})
-	if err != nil {
-		t.Fatalf("second reader: %v", err)
-	}
-	defer r2.Close()
-	masters, err := r2.Masters()
-	if err != nil || len(masters) != 1 || masters["c1"] != "http://x/a" {
-		t.Errorf("Masters = %v, %v", masters, err)
-	}
-	if a, _ := r1.Anchors("http://x/c"); !slices.Equal(a, []string{"Home"}) {
-		t.Errorf("anchors = %q", a)
-	}
-	if seq, _ := r1.IndexedThrough(); seq != 1 {
-		t.Errorf("IndexedThrough = %d", seq)
-	}
-	if _, err := r1.Put(Record{Page: page.Page{URL: "http://x/e"}}); err == nil {
-		t.Error("Put on a read-only store succeeded")
-	}
-	if _, err := Open(filepath.Join(t.TempDir(), "none.db"), Options{ReadOnly: true}); err == nil {
-		t.Error("read-only Open of a missing store succeeded")
-	}
-}
-
 func TestWriterExcludesReaders(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pages.db")
 	w := open(t, path)
 	defer w.Close()
 	if _, err := Open(path, Options{ReadOnly: true, Timeout: 50 * time.Millisecond}); err == nil {
 		t.Error("a reader opened the store while a writer had it")
-	}
-}
-
-// Every Put takes the next revision; Move also takes the next sequence
-// number, so Each meets the moved record last; both survive a reopen.
-func TestRevisionsAndMove(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "pages.db")
-	s := open(t, path)
-	var b Batch
-	for _, u := range []string{"http://x/a", "http://x/b", "http://x/c"} {
-		b.Put(Record{Page: page.Page{URL: u}, Status: Fetched})
-	}
-	stored, err := s.Commit(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, r := range stored {
-		if r.Seq != uint64(i+1) || r.Rev != uint64(i+1) {
-			t.Errorf("%s: seq %d rev %d; want %d, %d", r.URL, r.Seq, r.Rev, i+1, i+1)
-		}
-	}
-	r, err := s.Put(Record{Page: page.Page{URL: "http://x/a", Text: "again"}, Status: Fetched})
-	if err != nil || r.Seq != 1 || r.Rev != 4 {
-		t.Errorf("re-Put: seq %d rev %d, %v; want seq 1 rev 4", r.Seq, r.Rev, err)
-	}
-	b = Batch{}
-	b.Move(Record{Page: page.Page{URL: "http://x/b", Text: "changed"}, Status: Fetched})
-	b.Put(Record{Page: page.Page{URL: "http://x/b", Text: "changed twice"}, Status: Fetched}) // same batch: keeps the new number
-	moved, err := s.Commit(&b)
-	if err != nil || moved[0].Seq != 4 || moved[1].Seq != 4 || moved[1].Rev != 6 {
-		t.Fatalf("Move: %+v, %v; want seq 4, revs 5 and 6", moved, err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s = open(t, path)
-	defer s.Close()
-	var order []string
-	if err := s.Each(func(r Record) error { order = append(order, r.URL+"@"+r.Text); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"http://x/a@again", "http://x/c@", "http://x/b@changed twice"}
-	if !slices.Equal(order, want) {
-		t.Errorf("Each after Move = %q; want %q", order, want)
-	}
-	if r, err := s.Put(Record{Page: page.Page{URL: "http://x/d"}}); err != nil || r.Seq != 5 || r.Rev != 7 {
-		t.Errorf("after reopen: seq %d rev %d, %v; want 5, 7", r.Seq, r.Rev, err)
 	}
 }
 
@@ -330,5 +127,143 @@ func TestStoreWithoutRevisions(t *testing.T) {
 	}
 	if w, err := s.IndexedThrough(); err != nil || w != 1 {
 		t.Errorf("watermark %d, %v; want 1", w, err)
+	}
+}
+
+// The one-write methods (Put, AddAnchors, SetIndexedThrough) are Commit of
+// a batch of one write, which the conformance suite covers; this checks the
+// wrapping, and Len.
+func TestOneWriteMethods(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "pages.db"))
+	defer s.Close()
+	steps := []struct {
+		name string
+		do   func() (any, error)
+		want string
+		err  error
+	}{
+		{"Put", func() (any, error) {
+			r, err := s.Put(Record{Page: page.Page{URL: "http://x/a"}})
+			return r.Seq*10 + r.Rev, err
+		}, "11", nil},
+		{"Put again", func() (any, error) {
+			r, err := s.Put(Record{Page: page.Page{URL: "http://x/a"}})
+			return r.Seq*10 + r.Rev, err
+		}, "12", nil},
+		{"Put no URL", func() (any, error) { r, err := s.Put(Record{}); return r.Seq, err }, "0", ErrNoURL},
+		{"AddAnchors", func() (any, error) {
+			return nil, s.AddAnchors(map[string][]string{"http://x/a": {"A", ""}, "http://x/b": {"B"}})
+		}, "<nil>", nil},
+		{"Anchors", func() (any, error) { return s.Anchors("http://x/a") }, "[A]", nil},
+		{"Anchors b", func() (any, error) { return s.Anchors("http://x/b") }, "[B]", nil},
+		{"SetIndexedThrough", func() (any, error) { return nil, s.SetIndexedThrough(2) }, "<nil>", nil},
+		{"IndexedThrough", func() (any, error) { return s.IndexedThrough() }, "2", nil},
+		{"Put b", func() (any, error) {
+			r, err := s.Put(Record{Page: page.Page{URL: "http://x/b"}})
+			return r.Seq*10 + r.Rev, err
+		}, "23", nil},
+		{"Len", func() (any, error) { return s.Len() }, "2", nil},
+	}
+	for _, st := range steps {
+		v, err := st.do()
+		if got := fmt.Sprint(v); got != st.want || !errors.Is(err, st.err) || (err == nil) != (st.err == nil) {
+			t.Errorf("%s = %s, %v; want %s, %v", st.name, got, err, st.want, st.err)
+		}
+	}
+}
+
+// A read-only store reads everything, refuses writes, and opens beside
+// another reader; a missing store does not open read-only.
+func TestReadOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pages.db")
+	s := open(t, path)
+	var b Batch
+	b.Put(Record{Page: page.Page{URL: "http://x/a"}, Status: Fetched, Cluster: "c1"})
+	b.AddAnchors("http://x/c", "Home")
+	b.SetMaster("c1", "http://x/a")
+	b.SetIndexedThrough(1)
+	if _, err := s.Commit(&b); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	r1, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r1.Close()
+	r2, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("second reader: %v", err)
+	}
+	defer r2.Close()
+	if masters, err := r2.Masters(); err != nil || len(masters) != 1 || masters["c1"] != "http://x/a" {
+		t.Errorf("Masters = %v, %v", masters, err)
+	}
+	if a, _ := r1.Anchors("http://x/c"); !slices.Equal(a, []string{"Home"}) {
+		t.Errorf("anchors = %q", a)
+	}
+	if r, ok, err := r1.Get("http://x/a"); err != nil || !ok || r.Cluster != "c1" {
+		t.Errorf("Get = %+v, %v, %v", r, ok, err)
+	}
+	if seq, _ := r1.IndexedThrough(); seq != 1 {
+		t.Errorf("IndexedThrough = %d", seq)
+	}
+	if _, err := r1.Put(Record{Page: page.Page{URL: "http://x/e"}}); err == nil {
+		t.Error("Put on a read-only store succeeded")
+	}
+	if _, err := Open(filepath.Join(t.TempDir(), "none.db"), Options{ReadOnly: true}); err == nil {
+		t.Error("read-only Open of a missing store succeeded")
+	}
+}
+
+// The Batch's accessors show what it holds: the records in the order put
+// (moved ones marked), anchors, masters and the watermark; Validate finds
+// a record without URL.
+func TestBatchAccessors(t *testing.T) {
+	var b Batch
+	if !b.Empty() || b.Len() != 0 || b.Validate() != nil {
+		t.Fatal("zero Batch not empty and valid")
+	}
+	b.Put(Record{Page: page.Page{URL: "http://x/a", Text: "1"}})
+	b.Move(Record{Page: page.Page{URL: "http://x/b"}})
+	b.Put(Record{Page: page.Page{URL: "http://x/a", Text: "2"}})
+	b.AddAnchors("http://x/c", "Home", "")
+	b.SetMaster("c1", "http://x/a")
+	b.SetIndexedThrough(7)
+	var writes []string
+	for _, w := range b.Writes() {
+		writes = append(writes, fmt.Sprint(w.Record.URL, w.Record.Text, w.Move))
+	}
+	if want := []string{"http://x/a1false", "http://x/btrue", "http://x/a2false"}; !slices.Equal(writes, want) {
+		t.Errorf("Writes = %q, want %q", writes, want)
+	}
+	if got := b.URLs(); !slices.Equal(got, []string{"http://x/a", "http://x/b", "http://x/a"}) {
+		t.Errorf("URLs = %q", got)
+	}
+	if r, ok := b.Pending("http://x/a"); !ok || r.Text != "2" {
+		t.Errorf("Pending(a) = %+v, %v; want the last put", r, ok)
+	}
+	if r := b.Latest("http://x/none"); r != nil {
+		t.Errorf("Latest(none) = %+v", r)
+	}
+	b.Latest("http://x/a").Title = "completed"
+	if r, _ := b.Pending("http://x/a"); r.Title != "completed" {
+		t.Error("Latest does not point into the batch")
+	}
+	if got := b.PendingAnchors("http://x/c"); !slices.Equal(got, []string{"Home", ""}) {
+		t.Errorf("PendingAnchors = %q", got)
+	}
+	if got := b.AllAnchors(); len(got) != 1 || !slices.Equal(got["http://x/c"], []string{"Home", ""}) {
+		t.Errorf("AllAnchors = %q", got)
+	}
+	if got := b.Masters(); len(got) != 1 || got["c1"] != "http://x/a" {
+		t.Errorf("Masters = %v", got)
+	}
+	if b.IndexedThrough() != 7 || b.Empty() || b.Validate() != nil {
+		t.Errorf("IndexedThrough %d, Empty %v, Validate %v", b.IndexedThrough(), b.Empty(), b.Validate())
+	}
+	b.Put(Record{})
+	if err := b.Validate(); !errors.Is(err, ErrNoURL) {
+		t.Errorf("Validate with a record without URL = %v", err)
 	}
 }
