@@ -32,7 +32,7 @@ import (
 // committer goroutine of Run (and by Run after it has ended).
 type committer struct {
 	opts  *Options
-	front *frontier.Frontier
+	front frontier.Queue
 	pages *pages.Store
 	index *indexer.Index
 	hook  *hook.Hook

@@ -24,7 +24,7 @@ const scanLimit = 512
 // are moved to the queue as they fall due.
 type dispatcher struct {
 	ctx      context.Context
-	front    *frontier.Frontier
+	front    frontier.Queue
 	pacer    *polite.Pacer
 	fatal    *fatal
 	budget   func(fresh int) bool // whether fresh more pages fit the page budget
@@ -36,7 +36,7 @@ type dispatcher struct {
 	err      error // a frontier error
 }
 
-func newDispatcher(ctx context.Context, front *frontier.Frontier, pacer *polite.Pacer, f *fatal, budget func(int) bool, keep bool) *dispatcher {
+func newDispatcher(ctx context.Context, front frontier.Queue, pacer *polite.Pacer, f *fatal, budget func(int) bool, keep bool) *dispatcher {
 	d := &dispatcher{ctx: ctx, front: front, pacer: pacer, fatal: f, budget: budget, keep: keep}
 	d.cond = sync.NewCond(&d.mu)
 	context.AfterFunc(ctx, d.poke)

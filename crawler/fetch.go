@@ -167,6 +167,14 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 		colly.StdlibContext(ctx),
 	)
 	col.IgnoreRobotsTxt = true
+	if cl := f.opts.Client; cl != nil {
+		if cl.Transport != nil {
+			col.WithTransport(cl.Transport)
+		}
+		if cl.Jar != nil {
+			col.SetCookieJar(cl.Jar)
+		}
+	}
 	col.SetRequestTimeout(f.opts.Timeout)
 	col.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
 	col.OnResponse(func(resp *colly.Response) {

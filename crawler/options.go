@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -105,6 +106,24 @@ type Options struct {
 	// NoSync skips fsync on the state stores: a killed process loses
 	// nothing, a power loss may. For tests and benchmarks. Default false.
 	NoSync bool `json:"-"`
+	// Client is the HTTP client every request of the crawl goes through
+	// — pages, robots.txt, sitemaps — for a proxy, TLS settings, a cookie
+	// jar or a test's RoundTripper: its Transport and Jar are used; the
+	// timeout and redirect policy are the crawl's own (Timeout; redirects
+	// are queued as links). Not saved in crawl.json: pass it again on each
+	// Open. Default nil: http.DefaultTransport (pages keep the cookies
+	// their answers set, in memory, as colly does).
+	Client *http.Client `json:"-"`
+}
+
+// client returns an HTTP client with the crawl's Transport and Jar (see
+// Client) and the given timeout and redirect policy.
+func (o *Options) client(timeout time.Duration, redirect func(*http.Request, []*http.Request) error) *http.Client {
+	c := &http.Client{Timeout: timeout, CheckRedirect: redirect}
+	if o.Client != nil {
+		c.Transport, c.Jar = o.Client.Transport, o.Client.Jar
+	}
+	return c
 }
 
 const optionsFile = "crawl.json"
@@ -126,7 +145,7 @@ func resolveOptions(dir string, opts Options) (Options, error) {
 		if err != nil {
 			return opts, fmt.Errorf("crawler: %s is damaged (%v); pass the seeds again to replace it", path, err)
 		}
-		saved.NoSync = opts.NoSync
+		saved.NoSync, saved.Client = opts.NoSync, opts.Client
 		if opts.MaxPages != 0 {
 			saved.MaxPages = opts.MaxPages
 		}

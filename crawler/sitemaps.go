@@ -231,7 +231,7 @@ func (s *sitemaps) fetch(ctx context.Context, file string) (*sitemap.Sitemap, er
 		req.Header.Set("If-None-Match", etag)
 	}
 	s.mu.Unlock()
-	client := &http.Client{Timeout: s.opts.Timeout}
+	client := s.opts.client(s.opts.Timeout, nil)
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err

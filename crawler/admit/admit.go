@@ -34,6 +34,10 @@ const (
 // Options configures an Admission. AllowedHosts is required; the zero
 // value of every other field is its default.
 type Options struct {
+	// Client supplies the Transport (and Jar) robots.txt is fetched
+	// with; its timeout and redirect policy are Timeout and MaxRedirects.
+	// Default nil: http.DefaultTransport.
+	Client *http.Client
 	// AllowedHosts are the hosts (host or host:port) the crawl may fetch.
 	AllowedHosts []string
 	// AllowedPrefixes, if set, also limit the crawl to URLs starting with
@@ -131,14 +135,18 @@ func (o *Options) EnsureDefaults() *Options {
 // New returns an Admission.
 func New(opts Options) *Admission {
 	opts.EnsureDefaults()
+	client := &http.Client{Timeout: opts.Timeout, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if len(via) > opts.MaxRedirects {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}}
+	if opts.Client != nil {
+		client.Transport, client.Jar = opts.Client.Transport, opts.Client.Jar
+	}
 	return &Admission{
-		opts: opts,
-		client: &http.Client{Timeout: opts.Timeout, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) > opts.MaxRedirects {
-				return http.ErrUseLastResponse
-			}
-			return nil
-		}},
+		opts:     opts,
+		client:   client,
 		guard:    traps.NewGuard(opts.Traps, urlnorm.Template),
 		families: traps.NewFamilies(opts.Traps),
 		soft:     traps.NewSoftNotFound(0),
