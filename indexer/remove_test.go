@@ -510,6 +510,17 @@ func (w *world) searches(x *Index, e expected) {
 // surviving documents, masters first) and compares it with w's.
 func (w *world) fresh(e expected) {
 	w.t.Helper()
+	x := w.rebuild()
+	defer x.Close()
+	w.searches(x, e)
+	w.sameMembers(x)
+	w.sameDocuments(x)
+}
+
+// rebuild returns a new in-memory Index holding the detector's clusters,
+// masters added first, flushed.
+func (w *world) rebuild() *Index {
+	w.t.Helper()
 	bi, err := bleve.NewMemOnly(Mapping())
 	if err != nil {
 		w.t.Fatal(err)
@@ -518,7 +529,6 @@ func (w *world) fresh(e expected) {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	defer x.Close()
 	edited := map[string]bool{}
 	for _, a := range w.det.Assignments() {
 		edited[a.ID] = a.Edited
@@ -532,15 +542,23 @@ func (w *world) fresh(e expected) {
 				}
 				r := dedup.Result{ID: m.ID, Cluster: c.ID, Master: c.Master.ID, Duplicate: !masters, Edited: edited[m.ID]}
 				if err := x.Add(w.ctx, w.docs[m.ID], pl(r)); err != nil {
+					x.Close()
 					w.t.Fatal(err)
 				}
 			}
 		}
 	}
 	if err := x.Flush(w.ctx); err != nil {
+		x.Close()
 		w.t.Fatal(err)
 	}
-	w.searches(x, e)
+	return x
+}
+
+// sameMembers compares the members of every cluster seen in w's Index
+// and in x.
+func (w *world) sameMembers(x *Index) {
+	w.t.Helper()
 	for c := range w.clusters {
 		a, err := w.x.Members(c)
 		if err != nil {
@@ -554,6 +572,12 @@ func (w *world) fresh(e expected) {
 			w.t.Fatalf("Members(%s) = %s, rebuilt %s", c, memberList(a), memberList(b))
 		}
 	}
+}
+
+// sameDocuments compares every document id used in w's Index and in x
+// (their SimHashes aside: the Source's documents carry none).
+func (w *world) sameDocuments(x *Index) {
+	w.t.Helper()
 	for id := range w.ids {
 		a, err := w.x.Document(id)
 		if err != nil {
@@ -564,7 +588,7 @@ func (w *world) fresh(e expected) {
 			w.t.Fatal(err)
 		}
 		if a != nil && b != nil {
-			a.Simhash, b.Simhash = 0, 0 // the Source's documents carry none
+			a.Simhash, b.Simhash = 0, 0
 		}
 		if !reflect.DeepEqual(a, b) && (a == nil || b == nil || fmt.Sprint(*a) != fmt.Sprint(*b)) {
 			w.t.Fatalf("Document(%s) = %+v, rebuilt %+v", id, a, b)
@@ -597,19 +621,73 @@ var (
 	hrIT = []string{"hr", "it"}
 )
 
+// An op is a step of a TestRemoveUpdate scenario.
+type op struct {
+	remove string // remove this id, or
+	doc    *Doc   // add or update (when the id is stored) this document
+	update bool   // update doc even if its id is not stored
+	// what the detector must have done: the scenario is about it
+	elected bool
+	moved   int
+	left    bool
+	how     string // where the moved member went: "back edited" or "took over"
+}
+
+// apply takes step i, o, of a scenario and checks that the detector did
+// what o says.
+func (w *world) apply(i int, o op) {
+	w.t.Helper()
+	var ch dedup.Change
+	switch {
+	case o.remove != "":
+		ch = w.remove(o.remove, true)
+	case o.update || w.docs[o.doc.ID].ID != "":
+		ch = w.update(*o.doc, true)
+	default:
+		w.add(*o.doc)
+	}
+	if ch.Elected != o.elected || len(ch.Moved) != o.moved || ch.Left != o.left {
+		w.t.Fatalf("step %d: detector change %+v, want elected %v, %d moved, left %v", i, ch, o.elected, o.moved, o.left)
+	}
+	for _, m := range ch.Moved {
+		if how := map[bool]string{true: "back edited"}[m.Cluster == ch.Cluster && m.Edited] +
+			map[bool]string{true: "took over"}[m.NewMaster]; how != o.how {
+			w.t.Fatalf("step %d: moved %+v (%q), want %q", i, m, how, o.how)
+		}
+	}
+}
+
+// skipEnd checks, under Skip, the searchable documents (sees, if not
+// nil) and the stats ("removed updated promoted reviewed demoted", if
+// not empty) a scenario ends with.
+func (w *world) skipEnd(sees []string, stats string) {
+	w.t.Helper()
+	if w.policy != Skip {
+		return
+	}
+	if sees != nil {
+		var got []string
+		for id, in := range w.expect().indexed {
+			if in {
+				got = append(got, id)
+			}
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(sees))
+		if !slices.Equal(got, want) {
+			w.t.Errorf("searchable under Skip: %v, want %v", got, want)
+		}
+	}
+	if st := w.x.Stats(); stats != "" {
+		if got := fmt.Sprint(st.Removed, st.Updated, st.Promoted, st.Reviewed, st.Demoted); got != stats {
+			w.t.Errorf("removed updated promoted reviewed demoted = %s, want %s (%+v)", got, stats, st)
+		}
+	}
+}
+
 // TestRemoveUpdate: scenarios of removals and new versions under every
 // policy, each step checked against the detector's clusters.
 func TestRemoveUpdate(t *testing.T) {
-	type op struct {
-		remove string // remove this id, or
-		doc    *Doc   // add or update (when the id is stored) this document
-		update bool   // update doc even if its id is not stored
-		// what the detector must have done: the scenario is about it
-		elected bool
-		moved   int
-		left    bool
-		how     string // where the moved member went: "back edited" or "took over"
-	}
 	url := func(id string) string { return "http://x/page/" + id }
 	mk := func(id string, f int, edits []int, groups []string) *Doc {
 		return &Doc{ID: id, URL: url(id), Title: "Title " + id, Body: body(f, edits, "zz"+id+"q"), Groups: groups, LastModified: day0}
@@ -712,45 +790,11 @@ func TestRemoveUpdate(t *testing.T) {
 					t.Parallel()
 					w := newWorld(t, p, tc.opts, Options{BatchSize: batch}, batch == 1)
 					for i, o := range tc.ops {
-						var ch dedup.Change
-						switch {
-						case o.remove != "":
-							ch = w.remove(o.remove, true)
-						case o.update || w.docs[o.doc.ID].ID != "":
-							ch = w.update(*o.doc, true)
-						default:
-							w.add(*o.doc)
-						}
-						if ch.Elected != o.elected || len(ch.Moved) != o.moved || ch.Left != o.left {
-							t.Fatalf("step %d: detector change %+v, want elected %v, %d moved, left %v", i, ch, o.elected, o.moved, o.left)
-						}
-						for _, m := range ch.Moved {
-							if how := map[bool]string{true: "back edited"}[m.Cluster == ch.Cluster && m.Edited] +
-								map[bool]string{true: "took over"}[m.NewMaster]; how != o.how {
-								t.Fatalf("step %d: moved %+v (%q), want %q", i, m, how, o.how)
-							}
-						}
+						w.apply(i, o)
 						w.check(batch == 1)
 					}
 					w.check(true)
-					if p == Skip && tc.skipSees != nil {
-						var sees []string
-						for id, in := range w.expect().indexed {
-							if in {
-								sees = append(sees, id)
-							}
-						}
-						slices.Sort(sees)
-						want := slices.Sorted(slices.Values(tc.skipSees))
-						if !slices.Equal(sees, want) {
-							t.Errorf("searchable under Skip: %v, want %v", sees, want)
-						}
-					}
-					if st := w.x.Stats(); p == Skip && tc.skipStats != "" {
-						if got := fmt.Sprint(st.Removed, st.Updated, st.Promoted, st.Reviewed, st.Demoted); got != tc.skipStats {
-							t.Errorf("removed updated promoted reviewed demoted = %s, want %s (%+v)", got, tc.skipStats, st)
-						}
-					}
+					w.skipEnd(tc.skipSees, tc.skipStats)
 				})
 			}
 		}
