@@ -33,8 +33,8 @@ import (
 type committer struct {
 	opts  *Options
 	front frontier.Queue
-	pages *pages.Store
-	index *indexer.Index
+	pages pages.Records
+	index indexer.Writer
 	hook  *hook.Hook
 	admit *admit.Admission
 	pacer *polite.Pacer // paused by a Retry-After

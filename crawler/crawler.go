@@ -202,7 +202,7 @@ func inUse(dir string, err error) error {
 
 // newHook returns the hook a crawl processes pages with: the crawl's
 // detector settings, recording with record, indexing into index.
-func newHook(opts *Options, index *indexer.Index, record hook.RecorderFunc) (*hook.Hook, error) {
+func newHook(opts *Options, index indexer.Writer, record hook.RecorderFunc) (*hook.Hook, error) {
 	dopts := hook.DetectorOptions()
 	dopts.Similarity = opts.Similarity
 	det, err := dedup.New(nil, dopts)

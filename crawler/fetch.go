@@ -148,7 +148,7 @@ type fetcher struct {
 	opts  *Options
 	admit *admit.Admission
 	hook  *hook.Hook
-	pages *pages.Store
+	pages pages.Records
 	*fatal
 }
 

@@ -33,7 +33,7 @@ const (
 type sitemaps struct {
 	opts  *Options
 	admit *admit.Admission // set once admission exists (it calls onRobots)
-	pages *pages.Store
+	pages pages.Records
 	pacer *polite.Pacer
 	*counters
 	*fatal
@@ -49,7 +49,7 @@ type sitemaps struct {
 	previous map[string]bool
 }
 
-func newSitemaps(opts *Options, store *pages.Store, pacer *polite.Pacer, n *counters, f *fatal) *sitemaps {
+func newSitemaps(opts *Options, store pages.Records, pacer *polite.Pacer, n *counters, f *fatal) *sitemaps {
 	return &sitemaps{opts: opts, pages: store, pacer: pacer, counters: n, fatal: f,
 		byHost: map[string][]string{}, etags: map[string]string{}, index: map[string][]string{}, listed: map[string][]string{}}
 }

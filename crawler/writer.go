@@ -14,7 +14,7 @@ import (
 // (takeDone hands those URLs back), and the index is flushed only after
 // the records it holds are committed (wait).
 type recordWriter struct {
-	store *pages.Store
+	store pages.Records
 	jobs  chan recordJob
 	quit  sync.WaitGroup
 
@@ -42,7 +42,7 @@ type doneMark struct {
 	depth        int
 }
 
-func newRecordWriter(store *pages.Store, lastRev uint64) *recordWriter {
+func newRecordWriter(store pages.Records, lastRev uint64) *recordWriter {
 	w := &recordWriter{store: store, jobs: make(chan recordJob, 1), unwritten: map[string]int{}, lastRev: lastRev}
 	w.idle = sync.NewCond(&w.mu)
 	w.quit.Go(w.run)
