@@ -157,7 +157,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	cm := &committer{opts: &c.opts, front: c.front, pages: c.pages, pacer: c.pacer, counters: c.n, fatal: c.fatal,
 		queued: map[string][]string{}, yields: yields{}, recrawl: newRecrawl(opts.Revisit)}
 	if c.index, err = indexer.Open(filepath.Join(dir, indexDir), indexer.Options{Policy: opts.Policy, NoAutoFlush: true,
-		Source: indexer.SourceFunc(cm.indexSource)}); err != nil {
+		Source: indexer.SourceFunc(func(ctx context.Context, id string) (*indexer.Doc, error) { return cm.hook.SourceDoc(ctx, id) })}); err != nil {
 		c.front.Close()
 		c.pages.Close()
 		return nil, inUse(dir, err)
@@ -168,7 +168,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		IgnoreRobots: opts.IgnoreRobots, UserAgent: opts.UserAgent, Timeout: opts.Timeout, MaxBodyBytes: opts.MaxBodyBytes,
 		MaxRedirects: opts.MaxRedirects, Traps: opts.Traps, Norm: opts.norm(), OnRobots: c.maps.onRobots, Client: opts.Client})
 	c.maps.admit, cm.admit = adm, adm
-	if cm.hook, err = newHook(&c.opts, c.index, cm.record); err != nil {
+	if cm.hook, err = newHook(&c.opts, c.index, cm.record, cm.recordedPage); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -201,8 +201,9 @@ func inUse(dir string, err error) error {
 }
 
 // newHook returns the hook a crawl processes pages with: the crawl's
-// detector settings, recording with record, indexing into index.
-func newHook(opts *Options, index indexer.Writer, record hook.RecorderFunc) (*hook.Hook, error) {
+// detector settings, recording with record (and reading records back
+// with source), indexing into index.
+func newHook(opts *Options, index indexer.Writer, record hook.RecorderFunc, source hook.PageSource) (*hook.Hook, error) {
 	dopts := hook.DetectorOptions()
 	dopts.Similarity = opts.Similarity
 	det, err := dedup.New(nil, dopts)
@@ -210,7 +211,7 @@ func newHook(opts *Options, index indexer.Writer, record hook.RecorderFunc) (*ho
 		return nil, err
 	}
 	return hook.New(hook.Options{Detector: det, Index: index, MaxBodyBytes: opts.MaxBodyBytes, Language: opts.Language,
-		Groups: opts.groupsFor, NoDedup: opts.NoDedup, Recorder: record})
+		Groups: opts.groupsFor, NoDedup: opts.NoDedup, Recorder: record, Source: source})
 }
 
 // Close closes the stores. In-flight URLs are fetched again by the next

@@ -13,7 +13,6 @@ import (
 	"github.com/doppel-search/doppel/crawler/schedule"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/cluster"
-	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/page"
 )
 
@@ -217,7 +216,7 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 		linksChanged, links := c.linkChange(prev, r, now)
 		c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash,
 			linkHash: r.linkHash, links: links, sched: prev.Schedule, fetched: now}
-		p, change, err := c.hook.Update(ctx, r.prep, c.recordedPage)
+		p, change, err := c.hook.Update(ctx, r.prep)
 		if err != nil {
 			return mark, false, err
 		}
@@ -237,7 +236,7 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 	default: // gone
 		c.gone.Add(1)
 		c.fetched.Add(-1)
-		if _, err := c.hook.Remove(ctx, r.url, c.recordedPage); err != nil {
+		if _, err := c.hook.Remove(ctx, r.url); err != nil {
 			return mark, false, err
 		}
 		c.sinceFlush++
@@ -318,18 +317,6 @@ func (c *committer) latest(url string) (pages.Record, bool, error) {
 		}
 	}
 	return c.pages.Get(url)
-}
-
-// indexSource is the index's Options.Source: the recorded page of id,
-// for the near-duplicates the index left out that a change makes it
-// index (a master elected, a member moved).
-func (c *committer) indexSource(_ context.Context, id string) (*indexer.Doc, error) {
-	p, ok, err := c.recordedPage(id)
-	if err != nil || !ok {
-		return nil, err
-	}
-	d := c.hook.IndexDoc(p)
-	return &d, nil
 }
 
 // recordedPage returns the page recorded for url: what the hook re-indexes

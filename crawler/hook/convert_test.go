@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"context"
 	"net/http"
 	"reflect"
 	"testing"
@@ -101,5 +102,31 @@ func TestFromParsed(t *testing.T) {
 	}
 	if p := fromParsed("http://x/a", http.Header{}, parsed, nil, nil); !p.LastModified.Equal(parsed.LastModified) {
 		t.Fatalf("without a header, LastModified = %v, want the markup's %v", p.LastModified, parsed.LastModified)
+	}
+}
+
+func TestSourceDoc(t *testing.T) {
+	recorded := map[string]Page{"http://x/a": {Page: fullPage(t)}}
+	source := func(url string) (Page, bool, error) {
+		p, ok := recorded[url]
+		return p, ok, nil
+	}
+	h, err := New(Options{Source: source})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := h.SourceDoc(context.Background(), "http://x/a")
+	if err != nil || d == nil || d.Title != "Annual leave" || d.Body != "Ask your manager." {
+		t.Fatalf("SourceDoc(recorded) = %+v, %v; want the recorded page's document", d, err)
+	}
+	if d, err := h.SourceDoc(context.Background(), "http://x/none"); d != nil || err != nil {
+		t.Fatalf("SourceDoc(unrecorded) = %+v, %v; want nil, nil", d, err)
+	}
+	bare, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := bare.SourceDoc(context.Background(), "http://x/a"); d != nil || err != nil {
+		t.Fatalf("SourceDoc without a Source = %+v, %v; want nil, nil", d, err)
 	}
 }

@@ -151,6 +151,11 @@ type Options struct {
 	MaxBodyBytes int
 	// Groups returns the access groups of a URL. Default: none (public).
 	Groups func(url string) []string
+	// Source reads back a recorded page: what Update and Remove record
+	// again when a change gives other pages a new cluster or master, and
+	// what SourceDoc gives the index. A Recorder's counterpart. Default
+	// nil: a change that moves a page not at hand is an error.
+	Source PageSource
 	// OnPage is called after each page is processed (from colly's callback
 	// goroutine; pages are processed one at a time).
 	OnPage func(Page)
@@ -431,17 +436,17 @@ func (h *Hook) Replay(ctx context.Context, p Page, reindex bool) (Page, error) {
 
 // A PageSource returns the recorded page of a URL (ok false if there is
 // none): what Update and Remove record again when a change gives other
-// pages a new cluster or master.
+// pages a new cluster or master (Options.Source).
 type PageSource func(url string) (p Page, ok bool, err error)
 
 // Update processes a new version of a page the detector holds (a
 // revisit): the detector replaces it (dedup.Detector.Update; a page it
 // does not hold is inserted), the page is recorded — with Arrived set if
 // it left its cluster — and so are the pages the change touched, read
-// from source: the master elected in its old cluster and the members
+// from Options.Source: the master elected in its old cluster and the members
 // moved elsewhere. Then the index follows the change (Sink.Update) and
 // OnPage is called. Like Insert, it is serialized with Insert and Replay.
-func (h *Hook) Update(ctx context.Context, prep *Prepared, source PageSource) (Page, dedup.Change, error) {
+func (h *Hook) Update(ctx context.Context, prep *Prepared) (Page, dedup.Change, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	p := prep.page
@@ -460,7 +465,7 @@ func (h *Hook) Update(ctx context.Context, prep *Prepared, source PageSource) (P
 		if err := h.opts.Recorder.Record(p); err != nil {
 			return Page{}, dedup.Change{}, err
 		}
-		if err := h.recordTouched(ch, source); err != nil {
+		if err := h.recordTouched(ch); err != nil {
 			return Page{}, dedup.Change{}, err
 		}
 	}
@@ -477,10 +482,10 @@ func (h *Hook) Update(ctx context.Context, prep *Prepared, source PageSource) (P
 
 // Remove takes a page out of the detector (dedup.Detector.Remove; a page
 // it does not hold is only removed from the index), records the pages the
-// removal touched (the elected master, moved members; read from source)
+// removal touched (the elected master, moved members; read from Options.Source)
 // and has the index follow (Sink.Remove). Recording the removed page's
 // own end is the caller's. It is serialized with Insert and Replay.
-func (h *Hook) Remove(ctx context.Context, url string, source PageSource) (dedup.Change, error) {
+func (h *Hook) Remove(ctx context.Context, url string) (dedup.Change, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	ch := dedup.Change{ID: url}
@@ -494,7 +499,7 @@ func (h *Hook) Remove(ctx context.Context, url string, source PageSource) (dedup
 		}
 	}
 	if h.opts.Recorder != nil {
-		if err := h.recordTouched(ch, source); err != nil {
+		if err := h.recordTouched(ch); err != nil {
 			return dedup.Change{}, err
 		}
 	}
@@ -508,7 +513,8 @@ func (h *Hook) Remove(ctx context.Context, url string, source PageSource) (dedup
 
 // recordTouched records again the pages ch gave a new place: the master
 // elected in ch.Cluster (other than ch.ID) and the members moved.
-func (h *Hook) recordTouched(ch dedup.Change, source PageSource) error {
+func (h *Hook) recordTouched(ch dedup.Change) error {
+	source := h.opts.Source
 	touched := slices.Clone(ch.Moved)
 	if ch.Elected && ch.Master != "" && ch.Master != ch.ID {
 		r := dedup.Result{ID: ch.Master, Cluster: ch.Cluster, Master: ch.Master}
@@ -534,6 +540,21 @@ func (h *Hook) recordTouched(ch dedup.Change, source PageSource) error {
 		}
 	}
 	return nil
+}
+
+// SourceDoc returns the index document of the page recorded for id
+// (Options.Source), nil if there is none: an indexer.Options.Source, for
+// the near-duplicates the index left out that a change makes it index.
+func (h *Hook) SourceDoc(_ context.Context, id string) (*indexer.Doc, error) {
+	if h.opts.Source == nil {
+		return nil, nil
+	}
+	p, ok, err := h.opts.Source(id)
+	if err != nil || !ok {
+		return nil, err
+	}
+	d := h.IndexDoc(p)
+	return &d, nil
 }
 
 // Reindex indexes a page again as p.Result says (Sink.Add replaces it):
