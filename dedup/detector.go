@@ -696,30 +696,40 @@ func (d *Detector) neighbours(fp uint64) (near []hamming.Match, dense bool) {
 // match decides whether a and b are near duplicates under the configured
 // method, and with what score.
 func (d *Detector) match(a, b *record) (float64, bool) {
-	o := d.opts
-	switch o.Method {
+	switch d.opts.Method {
 	case SimHash:
 		dist := a.fp.Distance(b.fp)
-		return 1 - float64(dist)/64, dist <= o.HammingK
+		return 1 - float64(dist)/64, dist <= d.opts.HammingK
 	case IMatch:
 		ok := len(a.sigs) > 0 && len(b.sigs) > 0 && a.sigs[0] == b.sigs[0] && !a.sigs[0].IsZero()
 		return 1, ok
 	case IMatchMulti:
-		n := 0
-		for i := range min(len(a.sigs), len(b.sigs)) {
-			if a.sigs[i] == b.sigs[i] && !a.sigs[i].IsZero() {
-				n++
-			}
-		}
-		return float64(n) / float64(max(len(a.sigs), 1)), n > 0
+		return matchLexicons(a, b)
 	case MinHash:
 		s := a.sketch.Jaccard(b.sketch)
-		return s, s >= o.Threshold
+		return s, s >= d.opts.Threshold
 	case DSCSS:
 		n := minhash.SharedSuperShingles(a.supers, b.supers)
 		return float64(n) / 6, n >= 2
 	}
-	// Hybrid.
+	return d.matchHybrid(a, b)
+}
+
+// matchLexicons is match for IMatchMulti: the share of lexicons whose
+// signatures agree, a match if any does.
+func matchLexicons(a, b *record) (float64, bool) {
+	n := 0
+	for i := range min(len(a.sigs), len(b.sigs)) {
+		if a.sigs[i] == b.sigs[i] && !a.sigs[i].IsZero() {
+			n++
+		}
+	}
+	return float64(n) / float64(max(len(a.sigs), 1)), n > 0
+}
+
+// matchHybrid is match for Hybrid: the similarity the options verify by.
+func (d *Detector) matchHybrid(a, b *record) (float64, bool) {
+	o := &d.opts
 	var s float64
 	switch {
 	case o.Verify == Estimate && o.Similarity == Cosine:
@@ -728,24 +738,39 @@ func (d *Detector) match(a, b *record) (float64, bool) {
 	case o.Verify == Estimate:
 		s = a.sketch.Jaccard(b.sketch)
 	case o.Similarity == Cosine:
-		switch {
-		case len(a.set) >= features.MinCosineWords && len(b.set) >= features.MinCosineWords:
-			s = features.Cosine(a.set, b.set)
-		case len(a.set) > 0 && slices.Equal(a.set, b.set):
-			s = 1 // too few words for cosine, but the same words: exact duplicates
-		}
+		s = cosineOf(a.set, b.set)
 	default:
-		inter := features.Intersection(a.set, b.set)
-		union := len(a.set) + len(b.set) - inter
-		if union == 0 {
-			return 0, false
-		}
-		s = float64(inter) / float64(union)
-		if s < o.Threshold && o.EditAllowance > 0 {
-			// A few small edits on a short page: see Options.EditAllowance.
-			differ := union - inter
-			return s, s >= o.EditFloor && differ <= o.EditAllowance*2*o.ShingleWidth
-		}
+		return d.matchShingles(a.set, b.set)
+	}
+	return s, s >= o.Threshold
+}
+
+// cosineOf returns the cosine similarity of two sets of cosine words: 1
+// for equal sets too small for cosine, 0 for other small ones.
+func cosineOf(a, b []uint64) float64 {
+	switch {
+	case len(a) >= features.MinCosineWords && len(b) >= features.MinCosineWords:
+		return features.Cosine(a, b)
+	case len(a) > 0 && slices.Equal(a, b):
+		return 1 // too few words for cosine, but the same words: exact duplicates
+	}
+	return 0
+}
+
+// matchShingles is matchHybrid on the exact Jaccard similarity of two
+// shingle sets, with the edit allowance.
+func (d *Detector) matchShingles(a, b []uint64) (float64, bool) {
+	o := &d.opts
+	inter := features.Intersection(a, b)
+	union := len(a) + len(b) - inter
+	if union == 0 {
+		return 0, false
+	}
+	s := float64(inter) / float64(union)
+	if s < o.Threshold && o.EditAllowance > 0 {
+		// A few small edits on a short page: see Options.EditAllowance.
+		differ := union - inter
+		return s, s >= o.EditFloor && differ <= o.EditAllowance*2*o.ShingleWidth
 	}
 	return s, s >= o.Threshold
 }
