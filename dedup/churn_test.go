@@ -11,7 +11,7 @@ import (
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/dedup/features"
 	"github.com/doppel-search/doppel/dedup/imatch"
-	"github.com/doppel-search/doppel/dedup/internal/postings"
+	"github.com/doppel-search/doppel/dedup/signatures"
 )
 
 func featuresStripDates() features.Options { return features.Options{StripDates: true} }
@@ -90,7 +90,7 @@ func checkStructures(t testing.TB, d *Detector) {
 func checkLists(t testing.TB, d *Detector) {
 	t.Helper()
 	fps := map[uint64][]uint32{}
-	sigs := make([]map[imatch.Signature][]uint32, len(d.sigIndex))
+	sigs := make([]map[imatch.Signature][]uint32, d.lexicons)
 	for i := range sigs {
 		sigs[i] = map[imatch.Signature][]uint32{}
 	}
@@ -119,35 +119,36 @@ func checkLists(t testing.TB, d *Detector) {
 		}
 	}
 	if d.hamming != nil {
-		checkList(t, d, "fingerprints", d.fps, fps)
+		checkList(t, d, "fingerprints", signatures.Fingerprint, fps)
 		n := 0
 		for fp := range fps {
 			q := d.hamming.Query(fp, 0)
 			n += len(q)
-			if len(q) > 1 || len(q) == 1 && !d.fps.Known(fp) || len(q) == 0 && d.limits.MaxLen == 0 {
-				t.Fatalf("fingerprint %#x: %d entries in the Hamming index (known %v)", fp, len(q), d.fps.Known(fp))
+			if len(q) > 1 || len(q) == 1 && !d.lists.Known(signatures.Key{Kind: signatures.Fingerprint, Sum: fp}) || len(q) == 0 && d.limits.MaxLen == 0 {
+				t.Fatalf("fingerprint %#x: %d entries in the Hamming index (known %v)", fp, len(q), d.lists.Known(signatures.Key{Kind: signatures.Fingerprint, Sum: fp}))
 			}
 		}
 		if n != d.hamming.Len() {
 			t.Fatalf("the Hamming index holds %d entries, %d of live fingerprints", d.hamming.Len(), n)
 		}
 	}
-	for i, m := range d.sigIndex {
-		checkList(t, d, fmt.Sprint("i-match ", i), m, sigs[i])
+	for i := range d.lexicons {
+		checkList(t, d, fmt.Sprint("i-match ", i), signatures.IMatch+signatures.Kind(i), sigs[i])
 	}
-	checkList(t, d, "bands", d.bands, bands)
-	checkList(t, d, "sketches", d.sketches, sketches)
-	checkList(t, d, "supers", d.supers, supers)
+	checkList(t, d, "bands", signatures.Band, bands)
+	checkList(t, d, "sketches", signatures.Sketch, sketches)
+	checkList(t, d, "supers", signatures.Super, supers)
 }
 
 // checkList checks the lists of m against holders, the live documents
 // with each key.
-func checkList[K comparable](t testing.TB, d *Detector, name string, m *postings.Map[K], holders map[K][]uint32) {
+func checkList[K uint64 | imatch.Signature](t testing.TB, d *Detector, name string, kind signatures.Kind, holders map[K][]uint32) {
 	t.Helper()
 	entries := 0
 	for k, docs := range holders {
-		list := m.Get(k)
-		if list == nil && m.Known(k) {
+		key := listKey(kind, k)
+		list := d.lists.Get(key)
+		if list == nil && d.lists.Known(key) {
 			continue // a stop key
 		}
 		entries += len(list)
@@ -170,9 +171,21 @@ func checkList[K comparable](t testing.TB, d *Detector, name string, m *postings
 			t.Fatalf("%s %v: entries per cluster %v, want %v (documents %v, list %v)", name, k, got, want, docs, list)
 		}
 	}
-	if st := m.Stats(); st.Entries != entries {
+	if st := d.lists.Stats(kind); st.Entries != entries {
 		t.Fatalf("%s: %d entries stored, %d under keys of live documents", name, st.Entries, entries)
 	}
+}
+
+// listKey is the key of kind for k, a 64-bit hash or an I-Match
+// signature.
+func listKey[K uint64 | imatch.Signature](kind signatures.Kind, k K) signatures.Key {
+	switch k := any(k).(type) {
+	case imatch.Signature:
+		return signatures.IMatchKey(int(kind-signatures.IMatch), k)
+	case uint64:
+		return signatures.Key{Kind: kind, Sum: k}
+	}
+	panic("unreachable")
 }
 
 // checkInvariants checks what the online clusters promise: every member

@@ -13,8 +13,8 @@ import (
 	"github.com/doppel-search/doppel/dedup/features"
 	"github.com/doppel-search/doppel/dedup/hamming"
 	"github.com/doppel-search/doppel/dedup/imatch"
-	"github.com/doppel-search/doppel/dedup/internal/postings"
 	"github.com/doppel-search/doppel/dedup/minhash"
+	"github.com/doppel-search/doppel/dedup/signatures"
 	"github.com/doppel-search/doppel/dedup/simhash"
 	"github.com/doppel-search/doppel/dedup/stats"
 )
@@ -155,7 +155,8 @@ func (p *Prepared) Fingerprint() Fingerprint {
 // Memory: the signatures of every document stored (not its text), in the
 // candidate lists too; a removed document, or the old place of one that
 // left its cluster on Update, keeps about 40 bytes of bookkeeping (its
-// place in the arrival order is never reused).
+// place in the arrival order is never reused). The candidate lists are
+// kept behind the Store interface of package signatures, in memory.
 type Detector struct {
 	opts Options
 
@@ -178,23 +179,25 @@ type Detector struct {
 	stats    Stats
 
 	// Candidate sources: bounded posting lists (Options.MaxFanout) whose
-	// entries carry the document's cluster number.
-	limits    postings.Limits
-	hamming   *hamming.Index                    // each distinct fingerprint once, under its first document
-	fps       *postings.Map[uint64]             // SimHash fingerprint → documents
-	sigIndex  []*postings.Map[imatch.Signature] // one per lexicon
-	bands     *postings.Map[uint64]             // LSH band hash → documents
-	sketches  *postings.Map[uint64]             // whole-sketch hash → documents
-	supers    *postings.Map[uint64]             // super shingle → documents
-	clusterOf []uint32                          // cluster number of each document
-	byNumber  []clusterRef                      // clusters by number, in order of creation
-	matches   []hamming.Match                   // reused query buffer
-	groupOf   []int32                           // per cluster number: its group of candidates in this Insert,
-	groupGen  []uint32                          // if groupGen == gen
-	seenGen   []uint32                          // per cluster number: seen among the SimHash neighbours if == gen
-	candBuf   []uint32                          // reused by candidates
-	groupBuf  []candidateGroup                  // reused by byCluster
-	flatBuf   []uint32                          // reused by byCluster
+	// entries carry the document's cluster number, under keys of every
+	// kind: SimHash fingerprints, I-Match signatures (lexicons of them),
+	// LSH band hashes, whole-sketch hashes, super shingles.
+	limits    signatures.Limits
+	lists     signatures.Store
+	lexicons  int                                      // I-Match lexicons listed (kinds IMatch…IMatch+lexicons−1)
+	hamming   *hamming.Index                           // each distinct fingerprint once, under its first document
+	clusterOf []uint32                                 // cluster number of each document
+	byNumber  []clusterRef                             // clusters by number, in order of creation
+	matches   []hamming.Match                          // reused query buffer
+	groupOf   []int32                                  // per cluster number: its group of candidates in this Insert,
+	groupGen  []uint32                                 // if groupGen == gen
+	seenGen   []uint32                                 // per cluster number: seen among the SimHash neighbours if == gen
+	candBuf   []uint32                                 // reused by candidates
+	groupBuf  []candidateGroup                         // reused by byCluster
+	flatBuf   []uint32                                 // reused by byCluster
+	keyBuf    []signatures.Key                         // reused by candidates
+	scan      candidateScan                            // state of the candidates' Lookup
+	collect   func(signatures.Key, []signatures.Entry) // d.scan.collect, bound once
 
 	// noTakeover: no document takes a cluster over on joining it
 	// (Recluster inserts star masters first).
@@ -230,9 +233,8 @@ func New(table *stats.Table, opts Options) (*Detector, error) {
 		clusters: cluster.NewSet(o.Master),
 		limits:   o.fanoutLimits(),
 	}
-	d.bands = postings.New[uint64](d.limits)
-	d.sketches = postings.New[uint64](d.limits)
-	d.supers = postings.New[uint64](d.limits)
+	d.lists = signatures.NewMemory(d.limits)
+	d.collect = d.scan.collect
 	if d.minhash, err = minhash.New(o.MinHash); err != nil {
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
@@ -240,7 +242,6 @@ func New(table *stats.Table, opts Options) (*Detector, error) {
 		if d.hamming, err = hamming.New(hamming.Options{MaxDistance: o.HammingK}); err != nil {
 			return nil, fmt.Errorf("dedup: %w", err)
 		}
-		d.fps = postings.New[uint64](d.limits)
 	}
 	if err := d.setTable(table); err != nil {
 		return nil, err
@@ -262,10 +263,8 @@ func (d *Detector) setTable(t *stats.Table) error {
 		case err != nil:
 			return fmt.Errorf("dedup: %w", err)
 		}
-		d.sigIndex = make([]*postings.Map[imatch.Signature], d.opts.IMatch.ExtraLexicons+1)
-		for i := range d.sigIndex {
-			d.sigIndex[i] = postings.New[imatch.Signature](d.limits)
-		}
+		d.lists.Reset(d.imatchKinds()...) // signatures of the old table, if any
+		d.lexicons = d.opts.IMatch.ExtraLexicons + 1
 	}
 	if d.uses(SimHash) {
 		if d.simhash, err = simhash.NewSigner(t, d.opts.SimHash); err != nil {
@@ -629,58 +628,104 @@ func (d *Detector) byCluster(cands []uint32) []candidateGroup {
 // rec, document self, as far as the posting lists hold them, without
 // repeats, in arrival order; and whether rec's fingerprint has a dense
 // neighbourhood (more than 4·MaxFanout other fingerprints within
-// HammingK).
+// HammingK). It reads every list in one Lookup: rec's fingerprint, its
+// SimHash neighbours' nearest first, then its other keys.
 func (d *Detector) candidates(self uint32, rec *record) (out []uint32, dense bool) {
 	d.gen++
 	d.stamp[self] = d.gen
-	out = d.candBuf[:0]
-	defer func() { d.candBuf = out }()
-	add := func(list []postings.Entry) {
-		for _, e := range list {
-			if d.stamp[e.ID] != d.gen {
-				d.stamp[e.ID] = d.gen
-				out = append(out, e.ID)
-			}
-		}
-	}
+	keys := d.keyBuf[:0]
+	near := 0
 	if d.hamming != nil {
 		fp := uint64(rec.fp)
-		add(d.fps.Get(fp))
-		// Nearest fingerprints first, until their lists have shown
-		// documents of 4·MaxFanout clusters.
-		var near []hamming.Match
-		near, dense = d.neighbours(fp)
-		clusters := 0
-		for _, m := range near {
-			if d.limits.MaxLen > 0 && clusters >= d.limits.MaxLen {
-				break
+		var ms []hamming.Match
+		ms, dense = d.neighbours(fp)
+		keys = append(keys, signatures.Key{Kind: signatures.Fingerprint, Sum: fp})
+		for _, m := range ms {
+			keys = append(keys, signatures.Key{Kind: signatures.Fingerprint, Sum: m.Fingerprint})
+		}
+		near = len(ms)
+	}
+	keys = d.appendKeys(keys, rec)
+	d.keyBuf = keys
+	d.scan = candidateScan{d: d, near: near, out: d.candBuf[:0]}
+	d.lists.Lookup(keys, d.collect)
+	out = d.scan.out
+	d.candBuf, d.scan.out = out, nil
+	slices.Sort(out)
+	return out, dense
+}
+
+// candidateScan is the state of one candidates call, in the Detector so
+// that the Lookup callback (d.collect) is bound once.
+type candidateScan struct {
+	d        *Detector
+	pos      int      // lists seen so far
+	near     int      // lists 1…near are those of SimHash neighbours, nearest first
+	clusters int      // clusters seen among the neighbours' lists
+	out      []uint32 // the candidates
+}
+
+// collect takes the documents of one list as candidates. Of the SimHash
+// neighbours' lists it takes those of the nearest, until they have shown
+// documents of 4·MaxFanout clusters.
+func (s *candidateScan) collect(_ signatures.Key, list []signatures.Entry) {
+	d := s.d
+	i := s.pos
+	s.pos++
+	if i >= 1 && i <= s.near {
+		if d.limits.MaxLen > 0 && s.clusters >= d.limits.MaxLen {
+			return
+		}
+		for _, e := range list {
+			if d.seenGen[e.Group] != d.gen {
+				d.seenGen[e.Group] = d.gen
+				s.clusters++
 			}
-			list := d.fps.Get(m.Fingerprint)
-			for _, e := range list {
-				if d.seenGen[e.Group] != d.gen {
-					d.seenGen[e.Group] = d.gen
-					clusters++
-				}
-			}
-			add(list)
 		}
 	}
+	stamp, gen, out := d.stamp, d.gen, s.out
+	for _, e := range list {
+		if stamp[e.ID] != gen {
+			stamp[e.ID] = gen
+			out = append(out, e.ID)
+		}
+	}
+	s.out = out
+}
+
+// appendKeys appends the keys of rec other than its fingerprint to keys:
+// its I-Match signatures, band hashes and whole-sketch hash, super
+// shingles, in that order.
+func (d *Detector) appendKeys(keys []signatures.Key, rec *record) []signatures.Key {
 	for i, sig := range rec.sigs {
-		if i < len(d.sigIndex) && !sig.IsZero() {
-			add(d.sigIndex[i].Get(sig))
+		if i < d.lexicons && !sig.IsZero() {
+			keys = append(keys, signatures.IMatchKey(i, sig))
 		}
 	}
 	if rec.bands != nil {
 		for _, b := range rec.bands {
-			add(d.bands.Get(b))
+			keys = append(keys, signatures.Key{Kind: signatures.Band, Sum: b})
 		}
-		add(d.sketches.Get(rec.whole))
+		keys = append(keys, signatures.Key{Kind: signatures.Sketch, Sum: rec.whole})
 	}
-	for _, s := range rec.supers {
-		add(d.supers.Get(s))
+	for _, sh := range rec.supers {
+		keys = append(keys, signatures.Key{Kind: signatures.Super, Sum: sh})
 	}
-	slices.Sort(out)
-	return out, dense
+	return keys
+}
+
+// imatchKinds returns the key kinds of the I-Match lexicons listed.
+func (d *Detector) imatchKinds() []signatures.Kind {
+	kinds := make([]signatures.Kind, d.lexicons)
+	for i := range kinds {
+		kinds[i] = signatures.IMatch + signatures.Kind(i)
+	}
+	return kinds
+}
+
+// kinds returns every kind of key the Detector lists.
+func (d *Detector) kinds() []signatures.Kind {
+	return append([]signatures.Kind{signatures.Fingerprint, signatures.Band, signatures.Sketch, signatures.Super}, d.imatchKinds()...)
 }
 
 // neighbours returns the indexed fingerprints other than fp within
@@ -779,34 +824,25 @@ func (d *Detector) matchShingles(a, b []uint64) (float64, bool) {
 // fan-out limits. A new fingerprint with a dense neighbourhood stays out
 // of the Hamming index (exact copies still find it by its posting list).
 func (d *Detector) index(idx uint32, rec *record, dense bool) {
-	cl := d.clusterOf[idx]
 	if d.hamming != nil {
 		d.indexFingerprint(idx, uint64(rec.fp), dense)
 	}
-	for i, sig := range rec.sigs {
-		if i < len(d.sigIndex) && !sig.IsZero() {
-			d.sigIndex[i].Add(sig, idx, cl)
-		}
-	}
-	if rec.bands != nil {
-		for _, b := range rec.bands {
-			d.bands.Add(b, idx, cl)
-		}
-		d.sketches.Add(rec.whole, idx, cl)
-	}
-	for _, s := range rec.supers {
-		d.supers.Add(s, idx, cl)
+	e := signatures.Entry{ID: idx, Group: d.clusterOf[idx]}
+	d.keyBuf = d.appendKeys(d.keyBuf[:0], rec)
+	for _, k := range d.keyBuf {
+		d.lists.Add(k, e)
 	}
 }
 
 // indexFingerprint lists document idx under its fingerprint fp and puts a
 // new fingerprint into the Hamming index, once, unless dense.
 func (d *Detector) indexFingerprint(idx uint32, fp uint64, dense bool) {
-	if !d.fps.Known(fp) && !dense {
+	k := signatures.Key{Kind: signatures.Fingerprint, Sum: fp}
+	if !d.lists.Known(k) && !dense {
 		// Cannot fail: the fingerprint is new and uses all 64 bits.
 		_ = d.hamming.Insert(uint64(idx), fp)
 	}
-	d.fps.Add(fp, idx, d.clusterOf[idx])
+	d.lists.Add(k, signatures.Entry{ID: idx, Group: d.clusterOf[idx]})
 }
 
 // Refresh switches to new collection statistics and re-signs every stored
@@ -841,7 +877,7 @@ func (d *Detector) Refresh(ctx context.Context, t *stats.Table, doc func(id stri
 			return fmt.Errorf("dedup: %w", err)
 		}
 		d.hamming = h
-		d.fps = postings.New[uint64](d.limits)
+		d.lists.Reset(signatures.Fingerprint)
 	}
 	for i, rec := range d.docs {
 		if rec == nil {
@@ -857,14 +893,14 @@ func (d *Detector) Refresh(ctx context.Context, t *stats.Table, doc func(id stri
 		}
 		if d.hamming != nil {
 			dense := false
-			if d.limits.MaxLen > 0 && !d.fps.Known(uint64(rec.fp)) {
+			if d.limits.MaxLen > 0 && !d.lists.Known(signatures.Key{Kind: signatures.Fingerprint, Sum: uint64(rec.fp)}) {
 				_, dense = d.neighbours(uint64(rec.fp))
 			}
 			d.indexFingerprint(uint32(i), uint64(rec.fp), dense)
 		}
 		for j, sig := range rec.sigs {
 			if !sig.IsZero() {
-				d.sigIndex[j].Add(sig, uint32(i), d.clusterOf[i])
+				d.lists.Add(signatures.IMatchKey(j, sig), signatures.Entry{ID: uint32(i), Group: d.clusterOf[i]})
 			}
 		}
 	}
@@ -885,19 +921,13 @@ func (d *Detector) Stats() Stats {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	s := d.stats
-	lists := func(ps postings.Stats) {
-		s.Capped += ps.Capped
-		s.StopKeys += ps.Stops
-	}
-	lists(d.bands.Stats())
-	lists(d.sketches.Stats())
-	lists(d.supers.Stats())
-	for _, m := range d.sigIndex {
-		lists(m.Stats())
+	for _, kind := range d.kinds() {
+		ls := d.lists.Stats(kind)
+		s.Capped += ls.Capped
+		s.StopKeys += ls.Stops
 	}
 	if d.hamming != nil {
-		fs := d.fps.Stats()
-		lists(fs)
+		fs := d.lists.Stats(signatures.Fingerprint)
 		s.DenseKeys = fs.Keys + fs.Stops - d.hamming.Len()
 	}
 	return s

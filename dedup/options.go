@@ -8,8 +8,8 @@ import (
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/dedup/features"
 	"github.com/doppel-search/doppel/dedup/imatch"
-	"github.com/doppel-search/doppel/dedup/internal/postings"
 	"github.com/doppel-search/doppel/dedup/minhash"
+	"github.com/doppel-search/doppel/dedup/signatures"
 	"github.com/doppel-search/doppel/dedup/simhash"
 	"github.com/doppel-search/doppel/dedup/stats"
 )
@@ -231,11 +231,11 @@ const DefaultMaxFanout = 256
 
 // fanoutLimits returns the posting-list limits for o.MaxFanout (defaults
 // filled in): none when it is negative.
-func (o *Options) fanoutLimits() postings.Limits {
+func (o *Options) fanoutLimits() signatures.Limits {
 	if o.MaxFanout < 0 {
-		return postings.Limits{}
+		return signatures.Limits{}
 	}
-	return postings.Limits{PerGroup: o.MaxFanout, MaxLen: 4 * o.MaxFanout}
+	return signatures.Limits{PerGroup: o.MaxFanout, MaxLen: 4 * o.MaxFanout}
 }
 
 // EnsureDefaults sets every zero field to its default (each field's doc

@@ -9,8 +9,6 @@ import (
 
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/dedup/hamming"
-	"github.com/doppel-search/doppel/dedup/imatch"
-	"github.com/doppel-search/doppel/dedup/internal/postings"
 )
 
 // Recluster makes the star clusters ([Detector.StarAssignments]) the
@@ -184,18 +182,13 @@ func (d *Detector) clear() error {
 	d.clusters = cluster.NewSet(d.opts.Master)
 	d.adj, d.stamp, d.clusterOf, d.byNumber = nil, nil, nil, nil
 	d.groupOf, d.groupGen, d.seenGen = nil, nil, nil
-	d.bands = postings.New[uint64](d.limits)
-	d.sketches = postings.New[uint64](d.limits)
-	d.supers = postings.New[uint64](d.limits)
-	for i := range d.sigIndex {
-		d.sigIndex[i] = postings.New[imatch.Signature](d.limits)
-	}
+	d.lists.Reset(d.kinds()...)
 	if d.hamming != nil {
 		h, err := hamming.New(hamming.Options{MaxDistance: d.opts.HammingK})
 		if err != nil {
 			return fmt.Errorf("dedup: %w", err)
 		}
-		d.hamming, d.fps = h, postings.New[uint64](d.limits)
+		d.hamming = h
 	}
 	d.stats = Stats{}
 	return nil

@@ -8,7 +8,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/doppel-search/doppel/dedup/cluster"
-	"github.com/doppel-search/doppel/dedup/internal/postings"
+	"github.com/doppel-search/doppel/dedup/signatures"
 )
 
 // ErrUnknownID is returned by [Detector.Remove] for an id that is not
@@ -474,17 +474,17 @@ type refill struct {
 
 // unlist takes document idx out of the list of k and notes a refill if
 // the list asks for one.
-func unlist[K comparable](m *postings.Map[K], k K, idx, group uint32, has func(*record) bool, refills *[]refill) {
-	removed, full := m.Remove(k, idx)
+func (d *Detector) unlist(k signatures.Key, idx, group uint32, has func(*record) bool, refills *[]refill) {
+	removed, full := d.lists.Remove(k, idx)
 	if !removed || !full {
 		return
 	}
 	*refills = append(*refills, refill{
 		has: has,
 		held: func(id uint32) bool {
-			return slices.ContainsFunc(m.Get(k), func(e postings.Entry) bool { return e.ID == id })
+			return slices.ContainsFunc(d.lists.Get(k), func(e signatures.Entry) bool { return e.ID == id })
 		},
-		add: func(id uint32) { m.Add(k, id, group) },
+		add: func(id uint32) { d.lists.Add(k, signatures.Entry{ID: id, Group: group}) },
 	})
 }
 
@@ -495,30 +495,30 @@ func unlist[K comparable](m *postings.Map[K], k K, idx, group uint32, has func(*
 func (d *Detector) unindex(idx uint32, rec *record) {
 	g := d.clusterOf[idx]
 	var refills []refill
-	fp := uint64(rec.fp)
+	fp := signatures.Key{Kind: signatures.Fingerprint, Sum: uint64(rec.fp)}
 	if d.hamming != nil && !rec.unsignable {
-		unlist(d.fps, fp, idx, g, func(r *record) bool { return !r.unsignable && uint64(r.fp) == fp }, &refills)
+		d.unlist(fp, idx, g, func(r *record) bool { return !r.unsignable && r.fp == rec.fp }, &refills)
 	}
 	for i, sig := range rec.sigs {
-		if i < len(d.sigIndex) && !sig.IsZero() {
-			unlist(d.sigIndex[i], sig, idx, g, func(r *record) bool { return i < len(r.sigs) && r.sigs[i] == sig }, &refills)
+		if i < d.lexicons && !sig.IsZero() {
+			d.unlist(signatures.IMatchKey(i, sig), idx, g, func(r *record) bool { return i < len(r.sigs) && r.sigs[i] == sig }, &refills)
 		}
 	}
 	if rec.bands != nil {
 		for _, b := range rec.bands {
-			unlist(d.bands, b, idx, g, func(r *record) bool { return slices.Contains(r.bands, b) }, &refills)
+			d.unlist(signatures.Key{Kind: signatures.Band, Sum: b}, idx, g, func(r *record) bool { return slices.Contains(r.bands, b) }, &refills)
 		}
 		whole := rec.whole
-		unlist(d.sketches, whole, idx, g, func(r *record) bool { return r.bands != nil && r.whole == whole }, &refills)
+		d.unlist(signatures.Key{Kind: signatures.Sketch, Sum: whole}, idx, g, func(r *record) bool { return r.bands != nil && r.whole == whole }, &refills)
 	}
 	for _, s := range rec.supers {
-		unlist(d.supers, s, idx, g, func(r *record) bool { return slices.Contains(r.supers, s) }, &refills)
+		d.unlist(signatures.Key{Kind: signatures.Super, Sum: s}, idx, g, func(r *record) bool { return slices.Contains(r.supers, s) }, &refills)
 	}
 	if len(refills) > 0 {
 		d.refill(idx, g, refills)
 	}
-	if d.hamming != nil && !rec.unsignable && !d.fps.Known(fp) {
-		for _, m := range d.hamming.Query(fp, 0) {
+	if d.hamming != nil && !rec.unsignable && !d.lists.Known(fp) {
+		for _, m := range d.hamming.Query(fp.Sum, 0) {
 			d.hamming.Delete(m.ID, m.Fingerprint)
 		}
 	}

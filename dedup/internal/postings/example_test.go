@@ -7,7 +7,7 @@ import (
 )
 
 func ExampleMap() {
-	m := postings.New[string](postings.Limits{PerGroup: 2, MaxLen: 4})
+	m := postings.New[string, postings.Entry](postings.Limits{PerGroup: 2, MaxLen: 4})
 	// Five exact copies of one page, all in cluster 0: only two are kept.
 	for id := range uint32(5) {
 		m.Add("login-page", id, 0)
@@ -26,7 +26,7 @@ func ExampleMap() {
 }
 
 func ExampleMap_Remove() {
-	m := postings.New[string](postings.Limits{PerGroup: 2})
+	m := postings.New[string, postings.Entry](postings.Limits{PerGroup: 2})
 	for id := range uint32(4) { // four copies of one page: two kept
 		m.Add("page", id, 0)
 	}

@@ -21,6 +21,13 @@ type Entry struct {
 	ID, Group uint32
 }
 
+// An Item is the entry type of a [Map]: Entry or a type defined from it
+// (package signatures has its own Entry, so that its lists are a Map's
+// without copying).
+type Item interface {
+	~struct{ ID, Group uint32 }
+}
+
 // An Outcome says what [Map.Add] did.
 type Outcome int
 
@@ -55,27 +62,27 @@ type Stats struct {
 // A Map maps keys to bounded lists of entries, kept in order of Add. The
 // zero value is not usable; call [New]. A Map is not safe for concurrent
 // use.
-type Map[K comparable] struct {
+type Map[K comparable, E Item] struct {
 	lim   Limits
-	lists map[K][]Entry // a present key with a nil list is a stop key
+	lists map[K][]E // a present key with a nil list is a stop key
 	stats Stats
 }
 
 // New returns an empty Map with the given limits.
-func New[K comparable](lim Limits) *Map[K] {
-	return &Map[K]{lim: lim, lists: map[K][]Entry{}}
+func New[K comparable, E Item](lim Limits) *Map[K, E] {
+	return &Map[K, E]{lim: lim, lists: map[K][]E{}}
 }
 
 // Limits returns the limits m was made with.
-func (m *Map[K]) Limits() Limits { return m.lim }
+func (m *Map[K, E]) Limits() Limits { return m.lim }
 
 // Get returns the list of k in order of Add: nil for a key never added and
 // for a stop key. The caller must not modify it. Cost: O(1).
-func (m *Map[K]) Get(k K) []Entry { return m.lists[k] }
+func (m *Map[K, E]) Get(k K) []E { return m.lists[k] }
 
 // Known reports whether k was ever added, including as a stop key.
 // Cost: O(1).
-func (m *Map[K]) Known(k K) bool {
+func (m *Map[K, E]) Known(k K) bool {
 	_, ok := m.lists[k]
 	return ok
 }
@@ -83,7 +90,7 @@ func (m *Map[K]) Known(k K) bool {
 // Add appends the entry (id, group) to the list of k, within the limits,
 // and reports what it did. Cost: O(len(list)) to count the group's
 // entries when Limits.PerGroup is set, else O(1) amortized.
-func (m *Map[K]) Add(k K, id, group uint32) Outcome {
+func (m *Map[K, E]) Add(k K, id, group uint32) Outcome {
 	list, ok := m.lists[k]
 	if ok && list == nil {
 		m.stats.Ignored++
@@ -92,7 +99,7 @@ func (m *Map[K]) Add(k K, id, group uint32) Outcome {
 	if m.lim.PerGroup > 0 && len(list) >= m.lim.PerGroup {
 		n := 0
 		for _, e := range list {
-			if e.Group == group {
+			if Entry(e).Group == group {
 				n++
 			}
 		}
@@ -111,7 +118,7 @@ func (m *Map[K]) Add(k K, id, group uint32) Outcome {
 	if !ok {
 		m.stats.Keys++
 	}
-	m.lists[k] = append(list, Entry{ID: id, Group: group})
+	m.lists[k] = append(list, E(Entry{ID: id, Group: group}))
 	m.stats.Entries++
 	return Added
 }
@@ -129,11 +136,11 @@ func (m *Map[K]) Add(k K, id, group uint32) Outcome {
 // false for it): a key once shared by more than MaxLen documents is
 // ignored for good, even if removals would leave fewer. Cost:
 // O(len(list)).
-func (m *Map[K]) Remove(k K, id uint32) (removed, refill bool) {
+func (m *Map[K, E]) Remove(k K, id uint32) (removed, refill bool) {
 	list := m.lists[k]
 	i := -1
 	for j, e := range list {
-		if e.ID == id {
+		if Entry(e).ID == id {
 			i = j
 			break
 		}
@@ -142,9 +149,9 @@ func (m *Map[K]) Remove(k K, id uint32) (removed, refill bool) {
 		return false, false
 	}
 	if m.lim.PerGroup > 0 {
-		n := 0
+		n, g := 0, Entry(list[i]).Group
 		for _, e := range list {
-			if e.Group == list[i].Group {
+			if Entry(e).Group == g {
 				n++
 			}
 		}
@@ -162,4 +169,4 @@ func (m *Map[K]) Remove(k K, id uint32) (removed, refill bool) {
 }
 
 // Stats returns the counters of m. Cost: O(1).
-func (m *Map[K]) Stats() Stats { return m.stats }
+func (m *Map[K, E]) Stats() Stats { return m.stats }
