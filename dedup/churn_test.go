@@ -41,10 +41,10 @@ func checkStructures(t testing.TB, d *Detector) {
 		if got, ok := d.byID[id]; !ok || got != idx {
 			t.Fatalf("%s: byID %d, %v; slot %d", id, got, ok, idx)
 		}
-		ref := d.byNumber[d.clusterOf[idx]]
+		ref := d.ref(d.assigned.Of(idx))
 		cid, ok := d.clusters.Of(id)
 		if !ok || cid != ref.id {
-			t.Fatalf("%s: in cluster %s, number %d says %s", id, cid, d.clusterOf[idx], ref.id)
+			t.Fatalf("%s: in cluster %s, number %d says %s", id, cid, d.assigned.Of(idx), ref.id)
 		}
 		c := d.clusters.Get(cid)
 		if d.docs[ref.master] == nil || c.Master.ID != d.docs[ref.master].member.ID {
@@ -154,13 +154,13 @@ func checkList[K uint64 | imatch.Signature](t testing.TB, d *Detector, name stri
 		entries += len(list)
 		got, want := map[uint32]int{}, map[uint32]int{}
 		for _, e := range list {
-			if d.docs[e.ID] == nil || e.Group != d.clusterOf[e.ID] || !slices.Contains(docs, e.ID) {
+			if d.docs[e.ID] == nil || e.Group != d.assigned.Of(e.ID) || !slices.Contains(docs, e.ID) {
 				t.Fatalf("%s %v: entry %+v gone, in another cluster or without the key", name, k, e)
 			}
 			got[e.Group]++
 		}
 		for _, doc := range docs {
-			want[d.clusterOf[doc]]++
+			want[d.assigned.Of(doc)]++
 		}
 		for g, n := range want {
 			if d.limits.PerGroup > 0 {

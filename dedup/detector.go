@@ -155,8 +155,9 @@ func (p *Prepared) Fingerprint() Fingerprint {
 // Memory: the signatures of every document stored (not its text), in the
 // candidate lists too; a removed document, or the old place of one that
 // left its cluster on Update, keeps about 40 bytes of bookkeeping (its
-// place in the arrival order is never reused). The candidate lists are
-// kept behind the Store interface of package signatures, in memory.
+// place in the arrival order is never reused). The candidate lists and
+// the cluster numbers are kept behind the interfaces of package
+// signatures (Store, Clusters), in memory.
 type Detector struct {
 	opts Options
 
@@ -182,22 +183,22 @@ type Detector struct {
 	// entries carry the document's cluster number, under keys of every
 	// kind: SimHash fingerprints, I-Match signatures (lexicons of them),
 	// LSH band hashes, whole-sketch hashes, super shingles.
-	limits    signatures.Limits
-	lists     signatures.Store
-	lexicons  int                                      // I-Match lexicons listed (kinds IMatch…IMatch+lexicons−1)
-	hamming   *hamming.Index                           // each distinct fingerprint once, under its first document
-	clusterOf []uint32                                 // cluster number of each document
-	byNumber  []clusterRef                             // clusters by number, in order of creation
-	matches   []hamming.Match                          // reused query buffer
-	groupOf   []int32                                  // per cluster number: its group of candidates in this Insert,
-	groupGen  []uint32                                 // if groupGen == gen
-	seenGen   []uint32                                 // per cluster number: seen among the SimHash neighbours if == gen
-	candBuf   []uint32                                 // reused by candidates
-	groupBuf  []candidateGroup                         // reused by byCluster
-	flatBuf   []uint32                                 // reused by byCluster
-	keyBuf    []signatures.Key                         // reused by candidates
-	scan      candidateScan                            // state of the candidates' Lookup
-	collect   func(signatures.Key, []signatures.Entry) // d.scan.collect, bound once
+	limits   signatures.Limits
+	lists    signatures.Store
+	lexicons int                                      // I-Match lexicons listed (kinds IMatch…IMatch+lexicons−1)
+	hamming  *hamming.Index                           // each distinct fingerprint once, under its first document
+	assigned signatures.Clusters                      // cluster number of each document, master of each cluster
+	ids      []cluster.ID                             // cluster ids by number
+	matches  []hamming.Match                          // reused query buffer
+	groupOf  []int32                                  // per cluster number: its group of candidates in this Insert,
+	groupGen []uint32                                 // if groupGen == gen
+	seenGen  []uint32                                 // per cluster number: seen among the SimHash neighbours if == gen
+	candBuf  []candidate                              // reused by candidates
+	groupBuf []candidateGroup                         // reused by byCluster
+	flatBuf  []uint32                                 // reused by byCluster
+	keyBuf   []signatures.Key                         // reused by candidates
+	scan     candidateScan                            // state of the candidates' Lookup
+	collect  func(signatures.Key, []signatures.Entry) // d.scan.collect, bound once
 
 	// noTakeover: no document takes a cluster over on joining it
 	// (Recluster inserts star masters first).
@@ -211,6 +212,11 @@ type Detector struct {
 type clusterRef struct {
 	id     cluster.ID
 	master uint32
+}
+
+// ref returns the id and master of cluster number g.
+func (d *Detector) ref(g uint32) clusterRef {
+	return clusterRef{id: d.ids[g], master: d.assigned.Master(g)}
 }
 
 // New returns a Detector that signs with the frozen statistics table
@@ -234,6 +240,7 @@ func New(table *stats.Table, opts Options) (*Detector, error) {
 		limits:   o.fanoutLimits(),
 	}
 	d.lists = signatures.NewMemory(d.limits)
+	d.assigned = &signatures.MemoryClusters{}
 	d.collect = d.scan.collect
 	if d.minhash, err = minhash.New(o.MinHash); err != nil {
 		return nil, fmt.Errorf("dedup: %w", err)
@@ -403,7 +410,6 @@ func (d *Detector) insert(rec *record) Result {
 	d.docs = append(d.docs, rec)
 	d.stamp = append(d.stamp, 0)
 	d.adj = append(d.adj, nil)
-	d.clusterOf = append(d.clusterOf, 0)
 	d.byID[rec.member.ID] = idx
 	d.stats.Documents++
 	if rec.unsignable {
@@ -440,19 +446,19 @@ func (d *Detector) assign(idx uint32, rec *record, pairs bool) Result {
 	}
 	found, best, bestScore, dense := d.verify(idx, rec, pairs)
 	if best >= 0 {
-		ref := &d.byNumber[best]
+		ref := d.ref(uint32(best))
 		res.Duplicate = true
 		res.Edited = d.opts.EditAllowance > 0 && bestScore < d.opts.Threshold
 		rec.edited = res.Edited
 		res.Cluster = ref.id
-		d.clusterOf[idx] = uint32(best)
+		d.assigned.Join(idx, uint32(best))
 		if !d.noTakeover && d.mayLead(rec, bestScore, ref.id) {
 			res.NewMaster = d.clusters.Join(ref.id, rec.member)
 		} else {
 			d.clusters.JoinAsMember(ref.id, rec.member)
 		}
 		if res.NewMaster {
-			ref.master = idx
+			d.assigned.SetMaster(uint32(best), idx)
 			d.stats.NewMasters++
 		}
 	} else {
@@ -478,7 +484,7 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 	best, bestScore = -1, -1.0
 	preferred, preferredScore := -1, 0.0
 	for _, g := range d.byCluster(cands) {
-		ref := d.byNumber[g.cluster]
+		ref := d.ref(g.cluster)
 		if ref.master != idx { // idx is the master of its own cluster on Update
 			if _, isCandidate := slices.BinarySearch(g.members, ref.master); !isCandidate {
 				d.stats.MasterTests++
@@ -486,7 +492,7 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 			s, ok := d.match(rec, d.docs[ref.master])
 			if ok {
 				found = append(found, verified{ref.master, s})
-				if s > bestScore || s == bestScore && ref.id < d.byNumber[best].id {
+				if s > bestScore || s == bestScore && ref.id < d.ids[best] {
 					best, bestScore = int(g.cluster), s
 				}
 			}
@@ -579,8 +585,8 @@ func (d *Detector) mayLead(rec *record, score float64, id cluster.ID) bool {
 // id.
 func (d *Detector) found(idx uint32) cluster.ID {
 	id := d.clusters.Found(d.docs[idx].member)
-	d.clusterOf[idx] = uint32(len(d.byNumber))
-	d.byNumber = append(d.byNumber, clusterRef{id: id, master: idx})
+	d.assigned.Found(idx)
+	d.ids = append(d.ids, id)
 	d.groupOf = append(d.groupOf, 0)
 	d.groupGen = append(d.groupGen, 0)
 	d.seenGen = append(d.seenGen, 0)
@@ -595,13 +601,14 @@ type candidateGroup struct {
 }
 
 // byCluster groups the candidates (in arrival order, from candidates) by
-// cluster: clusters in order of their earliest candidate, members in
-// arrival order. The result is valid until the next call. Cost:
-// O(len(cands)); no allocation once the buffers have grown.
-func (d *Detector) byCluster(cands []uint32) []candidateGroup {
+// cluster — the group their list entries carry, so the cluster
+// assignment is not asked — clusters in order of their earliest
+// candidate, members in arrival order. The result is valid until the next
+// call. Cost: O(len(cands)); no allocation once the buffers have grown.
+func (d *Detector) byCluster(cands []candidate) []candidateGroup {
 	groups := d.groupBuf[:0]
 	for _, c := range cands {
-		cl := d.clusterOf[c]
+		cl := c.group()
 		if d.groupGen[cl] != d.gen {
 			d.groupGen[cl], d.groupOf[cl] = d.gen, int32(len(groups))
 			groups = append(groups, candidateGroup{cluster: cl})
@@ -617,20 +624,27 @@ func (d *Detector) byCluster(cands []uint32) []candidateGroup {
 		off += n
 	}
 	for _, c := range cands {
-		g := &groups[d.groupOf[d.clusterOf[c]]]
-		g.members = append(g.members, c)
+		g := &groups[d.groupOf[c.group()]]
+		g.members = append(g.members, c.doc())
 	}
 	d.groupBuf, d.flatBuf = groups, flat
 	return groups
 }
 
+// A candidate is a document number and its cluster number, as a list
+// entry gives them, in one integer that sorts in arrival order.
+type candidate uint64
+
+func (c candidate) doc() uint32   { return uint32(c >> 32) }
+func (c candidate) group() uint32 { return uint32(c) }
+
 // candidates returns the other documents that share a signature with
 // rec, document self, as far as the posting lists hold them, without
-// repeats, in arrival order; and whether rec's fingerprint has a dense
-// neighbourhood (more than 4·MaxFanout other fingerprints within
-// HammingK). It reads every list in one Lookup: rec's fingerprint, its
+// repeats, in arrival order, each with its cluster; and whether rec's
+// fingerprint has a dense neighbourhood (more than 4·MaxFanout other
+// fingerprints within HammingK). It reads every list in one Lookup: rec's fingerprint, its
 // SimHash neighbours' nearest first, then its other keys.
-func (d *Detector) candidates(self uint32, rec *record) (out []uint32, dense bool) {
+func (d *Detector) candidates(self uint32, rec *record) (out []candidate, dense bool) {
 	d.gen++
 	d.stamp[self] = d.gen
 	keys := d.keyBuf[:0]
@@ -659,10 +673,10 @@ func (d *Detector) candidates(self uint32, rec *record) (out []uint32, dense boo
 // that the Lookup callback (d.collect) is bound once.
 type candidateScan struct {
 	d        *Detector
-	pos      int      // lists seen so far
-	near     int      // lists 1…near are those of SimHash neighbours, nearest first
-	clusters int      // clusters seen among the neighbours' lists
-	out      []uint32 // the candidates
+	pos      int         // lists seen so far
+	near     int         // lists 1…near are those of SimHash neighbours, nearest first
+	clusters int         // clusters seen among the neighbours' lists
+	out      []candidate // the candidates
 }
 
 // collect takes the documents of one list as candidates. Of the SimHash
@@ -687,7 +701,7 @@ func (s *candidateScan) collect(_ signatures.Key, list []signatures.Entry) {
 	for _, e := range list {
 		if stamp[e.ID] != gen {
 			stamp[e.ID] = gen
-			out = append(out, e.ID)
+			out = append(out, candidate(e.ID)<<32|candidate(e.Group))
 		}
 	}
 	s.out = out
@@ -827,7 +841,7 @@ func (d *Detector) index(idx uint32, rec *record, dense bool) {
 	if d.hamming != nil {
 		d.indexFingerprint(idx, uint64(rec.fp), dense)
 	}
-	e := signatures.Entry{ID: idx, Group: d.clusterOf[idx]}
+	e := signatures.Entry{ID: idx, Group: d.assigned.Of(idx)}
 	d.keyBuf = d.appendKeys(d.keyBuf[:0], rec)
 	for _, k := range d.keyBuf {
 		d.lists.Add(k, e)
@@ -842,7 +856,7 @@ func (d *Detector) indexFingerprint(idx uint32, fp uint64, dense bool) {
 		// Cannot fail: the fingerprint is new and uses all 64 bits.
 		_ = d.hamming.Insert(uint64(idx), fp)
 	}
-	d.lists.Add(k, signatures.Entry{ID: idx, Group: d.clusterOf[idx]})
+	d.lists.Add(k, signatures.Entry{ID: idx, Group: d.assigned.Of(idx)})
 }
 
 // Refresh switches to new collection statistics and re-signs every stored
@@ -900,7 +914,7 @@ func (d *Detector) Refresh(ctx context.Context, t *stats.Table, doc func(id stri
 		}
 		for j, sig := range rec.sigs {
 			if !sig.IsZero() {
-				d.lists.Add(signatures.IMatchKey(j, sig), signatures.Entry{ID: uint32(i), Group: d.clusterOf[i]})
+				d.lists.Add(signatures.IMatchKey(j, sig), signatures.Entry{ID: uint32(i), Group: d.assigned.Of(uint32(i))})
 			}
 		}
 	}

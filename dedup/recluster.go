@@ -180,7 +180,8 @@ func (d *Detector) resembles(docs []int, m int) bool {
 func (d *Detector) clear() error {
 	d.docs, d.byID = nil, map[string]uint32{}
 	d.clusters = cluster.NewSet(d.opts.Master)
-	d.adj, d.stamp, d.clusterOf, d.byNumber = nil, nil, nil, nil
+	d.adj, d.stamp, d.ids = nil, nil, nil
+	d.assigned.Reset()
 	d.groupOf, d.groupGen, d.seenGen = nil, nil, nil
 	d.lists.Reset(d.kinds()...)
 	if d.hamming != nil {
@@ -221,7 +222,7 @@ func (d *Detector) reelect(c *cluster.Cluster) {
 			continue
 		}
 		d.clusters.Promote(d.docs[x].member.ID)
-		d.byNumber[d.clusterOf[x]].master = x
+		d.assigned.SetMaster(d.assigned.Of(x), x)
 		d.docs[x].edited = false
 		for m, e := range edited {
 			d.docs[m].edited = e

@@ -236,8 +236,8 @@ func (d *Detector) Update(p *Prepared) (Change, error) {
 	}
 	d.stats.Replaced++
 	old := d.docs[idx]
-	g := d.clusterOf[idx]
-	ref := d.byNumber[g]
+	g := d.assigned.Of(idx)
+	ref := d.ref(g)
 	isMaster := ref.master == idx
 	ch := Change{ID: id, Cluster: ref.id, WasMaster: isMaster}
 	if rec.content == old.content && rec.unsignable == old.unsignable {
@@ -276,7 +276,7 @@ func (d *Detector) Update(p *Prepared) (Change, error) {
 	found, _, _, dense := d.verify(idx, rec, true)
 	if !isMaster && d.mayLead(rec, score, ref.id) {
 		d.clusters.Promote(id)
-		d.byNumber[g].master = idx
+		d.assigned.SetMaster(g, idx)
 		d.stats.NewMasters++
 		ch.Result.NewMaster = true
 	}
@@ -293,7 +293,7 @@ func (d *Detector) Update(p *Prepared) (Change, error) {
 // resultOf describes document idx where it is now, without pairs.
 func (d *Detector) resultOf(idx uint32) Result {
 	rec := d.docs[idx]
-	c := d.clusters.Get(d.byNumber[d.clusterOf[idx]].id)
+	c := d.clusters.Get(d.ids[d.assigned.Of(idx)])
 	return Result{ID: rec.member.ID, Cluster: c.ID, Master: c.Master.ID, Duplicate: len(c.Members) > 1,
 		Unsignable: rec.unsignable, Edited: rec.edited && c.Master.ID != rec.member.ID, Simhash: uint64(rec.fp)}
 }
@@ -301,7 +301,7 @@ func (d *Detector) resultOf(idx uint32) Result {
 // remove takes document idx out of everything and frees its slot.
 func (d *Detector) remove(idx uint32) Change {
 	rec := d.docs[idx]
-	ref := d.byNumber[d.clusterOf[idx]]
+	ref := d.ref(d.assigned.Of(idx))
 	ch := Change{ID: rec.member.ID, Cluster: ref.id, WasMaster: ref.master == idx}
 	d.leave(idx, &ch)
 	d.free(idx)
@@ -326,7 +326,7 @@ func (d *Detector) free(idx uint32) {
 // moved.
 func (d *Detector) leave(idx uint32, ch *Change) {
 	rec := d.docs[idx]
-	g := d.clusterOf[idx]
+	g := d.assigned.Of(idx)
 	d.unindex(idx, rec)
 	d.unlink(idx)
 	keeper, qualified := uint32(0), true
@@ -339,10 +339,10 @@ func (d *Detector) leave(idx uint32, ch *Change) {
 		return // it was alone
 	}
 	ch.Master = c.Master.ID
-	if d.byNumber[g].master != idx {
+	if d.assigned.Master(g) != idx {
 		return
 	}
-	d.byNumber[g].master = keeper
+	d.assigned.SetMaster(g, keeper)
 	d.docs[keeper].edited = false
 	ch.Elected = true
 	d.stats.Elections++
@@ -493,7 +493,7 @@ func (d *Detector) unlist(k signatures.Key, idx, group uint32, has func(*record)
 // members of its cluster. A fingerprint no document has any more leaves
 // the Hamming index.
 func (d *Detector) unindex(idx uint32, rec *record) {
-	g := d.clusterOf[idx]
+	g := d.assigned.Of(idx)
 	var refills []refill
 	fp := signatures.Key{Kind: signatures.Fingerprint, Sum: uint64(rec.fp)}
 	if d.hamming != nil && !rec.unsignable {
@@ -530,7 +530,7 @@ func (d *Detector) unindex(idx uint32, rec *record) {
 // looked at, fewer when early members have the keys (copies of one page
 // fill every list from the first one looked at).
 func (d *Detector) refill(idx, g uint32, refills []refill) {
-	c := d.clusters.Get(d.byNumber[g].id)
+	c := d.clusters.Get(d.ids[g])
 	if c == nil {
 		return
 	}

@@ -1,9 +1,9 @@
 // Package signatures is the seam between the near-duplicate [Detector] of
 // package dedup and the stores it keeps: the candidate lists (a [Store])
-// and the assignment of documents to clusters (for now a contract, under
-// Cluster assignment below). Package dedup keeps the lists in memory
-// ([NewMemory]); a store on disk or on a cluster of servers implements the
-// same interface and runs the same conformance suite, package sigtest.
+// and the assignment of documents to clusters (a [Clusters]). Package
+// dedup keeps both in memory ([NewMemory], [MemoryClusters]); a store on
+// disk or on a cluster of servers implements the same interfaces and runs
+// the same conformance suite, package sigtest.
 //
 // # Candidate lists
 //
@@ -39,10 +39,10 @@
 //
 // The Detector numbers clusters in order of creation and keeps, for each
 // document number, the number of its cluster, and, for each cluster
-// number, its master's document number. In memory that is two slices
-// inside package dedup, not yet behind an interface; a store shared by
-// several workers (the scale-out, with the lists on a server) must keep
-// them under this contract, which is what the Detector relies on today:
+// number, its master's document number: a [Clusters] ([MemoryClusters]
+// in memory). A store shared by several workers (the scale-out, with the
+// lists on a server) must keep them under this contract, which is what
+// the Detector relies on today:
 //
 //   - Found(doc) gives doc a new cluster number, one greater than the
 //     last one given, with doc as its master. Join(doc, n) puts doc in
@@ -63,6 +63,9 @@
 //   - The group of an entry in a [Store] is the cluster number Of its
 //     document when it was added; a document that changes cluster leaves
 //     every list first (Remove) and is added again with its new group.
+//
+// The suite of package sigtest checks what one writer sees; serial
+// equivalence across workers is for the shared implementations to show.
 //
 // [Detector]: https://pkg.go.dev/github.com/doppel-search/doppel/dedup#Detector
 package signatures

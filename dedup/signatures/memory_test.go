@@ -12,3 +12,7 @@ func TestMemory(t *testing.T) {
 		return signatures.NewMemory(lim)
 	})
 }
+
+func TestMemoryClusters(t *testing.T) {
+	sigtest.RunClusters(t, func(*testing.T) signatures.Clusters { return &signatures.MemoryClusters{} })
+}

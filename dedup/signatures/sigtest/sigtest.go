@@ -1,9 +1,12 @@
-// Package sigtest is the conformance suite of [signatures.Store]: every
-// implementation runs it from its tests,
+// Package sigtest is the conformance suite of [signatures.Store] and
+// [signatures.Clusters]: every implementation runs it from its tests,
 //
 //	func TestConformance(t *testing.T) {
 //		sigtest.Run(t, func(t *testing.T, lim signatures.Limits) signatures.Store {
 //			return mystore.Open(t.Context(), lim) // empty, with lim
+//		})
+//		sigtest.RunClusters(t, func(t *testing.T) signatures.Clusters {
+//			return mystore.OpenClusters(t.Context()) // empty
 //		})
 //	}
 //
@@ -31,8 +34,8 @@ type (
 // with t.
 type Opener func(t *testing.T, lim signatures.Limits) signatures.Store
 
-// Run runs every test of the suite against the Stores open returns, each
-// subtest on a Store of its own.
+// Run runs every test of the Store suite against the Stores open
+// returns, each subtest on a Store of its own.
 func Run(t *testing.T, open Opener) {
 	for _, tc := range []struct {
 		name string
