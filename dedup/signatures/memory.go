@@ -36,10 +36,10 @@ func (m *Memory) Add(k Key, e Entry) Outcome {
 		if int(k.Kind) >= len(m.kinds) {
 			m.kinds = append(m.kinds, make([]*postings.Map[uint64, Entry], int(k.Kind)+1-len(m.kinds))...)
 		}
-		p = postings.New[uint64, Entry](postings.Limits(m.lim))
+		p = postings.New[uint64, Entry](m.lim)
 		m.kinds[k.Kind] = p
 	}
-	return Outcome(p.Add(k.Sum, e.ID, e.Group))
+	return p.Add(k.Sum, e.ID, e.Group)
 }
 
 // Get returns the list of k (see [Store]).
@@ -74,7 +74,7 @@ func (m *Memory) Remove(k Key, id uint32) (removed, refill bool) {
 // Stats returns the counters of kind.
 func (m *Memory) Stats(kind Kind) Stats {
 	if p := m.of(kind); p != nil {
-		return Stats(p.Stats())
+		return p.Stats()
 	}
 	return Stats{}
 }

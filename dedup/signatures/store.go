@@ -3,6 +3,8 @@ package signatures
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/doppel-search/doppel/dedup/internal/postings"
 )
 
 // A Kind is the kind of signature a [Key] holds. Keys of different kinds
@@ -60,47 +62,31 @@ type Entry struct {
 	ID, Group uint32
 }
 
-// Limits bounds the lists of a [Store]. The zero value means no bounds.
-type Limits struct {
-	// PerGroup is the most entries of one group a list keeps; later
-	// entries of that group are not stored. ≤ 0: no limit.
-	PerGroup int
-	// MaxLen is the most entries a list holds: the entry that would exceed
-	// it turns the key into a stop key, and the list is dropped. ≤ 0: no
-	// limit.
-	MaxLen int
-}
+// Limits bounds the lists of a [Store]: PerGroup, the most entries of
+// one group a list keeps (later entries of that group are not stored),
+// and MaxLen, the most entries a list holds (the entry that would exceed
+// it turns the key into a stop key, and the list is dropped); ≤ 0: no
+// limit. The zero value means no bounds. (One definition with the
+// embedded lists of package postings.)
+type Limits = postings.Limits
 
-// An Outcome says what [Store.Add] did.
-type Outcome int
+// An Outcome says what [Store.Add] did: [Added], [Capped], [Stopped] or
+// [Ignored].
+type Outcome = postings.Outcome
 
 // The outcomes of Add.
 const (
-	Added   Outcome = iota // the entry is in the list
-	Capped                 // not stored: its group already has PerGroup entries in the list
-	Stopped                // not stored: the list was full; the key is now a stop key
-	Ignored                // not stored: the key was already a stop key
+	Added   = postings.Added   // the entry is in the list
+	Capped  = postings.Capped  // not stored: its group already has PerGroup entries in the list
+	Stopped = postings.Stopped // not stored: the list was full; the key is now a stop key
+	Ignored = postings.Ignored // not stored: the key was already a stop key
 )
 
-var outcomeNames = [...]string{"added", "capped", "stopped", "ignored"}
-
-// String returns "added", "capped", "stopped" or "ignored".
-func (o Outcome) String() string {
-	if o < 0 || int(o) >= len(outcomeNames) {
-		return fmt.Sprintf("Outcome(%d)", int(o))
-	}
-	return outcomeNames[o]
-}
-
-// Stats counts what a [Store] holds and refused, for one kind of key.
-type Stats struct {
-	Keys    int // keys with a list
-	Entries int // entries stored
-	Stops   int // stop keys
-	Capped  int // entries refused because their group was full (Capped)
-	Ignored int // entries refused because their key was a stop key (Ignored)
-	Removed int // entries taken out by Remove
-}
+// Stats counts what a [Store] holds and refused, for one kind of key:
+// Keys with a list, Entries stored, Stops (stop keys), entries Capped
+// (their group was full) and Ignored (their key was a stop key), and
+// entries Removed.
+type Stats = postings.Stats
 
 // A Store keeps the candidate lists of a Detector: for each [Key], the
 // documents that have it, as a bounded list of entries (see the package

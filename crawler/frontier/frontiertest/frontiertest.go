@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/frontier"
+	"github.com/doppel-search/doppel/internal/storetest"
 )
 
 // An Opener opens the queue whose state lives under dir, a directory of
@@ -69,36 +70,24 @@ func Run(t *testing.T, open Opener) {
 	}
 }
 
-// A harness holds the queue under test and the dir it reopens.
+// A harness holds the queue under test (q) and reopens it.
 type harness struct {
-	t    *testing.T
-	open Opener
-	dir  string
-	q    frontier.Queue
+	t  *testing.T
+	q  frontier.Queue
+	sh *storetest.Harness[frontier.Queue]
 }
 
 // start opens a fresh queue, closed when the test ends.
 func start(t *testing.T, open Opener) *harness {
 	t.Helper()
-	h := &harness{t: t, open: open, dir: t.TempDir()}
-	h.q = open(t, h.dir)
-	t.Cleanup(func() {
-		if h.q != nil {
-			h.q.Close()
-		}
-	})
-	return h
+	sh := storetest.Start(t, open)
+	return &harness{t: t, q: sh.Store(), sh: sh}
 }
 
 // reopen closes the queue and opens its state again.
 func (h *harness) reopen() {
 	h.t.Helper()
-	q := h.q
-	h.q = nil
-	if err := q.Close(); err != nil {
-		h.t.Fatalf("Close: %v", err)
-	}
-	h.q = h.open(h.t, h.dir)
+	h.q = h.sh.Reopen()
 }
 
 // commit commits b and returns the added flags.

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/pages"
+	"github.com/doppel-search/doppel/internal/storetest"
 )
 
 // An Opener opens the store whose state lives under dir, a directory of
@@ -58,36 +59,24 @@ func Run(t *testing.T, open Opener) {
 	}
 }
 
-// A harness holds the store under test and the dir it reopens.
+// A harness holds the store under test (s) and reopens it.
 type harness struct {
-	t    *testing.T
-	open Opener
-	dir  string
-	s    pages.Records
+	t  *testing.T
+	s  pages.Records
+	sh *storetest.Harness[pages.Records]
 }
 
 // start opens a fresh store, closed when the test ends.
 func start(t *testing.T, open Opener) *harness {
 	t.Helper()
-	h := &harness{t: t, open: open, dir: t.TempDir()}
-	h.s = open(t, h.dir)
-	t.Cleanup(func() {
-		if h.s != nil {
-			h.s.Close()
-		}
-	})
-	return h
+	sh := storetest.Start(t, open)
+	return &harness{t: t, s: sh.Store(), sh: sh}
 }
 
 // reopen closes the store and opens its state again.
 func (h *harness) reopen() {
 	h.t.Helper()
-	s := h.s
-	h.s = nil
-	if err := s.Close(); err != nil {
-		h.t.Fatalf("Close: %v", err)
-	}
-	h.s = h.open(h.t, h.dir)
+	h.s = h.sh.Reopen()
 }
 
 // rec returns a record of url with status.
