@@ -6,7 +6,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -66,7 +65,7 @@ const (
 func Mapping() *mapping.IndexMappingImpl {
 	text := func(inAll bool) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
-		f.Analyzer = en.AnalyzerName
+		f.Analyzer = AnalyzerName
 		f.Store = true
 		f.IncludeTermVectors = true
 		f.IncludeInAll = inAll
@@ -121,7 +120,7 @@ func Mapping() *mapping.IndexMappingImpl {
 	mm.AddFieldMappingsAt(fieldMemberLang, stored(bleve.NewTextFieldMapping()))
 
 	im := bleve.NewIndexMapping()
-	im.DefaultAnalyzer = en.AnalyzerName
+	im.DefaultAnalyzer = AnalyzerName
 	im.DefaultType = DocType
 	im.DefaultMapping = dm
 	im.AddDocumentMapping(DocType, dm)

@@ -4,12 +4,15 @@ import (
 	"flag"
 	"math"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/doppel-search/doppel/internal/jsonl"
 	"github.com/doppel-search/doppel/internal/testcorpus"
+	"github.com/doppel-search/doppel/internal/tokens"
 )
 
 // corpusPath returns the path of the shared corpus file name, skipping tb
@@ -96,17 +99,42 @@ func TestCorpusReproduced(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("%d documents: %d pairs computed in %v, %d in the pair file", len(docs), got.Len(), time.Since(start), want.Len())
-			compareTruth(t, got, want)
+			compareTruth(t, got, want, cjkDocs(docs))
 		})
 	}
 }
 
+// cjkDocs returns the documents holding Chinese, Japanese or Korean
+// letters: their tokens are bigrams since the definition's 2026-11-24
+// revision, after the pair files were made (book-revisions' translation
+// appendices name languages in their own scripts).
+func cjkDocs(docs []Doc) map[string]bool {
+	out := map[string]bool{}
+	for _, d := range docs {
+		for _, r := range d.Text {
+			if tokens.IsCJK(r) && unicode.IsLetter(r) {
+				out[d.ID] = true
+				break
+			}
+		}
+	}
+	return out
+}
+
 // compareTruth fails t unless got and want list the same pairs in the same
-// order with values within 1e-9.
-func compareTruth(t *testing.T, got, want *Truth) {
+// order with values within 1e-9 — except pairs with a document of cjk,
+// which the pair files score by the definition before CJK bigrams: those
+// are counted and logged, and left out of the comparison.
+func compareTruth(t *testing.T, got, want *Truth, cjk map[string]bool) {
 	t.Helper()
-	missing, extra, differ, equal := 0, 0, 0, 0
+	missing, extra, differ, equal, revised := 0, 0, 0, 0, 0
 	for _, w := range want.Pairs() {
+		if cjk[w.A] || cjk[w.B] {
+			if g, ok := got.Lookup(w.A, w.B); !ok || g != w {
+				revised++
+			}
+			continue
+		}
 		g, ok := got.Lookup(w.A, w.B)
 		switch {
 		case !ok:
@@ -124,6 +152,12 @@ func compareTruth(t *testing.T, got, want *Truth) {
 		}
 	}
 	for _, g := range got.Pairs() {
+		if cjk[g.A] || cjk[g.B] {
+			if _, ok := want.Lookup(g.A, g.B); !ok {
+				revised++
+			}
+			continue
+		}
 		if _, ok := want.Lookup(g.A, g.B); !ok {
 			extra++
 			if extra <= 5 {
@@ -131,13 +165,18 @@ func compareTruth(t *testing.T, got, want *Truth) {
 			}
 		}
 	}
-	t.Logf("%d pairs bit-identical, %d missing, %d extra, %d with other values", equal, missing, extra, differ)
+	t.Logf("%d pairs bit-identical, %d missing, %d extra, %d with other values; %d pairs of the %d documents with CJK text scored anew",
+		equal, missing, extra, differ, revised, len(cjk))
 	if missing+extra+differ > 0 {
 		t.Fatalf("%d pairs in the file, %d computed: %d missing, %d extra, %d with other values",
 			want.Len(), got.Len(), missing, extra, differ)
 	}
-	for k, w := range want.Pairs() {
-		if g := got.Pairs()[k]; g.A != w.A || g.B != w.B {
+	latin := func(ps []LabeledPair) []LabeledPair {
+		return slices.DeleteFunc(slices.Clone(ps), func(p LabeledPair) bool { return cjk[p.A] || cjk[p.B] })
+	}
+	gp, wp := latin(got.Pairs()), latin(want.Pairs())
+	for k, w := range wp {
+		if g := gp[k]; g.A != w.A || g.B != w.B {
 			t.Fatalf("pair %d is %s %s, the file has %s %s", k, g.A, g.B, w.A, w.B)
 		}
 	}

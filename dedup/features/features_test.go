@@ -21,7 +21,7 @@ func TestTokens(t *testing.T) {
 		{"x86_64", []string{"x86", "64"}},
 		{"Hello, World!", []string{"hello", "world"}},
 		{"Ünïcödé ÉTÉ straße", []string{"ünïcödé", "été", "straße"}},
-		{"日本語のテキスト", []string{"日本語のテキスト"}},
+		{"日本語のテキスト", []string{"日本", "本語", "語の", "のテ", "テキ", "キス", "スト"}},
 		{"a\xffb", []string{"a", "b"}}, // invalid UTF-8 separates
 		{"٣٤٥ digits", []string{"٣٤٥", "digits"}},
 		{"end", []string{"end"}},
@@ -192,6 +192,11 @@ func TestStripDates(t *testing.T) {
 		{"It may be 5 or 10 pm", "it may be 5 or 10 pm"},
 		{"pub fn i16x8_add_sat(a: v128) on sat 2 and every Monday in March", "pub fn i16x8 add sat a v128 on sat 2 and every monday in march"},
 		{"Due on Friday, 3 April 2026 (or Fri 4 Apr)", "due on or"},
+		{"会議は2026年3月2日に開きます", "会議 議は 日に に開 開き きま ます"},
+		{"3月2日（月）の予定", "の予 予定"},
+		{"2026년 3월 2일 회의", "회의"},
+		{"第3版 3年 5日間", "第 3 版 3 年 5 日間"}, // one unit alone is not a date
+		{"2026年13月", "2026 年 13 月"},      // no month 13
 	} {
 		if got := strings.Join(e.Terms(tc.text), " "); got != tc.want {
 			t.Errorf("Terms(%q) = %q, want %q", tc.text, got, tc.want)

@@ -1,17 +1,21 @@
 package features
 
 import (
-	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/doppel-search/doppel/internal/tokens"
 )
 
-// Tokens returns the tokens of text: maximal runs of Unicode letters or
-// digits, lowercased, in order of appearance. Invalid UTF-8 bytes separate
+// Tokens returns the tokens of text, in order of appearance: maximal
+// runs of Unicode letters or digits, lowercased, with Chinese, Japanese
+// and Korean text cut into overlapping character bigrams — the one
+// tokenizer of Doppel, shared with the search index (package
+// internal/tokens has the definition). Invalid UTF-8 bytes separate
 // tokens. It returns nil for text without letters or digits.
 //
 // Cost: O(len(text)); one allocation per token that needs lowercasing, none
-// for ASCII tokens that are already lowercase (they share text's memory).
+// for ASCII tokens that are already lowercase and for CJK bigrams (they
+// share text's memory).
 func Tokens(text string) []string {
 	toks := AppendTokens(make([]string, 0, len(text)/6+1), text)
 	if len(toks) == 0 {
@@ -23,52 +27,7 @@ func Tokens(text string) []string {
 // AppendTokens appends the tokens of text (see [Tokens]) to dst and returns
 // the extended slice, so callers can reuse a buffer.
 func AppendTokens(dst []string, text string) []string {
-	start := -1   // byte offset of the current token, -1 outside one
-	lower := true // the current token is already lowercase ASCII
-	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			if isASCIIAlnum(c) {
-				if start < 0 {
-					start, lower = i, true
-				}
-				if 'A' <= c && c <= 'Z' {
-					lower = false
-				}
-			} else if start >= 0 {
-				dst = appendToken(dst, text[start:i], lower)
-				start = -1
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
-			if start < 0 {
-				start = i
-			}
-			lower = false
-		} else if start >= 0 {
-			dst = appendToken(dst, text[start:i], lower)
-			start = -1
-		}
-		i += size
-	}
-	if start >= 0 {
-		dst = appendToken(dst, text[start:], lower)
-	}
-	return dst
-}
-
-func appendToken(dst []string, tok string, lower bool) []string {
-	if lower {
-		return append(dst, tok)
-	}
-	return append(dst, strings.ToLower(tok))
-}
-
-func isASCIIAlnum(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	return tokens.Append(dst, text)
 }
 
 // digitCount reports how many decimal digits tok holds.

@@ -1,6 +1,10 @@
 package features
 
-import "strings"
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
 
 // IsStopWord reports whether the lowercase token t is in Doppel's English
 // stop-word list (articles, pronouns, auxiliaries, prepositions and
@@ -19,7 +23,7 @@ var (
 	monthWords = setOf(`january february march april may june july august september october november
 december jan feb mar apr jun jul aug sep sept oct nov dec`)
 	weekdayWords = setOf(`monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu
-thur thurs fri sat sun`)
+thur thurs fri sat sun 月 火 水 木 金 土 日 월 화 수 목 금 토 일`)
 )
 
 // dateMask marks the tokens of tokens that belong to dates (see
@@ -28,13 +32,17 @@ thur thurs fri sat sun`)
 // 2026"), a weekday name next to such a date ("monday 2 march 2026"), and
 // runs of three or two numbers that read as a date with a four-digit year
 // (year-month-day, day-month-year, month-day-year; year-month,
-// month-year). A month or weekday name without a number beside it is a
+// month-year), and Chinese, Japanese and Korean dates: two or three
+// numbers each followed by its unit, 年/년 (a four-digit year), 月/월 (1
+// to 12), 日/일 (1 to 31), in that order ("2026年3月2日", "3月2日",
+// "2026년 3월"). A month or weekday name without a number beside it is a
 // word ("may", "march", "sat" in "add_sat") and stays. Cost:
 // O(len(tokens)).
 func dateMask(tokens []string) []bool {
 	drop := make([]bool, len(tokens))
 	markMonthNameDates(tokens, drop)
 	markNumericDates(tokens, drop)
+	markCJKDates(tokens, drop)
 	markWeekdays(tokens, drop)
 	return drop
 }
@@ -79,6 +87,59 @@ func isNumericDate3(a, b, c string) bool {
 // isNumericDate2 reports whether a, b read as year-month or month-year.
 func isNumericDate2(a, b string) bool {
 	return isYear(a) && isMonth(b) || isMonth(a) && isYear(b)
+}
+
+// cjkUnits are the units of a CJK date in their order, with what the
+// number before each must be.
+var cjkUnits = []struct {
+	marks []string
+	valid func(string) bool
+}{{[]string{"年", "년"}, isYear}, {[]string{"月", "월"}, isMonth}, {[]string{"日", "일"}, isDay}}
+
+// markCJKDates marks runs of at least two (number, unit) pairs in the
+// order year, month, day ("2026年3月2日", "3月2日", "2026年3月"): the
+// numbers, and the units that are tokens of their own. A unit in a bigram
+// with the next character ("日に" in "2日に") is kept: it is the same
+// whatever the date.
+func markCJKDates(tokens []string, drop []bool) {
+	for i := 0; i+3 < len(tokens); i++ {
+		j, unit := i, 0
+		for j+1 < len(tokens) && unit < len(cjkUnits) {
+			u := cjkUnit(tokens[j], tokens[j+1], unit)
+			if u < 0 {
+				break
+			}
+			j, unit = j+2, u+1
+		}
+		if j-i < 4 {
+			continue
+		}
+		for k := i; k < j; k++ {
+			drop[k] = k%2 == i%2 || utf8.RuneCountInString(tokens[k]) == 1
+		}
+		i = j - 1
+	}
+}
+
+// cjkUnit returns the index in cjkUnits, from "from" on, of the unit
+// that the token after the number n starts with (the unit alone, or in a
+// bigram), or -1 if it starts with none of them or n is not a valid
+// number for it.
+func cjkUnit(n, next string, from int) int {
+	r, size := utf8.DecodeRuneInString(next)
+	if r == utf8.RuneError {
+		return -1
+	}
+	mark := next[:size]
+	for u := from; u < len(cjkUnits); u++ {
+		if slices.Contains(cjkUnits[u].marks, mark) {
+			if cjkUnits[u].valid(n) {
+				return u
+			}
+			return -1
+		}
+	}
+	return -1
 }
 
 // markWeekdays marks each weekday name next to a token already marked as
