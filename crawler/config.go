@@ -35,6 +35,8 @@ const ExampleConfig = `{
   "retry_backoff": "10s",
   "refresh_interval": "10s",
   "max_body_bytes": 5242880,
+  "max_document_bytes": 52428800,
+  "prefer_documents": false,
   "user_agent": "DoppelBot/1.0",
   "max_redirects": 5,
   "revisit": {"policy": "adaptive", "budget": 10, "min_interval": "1h", "max_interval": "720h",
@@ -66,6 +68,8 @@ type config struct {
 	Revisit         revisitConfig    `json:"revisit"`
 	RefreshInterval string           `json:"refresh_interval"`
 	MaxBodyBytes    int              `json:"max_body_bytes"`
+	MaxDocBytes     int              `json:"max_document_bytes"`
+	PreferDocuments bool             `json:"prefer_documents"`
 	UserAgent       string           `json:"user_agent"`
 	MaxRedirects    int              `json:"max_redirects"`
 	Traps           trapsConfig      `json:"traps"`
@@ -119,7 +123,8 @@ func (o Options) MarshalJSON() ([]byte, error) {
 		Revisit: revisitConfig{Policy: o.Revisit.Policy, Budget: o.Revisit.Budget, MinInterval: duration(o.Revisit.MinInterval),
 			MaxInterval: duration(o.Revisit.MaxInterval), Prior: duration(o.Revisit.Prior), CopyFactor: o.Revisit.CopyFactor,
 			TrivialBits: o.Revisit.TrivialBits, Sitemaps: duration(o.Revisit.Sitemaps)},
-		RefreshInterval: duration(o.RefreshInterval), MaxBodyBytes: o.MaxBodyBytes, UserAgent: o.UserAgent,
+		RefreshInterval: duration(o.RefreshInterval), MaxBodyBytes: o.MaxBodyBytes, MaxDocBytes: o.MaxDocumentBytes,
+		PreferDocuments: o.PreferDocuments, UserAgent: o.UserAgent,
 		MaxRedirects: o.MaxRedirects,
 		Traps: trapsConfig{MaxPerTemplate: o.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: o.Traps.MaxDuplicatesPerTemplate,
 			MaxSegments: o.Traps.MaxSegments, MaxRepeats: o.Traps.MaxRepeats, MaxURLLength: o.Traps.MaxURLLength},
@@ -198,7 +203,8 @@ func ParseConfig(data []byte) (Options, error) {
 		MaxDepth: c.MaxDepth, MaxPages: c.MaxPages, IgnoreRobots: c.IgnoreRobots,
 		Delay: delay, Parallelism: c.Parallelism, HostParallelism: c.HostParallelism, Timeout: timeout, RefreshInterval: refresh,
 		MaxRetries: c.MaxRetries, RetryBackoff: backoff, Revisit: rv,
-		MaxBodyBytes: c.MaxBodyBytes, UserAgent: c.UserAgent, MaxRedirects: c.MaxRedirects,
+		MaxBodyBytes: c.MaxBodyBytes, MaxDocumentBytes: c.MaxDocBytes, PreferDocuments: c.PreferDocuments,
+		UserAgent: c.UserAgent, MaxRedirects: c.MaxRedirects,
 		Traps: traps.Options{MaxPerTemplate: c.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: c.Traps.MaxDuplicatesPerTemplate,
 			MaxSegments: c.Traps.MaxSegments, MaxRepeats: c.Traps.MaxRepeats, MaxURLLength: c.Traps.MaxURLLength},
 		DropParams: c.DropParams, Policy: c.Policy, Similarity: c.Similarity, Language: c.Language, Groups: c.Groups, NoDedup: c.NoDedup,
@@ -268,7 +274,7 @@ func (o Options) negatives() []error {
 		v    int
 	}{{"max_depth", o.MaxDepth}, {"max_pages", o.MaxPages}, {"parallelism", o.Parallelism},
 		{"host_parallelism", o.HostParallelism}, {"max_retries", o.MaxRetries},
-		{"max_body_bytes", o.MaxBodyBytes}, {"max_redirects", o.MaxRedirects}, {"revisit.trivial_bits", o.Revisit.TrivialBits}} {
+		{"max_body_bytes", o.MaxBodyBytes}, {"max_document_bytes", o.MaxDocumentBytes}, {"max_redirects", o.MaxRedirects}, {"revisit.trivial_bits", o.Revisit.TrivialBits}} {
 		if f.v < 0 {
 			errs = append(errs, fmt.Errorf("%s must not be negative, not %d", f.name, f.v))
 		}

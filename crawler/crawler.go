@@ -16,6 +16,7 @@ import (
 	"github.com/gocolly/colly/v2"
 
 	"github.com/doppel-search/doppel/crawler/admit"
+	"github.com/doppel-search/doppel/crawler/extract"
 	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/pages"
@@ -211,6 +212,7 @@ func newHook(opts *Options, index indexer.Writer, record hook.RecorderFunc, sour
 		return nil, err
 	}
 	return hook.New(hook.Options{Detector: det, Index: index, MaxBodyBytes: opts.MaxBodyBytes, Language: opts.Language,
+		Documents: extract.Limits{MaxBytes: opts.MaxDocumentBytes}, PreferDocuments: opts.PreferDocuments,
 		Groups: opts.groupsFor, NoDedup: opts.NoDedup, Recorder: record, Source: source})
 }
 

@@ -154,7 +154,7 @@ func TestCrawlDemoSite(t *testing.T) {
 		}
 		for _, tc := range []struct{ path, reason string }{
 			{"/missing-report", "soft 404"},
-			{"/files/handbook.pdf", "content type application/pdf"},
+			{"/files/handbook.pdf", "pdf: malformed"},
 		} {
 			if r := recs[norm(tc.path)]; r.Status != pages.Skipped || !strings.Contains(r.Reason, tc.reason) {
 				t.Errorf("%s recorded as %q %q, want skipped: %s", tc.path, r.Status, r.Reason, tc.reason)

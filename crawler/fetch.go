@@ -162,8 +162,8 @@ const ctxResult = "doppel.result"
 func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 	col := colly.NewCollector(
 		colly.UserAgent(f.opts.UserAgent),
-		colly.MaxBodySize(f.opts.MaxBodyBytes+1), // one byte more tells a cut body
-		colly.AllowURLRevisit(),                  // the frontier and the page store deduplicate
+		colly.MaxBodySize(max(f.opts.MaxBodyBytes, f.opts.MaxDocumentBytes)+1), // one byte more tells a cut body
+		colly.AllowURLRevisit(),                                                // the frontier and the page store deduplicate
 		colly.StdlibContext(ctx),
 	)
 	col.IgnoreRobotsTxt = true

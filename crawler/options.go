@@ -50,9 +50,17 @@ type Options struct {
 	HostParallelism int
 	// Timeout is the request timeout. Default 10s.
 	Timeout time.Duration
-	// MaxBodyBytes is the largest response body processed; larger ones are
-	// recorded as skipped. Default 5 MiB.
+	// MaxBodyBytes is the largest HTML or text body processed; a larger
+	// one is cut there (the page is marked truncated). Default 5 MiB.
 	MaxBodyBytes int
+	// MaxDocumentBytes is the largest document (PDF, DOCX, PPTX, XLSX,
+	// ODT, ODP, ODS) read; a larger one is recorded as skipped ("too
+	// large"). Its other bounds are crawler/extract's defaults. Default
+	// 50 MiB.
+	MaxDocumentBytes int
+	// PreferDocuments makes a document the master of its cluster before
+	// an HTML page with the same text. Default false: the HTML page.
+	PreferDocuments bool
 	// UserAgent is sent with every request. Default "DoppelBot/1.0".
 	UserAgent string
 	// MaxRedirects is the longest redirect chain followed. Default 5.
@@ -282,6 +290,9 @@ func (o *Options) EnsureDefaults() *Options {
 	}
 	if o.RefreshInterval == 0 {
 		o.RefreshInterval = 10 * time.Second
+	}
+	if o.MaxDocumentBytes == 0 {
+		o.MaxDocumentBytes = 50 << 20
 	}
 	if o.MaxBodyBytes == 0 {
 		o.MaxBodyBytes = 5 << 20

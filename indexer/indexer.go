@@ -129,6 +129,7 @@ type Doc struct {
 	LastModified time.Time // datetime; zero means unknown (not indexed)
 	Groups       []string  // access groups, keywords
 	Lang         string    // language (a primary subtag such as "en"), keyword; "" if unknown
+	Type         string    // a document's format ("pdf", "docx", …), keyword; "" for an HTML page
 	Simhash      uint64    // indexed as 16 hex digits
 	Cluster      string    // near-duplicate cluster id
 	Master       bool      // the document is its cluster's master
@@ -158,6 +159,9 @@ type Member struct {
 	// Lang is the document's language ("" if unknown): a result page
 	// shows the member in the user's language for its cluster.
 	Lang string
+	// Type is the document's format ("pdf", "docx", …; "" for an HTML
+	// page), shown beside it.
+	Type string
 }
 
 // Stats counts what an Index has done since it was opened.
@@ -375,7 +379,7 @@ func (x *Index) add(ctx context.Context, d Doc, r Placement) error {
 		}
 	}
 	m := Member{ID: d.ID, URL: d.URL, Title: d.Title, Master: d.Master, Groups: d.Groups,
-		LastModified: d.LastModified, Length: len(d.Body), Edited: r.Edited && !d.Master, Lang: d.Lang}
+		LastModified: d.LastModified, Length: len(d.Body), Edited: r.Edited && !d.Master, Lang: d.Lang, Type: d.Type}
 	keep := d.Master || x.opts.Policy != Skip || m.Edited
 	var master *Doc
 	if !keep { // under Skip, keep a copy some users could see without seeing the master
@@ -653,7 +657,7 @@ func (x *Index) leave(ctx context.Context, ch Change, drop bool) error {
 			return err
 		}
 		m := Member{ID: master.ID, URL: master.URL, Title: master.Title, Indexed: true, Master: true, Groups: master.Groups,
-			LastModified: master.LastModified, Length: len(master.Body), Lang: master.Lang}
+			LastModified: master.LastModified, Length: len(master.Body), Lang: master.Lang, Type: master.Type}
 		if err := x.putMember(cluster, m); err != nil {
 			return err
 		}
@@ -1024,7 +1028,7 @@ func (x *Index) readMembers(ctx context.Context, clusters []string) (map[string]
 	for from := 0; ; from += memberPageSize {
 		req := bleve.NewSearchRequestOptions(q, memberPageSize, from, false)
 		req.Fields = []string{fieldMemberCluster, fieldMemberURL, fieldMemberTitle, fieldMemberIndexed, fieldMemberMaster,
-			fieldMemberGroups, fieldMemberModified, fieldMemberLength, fieldMemberEdited, fieldMemberLang}
+			fieldMemberGroups, fieldMemberModified, fieldMemberLength, fieldMemberEdited, fieldMemberLang, fieldMemberType}
 		req.SortBy([]string{"_id"})
 		res, err := x.idx.SearchInContext(ctx, req)
 		if err != nil {
@@ -1040,8 +1044,9 @@ func (x *Index) readMembers(ctx context.Context, clusters []string) (map[string]
 			length, _ := h.Fields[fieldMemberLength].(float64)
 			edited, _ := h.Fields[fieldMemberEdited].(bool)
 			lang, _ := h.Fields[fieldMemberLang].(string)
+			typ, _ := h.Fields[fieldMemberType].(string)
 			m := Member{ID: id, URL: url, Title: title, Indexed: indexed, Master: master, Length: int(length),
-				Groups: stringsOf(h.Fields[fieldMemberGroups]), Edited: edited, Lang: lang}
+				Groups: stringsOf(h.Fields[fieldMemberGroups]), Edited: edited, Lang: lang, Type: typ}
 			if s, ok := h.Fields[fieldMemberModified].(string); ok {
 				m.LastModified, _ = time.Parse(time.RFC3339, s)
 			}

@@ -32,6 +32,7 @@ const (
 	FieldGroups       = "groups"
 	FieldSimhash      = "simhash"
 	FieldLang         = "lang"
+	FieldType         = "type"     // a document's format ("pdf", "docx", …); absent for an HTML page
 	FieldTemplate     = "template" // stored only
 	// FieldDiff marks a difference record (Doc.Diff): a boolean, true
 	// or absent.
@@ -54,6 +55,7 @@ const (
 	fieldMemberLength   = "member_length"
 	fieldMemberEdited   = "member_edited"
 	fieldMemberLang     = "member_lang"
+	fieldMemberType     = "member_type"
 	memberPrefix        = "doppel.member/"
 )
 
@@ -91,7 +93,7 @@ func Mapping() *mapping.IndexMappingImpl {
 	dm.AddFieldMappingsAt(FieldBody, text(true))
 	dm.AddFieldMappingsAt(FieldAnchors, text(true))
 	dm.AddFieldMappingsAt(FieldTemplate, stored(bleve.NewTextFieldMapping()))
-	for _, name := range []string{FieldURL, FieldHost, FieldCluster, FieldGroups, FieldSimhash, FieldLang} {
+	for _, name := range []string{FieldURL, FieldHost, FieldCluster, FieldGroups, FieldSimhash, FieldLang, FieldType} {
 		dm.AddFieldMappingsAt(name, kw())
 	}
 	master := bleve.NewBooleanFieldMapping()
@@ -118,6 +120,7 @@ func Mapping() *mapping.IndexMappingImpl {
 	mm.AddFieldMappingsAt(fieldMemberLength, stored(bleve.NewNumericFieldMapping()))
 	mm.AddFieldMappingsAt(fieldMemberEdited, stored(bleve.NewBooleanFieldMapping()))
 	mm.AddFieldMappingsAt(fieldMemberLang, stored(bleve.NewTextFieldMapping()))
+	mm.AddFieldMappingsAt(fieldMemberType, stored(bleve.NewTextFieldMapping()))
 
 	im := bleve.NewIndexMapping()
 	im.DefaultAnalyzer = AnalyzerName
@@ -163,6 +166,9 @@ func toData(d *Doc) docData {
 	}
 	if d.Lang != "" {
 		m[FieldLang] = d.Lang
+	}
+	if d.Type != "" {
+		m[FieldType] = d.Type
 	}
 	if len(d.Template) > 0 {
 		m[FieldTemplate] = d.Template
@@ -242,6 +248,8 @@ func setText(d *Doc, name, v string) error {
 		d.Host = v
 	case FieldLang:
 		d.Lang = v
+	case FieldType:
+		d.Type = v
 	case FieldCluster:
 		d.Cluster = v
 	case FieldGroups:
@@ -274,6 +282,9 @@ func toMemberData(cluster string, m Member) memberData {
 		fieldMemberLength:  m.Length,
 		fieldMemberEdited:  m.Edited,
 		fieldMemberLang:    m.Lang,
+	}
+	if m.Type != "" {
+		md[fieldMemberType] = m.Type
 	}
 	if !m.LastModified.IsZero() {
 		md[fieldMemberModified] = m.LastModified.UTC()

@@ -36,4 +36,5 @@ type Page struct {
 	Lang         string    `json:"lang,omitempty"`         // language, as a primary subtag ("en"); "" if unknown
 	Anchors      []string  `json:"anchors,omitempty"`      // anchor texts of links to the page, as known when processed
 	Truncated    bool      `json:"truncated,omitempty"`    // only the first bytes of the body were read (a size limit)
+	Type         string    `json:"type,omitempty"`         // a document's format ("pdf", "docx", …: crawler/extract); "" for an HTML page
 }

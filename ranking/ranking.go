@@ -186,7 +186,8 @@ type Hit struct {
 	Cluster      string    `json:"cluster"`
 	Master       bool      `json:"master"`
 	Lang         string    `json:"lang,omitempty"`
-	Similar      int       `json:"similar"` // other members of the cluster the user may see
+	Type         string    `json:"type,omitempty"` // a document's format ("pdf", "docx", …); "" for an HTML page
+	Similar      int       `json:"similar"`        // other members of the cluster the user may see
 	LastModified time.Time `json:"last_modified,omitzero"`
 }
 
@@ -593,7 +594,7 @@ func (s *Searcher) fields(ctx context.Context, ids []string, snippet query.Query
 	}
 	req := bleve.NewSearchRequestOptions(q, len(ids), 0, false)
 	req.Fields = []string{indexer.FieldURL, indexer.FieldTitle, indexer.FieldHost, indexer.FieldCluster,
-		indexer.FieldMaster, indexer.FieldLastModified, indexer.FieldBody, indexer.FieldLang}
+		indexer.FieldMaster, indexer.FieldLastModified, indexer.FieldBody, indexer.FieldLang, indexer.FieldType}
 	req.Highlight = bleve.NewHighlightWithStyle(highlighterName)
 	req.Highlight.AddField(indexer.FieldBody)
 	res, err := s.ix.Search(ctx, req)
@@ -610,6 +611,7 @@ func (s *Searcher) fields(ctx context.Context, ids []string, snippet query.Query
 		h.Cluster, _ = f[indexer.FieldCluster].(string)
 		h.Master, _ = f[indexer.FieldMaster].(bool)
 		h.Lang, _ = f[indexer.FieldLang].(string)
+		h.Type, _ = f[indexer.FieldType].(string)
 		if lm, ok := f[indexer.FieldLastModified].(string); ok {
 			h.LastModified, _ = time.Parse(time.RFC3339, lm)
 		}

@@ -179,7 +179,8 @@ type Server struct {
 func New(s *ranking.Searcher, opts Options) (*Server, error) {
 	opts.EnsureDefaults()
 	tmpl, err := template.New("").Funcs(template.FuncMap{
-		"add": func(a, b int) int { return a + b },
+		"add":   func(a, b int) int { return a + b },
+		"upper": strings.ToUpper,
 		"date": func(t time.Time) string {
 			if t.IsZero() {
 				return ""

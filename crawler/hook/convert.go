@@ -28,7 +28,7 @@ func fromParsed(pageURL string, header http.Header, parsed *Parsed, groups, anch
 	c := parsed.Page
 	p := page.Page{URL: pageURL, Title: c.Title, Headings: c.Headings, Tagged: c.Tagged, Blocks: c.Blocks,
 		Groups: groups, Lang: lang.Of(pageURL, c.Hreflang, c.Language), Anchors: anchors, LastModified: c.LastModified,
-		Truncated: parsed.Truncated}
+		Truncated: parsed.Truncated, Type: parsed.Type}
 	if lm, err := http.ParseTime(header.Get("Last-Modified")); err == nil {
 		p.LastModified = lm.UTC()
 	}
@@ -74,7 +74,7 @@ func IndexChange(ch dedup.Change) indexer.Change {
 // template (see Options.Anchors) are left out.
 func (h *Hook) IndexDoc(p Page) indexer.Doc {
 	return indexer.Doc{ID: p.URL, URL: p.URL, Host: p.Host, Title: p.Title, Headings: p.Headings, Body: p.Text, Template: templateBlocks(p),
-		Anchors: h.opts.Anchors.Keep(p.Anchors), LastModified: p.LastModified, Groups: p.Groups, Lang: p.Lang, Simhash: p.Result.Simhash}
+		Anchors: h.opts.Anchors.Keep(p.Anchors), LastModified: p.LastModified, Groups: p.Groups, Lang: p.Lang, Type: p.Type, Simhash: p.Result.Simhash}
 }
 
 // templateBlocks returns the blocks of p's main content that its indexed

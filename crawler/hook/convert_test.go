@@ -21,7 +21,7 @@ func fullPage(t *testing.T) page.Page {
 	p := page.Page{URL: "http://x/a", Host: "x", Title: "Annual leave", Headings: []string{"How to ask"},
 		Tagged: "Annual leave How to ask", Blocks: []string{"Ask your manager.", "Menu"}, Text: "Ask your manager.",
 		LastModified: time.Date(2031, 4, 1, 0, 0, 0, 0, time.UTC), Groups: []string{"staff"}, Lang: "en",
-		Anchors: []string{"leave"}, Truncated: true}
+		Anchors: []string{"leave"}, Truncated: true, Type: "pdf"}
 	v := reflect.ValueOf(p)
 	for i := range v.NumField() {
 		if v.Field(i).IsZero() {
@@ -61,7 +61,7 @@ func TestIndexDocCarriesEveryField(t *testing.T) {
 	d := h.IndexDoc(Page{Page: p, Result: dedup.Result{Simhash: 42}})
 	want := map[string]any{
 		"URL": d.URL, "Host": d.Host, "Title": d.Title, "Headings": d.Headings, "Text": d.Body,
-		"LastModified": d.LastModified, "Groups": d.Groups, "Lang": d.Lang, "Anchors": d.Anchors,
+		"LastModified": d.LastModified, "Groups": d.Groups, "Lang": d.Lang, "Anchors": d.Anchors, "Type": d.Type,
 		"Blocks": d.Template, // the blocks the indexed text left out as template
 	}
 	v := reflect.ValueOf(p)
@@ -92,11 +92,11 @@ func TestIndexDocCarriesEveryField(t *testing.T) {
 
 func TestFromParsed(t *testing.T) {
 	parsed := &Parsed{Page: &clean.Page{Title: "T", Headings: []string{"H"}, Tagged: "T H", Blocks: []string{"b"},
-		Language: "de", LastModified: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}, Truncated: true}
+		Language: "de", LastModified: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}, Truncated: true, Type: "odt"}
 	header := http.Header{"Last-Modified": {"Tue, 01 Apr 2031 00:00:00 GMT"}}
 	p := fromParsed("http://x:8080/a", header, parsed, []string{"g"}, []string{"anchor"})
 	want := page.Page{URL: "http://x:8080/a", Host: "x:8080", Title: "T", Headings: []string{"H"}, Tagged: "T H", Blocks: []string{"b"},
-		LastModified: time.Date(2031, 4, 1, 0, 0, 0, 0, time.UTC), Groups: []string{"g"}, Lang: "de", Anchors: []string{"anchor"}, Truncated: true}
+		LastModified: time.Date(2031, 4, 1, 0, 0, 0, 0, time.UTC), Groups: []string{"g"}, Lang: "de", Anchors: []string{"anchor"}, Truncated: true, Type: "odt"}
 	if !reflect.DeepEqual(p, want) {
 		t.Fatalf("fromParsed = %+v\nwant %+v", p, want)
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/gocolly/colly/v2"
 
 	"github.com/doppel-search/doppel/crawler/clean"
+	"github.com/doppel-search/doppel/crawler/extract"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/dedup/features"
@@ -156,6 +157,14 @@ type Options struct {
 	// what SourceDoc gives the index. A Recorder's counterpart. Default
 	// nil: a change that moves a page not at hand is an error.
 	Source PageSource
+	// Documents bounds the reading of each document (crawler/extract:
+	// bytes, unpacked bytes, pages, text, time). Default: extract's
+	// defaults (50 MiB, 200 MiB, 2000 pages, 5 MiB of text, 30 s).
+	Documents extract.Limits
+	// PreferDocuments makes a document (PDF, DOCX, …) the master of its
+	// cluster before an HTML page with the same text. Default false: the
+	// HTML page, which opens in the browser, is the master.
+	PreferDocuments bool
 	// OnPage is called after each page is processed (from colly's callback
 	// goroutine; pages are processed one at a time).
 	OnPage func(Page)
@@ -185,8 +194,13 @@ type Page struct {
 // templated pages look less alike than they are.
 func (h *Hook) dedupDoc(p *Page) dedup.Document {
 	d := dedup.Document{ID: p.URL, URL: p.URL, Text: strings.Join(p.Blocks, "\n\n"), Tagged: p.Tagged}
+	// A page in the crawl's language first, then an HTML page before a
+	// document of the same text (or the other way with PreferDocuments).
 	if p.Lang != "" && p.Lang == h.language(p.Lang) {
-		d.Preference = 1
+		d.Preference = 2
+	}
+	if (p.Type == "") != h.opts.PreferDocuments {
+		d.Preference++
 	}
 	return d
 }
@@ -283,15 +297,30 @@ func (h *Hook) observeAnchors(p *Page) {
 type Parsed struct {
 	*clean.Page
 	Truncated bool
+	// Type is a document's format (crawler/extract: "pdf", "docx", …),
+	// "" for an HTML page or plain text.
+	Type string
 }
 
 // Parse checks and cleans a response body without assigning it a
-// cluster. Bodies that are deliberately not processed — not HTML or plain
-// text, marked noindex, binary bytes labelled HTML, redirect stubs (a
-// <meta http-equiv=refresh> of at most clean.MaxRefreshDelay seconds) —
-// give a *SkipError.
-// A body longer than MaxBodyBytes is cut there and parsed (Truncated).
+// cluster. A document (PDF, DOCX, PPTX, XLSX, ODT, ODP, ODS: by its
+// Content-Type, else its URL's extension or its first bytes) is read by
+// package extract within Options.Documents, and takes the same path as a
+// page from here on. Bodies that are deliberately not processed — of
+// another type, marked noindex, binary bytes labelled HTML, redirect stubs
+// (a <meta http-equiv=refresh> of at most clean.MaxRefreshDelay seconds),
+// documents that cannot be read (encrypted, malformed, too large) — give
+// a *SkipError with the reason.
+// An HTML or text body longer than MaxBodyBytes is cut there and parsed
+// (Truncated).
 func (h *Hook) Parse(pageURL string, header http.Header, body []byte) (*Parsed, error) {
+	base, err := url.Parse(pageURL)
+	if err != nil {
+		return nil, fmt.Errorf("hook: page URL: %w", err)
+	}
+	if t, ok := extract.Detect(header.Get("Content-Type"), base.Path, body[:min(len(body), 8)]); ok {
+		return parseDocument(t, body, h.opts.Documents)
+	}
 	truncated := len(body) > h.opts.MaxBodyBytes
 	if truncated {
 		body = body[:h.opts.MaxBodyBytes]
@@ -303,10 +332,6 @@ func (h *Hook) Parse(pageURL string, header http.Header, body []byte) (*Parsed, 
 	case "", "text/html", "application/xhtml+xml":
 	default:
 		return nil, skip("content type %s", ctype)
-	}
-	base, err := url.Parse(pageURL)
-	if err != nil {
-		return nil, fmt.Errorf("hook: page URL: %w", err)
 	}
 	page, err := clean.Parse(bytes.NewReader(body), base, clean.Options{MaxBytes: int64(h.opts.MaxBodyBytes)})
 	switch {
@@ -320,6 +345,20 @@ func (h *Hook) Parse(pageURL string, header http.Header, body []byte) (*Parsed, 
 		return nil, &SkipError{Reason: "meta refresh redirect to " + page.Refresh, Location: page.Refresh}
 	}
 	return &Parsed{Page: page, Truncated: truncated}, nil
+}
+
+// parseDocument reads a document into what the cleaner reads of a page:
+// its title, its text blocks (all main content) and its date.
+func parseDocument(t extract.Type, body []byte, lim extract.Limits) (*Parsed, error) {
+	doc, err := extract.Read(t, body, lim)
+	if err != nil {
+		return nil, skip("%v", err)
+	}
+	p := &clean.Page{Title: doc.Title, Blocks: doc.Blocks, Text: strings.Join(doc.Blocks, "\n\n"), LastModified: doc.Modified}
+	if doc.Title != "" {
+		p.Tagged = doc.Title
+	}
+	return &Parsed{Page: p, Truncated: doc.Cut, Type: string(t)}, nil
 }
 
 // Process parses a response (see Parse), prepares and inserts the page.

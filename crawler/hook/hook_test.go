@@ -39,7 +39,8 @@ func TestParse(t *testing.T) {
 		{"no content type", "", page, "", "Hello there."},
 		{"xhtml", "application/xhtml+xml", page, "", "Hello there."},
 		{"plain text", "text/plain", "First  para.\n\nSecond\npara.", "", "First para.\n\nSecond para."},
-		{"pdf", "application/pdf", "%PDF-1.4\x00\x01", "content type application/pdf", ""},
+		{"image", "image/png", "\x89PNG\r\n", "content type image/png", ""},
+		{"broken pdf", "application/pdf", "%PDF-1.4\x00\x01", "pdf: malformed", ""},
 		{"image", "image/png", "\x89PNG", "content type image/png", ""},
 		{"too large: cut and parsed", "text/html", "<p>" + strings.Repeat("x ", 600) + "</p>", "", strings.TrimSpace(strings.Repeat("x ", 498) + "x")},
 		{"noindex", "text/html", `<html><head><meta name="robots" content="noindex"></head><body><p>x</p></body></html>`, "noindex", ""},
@@ -116,8 +117,8 @@ func TestAttachIndexesOneMasterPerCluster(t *testing.T) {
 	if err := h.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if len(pages) != 3 || len(skipped) != 1 || !strings.Contains(skipped[0], "application/pdf") {
-		t.Fatalf("processed %d pages, skipped %q; want 3 and the PDF", len(pages), skipped)
+	if len(pages) != 3 || len(skipped) != 1 || !strings.Contains(skipped[0], "pdf: malformed") {
+		t.Fatalf("processed %d pages, skipped %q; want 3 and the broken PDF", len(pages), skipped)
 	}
 	if !pages[2].Result.Duplicate || pages[2].Result.Master != srv.URL+"/travel.html" || pages[2].Result.Simhash == 0 {
 		t.Errorf("printer copy: %+v, want a duplicate of /travel.html with a SimHash", pages[2].Result)
@@ -140,10 +141,14 @@ func TestSkipErrorCarriesTheReason(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = h.Parse("http://intra.example/a.pdf", header("application/pdf"), []byte("%PDF"))
+	_, err = h.Parse("http://intra.example/a.png", header("image/png"), []byte("\x89PNG"))
 	var skipped *SkipError
-	if !errors.As(err, &skipped) || skipped.Reason != "content type application/pdf" || !errors.Is(err, ErrSkipped) {
-		t.Errorf("Parse of a PDF: %v; want a *SkipError with the reason", err)
+	if !errors.As(err, &skipped) || skipped.Reason != "content type image/png" || !errors.Is(err, ErrSkipped) {
+		t.Errorf("Parse of an image: %v; want a *SkipError with the reason", err)
+	}
+	_, err = h.Parse("http://intra.example/a.pdf", header("application/pdf"), []byte("%PDF"))
+	if !errors.As(err, &skipped) || !strings.HasPrefix(skipped.Reason, "pdf: malformed") {
+		t.Errorf("Parse of a broken PDF: %v; want a *SkipError saying it is malformed", err)
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 //   - /loop/a and /loop/b: a redirect loop;
 //   - /old/…: permanent redirects to the manual;
 //   - /missing…: a "soft 404" (status 200, a not-found page);
-//   - /files/handbook.pdf: a binary body.
+//   - /files/handbook.pdf: a broken PDF (recorded as such).
 //
 // The home page links the section index pages (/manual/, /news/,
 // /notices/, /teams/, /hr/), which link every base and unique page, and

@@ -1,0 +1,166 @@
+package extract
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/klippa-app/go-pdfium"
+	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
+	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/klippa-app/go-pdfium/webassembly"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// PDFs are read by PDFium (the PDF engine of Chromium), compiled to
+// WebAssembly and run by wazero: pure Go, sandboxed — a hostile file can
+// at worst make an instance fail — and with the text layout of a
+// browser. The pool is made on first use (about 2 s to compile PDFium;
+// the compiled code is cached in the user's cache directory, so later
+// processes start in a fraction of that) and kept for the process.
+var pdfPool struct {
+	once sync.Once
+	pool pdfium.Pool
+	err  error
+}
+
+// pdfInstance returns a PDFium instance from the pool; close it when
+// done.
+func pdfInstance() (pdfium.Pdfium, error) {
+	pdfPool.once.Do(func() {
+		// PDFium needs WebAssembly's exception handling besides the core
+		// features (as go-pdfium's default configuration has it).
+		rc := wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling)
+		if dir, err := os.UserCacheDir(); err == nil {
+			if cache, err := wazero.NewCompilationCacheWithDir(filepath.Join(dir, "doppel", "wazero")); err == nil {
+				rc = rc.WithCompilationCache(cache)
+			}
+		}
+		pdfPool.pool, pdfPool.err = webassembly.Init(webassembly.Config{MinIdle: 0, MaxIdle: 2, MaxTotal: 2, RuntimeConfig: rc})
+	})
+	if pdfPool.err != nil {
+		return nil, pdfPool.err
+	}
+	return pdfPool.pool.GetInstance(time.Minute)
+}
+
+// readPDF reads a PDF's title and modification date (its Info
+// dictionary) and its text, page by page: lines joined into blocks, a
+// block ending at a blank line, words hyphenated at a line's end joined
+// again.
+func readPDF(r *run, body []byte) error {
+	inst, err := pdfInstance()
+	if err != nil {
+		return fail(PDF, "no PDF reader: %v", err)
+	}
+	defer inst.Close()
+	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &body})
+	switch {
+	case errors.Is(err, pdfiumerrors.ErrPassword):
+		return fail(PDF, "encrypted")
+	case err != nil:
+		return fail(PDF, "malformed: %v", err)
+	}
+	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
+	meta := func(tag string) string {
+		m, err := inst.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: doc.Document, Tag: tag})
+		if err != nil {
+			return ""
+		}
+		return m.Value
+	}
+	r.title(meta("Title"))
+	if r.doc.Modified = pdfDate(meta("ModDate")); r.doc.Modified.IsZero() {
+		r.doc.Modified = pdfDate(meta("CreationDate"))
+	}
+	count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
+	if err != nil {
+		return fail(PDF, "malformed: %v", err)
+	}
+	for i := 0; i < count.PageCount; i++ {
+		if !r.page() {
+			break
+		}
+		txt, err := inst.GetPageText(&requests.GetPageText{Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc.Document, Index: i}}})
+		if err != nil {
+			return fail(PDF, "malformed: page %d: %v", i+1, err)
+		}
+		if !pageBlocks(r, txt.Text) {
+			break
+		}
+	}
+	r.finish()
+	return nil
+}
+
+// pageBlocks adds a page's text (lines) to r as blocks; false when r is
+// full.
+func pageBlocks(r *run, text string) bool {
+	var para strings.Builder
+	for _, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			if !r.block(para.String()) {
+				return false
+			}
+			para.Reset()
+			continue
+		}
+		joinLine(&para, line)
+	}
+	return r.block(para.String())
+}
+
+// joinLine appends a line to a paragraph: after a space, or without the
+// hyphen when the paragraph ends with a letter and a hyphen and the line
+// starts with a lowercase letter ("docu-" "ment"). CJK text, written
+// without spaces, is joined without one.
+func joinLine(para *strings.Builder, line string) {
+	s := para.String()
+	if s == "" {
+		para.WriteString(line)
+		return
+	}
+	first := []rune(line)[0]
+	last := []rune(s[max(0, len(s)-8):])
+	end := last[len(last)-1]
+	switch {
+	case end == '-' && len(last) >= 2 && unicode.IsLetter(last[len(last)-2]) && unicode.IsLower(first):
+		para.Reset()
+		para.WriteString(s[:len(s)-1])
+	case isWide(end) && isWide(first):
+	default:
+		para.WriteByte(' ')
+	}
+	para.WriteString(line)
+}
+
+// isWide reports whether r belongs to a script written without spaces
+// between words (Han, kana; not Hangul, which has spaces).
+func isWide(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) || r >= 0x3000 && r <= 0x30FF
+}
+
+// pdfDate parses a PDF date ("D:20240131120000+01'00'", or a prefix of
+// it down to the year); zero if unreadable.
+func pdfDate(s string) time.Time {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "D:")
+	s = strings.ReplaceAll(s, "'", "")
+	for _, layout := range []string{"20060102150405-0700", "20060102150405Z", "20060102150405", "200601021504", "2006010215", "20060102", "200601", "2006"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC()
+		}
+	}
+	if len(s) >= 14 {
+		if t, err := time.Parse("20060102150405", s[:14]); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}

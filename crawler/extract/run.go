@@ -1,0 +1,95 @@
+package extract
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// A run is one extraction in progress: the document being built and the
+// limits it is held to.
+type run struct {
+	doc      *Document
+	lim      Limits
+	deadline time.Time
+	text     int // bytes of text kept
+}
+
+func newRun(t Type, lim Limits) *run {
+	return &run{doc: &Document{Type: t}, lim: lim, deadline: time.Now().Add(lim.Timeout)}
+}
+
+// block adds a block of text, its white space collapsed; an empty one is
+// dropped. It reports false once the text limit is reached (the document
+// is then Cut): stop reading.
+func (r *run) block(s string) bool {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return !r.doc.Cut
+	}
+	if r.text+len(s) > r.lim.MaxText {
+		r.doc.Cut = true
+		return false
+	}
+	r.text += len(s)
+	r.doc.Blocks = append(r.doc.Blocks, s)
+	return true
+}
+
+// page counts a page (or slide, or sheet) about to be read and reports
+// whether it may be: false once MaxPages are read or the time is up (the
+// document is then Cut).
+func (r *run) page() bool {
+	if r.doc.Cut {
+		return false
+	}
+	if r.doc.Pages >= r.lim.MaxPages || time.Now().After(r.deadline) {
+		r.doc.Cut = true
+		return false
+	}
+	r.doc.Pages++
+	return true
+}
+
+// title sets the document's title if it has none (whitespace collapsed).
+func (r *run) title(s string) {
+	if s = strings.Join(strings.Fields(s), " "); s != "" && r.doc.Title == "" {
+		r.doc.Title = s
+	}
+}
+
+// finish gives a document without a title metadata its first block,
+// shortened to a line, as title.
+func (r *run) finish() {
+	if r.doc.Title != "" || len(r.doc.Blocks) == 0 {
+		return
+	}
+	r.doc.Title = shorten(r.doc.Blocks[0], 120)
+}
+
+// readText reads plain text: paragraphs separated by blank lines are
+// blocks.
+func readText(r *run, s string) {
+	for _, para := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n\n") {
+		if !r.block(para) {
+			break
+		}
+	}
+	r.finish()
+}
+
+// shorten cuts s to at most n bytes, at a space if there is one in its
+// second half, else at a character boundary, and marks the cut with "…".
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if sp := strings.LastIndex(s[:cut], " "); sp > n/2 {
+		cut = sp
+	}
+	return strings.TrimRight(s[:cut], " ,;:") + "…"
+}
