@@ -54,6 +54,7 @@ var commands = []command{
 	{"serve", "serve the search UI and JSON API over a crawl", runServe},
 	{"dedup", "assign every document of a JSONL file to a near-duplicate cluster", runDedup},
 	{"eval", "measure every method against ground truth and print the tables", runEval},
+	{"extract", "print the text of documents (PDF, DOCX, PPTX, XLSX, ODT, ODP, ODS) as a crawl reads it", runExtract},
 }
 
 func main() {

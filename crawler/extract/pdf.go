@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/klippa-app/go-pdfium"
 	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
@@ -16,6 +17,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+	"golang.org/x/text/unicode/norm"
 )
 
 // PDFs are read by PDFium (the PDF engine of Chromium), compiled to
@@ -100,21 +102,55 @@ func readPDF(r *run, body []byte) error {
 }
 
 // pageBlocks adds a page's text (lines) to r as blocks; false when r is
-// full.
+// full. A line much shorter than the page's longest (a heading, a
+// paragraph's last line) or a blank line ends a block.
 func pageBlocks(r *run, text string) bool {
+	lines := strings.Split(strings.ReplaceAll(composeAccents(text), "\r\n", "\n"), "\n")
+	longest := 0
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+		longest = max(longest, utf8.RuneCountInString(lines[i]))
+	}
 	var para strings.Builder
-	for _, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
+	for _, line := range lines {
+		if line != "" {
+			joinLine(&para, line)
+		}
+		if line == "" || utf8.RuneCountInString(line) < longest*6/10 {
 			if !r.block(para.String()) {
 				return false
 			}
 			para.Reset()
-			continue
 		}
-		joinLine(&para, line)
 	}
 	return r.block(para.String())
+}
+
+// spacingAccents maps the spacing accents TeX and others draw before a
+// letter to the combining marks they stand for.
+var spacingAccents = map[rune]rune{
+	'\u00A8': '\u0308', '\u00B4': '\u0301', '`': '\u0300', '\u02C6': '\u0302', '\u02DC': '\u0303',
+	'\u00B8': '\u0327', '\u02C7': '\u030C', '\u02DA': '\u030A', '\u02D8': '\u0306', '\u02DD': '\u030B',
+}
+
+// composeAccents puts a spacing accent drawn before a letter on the
+// letter ("M¨oller" → "Möller"), as a text layout of the page shows it.
+func composeAccents(s string) string {
+	if !strings.ContainsAny(s, "\u00A8\u00B4`\u02C6\u02DC\u00B8\u02C7\u02DA\u02D8\u02DD") {
+		return s
+	}
+	rs := []rune(s)
+	var b strings.Builder
+	for i := 0; i < len(rs); i++ {
+		if mark, ok := spacingAccents[rs[i]]; ok && i+1 < len(rs) && unicode.IsLetter(rs[i+1]) {
+			b.WriteRune(rs[i+1])
+			b.WriteRune(mark)
+			i++
+			continue
+		}
+		b.WriteRune(rs[i])
+	}
+	return norm.NFC.String(b.String())
 }
 
 // joinLine appends a line to a paragraph: after a space, or without the
