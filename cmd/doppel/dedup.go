@@ -32,7 +32,7 @@ type pairLine struct {
 // clusters, written as JSONL.
 func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dedup", flag.ContinueOnError)
-	in := fs.String("in", "", "input documents, JSONL (gzip allowed): {\"id\", \"text\"[, \"url\", \"title\", \"group\"]} (required)")
+	in := fs.String("in", "", "input documents, JSONL (gzip allowed): {\"id\", \"text\"[, \"url\", \"title\", \"group\"]}; or a folder of files: HTML pages, text, PDF, DOCX, PPTX, XLSX, ODT, ODP, ODS, each a document whose id is its path in the folder (required)")
 	out := fs.String("out", "", "output clusters, JSONL: one {\"id\", \"cluster\", \"master\"} per input document, in input order (required)")
 	pairsPath := fs.String("pairs", "", "also write every detected near-duplicate pair {\"a\", \"b\", \"score\"} to this JSONL file")
 	statsIn := fs.String("stats", "", "load collection statistics from this file instead of computing them from the input")
@@ -42,7 +42,7 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	clustering := fs.String("clustering", "online", "online (each document joins a cluster on arrival, by similarity to its master) or star (batch: documents with the most near-duplicates become masters)")
 	options := detectorFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: doppel dedup --in docs.jsonl[.gz] --out clusters.jsonl [--pairs pairs.jsonl] [flags]")
+		fmt.Fprintln(stderr, "usage: doppel dedup --in docs.jsonl[.gz]|FOLDER --out clusters.jsonl [--pairs pairs.jsonl] [flags]")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -66,7 +66,7 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("unknown --clustering %q (want online or star)", *clustering)
 	}
 	start := time.Now()
-	recs, repaired, err := readDocs(*in)
+	recs, repaired, err := readDocs(*in, stderr)
 	if err != nil {
 		return err
 	}
@@ -181,7 +181,17 @@ func writeClusters(w *jsonl.Writer, assigned []dedup.Assignment) (int, error) {
 }
 
 // readDocs reads a JSONL document file.
-func readDocs(path string) ([]jsonl.Record, int, error) {
+func readDocs(path string, stderr io.Writer) ([]jsonl.Record, int, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		recs, skipped, err := readFolder(path)
+		for _, s := range skipped {
+			fmt.Fprintf(stderr, "doppel dedup: skipped %s\n", s)
+		}
+		if err == nil && len(recs) == 0 {
+			err = fmt.Errorf("%s: no page or document Doppel reads", path)
+		}
+		return recs, 0, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, err

@@ -41,7 +41,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	recs, _, err := readDocs(*in)
+	recs, _, err := readDocs(*in, stderr)
 	if err != nil {
 		return err
 	}
