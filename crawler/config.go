@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/traps"
@@ -243,8 +244,10 @@ func (o Options) Validate() error {
 	var errs []error
 	for _, s := range o.Seeds {
 		u, err := url.Parse(s)
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			errs = append(errs, fmt.Errorf("seeds: %q is not an absolute http or https URL", s))
+		switch {
+		case err == nil && u.Scheme == "file" && strings.HasPrefix(u.Path, "/") && (u.Host == "" || u.Host == "localhost"):
+		case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+			errs = append(errs, fmt.Errorf("seeds: %q is not an absolute http, https or file URL", s))
 		}
 	}
 	errs = append(errs, o.negatives()...)

@@ -167,7 +167,8 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	c.maps = newSitemaps(&c.opts, c.pages, c.pacer, c.n, c.fatal)
 	adm := admit.New(admit.Options{AllowedHosts: opts.AllowedHosts, AllowedPrefixes: opts.AllowedPrefixes,
 		IgnoreRobots: opts.IgnoreRobots, UserAgent: opts.UserAgent, Timeout: opts.Timeout, MaxBodyBytes: opts.MaxBodyBytes,
-		MaxRedirects: opts.MaxRedirects, Traps: opts.Traps, Norm: opts.norm(), OnRobots: c.maps.onRobots, Client: opts.Client})
+		MaxRedirects: opts.MaxRedirects, Traps: opts.Traps, Norm: opts.norm(), OnRobots: c.maps.onRobots, Client: opts.Client,
+		Folders: opts.folders()})
 	c.maps.admit, cm.admit = adm, adm
 	if cm.hook, err = newHook(&c.opts, c.index, cm.record, cm.recordedPage); err != nil {
 		c.Close()

@@ -167,14 +167,16 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 		colly.StdlibContext(ctx),
 	)
 	col.IgnoreRobotsTxt = true
+	base := http.DefaultTransport
 	if cl := f.opts.Client; cl != nil {
 		if cl.Transport != nil {
-			col.WithTransport(cl.Transport)
+			base = cl.Transport
 		}
 		if cl.Jar != nil {
 			col.SetCookieJar(cl.Jar)
 		}
 	}
+	col.WithTransport(withFiles(base))
 	col.SetRequestTimeout(f.opts.Timeout)
 	col.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
 	col.OnResponse(func(resp *colly.Response) {
@@ -207,6 +209,32 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 		}
 	})
 	return col
+}
+
+// withFiles returns base able to fetch file URLs too (a crawl of a local
+// folder): the file transport serves a folder as a listing of links and a
+// file with the content type of its extension.
+func withFiles(base http.RoundTripper) http.RoundTripper {
+	files := http.NewFileTransport(http.Dir("/"))
+	if t, ok := base.(*http.Transport); ok {
+		t = t.Clone()
+		t.RegisterProtocol("file", files)
+		return t
+	}
+	return schemes{base: base, file: files}
+}
+
+// schemes sends file URLs to file and the others to base.
+type schemes struct {
+	base, file http.RoundTripper
+}
+
+// RoundTrip sends r by its scheme.
+func (s schemes) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Scheme == "file" {
+		return s.file.RoundTrip(r)
+	}
+	return s.base.RoundTrip(r)
 }
 
 // work fetches one popped URL and prepares what the committer needs. It
@@ -273,6 +301,15 @@ func (f *fetcher) process(r *result, resp *colly.Response) error {
 	case err != nil:
 		return err
 	}
+	if listing(r.url, parsed.Title) {
+		// A folder's list of files: its links are followed, it is not a
+		// page of its own.
+		if r.task.Depth+1 <= f.opts.MaxDepth {
+			f.addLinks(r, parsed.Links)
+		}
+		r.skip("directory listing")
+		return nil
+	}
 	if f.admit.SoftNotFound(resp.Request.URL.Host, parsed.Text) {
 		r.skip(admit.ReasonSoft404)
 		r.verdict = traps.NotFound
@@ -301,6 +338,13 @@ func (f *fetcher) process(r *result, resp *colly.Response) error {
 		r.verdict = traps.Empty
 	}
 	return nil
+}
+
+// listing reports whether the page u titled title lists the files of a
+// folder: a folder of a file URL crawl, or a web server's generated index
+// ("Index of /reports/", as Apache and nginx title theirs).
+func listing(u, title string) bool {
+	return strings.HasPrefix(u, "file://") && strings.HasSuffix(u, "/") || strings.HasPrefix(title, "Index of /")
 }
 
 // deferToCanonical queues the canonical URL a page names instead of the

@@ -314,6 +314,21 @@ func (o *Options) EnsureDefaults() *Options {
 	return o
 }
 
+// folders returns the local folders the file seeds name (a seed's
+// folder: itself if it ends with "/", else its parent), as normalized
+// file URL prefixes: the scope of a crawl of file URLs.
+func (o Options) folders() []string {
+	var out []string
+	for _, s := range o.Seeds {
+		u, err := urlnorm.Normalize(s, o.norm())
+		if err != nil || !strings.HasPrefix(u, "file://") {
+			continue
+		}
+		out = append(out, u[:strings.LastIndex(u, "/")+1])
+	}
+	return out
+}
+
 // norm returns the URL normalization options.
 func (o Options) norm() urlnorm.Options { return urlnorm.Options{DropParams: o.DropParams} }
 

@@ -34,6 +34,10 @@ const (
 // Options configures an Admission. AllowedHosts is required; the zero
 // value of every other field is its default.
 type Options struct {
+	// Folders are the local folders a crawl of file URLs may read, as
+	// file URL prefixes ("file:///srv/share/"); a file URL outside them
+	// is out of scope. Default none: no file URL is.
+	Folders []string
 	// Client supplies the Transport (and Jar) robots.txt is fetched
 	// with; its timeout and redirect policy are Timeout and MaxRedirects.
 	// Default nil: http.DefaultTransport.
@@ -158,8 +162,17 @@ func New(opts Options) *Admission {
 func (a *Admission) Normalize(raw string) (string, error) { return urlnorm.Normalize(raw, a.opts.Norm) }
 
 // InScope reports whether u may be crawled at all: http or https, an
-// allowed host, an allowed prefix.
+// allowed host, an allowed prefix; or a file URL in one of the Folders.
 func (a *Admission) InScope(u *url.URL) bool {
+	if u.Scheme == "file" {
+		s := u.String()
+		for _, f := range a.opts.Folders {
+			if strings.HasPrefix(s, f) {
+				return true
+			}
+		}
+		return false
+	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return false
 	}
@@ -294,6 +307,9 @@ func (a *Admission) HasDuplicates(u string) bool {
 // host, whatever the number of concurrent callers. After RobotsTTL the
 // next call fetches robots.txt again.
 func (a *Admission) robotsAllow(u *url.URL) bool {
+	if u.Scheme == "file" { // a folder has no robots.txt, sitemaps or soft 404s
+		return true
+	}
 	a.mu.Lock()
 	hr := a.robots[u.Host]
 	if hr == nil {

@@ -363,7 +363,9 @@ func resolve(base *url.URL, ref string) *url.URL {
 	if base != nil {
 		u = base.ResolveReference(u)
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	switch {
+	case u.Scheme == "file" && base != nil && base.Scheme == "file": // a local folder's page links to its files
+	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 		return nil
 	}
 	// url.Parse accepts hosts it cannot read back ("//::"); a link that

@@ -294,3 +294,30 @@ func TestRefresh(t *testing.T) {
 		}
 	}
 }
+
+// TestFileLinksOnlyFromFiles: a web page's link to a local file is never
+// a link (a site cannot make the crawler read the machine's files); a
+// local folder's page links to its files.
+func TestFileLinksOnlyFromFiles(t *testing.T) {
+	body := `<html><body><main><p>See <a href="file:///etc/passwd">this</a> and <a href="b.pdf">that</a>.</p></main></body></html>`
+	for _, c := range []struct {
+		base string
+		want []string
+	}{
+		{"https://intra.example/a/", []string{"https://intra.example/a/b.pdf"}},
+		{"file:///srv/share/a/", []string{"file:///etc/passwd", "file:///srv/share/a/b.pdf"}},
+	} {
+		base, _ := url.Parse(c.base)
+		p, err := Parse(strings.NewReader(body), base, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, l := range p.Links {
+			got = append(got, l.URL)
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("links of a page at %s: %q, want %q", c.base, got, c.want)
+		}
+	}
+}

@@ -13,8 +13,8 @@ import (
 var (
 	// ErrInvalid means the input does not parse as an absolute URL with a host.
 	ErrInvalid = errors.New("urlnorm: invalid URL")
-	// ErrScheme means the URL's scheme is neither http nor https.
-	ErrScheme = errors.New("urlnorm: unsupported scheme (only http and https)")
+	// ErrScheme means the URL's scheme is neither http, https nor file.
+	ErrScheme = errors.New("urlnorm: unsupported scheme (only http, https and file)")
 )
 
 // DefaultDropParams is the list of tracking and session parameters dropped
@@ -93,6 +93,9 @@ func normalizeURL(u *url.URL, opts *Options) (string, error) {
 	if scheme == "" {
 		return "", fmt.Errorf("%w: %q is not absolute", ErrInvalid, u.String())
 	}
+	if scheme == "file" {
+		return normalizeFile(u, opts)
+	}
 	if scheme != "http" && scheme != "https" {
 		return "", fmt.Errorf("%w: %q", ErrScheme, scheme)
 	}
@@ -124,6 +127,16 @@ func normalizeURL(u *url.URL, opts *Options) (string, error) {
 		b.WriteString(q)
 	}
 	return b.String(), nil
+}
+
+// normalizeFile normalizes a file URL of the local machine ("file:///srv/share/a.pdf";
+// host empty or localhost): its path without dot segments, no query or
+// fragment (a file has none).
+func normalizeFile(u *url.URL, opts *Options) (string, error) {
+	if u.Opaque != "" || (u.Host != "" && !strings.EqualFold(u.Host, "localhost")) {
+		return "", fmt.Errorf("%w: %q is not a file of this machine", ErrInvalid, u.String())
+	}
+	return "file://" + cleanPath(u.EscapedPath(), opts), nil
 }
 
 // cleanPath strips dropped path parameters, then removes dot segments.
