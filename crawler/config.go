@@ -246,8 +246,9 @@ func (o Options) Validate() error {
 		u, err := url.Parse(s)
 		switch {
 		case err == nil && u.Scheme == "file" && strings.HasPrefix(u.Path, "/") && (u.Host == "" || u.Host == "localhost"):
+		case err == nil && u.Scheme == "smb" && u.Host != "" && len(strings.Trim(u.Path, "/")) > 0:
 		case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
-			errs = append(errs, fmt.Errorf("seeds: %q is not an absolute http, https or file URL", s))
+			errs = append(errs, fmt.Errorf("seeds: %q is not an absolute http, https, file or smb URL (smb://host/share/…)", s))
 		}
 	}
 	errs = append(errs, o.negatives()...)

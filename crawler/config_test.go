@@ -62,8 +62,8 @@ func TestValidate(t *testing.T) {
 	}{
 		{"defaults", func(*Options) {}, ""},
 		{"no delay", func(o *Options) { o.Delay = -1 }, ""},
-		{"ftp seed", func(o *Options) { o.Seeds = []string{"ftp://x/"} }, `seeds: "ftp://x/" is not an absolute http, https or file URL`},
-		{"relative seed", func(o *Options) { o.Seeds = []string{"intranet/"} }, "not an absolute http, https or file URL"},
+		{"ftp seed", func(o *Options) { o.Seeds = []string{"ftp://x/"} }, `seeds: "ftp://x/" is not an absolute http, https, file or smb URL`},
+		{"relative seed", func(o *Options) { o.Seeds = []string{"intranet/"} }, "not an absolute http, https, file or smb URL"},
 		{"negative pages", func(o *Options) { o.MaxPages = -5 }, "max_pages must not be negative, not -5"},
 		{"negative parallelism", func(o *Options) { o.Parallelism = -1 }, "parallelism must not be negative"},
 		{"negative timeout", func(o *Options) { o.Timeout = -time.Second }, "timeout must not be negative"},

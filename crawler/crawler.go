@@ -21,6 +21,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/crawler/polite"
+	"github.com/doppel-search/doppel/crawler/share"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/indexer"
 )
@@ -146,6 +147,9 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
+	if opts.SMB == nil {
+		opts.SMB = &share.Transport{}
+	}
 	c := &Crawler{opts: opts, n: &counters{}, fatal: &fatal{},
 		pacer: polite.New(polite.Options{Parallelism: opts.HostParallelism, Delay: max(opts.Delay, 0)})}
 	if c.front, err = frontier.Open(filepath.Join(dir, frontierFile), frontier.Options{NoSync: opts.NoSync, LockTimeout: lockTimeout}); err != nil {
@@ -217,10 +221,10 @@ func newHook(opts *Options, index indexer.Writer, record hook.RecorderFunc, sour
 		Groups: opts.groupsFor, NoDedup: opts.NoDedup, Recorder: record, Source: source})
 }
 
-// Close closes the stores. In-flight URLs are fetched again by the next
-// Run.
+// Close closes the stores and logs off the SMB sessions. In-flight URLs
+// are fetched again by the next Run.
 func (c *Crawler) Close() error {
-	return errors.Join(c.index.Close(), c.pages.Close(), c.front.Close())
+	return errors.Join(c.index.Close(), c.pages.Close(), c.front.Close(), c.opts.SMB.Close())
 }
 
 // Stats returns the counters so far.

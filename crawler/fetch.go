@@ -20,6 +20,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/pages"
+	"github.com/doppel-search/doppel/crawler/share"
 	"github.com/doppel-search/doppel/crawler/traps"
 	"github.com/doppel-search/doppel/dedup/features"
 )
@@ -176,7 +177,7 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 			col.SetCookieJar(cl.Jar)
 		}
 	}
-	col.WithTransport(withFiles(base))
+	col.WithTransport(withFiles(base, f.opts.SMB))
 	col.SetRequestTimeout(f.opts.Timeout)
 	col.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
 	col.OnResponse(func(resp *colly.Response) {
@@ -211,28 +212,33 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 	return col
 }
 
-// withFiles returns base able to fetch file URLs too (a crawl of a local
-// folder): the file transport serves a folder as a listing of links and a
-// file with the content type of its extension.
-func withFiles(base http.RoundTripper) http.RoundTripper {
+// withFiles returns base able to fetch file URLs (a local folder) and smb
+// URLs (an SMB share, with smb's credentials) too: a folder is served as
+// a listing of links, a file with the content type of its extension.
+func withFiles(base http.RoundTripper, smb *share.Transport) http.RoundTripper {
 	files := http.NewFileTransport(http.Dir("/"))
 	if t, ok := base.(*http.Transport); ok {
 		t = t.Clone()
 		t.RegisterProtocol("file", files)
+		t.RegisterProtocol("smb", smb)
 		return t
 	}
-	return schemes{base: base, file: files}
+	return schemes{base: base, file: files, smb: smb}
 }
 
-// schemes sends file URLs to file and the others to base.
+// schemes sends file and smb URLs to their transports, the others to
+// base.
 type schemes struct {
-	base, file http.RoundTripper
+	base, file, smb http.RoundTripper
 }
 
 // RoundTrip sends r by its scheme.
 func (s schemes) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.URL.Scheme == "file" {
+	switch r.URL.Scheme {
+	case "file":
 		return s.file.RoundTrip(r)
+	case "smb":
+		return s.smb.RoundTrip(r)
 	}
 	return s.base.RoundTrip(r)
 }
@@ -344,7 +350,7 @@ func (f *fetcher) process(r *result, resp *colly.Response) error {
 // folder: a folder of a file URL crawl, or a web server's generated index
 // ("Index of /reports/", as Apache and nginx title theirs).
 func listing(u, title string) bool {
-	return strings.HasPrefix(u, "file://") && strings.HasSuffix(u, "/") || strings.HasPrefix(title, "Index of /")
+	return (strings.HasPrefix(u, "file://") || strings.HasPrefix(u, "smb://")) && strings.HasSuffix(u, "/") || strings.HasPrefix(title, "Index of /")
 }
 
 // deferToCanonical queues the canonical URL a page names instead of the

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/doppel-search/doppel/crawler/pages"
+	"github.com/doppel-search/doppel/internal/sambatest"
 )
 
 // TestCrawlFolder: a local folder crawls like a site (file:///…): its
@@ -59,5 +60,29 @@ func write(t *testing.T, path string, b []byte) {
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCrawlShare: an SMB share (Samba on loopback, a guest session)
+// crawls like a site: its page and the PDF version in one cluster under
+// smb:// URLs, its folders' listings followed but not indexed.
+func TestCrawlShare(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{"manual/apa.html": "apa.en.html", "manual/apa.pdf": "apa.en.pdf"} {
+		b, err := os.ReadFile("extract/testdata/docs/" + src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, name), b)
+	}
+	addr := sambatest.Start(t, dir, "docs")
+	c := crawl(t, t.TempDir(), testOptions("smb://"+addr+"/docs/"))
+	recs := records(t, c)
+	html, pdf := recs["smb://"+addr+"/docs/manual/apa.html"], recs["smb://"+addr+"/docs/manual/apa.pdf"]
+	if html.Status != pages.Fetched || pdf.Status != pages.Fetched || pdf.Type != "pdf" || pdf.Cluster != html.Cluster {
+		t.Errorf("page %q %q, PDF %q %q type %q cluster %q (page's %q)", html.Status, html.Reason, pdf.Status, pdf.Reason, pdf.Type, pdf.Cluster, html.Cluster)
+	}
+	if r := recs["smb://"+addr+"/docs/manual/"]; r.Status != pages.Skipped || r.Reason != "directory listing" {
+		t.Errorf("the folder's listing: %q %q", r.Status, r.Reason)
 	}
 }

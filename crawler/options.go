@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/renameio/v2"
 
+	"github.com/doppel-search/doppel/crawler/share"
 	"github.com/doppel-search/doppel/crawler/traps"
 	"github.com/doppel-search/doppel/crawler/urlnorm"
 	"github.com/doppel-search/doppel/dedup"
@@ -122,6 +123,9 @@ type Options struct {
 	// Open. Default nil: http.DefaultTransport (pages keep the cookies
 	// their answers set, in memory, as colly does).
 	Client *http.Client `json:"-"`
+	// SMB reads smb:// URLs (SMB/CIFS shares) with its credentials; never
+	// saved. Default nil: guest sessions.
+	SMB *share.Transport `json:"-"`
 }
 
 // client returns an HTTP client with the crawl's Transport and Jar (see
@@ -153,7 +157,7 @@ func resolveOptions(dir string, opts Options) (Options, error) {
 		if err != nil {
 			return opts, fmt.Errorf("crawler: %s is damaged (%v); pass the seeds again to replace it", path, err)
 		}
-		saved.NoSync, saved.Client = opts.NoSync, opts.Client
+		saved.NoSync, saved.Client, saved.SMB = opts.NoSync, opts.Client, opts.SMB
 		if opts.MaxPages != 0 {
 			saved.MaxPages = opts.MaxPages
 		}
@@ -314,14 +318,15 @@ func (o *Options) EnsureDefaults() *Options {
 	return o
 }
 
-// folders returns the local folders the file seeds name (a seed's
+// folders returns the local folders and share folders the file and smb
+// seeds name (a seed's
 // folder: itself if it ends with "/", else its parent), as normalized
 // file URL prefixes: the scope of a crawl of file URLs.
 func (o Options) folders() []string {
 	var out []string
 	for _, s := range o.Seeds {
 		u, err := urlnorm.Normalize(s, o.norm())
-		if err != nil || !strings.HasPrefix(u, "file://") {
+		if err != nil || !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "smb://") {
 			continue
 		}
 		out = append(out, u[:strings.LastIndex(u, "/")+1])

@@ -5,10 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/doppel-search/doppel/crawler"
+	"github.com/doppel-search/doppel/crawler/share"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/indexer"
 )
@@ -61,6 +63,9 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 			"stop resumably (exit status 0). With --once it stops when nothing is left to fetch now: exit\n"+
 			"status 0 done, 130 interrupted (run the same command again to resume). Progress on stderr, a\n"+
 			"summary on stdout. Giving the seeds again on a DIR with a crawl goes on with the new options.\n"+
+			"Seeds may be http(s) URLs, local folders (file:///srv/share/) and SMB shares\n"+
+			"(smb://host/share/folder/: a guest session, or DOPPEL_SMB_USER, DOPPEL_SMB_PASSWORD and\n"+
+			"DOPPEL_SMB_DOMAIN from the environment, never stored).\n"+
 			"Exit status 1: error, 2: usage.\n\nFlags:\n")
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "\nThe configuration file (--config) is JSON: crawler.Options in snake_case, durations as Go\n"+
@@ -88,6 +93,9 @@ func (f *crawlFlags) options(fs *flag.FlagSet) (crawler.Options, error) {
 	})
 	if flagErr != nil {
 		return crawler.Options{}, flagErr
+	}
+	if user := os.Getenv("DOPPEL_SMB_USER"); user != "" { // never a flag or a file: kept out of crawl.json and ps
+		opts.SMB = &share.Transport{User: user, Password: os.Getenv("DOPPEL_SMB_PASSWORD"), Domain: os.Getenv("DOPPEL_SMB_DOMAIN")}
 	}
 	return opts, nil
 }

@@ -34,9 +34,10 @@ const (
 // Options configures an Admission. AllowedHosts is required; the zero
 // value of every other field is its default.
 type Options struct {
-	// Folders are the local folders a crawl of file URLs may read, as
-	// file URL prefixes ("file:///srv/share/"); a file URL outside them
-	// is out of scope. Default none: no file URL is.
+	// Folders are the local folders and SMB shares' folders a crawl may
+	// read, as URL prefixes ("file:///srv/share/",
+	// "smb://files.example/reports/"); a file or smb URL outside them is
+	// out of scope. Default none: no file or smb URL is.
 	Folders []string
 	// Client supplies the Transport (and Jar) robots.txt is fetched
 	// with; its timeout and redirect policy are Timeout and MaxRedirects.
@@ -162,9 +163,10 @@ func New(opts Options) *Admission {
 func (a *Admission) Normalize(raw string) (string, error) { return urlnorm.Normalize(raw, a.opts.Norm) }
 
 // InScope reports whether u may be crawled at all: http or https, an
-// allowed host, an allowed prefix; or a file URL in one of the Folders.
+// allowed host, an allowed prefix; or a file or smb URL in one of the
+// Folders.
 func (a *Admission) InScope(u *url.URL) bool {
-	if u.Scheme == "file" {
+	if u.Scheme == "file" || u.Scheme == "smb" {
 		s := u.String()
 		for _, f := range a.opts.Folders {
 			if strings.HasPrefix(s, f) {
@@ -307,7 +309,7 @@ func (a *Admission) HasDuplicates(u string) bool {
 // host, whatever the number of concurrent callers. After RobotsTTL the
 // next call fetches robots.txt again.
 func (a *Admission) robotsAllow(u *url.URL) bool {
-	if u.Scheme == "file" { // a folder has no robots.txt, sitemaps or soft 404s
+	if u.Scheme == "file" || u.Scheme == "smb" { // a folder has no robots.txt, sitemaps or soft 404s
 		return true
 	}
 	a.mu.Lock()

@@ -364,7 +364,7 @@ func resolve(base *url.URL, ref string) *url.URL {
 		u = base.ResolveReference(u)
 	}
 	switch {
-	case u.Scheme == "file" && base != nil && base.Scheme == "file": // a local folder's page links to its files
+	case (u.Scheme == "file" || u.Scheme == "smb") && base != nil && base.Scheme == u.Scheme: // a folder's page links to its files
 	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 		return nil
 	}

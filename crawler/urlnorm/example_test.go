@@ -21,7 +21,7 @@ func ExampleResolve() {
 	fmt.Println(err)
 	// Output:
 	// https://intra.example/manual/ch2/print.html
-	// urlnorm: unsupported scheme (only http, https and file): "mailto"
+	// urlnorm: unsupported scheme (only http, https, file and smb): "mailto"
 }
 
 func ExampleTemplate() {

@@ -13,8 +13,9 @@ import (
 var (
 	// ErrInvalid means the input does not parse as an absolute URL with a host.
 	ErrInvalid = errors.New("urlnorm: invalid URL")
-	// ErrScheme means the URL's scheme is neither http, https nor file.
-	ErrScheme = errors.New("urlnorm: unsupported scheme (only http, https and file)")
+	// ErrScheme means the URL's scheme is none of http, https, file and
+	// smb.
+	ErrScheme = errors.New("urlnorm: unsupported scheme (only http, https, file and smb)")
 )
 
 // DefaultDropParams is the list of tracking and session parameters dropped
@@ -96,7 +97,7 @@ func normalizeURL(u *url.URL, opts *Options) (string, error) {
 	if scheme == "file" {
 		return normalizeFile(u, opts)
 	}
-	if scheme != "http" && scheme != "https" {
+	if scheme != "http" && scheme != "https" && scheme != "smb" {
 		return "", fmt.Errorf("%w: %q", ErrScheme, scheme)
 	}
 	if u.Opaque != "" || u.Host == "" {
@@ -106,7 +107,7 @@ func normalizeURL(u *url.URL, opts *Options) (string, error) {
 	if host == "" {
 		return "", fmt.Errorf("%w: %q has no host", ErrInvalid, u.String())
 	}
-	if port := u.Port(); port != "" && !(scheme == "http" && port == "80" || scheme == "https" && port == "443") {
+	if port := u.Port(); port != "" && !(scheme == "http" && port == "80" || scheme == "https" && port == "443" || scheme == "smb" && port == "445") {
 		host = net.JoinHostPort(host, port)
 	} else if strings.Contains(host, ":") {
 		host = "[" + host + "]"

@@ -1,0 +1,128 @@
+// Package share lets a crawl read SMB/CIFS shares (Windows file shares,
+// Samba) like sites: an http.RoundTripper for smb://host[:port]/share/path
+// URLs, which serves a folder as a listing of links to its entries and a
+// file with the content type of its extension, as Go's file transport
+// does for a local folder. The client is cloudsoda/go-smb2 (pure Go, SMB
+// 2 and 3, NTLMv2).
+//
+// Credentials are the Transport's (a guest session when User is empty):
+// they are never part of a URL, so never recorded or shown.
+package share
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	smb2 "github.com/cloudsoda/go-smb2"
+)
+
+// DefaultPort is the SMB port.
+const DefaultPort = "445"
+
+// A Transport fetches smb:// URLs. The zero value connects as a guest.
+// It is safe for concurrent use; sessions are kept per host and share
+// until Close.
+type Transport struct {
+	User, Password, Domain string
+	// DialTimeout bounds connecting and logging on. Default 10s.
+	DialTimeout time.Duration
+
+	mu     sync.Mutex
+	shares map[string]*mount // host:port/share → its session
+}
+
+// A mount is one share mounted over one session, served as files.
+type mount struct {
+	session *smb2.Session
+	files   http.RoundTripper
+}
+
+// RoundTrip answers a GET of smb://host[:port]/share/path: a listing for
+// a folder (a redirect to the path with a final "/" first, as a file
+// server does), the file's bytes otherwise, 404 for what does not exist.
+func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Scheme != "smb" {
+		return nil, fmt.Errorf("share: not an smb URL: %s", r.URL)
+	}
+	name, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	if name == "" {
+		return nil, fmt.Errorf("share: %s names no share", r.URL)
+	}
+	m, err := t.mount(r.Context(), r.URL.Host, name)
+	if err != nil {
+		return nil, err
+	}
+	inner := r.Clone(r.Context())
+	inner.URL.Scheme, inner.URL.Host, inner.URL.Path, inner.URL.RawPath = "file", "", "/"+rest, ""
+	resp, err := m.files.RoundTrip(inner)
+	if err != nil {
+		return nil, err
+	}
+	resp.Request = r
+	if loc := resp.Header.Get("Location"); loc != "" && !strings.Contains(loc, "://") {
+		// The file server's redirects are relative to the share's root.
+		if strings.HasPrefix(loc, "/") {
+			loc = "/" + name + loc
+		}
+		resp.Header.Set("Location", loc)
+	}
+	return resp, nil
+}
+
+// mount returns the session of host's share name, logging on once.
+func (t *Transport) mount(ctx context.Context, host, name string) (*mount, error) {
+	if _, _, err := net.SplitHostPort(host); err != nil {
+		host = net.JoinHostPort(host, DefaultPort)
+	}
+	key := strings.ToLower(host) + "/" + name
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if m := t.shares[key]; m != nil {
+		return m, nil
+	}
+	timeout := t.DialTimeout
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
+	dctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	user := t.User
+	if user == "" {
+		user = "guest"
+	}
+	d := &smb2.Dialer{Initiator: &smb2.NTLMInitiator{User: user, Password: t.Password, Domain: t.Domain}}
+	s, err := d.Dial(dctx, host)
+	if err != nil {
+		return nil, fmt.Errorf("share: logging on to %s: %w", host, err)
+	}
+	sh, err := s.Mount(name)
+	if err != nil {
+		_ = s.Logoff()
+		return nil, fmt.Errorf("share: mounting %s on %s: %w", name, host, err)
+	}
+	m := &mount{session: s, files: http.NewFileTransportFS(sh.DirFS("."))}
+	if t.shares == nil {
+		t.shares = map[string]*mount{}
+	}
+	t.shares[key] = m
+	return m, nil
+}
+
+// Close logs off every session.
+func (t *Transport) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var first error
+	for k, m := range t.shares {
+		if err := m.session.Logoff(); err != nil && first == nil {
+			first = err
+		}
+		delete(t.shares, k)
+	}
+	return first
+}
