@@ -246,3 +246,26 @@ func BenchmarkPDF(b *testing.B) {
 		}
 	}
 }
+
+func FuzzODP(f *testing.F) {
+	fuzzRead(f, ODP, zipOf(f, map[string]string{"content.xml": `<office:document-content xmlns:office="o" xmlns:draw="d" xmlns:text="t"><office:body><office:presentation>` +
+		`<draw:page><draw:frame><draw:text-box><text:p>Quarterly review</text:p></draw:text-box></draw:frame></draw:page>` +
+		`<draw:page><draw:frame><draw:text-box><text:p>Revenue<text:s/>grew</text:p></draw:text-box></draw:frame></draw:page></office:presentation></office:body></office:document-content>`}))
+}
+
+// TestSlides: each ODP slide is a page, its text frames' paragraphs blocks.
+func TestSlides(t *testing.T) {
+	body := zipOf(t, map[string]string{"content.xml": `<office:document-content xmlns:office="o" xmlns:draw="d" xmlns:text="t"><office:body><office:presentation>` +
+		`<draw:page><draw:frame><draw:text-box><text:p>Quarterly review</text:p></draw:text-box></draw:frame></draw:page>` +
+		`<draw:page><draw:frame><draw:text-box><text:p>Revenue<text:s/>grew</text:p></draw:text-box></draw:frame></draw:page></office:presentation></office:body></office:document-content>`})
+	doc, err := Read(ODP, body, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Pages != 2 || strings.Join(doc.Blocks, "|") != "Quarterly review|Revenue grew" || doc.Title != "Quarterly review" {
+		t.Errorf("ODP: %d pages, blocks %q, title %q", doc.Pages, doc.Blocks, doc.Title)
+	}
+	if doc, err := Read(ODP, body, Limits{MaxPages: 1}); err != nil || doc.Pages != 1 || !doc.Cut || len(doc.Blocks) != 1 {
+		t.Errorf("ODP with MaxPages 1: %+v, %v", doc, err)
+	}
+}

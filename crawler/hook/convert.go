@@ -3,6 +3,7 @@ package hook
 import (
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/dedup"
@@ -21,13 +22,15 @@ import (
 
 // fromParsed is the page a parsed response says: its URL and host, the
 // cleaner's title, headings, tagged text, blocks and language, the
-// Last-Modified header (else the markup's date), the access groups and
-// the anchor texts known. Text, the blocks without site template, is
-// left to Prepare.
+// Last-Modified header (else the markup's date), the language (the URL's
+// section, the page's hreflang to itself, its markup, then the
+// Content-Language header's first tag), the access groups and the anchor
+// texts known. Text, the blocks without site template, is left to
+// Prepare.
 func fromParsed(pageURL string, header http.Header, parsed *Parsed, groups, anchors []string) page.Page {
 	c := parsed.Page
 	p := page.Page{URL: pageURL, Title: c.Title, Headings: c.Headings, Tagged: c.Tagged, Blocks: c.Blocks,
-		Groups: groups, Lang: lang.Of(pageURL, c.Hreflang, c.Language), Anchors: anchors, LastModified: c.LastModified,
+		Groups: groups, Lang: lang.Of(pageURL, c.Hreflang, c.Language, firstTag(header.Get("Content-Language"))), Anchors: anchors, LastModified: c.LastModified,
 		Truncated: parsed.Truncated, Type: parsed.Type}
 	if lm, err := http.ParseTime(header.Get("Last-Modified")); err == nil {
 		p.LastModified = lm.UTC()
@@ -36,6 +39,13 @@ func fromParsed(pageURL string, header http.Header, parsed *Parsed, groups, anch
 		p.Host = u.Host
 	}
 	return p
+}
+
+// firstTag returns the first language tag of a Content-Language header
+// ("de-DE, en" → "de-DE").
+func firstTag(v string) string {
+	tag, _, _ := strings.Cut(v, ",")
+	return strings.TrimSpace(tag)
 }
 
 // Record is the record of a processed page: the page and its cluster.

@@ -103,6 +103,13 @@ func TestFromParsed(t *testing.T) {
 	if p := fromParsed("http://x/a", http.Header{}, parsed, nil, nil); !p.LastModified.Equal(parsed.LastModified) {
 		t.Fatalf("without a header, LastModified = %v, want the markup's %v", p.LastModified, parsed.LastModified)
 	}
+	doc := &Parsed{Page: &clean.Page{Title: "報告"}, Type: "pdf"} // a document: no markup language
+	if p := fromParsed("http://x/r.pdf", http.Header{"Content-Language": {"ja-JP, en"}}, doc, nil, nil); p.Lang != "ja" {
+		t.Fatalf("a document with Content-Language ja-JP: Lang %q, want ja", p.Lang)
+	}
+	if p := fromParsed("http://x/r.pdf", http.Header{"Content-Language": {"ja"}}, parsed, nil, nil); p.Lang != "de" {
+		t.Fatalf("markup de and Content-Language ja: Lang %q, want the markup's de", p.Lang)
+	}
 }
 
 func TestSourceDoc(t *testing.T) {
