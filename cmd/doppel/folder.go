@@ -1,16 +1,16 @@
 package main
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/doppel-search/doppel/crawler/clean"
 	"github.com/doppel-search/doppel/crawler/extract"
+	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/internal/jsonl"
 )
 
@@ -21,6 +21,10 @@ import (
 // kinds, and documents that cannot be read, are listed in skipped with
 // the reason.
 func readFolder(dir string) (recs []jsonl.Record, skipped []string, err error) {
+	h, err := hook.New(hook.Options{NoDedup: true})
+	if err != nil {
+		return nil, nil, err
+	}
 	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -33,7 +37,7 @@ func readFolder(dir string) (recs []jsonl.Record, skipped []string, err error) {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		text, title, reason := readFile(path)
+		text, title, reason := readFile(h, path)
 		if reason != "" {
 			skipped = append(skipped, rel+": "+reason)
 			return nil
@@ -48,28 +52,30 @@ func readFolder(dir string) (recs []jsonl.Record, skipped []string, err error) {
 }
 
 // readFile returns the main text and title of one file, or why it is not
-// read.
-func readFile(path string) (text, title, reason string) {
+// read: the crawl's own reading (hook.Parse) of a page, a text file or a
+// document, its type told by its extension.
+func readFile(h *hook.Hook, path string) (text, title, reason string) {
+	ctype := ""
+	switch ext := strings.ToLower(filepath.Ext(path)); {
+	case ext == ".html" || ext == ".htm" || ext == ".xhtml":
+		ctype = "text/html"
+	case ext == ".txt" || ext == ".md" || ext == ".text" || ext == ".rst":
+		ctype = "text/plain"
+	case extract.IsDocument(path):
+	default:
+		return "", "", "not a page or document Doppel reads"
+	}
 	body, err := os.ReadFile(path)
 	if err != nil {
 		return "", "", err.Error()
 	}
-	if t, ok := extract.Detect("", path, body[:min(len(body), 8)]); ok {
-		doc, err := extract.Read(t, body, extract.Limits{})
-		if err != nil {
-			return "", "", err.Error()
+	p, err := h.Parse("file://"+filepath.ToSlash(path), http.Header{"Content-Type": {ctype}}, body)
+	if err != nil {
+		var skipped *hook.SkipError
+		if errors.As(err, &skipped) {
+			return "", "", skipped.Reason
 		}
-		return strings.Join(doc.Blocks, "\n\n"), doc.Title, ""
+		return "", "", err.Error()
 	}
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".html", ".htm", ".xhtml":
-		p, err := clean.Parse(bytes.NewReader(body), &url.URL{Scheme: "file", Path: filepath.ToSlash(path)}, clean.Options{})
-		if err != nil {
-			return "", "", err.Error()
-		}
-		return strings.Join(p.Blocks, "\n\n"), p.Title, ""
-	case ".txt", ".md", ".text", ".rst":
-		return string(body), "", ""
-	}
-	return "", "", "not a page or document Doppel reads"
+	return strings.Join(p.Blocks, "\n\n"), p.Title, ""
 }

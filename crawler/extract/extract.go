@@ -80,6 +80,13 @@ func Detect(contentType, urlPath string, head []byte) (Type, bool) {
 	return "", false
 }
 
+// IsDocument reports whether a file name's extension is one of the
+// formats read (".pdf", ".docx", …).
+func IsDocument(name string) bool {
+	_, ok := byExt[strings.ToLower(path.Ext(name))]
+	return ok
+}
+
 // A Document is what a document says.
 type Document struct {
 	Type     Type
