@@ -99,11 +99,13 @@ type Options struct {
 	// on a 20,000-page intranet expands to 100,000 terms, takes 8 s and
 	// 1 GB. Default 1024.
 	MaxTerms int
-	// Promote is how much better than its master a member must match a
-	// query to stand for its cluster on a result page: a member whose
-	// score is more than Promote times its master's (or whose master
-	// does not match) represents the cluster; otherwise the master does.
-	// Default 1.25; it must be at least 1.
+	// Promote is how much better than its master a member with a title of
+	// its own must match a query to stand for its cluster on a result
+	// page: a member whose score is more than Promote times its master's
+	// (or whose master does not match) represents the cluster; otherwise,
+	// and always when the member has the master's title (a document and
+	// its HTML page, a print copy), the master does. Default 1.25; it must
+	// be at least 1.
 	Promote float64
 	// PhraseBoost weighs a document holding a Plain query's words as a
 	// phrase, in the order typed, against one holding them apart
@@ -551,6 +553,12 @@ func (s *Searcher) hits(ctx context.Context, page []string, best map[string]*rep
 	for i, c := range page {
 		h := fields[ids[i]]
 		h.ID, h.Score = ids[i], best[c].score
+		if m := sameNamedMaster(members[h.Cluster], h, best[c]); m != nil {
+			// A member promoted over a master of the same title (a
+			// document and its HTML page, a print copy) matched better
+			// only by its length: the master stands for the cluster.
+			h.ID, h.URL, h.Title, h.Master, h.Lang, h.Type, h.LastModified = m.ID, m.URL, m.Title, true, m.Lang, m.Type, m.LastModified
+		}
 		if h.Master {
 			if m := inLanguage(members[h.Cluster], h.Lang, r); m != nil {
 				h.ID, h.URL, h.Title, h.Master, h.Lang, h.LastModified = m.ID, m.URL, m.Title, false, m.Lang, m.LastModified
@@ -564,6 +572,30 @@ func (s *Searcher) hits(ctx context.Context, page []string, best map[string]*rep
 		out = append(out, h)
 	}
 	return out, nil
+}
+
+// sameNamedMaster returns the master of a cluster whose promoted member h
+// has the master's title (as the cluster's member records have both: a
+// member left out of the index has no title of its own in its difference
+// record), if the master is among the hits (so the user may see it); nil
+// otherwise.
+func sameNamedMaster(members []indexer.Member, h Hit, b *rep) *indexer.Member {
+	if h.Master || b.master == "" {
+		return nil
+	}
+	var master, member *indexer.Member
+	for i := range members {
+		switch m := &members[i]; m.ID {
+		case b.master:
+			master = m
+		case h.ID:
+			member = m
+		}
+	}
+	if master == nil || member == nil || master.Title != member.Title {
+		return nil
+	}
+	return master
 }
 
 // candidates returns the window best hits of q by score and id, with the
