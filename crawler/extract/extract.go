@@ -1,6 +1,6 @@
 // Package extract reads the text of documents that are not HTML — PDF,
 // the Office Open XML formats (DOCX, PPTX, XLSX), the OpenDocument
-// formats (ODT, ODP, ODS) and plain text — into what the cleaner reads of
+// formats (ODT, ODP, ODS) — into what the cleaner reads of
 // an HTML page: a title, text blocks (paragraphs, slides' text frames,
 // table rows) and a modification date. A document then takes the same
 // path as a page (crawler/hook: Prepare, Insert, Record, Index), so a PDF
@@ -36,7 +36,6 @@ const (
 	ODT  Type = "odt"
 	ODP  Type = "odp"
 	ODS  Type = "ods"
-	Text Type = "txt"
 )
 
 // byMIME maps media types to formats.
@@ -177,8 +176,6 @@ func Read(t Type, body []byte, lim Limits) (doc *Document, err error) {
 		err = readOOXML(r, body)
 	case ODT, ODP, ODS:
 		err = readODF(r, body)
-	case Text:
-		readText(r, string(body))
 	default:
 		return nil, fail(t, "unknown format")
 	}

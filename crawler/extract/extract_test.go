@@ -181,7 +181,10 @@ func TestLimits(t *testing.T) {
 	if doc.Pages != 1 || !doc.Cut {
 		t.Errorf("MaxPages 1: %d pages read, cut %v", doc.Pages, doc.Cut)
 	}
-	doc, err = Read(Text, []byte(strings.Repeat("a paragraph of text\n\n", 1000)), Limits{MaxText: 100})
+	paras := strings.Repeat("<text:p>a paragraph of text</text:p>", 1000)
+	odt := zipOf(t, map[string]string{"content.xml": `<office:document-content xmlns:office="o" xmlns:text="t"><office:body><office:text>` +
+		paras + `</office:text></office:body></office:document-content>`})
+	doc, err = Read(ODT, odt, Limits{MaxText: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,8 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/doppel-search/doppel/internal/tokens"
 )
 
 // PDFs are read by PDFium (the PDF engine of Chromium), compiled to
@@ -178,9 +180,10 @@ func joinLine(para *strings.Builder, line string) {
 }
 
 // isWide reports whether r belongs to a script written without spaces
-// between words (Han, kana; not Hangul, which has spaces).
+// between words: the tokenizer's CJK characters but Hangul, which is
+// written with spaces, and the CJK punctuation (、。「」).
 func isWide(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) || r >= 0x3000 && r <= 0x30FF
+	return tokens.IsCJK(r) && !unicode.Is(unicode.Hangul, r) || r >= 0x3000 && r <= 0x303F
 }
 
 // pdfDate parses a PDF date ("D:20240131120000+01'00'", or a prefix of

@@ -67,17 +67,6 @@ func (r *run) finish() {
 	r.doc.Title = shorten(r.doc.Blocks[0], 120)
 }
 
-// readText reads plain text: paragraphs separated by blank lines are
-// blocks.
-func readText(r *run, s string) {
-	for _, para := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n\n") {
-		if !r.block(para) {
-			break
-		}
-	}
-	r.finish()
-}
-
 // shorten cuts s to at most n bytes, at a space if there is one in its
 // second half, else at a character boundary, and marks the cut with "…".
 func shorten(s string, n int) string {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/clean"
+	"github.com/doppel-search/doppel/crawler/extract"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/cluster"
@@ -135,5 +136,11 @@ func TestSourceDoc(t *testing.T) {
 	}
 	if d, err := bare.SourceDoc(context.Background(), "http://x/a"); d != nil || err != nil {
 		t.Fatalf("SourceDoc without a Source = %+v, %v; want nil, nil", d, err)
+	}
+}
+
+func TestNegativeDocumentLimits(t *testing.T) {
+	if _, err := New(Options{Documents: extract.Limits{MaxPages: -1}}); err == nil {
+		t.Error("New accepted a negative document page limit")
 	}
 }

@@ -249,6 +249,9 @@ func (o *Options) EnsureDefaults() *Options {
 
 // New returns a Hook.
 func New(opts Options) (*Hook, error) {
+	if err := opts.Documents.Validate(); err != nil {
+		return nil, err
+	}
 	if opts.Detector == nil {
 		det, err := dedup.New(nil, DetectorOptions())
 		if err != nil {
