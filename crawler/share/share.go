@@ -60,6 +60,12 @@ func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	inner := r.Clone(r.Context())
 	inner.URL.Scheme, inner.URL.Host, inner.URL.Path, inner.URL.RawPath = "file", "", "/"+rest, ""
 	resp, err := m.files.RoundTrip(inner)
+	if err != nil || resp.StatusCode == http.StatusInternalServerError {
+		// The session may have dropped (a server restart, a network
+		// cut): the next request logs on again. The answer is a transient
+		// failure for the crawl, which retries it.
+		t.forget(r.URL.Host, name, m)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -74,12 +80,31 @@ func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// mount returns the session of host's share name, logging on once.
-func (t *Transport) mount(ctx context.Context, host, name string) (*mount, error) {
+// key names host's share name in t.shares.
+func key(host, name string) string {
 	if _, _, err := net.SplitHostPort(host); err != nil {
 		host = net.JoinHostPort(host, DefaultPort)
 	}
-	key := strings.ToLower(host) + "/" + name
+	return strings.ToLower(host) + "/" + name
+}
+
+// forget logs off m, host's share name, and drops it, unless another
+// request has replaced it already.
+func (t *Transport) forget(host, name string, m *mount) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if k := key(host, name); t.shares[k] == m {
+		delete(t.shares, k)
+		_ = m.session.Logoff()
+	}
+}
+
+// mount returns the session of host's share name, logging on once.
+func (t *Transport) mount(ctx context.Context, host, name string) (*mount, error) {
+	key := key(host, name)
+	if h, _, err := net.SplitHostPort(host); err != nil || h == "" {
+		host = net.JoinHostPort(host, DefaultPort)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if m := t.shares[key]; m != nil {
