@@ -3,11 +3,14 @@ package indexer
 import (
 	"fmt"
 	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/registry"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 )
@@ -65,36 +68,48 @@ const (
 // add type mappings of their own before creating the index. Each call
 // returns a fresh mapping.
 func Mapping() *mapping.IndexMappingImpl {
+	im := bleve.NewIndexMapping()
+	im.DefaultAnalyzer = AnalyzerName
+	im.DefaultType = DocType
+	dm := docMapping(AnalyzerName)
+	im.DefaultMapping = dm
+	im.AddDocumentMapping(DocType, dm)
+	for _, a := range languageTypes() {
+		im.AddDocumentMapping(DocType+"/"+strings.TrimPrefix(a, analyzerPrefix), docMapping(a))
+	}
+	im.AddDocumentMapping(MemberType, memberMapping())
+	return im
+}
+
+// docMapping returns the mapping of a searchable document whose text
+// fields are analyzed by analyzer. Only [DocType]'s mapping names the
+// analyzer on its fields; a language's type sets it as the type's
+// default, so that bleve's AnalyzerNameForPath, which takes the first
+// type naming one on a field, answers [AnalyzerName] whatever the order.
+func docMapping(analyzer string) *mapping.DocumentMapping {
 	text := func(inAll bool) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
-		f.Analyzer = AnalyzerName
+		f.Analyzer = ""
+		if analyzer == AnalyzerName {
+			f.Analyzer = AnalyzerName
+		}
 		f.Store = true
 		f.IncludeTermVectors = true
 		f.IncludeInAll = inAll
 		return f
 	}
-	kw := func() *mapping.FieldMapping {
-		f := bleve.NewKeywordFieldMapping()
-		f.Analyzer = keyword.Name
-		f.IncludeInAll = false
-		return f
-	}
-	stored := func(f *mapping.FieldMapping) *mapping.FieldMapping {
-		f.Index = false
-		f.DocValues = false
-		f.IncludeInAll = false
-		f.Store = true
-		return f
-	}
 
 	dm := bleve.NewDocumentStaticMapping()
+	if analyzer != AnalyzerName {
+		dm.DefaultAnalyzer = analyzer
+	}
 	dm.AddFieldMappingsAt(FieldTitle, text(true))
 	dm.AddFieldMappingsAt(FieldHeadings, text(true))
 	dm.AddFieldMappingsAt(FieldBody, text(true))
 	dm.AddFieldMappingsAt(FieldAnchors, text(true))
-	dm.AddFieldMappingsAt(FieldTemplate, stored(bleve.NewTextFieldMapping()))
+	dm.AddFieldMappingsAt(FieldTemplate, storedField(bleve.NewTextFieldMapping()))
 	for _, name := range []string{FieldURL, FieldHost, FieldCluster, FieldGroups, FieldSimhash, FieldLang, FieldType} {
-		dm.AddFieldMappingsAt(name, kw())
+		dm.AddFieldMappingsAt(name, keywordField())
 	}
 	master := bleve.NewBooleanFieldMapping()
 	master.IncludeInAll = false
@@ -105,51 +120,110 @@ func Mapping() *mapping.IndexMappingImpl {
 	lm := bleve.NewDateTimeFieldMapping()
 	lm.IncludeInAll = false
 	dm.AddFieldMappingsAt(FieldLastModified, lm)
+	return dm
+}
 
+// keywordField returns the mapping of an exact-valued field.
+func keywordField() *mapping.FieldMapping {
+	f := bleve.NewKeywordFieldMapping()
+	f.Analyzer = keyword.Name
+	f.IncludeInAll = false
+	return f
+}
+
+// storedField returns f stored and not indexed.
+func storedField(f *mapping.FieldMapping) *mapping.FieldMapping {
+	f.Index = false
+	f.DocValues = false
+	f.IncludeInAll = false
+	f.Store = true
+	return f
+}
+
+// memberMapping returns the mapping of member records.
+func memberMapping() *mapping.DocumentMapping {
 	mm := bleve.NewDocumentStaticMapping()
-	kind := kw()
+	kind := keywordField()
 	kind.Store = false
 	mm.AddFieldMappingsAt(fieldKind, kind)
-	mm.AddFieldMappingsAt(fieldMemberCluster, kw())
-	mm.AddFieldMappingsAt(fieldMemberURL, stored(bleve.NewTextFieldMapping()))
-	mm.AddFieldMappingsAt(fieldMemberTitle, stored(bleve.NewTextFieldMapping()))
-	mm.AddFieldMappingsAt(fieldMemberIndexed, stored(bleve.NewBooleanFieldMapping()))
-	mm.AddFieldMappingsAt(fieldMemberMaster, stored(bleve.NewBooleanFieldMapping()))
-	mm.AddFieldMappingsAt(fieldMemberGroups, stored(bleve.NewTextFieldMapping()))
-	mm.AddFieldMappingsAt(fieldMemberModified, stored(bleve.NewDateTimeFieldMapping()))
-	mm.AddFieldMappingsAt(fieldMemberLength, stored(bleve.NewNumericFieldMapping()))
-	mm.AddFieldMappingsAt(fieldMemberEdited, stored(bleve.NewBooleanFieldMapping()))
-	mm.AddFieldMappingsAt(fieldMemberLang, stored(bleve.NewTextFieldMapping()))
-	mm.AddFieldMappingsAt(fieldMemberType, stored(bleve.NewTextFieldMapping()))
-
-	im := bleve.NewIndexMapping()
-	im.DefaultAnalyzer = AnalyzerName
-	im.DefaultType = DocType
-	im.DefaultMapping = dm
-	im.AddDocumentMapping(DocType, dm)
-	im.AddDocumentMapping(MemberType, mm)
-	return im
+	mm.AddFieldMappingsAt(fieldMemberCluster, keywordField())
+	mm.AddFieldMappingsAt(fieldMemberURL, storedField(bleve.NewTextFieldMapping()))
+	mm.AddFieldMappingsAt(fieldMemberTitle, storedField(bleve.NewTextFieldMapping()))
+	mm.AddFieldMappingsAt(fieldMemberIndexed, storedField(bleve.NewBooleanFieldMapping()))
+	mm.AddFieldMappingsAt(fieldMemberMaster, storedField(bleve.NewBooleanFieldMapping()))
+	mm.AddFieldMappingsAt(fieldMemberGroups, storedField(bleve.NewTextFieldMapping()))
+	mm.AddFieldMappingsAt(fieldMemberModified, storedField(bleve.NewDateTimeFieldMapping()))
+	mm.AddFieldMappingsAt(fieldMemberLength, storedField(bleve.NewNumericFieldMapping()))
+	mm.AddFieldMappingsAt(fieldMemberEdited, storedField(bleve.NewBooleanFieldMapping()))
+	mm.AddFieldMappingsAt(fieldMemberLang, storedField(bleve.NewTextFieldMapping()))
+	mm.AddFieldMappingsAt(fieldMemberType, storedField(bleve.NewTextFieldMapping()))
+	return mm
 }
 
 // TextQuery returns a query for the words of text in the title (boosted by
 // [TitleBoost]), the headings (boosted by 2), the anchor texts of links to
-// the document (boosted by 1.5) and the body. Wrap it with
+// the document (boosted by 1.5) and the body, as analyzed for a page in
+// any language (see [AnalyzerFor]: the words as each language's analyzer
+// makes them, once for analyzers that make the same terms). Wrap it with
 // [Index.Searchable] before searching.
 func TextQuery(text string) query.Query {
+	names := textAnalyzers(text)
 	q := func(field string, boost float64) query.Query {
-		m := bleve.NewMatchQuery(text)
-		m.SetField(field)
-		m.SetBoost(boost)
-		return m
+		var alts []query.Query
+		for _, a := range names {
+			m := bleve.NewMatchQuery(text)
+			m.SetField(field)
+			m.SetBoost(boost)
+			m.Analyzer = a
+			alts = append(alts, m)
+		}
+		return bleve.NewDisjunctionQuery(alts...)
 	}
 	return bleve.NewDisjunctionQuery(q(FieldTitle, TitleBoost), q(FieldHeadings, 2), q(FieldAnchors, 1.5), q(FieldBody, 1))
+}
+
+// analyzerCache resolves the analyzers TextQuery analyzes with.
+var analyzerCache = sync.OnceValue(registry.NewCache)
+
+// textAnalyzers returns the analyzers of every language that analyze
+// text differently from each other, [AnalyzerName] first.
+func textAnalyzers(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, name := range Analyzers(allLanguages()) {
+		a, err := analyzerCache().AnalyzerNamed(name)
+		if err != nil {
+			continue
+		}
+		var k strings.Builder
+		for _, t := range a.Analyze([]byte(text)) {
+			fmt.Fprintf(&k, "%d:%s\x00", t.Position, t.Term)
+		}
+		if !seen[k.String()] {
+			seen[k.String()] = true
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // docData is a searchable document as bleve maps it.
 type docData map[string]any
 
-// BleveType implements bleve's classifier.
-func (docData) BleveType() string { return DocType }
+// typeKey holds a document's bleve type in its docData: [DocType] or a
+// language's type (docTypeFor). No mapping names it, so it is neither
+// indexed nor stored.
+const typeKey = "doppel_doc_type"
+
+// BleveType implements bleve's classifier: the document type of the
+// page's language, whose analyzer indexes its text. (An index made
+// before a language had its type maps it by the default mapping.)
+func (d docData) BleveType() string {
+	if t, ok := d[typeKey].(string); ok {
+		return t
+	}
+	return DocType
+}
 
 func toData(d *Doc) docData {
 	m := docData{
@@ -166,6 +240,7 @@ func toData(d *Doc) docData {
 	}
 	if d.Lang != "" {
 		m[FieldLang] = d.Lang
+		m[typeKey] = docTypeFor(d.Lang)
 	}
 	if d.Type != "" {
 		m[FieldType] = d.Type

@@ -217,6 +217,7 @@ type Searcher struct {
 	ix    indexer.Searcher
 	opts  Options
 	plain *userquery.Parser
+	langs *languages
 }
 
 // plainFields are the fields a Plain query searches and may name, with
@@ -261,9 +262,10 @@ func (o *Options) EnsureDefaults() *Options {
 // it must do).
 func New(ix indexer.Searcher, opts Options) *Searcher {
 	opts.EnsureDefaults()
+	langs := &languages{ix: ix}
 	plain := userquery.New(userquery.Options{Fields: plainFields(), Mapping: ix.Mapping(), MaxBytes: opts.MaxQueryBytes,
-		PhraseBoost: opts.PhraseBoost})
-	return &Searcher{ix: ix, opts: opts, plain: plain}
+		PhraseBoost: opts.PhraseBoost, Analyzers: langs.analyzers})
+	return &Searcher{ix: ix, opts: opts, plain: plain, langs: langs}
 }
 
 // Index returns the searched index if it is an [*indexer.Index], else
@@ -334,7 +336,7 @@ func (s *Searcher) compile(q string, syn Syntax) (compiled, error) {
 	if err != nil {
 		return compiled{}, err
 	}
-	text = s.bound(text)
+	text = s.bound(s.langs.inLanguages(text))
 	return compiled{text: text, snippet: text}, nil
 }
 

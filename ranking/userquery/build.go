@@ -1,7 +1,9 @@
 package userquery
 
 import (
+	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -98,13 +100,56 @@ func (p *Parser) build(q Parsed, strict bool, common func(string) bool) query.Qu
 	return query.NewBooleanQuery(must, should, not)
 }
 
-// analyze returns the tokens of text in each text field.
+// analyze returns the analyses of text in each text field.
 func (p *Parser) analyze(text string) []analysis.TokenStream {
-	out := make([]analysis.TokenStream, len(p.text))
-	for i, f := range p.text {
-		out[i] = p.an[f.Name].Analyze([]byte(text))
+	var out []analysis.TokenStream
+	for _, f := range p.text {
+		out = append(out, p.analyses(f.Name, text)...)
 	}
 	return out
+}
+
+// analyses returns the analyses of text in field: one token stream per
+// analyzer of the field (the mapping's, then those Options.Analyzers
+// names), those giving the same tokens at the same positions once. An
+// analysis may be empty (the words are stop words of that language).
+func (p *Parser) analyses(field, text string) []analysis.TokenStream {
+	as := []analysis.Analyzer{p.an[field]}
+	if p.opts.Analyzers != nil {
+		for _, name := range p.opts.Analyzers(field) {
+			if a := p.analyzer(name); a != nil && !slices.Contains(as, a) {
+				as = append(as, a)
+			}
+		}
+	}
+	if len(as) == 1 {
+		return []analysis.TokenStream{as[0].Analyze([]byte(text))}
+	}
+	var out []analysis.TokenStream
+	seen := map[string]bool{}
+	for _, a := range as {
+		ts := a.Analyze([]byte(text))
+		var k strings.Builder
+		for _, t := range ts {
+			fmt.Fprintf(&k, "%d:%s\x00", t.Position, t.Term)
+		}
+		if !seen[k.String()] {
+			seen[k.String()] = true
+			out = append(out, ts)
+		}
+	}
+	return out
+}
+
+// analyzer returns the mapping's analyzer named name, nil if it has none.
+func (p *Parser) analyzer(name string) analysis.Analyzer {
+	if a, ok := p.named.Load(name); ok {
+		an, _ := a.(analysis.Analyzer)
+		return an
+	}
+	a := p.opts.Mapping.AnalyzerNamed(name)
+	p.named.Store(name, a)
+	return a
 }
 
 // everyTerm returns a query for the documents that hold every term of
@@ -147,38 +192,49 @@ func MinShould(n int) int {
 	return max(1, min(n-1, (2*n+2)/3))
 }
 
-// terms applies combine, per analyzer, to the distinct terms of text and
-// one query per term (the term in any text field of that analyzer), and
-// returns the disjunction over analyzers; nil if text has no term.
+// terms applies combine, per analysis, to the distinct terms of text and
+// one query per term (the term in any text field that analysis came
+// from), and returns the disjunction over analyses; nil if text has no
+// term. Fields analyzing text alike (all of them, in an index of one
+// language) make one group.
 func (p *Parser) terms(text string, boost float64, combine func([]string, []query.Query) query.Query) query.Query {
-	// Fields sharing an analyzer (all of them, usually) make one group.
-	var groups []query.Query
-	done := map[analysis.Analyzer]bool{}
+	type group struct {
+		terms  []string
+		fields []Field
+	}
+	var groups []*group
+	byTerms := map[string]*group{}
 	for _, f := range p.text {
-		a := p.an[f.Name]
-		if done[a] {
-			continue
+		for _, ts := range p.analyses(f.Name, text) {
+			terms := distinct(ts)
+			k := strings.Join(terms, "\x00")
+			g := byTerms[k]
+			if g == nil {
+				g = &group{terms: terms}
+				byTerms[k] = g
+				groups = append(groups, g)
+			}
+			g.fields = append(g.fields, f)
 		}
-		done[a] = true
-		terms := distinct(a.Analyze([]byte(text)))
+	}
+	var out []query.Query
+	for _, g := range groups {
 		var all []query.Query
-		for _, t := range terms {
+		for _, t := range g.terms {
 			var any []query.Query
-			for _, g := range p.text {
-				if p.an[g.Name] == a {
-					any = append(any, term(t, g.Name, g.Boost*boost))
-				}
+			for _, f := range g.fields {
+				any = append(any, term(t, f.Name, f.Boost*boost))
 			}
 			all = append(all, disjunction(any))
 		}
-		if cq := combine(terms, all); cq != nil {
-			groups = append(groups, cq)
+		if cq := combine(g.terms, all); cq != nil {
+			out = append(out, cq)
 		}
 	}
-	if len(groups) == 0 {
+	if len(out) == 0 {
 		return nil
 	}
-	return disjunction(groups)
+	return disjunction(out)
 }
 
 // words returns the scoring queries for plain words: per text field, a
@@ -187,20 +243,21 @@ func (p *Parser) terms(text string, boost float64, combine func([]string, []quer
 func (p *Parser) words(text string) []query.Query {
 	var out []query.Query
 	for _, f := range p.text {
-		toks := p.an[f.Name].Analyze([]byte(text))
-		terms := distinct(toks)
-		if len(terms) == 0 {
-			continue
-		}
-		var tqs []query.Query
-		for _, t := range terms {
-			tqs = append(tqs, term(t, f.Name, f.Boost))
-		}
-		out = append(out, disjunction(tqs))
-		if len(terms) > 1 {
-			ph := query.NewMultiPhraseQuery(phrase(toks), f.Name)
-			ph.SetBoost(f.Boost * p.opts.PhraseBoost)
-			out = append(out, ph)
+		for _, toks := range p.analyses(f.Name, text) {
+			terms := distinct(toks)
+			if len(terms) == 0 {
+				continue
+			}
+			var tqs []query.Query
+			for _, t := range terms {
+				tqs = append(tqs, term(t, f.Name, f.Boost))
+			}
+			out = append(out, disjunction(tqs))
+			if len(terms) > 1 {
+				ph := query.NewMultiPhraseQuery(phrase(toks), f.Name)
+				ph.SetBoost(f.Boost * p.opts.PhraseBoost)
+				out = append(out, ph)
+			}
 		}
 	}
 	return out
@@ -214,11 +271,7 @@ func (p *Parser) clause(c Clause) query.Query {
 		var alts []query.Query
 		if c.Phrase {
 			for _, f := range p.text {
-				if toks := p.an[f.Name].Analyze([]byte(c.Text)); len(toks) > 0 {
-					ph := query.NewMultiPhraseQuery(phrase(toks), f.Name)
-					ph.SetBoost(f.Boost)
-					alts = append(alts, ph)
-				}
+				alts = append(alts, phrases(p.analyses(f.Name, c.Text), f.Name, f.Boost)...)
 			}
 			if len(alts) == 0 {
 				return nil
@@ -247,20 +300,39 @@ func (p *Parser) clause(c Clause) query.Query {
 		rq.SetBoost(boost)
 		return rq
 	}
-	toks := p.an[f.Name].Analyze([]byte(c.Text))
-	if len(toks) == 0 {
+	as := p.analyses(f.Name, c.Text)
+	var alts []query.Query
+	if c.Phrase {
+		alts = phrases(as, f.Name, boost)
+	} else {
+		for _, toks := range as {
+			var all []query.Query
+			for _, t := range distinct(toks) {
+				all = append(all, term(t, f.Name, boost))
+			}
+			if cq := conjunction(all); cq != nil {
+				alts = append(alts, cq)
+			}
+		}
+	}
+	if len(alts) == 0 {
 		return nil
 	}
-	if c.Phrase {
-		ph := query.NewMultiPhraseQuery(phrase(toks), f.Name)
-		ph.SetBoost(boost)
-		return ph
+	return disjunction(alts)
+}
+
+// phrases returns a phrase query in field for each analysis that has a
+// term.
+func phrases(as []analysis.TokenStream, field string, boost float64) []query.Query {
+	var out []query.Query
+	for _, toks := range as {
+		if len(toks) > 0 {
+			ph := query.NewMultiPhraseQuery(phrase(toks), field)
+			ph.SetBoost(boost)
+			out = append(out, ph)
+		}
 	}
-	var all []query.Query
-	for _, t := range distinct(toks) {
-		all = append(all, term(t, f.Name, boost))
-	}
-	return conjunction(all)
+	return out
 }
 
 func term(t, field string, boost float64) query.Query {
@@ -321,8 +393,7 @@ func phrase(toks analysis.TokenStream) [][]string {
 // field should mark. It is cheaper than q's query (no phrases, one field)
 // and nil when q has no such term.
 func (p *Parser) Snippet(q Parsed, field string) query.Query {
-	a := p.an[field]
-	if a == nil {
+	if p.an[field] == nil {
 		return nil
 	}
 	var text []string
@@ -332,8 +403,14 @@ func (p *Parser) Snippet(q Parsed, field string) query.Query {
 		}
 	}
 	var tqs []query.Query
-	for _, t := range distinct(a.Analyze([]byte(strings.Join(text, " ")))) {
-		tqs = append(tqs, term(t, field, 1))
+	seen := map[string]bool{}
+	for _, toks := range p.analyses(field, strings.Join(text, " ")) {
+		for _, t := range distinct(toks) {
+			if !seen[t] {
+				seen[t] = true
+				tqs = append(tqs, term(t, field, 1))
+			}
+		}
 	}
 	if len(tqs) == 0 {
 		return nil

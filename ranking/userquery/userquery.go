@@ -3,6 +3,7 @@ package userquery
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -71,6 +72,14 @@ type Options struct {
 	// it names one it lacks). Default: bleve.NewIndexMapping() (the
 	// standard analyzer everywhere).
 	Mapping mapping.IndexMapping
+	// Analyzers, if set, names the analyzers a text field was indexed
+	// with when there are more than the mapping's one — the field of a
+	// multilingual index, each page analyzed in its own language. It is
+	// called for each query built; the text is analyzed by each, and a
+	// document matches when its words are those of one analysis (one
+	// language). Names the mapping lacks are skipped; nil or empty: the
+	// mapping's analyzer alone.
+	Analyzers func(field string) []string
 	// PhraseBoost weighs, relative to the field's boost, a document
 	// holding the query's plain words as a phrase, in the order typed.
 	// Default 1.
@@ -83,9 +92,10 @@ type Options struct {
 // A Parser reads user queries. It is safe for concurrent use.
 type Parser struct {
 	opts   Options
-	fields map[string]*Field // by name and alias
-	text   []Field           // fields plain words are searched in
-	an     map[string]analysis.Analyzer
+	fields map[string]*Field            // by name and alias
+	text   []Field                      // fields plain words are searched in
+	an     map[string]analysis.Analyzer // the mapping's analyzer of each text field
+	named  sync.Map                     // analyzer name → analysis.Analyzer (nil if the mapping lacks it)
 }
 
 // EnsureDefaults sets every zero field to its default (each field's doc

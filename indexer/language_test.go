@@ -1,0 +1,165 @@
+package indexer
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/doppel-search/doppel/internal/tokens"
+)
+
+func TestAnalyzerFor(t *testing.T) {
+	for l, want := range map[string]string{
+		"": AnalyzerName, "en": AnalyzerName, "xx": AnalyzerName, "el": AnalyzerName, // no stemmer in bleve: the default
+		"de": "doppel-de", "fr": "doppel-fr", "nb": "doppel-no", "pt": "doppel-pt", "ru": "doppel-ru",
+		"ja": "doppel-cjk", "ko": "doppel-cjk", "zh-hans": "doppel-cjk", "zh-hant": "doppel-cjk",
+	} {
+		if got := AnalyzerFor(l); got != want {
+			t.Errorf("AnalyzerFor(%q) = %q, want %q", l, got, want)
+		}
+	}
+	if got := Analyzers([]string{"de", "en", "at", "ja", "ko", "de"}); !slices.Equal(got, []string{AnalyzerName, "doppel-de", "doppel-cjk"}) {
+		t.Errorf("Analyzers = %q", got)
+	}
+}
+
+// TestLanguageAnalyzersKeepTheTokens: every language's analyzer starts
+// from the detector's tokens — each term it makes stands at the position
+// of a token of internal/tokens and comes from it — and only filters them
+// (stop words out, stems, folded forms).
+func TestLanguageAnalyzersKeepTheTokens(t *testing.T) {
+	m := Mapping()
+	text := "Die Häuser am See — les maisons de l'homme; the houses; Домов; 東京都の会議室, ｶﾀｶﾅ; x86_64"
+	var want []string
+	tokens.Scan(text, func(start, end int, _ bool) { want = append(want, text[start:end]) })
+	for _, l := range append(allLanguages(), "en") {
+		name := AnalyzerFor(l)
+		an := m.AnalyzerNamed(name)
+		if an == nil {
+			t.Fatalf("%s: no analyzer %q", l, name)
+		}
+		toks := an.Analyze([]byte(text))
+		if len(toks) == 0 {
+			t.Errorf("%s: no tokens", l)
+		}
+		for _, tok := range toks {
+			if tok.Position < 1 || tok.Position > len(want) || text[tok.Start:tok.End] != want[tok.Position-1] {
+				t.Errorf("%s: token %q at %d (%q) is not the tokenizer's token there", l, tok.Term, tok.Position, text[tok.Start:tok.End])
+			}
+		}
+	}
+}
+
+// TestPagesAnalyzedInTheirLanguage: a page is indexed by its language's
+// analyzer — a German page's "Häuser" is found by "Haus", a French page's
+// "maisons" by "maison" — and TextQuery, which analyzes the words as
+// every language does, finds each page by its own words; an English page
+// keeps the Porter stemmer.
+func TestPagesAnalyzedInTheirLanguage(t *testing.T) {
+	bi, err := bleve.NewMemOnly(Mapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Wrap(bi, Options{Policy: All})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ctx := context.Background()
+	docs := []Doc{
+		{ID: "de", Lang: "de", Title: "Ferienhäuser", Body: "Die Häuser am See werden im Sommer vermietet."},
+		{ID: "fr", Lang: "fr", Title: "Location", Body: "Les maisons du lac sont louées en été."},
+		{ID: "en", Lang: "en", Title: "Rentals", Body: "The houses by the lake are rented in summer."},
+		{ID: "ja", Lang: "ja", Title: "別荘", Body: "湖畔の別荘は夏に貸し出されます。ＶＰＮ"},
+	}
+	for _, d := range docs {
+		d.URL = "http://x/" + d.ID
+		if err := ix.Add(ctx, d, Placement{ID: d.ID, Cluster: d.ID, Master: d.ID}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ix.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	find := func(q query.Query) []string {
+		t.Helper()
+		res, err := ix.Search(ctx, bleve.NewSearchRequest(ix.Searchable(q)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range res.Hits {
+			got = append(got, h.ID)
+		}
+		slices.Sort(got)
+		return got
+	}
+	term := func(field, t string) query.Query {
+		q := bleve.NewTermQuery(t)
+		q.SetField(field)
+		return q
+	}
+	for _, c := range []struct {
+		name string
+		q    query.Query
+		want []string
+	}{
+		{"german stem in the index", term(FieldBody, "haus"), []string{"de"}},
+		{"french stem in the index", term(FieldBody, "maison"), []string{"fr"}},
+		{"english stem in the index", term(FieldBody, "hous"), []string{"en"}},
+		{"width folded", term(FieldBody, "vpn"), []string{"ja"}},
+		{"haus", TextQuery("Haus"), []string{"de"}},
+		{"häuser", TextQuery("Häuser"), []string{"de"}},
+		{"maison", TextQuery("maison"), []string{"fr"}},
+		{"house", TextQuery("house"), []string{"en"}},
+		{"別荘", TextQuery("別荘"), []string{"ja"}},
+	} {
+		if got := find(c.q); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	// The language is stored as before, and the German page reads back whole.
+	d, err := ix.Document("de")
+	if err != nil || d == nil || d.Lang != "de" || !strings.Contains(d.Body, "Häuser") {
+		t.Errorf("Document(de) = %+v, %v", d, err)
+	}
+}
+
+// TestOldMappingStillIndexesLanguages: an index made with a mapping
+// without the language types (before they existed) indexes a German page
+// by the default analyzer, as it did.
+func TestOldMappingStillIndexesLanguages(t *testing.T) {
+	m := Mapping()
+	for name := range m.TypeMapping {
+		if strings.HasPrefix(name, DocType+"/") {
+			delete(m.TypeMapping, name)
+		}
+	}
+	bi, err := bleve.NewMemOnly(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Wrap(bi, Options{Policy: All})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ctx := context.Background()
+	d := Doc{ID: "de", URL: "http://x/de", Lang: "de", Body: "Die Häuser am See"}
+	if err := ix.Add(ctx, d, Placement{ID: "de", Cluster: "de", Master: "de"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	q := bleve.NewTermQuery("häuser") // Porter leaves it; the German stemmer would not
+	q.SetField(FieldBody)
+	res, err := ix.Search(ctx, bleve.NewSearchRequest(ix.Searchable(q)))
+	if err != nil || res.Total != 1 {
+		t.Errorf("old mapping: %v hits, %v", res, err)
+	}
+}

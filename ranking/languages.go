@@ -1,0 +1,142 @@
+package ranking
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/doppel-search/doppel/indexer"
+)
+
+// languagesTTL is how long the languages read from the index are used
+// before they are read again: a page in a new language is found in its
+// own words that much after it is flushed.
+const languagesTTL = 5 * time.Second
+
+// languages are the analyzers of the languages of the index's pages
+// (indexer.Analyzers): a query is analyzed by each, so that it matches a
+// page in the words its language's analyzer indexed. In an index of one
+// language that is one analyzer, and queries cost what they did before
+// pages had languages.
+type languages struct {
+	ix   indexer.Searcher
+	mu   sync.Mutex // held while reading the index
+	read sync.Mutex // guards at and names
+	at   time.Time
+	// names are the analyzers; never empty once read.
+	names []string
+}
+
+// analyzers returns the analyzers of the index's languages, reading them
+// again when they are older than languagesTTL. A query arriving while
+// another reads them uses the ones read before.
+func (l *languages) analyzers(string) []string {
+	l.read.Lock()
+	names, fresh := l.names, time.Since(l.at) < languagesTTL
+	l.read.Unlock()
+	if fresh || (names != nil && !l.mu.TryLock()) {
+		return names
+	}
+	if names == nil {
+		l.mu.Lock()
+	}
+	defer l.mu.Unlock()
+	got, err := l.readIndex()
+	l.read.Lock()
+	defer l.read.Unlock()
+	if err == nil || l.names == nil {
+		l.names = got
+	}
+	l.at = time.Now()
+	return l.names
+}
+
+// readIndex returns the analyzers of the languages the index's pages
+// have (at most 100 languages, the most frequent), [indexer.AnalyzerName]
+// alone if it cannot be read.
+func (l *languages) readIndex() ([]string, error) {
+	req := bleve.NewSearchRequestOptions(bleve.NewMatchAllQuery(), 0, 0, false)
+	req.AddFacet(indexer.FieldLang, bleve.NewFacetRequest(indexer.FieldLang, 100))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	res, err := l.ix.Search(ctx, req)
+	if err != nil {
+		return indexer.Analyzers(nil), err
+	}
+	var langs []string
+	if f := res.Facets[indexer.FieldLang]; f != nil && f.Terms != nil {
+		for _, t := range f.Terms.Terms() {
+			langs = append(langs, t.Term)
+		}
+	}
+	return indexer.Analyzers(langs), nil
+}
+
+// inLanguages returns q (a query of bleve's syntax) with each match and
+// phrase query that names no analyzer analyzed by each of the index's
+// language analyzers: a disjunction of copies, one per analyzer making
+// different terms of its text. Left to bleve, such a query would take
+// the analyzer of whichever document type its mapping happened to list
+// first.
+func (l *languages) inLanguages(q query.Query) query.Query {
+	names := l.analyzers("")
+	var walk func(q query.Query) query.Query
+	walk = func(q query.Query) query.Query {
+		switch q := q.(type) {
+		case *query.BooleanQuery:
+			for _, c := range []*query.Query{&q.Must, &q.Should, &q.MustNot, &q.Filter} {
+				if *c != nil {
+					*c = walk(*c)
+				}
+			}
+		case *query.ConjunctionQuery:
+			for i := range q.Conjuncts {
+				q.Conjuncts[i] = walk(q.Conjuncts[i])
+			}
+		case *query.DisjunctionQuery:
+			for i := range q.Disjuncts {
+				q.Disjuncts[i] = walk(q.Disjuncts[i])
+			}
+		case *query.MatchQuery:
+			if q.Analyzer == "" {
+				return l.each(names, q.Match, func(a string) query.Query { c := *q; c.Analyzer = a; return &c })
+			}
+		case *query.MatchPhraseQuery:
+			if q.Analyzer == "" {
+				return l.each(names, q.MatchPhrase, func(a string) query.Query { c := *q; c.Analyzer = a; return &c })
+			}
+		}
+		return q
+	}
+	return walk(q)
+}
+
+// each returns the disjunction of with(a) for each analyzer a of names
+// that analyzes text differently from those before it.
+func (l *languages) each(names []string, text string, with func(analyzer string) query.Query) query.Query {
+	var alts []query.Query
+	seen := map[string]bool{}
+	for _, name := range names {
+		a := l.ix.Mapping().AnalyzerNamed(name)
+		if a == nil {
+			continue
+		}
+		var k strings.Builder
+		for _, t := range a.Analyze([]byte(text)) {
+			fmt.Fprintf(&k, "%d:%s\x00", t.Position, t.Term)
+		}
+		if !seen[k.String()] {
+			seen[k.String()] = true
+			alts = append(alts, with(name))
+		}
+	}
+	if len(alts) == 1 {
+		return alts[0]
+	}
+	return query.NewDisjunctionQuery(alts)
+}

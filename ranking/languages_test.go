@@ -1,0 +1,88 @@
+package ranking
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/doppel-search/doppel/indexer"
+)
+
+// TestQueriesInEveryLanguage: a query is analyzed as each language of the
+// index analyzes its pages, so every page is found by its own words and
+// their forms — "Haus" finds the German page's "Häuser", "die Häuser"
+// finds it though "die" is a German stop word that is no English one —
+// in plain and in bleve's syntax; and an index of one language analyzes
+// queries with that language's analyzer alone.
+func TestQueriesInEveryLanguage(t *testing.T) {
+	bi, err := bleve.NewMemOnly(indexer.Mapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := indexer.Wrap(bi, indexer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ctx := context.Background()
+	add := func(i int, d indexer.Doc) {
+		d.URL = "http://intra/" + d.ID
+		if err := ix.Add(ctx, d, indexer.Placement{ID: d.ID, Cluster: fmt.Sprint("c", i), Master: d.ID}); err != nil {
+			t.Fatal(err)
+		}
+		if err := ix.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(0, indexer.Doc{ID: "en", Lang: "en", Title: "Holiday rentals", Body: "The houses by the lake are rented in summer."})
+	s := New(ix, Options{})
+	if got := s.langs.analyzers(""); !slices.Equal(got, []string{indexer.AnalyzerName}) {
+		t.Fatalf("an English index: analyzers %q", got)
+	}
+	for i, d := range []indexer.Doc{
+		{ID: "de", Lang: "de", Title: "Ferienwohnungen", Body: "Die Häuser am See werden im Sommer vermietet."},
+		{ID: "fr", Lang: "fr", Title: "Locations de vacances", Body: "Les maisons du lac sont louées en été."},
+		{ID: "ja", Lang: "ja", Title: "別荘の貸し出し", Body: "湖畔の別荘は夏に貸し出されます。"},
+	} {
+		add(i+1, d)
+	}
+	s = New(ix, Options{}) // languages are read again after languagesTTL; a new Searcher reads them now
+	if got := slices.Sorted(slices.Values(s.langs.analyzers(""))); !slices.Equal(got, []string{indexer.AnalyzerName, "doppel-cjk", "doppel-de", "doppel-fr"}) {
+		t.Fatalf("analyzers %q, want the default, cjk, de and fr", got)
+	}
+	for _, tc := range []struct {
+		q    string
+		syn  Syntax
+		want []string
+	}{
+		{"Haus", Plain, []string{"de"}},
+		{"die Häuser", Plain, []string{"de"}},
+		{"häuser see", Plain, []string{"de"}},
+		{`"Häuser am See"`, Plain, []string{"de"}},
+		{"maison", Plain, []string{"fr"}},
+		{"house", Plain, []string{"en"}},
+		{"houses lake", Plain, []string{"en"}},
+		{"別荘", Plain, []string{"ja"}},
+		{"Haus", Bleve, []string{"de"}},
+		{`"Häuser am See"`, Bleve, []string{"de"}},
+		{"body:maison", Bleve, []string{"fr"}},
+		{"house", Bleve, []string{"en"}},
+	} {
+		res, err := s.Search(ctx, Request{Query: tc.q, Syntax: tc.syn})
+		if err != nil {
+			t.Errorf("%q: %v", tc.q, err)
+			continue
+		}
+		var got []string
+		for _, h := range res.Hits {
+			got = append(got, h.ID)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q (%v): %v, want %v", tc.q, tc.syn, got, tc.want)
+		}
+	}
+}
