@@ -24,7 +24,8 @@ import (
 // cleaner's title, headings, tagged text, blocks and language, the
 // Last-Modified header (else the markup's date), the language (the URL's
 // section, the page's hreflang to itself, its markup, then the
-// Content-Language header's first tag), the access groups and the anchor
+// Content-Language header's first tag; failing those, the language its
+// text is in, lang.Detect), the access groups and the anchor
 // texts known. Text, the blocks without site template, is left to
 // Prepare.
 func fromParsed(pageURL string, header http.Header, parsed *Parsed, groups, anchors []string) page.Page {
@@ -32,6 +33,9 @@ func fromParsed(pageURL string, header http.Header, parsed *Parsed, groups, anch
 	p := page.Page{URL: pageURL, Title: c.Title, Headings: c.Headings, Tagged: c.Tagged, Blocks: c.Blocks,
 		Groups: groups, Lang: lang.Of(pageURL, c.Hreflang, c.Language, firstTag(header.Get("Content-Language"))), Anchors: anchors, LastModified: c.LastModified,
 		Truncated: parsed.Truncated, Type: parsed.Type}
+	if p.Lang == "" {
+		p.Lang = lang.Detect(leading(c.Blocks, detectBytes))
+	}
 	if lm, err := http.ParseTime(header.Get("Last-Modified")); err == nil {
 		p.LastModified = lm.UTC()
 	}
@@ -39,6 +43,24 @@ func fromParsed(pageURL string, header http.Header, parsed *Parsed, groups, anch
 		p.Host = u.Host
 	}
 	return p
+}
+
+// detectBytes is how much of a page's text language detection reads at
+// most (lang.Detect reads its first 3,000 words).
+const detectBytes = 32 << 10
+
+// leading returns the blocks joined by blank lines, cut after the block
+// that reaches n bytes.
+func leading(blocks []string, n int) string {
+	var b strings.Builder
+	for _, s := range blocks {
+		if b.Len() >= n {
+			break
+		}
+		b.WriteString(s)
+		b.WriteString("\n\n")
+	}
+	return b.String()
 }
 
 // firstTag returns the first language tag of a Content-Language header
