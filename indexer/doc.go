@@ -64,9 +64,12 @@
 // # Mapping
 //
 // [Mapping] returns the index mapping: title, headings, body and anchors
-// (the anchor texts of links to the document) as text analyzed with the
-// "en" analyzer (stored, with term vectors for highlighting; all go into
-// the default _all field); url, host, cluster, groups (an array) and
+// (the anchor texts of links to the document) as text analyzed in the
+// page's language ([AnalyzerFor]: Doppel's tokenizer, then that
+// language's stop words and stemmer; English's for English and unknown
+// languages) — a bleve document type per language, DocType + "/" + the
+// language's analyzer ("doppel/de") — stored, with term vectors for
+// highlighting, all going into the default _all field; url, host, cluster, groups (an array) and
 // simhash (16 lower-case hex digits) as keywords; master as a boolean;
 // last_modified as a datetime (absent when unknown). Bleve has no
 // index-time field boosts, so the title is boosted at query time:

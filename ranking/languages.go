@@ -11,6 +11,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/ranking/userquery"
 )
 
 // languagesTTL is how long the languages read from the index are used
@@ -77,6 +78,57 @@ func (l *languages) readIndex() ([]string, error) {
 	return indexer.Analyzers(langs), nil
 }
 
+// forText returns the languages to analyze text in, of the analyzers
+// names (the index's, [indexer.AnalyzerName] first): the first, and each
+// other that makes of text a term no analyzer before it made and that
+// some document of the index holds (share, from
+// indexer.Searcher.TermShares, above 0; with share nil, every term is
+// taken as held), with Holds answering for those terms. An analyzer
+// whose new terms are in no document could match nothing, and a query
+// is cheaper without it.
+func (l *languages) forText(names []string, text string, share func(string) float64) userquery.Languages {
+	held := map[string]bool{}
+	out := userquery.Languages{Holds: func(t string) bool { h, ok := held[t]; return h || !ok }}
+	seen := map[string]bool{}
+	for i, name := range names {
+		a := l.ix.Mapping().AnalyzerNamed(name)
+		if a == nil {
+			continue
+		}
+		keep := false
+		for _, t := range a.Analyze([]byte(text)) {
+			term := string(t.Term)
+			if seen[term] {
+				continue
+			}
+			seen[term] = true
+			if i > 0 {
+				held[term] = share == nil || share(term) > 0
+				keep = keep || held[term]
+			}
+		}
+		if keep {
+			out.Analyzers = append(out.Analyzers, name)
+		}
+	}
+	return out
+}
+
+// forQuery returns the languages to analyze the words of text in (see
+// forText), reading the index's terms if it has more than one language.
+func (l *languages) forQuery(text string) userquery.Languages {
+	names := l.analyzers("")
+	if len(names) == 1 {
+		return userquery.Languages{}
+	}
+	share, release, err := l.ix.TermShares()
+	if err != nil {
+		return l.forText(names, text, nil)
+	}
+	defer release()
+	return l.forText(names, text, share)
+}
+
 // inLanguages returns q (a query of bleve's syntax) with each match and
 // phrase query that names no analyzer analyzed by each of the index's
 // language analyzers: a disjunction of copies, one per analyzer making
@@ -84,7 +136,6 @@ func (l *languages) readIndex() ([]string, error) {
 // the analyzer of whichever document type its mapping happened to list
 // first.
 func (l *languages) inLanguages(q query.Query) query.Query {
-	names := l.analyzers("")
 	var walk func(q query.Query) query.Query
 	walk = func(q query.Query) query.Query {
 		switch q := q.(type) {
@@ -104,11 +155,11 @@ func (l *languages) inLanguages(q query.Query) query.Query {
 			}
 		case *query.MatchQuery:
 			if q.Analyzer == "" {
-				return l.each(names, q.Match, func(a string) query.Query { c := *q; c.Analyzer = a; return &c })
+				return l.each(l.forQuery(q.Match).Analyzers, q.Match, func(a string) query.Query { c := *q; c.Analyzer = a; return &c })
 			}
 		case *query.MatchPhraseQuery:
 			if q.Analyzer == "" {
-				return l.each(names, q.MatchPhrase, func(a string) query.Query { c := *q; c.Analyzer = a; return &c })
+				return l.each(l.forQuery(q.MatchPhrase).Analyzers, q.MatchPhrase, func(a string) query.Query { c := *q; c.Analyzer = a; return &c })
 			}
 		}
 		return q
@@ -116,12 +167,13 @@ func (l *languages) inLanguages(q query.Query) query.Query {
 	return walk(q)
 }
 
-// each returns the disjunction of with(a) for each analyzer a of names
-// that analyzes text differently from those before it.
+// each returns the disjunction of with(a) for [indexer.AnalyzerName] and
+// each analyzer a of names that analyzes text differently from those
+// before it.
 func (l *languages) each(names []string, text string, with func(analyzer string) query.Query) query.Query {
 	var alts []query.Query
 	seen := map[string]bool{}
-	for _, name := range names {
+	for _, name := range append([]string{indexer.AnalyzerName}, names...) {
 		a := l.ix.Mapping().AnalyzerNamed(name)
 		if a == nil {
 			continue

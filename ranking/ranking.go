@@ -264,7 +264,7 @@ func New(ix indexer.Searcher, opts Options) *Searcher {
 	opts.EnsureDefaults()
 	langs := &languages{ix: ix}
 	plain := userquery.New(userquery.Options{Fields: plainFields(), Mapping: ix.Mapping(), MaxBytes: opts.MaxQueryBytes,
-		PhraseBoost: opts.PhraseBoost, Analyzers: langs.analyzers})
+		PhraseBoost: opts.PhraseBoost})
 	return &Searcher{ix: ix, opts: opts, plain: plain, langs: langs}
 }
 
@@ -325,10 +325,15 @@ type compiled struct {
 // compile reads the query q in syntax syn; blank matches everything.
 func (s *Searcher) compile(q string, syn Syntax) (compiled, error) {
 	if syn == Plain {
-		p := s.plain.Parse(q)
-		c := compiled{text: s.bound(s.plain.Build(p)), snippet: s.plain.Snippet(p, indexer.FieldBody), truncated: p.Truncated}
-		if s.plain.Relaxed(p, nil) != nil {
-			c.relaxed = func(common func(string) bool) query.Query { return s.bound(s.plain.Relaxed(p, common)) }
+		parsed := s.plain.Parse(q)
+		var words []string
+		for _, c := range parsed.Clauses {
+			words = append(words, c.Text)
+		}
+		p := s.plain.With(s.langs.forQuery(strings.Join(words, " ")))
+		c := compiled{text: s.bound(p.Build(parsed)), snippet: p.Snippet(parsed, indexer.FieldBody), truncated: parsed.Truncated}
+		if p.Relaxed(parsed, nil) != nil {
+			c.relaxed = func(common func(string) bool) query.Query { return s.bound(p.Relaxed(parsed, common)) }
 		}
 		return c, nil
 	}

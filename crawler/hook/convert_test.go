@@ -111,6 +111,15 @@ func TestFromParsed(t *testing.T) {
 	if p := fromParsed("http://x/r.pdf", http.Header{"Content-Language": {"ja"}}, parsed, nil, nil); p.Lang != "de" {
 		t.Fatalf("markup de and Content-Language ja: Lang %q, want the markup's de", p.Lang)
 	}
+	// Declaring nothing, a page is in the language its text is in.
+	para := "Die Häuser am See werden im Sommer vermietet, und wer eines haben will, muss sich bei der Verwaltung melden, die auch die Schlüssel hat. "
+	undeclared := &Parsed{Page: &clean.Page{Title: "Ferien", Blocks: []string{para, para, para}}, Type: "pdf"}
+	if p := fromParsed("http://x/f.pdf", http.Header{}, undeclared, nil, nil); p.Lang != "de" {
+		t.Fatalf("German text, no language declared: Lang %q, want de", p.Lang)
+	}
+	if p := fromParsed("http://x/manual/fr/f.pdf", http.Header{}, undeclared, nil, nil); p.Lang != "fr" {
+		t.Fatalf("German text in the French section: Lang %q, want the section's fr", p.Lang)
+	}
 }
 
 func TestSourceDoc(t *testing.T) {

@@ -70,6 +70,7 @@ const (
 	minShare    = 0.15 // share of the words read that are stop words of some language, at least
 	minLead     = 2    // times the stop words of the next language, at least
 	minCJK      = 0.3  // share of the tokens that must be CJK for a CJK answer
+	maxRepeats  = 5    // occurrences of one stop word that count
 )
 
 // Detect returns the language text is written in, as a primary subtag,
@@ -81,7 +82,8 @@ const (
 // words, at least 15 % must be stop words of some language, and one
 // language must have at least eight and twice as many as any other, each
 // word counted for a language as much as it tells it apart (a stop word
-// of three languages counts a third for each). Code, tables of names and
+// of three languages counts a third for each), and for its first five
+// occurrences only. Code, tables of names and
 // short texts say nothing and get "". It is meant for pages and
 // documents that do not declare their language: what a page declares
 // comes first (see Of).
@@ -89,6 +91,7 @@ func Detect(text string) string {
 	stops := stopWords()
 	counts := make([]float64, len(stopLanguages))
 	var words, cjk, kana, hangul, anyStop int
+	seen := map[string]int{} // occurrences of each stop word so far
 	tokens.Scan(text, func(start, end int, lower bool) {
 		if words >= detectWords {
 			return
@@ -111,14 +114,20 @@ func Detect(text string) string {
 		if !lower {
 			w = strings.ToLower(w)
 		}
-		// A word that is a stop word of several languages counts for each
-		// as much as it tells them apart: "de" (Spanish, French, Dutch,
-		// Portuguese, …) little, "der" more, "the" in full.
+		if len(stops[w]) == 0 {
+			return
+		}
+		anyStop++
+		// A word counts only for its first few occurrences — prose uses
+		// many different small words; a name repeated down a list ("mod"
+		// of mod_ssl, a Danish stop word) is one word — and for each of
+		// its languages as much as it tells them apart: "de" (Spanish,
+		// French, Dutch, Portuguese, …) little, "der" more, "the" in full.
+		if seen[w]++; seen[w] > maxRepeats {
+			return
+		}
 		for _, i := range stops[w] {
 			counts[i] += 1 / float64(len(stops[w]))
-		}
-		if len(stops[w]) > 0 {
-			anyStop++
 		}
 	})
 	if words == 0 {

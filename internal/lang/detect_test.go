@@ -3,6 +3,8 @@ package lang
 import (
 	"strings"
 	"testing"
+
+	"github.com/doppel-search/doppel/internal/tokens"
 )
 
 func TestDetect(t *testing.T) {
@@ -45,6 +47,27 @@ func FuzzDetect(f *testing.F) {
 		got := Detect(s)
 		if got != "" && Primary(got) != got {
 			t.Errorf("Detect(%q) = %q, not a primary subtag", s, got)
+		}
+	})
+}
+
+// BenchmarkDetect: detection against its floor, the tokenizer's pass over
+// the same text (Detect reads at most 3,000 words of it).
+func BenchmarkDetect(b *testing.B) {
+	text := strings.Repeat("This page explains how the server is configured to listen on the addresses and ports that you choose. ", 150)
+	b.Run("detect", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			if Detect(text) != "en" {
+				b.Fatal("not English")
+			}
+		}
+	})
+	b.Run("tokenize-floor", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			n := 0
+			tokens.Scan(text, func(int, int, bool) { n++ })
 		}
 	})
 }

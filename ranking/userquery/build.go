@@ -43,8 +43,8 @@ func (p *Parser) Build(q Parsed) query.Query {
 // Build's query matches (fewer than two distinct plain words).
 func (p *Parser) Relaxed(q Parsed, common func(term string) bool) query.Query {
 	n := 0
-	for _, ts := range p.analyze(plainText(q)) {
-		n = max(n, len(distinct(ts)))
+	for _, f := range p.text {
+		n = max(n, len(distinctWords(p.wordsIn(f.Name, plainText(q)))))
 	}
 	if n < 2 {
 		return nil
@@ -100,43 +100,84 @@ func (p *Parser) build(q Parsed, strict bool, common func(string) bool) query.Qu
 	return query.NewBooleanQuery(must, should, not)
 }
 
-// analyze returns the analyses of text in each text field.
-func (p *Parser) analyze(text string) []analysis.TokenStream {
-	var out []analysis.TokenStream
-	for _, f := range p.text {
-		out = append(out, p.analyses(f.Name, text)...)
+// A word is one position of a query's text as a field's analyzers make
+// it: its terms — the mapping's analyzer's, then each further analyzer's
+// (Languages) that the index holds, each once — and whether it is
+// required: every analyzer kept it (it is no stop word of any language
+// analyzed; with one analyzer, every word it keeps). A position no
+// analyzer kept has no terms (a gap in a phrase).
+type word struct {
+	terms    []string
+	required bool
+}
+
+func (w word) key() string { return strings.Join(w.terms, "\x00") }
+
+// wordsIn returns the words of text in field by position, from the first
+// position an analyzer kept to the last.
+func (p *Parser) wordsIn(field, text string) []word {
+	as := []analysis.Analyzer{p.an[field]}
+	for _, name := range p.lang.Analyzers {
+		if a := p.analyzer(name); a != nil && !slices.Contains(as, a) {
+			as = append(as, a)
+		}
+	}
+	type slot struct {
+		terms []string
+		kept  int // analyzers keeping the position
+	}
+	slots := map[int]*slot{}
+	first, last := 0, -1
+	for i, a := range as {
+		seen := map[int]bool{}
+		for _, t := range a.Analyze([]byte(text)) {
+			s := slots[t.Position]
+			if s == nil {
+				s = &slot{}
+				slots[t.Position] = s
+				if last < first {
+					first, last = t.Position, t.Position
+				}
+				first, last = min(first, t.Position), max(last, t.Position)
+			}
+			if !seen[t.Position] {
+				seen[t.Position] = true
+				s.kept++
+			}
+			term := string(t.Term)
+			if i > 0 && p.lang.Holds != nil && !p.lang.Holds(term) {
+				continue
+			}
+			if !slices.Contains(s.terms, term) {
+				s.terms = append(s.terms, term)
+			}
+		}
+	}
+	if last < first {
+		return nil
+	}
+	out := make([]word, last-first+1)
+	for pos, s := range slots {
+		out[pos-first] = word{terms: s.terms, required: s.kept == len(as) && len(s.terms) > 0}
 	}
 	return out
 }
 
-// analyses returns the analyses of text in field: one token stream per
-// analyzer of the field (the mapping's, then those Options.Analyzers
-// names), those giving the same tokens at the same positions once. An
-// analysis may be empty (the words are stop words of that language).
-func (p *Parser) analyses(field, text string) []analysis.TokenStream {
-	as := []analysis.Analyzer{p.an[field]}
-	if p.opts.Analyzers != nil {
-		for _, name := range p.opts.Analyzers(field) {
-			if a := p.analyzer(name); a != nil && !slices.Contains(as, a) {
-				as = append(as, a)
-			}
+// distinctWords returns the words of ws that have terms, each once (by
+// its terms), in order; a word is required if it is at any position.
+func distinctWords(ws []word) []word {
+	var out []word
+	at := map[string]int{}
+	for _, w := range ws {
+		if len(w.terms) == 0 {
+			continue
 		}
-	}
-	if len(as) == 1 {
-		return []analysis.TokenStream{as[0].Analyze([]byte(text))}
-	}
-	var out []analysis.TokenStream
-	seen := map[string]bool{}
-	for _, a := range as {
-		ts := a.Analyze([]byte(text))
-		var k strings.Builder
-		for _, t := range ts {
-			fmt.Fprintf(&k, "%d:%s\x00", t.Position, t.Term)
+		if i, ok := at[w.key()]; ok {
+			out[i].required = out[i].required || w.required
+			continue
 		}
-		if !seen[k.String()] {
-			seen[k.String()] = true
-			out = append(out, ts)
-		}
+		at[w.key()] = len(out)
+		out = append(out, w)
 	}
 	return out
 }
@@ -152,25 +193,27 @@ func (p *Parser) analyzer(name string) analysis.Analyzer {
 	return a
 }
 
-// everyTerm returns a query for the documents that hold every term of
-// text in some text field (each term in a field whose analyzer made it),
-// nil if text has no term; the term queries carry the fields' boosts
-// times boost.
+// everyTerm returns a query for the documents that hold every required
+// word of text in some text field (any of the word's terms, each in a
+// field whose analyzers made it) — any word if none is required — nil if
+// text has no term; the term queries carry the fields' boosts times
+// boost.
 func (p *Parser) everyTerm(text string, boost float64) query.Query {
-	return p.terms(text, boost, func(_ []string, all []query.Query) query.Query { return conjunction(all) })
+	return p.terms(text, boost, func(_ []word, all []query.Query) query.Query { return conjunction(all) })
 }
 
 // termsIn returns, with a boost of 0 (the words query scores), the
-// documents holding every term of text (strict) or MinShould of its
-// uncommon terms (all of them if every one is common).
+// documents holding every required word of text (strict) or MinShould of
+// its uncommon ones (all of them if every one is common; a word is
+// common when each of its terms is).
 func (p *Parser) termsIn(text string, strict bool, common func(string) bool) query.Query {
 	if strict {
 		return p.everyTerm(text, 0)
 	}
-	return p.terms(text, 0, func(terms []string, all []query.Query) query.Query {
+	return p.terms(text, 0, func(ws []word, all []query.Query) query.Query {
 		var rare []query.Query
-		for i, t := range terms {
-			if common == nil || !common(t) {
+		for i, w := range ws {
+			if common == nil || slices.ContainsFunc(w.terms, func(t string) bool { return !common(t) }) {
 				rare = append(rare, all[i])
 			}
 		}
@@ -192,42 +235,61 @@ func MinShould(n int) int {
 	return max(1, min(n-1, (2*n+2)/3))
 }
 
-// terms applies combine, per analysis, to the distinct terms of text and
-// one query per term (the term in any text field that analysis came
-// from), and returns the disjunction over analyses; nil if text has no
-// term. Fields analyzing text alike (all of them, in an index of one
-// language) make one group.
-func (p *Parser) terms(text string, boost float64, combine func([]string, []query.Query) query.Query) query.Query {
+// terms applies combine to the required distinct words of text and one
+// query per word (any of its terms in any text field whose analyzers
+// made the same words), per group of such fields, and returns the
+// disjunction over groups; nil if text has no term. When no word is
+// required (each is a stop word of some language analyzed), a document
+// needs one of them. Text fields analyzed alike (all of them, usually)
+// make one group.
+func (p *Parser) terms(text string, boost float64, combine func([]word, []query.Query) query.Query) query.Query {
 	type group struct {
-		terms  []string
+		words  []word
 		fields []Field
 	}
 	var groups []*group
-	byTerms := map[string]*group{}
+	byWords := map[string]*group{}
 	for _, f := range p.text {
-		for _, ts := range p.analyses(f.Name, text) {
-			terms := distinct(ts)
-			k := strings.Join(terms, "\x00")
-			g := byTerms[k]
-			if g == nil {
-				g = &group{terms: terms}
-				byTerms[k] = g
-				groups = append(groups, g)
-			}
-			g.fields = append(g.fields, f)
+		ws := distinctWords(p.wordsIn(f.Name, text))
+		var k strings.Builder
+		for _, w := range ws {
+			fmt.Fprintf(&k, "%s\x01%v\x02", w.key(), w.required)
 		}
+		g := byWords[k.String()]
+		if g == nil {
+			g = &group{words: ws}
+			byWords[k.String()] = g
+			groups = append(groups, g)
+		}
+		g.fields = append(g.fields, f)
 	}
 	var out []query.Query
 	for _, g := range groups {
-		var all []query.Query
-		for _, t := range g.terms {
-			var any []query.Query
-			for _, f := range g.fields {
-				any = append(any, term(t, f.Name, f.Boost*boost))
+		var req []word
+		for _, w := range g.words {
+			if w.required {
+				req = append(req, w)
 			}
-			all = append(all, disjunction(any))
 		}
-		if cq := combine(g.terms, all); cq != nil {
+		any := len(req) == 0
+		if any {
+			req = g.words
+		}
+		var all []query.Query
+		for _, w := range req {
+			var alts []query.Query
+			for _, t := range w.terms {
+				for _, f := range g.fields {
+					alts = append(alts, term(t, f.Name, f.Boost*boost))
+				}
+			}
+			all = append(all, disjunction(alts))
+		}
+		if any {
+			if len(all) > 0 {
+				out = append(out, disjunction(all))
+			}
+		} else if cq := combine(req, all); cq != nil {
 			out = append(out, cq)
 		}
 	}
@@ -238,24 +300,29 @@ func (p *Parser) terms(text string, boost float64, combine func([]string, []quer
 }
 
 // words returns the scoring queries for plain words: per text field, a
-// disjunction of the distinct terms (bleve multiplies its score by the
-// share of terms matched), and for two terms or more, the phrase.
+// disjunction of the words' terms (bleve multiplies its score by the
+// share of terms matched), and for two words or more, the phrase.
 func (p *Parser) words(text string) []query.Query {
 	var out []query.Query
 	for _, f := range p.text {
-		for _, toks := range p.analyses(f.Name, text) {
-			terms := distinct(toks)
-			if len(terms) == 0 {
-				continue
+		ws := p.wordsIn(f.Name, text)
+		dw := distinctWords(ws)
+		if len(dw) == 0 {
+			continue
+		}
+		var tqs []query.Query
+		seen := map[string]bool{}
+		for _, w := range dw {
+			for _, t := range w.terms {
+				if !seen[t] {
+					seen[t] = true
+					tqs = append(tqs, term(t, f.Name, f.Boost))
+				}
 			}
-			var tqs []query.Query
-			for _, t := range terms {
-				tqs = append(tqs, term(t, f.Name, f.Boost))
-			}
-			out = append(out, disjunction(tqs))
-			if len(terms) > 1 {
-				ph := query.NewMultiPhraseQuery(phrase(toks), f.Name)
-				ph.SetBoost(f.Boost * p.opts.PhraseBoost)
+		}
+		out = append(out, disjunction(tqs))
+		if len(dw) > 1 {
+			if ph := phrase(ws, f.Name, f.Boost*p.opts.PhraseBoost); ph != nil {
 				out = append(out, ph)
 			}
 		}
@@ -271,7 +338,9 @@ func (p *Parser) clause(c Clause) query.Query {
 		var alts []query.Query
 		if c.Phrase {
 			for _, f := range p.text {
-				alts = append(alts, phrases(p.analyses(f.Name, c.Text), f.Name, f.Boost)...)
+				if ph := phrase(p.wordsIn(f.Name, c.Text), f.Name, f.Boost); ph != nil {
+					alts = append(alts, ph)
+				}
 			}
 			if len(alts) == 0 {
 				return nil
@@ -300,39 +369,49 @@ func (p *Parser) clause(c Clause) query.Query {
 		rq.SetBoost(boost)
 		return rq
 	}
-	as := p.analyses(f.Name, c.Text)
-	var alts []query.Query
+	ws := p.wordsIn(f.Name, c.Text)
 	if c.Phrase {
-		alts = phrases(as, f.Name, boost)
-	} else {
-		for _, toks := range as {
-			var all []query.Query
-			for _, t := range distinct(toks) {
-				all = append(all, term(t, f.Name, boost))
-			}
-			if cq := conjunction(all); cq != nil {
-				alts = append(alts, cq)
-			}
+		return phrase(ws, f.Name, boost)
+	}
+	var req, opt []query.Query
+	for _, w := range distinctWords(ws) {
+		var alts []query.Query
+		for _, t := range w.terms {
+			alts = append(alts, term(t, f.Name, boost))
+		}
+		if w.required {
+			req = append(req, disjunction(alts))
+		} else {
+			opt = append(opt, disjunction(alts))
 		}
 	}
-	if len(alts) == 0 {
-		return nil
+	if len(req) == 0 && len(opt) > 0 {
+		return disjunction(opt)
 	}
-	return disjunction(alts)
+	return conjunction(req)
 }
 
-// phrases returns a phrase query in field for each analysis that has a
-// term.
-func phrases(as []analysis.TokenStream, field string, boost float64) []query.Query {
-	var out []query.Query
-	for _, toks := range as {
-		if len(toks) > 0 {
-			ph := query.NewMultiPhraseQuery(phrase(toks), field)
-			ph.SetBoost(boost)
-			out = append(out, ph)
+// phrase returns the phrase of ws in field: each required word by any of
+// its terms, in order, any term where a word is not required or was
+// removed; nil if no word is required.
+func phrase(ws []word, field string, boost float64) query.Query {
+	slots := make([][]string, len(ws))
+	lo, hi := -1, -1
+	for i, w := range ws {
+		if w.required {
+			slots[i] = w.terms
+			if lo < 0 {
+				lo = i
+			}
+			hi = i
 		}
 	}
-	return out
+	if lo < 0 {
+		return nil
+	}
+	ph := query.NewMultiPhraseQuery(slots[lo:hi+1], field)
+	ph.SetBoost(boost)
+	return ph
 }
 
 func term(t, field string, boost float64) query.Query {
@@ -361,33 +440,6 @@ func conjunction(qs []query.Query) query.Query {
 	return query.NewConjunctionQuery(qs)
 }
 
-// distinct returns the terms of toks, each once, in order.
-func distinct(toks analysis.TokenStream) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, t := range toks {
-		if s := string(t.Term); !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// phrase returns the terms of toks by position from the first, with nil
-// where the analyzer removed a word (any term matches there).
-func phrase(toks analysis.TokenStream) [][]string {
-	first, last := toks[0].Position, toks[0].Position
-	for _, t := range toks {
-		first, last = min(first, t.Position), max(last, t.Position)
-	}
-	out := make([][]string, last-first+1)
-	for _, t := range toks {
-		out[t.Position-first] = append(out[t.Position-first], string(t.Term))
-	}
-	return out
-}
-
 // Snippet returns a query for the terms of q's plain words, required words
 // and phrases, and clauses naming field, in field: what a snippet of the
 // field should mark. It is cheaper than q's query (no phrases, one field)
@@ -404,8 +456,8 @@ func (p *Parser) Snippet(q Parsed, field string) query.Query {
 	}
 	var tqs []query.Query
 	seen := map[string]bool{}
-	for _, toks := range p.analyses(field, strings.Join(text, " ")) {
-		for _, t := range distinct(toks) {
+	for _, w := range p.wordsIn(field, strings.Join(text, " ")) {
+		for _, t := range w.terms {
 			if !seen[t] {
 				seen[t] = true
 				tqs = append(tqs, term(t, field, 1))

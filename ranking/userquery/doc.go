@@ -45,4 +45,12 @@
 // which is what keeps a search fast; [Parser.Relaxed] gives the query to
 // run when too few documents hold them all (package ranking: fewer than a
 // page): the same scoring, any word.
+//
+// Languages. In an index whose pages were each analyzed in their own
+// language, [Parser.With] analyzes a query's text by each language's
+// analyzer too ([Languages]): each word then matches by any of the terms
+// they make of it ("Häuser": häuser for English, haus for German), a word
+// one of them drops as a stop word is not required, and a phrase takes
+// any of a word's terms at its position (the analyzers share one
+// tokenizer, so positions agree).
 package userquery

@@ -72,14 +72,6 @@ type Options struct {
 	// it names one it lacks). Default: bleve.NewIndexMapping() (the
 	// standard analyzer everywhere).
 	Mapping mapping.IndexMapping
-	// Analyzers, if set, names the analyzers a text field was indexed
-	// with when there are more than the mapping's one — the field of a
-	// multilingual index, each page analyzed in its own language. It is
-	// called for each query built; the text is analyzed by each, and a
-	// document matches when its words are those of one analysis (one
-	// language). Names the mapping lacks are skipped; nil or empty: the
-	// mapping's analyzer alone.
-	Analyzers func(field string) []string
 	// PhraseBoost weighs, relative to the field's boost, a document
 	// holding the query's plain words as a phrase, in the order typed.
 	// Default 1.
@@ -95,7 +87,22 @@ type Parser struct {
 	fields map[string]*Field            // by name and alias
 	text   []Field                      // fields plain words are searched in
 	an     map[string]analysis.Analyzer // the mapping's analyzer of each text field
-	named  sync.Map                     // analyzer name → analysis.Analyzer (nil if the mapping lacks it)
+	named  *sync.Map                    // analyzer name → analysis.Analyzer (nil if the mapping lacks it)
+	lang   Languages
+}
+
+// Languages says how the text fields of a multilingual index are
+// analyzed for one query: each page's text was indexed by its language's
+// analyzer, so a query's words are analyzed by each of the index's, and a
+// word matches by any of the terms they make of it.
+type Languages struct {
+	// Analyzers name the analyzers of the text fields besides the
+	// mapping's (names the mapping lacks are skipped).
+	Analyzers []string
+	// Holds, if set, reports whether some document of the index holds
+	// term: a term the further analyzers make and the index does not
+	// hold is left out (it could match nothing, and costs a search).
+	Holds func(term string) bool
 }
 
 // EnsureDefaults sets every zero field to its default (each field's doc
@@ -117,7 +124,7 @@ func (o *Options) EnsureDefaults() *Options {
 func New(opts Options) *Parser {
 	opts.EnsureDefaults()
 	opts.Fields = slices.Clone(opts.Fields)
-	p := &Parser{opts: opts, fields: map[string]*Field{}, an: map[string]analysis.Analyzer{}}
+	p := &Parser{opts: opts, fields: map[string]*Field{}, an: map[string]analysis.Analyzer{}, named: &sync.Map{}}
 	for i := range opts.Fields {
 		f := &opts.Fields[i]
 		for _, n := range append([]string{f.Name}, f.Aliases...) {
@@ -142,6 +149,19 @@ func New(opts Options) *Parser {
 		}
 	}
 	return p
+}
+
+// With returns a parser like p that analyzes text in the languages l
+// (for one query: the index's languages whose analysis of it makes words
+// the index holds). A word of the text is then required when every
+// analyzer keeps it — a stop word of one language is optional — and
+// matches by any of its terms; without With, the mapping's analyzer of
+// each field alone. The copy shares p's state and costs one Parser
+// struct.
+func (p *Parser) With(l Languages) *Parser {
+	c := *p
+	c.lang = l
+	return &c
 }
 
 // A Clause is one part of a query: a word, a phrase or a field's value.
