@@ -33,20 +33,34 @@ type languages struct {
 	names []string
 }
 
-// analyzers returns the analyzers of the index's languages, reading them
-// again when they are older than languagesTTL. A query arriving while
-// another reads them uses the ones read before.
-func (l *languages) analyzers(string) []string {
+// analyzers returns the analyzers of the index's languages. The first
+// call reads them; later ones return what was read, and when that is
+// older than languagesTTL start one reading in the background, so that no
+// query waits for it.
+func (l *languages) analyzers() []string {
 	l.read.Lock()
 	names, fresh := l.names, time.Since(l.at) < languagesTTL
 	l.read.Unlock()
-	if fresh || (names != nil && !l.mu.TryLock()) {
-		return names
-	}
-	if names == nil {
+	switch {
+	case names == nil:
 		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.refresh()
+		l.read.Lock()
+		defer l.read.Unlock()
+		return l.names
+	case !fresh && l.mu.TryLock():
+		go func() {
+			defer l.mu.Unlock()
+			l.refresh()
+		}()
 	}
-	defer l.mu.Unlock()
+	return names
+}
+
+// refresh reads the languages again (the caller holds mu); on an error
+// it keeps those read before, if any.
+func (l *languages) refresh() {
 	got, err := l.readIndex()
 	l.read.Lock()
 	defer l.read.Unlock()
@@ -54,7 +68,6 @@ func (l *languages) analyzers(string) []string {
 		l.names = got
 	}
 	l.at = time.Now()
-	return l.names
 }
 
 // readIndex returns the analyzers of the languages the index's pages
@@ -117,7 +130,7 @@ func (l *languages) forText(names []string, text string, share func(string) floa
 // forQuery returns the languages to analyze the words of text in (see
 // forText), reading the index's terms if it has more than one language.
 func (l *languages) forQuery(text string) userquery.Languages {
-	names := l.analyzers("")
+	names := l.analyzers()
 	if len(names) == 1 {
 		return userquery.Languages{}
 	}

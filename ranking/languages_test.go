@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 
@@ -39,7 +40,7 @@ func TestQueriesInEveryLanguage(t *testing.T) {
 	}
 	add(0, indexer.Doc{ID: "en", Lang: "en", Title: "Holiday rentals", Body: "The houses by the lake are rented in summer."})
 	s := New(ix, Options{})
-	if got := s.langs.analyzers(""); !slices.Equal(got, []string{indexer.AnalyzerName}) {
+	if got := s.langs.analyzers(); !slices.Equal(got, []string{indexer.AnalyzerName}) {
 		t.Fatalf("an English index: analyzers %q", got)
 	}
 	for i, d := range []indexer.Doc{
@@ -49,8 +50,23 @@ func TestQueriesInEveryLanguage(t *testing.T) {
 	} {
 		add(i+1, d)
 	}
-	s = New(ix, Options{}) // languages are read again after languagesTTL; a new Searcher reads them now
-	if got := slices.Sorted(slices.Values(s.langs.analyzers(""))); !slices.Equal(got, []string{indexer.AnalyzerName, "doppel-cjk", "doppel-de", "doppel-fr"}) {
+	// The languages read are kept for languagesTTL; once older, a query
+	// gets them as read and starts a reading in the background.
+	if got := s.langs.analyzers(); len(got) != 1 {
+		t.Fatalf("within the TTL: analyzers %q, want the English one as read", got)
+	}
+	s.langs.read.Lock()
+	s.langs.at = time.Now().Add(-languagesTTL)
+	s.langs.read.Unlock()
+	if got := s.langs.analyzers(); len(got) != 1 {
+		t.Fatalf("past the TTL: analyzers %q, want those read before while reading again", got)
+	}
+	for deadline := time.Now().Add(5 * time.Second); len(s.langs.analyzers()) != 4; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("past the TTL: still %q after 5 s", s.langs.analyzers())
+		}
+	}
+	if got := slices.Sorted(slices.Values(s.langs.analyzers())); !slices.Equal(got, []string{indexer.AnalyzerName, "doppel-cjk", "doppel-de", "doppel-fr"}) {
 		t.Fatalf("analyzers %q, want the default, cjk, de and fr", got)
 	}
 	for _, tc := range []struct {
