@@ -60,7 +60,12 @@ type committer struct {
 	recrawl   *recrawl  // revisit policy and page states
 	recording recording // the fetch the hook is recording
 	transient []string  // URLs recorded as transient failures, retried by the next Run
+	seeds     *seedWatch
+	reasons   []string // "URL: reason" of the first URLs this run skipped or failed (maxReasons)
 }
+
+// maxReasons is how many failures a crawl that fetched nothing names.
+const maxReasons = 3
 
 // commitLoop receives the workers' results until the channel is closed and
 // commits them in groups: whatever has arrived while the previous group
@@ -213,6 +218,10 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 		}
 		markDone(&c.fbatch, mark)
 		return mark, false, true, nil
+	case c.seedResult(r):
+		c.batch.Put(pages.Record{Page: page.Page{URL: r.url}, Status: r.status, Reason: r.reason, FetchedAt: now, Transient: r.transient})
+		c.countDecision(r.status)
+		c.noteReason(r)
 	case c.retry(r, now):
 		return mark, false, true, nil
 	case r.prev != nil:
@@ -227,6 +236,7 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 	default:
 		c.batch.Put(pages.Record{Page: page.Page{URL: r.url}, Status: r.status, Reason: r.reason, FetchedAt: now, Transient: r.transient})
 		c.countDecision(r.status)
+		c.noteReason(r)
 		if r.verdict == traps.NotFound {
 			c.admit.Observe(r.url, traps.NotFound, "")
 		}
@@ -586,18 +596,53 @@ func (c *committer) waitFlush() error {
 	return nil
 }
 
-// queueSeeds queues the seeds (or records why not), and the URLs an
-// earlier run recorded as transient failures, in one commit.
+// noteReason keeps the reason of a skipped or failed URL among the first
+// few of the run.
+func (c *committer) noteReason(r *result) {
+	if len(c.reasons) < maxReasons && r.reason != "" && r.redirectTo == "" {
+		c.reasons = append(c.reasons, r.url+": "+r.reason)
+	}
+}
+
+// queueSeeds queues the seeds (or records why not) — again, a seed that
+// failed before — and the URLs an earlier run recorded as transient
+// failures, in one commit. A crawl that has fetched nothing yet watches
+// its seeds (seedWatch).
 func (c *committer) queueSeeds() error {
+	c.batch, c.fbatch = pages.Batch{}, frontier.Batch{}
+	c.seeds, c.reasons = nil, nil
+	if c.fetched.Load() == 0 {
+		c.seeds = &seedWatch{waiting: map[string]bool{}}
+	}
 	var links []link
 	for _, s := range c.opts.Seeds {
 		u, err := c.admit.Seed(s)
 		if err != nil {
 			return err
 		}
-		links = append(links, link{Decision: c.admit.Link(u), priority: PrioritySeed, fixed: true})
+		d := c.admit.Link(u)
+		rec, known, err := c.pages.Get(d.URL)
+		if err != nil {
+			return err
+		}
+		switch {
+		case known && rec.Status == pages.Failed: // the entry point people gave: tried again each run
+			c.fbatch.Requeue(d.URL, PrioritySeed, revisitPayload(0))
+		case known:
+		default:
+			links = append(links, link{Decision: d, priority: PrioritySeed, fixed: true})
+		}
+		if c.seeds == nil {
+			continue
+		}
+		if d.Verdict == admit.Refuse {
+			if err := c.seeds.fail(d.URL, d.Reason); err != nil {
+				return err
+			}
+			continue
+		}
+		c.seeds.watch(d.URL)
 	}
-	c.batch, c.fbatch = pages.Batch{}, frontier.Batch{}
 	for _, u := range c.transient { // failed for a while in an earlier run: try again
 		c.fbatch.Requeue(u, PriorityRetry, revisitPayload(0))
 	}

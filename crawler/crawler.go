@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -128,6 +129,16 @@ func (f *fatal) setFatal(err error) {
 	}
 }
 
+// stop records err, unwrapped, as the error that stops the crawl (the
+// first one wins).
+func (f *fatal) stop(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err = err
+	}
+}
+
 func (f *fatal) fatalErr() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -144,8 +155,8 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("crawler: %w", err)
+	if err := makeDir(dir); err != nil {
+		return nil, err
 	}
 	if opts.SMB == nil {
 		opts.SMB = &share.Transport{}
@@ -198,6 +209,25 @@ const (
 	indexDir     = "index"
 	lockTimeout  = 2 * time.Second
 )
+
+// makeDir creates the data directory dir if it does not exist, but not
+// its parents: a misspelled parent is an error, not a new tree.
+func makeDir(dir string) error {
+	if info, err := os.Stat(dir); err == nil {
+		if !info.IsDir() {
+			return fmt.Errorf("crawler: data directory %s is a file", dir)
+		}
+		return nil
+	}
+	parent := filepath.Dir(filepath.Clean(dir))
+	if info, err := os.Stat(parent); err != nil || !info.IsDir() {
+		return fmt.Errorf("crawler: cannot create data directory %s: %s does not exist", dir, parent)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("crawler: %w", err)
+	}
+	return nil
+}
 
 func inUse(dir string, err error) error {
 	if errors.Is(err, bolterrors.ErrTimeout) {
@@ -304,7 +334,13 @@ func (c *Crawler) run(ctx context.Context, keep bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return errors.Join(d.err, c.fatal.fatalErr(), flushErr)
+	if err := errors.Join(d.err, c.fatal.fatalErr(), flushErr); err != nil {
+		return err
+	}
+	if !keep && c.n.fetched.Load() == 0 {
+		return cm.fetchedNothing()
+	}
+	return nil
 }
 
 // fetchLoop is one worker: it fetches the dispatcher's items until the

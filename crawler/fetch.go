@@ -63,6 +63,8 @@ type result struct {
 	mainLinks   []string      // the followed links of the page's main content, sorted, without repeats
 	notModified bool          // 304: the copy is current
 	transient   bool          // the failure may pass (timeout, refused connection, 5xx, 429)
+	class       string        // the failure's class (ClassRefused, …), for a failed fetch
+	redirectTo  string        // the target of a followed redirect
 	retryAfter  time.Duration // the response's Retry-After, if any
 
 	// A sitemap's findings (popped is false): links are its new URLs;
@@ -84,11 +86,21 @@ type link struct {
 func (r *result) skip(reason string) { r.status, r.reason = pages.Skipped, reason }
 func (r *result) fail(reason string) { r.status, r.reason = pages.Failed, reason }
 
+// failWith records a fetch that got no HTTP answer, by its class (see
+// failure): a host that does not exist or a certificate not trusted is
+// not retried.
+func (r *result) failWith(err error) {
+	reason, class, transient := failure(err)
+	r.fail(reason)
+	r.class, r.transient = class, transient
+}
+
 // failStatus records an HTTP error answer: 404 and 410 to a page fetched
 // before mean it is gone, as does any other refusal (4xx) of it; 429 and
 // 5xx may pass.
 func (r *result) failStatus(code int, header http.Header) {
 	r.fail(fmt.Sprintf("HTTP %d", code))
+	r.class = statusClass(code)
 	switch {
 	case code == http.StatusTooManyRequests || code >= 500:
 		r.transient = true
@@ -204,9 +216,8 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 			f.redirect(r, fmt.Sprintf("HTTP %d", code), header.Get("Location"))
 		case code != 0:
 			r.failStatus(code, header)
-		default: // no answer: refused, reset, timed out
-			r.fail(err.Error())
-			r.transient = true
+		default: // no answer: refused, reset, timed out, no such host, TLS
+			r.failWith(err)
 		}
 	})
 	return col
@@ -282,12 +293,10 @@ func (f *fetcher) work(ctx context.Context, col *colly.Collector, item frontier.
 		return nil
 	}
 	if r.status == "" { // no callback decided
-		reason := "no response"
-		if err != nil {
-			reason = err.Error()
+		if err == nil {
+			err = errors.New("no response")
 		}
-		r.fail(reason)
-		r.transient = true
+		r.failWith(err)
 	}
 	return r
 }
@@ -406,5 +415,6 @@ func (f *fetcher) redirect(r *result, kind, location string) {
 		r.links = append(r.links, link{Decision: f.admit.Link(d.URL), task: task{Depth: r.task.Depth, Hops: r.task.Hops + 1},
 			priority: r.priority, fixed: true})
 		r.skip(fmt.Sprintf("%s redirect to %s", kind, d.URL))
+		r.redirectTo = d.URL
 	}
 }

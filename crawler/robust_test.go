@@ -107,7 +107,7 @@ func TestBadResponsesAreRecordedNotFatal(t *testing.T) {
 		{"/malformed", pages.Fetched, ""},
 		{"/error", pages.Failed, "HTTP 500"},
 		{"/gone", pages.Failed, "HTTP 404"},
-		{"/slow", pages.Failed, "Timeout"},
+		{"/slow", pages.Failed, "timed out"},
 		{"/chain/1", pages.Skipped, "redirect to"},
 		{"/chain/4", pages.Skipped, "redirect chain longer than 3"},
 		{"/away", pages.Skipped, "redirect out of scope"},

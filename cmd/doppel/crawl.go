@@ -56,7 +56,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if f.data == "" {
 		fmt.Fprintln(stderr, "doppel crawl: --data is required")
-		fs.Usage()
+		usageHint(fs, stderr)
 		return errUsage
 	}
 	opts, err := f.options(fs)
@@ -251,6 +251,9 @@ func printSummary(w io.Writer, c *crawler.Crawler, dir string, elapsed time.Dura
 	fmt.Fprintf(w, "scheduled:         %d revisits, next %s\n", st.Scheduled, next)
 	fmt.Fprintf(w, "clusters:          %d\n", sum.Clusters)
 	fmt.Fprintf(w, "searchable:        %d documents (policy %s)\n", sum.Searchable, c.Options().Policy)
+	if max := c.Options().MaxPages; st.Fetched >= int64(max) && st.Queued > 0 {
+		fmt.Fprintf(w, "stopped:           at the page budget, %d pages (--max-pages), with %d URLs still queued: raise it to go on\n", max, st.Queued)
+	}
 	fmt.Fprintf(w, "elapsed:           %s\n", elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "data directory:    %s\n", dir)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -138,6 +139,9 @@ func TestCrawlBudgetThenResume(t *testing.T) {
 	if summaryValue(t, stdout, "queued") == 0 {
 		t.Error("nothing queued after a budget-limited crawl")
 	}
+	if !strings.Contains(stdout, "stopped:           at the page budget, 5 pages (--max-pages)") {
+		t.Errorf("the summary does not say the budget stopped the crawl:\n%s", stdout)
+	}
 	queued := 0
 	for _, e := range exportEntries(t, dir) {
 		if e.Status == crawler.StatusQueued {
@@ -216,6 +220,63 @@ func TestCrawlErrors(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, d)); err == nil {
 			t.Errorf("a refused command created %s", d)
 		}
+	}
+}
+
+// TestBadSeeds: a crawl none of whose seeds can be fetched exits 1
+// within 5 s with one line naming the reason, and creates nothing outside
+// an existing parent directory.
+func TestBadSeeds(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + l.Addr().String() + "/"
+	l.Close()
+	notFound := httptest.NewServer(http.NotFoundHandler())
+	defer notFound.Close()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, seed, reason string
+	}{
+		{"refused", refused, refused + ": connection refused"},
+		{"typo", notFound.URL + "/hoem/", notFound.URL + "/hoem/: HTTP 404"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			code, stdout, stderr := doppel(t, "crawl", "--once", "--seed", tc.seed, "--data", filepath.Join(dir, tc.name))
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			last := lines[len(lines)-1]
+			if code != 1 || !strings.Contains(last, "no seed could be fetched: "+tc.reason) || time.Since(start) > 5*time.Second {
+				t.Errorf("exit %d after %v, last line %q; want 1 within 5 s naming %q\n%s", code, time.Since(start), last, tc.reason, stderr)
+			}
+			if !strings.Contains(stdout, "errors:            1") {
+				t.Errorf("the summary does not count the failed seed:\n%s", stdout)
+			}
+		})
+	}
+	code, _, stderr := doppel(t, "crawl", "--seed", refused, "--data", filepath.Join(dir, "no", "such", "dir"))
+	if code != 1 || !strings.Contains(stderr, filepath.Join(dir, "no", "such")+" does not exist") {
+		t.Errorf("--data under a missing parent: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "no")); err == nil {
+		t.Error("--data under a missing parent created it")
+	}
+}
+
+// TestUsageErrorIsShort: a misspelled flag prints the error and one line,
+// not the flags.
+func TestUsageErrorIsShort(t *testing.T) {
+	for _, cmd := range []string{"crawl", "serve", "export", "dedup", "eval", "extract", "demo"} {
+		code, _, stderr := doppel(t, cmd, "--sede", "x")
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != 2 || len(lines) != 2 || !strings.Contains(lines[0], "flag provided but not defined: -sede") ||
+			lines[1] != `run "doppel `+cmd+` -h" for its flags` {
+			t.Errorf("%s --sede: exit %d, stderr %q", cmd, code, stderr)
+		}
+	}
+	if code, _, stderr := doppel(t, "crawl", "-h"); code != 0 || !strings.Contains(stderr, "--max-pages") {
+		t.Errorf("crawl -h: exit %d, no flags: %q", code, stderr)
 	}
 }
 

@@ -50,7 +50,7 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *in == "" || *out == "" {
 		fmt.Fprintln(stderr, "doppel dedup: --in and --out are required")
-		fs.Usage()
+		usageHint(fs, stderr)
 		return errUsage
 	}
 	if err := checkOutputs([]namedPath{{"--in", *in}, {"--stats", *statsIn}},

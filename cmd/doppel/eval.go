@@ -34,7 +34,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if *in == "" {
 		fmt.Fprintln(stderr, "doppel eval: --in is required")
-		fs.Usage()
+		usageHint(fs, stderr)
 		return errUsage
 	}
 	tables, err := parseEvalTables(*tablesFlag)

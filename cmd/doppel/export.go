@@ -29,7 +29,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if *data == "" {
 		fmt.Fprintln(stderr, "doppel export: --data is required")
-		fs.Usage()
+		usageHint(fs, stderr)
 		return errUsage
 	}
 	var state []namedPath

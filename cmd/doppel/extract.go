@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -26,16 +25,12 @@ func runExtract(_ context.Context, args []string, stdout, stderr io.Writer) erro
 			"stderr and the others are still read; the exit status is 1 if any failed.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseFlagsArgs(fs, args, stderr); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "doppel extract: no file given")
-		fs.Usage()
+		usageHint(fs, stderr)
 		return errUsage
 	}
 	w := bufio.NewWriter(stdout)

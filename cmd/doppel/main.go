@@ -112,19 +112,48 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun \"doppel COMMAND -h\" for the flags of a command.")
 }
 
-// parseFlags parses args with fs, mapping flag errors to errUsage.
+// parseFlags parses args with fs, mapping flag errors to errUsage. A
+// usage error prints the error and one line saying where the flags are
+// described; -h prints them all.
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseFlagsArgs(fs, args, stderr); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "unexpected arguments: %q\n", fs.Args())
-		fs.Usage()
+		usageHint(fs, stderr)
 		return errUsage
 	}
 	return nil
+}
+
+// parseFlagsArgs is parseFlags for a command that takes arguments after
+// its flags.
+func parseFlagsArgs(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	fs.SetOutput(stderr)
+	full := fs.Usage
+	if full == nil {
+		full = func() {
+			fmt.Fprintf(stderr, "usage of doppel %s:\n", fs.Name())
+			fs.PrintDefaults()
+		}
+	}
+	// The flag package calls Usage on -h and after printing an error.
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.Usage = full
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			full()
+			return err
+		}
+		usageHint(fs, stderr)
+		return errUsage
+	}
+	return nil
+}
+
+// usageHint prints the one line that follows a usage error.
+func usageHint(fs *flag.FlagSet, stderr io.Writer) {
+	fmt.Fprintf(stderr, "run \"doppel %s -h\" for its flags\n", fs.Name())
 }

@@ -40,7 +40,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *data == "" {
 		fmt.Fprintln(stderr, "doppel serve: --data is required")
-		fs.Usage()
+		usageHint(fs, stderr)
 		return errUsage
 	}
 	opts, err := identity()
