@@ -238,6 +238,7 @@ func decodeError(err error) error {
 // configuration file: seeds that are not absolute http or https URLs,
 // negative counts and durations (a negative Delay means none and is
 // valid), an unknown policy or similarity, group rules without a prefix.
+// A password in a seed is never repeated in an error.
 // Open validates before it writes anything, so bad options never reach a
 // data directory.
 func (o Options) Validate() error {
@@ -248,7 +249,7 @@ func (o Options) Validate() error {
 		case err == nil && u.Scheme == "file" && strings.HasPrefix(u.Path, "/") && (u.Host == "" || u.Host == "localhost"):
 		case err == nil && u.Scheme == "smb" && u.Host != "" && len(strings.Trim(u.Path, "/")) > 0:
 		case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
-			errs = append(errs, fmt.Errorf("seeds: %q is not an absolute http, https, file or smb URL (smb://host/share/…)", s))
+			errs = append(errs, fmt.Errorf("seeds: %q is not an absolute http, https, file or smb URL (smb://host/share/…)", redacted(s)))
 		}
 	}
 	errs = append(errs, o.negatives()...)
@@ -314,4 +315,13 @@ func (o Options) choices() []error {
 		errs = append(errs, fmt.Errorf("language: %q is not a language tag (such as en or pt-BR)", o.Language))
 	}
 	return errs
+}
+
+// redacted returns raw with the password of its user information, if
+// any, replaced by "xxxxx".
+func redacted(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return raw
 }

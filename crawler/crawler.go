@@ -151,7 +151,11 @@ func (f *fatal) fatalErr() error {
 // rebuilds the near-duplicate detector by replaying the recorded pages in
 // crawl order and brings the index up to date with them.
 func Open(dir string, opts Options) (*Crawler, error) {
-	opts, err := resolveOptions(dir, opts)
+	opts, err := takeCredentials(opts)
+	if err != nil {
+		return nil, err
+	}
+	opts, err = resolveOptions(dir, opts)
 	if err != nil {
 		return nil, err
 	}

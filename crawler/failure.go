@@ -9,6 +9,8 @@ import (
 	"net"
 	"strings"
 	"syscall"
+
+	"github.com/doppel-search/doppel/crawler/login"
 )
 
 // Error classes: what kind of failure a fetch met, as the crawl's
@@ -21,14 +23,16 @@ const (
 	ClassReset   = "reset"   // the connection broke off
 	ClassHTTP4xx = "http_4xx"
 	ClassHTTP5xx = "http_5xx" // also 429 Too Many Requests
+	ClassLogin   = "login"    // a login's credentials or session refused (package login)
 	ClassOther   = "other"
 )
 
 // failure reads a fetch error (no HTTP answer) as a reason people read,
 // its class, and whether it may pass: a refused or broken connection, a
-// timeout or a DNS server's temporary failure may; a host that does not
-// exist or a certificate that is not trusted will not by waiting, and is
-// not retried.
+// timeout, a DNS server's temporary failure or a login refused (a
+// session that could not be renewed: the page is kept, never read as
+// gone) may; a host that does not exist or a certificate that is not
+// trusted will not by waiting, and is not retried.
 func failure(err error) (reason, class string, transient bool) {
 	var dns *net.DNSError
 	var unknown x509.UnknownAuthorityError
@@ -38,7 +42,10 @@ func failure(err error) (reason, class string, transient bool) {
 	var record tls.RecordHeaderError
 	var alert tls.AlertError
 	var nerr net.Error
+	var lerr *login.Error
 	switch {
+	case errors.As(err, &lerr):
+		return lerr.Error(), ClassLogin, true
 	case errors.As(err, &dns) && dns.IsNotFound:
 		return fmt.Sprintf("no such host %s", dns.Name), ClassDNS, false
 	case errors.As(err, &dns):

@@ -19,6 +19,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/clean"
 	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/hook"
+	"github.com/doppel-search/doppel/crawler/login"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/crawler/share"
 	"github.com/doppel-search/doppel/crawler/traps"
@@ -96,8 +97,9 @@ func (r *result) failWith(err error) {
 }
 
 // failStatus records an HTTP error answer: 404 and 410 to a page fetched
-// before mean it is gone, as does any other refusal (4xx) of it; 429 and
-// 5xx may pass.
+// before mean it is gone, as does any other refusal (4xx) of it but 401
+// and 407 — a login missing or refused says nothing of the page, which
+// is kept; 429 and 5xx may pass.
 func (r *result) failStatus(code int, header http.Header) {
 	r.fail(fmt.Sprintf("HTTP %d", code))
 	r.class = statusClass(code)
@@ -105,6 +107,8 @@ func (r *result) failStatus(code int, header http.Header) {
 	case code == http.StatusTooManyRequests || code >= 500:
 		r.transient = true
 		r.retryAfter = retryAfter(header.Get("Retry-After"), time.Now())
+	case code == http.StatusUnauthorized || code == http.StatusProxyAuthRequired:
+		r.class = ClassLogin
 	case r.prev != nil && code >= 400:
 		r.status = pages.Gone
 	}
@@ -189,7 +193,7 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 			col.SetCookieJar(cl.Jar)
 		}
 	}
-	col.WithTransport(withFiles(base, f.opts.SMB))
+	col.WithTransport(withFiles(f.opts.Logins.Transport(base), f.opts.SMB))
 	col.SetRequestTimeout(f.opts.Timeout)
 	col.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
 	col.OnResponse(func(resp *colly.Response) {
@@ -216,7 +220,9 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 			f.redirect(r, fmt.Sprintf("HTTP %d", code), header.Get("Location"))
 		case code != 0:
 			r.failStatus(code, header)
-		default: // no answer: refused, reset, timed out, no such host, TLS
+		case errors.Is(err, login.ErrLoginPage):
+			r.skip("login page or logout link")
+		default: // no answer: refused, reset, timed out, no such host, TLS, a login refused
 			r.failWith(err)
 		}
 	})

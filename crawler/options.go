@@ -9,11 +9,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/renameio/v2"
 
+	"github.com/doppel-search/doppel/crawler/login"
 	"github.com/doppel-search/doppel/crawler/share"
 	"github.com/doppel-search/doppel/crawler/traps"
 	"github.com/doppel-search/doppel/crawler/urlnorm"
@@ -126,6 +128,14 @@ type Options struct {
 	// SMB reads smb:// URLs (SMB/CIFS shares) with its credentials; never
 	// saved. Default nil: guest sessions.
 	SMB *share.Transport `json:"-"`
+	// Logins sign the crawl in to sites behind a login (HTTP Basic, NTLM,
+	// a login form, fixed headers; see package login), and give the pages
+	// fetched with a login its access groups (after a GroupRule matching
+	// the page). Credentials in a seed URL (http://user:password@host/)
+	// are taken out of it into Logins by Open, before anything is stored
+	// or shown. Never saved: pass them again on each Open. Default nil:
+	// none.
+	Logins *login.Set `json:"-"`
 }
 
 // client returns an HTTP client with the crawl's Transport and Jar (see
@@ -135,6 +145,7 @@ func (o *Options) client(timeout time.Duration, redirect func(*http.Request, []*
 	if o.Client != nil {
 		c.Transport, c.Jar = o.Client.Transport, o.Client.Jar
 	}
+	c.Transport = o.Logins.Transport(c.Transport)
 	return c
 }
 
@@ -157,7 +168,7 @@ func resolveOptions(dir string, opts Options) (Options, error) {
 		if err != nil {
 			return opts, fmt.Errorf("crawler: %s is damaged (%v); pass the seeds again to replace it", path, err)
 		}
-		saved.NoSync, saved.Client, saved.SMB = opts.NoSync, opts.Client, opts.SMB
+		saved.NoSync, saved.Client, saved.SMB, saved.Logins = opts.NoSync, opts.Client, opts.SMB, opts.Logins
 		if opts.MaxPages != 0 {
 			saved.MaxPages = opts.MaxPages
 		}
@@ -170,6 +181,28 @@ func resolveOptions(dir string, opts Options) (Options, error) {
 		return opts, errors.New("crawler: no seeds")
 	}
 	return *opts.EnsureDefaults(), nil
+}
+
+// takeCredentials returns opts with the credentials of its seeds
+// (http://user:password@host/) taken out into Logins: a seed keeps its
+// scheme, host and path, the credentials sign in to its host for this
+// Open only. The caller's Seeds are not changed.
+func takeCredentials(opts Options) (Options, error) {
+	seeds := slices.Clone(opts.Seeds)
+	for i, s := range seeds {
+		u, err := url.Parse(s)
+		if err != nil || u.User == nil {
+			continue
+		}
+		if opts.Logins == nil {
+			opts.Logins = &login.Set{}
+		}
+		if seeds[i], err = opts.Logins.TakeCredentials(s); err != nil {
+			return opts, fmt.Errorf("crawler: seed %s: %w", redacted(s), err)
+		}
+	}
+	opts.Seeds = seeds
+	return opts, nil
 }
 
 // saveOptions writes o to dir atomically, for a later Open to resume with.
@@ -337,12 +370,16 @@ func (o Options) folders() []string {
 // norm returns the URL normalization options.
 func (o Options) norm() urlnorm.Options { return urlnorm.Options{DropParams: o.DropParams} }
 
-// groupsFor returns the access groups of rawURL.
+// groupsFor returns the access groups of rawURL: the first GroupRule's
+// that matches it, else those of the login it is fetched with, else none.
 func (o Options) groupsFor(rawURL string) []string {
 	for _, r := range o.Groups {
 		if strings.HasPrefix(rawURL, r.Prefix) {
 			return r.Groups
 		}
+	}
+	if groups, ok := o.Logins.Groups(rawURL); ok {
+		return groups
 	}
 	return nil
 }

@@ -227,7 +227,9 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 			c.recheck(prev.Cluster, r.url, now)
 		}
 		return mark, master, nil
-	case r.transient: // retries spent: keep the copy
+	case r.transient || r.status == pages.Failed:
+		// Retries spent, or a failure that says nothing of the page (no
+		// such host, TLS, a login refused): keep the copy.
 		mark.outcome = string(pages.Fetched)
 		rec := prev
 		mark.revisit = c.nextVisit(&rec, false, c.isMaster(rec.URL, rec.Cluster), now)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler"
+	"github.com/doppel-search/doppel/crawler/login"
 	"github.com/doppel-search/doppel/crawler/share"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/indexer"
@@ -31,6 +32,8 @@ type crawlFlags struct {
 	similarity   string
 	serveAddr    string
 	once         bool
+	netrc        string
+	login        string
 	identity     func() (identity, error) // reads the identity flags
 }
 
@@ -52,6 +55,8 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 	fs.StringVar(&f.language, "language", "", "language whose pages are preferred as masters of their clusters (e.g. en; default: the seed page's)")
 	fs.StringVar(&f.similarity, "similarity", "", "what makes pages copies: resemblance (default; the same text up to small edits) or cosine (the same words: for spam-like edits, joins API pages that share their vocabulary)")
 	fs.StringVar(&f.serveAddr, "serve", "", "also serve the search UI and API on this `address` while crawling")
+	fs.StringVar(&f.netrc, "netrc", "", "netrc `file` of Basic or NTLM credentials by host (machine HOST login USER password PW), readable by its owner only; never stored")
+	fs.StringVar(&f.login, "login", "", "JSON `file` of logins by URL prefix — forms, headers, credentials, access groups — with secrets as ${ENV_VAR}; never stored")
 	fs.BoolVar(&f.once, "once", false, "one pass: crawl what is new and what is due, then stop (default: keep the crawl fresh until stopped)")
 	f.identity = identityFlags(fs)
 	fs.Usage = func() {
@@ -66,6 +71,9 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 			"Seeds may be http(s) URLs, local folders (file:///srv/share/) and SMB shares\n"+
 			"(smb://host/share/folder/: a guest session, or DOPPEL_SMB_USER, DOPPEL_SMB_PASSWORD and\n"+
 			"DOPPEL_SMB_DOMAIN from the environment, never stored).\n"+
+			"Sites behind a login: --netrc FILE (Basic or NTLM, as the server asks) and --login FILE (login\n"+
+			"forms, bearer headers, access groups; secrets as ${ENV_VAR}); pass them again when resuming.\n"+
+			"Credentials in a seed URL (http://user:password@host/) are used for its host and never stored.\n"+
 			"Exit status 1: error, 2: usage.\n\nFlags:\n")
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "\nThe configuration file (--config) is JSON: crawler.Options in snake_case, durations as Go\n"+
@@ -97,7 +105,31 @@ func (f *crawlFlags) options(fs *flag.FlagSet) (crawler.Options, error) {
 	if user := os.Getenv("DOPPEL_SMB_USER"); user != "" { // never a flag or a file: kept out of crawl.json and ps
 		opts.SMB = &share.Transport{User: user, Password: os.Getenv("DOPPEL_SMB_PASSWORD"), Domain: os.Getenv("DOPPEL_SMB_DOMAIN")}
 	}
+	logins, err := f.logins()
+	if err != nil {
+		return crawler.Options{}, err
+	}
+	opts.Logins = logins
 	return opts, nil
+}
+
+// logins reads --netrc and --login, nil if neither is given.
+func (f *crawlFlags) logins() (*login.Set, error) {
+	if f.netrc == "" && f.login == "" {
+		return nil, nil
+	}
+	set := &login.Set{}
+	if f.netrc != "" {
+		if err := set.ReadNetrc(f.netrc); err != nil {
+			return nil, err
+		}
+	}
+	if f.login != "" {
+		if err := set.ReadFile(f.login); err != nil {
+			return nil, err
+		}
+	}
+	return set, nil
 }
 
 // apply sets the option of the flag called name in opts.
@@ -159,7 +191,7 @@ func checkResumeFlags(fs *flag.FlagSet, data string, stderr io.Writer) error {
 	var ignored []string
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "data", "max-pages", "serve", "once", "groups-header", "trusted-proxies", "demo-users", "admin-groups", "admin-addr":
+		case "data", "max-pages", "serve", "once", "netrc", "login", "groups-header", "trusted-proxies", "demo-users", "admin-groups", "admin-addr":
 		default:
 			ignored = append(ignored, "--"+f.Name)
 		}

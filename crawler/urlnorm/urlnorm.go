@@ -62,7 +62,9 @@ func (o *Options) drop(name string) bool {
 //     canonical form (url.QueryEscape of the decoded key and value) and
 //     sorted by key, then value; a "?" with nothing left after it is dropped.
 //
-// Percent-encoding in the path is kept as given. Userinfo is kept. Surrounding
+// Percent-encoding in the path is kept as given. Userinfo ("user:password@")
+// is dropped: it names no other page, and a credential must never be stored
+// or shown with a URL (a crawl's logins carry it; see package login). Surrounding
 // whitespace is trimmed. Errors wrap ErrInvalid or ErrScheme.
 // Cost: O(len(raw)·log(len(raw))) for the query sort plus O(len(DropParams))
 // per parameter.
@@ -117,10 +119,6 @@ func normalizeURL(u *url.URL, opts *Options) (string, error) {
 	b.Grow(len(u.Host) + len(u.RawPath) + len(u.Path) + len(u.RawQuery) + 16)
 	b.WriteString(scheme)
 	b.WriteString("://")
-	if u.User != nil {
-		b.WriteString(u.User.String())
-		b.WriteByte('@')
-	}
 	b.WriteString(host)
 	b.WriteString(cleanPath(u.EscapedPath(), opts))
 	if q := cleanQuery(u.RawQuery, opts); q != "" {

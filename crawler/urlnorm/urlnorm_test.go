@@ -46,7 +46,7 @@ func TestNormalize(t *testing.T) {
 		{"http://h/a;v=1;jsessionid=2;w=3", "http://h/a;v=1;w=3"},
 		{"http://h/.;jsessionid=2/b", "http://h/b"},
 		{"http://h/?bad=%zz&a=1", "http://h/?a=1&bad=%zz"},
-		{"http://user:pw@H/a", "http://user:pw@h/a"},
+		{"http://user:pw@H/a", "http://h/a"},
 		{"  http://h/a  ", "http://h/a"},
 	}
 	for _, tc := range tests {
