@@ -44,6 +44,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -168,7 +169,20 @@ type Request struct {
 	// is not (a language copy stands in for the page only when no page
 	// of the user's language does). Empty: masters as they are.
 	Languages []string
+	// Members is how many other members of each hit's cluster — those the
+	// user may see, the master first — come with the hit (Hit.Members),
+	// as Elasticsearch's collapse with inner_hits; at most MaxMembers.
+	// Default 0: none, only their number (Hit.Similar).
+	Members int
+	// Omitted lists the near-duplicates collapsing hides too (Google's
+	// filter=0): after each cluster's hit, every other member of it the
+	// user may see, marked Omitted, with the cluster's master (MasterID).
+	// Pages count entries; Total still counts clusters.
+	Omitted bool
 }
+
+// MaxMembers bounds Request.Members.
+const MaxMembers = 20
 
 // A Span is a piece of a snippet; Match marks query terms. Spans are plain
 // text: escape them when writing HTML.
@@ -191,6 +205,27 @@ type Hit struct {
 	Type         string    `json:"type,omitempty"` // a document's format ("pdf", "docx", …); "" for an HTML page
 	Similar      int       `json:"similar"`        // other members of the cluster the user may see
 	LastModified time.Time `json:"last_modified,omitzero"`
+	// Members are other members of the cluster the user may see (at most
+	// Request.Members of them, the master first).
+	Members []Member `json:"members,omitempty"`
+	// Omitted marks a near-duplicate listed under Request.Omitted: a
+	// member collapsing would have hidden behind its cluster's hit.
+	Omitted bool `json:"omitted,omitempty"`
+	// MasterID is the id of the cluster's master, if the user may see
+	// it.
+	MasterID string `json:"master_id,omitempty"`
+}
+
+// A Member is a member of a hit's cluster shown with it.
+type Member struct {
+	ID           string    `json:"id"`
+	URL          string    `json:"url"`
+	Title        string    `json:"title"`
+	Master       bool      `json:"master"`
+	Lang         string    `json:"lang,omitempty"`
+	Type         string    `json:"type,omitempty"`
+	LastModified time.Time `json:"last_modified,omitzero"`
+	Snippet      string    `json:"snippet,omitempty"` // for a member in the index: the lead of its text as the query marks it
 }
 
 // SnippetText returns the snippet as plain text.
@@ -438,6 +473,10 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.Omitted {
+		out.Hits, err = s.omitted(ctx, order, best, cq, r)
+		return out, err
+	}
 	lo := min((r.Page-1)*r.Size, len(order))
 	page := order[lo:min(lo+r.Size, len(order))]
 	if len(page) == 0 {
@@ -572,13 +611,136 @@ func (s *Searcher) hits(ctx context.Context, page []string, best map[string]*rep
 			}
 		}
 		for _, m := range members[h.Cluster] {
+			if m.Master && indexer.Visible(m.Groups, r.Groups) {
+				h.MasterID = m.ID
+			}
 			if m.ID != h.ID && indexer.Visible(m.Groups, r.Groups) {
 				h.Similar++
+				if len(h.Members) < min(r.Members, MaxMembers) {
+					h.Members = append(h.Members, memberOf(m))
+				}
 			}
 		}
 		out = append(out, h)
 	}
-	return out, nil
+	if r.Members > 0 {
+		err = s.memberSnippets(ctx, out, cq)
+	}
+	return out, err
+}
+
+// memberOf returns the member record m as shown with a hit.
+func memberOf(m indexer.Member) Member {
+	return Member{ID: m.ID, URL: m.URL, Title: m.Title, Master: m.Master, Lang: m.Lang, Type: m.Type, LastModified: m.LastModified}
+}
+
+// memberSnippets gives the members shown with hits that are in the index
+// their snippets, with one search.
+func (s *Searcher) memberSnippets(ctx context.Context, hits []Hit, cq compiled) error {
+	var ids []string
+	for _, h := range hits {
+		for _, m := range h.Members {
+			ids = append(ids, m.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	q := query.Query(bleve.NewDocIDQuery(ids))
+	if cq.snippet != nil {
+		q = query.NewBooleanQuery([]query.Query{q}, []query.Query{cq.snippet}, nil)
+	}
+	req := bleve.NewSearchRequestOptions(q, len(ids), 0, false)
+	req.Fields = []string{indexer.FieldBody}
+	req.Highlight = bleve.NewHighlightWithStyle(highlighterName)
+	req.Highlight.AddField(indexer.FieldBody)
+	res, err := s.ix.Search(ctx, req)
+	if err != nil {
+		return s.searchError(ctx, err, false)
+	}
+	snippets := map[string]string{}
+	for _, dm := range res.Hits {
+		if frags := dm.Fragments[indexer.FieldBody]; len(frags) > 0 {
+			snippets[dm.ID] = spansText(trimCut(spans(frags[0])))
+		} else if body, ok := dm.Fields[indexer.FieldBody].(string); ok {
+			snippets[dm.ID] = lead(body, 200)
+		}
+	}
+	for i := range hits {
+		for j := range hits[i].Members {
+			hits[i].Members[j].Snippet = snippets[hits[i].Members[j].ID]
+		}
+	}
+	return nil
+}
+
+// hostOf returns the host of rawURL, "" if it has none.
+func hostOf(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}
+
+// spansText returns the text of spans.
+func spansText(ss []Span) string {
+	var b strings.Builder
+	for _, s := range ss {
+		b.WriteString(s.Text)
+	}
+	return b.String()
+}
+
+// omitted builds a page of Request.Omitted: the clusters of order in rank
+// order, each as its hit followed by the other members the user may see
+// (Omitted, with the master's id), cut to the page.
+func (s *Searcher) omitted(ctx context.Context, order []string, best map[string]*rep, cq compiled, r Request) ([]Hit, error) {
+	members, err := s.ix.MembersOfContext(ctx, order)
+	if err != nil {
+		return nil, s.searchError(ctx, err, false)
+	}
+	lo, hi := (r.Page-1)*r.Size, r.Page*r.Size
+	var touched []string // clusters with entries on the page
+	first := 0           // entries before the first of them
+	n := 0
+	for _, c := range order {
+		k := 0
+		for _, m := range members[c] {
+			if indexer.Visible(m.Groups, r.Groups) {
+				k++
+			}
+		}
+		k = max(k, 1)
+		if n+k > lo && n < hi {
+			if len(touched) == 0 {
+				first = n
+			}
+			touched = append(touched, c)
+		}
+		n += k
+		if n >= hi {
+			break
+		}
+	}
+	if len(touched) == 0 {
+		return nil, nil
+	}
+	hs, err := s.hits(ctx, touched, best, cq, r)
+	if err != nil {
+		return nil, err
+	}
+	var out []Hit
+	for _, h := range hs {
+		out = append(out, h)
+		for _, m := range members[h.Cluster] {
+			if m.ID != h.ID && indexer.Visible(m.Groups, r.Groups) {
+				out = append(out, Hit{ID: m.ID, URL: m.URL, Title: m.Title, Host: hostOf(m.URL), Cluster: h.Cluster, Master: m.Master,
+					Lang: m.Lang, Type: m.Type, LastModified: m.LastModified, Omitted: true, MasterID: h.MasterID})
+			}
+		}
+	}
+	return out[lo-first : min(hi-first, len(out))], nil
 }
 
 // sameNamedMaster returns the master of a cluster whose promoted member h

@@ -161,7 +161,8 @@ func TestAccessControlOracle(t *testing.T) {
 
 				seen := map[string]bool{}
 				for page := 1; ; page++ {
-					res, err := s.Search(ctx, Request{Query: q, Page: page, Size: size, Groups: user})
+					inline := r.IntN(4)
+					res, err := s.Search(ctx, Request{Query: q, Page: page, Size: size, Groups: user, Members: inline})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -172,6 +173,8 @@ func TestAccessControlOracle(t *testing.T) {
 						switch {
 						case !indexer.Visible(c.groups[h.ID], user):
 							t.Fatalf("LEAK: q=%q user=%v got %s with groups %v", q, user, h.ID, c.groups[h.ID])
+						case h.MasterID != "" && !indexer.Visible(c.groups[h.MasterID], user):
+							t.Fatalf("LEAK: q=%q user=%v: the master %s (groups %v) named", q, user, h.MasterID, c.groups[h.MasterID])
 						case seen[h.Cluster]:
 							t.Fatalf("q=%q: cluster %s repeated on page %d", q, h.Cluster, page)
 						case !want[h.Cluster]:
@@ -191,6 +194,17 @@ func TestAccessControlOracle(t *testing.T) {
 						if h.Similar != visible-1 {
 							t.Fatalf("q=%q user=%v: cluster %s similar %d, oracle %d", q, user, h.Cluster, h.Similar, visible-1)
 						}
+						if len(h.Members) != min(inline, visible-1) {
+							t.Fatalf("q=%q: %d members inline, want %d of %d", q, len(h.Members), inline, visible-1)
+						}
+						for _, m := range h.Members {
+							if !indexer.Visible(c.groups[m.ID], user) || c.cluster[m.ID] != h.Cluster || m.ID == h.ID {
+								t.Fatalf("LEAK or wrong member inline: %s (groups %v, cluster %s) with hit %s for user %v", m.ID, c.groups[m.ID], c.cluster[m.ID], h.ID, user)
+							}
+							if m.Snippet != "" && !strings.Contains(c.text[m.ID], strings.TrimSpace(m.Snippet)) {
+								t.Fatalf("LEAK: member snippet %q is not from %s", m.Snippet, m.ID)
+							}
+						}
 						ms, err := s.Members(ctx, h.Cluster, user, ByRelevance, q)
 						if err != nil || len(ms) != visible {
 							t.Fatalf("members of %s: %d, %v; oracle %d", h.Cluster, len(ms), err, visible)
@@ -207,6 +221,39 @@ func TestAccessControlOracle(t *testing.T) {
 				}
 				if len(seen) != len(want) {
 					t.Fatalf("q=%q user=%v: pages held %d clusters, oracle %d", q, user, len(seen), len(want))
+				}
+				// With the omitted results: every member of those clusters the
+				// user may see, once, after its cluster's hit.
+				listed := map[string]bool{}
+				last := ""
+				for page := 1; ; page++ {
+					res, err := s.Search(ctx, Request{Query: q, Page: page, Size: size, Groups: user, Omitted: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, h := range res.Hits {
+						switch {
+						case !indexer.Visible(c.groups[h.ID], user):
+							t.Fatalf("LEAK: omitted result %s (groups %v) for user %v", h.ID, c.groups[h.ID], user)
+						case h.MasterID != "" && !indexer.Visible(c.groups[h.MasterID], user):
+							t.Fatalf("LEAK: q=%q user=%v: the master %s (groups %v) named", q, user, h.MasterID, c.groups[h.MasterID])
+						case listed[h.ID]:
+							t.Fatalf("q=%q: %s listed twice", q, h.ID)
+						case h.Omitted && h.Cluster != last:
+							t.Fatalf("q=%q: omitted %s of cluster %s not after its cluster's hit (%s)", q, h.ID, h.Cluster, last)
+						case !h.Omitted && !want[h.Cluster], c.cluster[h.ID] != h.Cluster:
+							t.Fatalf("q=%q: %s in cluster %s, not expected", q, h.ID, h.Cluster)
+						}
+						listed[h.ID], last = true, h.Cluster
+					}
+					if len(res.Hits) < size {
+						break
+					}
+				}
+				for id, cl := range c.cluster {
+					if want[cl] && indexer.Visible(c.groups[id], user) && !listed[id] {
+						t.Fatalf("q=%q user=%v: visible member %s of cluster %s not listed with the omitted results", q, user, id, cl)
+					}
 				}
 			}
 			// Clusters and documents the user may not see are not found.

@@ -307,6 +307,25 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 	req.Syntax = syn
 	req.Page, req.Size = atoi("page"), atoi("size")
 	req.Since, req.Until = date("since"), date("until")
+	if v := q.Get("members"); v != "" {
+		n, e := strconv.Atoi(v)
+		if e != nil || n < 0 || n > ranking.MaxMembers {
+			err = errors.Join(err, fmt.Errorf("members must be a number from 0 to %d, not %q", ranking.MaxMembers, v))
+		}
+		req.Members = n
+	}
+	switch v := q.Get("filter"); v {
+	case "", "1":
+	case "0":
+		req.Omitted = true
+	default:
+		err = errors.Join(err, fmt.Errorf("filter must be 0 (show the omitted near-duplicates) or 1, not %q", v))
+	}
+	for name := range q {
+		if !slices.Contains(searchParams, name) {
+			err = errors.Join(err, fmt.Errorf("unknown parameter %q (known: %s)", name, strings.Join(searchParams, ", ")))
+		}
+	}
 	if req.Size > 100 {
 		err = errors.Join(err, fmt.Errorf("size must be at most 100"))
 	}
@@ -318,6 +337,10 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 	}
 	return req, err
 }
+
+// searchParams are the parameters of a search: a misspelled one is an
+// error, not a filter silently ignored.
+var searchParams = []string{"q", "syntax", "host", "since", "until", "page", "size", "members", "filter", "user"}
 
 // maxPage is the deepest result page: page p costs a window of 3·p·size
 // hits.
@@ -370,6 +393,10 @@ type searchView struct {
 	Similar map[string][]indexer.Member // cluster → the other visible members
 	Prev    string
 	Next    string
+	// Omitted: the page lists the omitted near-duplicates too (filter=0);
+	// Expand links to that listing, Collapse back to one hit per cluster.
+	Omitted          bool
+	Expand, Collapse string
 }
 
 func (srv *Server) search(r *http.Request, endpoint string) (*ranking.Result, ranking.Request, error) {
@@ -418,7 +445,7 @@ func (srv *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	}
 	view := searchView{Result: res, Similar: map[string][]indexer.Member{}, Start: (res.Page-1)*res.Size + 1}
 	for _, h := range res.Hits {
-		if h.Similar == 0 {
+		if h.Similar == 0 || req.Omitted {
 			continue
 		}
 		ms, err := srv.s.Members(r.Context(), h.Cluster, who(r).groups, ranking.ByRelevance, req.Query)
@@ -436,8 +463,27 @@ func (srv *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	if res.Page > 1 {
 		view.Prev = link(res.Page - 1)
 	}
-	if res.Page*res.Size < res.Total && res.Page < maxPage {
+	more := res.Page*res.Size < res.Total
+	if req.Omitted {
+		more = len(res.Hits) == res.Size
+	}
+	if more && res.Page < maxPage {
 		view.Next = link(res.Page + 1)
+	}
+	view.Omitted = req.Omitted
+	filter := func(v string) string {
+		q := r.URL.Query()
+		q.Del("page")
+		q.Set("filter", v)
+		if v == "1" {
+			q.Del("filter")
+		}
+		return "/?" + q.Encode()
+	}
+	if req.Omitted {
+		view.Collapse = filter("1")
+	} else if slices.ContainsFunc(res.Hits, func(h ranking.Hit) bool { return h.Similar > 0 }) {
+		view.Expand = filter("0")
 	}
 	p.Data = view
 	srv.render(w, r, http.StatusOK, "search.html", p)

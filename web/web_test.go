@@ -271,6 +271,70 @@ func searchBox(page string) string {
 
 // TestSyntaxParameter: syntax=bleve reads bleve's query string syntax, and
 // the search page keeps the mode.
+// TestMembersAndOmitted: members=N brings up to N members with each hit
+// (as Elasticsearch's inner_hits); filter=0 lists the omitted
+// near-duplicates after their cluster's hit; unknown or bad parameters
+// are refused with 400 naming the known ones.
+func TestMembersAndOmitted(t *testing.T) {
+	ts := testServer(t, Options{})
+	var res struct {
+		Total int
+		Hits  []struct {
+			ID, Cluster, MasterID string `json:"master_id"`
+			Similar               int
+			Omitted               bool
+			Members               []struct{ ID, URL, Title string }
+		}
+	}
+	_, body := get(t, ts.URL+"/api/search?q=vpn&members=2")
+	if err := json.Unmarshal([]byte(body), &res); err != nil {
+		t.Fatal(err)
+	}
+	inline := 0
+	for _, h := range res.Hits {
+		if len(h.Members) != min(2, h.Similar) {
+			t.Errorf("%s: %d members inline of %d similar, want min(2, similar)", h.ID, len(h.Members), h.Similar)
+		}
+		inline += len(h.Members)
+	}
+	if inline == 0 {
+		t.Error("no members inline for vpn")
+	}
+	collapsed := res
+	_, body = get(t, ts.URL+"/api/search?q=vpn&filter=0&size=100")
+	res.Hits = nil
+	if err := json.Unmarshal([]byte(body), &res); err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, h := range collapsed.Hits {
+		want += 1 + h.Similar
+	}
+	omitted := 0
+	for _, h := range res.Hits {
+		if h.Omitted {
+			omitted++
+		}
+	}
+	if len(res.Hits) != want || omitted == 0 {
+		t.Errorf("filter=0: %d results (%d omitted), want every visible member: %d", len(res.Hits), omitted, want)
+	}
+	_, page := get(t, ts.URL+"/?q=vpn")
+	if !strings.Contains(page, `Repeat the search with the omitted results included`) || !strings.Contains(page, `filter=0`) {
+		t.Error("the result page does not offer the omitted results")
+	}
+	_, page = get(t, ts.URL+"/?q=vpn&filter=0&size=100")
+	if n := strings.Count(page, `class="hit omitted"`); n != omitted || !strings.Contains(page, "Show one result per page") {
+		t.Errorf("filter=0 page: %d omitted entries, want %d, and a way back", n, omitted)
+	}
+	for _, bad := range []string{"hots=x", "members=21", "members=x", "filter=2"} {
+		code, body := get(t, ts.URL+"/api/search?q=vpn&"+bad)
+		if code != http.StatusBadRequest || (bad == "hots=x" && !strings.Contains(body, `unknown parameter \"hots\" (known: q, syntax, host`)) {
+			t.Errorf("%s: %d %s", bad, code, body)
+		}
+	}
+}
+
 func TestSyntaxParameter(t *testing.T) {
 	ts := testServer(t, Options{})
 	for _, tc := range []struct {
