@@ -280,10 +280,11 @@ func TestMembersAndOmitted(t *testing.T) {
 	var res struct {
 		Total int
 		Hits  []struct {
-			ID, Cluster, MasterID string `json:"master_id"`
-			Similar               int
-			Omitted               bool
-			Members               []struct{ ID, URL, Title string }
+			ID, Cluster string
+			MasterID    string `json:"master_id"`
+			Similar     int
+			Omitted     bool
+			Members     []struct{ ID, URL, Title string }
 		}
 	}
 	_, body := get(t, ts.URL+"/api/search?q=vpn&members=2")
