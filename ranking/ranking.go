@@ -51,6 +51,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/doppel-search/doppel/indexer"
@@ -179,6 +180,10 @@ type Request struct {
 	// user may see, marked Omitted, with the cluster's master (MasterID).
 	// Pages count entries; Total still counts clusters.
 	Omitted bool
+	// ByDate orders the clusters by the newest last-modified date of
+	// their matching documents the user may see, newest first, undated
+	// last (relevance among equals). Default false: by relevance.
+	ByDate bool
 }
 
 // MaxMembers bounds Request.Members.
@@ -514,7 +519,7 @@ func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, out *Re
 	var order []string
 	var best map[string]*rep
 	for window, first := max(3*need, 30), true; ; window *= 2 {
-		res, err := s.candidates(ctx, q, window, first)
+		res, err := s.candidates(ctx, q, window, first, r.ByDate)
 		if err == nil && first && res.Total < uint64(r.Size) && cq.relaxed != nil {
 			// Fewer documents than a page hold every word: the page is
 			// filled with those holding most of them, which rank below
@@ -524,7 +529,7 @@ func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, out *Re
 			var relaxed query.Query
 			if relaxed, err = s.relaxed(cq); err == nil {
 				q, cq.relaxed = s.filtered(relaxed, r), nil
-				res, err = s.candidates(ctx, q, window, true)
+				res, err = s.candidates(ctx, q, window, true, r.ByDate)
 			}
 		}
 		if err != nil {
@@ -534,7 +539,7 @@ func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, out *Re
 			first = false
 			out.Total, out.Exact = total(res)
 		}
-		order, best = group(res)
+		order, best = group(res, r.ByDate)
 		if len(order) >= need || len(res.Hits) < window || uint64(window) >= res.Total {
 			return order, best, nil
 		}
@@ -556,12 +561,17 @@ func total(res *bleve.SearchResult) (n int, exact bool) {
 }
 
 // group walks hits in rank order: the clusters in the order of their
-// best hits, and what each keeps.
-func group(res *bleve.SearchResult) ([]string, map[string]*rep) {
+// first hits, and what each keeps. The cluster and master flag are the
+// last two sort keys (byDate: after the date).
+func group(res *bleve.SearchResult, byDate bool) ([]string, map[string]*rep) {
 	var order []string
 	best := map[string]*rep{}
+	k := 2
+	if byDate {
+		k = 3
+	}
 	for _, h := range res.Hits {
-		c, master := h.Sort[2], h.Sort[3] == "T"
+		c, master := h.Sort[k], h.Sort[k+1] == "T"
 		if c == "" {
 			c = "doc:" + h.ID
 		}
@@ -770,12 +780,18 @@ func sameNamedMaster(members []indexer.Member, h Hit, b *rep) *indexer.Member {
 // candidates returns the window best hits of q by score and id, with the
 // cluster and master flag as sort keys 2 and 3, and if facet, the cluster
 // facet.
-func (s *Searcher) candidates(ctx context.Context, q query.Query, window int, facet bool) (*bleve.SearchResult, error) {
+func (s *Searcher) candidates(ctx context.Context, q query.Query, window int, facet, byDate bool) (*bleve.SearchResult, error) {
 	req := bleve.NewSearchRequestOptions(q, window, 0, false)
 	// The cluster and master flag come as sort keys, from doc values:
 	// loading stored documents for every candidate would cost more than
 	// the search. They never reorder hits: _id is unique.
-	req.SortBy([]string{"-_score", "_id", indexer.FieldCluster, indexer.FieldMaster})
+	order := search.SortOrder{&search.SortScore{Desc: true}, &search.SortDocID{},
+		&search.SortField{Field: indexer.FieldCluster}, &search.SortField{Field: indexer.FieldMaster}}
+	if byDate {
+		order = append(search.SortOrder{&search.SortField{Field: indexer.FieldLastModified, Desc: true,
+			Type: search.SortFieldAsDate, Missing: search.SortFieldMissingLast}}, order...)
+	}
+	req.SortByCustom(order)
 	if facet {
 		req.AddFacet("clusters", bleve.NewFacetRequest(indexer.FieldCluster, s.opts.MaxCandidates))
 	}

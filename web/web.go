@@ -314,6 +314,13 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 		}
 		req.Members = n
 	}
+	switch v := q.Get("sort"); v {
+	case "", "relevance":
+	case "date":
+		req.ByDate = true
+	default:
+		err = errors.Join(err, fmt.Errorf("sort must be relevance or date, not %q", v))
+	}
 	switch v := q.Get("filter"); v {
 	case "", "1":
 	case "0":
@@ -340,7 +347,7 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 
 // searchParams are the parameters of a search: a misspelled one is an
 // error, not a filter silently ignored.
-var searchParams = []string{"q", "syntax", "host", "since", "until", "page", "size", "members", "filter", "user"}
+var searchParams = []string{"q", "syntax", "host", "since", "until", "page", "size", "sort", "members", "filter", "user"}
 
 // maxPage is the deepest result page: page p costs a window of 3·p·size
 // hits.
@@ -397,6 +404,9 @@ type searchView struct {
 	// Expand links to that listing, Collapse back to one hit per cluster.
 	Omitted          bool
 	Expand, Collapse string
+	// ByDate: sorted by date; SortDate and SortRelevance link to each order.
+	ByDate                  bool
+	SortDate, SortRelevance string
 }
 
 func (srv *Server) search(r *http.Request, endpoint string) (*ranking.Result, ranking.Request, error) {
@@ -470,7 +480,14 @@ func (srv *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	if more && res.Page < maxPage {
 		view.Next = link(res.Page + 1)
 	}
-	view.Omitted = req.Omitted
+	view.Omitted, view.ByDate = req.Omitted, req.ByDate
+	order := func(v string) string {
+		q := r.URL.Query()
+		q.Del("page")
+		q.Set("sort", v)
+		return "/?" + q.Encode()
+	}
+	view.SortDate, view.SortRelevance = order("date"), order("relevance")
 	filter := func(v string) string {
 		q := r.URL.Query()
 		q.Del("page")

@@ -328,7 +328,14 @@ func TestMembersAndOmitted(t *testing.T) {
 	if n := strings.Count(page, `class="hit omitted"`); n != omitted || !strings.Contains(page, "Show one result per page") {
 		t.Errorf("filter=0 page: %d omitted entries, want %d, and a way back", n, omitted)
 	}
-	for _, bad := range []string{"hots=x", "members=21", "members=x", "filter=2"} {
+	// sort=date (its order: ranking's TestByDate) is offered, and kept.
+	if code, _ := get(t, ts.URL+"/api/search?q=news&sort=date"); code != 200 {
+		t.Errorf("sort=date: %d", code)
+	}
+	if _, page := get(t, ts.URL+"/?q=news&sort=date"); !strings.Contains(page, `id="sort-relevance"`) {
+		t.Error("the page sorted by date has no way back to relevance")
+	}
+	for _, bad := range []string{"hots=x", "members=21", "members=x", "filter=2", "sort=size"} {
 		code, body := get(t, ts.URL+"/api/search?q=vpn&"+bad)
 		if code != http.StatusBadRequest || (bad == "hots=x" && !strings.Contains(body, `unknown parameter \"hots\" (known: q, syntax, host`)) {
 			t.Errorf("%s: %d %s", bad, code, body)
