@@ -13,6 +13,7 @@ import (
 
 // diffView is the what-differs page's data.
 type diffView struct {
+	Cluster        string // the cluster compared in
 	Member, Master indexer.Member
 	worddiff.Result
 	TooLarge string // why the pages were not compared, if they were not
@@ -39,7 +40,7 @@ func (srv *Server) diff(r *http.Request) (diffView, error) {
 	if err != nil {
 		return diffView{}, err
 	}
-	view := diffView{Master: ms[0]}
+	view := diffView{Cluster: cluster, Master: ms[0]}
 	found := false
 	for _, m := range ms {
 		if m.ID == id {
@@ -69,7 +70,7 @@ func (srv *Server) diff(r *http.Request) (diffView, error) {
 
 func (srv *Server) diffPage(w http.ResponseWriter, r *http.Request) {
 	view, err := srv.diff(r)
-	p := page{Title: "What differs"}
+	p := page{Title: "What differs", Query: r.URL.Query().Get("q")}
 	if err != nil {
 		srv.pageError(w, r, "diff.html", p, err)
 		return

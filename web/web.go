@@ -219,6 +219,7 @@ func (srv *Server) routes() {
 	srv.mux.Handle("GET /api/doc/{id}", srv.limited(srv.apiDoc))
 	srv.mux.Handle("GET /api/diff/{id}", srv.limited(srv.apiDiff))
 	srv.mux.HandleFunc("GET /healthz", healthz)
+	srv.mux.HandleFunc("GET /opensearch.xml", srv.openSearchPage)
 	metrics := promhttp.HandlerFor(srv.registry, promhttp.HandlerOpts{})
 	for path, h := range map[string]http.Handler{
 		"GET /status":    http.HandlerFunc(srv.statusPage),

@@ -3,11 +3,13 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -531,5 +533,36 @@ func TestMemberStandsForItsCluster(t *testing.T) {
 	_, diff := get(t, ts.URL+"/diff/"+url.PathEscape("http://intra/print/manual/vpn")+"?cluster=c1")
 	if !strings.Contains(diff, "<ins>Printed copy.</ins>") {
 		t.Fatalf("what differs does not show the copy's own words:\n%s", diff)
+	}
+}
+
+// TestOpenSearchAndBackLinks: /opensearch.xml describes the search with
+// templates on the server's host, every page links to it, and the
+// what-differs page links back to the results and the cluster.
+func TestOpenSearchAndBackLinks(t *testing.T) {
+	ts := testServer(t, Options{})
+	code, body := get(t, ts.URL+"/opensearch.xml")
+	var d struct {
+		ShortName string `xml:"ShortName"`
+		URLs      []struct {
+			Type     string `xml:"type,attr"`
+			Template string `xml:"template,attr"`
+		} `xml:"Url"`
+	}
+	if err := xml.Unmarshal([]byte(body), &d); code != 200 || err != nil || len(d.URLs) != 2 ||
+		d.URLs[0].Template != ts.URL+"/?q={searchTerms}" || d.URLs[1].Type != "application/json" {
+		t.Errorf("opensearch.xml: %d %v %+v\n%s", code, err, d, body)
+	}
+	_, page := get(t, ts.URL+"/?q=vpn")
+	if !strings.Contains(page, `<link rel="search" type="application/opensearchdescription+xml" title="Doppel" href="/opensearch.xml">`) {
+		t.Error("the search page does not link the OpenSearch description")
+	}
+	m := regexp.MustCompile(`href="(/diff/[^"]+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no what-differs link on the vpn results")
+	}
+	_, diff := get(t, ts.URL+html.UnescapeString(m[1]))
+	if !strings.Contains(diff, `id="results" href="/?q=vpn"`) || !strings.Contains(diff, `id="cluster" href="/cluster/`) {
+		t.Errorf("the what-differs page does not link back to the results and the cluster:\n%.600s", diff)
 	}
 }
