@@ -526,7 +526,7 @@ func TestMemberStandsForItsCluster(t *testing.T) {
 	if first < 0 || !strings.Contains(body[first:first+200], "http://intra/print/manual/vpn") {
 		t.Fatalf("the print copy is not the hit for a word of its own:\n%s", body)
 	}
-	want := `<span class="meta">master</span> <a class="diff" href="/diff/` + url.PathEscape("http://intra/print/manual/vpn") + `?cluster=c1">`
+	want := `<span class="meta">master</span> <a class="diff" href="/diff/` + url.PathEscape("http://intra/print/manual/vpn") + `?cluster=c1&amp;q=printed">`
 	if !strings.Contains(body, want) {
 		t.Fatalf("the master's row lacks %s:\n%s", want, body)
 	}
