@@ -39,15 +39,7 @@ func TestAnalyzerTokens(t *testing.T) {
 // word, not those holding one of its characters; a phrase matches its
 // bigrams in order.
 func TestCJKSearch(t *testing.T) {
-	bi, err := bleve.NewMemOnly(Mapping())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := Wrap(bi, Options{Policy: All})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := memIndex(t, Mapping(), Options{Policy: All})
 	ctx := context.Background()
 	docs := map[string]string{
 		"ja":    "会議は十時に東京都の本社で始まります。",

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/doppel-search/doppel/internal/tokens"
@@ -60,15 +61,7 @@ func TestLanguageAnalyzersKeepTheTokens(t *testing.T) {
 // every language does, finds each page by its own words; an English page
 // keeps the Porter stemmer.
 func TestPagesAnalyzedInTheirLanguage(t *testing.T) {
-	bi, err := bleve.NewMemOnly(Mapping())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := Wrap(bi, Options{Policy: All})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := memIndex(t, Mapping(), Options{Policy: All})
 	ctx := context.Background()
 	docs := []Doc{
 		{ID: "de", Lang: "de", Title: "Ferienhäuser", Body: "Die Häuser am See werden im Sommer vermietet."},
@@ -139,15 +132,7 @@ func TestOldMappingStillIndexesLanguages(t *testing.T) {
 			delete(m.TypeMapping, name)
 		}
 	}
-	bi, err := bleve.NewMemOnly(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := Wrap(bi, Options{Policy: All})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := memIndex(t, m, Options{Policy: All})
 	ctx := context.Background()
 	d := Doc{ID: "de", URL: "http://x/de", Lang: "de", Body: "Die Häuser am See"}
 	if err := ix.Add(ctx, d, Placement{ID: "de", Cluster: "de", Master: "de"}); err != nil {
@@ -162,4 +147,20 @@ func TestOldMappingStillIndexesLanguages(t *testing.T) {
 	if err != nil || res.Total != 1 {
 		t.Errorf("old mapping: %v hits, %v", res, err)
 	}
+}
+
+// memIndex returns an empty index in memory with mapping m, closed when
+// the test ends.
+func memIndex(t *testing.T, m *mapping.IndexMappingImpl, opts Options) *Index {
+	t.Helper()
+	bi, err := bleve.NewMemOnly(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Wrap(bi, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
 }

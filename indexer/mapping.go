@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -188,11 +189,22 @@ var analyzerCache = sync.OnceValue(registry.NewCache)
 // textAnalyzers returns the analyzers of every language that analyze
 // text differently from each other, [AnalyzerName] first.
 func textAnalyzers(text string) []string {
+	return DistinctAnalyzers(func(name string) analysis.Analyzer {
+		a, _ := analyzerCache().AnalyzerNamed(name)
+		return a
+	}, Analyzers(allLanguages()), text)
+}
+
+// DistinctAnalyzers returns those of the analyzers names (resolved by
+// named; an unknown one is left out) that analyze text into other terms
+// or positions than every one before them: the analyses a query of text
+// needs, once each.
+func DistinctAnalyzers(named func(string) analysis.Analyzer, names []string, text string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, name := range Analyzers(allLanguages()) {
-		a, err := analyzerCache().AnalyzerNamed(name)
-		if err != nil {
+	for _, name := range names {
+		a := named(name)
+		if a == nil {
 			continue
 		}
 		var k strings.Builder

@@ -2,8 +2,6 @@ package ranking
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -185,20 +183,8 @@ func (l *languages) inLanguages(q query.Query) query.Query {
 // before it.
 func (l *languages) each(names []string, text string, with func(analyzer string) query.Query) query.Query {
 	var alts []query.Query
-	seen := map[string]bool{}
-	for _, name := range append([]string{indexer.AnalyzerName}, names...) {
-		a := l.ix.Mapping().AnalyzerNamed(name)
-		if a == nil {
-			continue
-		}
-		var k strings.Builder
-		for _, t := range a.Analyze([]byte(text)) {
-			fmt.Fprintf(&k, "%d:%s\x00", t.Position, t.Term)
-		}
-		if !seen[k.String()] {
-			seen[k.String()] = true
-			alts = append(alts, with(name))
-		}
+	for _, name := range indexer.DistinctAnalyzers(l.ix.Mapping().AnalyzerNamed, append([]string{indexer.AnalyzerName}, names...), text) {
+		alts = append(alts, with(name))
 	}
 	if len(alts) == 1 {
 		return alts[0]

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
-
 	"github.com/doppel-search/doppel/indexer"
 )
 
@@ -19,15 +17,7 @@ import (
 // in plain and in bleve's syntax; and an index of one language analyzes
 // queries with that language's analyzer alone.
 func TestQueriesInEveryLanguage(t *testing.T) {
-	bi, err := bleve.NewMemOnly(indexer.Mapping())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := indexer.Wrap(bi, indexer.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := memIndex(t, indexer.Options{})
 	ctx := context.Background()
 	add := func(i int, d indexer.Doc) {
 		d.URL = "http://intra/" + d.ID

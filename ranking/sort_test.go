@@ -15,15 +15,7 @@ import (
 // newest matching document), undated last; by relevance, the best match
 // first.
 func TestByDate(t *testing.T) {
-	bi, err := bleve.NewMemOnly(indexer.Mapping())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := indexer.Wrap(bi, indexer.Options{Policy: indexer.All})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := memIndex(t, indexer.Options{Policy: indexer.All})
 	ctx := context.Background()
 	day := func(d int) time.Time { return time.Date(2026, 3, d, 0, 0, 0, 0, time.UTC) }
 	for _, d := range []struct {
@@ -62,4 +54,19 @@ func TestByDate(t *testing.T) {
 	if got := clusters(false); got[0] != "c1" {
 		t.Errorf("by relevance: %v, want c1 (budget four times) first", got)
 	}
+}
+
+// memIndex returns an empty index in memory, closed when the test ends.
+func memIndex(t *testing.T, opts indexer.Options) *indexer.Index {
+	t.Helper()
+	bi, err := bleve.NewMemOnly(indexer.Mapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := indexer.Wrap(bi, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
 }
