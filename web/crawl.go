@@ -45,7 +45,7 @@ type CrawlSample struct {
 type timelineChart struct {
 	Series []timelineSeries
 	Height int    // in SVG units
-	Span   string // the time the chart spans, "12m30s"
+	Span   string // the time the chart spans: "12m30s", "4.2s"
 }
 
 // A timelineSeries is one panel of the crawl chart.
@@ -105,7 +105,11 @@ func timeline(samples []CrawlSample) timelineChart {
 		ch.Series = append(ch.Series, ts)
 	}
 	ch.Height = len(ch.Series) * chartPanel
-	ch.Span = span.Round(time.Second).String()
+	if span < time.Minute {
+		ch.Span = span.Round(100 * time.Millisecond).String()
+	} else {
+		ch.Span = span.Round(time.Second).String()
+	}
 	return ch
 }
 

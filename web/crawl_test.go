@@ -117,6 +117,7 @@ func TestTimeline(t *testing.T) {
 		{"rising", []CrawlSample{{At: t0}, {At: t0.Add(10 * time.Second), Fetched: 50}, {At: t0.Add(40 * time.Second), Fetched: 100}},
 			[]string{"10.0,60.0", "110.0,38.0", "410.0,16.0"}, "40s"},
 		{"all zero", []CrawlSample{{At: t0}, {At: t0.Add(time.Minute)}}, []string{"10.0,60.0", "410.0,60.0"}, "1m0s"},
+		{"short", []CrawlSample{{At: t0, Fetched: 2}, {At: t0.Add(1250 * time.Millisecond), Fetched: 4}}, []string{"10.0,38.0", "410.0,16.0"}, "1.3s"},
 	} {
 		ch := timeline(tc.samples)
 		if tc.samples == nil {
