@@ -74,7 +74,8 @@ type Stats struct {
 
 // A Crawler crawls into a data directory: Open, Run (again after a
 // restart to resume), Close. Run must not be called concurrently; Stats,
-// View and Index may be used at any time, also while Run runs.
+// Health, Hosts, History, View and Index may be used at any time, also
+// while Run runs.
 //
 // A Crawler coordinates five parts, each in a file of its own with the
 // stores and options it needs:

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/doppel-search/doppel/internal/demosite"
 )
 
 // bodyCounter serves h and counts the bytes of the bodies it answers the
@@ -296,5 +299,60 @@ func TestHistoryRing(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestHealthWhileRunning reads Hosts, Health and History while the crawl
+// runs (run it with -race): no error, counts that never go back.
+func TestHealthWhileRunning(t *testing.T) {
+	s := newSite(t, demosite.Handler())
+	c, err := Open(t.TempDir(), testOptions(s.URL+"/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	done := make(chan struct{})
+	read := make(chan error, 1)
+	go func() {
+		var fetched int64
+		reads := 0
+		for {
+			select {
+			case <-done:
+				if reads == 0 {
+					read <- fmt.Errorf("no read while the crawl ran")
+					return
+				}
+				read <- nil
+				return
+			default:
+			}
+			hosts, _, err := c.Hosts(10)
+			if err != nil {
+				read <- err
+				return
+			}
+			var sum int64
+			for _, h := range hosts {
+				sum += h.Fetched
+			}
+			if sum < fetched {
+				read <- fmt.Errorf("pages fetched went back from %d to %d", fetched, sum)
+				return
+			}
+			fetched = sum
+			_, _ = c.Health(), c.History()
+			reads++
+		}
+	}()
+	if err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	close(done)
+	if err := <-read; err != nil {
+		t.Error(err)
+	}
+	if hosts, _, _ := c.Hosts(1); len(hosts) != 1 || hosts[0].Fetched != c.Stats().Fetched {
+		t.Errorf("after the crawl: %+v, Stats.Fetched %d", hosts, c.Stats().Fetched)
 	}
 }
