@@ -206,6 +206,7 @@ func (c *committer) commit(ctx context.Context, group []*result, release func())
 // links count as found on unique content.
 func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark doneMark, unique, settled bool, err error) {
 	mark = doneMark{url: r.url, outcome: string(r.status), depth: r.task.Depth}
+	c.health.noteFailure(r)
 	switch {
 	case !r.popped: // a sitemap's findings
 		for _, u := range r.revisitNow {
@@ -328,6 +329,7 @@ func (c *committer) record(p hook.Page) error {
 // family of copies.
 func (c *committer) countPage(u, title string, res dedup.Result, v traps.Verdict) {
 	c.fetched.Add(1)
+	c.health.hosts.add(urlHost(u), 1, 0)
 	c.sinceRecluster++
 	if !res.Duplicate {
 		c.unique.Add(1)

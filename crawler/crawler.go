@@ -74,7 +74,8 @@ type Stats struct {
 
 // A Crawler crawls into a data directory: Open, Run (again after a
 // restart to resume), Close. Run must not be called concurrently; Stats,
-// View and Index may be used at any time, also while Run runs.
+// Health, Hosts, History, View and Index may be used at any time, also
+// while Run runs.
 //
 // A Crawler coordinates five parts, each in a file of its own with the
 // stores and options it needs:
@@ -113,6 +114,8 @@ type counters struct {
 	fetched, unique, dups, skipped, errs atomic.Int64
 
 	revisits, notModified, unchanged, trivial, changed, gone, retries, sitemapHints, linksLeft atomic.Int64
+
+	health health // Health, Hosts and History (health.go)
 }
 
 // fatal holds the first storage error, which stops the crawl.
@@ -317,6 +320,7 @@ func (c *Crawler) run(ctx context.Context, keep bool) error {
 	if err := cm.queueSeeds(); err != nil {
 		return err
 	}
+	defer c.sampleHistory()() // samples now, while the crawl runs and at its end
 	results := make(chan *result, 2*c.opts.Parallelism)
 	budget := func(fresh int) bool { return c.n.fetched.Load()+int64(fresh) < int64(c.opts.MaxPages) }
 	d := newDispatcher(ctx, c.front, c.pacer, c.fatal, budget, keep)
@@ -324,6 +328,7 @@ func (c *Crawler) run(ctx context.Context, keep bool) error {
 	var committed sync.WaitGroup
 	committed.Go(func() { cm.commitLoop(results, d) })
 	col := c.fetch.collector(ctx)
+	c.n.health.countBodies(col)
 	var workers, readers sync.WaitGroup
 	d.begin() // the first reading of the sitemaps
 	readers.Go(func() { c.maps.read(ctx, d, results, keep) })

@@ -238,6 +238,7 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 	default: // gone
 		c.gone.Add(1)
 		c.fetched.Add(-1)
+		c.health.hosts.add(urlHost(r.url), -1, 0)
 		if _, err := c.hook.Remove(ctx, r.url); err != nil {
 			return mark, false, err
 		}

@@ -1,10 +1,14 @@
 package web
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"fmt"
 
-// registerMetrics registers the Server's metrics: query counts and
-// latency, the index's size, and Stats.
-func (srv *Server) registerMetrics() {
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// registerMetrics registers the Server's metrics — query counts and
+// latency, the index's size, and Stats — and Options.Metrics.
+func (srv *Server) registerMetrics() error {
 	srv.queries = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "doppel_queries_total",
 		Help: "Queries answered, by endpoint and outcome (ok, invalid, too_broad, timeout, canceled, error)."}, []string{"endpoint", "outcome"})
 	srv.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "doppel_query_duration_seconds",
@@ -36,4 +40,10 @@ func (srv *Server) registerMetrics() {
 		counter("doppel_diffs_cached_total", "Comparisons answered from the cache.", func(s Stats) uint64 { return s.Diff.Hits }),
 		counter("doppel_diffs_shared_total", "Comparisons answered by one another request started.", func(s Stats) uint64 { return s.Diff.Shared }),
 	)
+	for _, c := range srv.opts.Metrics {
+		if err := srv.registry.Register(c); err != nil {
+			return fmt.Errorf("web: metrics: %w", err)
+		}
+	}
+	return nil
 }

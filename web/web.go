@@ -79,6 +79,10 @@ type Status struct {
 	Gone         int         `json:"gone"`          // pages deleted since they were fetched (404, 410 on a revisit)
 	ClusterSizes map[int]int `json:"cluster_sizes"` // cluster size → clusters
 	Hamming      map[int]int `json:"hamming"`       // SimHash distance member–master → members
+
+	// Crawl is the crawl running in this process (its hosts and its
+	// course); nil over a crawl that is not running.
+	Crawl *Crawl `json:"crawl,omitempty"`
 }
 
 // Options configures a Server. The zero value means the defaults.
@@ -99,6 +103,9 @@ type Options struct {
 	// Status returns the status page's numbers; nil shows only what the
 	// index knows.
 	Status func() Status
+	// Metrics are more collectors to serve on /metrics, such as a running
+	// crawl's (package crawler/crawlmetrics). Default: none.
+	Metrics []prometheus.Collector
 	// Text returns the full text of a document, near-duplicates that were
 	// not indexed included, for the "what differs" view; nil falls back to
 	// the index (indexed documents only).
@@ -191,13 +198,17 @@ func New(s *ranking.Searcher, opts Options) (*Server, error) {
 		"thousands":   thousands,
 		"pathEscape":  url.PathEscape,
 		"chartHeight": func(n int) int { return max(22*n, 22) },
+		"timeline":    timeline,
+		"visit":       func(at time.Time) string { return visit(at, time.Now()) },
 	}).ParseFS(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("web: templates: %w", err)
 	}
 	srv := &Server{s: s, opts: opts, mux: http.NewServeMux(), admin: http.NewServeMux(), tmpl: tmpl,
 		limiter: limiter.New(opts.Limits), diffs: worddiff.NewCache(opts.Diff), registry: prometheus.NewRegistry()}
-	srv.registerMetrics()
+	if err := srv.registerMetrics(); err != nil {
+		return nil, err
+	}
 	srv.routes()
 	return srv, nil
 }

@@ -167,7 +167,7 @@ func parseDemoUsers(spec string) ([]web.DemoUser, error) {
 
 // serve runs the web server over the crawl until ctx is done.
 func serve(ctx context.Context, v *crawler.View, addr string, id identity, stdout, stderr io.Writer) error {
-	ln, err := listen(v, addr, id, stdout, stderr)
+	ln, err := listen(v, nil, addr, id, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -182,11 +182,16 @@ type server struct {
 }
 
 // listen binds addr (and the admin address) and prepares the web server
-// over the crawl, with web.HTTPServer's connection limits.
-func listen(v *crawler.View, addr string, id identity, stdout, stderr io.Writer) (*server, error) {
+// over the crawl, with web.HTTPServer's connection limits. With live, the
+// crawl running in this process, the status page and /api/stats show its
+// hosts and its course and /metrics its counters (see withLiveCrawl).
+func listen(v *crawler.View, live *crawler.Crawler, addr string, id identity, stdout, stderr io.Writer) (*server, error) {
 	opts := id.web
 	opts.Text = v.Text
 	opts.Status = cachedStatus(v, 5*time.Second)
+	if live != nil {
+		withLiveCrawl(&opts, live)
+	}
 	srv, err := web.New(ranking.New(v.Index(), ranking.Options{}), opts)
 	if err != nil {
 		return nil, err

@@ -31,14 +31,27 @@ type Pacer struct {
 	now   func() time.Time
 	mu    sync.Mutex
 	hosts map[string]*host
+	stats Stats
+}
+
+// Stats counts the waits a Pacer imposed. It is a value: a snapshot.
+type Stats struct {
+	// Waits counts the slots granted to a host that was refused one
+	// since its previous grant: requests that had to wait for their
+	// host (its slots busy, its delay, a pause).
+	Waits int64
+	// Waited is the time those requests waited: from the host's first
+	// refusal to the grant, summed.
+	Waited time.Duration
 }
 
 type host struct {
-	active int
-	starts []time.Time   // the last (up to limit) request starts, oldest first
-	paused time.Time     // no request may start before (Retry-After)
-	delay  time.Duration // Options.Delay or the host's Crawl-delay
-	limit  int           // slots: Options.Parallelism, or 1 under a Crawl-delay
+	active  int
+	refused time.Time     // the first refusal since the last grant; zero if none
+	starts  []time.Time   // the last (up to limit) request starts, oldest first
+	paused  time.Time     // no request may start before (Retry-After)
+	delay   time.Duration // Options.Delay or the host's Crawl-delay
+	limit   int           // slots: Options.Parallelism, or 1 under a Crawl-delay
 }
 
 // next returns when the host may start a request, slots permitting.
@@ -87,7 +100,15 @@ func (p *Pacer) TryAcquire(name string) bool {
 	h := p.host(name)
 	now := p.now()
 	if h.active >= h.limit || now.Before(h.next()) {
+		if h.refused.IsZero() {
+			h.refused = now
+		}
 		return false
+	}
+	if !h.refused.IsZero() {
+		p.stats.Waits++
+		p.stats.Waited += now.Sub(h.refused)
+		h.refused = time.Time{}
 	}
 	h.active++
 	h.starts = append(h.starts, now)
@@ -131,6 +152,27 @@ func (p *Pacer) Pause(name string, d time.Duration) time.Time {
 		h.paused = until
 	}
 	return h.next()
+}
+
+// Next returns the earliest time a request to host may start as far as
+// its delay and any pause go (a slot held by a request in flight frees up
+// on Release). A time not after now, or the zero time, means at once (a
+// host the Pacer has not met may always start).
+func (p *Pacer) Next(name string) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.hosts[name]
+	if h == nil {
+		return time.Time{}
+	}
+	return h.next()
+}
+
+// Stats returns the waits imposed so far.
+func (p *Pacer) Stats() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stats
 }
 
 // NextFree returns the earliest time a host without a free slot now may

@@ -91,6 +91,7 @@ func TestBrowser(t *testing.T) {
 		{"what-differs", whatDiffers},
 		{"paging", paging},
 		{"demo-user", switchUser},
+		{"status-hosts", statusHosts},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			sc.run(newBrowser(t, suite, exe, f, dir))
@@ -101,12 +102,13 @@ func TestBrowser(t *testing.T) {
 
 // browser is one headless Chromium with one tab, for one scenario.
 type browser struct {
-	t    *testing.T
-	ctx  context.Context
-	base string // the search UI
-	site string // the demo intranet: the prefix of every result URL
-	dir  string // screenshots
-	step int
+	t     *testing.T
+	ctx   context.Context
+	base  string // the search UI
+	admin string // the administrators' handler (the status page)
+	site  string // the demo intranet: the prefix of every result URL
+	dir   string // screenshots
+	step  int
 }
 
 // syncBuffer collects the browser's output for failure reports.
@@ -146,7 +148,7 @@ func newBrowser(t *testing.T, suite context.Context, exe string, f *fixture, dir
 		chromedp.CombinedOutput(out),
 	)
 	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
-	b := &browser{t: t, ctx: tabCtx, base: f.search.URL, site: f.siteURL, dir: dir}
+	b := &browser{t: t, ctx: tabCtx, base: f.search.URL, admin: f.admin.URL, site: f.siteURL, dir: dir}
 	t.Cleanup(func() {
 		if t.Failed() {
 			if tabCtx.Err() == nil {

@@ -5,8 +5,10 @@
 // ranking.New, wired like `doppel demo`), and then
 //
 //   - drive the UI in headless Chromium through chromedp (TestBrowser):
-//     searching, expanding a cluster, the "what differs" view, paging and
-//     switching demo users, saving a PNG screenshot of every step;
+//     searching, expanding a cluster, the "what differs" view, paging,
+//     switching demo users and the status page's host table and crawl
+//     chart (served as `doppel run` serves them), saving a PNG screenshot
+//     of every step;
 //   - load the collapsed search API and a plain bleve search over the same
 //     index with concurrent clients and log throughput and latency
 //     (TestLoad);

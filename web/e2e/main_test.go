@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler"
+	"github.com/doppel-search/doppel/internal/crawlstatus"
 	"github.com/doppel-search/doppel/internal/demosite"
 	"github.com/doppel-search/doppel/ranking"
 	"github.com/doppel-search/doppel/web"
@@ -20,6 +21,7 @@ import (
 type fixture struct {
 	site    *httptest.Server // the demo intranet
 	search  *httptest.Server // web.New over the crawl
+	admin   *httptest.Server // its administrators' handler: the status page with the crawl's hosts
 	crawler *crawler.Crawler
 	siteURL string // site.URL, the prefix of every crawled page's URL
 	summary string // what the crawl did
@@ -36,6 +38,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if fix != nil {
 		fix.search.Close()
+		fix.admin.Close()
 		fix.crawler.Close()
 		fix.site.Close()
 	}
@@ -61,7 +64,8 @@ func demo(t testing.TB) *fixture {
 
 // setUp serves the demo intranet, crawls it the way `doppel demo` does
 // (HR pages under /hr/ get the group "hr") and serves the search UI with
-// the demo's guest and hr-staff users.
+// the demo's guest and hr-staff users, and the status page with the
+// crawl's live section as `doppel run` shows it.
 func setUp() (*fixture, error) {
 	start := time.Now()
 	site := httptest.NewServer(demosite.Handler())
@@ -88,9 +92,11 @@ func setUp() (*fixture, error) {
 		site.Close()
 		return nil, fmt.Errorf("crawling the demo intranet: %w", err)
 	}
+	live := crawlstatus.Live(c, time.Second)
 	srv, err := web.New(ranking.New(c.Index(), ranking.Options{}), web.Options{
 		DemoUsers: []web.DemoUser{{Name: "guest"}, {Name: "hr-staff", Groups: []string{"hr"}}},
 		Text:      c.View().Text,
+		Status:    func() web.Status { return web.Status{Documents: int(c.Stats().Fetched), Crawl: live()} },
 	})
 	if err != nil {
 		c.Close()
@@ -100,5 +106,6 @@ func setUp() (*fixture, error) {
 	st := c.Stats()
 	summary := fmt.Sprintf("crawled the demo intranet %s in %v: %d pages fetched, %d unique, %d near-duplicates, %d skipped, %d errors",
 		site.URL, time.Since(start).Round(time.Millisecond), st.Fetched, st.Unique, st.Duplicates, st.Skipped, st.Errors)
-	return &fixture{site: site, search: httptest.NewServer(srv), crawler: c, siteURL: site.URL, summary: summary}, nil
+	return &fixture{site: site, search: httptest.NewServer(srv), admin: httptest.NewServer(srv.AdminHandler()), crawler: c,
+		siteURL: site.URL, summary: summary}, nil
 }
