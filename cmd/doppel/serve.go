@@ -258,7 +258,7 @@ func cachedStatus(v *crawler.View, ttl time.Duration) func() web.Status {
 		}
 		if s, err := v.Summary(); err == nil {
 			last = web.Status{Documents: s.Fetched, Clusters: s.Clusters, Duplicates: s.Duplicates, Queued: s.Queued,
-				Errors: s.Errors, Gone: s.Gone, Searchable: s.Searchable, Skipped: s.Fetched - s.Indexed,
+				Errors: s.Errors, Gone: s.Gone, Searchable: s.Searchable, Skipped: max(0, min(s.Duplicates, s.Fetched-s.Indexed)), // pages waiting for a flush are no near-duplicates
 				ClusterSizes: s.ClusterSizes, Hamming: s.Hamming}
 		}
 		at = time.Now()
