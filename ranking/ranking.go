@@ -45,6 +45,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -180,6 +181,16 @@ type Request struct {
 	// user may see, marked Omitted, with the cluster's master (MasterID).
 	// Pages count entries; Total still counts clusters.
 	Omitted bool
+	// Section, Type and Lang keep only documents of that site section
+	// ("/java/"), format ("html", "pdf", …) or language; Host (above)
+	// matches a host with or without its port. Like Facets, they read
+	// every candidate (at most Options.MaxCandidates).
+	Section, Type, Lang string
+	// Facets asks for the result's facets (Result.Facets): for each of
+	// host, section, type and language, how many clusters of the whole
+	// result (after access filtering, filters and collapsing) have each
+	// value, counted by the hit that stands for each cluster.
+	Facets bool
 	// ByDate orders the clusters by the newest last-modified date of
 	// their matching documents the user may see, newest first, undated
 	// last (relevance among equals). Default false: by relevance.
@@ -250,6 +261,9 @@ type Result struct {
 	Page      int   // as requested, defaults applied
 	Size      int   // as requested, defaults applied
 	Hits      []Hit // at most Size, in rank order
+	// Facets are the result's facets, if asked for: facet name →
+	// values, most clusters first (at most 20 each).
+	Facets map[string][]FacetValue
 }
 
 // A Searcher answers queries over an index. It is safe for concurrent use.
@@ -440,9 +454,13 @@ func (s *Searcher) filtered(q query.Query, r Request) query.Query {
 	bq.AddMust(indexer.VisibleTo(r.Groups))
 	bq.AddMustNot(memberRecords())
 	if r.Host != "" {
-		h := bleve.NewTermQuery(r.Host)
-		h.SetField(indexer.FieldHost)
-		h.SetBoost(0)
+		// A host given without its port matches it on any port.
+		h := query.Query(bleve.NewRegexpQuery(regexp.QuoteMeta(strings.ToLower(r.Host)) + `(:[0-9]+)?`))
+		if strings.Contains(r.Host, ":") {
+			h = bleve.NewTermQuery(r.Host)
+		}
+		h.(query.FieldableQuery).SetField(indexer.FieldHost)
+		h.(query.BoostableQuery).SetBoost(0)
 		bq.AddMust(h)
 	}
 	if !r.Since.IsZero() || !r.Until.IsZero() {
@@ -495,10 +513,12 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 // hit does, and is represented by its master unless a member matches
 // distinctly better (Options.Promote).
 type rep struct {
-	id     string  // the best hit
-	score  float64 // its score: the cluster's
-	master string  // the master, if it is among the hits
-	mscore float64 // its score
+	id      string  // the best hit
+	score   float64 // its score: the cluster's
+	master  string  // the master, if it is among the hits
+	mscore  float64 // its score
+	values  values  // the best hit's facet values (when read)
+	mvalues values  // the master's
 }
 
 // representative returns the id that stands for the cluster.
@@ -514,12 +534,15 @@ func (b *rep) representative(promote float64) string {
 // many as the page needs (its window doubling until they are found), with
 // what each keeps; it sets out's Total and Exact from the first search.
 func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, out *Result) ([]string, map[string]*rep, error) {
+	if r.faceted() {
+		return s.collapseAll(ctx, cq, r, out)
+	}
 	q := s.filtered(cq.text, r)
 	need := r.Page * r.Size
 	var order []string
 	var best map[string]*rep
 	for window, first := max(3*need, 30), true; ; window *= 2 {
-		res, err := s.candidates(ctx, q, window, first, r.ByDate)
+		res, err := s.candidates(ctx, q, window, first, r.ByDate, false)
 		if err == nil && first && res.Total < uint64(r.Size) && cq.relaxed != nil {
 			// Fewer documents than a page hold every word: the page is
 			// filled with those holding most of them, which rank below
@@ -529,7 +552,7 @@ func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, out *Re
 			var relaxed query.Query
 			if relaxed, err = s.relaxed(cq); err == nil {
 				q, cq.relaxed = s.filtered(relaxed, r), nil
-				res, err = s.candidates(ctx, q, window, true, r.ByDate)
+				res, err = s.candidates(ctx, q, window, true, r.ByDate, false)
 			}
 		}
 		if err != nil {
@@ -539,11 +562,42 @@ func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, out *Re
 			first = false
 			out.Total, out.Exact = total(res)
 		}
-		order, best = group(res, r.ByDate)
+		order, best = group(res.Hits, r.ByDate, false)
 		if len(order) >= need || len(res.Hits) < window || uint64(window) >= res.Total {
 			return order, best, nil
 		}
 	}
+}
+
+// collapseAll is collapse reading every candidate (at most
+// Options.MaxCandidates) with its facet values: the documents the
+// section, type and language filters keep are grouped into clusters,
+// every one of them, and their facets counted. Total is then the number
+// of clusters, exact when every candidate was read.
+func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, out *Result) ([]string, map[string]*rep, error) {
+	q := s.filtered(cq.text, r)
+	window := s.opts.MaxCandidates
+	res, err := s.candidates(ctx, q, window, false, r.ByDate, true)
+	if err == nil && res.Total < uint64(r.Size) && cq.relaxed != nil {
+		var relaxed query.Query
+		if relaxed, err = s.relaxed(cq); err == nil {
+			res, err = s.candidates(ctx, s.filtered(relaxed, r), window, false, r.ByDate, true)
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	f, k := r.filters(), 4
+	if r.ByDate {
+		k = 5
+	}
+	kept := slices.DeleteFunc(slices.Clone(res.Hits), func(h *search.DocumentMatch) bool { return !f.keep(valuesOf(h, k)) })
+	order, best := group(kept, r.ByDate, true)
+	out.Total, out.Exact = len(order), res.Total <= uint64(window)
+	if r.Facets {
+		out.Facets = count(order, best, s.opts.Promote)
+	}
+	return order, best, nil
 }
 
 // total reads the number of distinct clusters from the cluster facet of
@@ -561,16 +615,17 @@ func total(res *bleve.SearchResult) (n int, exact bool) {
 }
 
 // group walks hits in rank order: the clusters in the order of their
-// first hits, and what each keeps. The cluster and master flag are the
-// last two sort keys (byDate: after the date).
-func group(res *bleve.SearchResult, byDate bool) ([]string, map[string]*rep) {
+// first hits, and what each keeps. The cluster and master flag are sort
+// keys 2 and 3 (byDate: 3 and 4), the facet values, if withValues, the
+// keys after them.
+func group(hits []*search.DocumentMatch, byDate, withValues bool) ([]string, map[string]*rep) {
 	var order []string
 	best := map[string]*rep{}
 	k := 2
 	if byDate {
 		k = 3
 	}
-	for _, h := range res.Hits {
+	for _, h := range hits {
 		c, master := h.Sort[k], h.Sort[k+1] == "T"
 		if c == "" {
 			c = "doc:" + h.ID
@@ -579,10 +634,16 @@ func group(res *bleve.SearchResult, byDate bool) ([]string, map[string]*rep) {
 		if !seen {
 			order = append(order, c)
 			cur = &rep{id: h.ID, score: h.Score}
+			if withValues {
+				cur.values = valuesOf(h, k+2)
+			}
 			best[c] = cur
 		}
 		if master && cur.master == "" {
 			cur.master, cur.mscore = h.ID, h.Score
+			if withValues {
+				cur.mvalues = valuesOf(h, k+2)
+			}
 		}
 	}
 	return order, best
@@ -780,7 +841,7 @@ func sameNamedMaster(members []indexer.Member, h Hit, b *rep) *indexer.Member {
 // candidates returns the window best hits of q by score and id, with the
 // cluster and master flag as sort keys 2 and 3, and if facet, the cluster
 // facet.
-func (s *Searcher) candidates(ctx context.Context, q query.Query, window int, facet, byDate bool) (*bleve.SearchResult, error) {
+func (s *Searcher) candidates(ctx context.Context, q query.Query, window int, facet, byDate, withValues bool) (*bleve.SearchResult, error) {
 	req := bleve.NewSearchRequestOptions(q, window, 0, false)
 	// The cluster and master flag come as sort keys, from doc values:
 	// loading stored documents for every candidate would cost more than
@@ -790,6 +851,11 @@ func (s *Searcher) candidates(ctx context.Context, q query.Query, window int, fa
 	if byDate {
 		order = append(search.SortOrder{&search.SortField{Field: indexer.FieldLastModified, Desc: true,
 			Type: search.SortFieldAsDate, Missing: search.SortFieldMissingLast}}, order...)
+	}
+	if withValues {
+		for _, f := range facetKeys {
+			order = append(order, &search.SortField{Field: f})
+		}
 	}
 	req.SortByCustom(order)
 	if facet {

@@ -39,6 +39,7 @@ import (
 	"html/template"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -326,6 +327,14 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 		}
 		req.Members = n
 	}
+	req.Section, req.Type, req.Lang = q.Get("section"), q.Get("type"), q.Get("lang")
+	switch v := q.Get("facets"); v {
+	case "", "1":
+		req.Facets = true
+	case "0":
+	default:
+		err = errors.Join(err, fmt.Errorf("facets must be 0 or 1, not %q", v))
+	}
 	switch v := q.Get("sort"); v {
 	case "", "relevance":
 	case "date":
@@ -359,7 +368,12 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 
 // searchParams are the parameters of a search: a misspelled one is an
 // error, not a filter silently ignored.
-var searchParams = []string{"q", "syntax", "host", "since", "until", "page", "size", "sort", "members", "filter", "user"}
+var searchParams = []string{"q", "syntax", "host", "section", "type", "lang", "since", "until", "page", "size", "sort",
+	"members", "filter", "facets", "user"}
+
+// filterParams are the search parameters a new query keeps: the
+// filters and the order.
+var filterParams = []string{"host", "section", "type", "lang", "since", "until", "sort", "filter"}
 
 // maxPage is the deepest result page: page p costs a window of 3·p·size
 // hits.
@@ -368,6 +382,7 @@ const maxPage = 100
 // page is the data every template gets.
 type page struct {
 	Title     string
+	Keep      [][2]string // filters a new query keeps (hidden fields of the search form)
 	User      string
 	Admin     bool // the user may see the status page
 	DemoUsers []DemoUser
@@ -419,6 +434,61 @@ type searchView struct {
 	// ByDate: sorted by date; SortDate and SortRelevance link to each order.
 	ByDate                  bool
 	SortDate, SortRelevance string
+	// Facets are the result's facets as links that filter by a value;
+	// Chips the filters in force, each with a link that drops it.
+	Facets []facetView
+	Chips  []chip
+}
+
+// A facetView is a facet shown: its name and values.
+type facetView struct {
+	Name   string
+	Values []facetLink
+}
+
+// A facetLink is a facet value with its count and the link that filters
+// by it.
+type facetLink struct {
+	Value, Link string
+	Count       int
+}
+
+// A chip is a filter in force and the link without it.
+type chip struct {
+	Name, Value, Drop string
+}
+
+// facetLinks returns the facets of a result as links from the query q,
+// and the chips of q's filters.
+func facetLinks(q url.Values, facets map[string][]ranking.FacetValue) ([]facetView, []chip) {
+	link := func(set, drop string, v string) string {
+		c := maps.Clone(q)
+		c.Del("page")
+		if drop != "" {
+			c.Del(drop)
+		} else {
+			c.Set(set, v)
+		}
+		return "/?" + c.Encode()
+	}
+	var views []facetView
+	for _, name := range ranking.Facets {
+		if q.Get(name) != "" || len(facets[name]) < 2 {
+			continue // filtered by it already, or nothing to choose
+		}
+		fv := facetView{Name: name}
+		for _, v := range facets[name] {
+			fv.Values = append(fv.Values, facetLink{Value: v.Value, Count: v.Count, Link: link(name, "", v.Value)})
+		}
+		views = append(views, fv)
+	}
+	var chips []chip
+	for _, name := range []string{"host", "section", "type", "lang", "since", "until"} {
+		if v := q.Get(name); v != "" {
+			chips = append(chips, chip{Name: name, Value: v, Drop: link("", name, "")})
+		}
+	}
+	return views, chips
 }
 
 func (srv *Server) search(r *http.Request, endpoint string) (*ranking.Result, ranking.Request, error) {
@@ -456,6 +526,11 @@ func isTimeout(err error) bool {
 
 func (srv *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Search", Query: r.URL.Query().Get("q"), Syntax: r.URL.Query().Get("syntax")}
+	for _, name := range filterParams {
+		if v := r.URL.Query().Get(name); v != "" {
+			p.Keep = append(p.Keep, [2]string{name, v})
+		}
+	}
 	if _, ok := r.URL.Query()["q"]; !ok {
 		srv.render(w, r, http.StatusOK, "search.html", p)
 		return
@@ -493,6 +568,7 @@ func (srv *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 		view.Next = link(res.Page + 1)
 	}
 	view.Omitted, view.ByDate = req.Omitted, req.ByDate
+	view.Facets, view.Chips = facetLinks(r.URL.Query(), res.Facets)
 	order := func(v string) string {
 		q := r.URL.Query()
 		q.Del("page")
@@ -673,6 +749,9 @@ func (srv *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
 		hits = append(hits, apiHit{Hit: h, Snippet: h.SnippetText(), SnippetHTML: b.String()})
 	}
 	out := map[string]any{"total": res.Total, "exact": res.Exact, "page": res.Page, "size": res.Size, "hits": hits}
+	if res.Facets != nil {
+		out["facets"] = res.Facets
+	}
 	if res.Truncated {
 		out["truncated"] = true
 	}

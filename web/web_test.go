@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -564,5 +565,58 @@ func TestOpenSearchAndBackLinks(t *testing.T) {
 	_, diff := get(t, ts.URL+html.UnescapeString(m[1]))
 	if !strings.Contains(diff, `id="results" href="/?q=vpn"`) || !strings.Contains(diff, `id="cluster" href="/cluster/`) {
 		t.Errorf("the what-differs page does not link back to the results and the cluster:\n%.600s", diff)
+	}
+}
+
+// TestFacets: /api/search's facets count the collapsed results each
+// user may see (a brute-force count over every page); the result page
+// offers them as links and shows the filters in force as chips that a
+// new query keeps.
+func TestFacets(t *testing.T) {
+	ts := testServer(t, Options{GroupsHeader: "X-Doppel-Groups"})
+	type result struct {
+		Total  int
+		Hits   []struct{ URL, Host string }
+		Facets map[string][]struct {
+			Value string
+			Count int
+		}
+	}
+	for _, groups := range []string{"", "hr", "hr,it,finance"} {
+		for _, q := range []string{"", "news", "vpn"} {
+			var res result
+			_, body := get(t, ts.URL+"/api/search?size=100&q="+url.QueryEscape(q), "X-Doppel-Groups", groups)
+			if err := json.Unmarshal([]byte(body), &res); err != nil {
+				t.Fatal(err)
+			}
+			hosts, sections := map[string]int{}, map[string]int{}
+			for _, h := range res.Hits {
+				hosts[h.Host]++
+				u, _ := url.Parse(h.URL)
+				sec := "/"
+				if first, _, nested := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/"); nested && first != "" {
+					sec = "/" + first + "/"
+				}
+				sections[sec]++
+			}
+			for name, want := range map[string]map[string]int{"host": hosts, "section": sections} {
+				got := map[string]int{}
+				for _, v := range res.Facets[name] {
+					got[v.Value] = v.Count
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("groups %q q=%q facet %s: %v, brute force %v", groups, q, name, got, want)
+				}
+			}
+		}
+	}
+	_, page := get(t, ts.URL+"/?q=")
+	m := regexp.MustCompile(`<div class="facet" data-facet="section"><strong>section</strong> <a href="([^"]+)">(/[a-z]+/)</a>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no section facet on the result page")
+	}
+	_, filtered := get(t, ts.URL+html.UnescapeString(m[1]))
+	if !strings.Contains(filtered, `<span class="chip">section: `+m[2]) || !strings.Contains(filtered, `<input type="hidden" name="section" value="`+m[2]+`">`) {
+		t.Errorf("filtered by section %s: no chip, or the search form does not keep it", m[2])
 	}
 }

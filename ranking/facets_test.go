@@ -1,0 +1,141 @@
+package ranking
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/doppel-search/doppel/indexer"
+)
+
+// TestFacetsOracle: facet counts equal a brute-force count over the
+// collapsed, access-filtered results a user pages through, for random
+// users and queries; each facet value used as a filter gives as many
+// results as it counted, every one of them with that value.
+func TestFacetsOracle(t *testing.T) {
+	for _, policy := range []indexer.Policy{indexer.Skip, indexer.All} {
+		t.Run(policy.String(), func(t *testing.T) { facetsOracle(t, policy) })
+	}
+}
+
+func facetsOracle(t *testing.T, policy indexer.Policy) {
+	r := rand.New(rand.NewPCG(3, uint64(policy)))
+	ix := memIndex(t, indexer.Options{Policy: policy})
+	ctx := context.Background()
+	hosts := []string{"docs.intra", "wiki.intra:8080", "files.intra"}
+	sections := []string{"hr", "it", "travel", ""}
+	types := []string{"", "", "pdf", "docx"}
+	langs := []string{"en", "de", ""}
+	groupsOf := map[string][]string{}
+	for k := range 60 {
+		cluster := fmt.Sprint("c", k)
+		n := 1 + r.IntN(3)
+		master := ""
+		for m := range n {
+			host, sec := hosts[r.IntN(len(hosts))], sections[r.IntN(len(sections))]
+			path := "/" + sec + "/"
+			if sec == "" {
+				path = "/"
+			}
+			id := fmt.Sprintf("http://%s%sd%d-%d", host, path, k, m)
+			if m == 0 {
+				master = id
+			}
+			d := indexer.Doc{ID: id, URL: id, Host: host, Title: fmt.Sprintf("page %d %d", k, m),
+				Body: vocab[r.IntN(len(vocab))] + " " + vocab[r.IntN(len(vocab))] + " common", Type: types[r.IntN(len(types))],
+				Lang: langs[r.IntN(len(langs))], Groups: randomGroups(r)}
+			groupsOf[id] = d.Groups
+			if err := ix.Add(ctx, d, indexer.Placement{ID: id, Cluster: cluster, Master: master, Duplicate: m > 0}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := ix.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := New(ix, Options{})
+	for range 30 {
+		user := randomGroups(r)
+		q := "common"
+		if r.IntN(2) == 0 {
+			q = vocab[r.IntN(len(vocab))]
+		}
+		res, err := s.Search(ctx, Request{Query: q, Groups: user, Facets: true, Size: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		brute := map[string]map[string]int{}
+		for _, f := range Facets {
+			brute[f] = map[string]int{}
+		}
+		for _, h := range res.Hits {
+			typ := h.Type
+			if typ == "" {
+				typ = "html"
+			}
+			brute[FacetHost][h.Host]++
+			brute[FacetSection][sectionOf(h.URL)]++
+			brute[FacetType][typ]++
+			if h.Lang != "" {
+				brute[FacetLang][h.Lang]++
+			}
+		}
+		if res.Total != len(res.Hits) || !res.Exact {
+			t.Fatalf("q=%q: total %d (exact %v) for %d hits on one page", q, res.Total, res.Exact, len(res.Hits))
+		}
+		for _, f := range Facets {
+			got := map[string]int{}
+			for _, v := range res.Facets[f] {
+				got[v.Value] = v.Count
+			}
+			if fmt.Sprint(got) != fmt.Sprint(brute[f]) {
+				t.Fatalf("q=%q user=%v facet %s: %v, brute force %v", q, user, f, got, brute[f])
+			}
+			for _, v := range res.Facets[f] {
+				req := Request{Query: q, Groups: user, Size: 100}
+				switch f {
+				case FacetHost:
+					req.Host = v.Value
+				case FacetSection:
+					req.Section = v.Value
+				case FacetType:
+					req.Type = v.Value
+				case FacetLang:
+					req.Lang = v.Value
+				}
+				fres, err := s.Search(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Filters keep documents before collapsing: a cluster may be
+				// represented by another of its members than without them.
+				if fres.Total < v.Count {
+					t.Errorf("q=%q %s=%s: %d results, facet counted %d", q, f, v.Value, fres.Total, v.Count)
+				}
+				for _, h := range fres.Hits {
+					if !indexer.Visible(groupsOf[h.ID], user) {
+						t.Fatalf("LEAK: %s (groups %v) for %v", h.ID, groupsOf[h.ID], user)
+					}
+					typ := h.Type
+					if typ == "" {
+						typ = "html"
+					}
+					if got := map[string]string{FacetHost: h.Host, FacetSection: sectionOf(h.URL), FacetType: typ, FacetLang: h.Lang}[f]; got != v.Value {
+						t.Errorf("q=%q %s=%s: hit %s has %s", q, f, v.Value, h.ID, got)
+					}
+				}
+			}
+		}
+	}
+	// A host without its port matches it on any port.
+	res, err := s.Search(ctx, Request{Query: "common", Host: "wiki.intra", Groups: allGroups})
+	if err != nil || res.Total == 0 {
+		t.Fatalf("host=wiki.intra: %v, %d results", err, res.Total)
+	}
+	for _, h := range res.Hits {
+		if h.Host != "wiki.intra:8080" {
+			t.Errorf("host=wiki.intra gave %s", h.Host)
+		}
+	}
+}
