@@ -2,9 +2,13 @@ package ranking
 
 import (
 	"cmp"
+	"time"
+
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/blevesearch/bleve/v2/numeric"
 
 	"github.com/blevesearch/bleve/v2/search"
 
@@ -17,10 +21,33 @@ const (
 	FacetSection = "section" // the site section: the URL path's first segment, "/java/" ("/" for a page at the root)
 	FacetType    = "type"    // "html" or a document's format ("pdf", "docx", …)
 	FacetLang    = "lang"    // the language (a primary subtag); pages of unknown language are not counted
+	// FacetModified is the last-modified date by range: "week" (the past
+	// 7 days), "month" (the 30 days before), "year" (the 365), "older",
+	// and "undated".
+	FacetModified = "modified"
 )
 
 // Facets lists the facet names in the order they are shown.
-var Facets = []string{FacetHost, FacetSection, FacetType, FacetLang}
+var Facets = []string{FacetHost, FacetSection, FacetType, FacetLang, FacetModified}
+
+// The date ranges of FacetModified, newest first, with their age limits.
+var dateRanges = []struct {
+	name string
+	age  time.Duration
+}{{"week", 7 * 24 * time.Hour}, {"month", 30 * 24 * time.Hour}, {"year", 365 * 24 * time.Hour}}
+
+// dateRange returns the FacetModified value of a date, at now.
+func dateRange(at, now time.Time) string {
+	if at.IsZero() {
+		return "undated"
+	}
+	for _, r := range dateRanges {
+		if now.Sub(at) <= r.age {
+			return r.name
+		}
+	}
+	return "older"
+}
 
 // maxFacetValues bounds the values of one facet returned: the most
 // frequent.
@@ -33,16 +60,26 @@ type FacetValue struct {
 	Count int    `json:"count"`
 }
 
-// facetKeys are the sort keys that carry a hit's facet values, after the
-// cluster and master flag (candidates).
-var facetKeys = []string{indexer.FieldHost, indexer.FieldURL, indexer.FieldType, indexer.FieldLang}
+// facetKeys returns the sort keys that carry a hit's facet values, after
+// the cluster and master flag (candidates).
+func facetKeys() search.SortOrder {
+	var out search.SortOrder
+	for _, f := range []string{indexer.FieldHost, indexer.FieldURL, indexer.FieldType, indexer.FieldLang} {
+		out = append(out, &search.SortField{Field: f})
+	}
+	return append(out, &search.SortField{Field: indexer.FieldLastModified, Type: search.SortFieldAsDate})
+}
 
-// values are a document's facet values, by facet (in Facets' order).
-type values [4]string
+// values are a document's facet values, by facet (in Facets' order), and
+// its last-modified date (zero if unknown).
+type values struct {
+	v  [5]string
+	at time.Time
+}
 
 // valuesOf reads a hit's facet values from its sort keys, from index k
-// on.
-func valuesOf(h *search.DocumentMatch, k int) values {
+// on, the date range as at now.
+func valuesOf(h *search.DocumentMatch, k int, now time.Time) values {
 	key := func(i int) string {
 		v := h.Sort[k+i]
 		if v == search.HighTerm || v == search.LowTerm {
@@ -54,7 +91,11 @@ func valuesOf(h *search.DocumentMatch, k int) values {
 	if t == "" {
 		t = "html"
 	}
-	return values{key(0), sectionOf(key(1)), t, key(3)}
+	var at time.Time
+	if n, err := numeric.PrefixCoded(key(4)).Int64(); key(4) != "" && err == nil {
+		at = time.Unix(0, n).UTC()
+	}
+	return values{v: [5]string{key(0), sectionOf(key(1)), t, key(3), dateRange(at, now)}, at: at}
 }
 
 // sectionOf returns the site section of a URL: the first segment of its
@@ -72,28 +113,44 @@ func sectionOf(rawURL string) string {
 	return "/" + first + "/"
 }
 
-// filters are the facet filters of a request, in Facets' order ("" for
-// none); the host filter matches with or without the port.
-func (r Request) filters() values { return values{r.Host, r.Section, r.Type, r.Lang} }
+// filter is what a request keeps of the documents by their facet
+// values: a value per facet (in Facets' order, "" for any; the host with
+// or without its port) and a date range.
+type filter struct {
+	v        [5]string
+	from, to time.Time // from ≤ date < to, where set
+	dated    bool      // undated documents are dropped too
+}
+
+// filter returns r's filter.
+func (r Request) filter() filter {
+	return filter{v: [5]string{r.Host, r.Section, r.Type, r.Lang, r.Modified}, from: r.From, to: r.To, dated: r.Dated}
+}
 
 // faceted reports whether r needs every candidate's facet values: it
-// asks for facets or filters by section, type or language.
-func (r Request) faceted() bool { return r.Facets || r.Section != "" || r.Type != "" || r.Lang != "" }
+// asks for facets or filters by one of them or by From, To or Dated.
+func (r Request) faceted() bool {
+	f := r.filter()
+	return r.Facets || [4]string(f.v[1:]) != [4]string{} || !f.from.IsZero() || !f.to.IsZero() || f.dated
+}
 
-// keep reports whether a document with values v passes the filters f.
-func (f values) keep(v values) bool {
-	for i, want := range f {
+// keep reports whether a document with values v passes f.
+func (f filter) keep(v values) bool {
+	for i, want := range f.v {
 		switch {
 		case want == "":
 		case i == 0: // host, with or without its port
-			if v[0] != want && hostname(v[0]) != want {
+			if v.v[0] != want && hostname(v.v[0]) != want {
 				return false
 			}
-		case v[i] != want:
+		case v.v[i] != want:
 			return false
 		}
 	}
-	return true
+	if v.at.IsZero() {
+		return !f.dated
+	}
+	return (f.from.IsZero() || !v.at.Before(f.from)) && (f.to.IsZero() || v.at.Before(f.to))
 }
 
 // hostname returns host without its port.
@@ -117,7 +174,7 @@ func count(order []string, best map[string]*rep, promote float64) map[string][]F
 		if b.representative(promote) == b.master {
 			v = b.mvalues
 		}
-		for i, x := range v {
+		for i, x := range v.v {
 			if x != "" {
 				counts[i][x]++
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/doppel-search/doppel/indexer"
 )
@@ -42,7 +43,11 @@ func facetsOracle(t *testing.T, policy indexer.Policy) {
 			if m == 0 {
 				master = id
 			}
-			d := indexer.Doc{ID: id, URL: id, Host: host, Title: fmt.Sprintf("page %d %d", k, m),
+			var at time.Time
+			if r.IntN(4) > 0 {
+				at = time.Now().Add(-time.Duration(r.IntN(800*24)) * time.Hour)
+			}
+			d := indexer.Doc{ID: id, URL: id, Host: host, Title: fmt.Sprintf("page %d %d", k, m), LastModified: at,
 				Body: vocab[r.IntN(len(vocab))] + " " + vocab[r.IntN(len(vocab))] + " common", Type: types[r.IntN(len(types))],
 				Lang: langs[r.IntN(len(langs))], Groups: randomGroups(r)}
 			groupsOf[id] = d.Groups
@@ -80,6 +85,7 @@ func facetsOracle(t *testing.T, policy indexer.Policy) {
 			if h.Lang != "" {
 				brute[FacetLang][h.Lang]++
 			}
+			brute[FacetModified][dateRange(h.LastModified, time.Now())]++
 		}
 		if res.Total != len(res.Hits) || !res.Exact {
 			t.Fatalf("q=%q: total %d (exact %v) for %d hits on one page", q, res.Total, res.Exact, len(res.Hits))
@@ -103,6 +109,8 @@ func facetsOracle(t *testing.T, policy indexer.Policy) {
 					req.Type = v.Value
 				case FacetLang:
 					req.Lang = v.Value
+				case FacetModified:
+					req.Modified = v.Value
 				}
 				fres, err := s.Search(ctx, req)
 				if err != nil {
@@ -121,11 +129,32 @@ func facetsOracle(t *testing.T, policy indexer.Policy) {
 					if typ == "" {
 						typ = "html"
 					}
-					if got := map[string]string{FacetHost: h.Host, FacetSection: sectionOf(h.URL), FacetType: typ, FacetLang: h.Lang}[f]; got != v.Value {
+					if got := map[string]string{FacetHost: h.Host, FacetSection: sectionOf(h.URL), FacetType: typ, FacetLang: h.Lang,
+						FacetModified: dateRange(h.LastModified, time.Now())}[f]; got != v.Value {
 						t.Errorf("q=%q %s=%s: hit %s has %s", q, f, v.Value, h.ID, got)
 					}
 				}
 			}
+		}
+	}
+	// From and To keep the undated pages unless Dated.
+	from := time.Now().Add(-200 * 24 * time.Hour)
+	for _, dated := range []bool{false, true} {
+		res, err := s.Search(ctx, Request{Query: "common", From: from, Dated: dated, Groups: allGroups, Size: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		undated := 0
+		for _, h := range res.Hits {
+			switch {
+			case h.LastModified.IsZero():
+				undated++
+			case h.LastModified.Before(from):
+				t.Errorf("from %v: %s of %v", from, h.ID, h.LastModified)
+			}
+		}
+		if dated != (undated == 0) {
+			t.Errorf("from with dated=%v: %d undated results", dated, undated)
 		}
 	}
 	// A host without its port matches it on any port.

@@ -186,6 +186,13 @@ type Request struct {
 	// matches a host with or without its port. Like Facets, they read
 	// every candidate (at most Options.MaxCandidates).
 	Section, Type, Lang string
+	// Modified keeps only documents of one date range of FacetModified
+	// ("week", "month", "year", "older", "undated"); From and To only
+	// those last modified at or after From and before To, and undated
+	// ones unless Dated (unlike Since and Until, which drop them).
+	Modified string
+	From, To time.Time
+	Dated    bool
 	// Facets asks for the result's facets (Result.Facets): for each of
 	// host, section, type and language, how many clusters of the whole
 	// result (after access filtering, filters and collapsing) have each
@@ -562,7 +569,7 @@ func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, out *Re
 			first = false
 			out.Total, out.Exact = total(res)
 		}
-		order, best = group(res.Hits, r.ByDate, false)
+		order, best = group(res.Hits, r.ByDate, false, time.Time{})
 		if len(order) >= need || len(res.Hits) < window || uint64(window) >= res.Total {
 			return order, best, nil
 		}
@@ -587,12 +594,12 @@ func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, out 
 	if err != nil {
 		return nil, nil, err
 	}
-	f, k := r.filters(), 4
+	f, k, now := r.filter(), 4, time.Now()
 	if r.ByDate {
 		k = 5
 	}
-	kept := slices.DeleteFunc(slices.Clone(res.Hits), func(h *search.DocumentMatch) bool { return !f.keep(valuesOf(h, k)) })
-	order, best := group(kept, r.ByDate, true)
+	kept := slices.DeleteFunc(slices.Clone(res.Hits), func(h *search.DocumentMatch) bool { return !f.keep(valuesOf(h, k, now)) })
+	order, best := group(kept, r.ByDate, true, now)
 	out.Total, out.Exact = len(order), res.Total <= uint64(window)
 	if r.Facets {
 		out.Facets = count(order, best, s.opts.Promote)
@@ -618,7 +625,7 @@ func total(res *bleve.SearchResult) (n int, exact bool) {
 // first hits, and what each keeps. The cluster and master flag are sort
 // keys 2 and 3 (byDate: 3 and 4), the facet values, if withValues, the
 // keys after them.
-func group(hits []*search.DocumentMatch, byDate, withValues bool) ([]string, map[string]*rep) {
+func group(hits []*search.DocumentMatch, byDate, withValues bool, now time.Time) ([]string, map[string]*rep) {
 	var order []string
 	best := map[string]*rep{}
 	k := 2
@@ -635,14 +642,14 @@ func group(hits []*search.DocumentMatch, byDate, withValues bool) ([]string, map
 			order = append(order, c)
 			cur = &rep{id: h.ID, score: h.Score}
 			if withValues {
-				cur.values = valuesOf(h, k+2)
+				cur.values = valuesOf(h, k+2, now)
 			}
 			best[c] = cur
 		}
 		if master && cur.master == "" {
 			cur.master, cur.mscore = h.ID, h.Score
 			if withValues {
-				cur.mvalues = valuesOf(h, k+2)
+				cur.mvalues = valuesOf(h, k+2, now)
 			}
 		}
 	}
@@ -853,9 +860,7 @@ func (s *Searcher) candidates(ctx context.Context, q query.Query, window int, fa
 			Type: search.SortFieldAsDate, Missing: search.SortFieldMissingLast}}, order...)
 	}
 	if withValues {
-		for _, f := range facetKeys {
-			order = append(order, &search.SortField{Field: f})
-		}
+		order = append(order, facetKeys()...)
 	}
 	req.SortByCustom(order)
 	if facet {

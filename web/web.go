@@ -327,7 +327,15 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 		}
 		req.Members = n
 	}
-	req.Section, req.Type, req.Lang = q.Get("section"), q.Get("type"), q.Get("lang")
+	req.Section, req.Type, req.Lang, req.Modified = q.Get("section"), q.Get("type"), q.Get("lang"), q.Get("modified")
+	req.From, req.To = date("from"), date("to")
+	switch v := q.Get("dated"); v {
+	case "", "0":
+	case "1":
+		req.Dated = true
+	default:
+		err = errors.Join(err, fmt.Errorf("dated must be 0 or 1, not %q", v))
+	}
 	switch v := q.Get("facets"); v {
 	case "", "1":
 		req.Facets = true
@@ -368,12 +376,12 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 
 // searchParams are the parameters of a search: a misspelled one is an
 // error, not a filter silently ignored.
-var searchParams = []string{"q", "syntax", "host", "section", "type", "lang", "since", "until", "page", "size", "sort",
-	"members", "filter", "facets", "user"}
+var searchParams = []string{"q", "syntax", "host", "section", "type", "lang", "modified", "from", "to", "dated", "since", "until",
+	"page", "size", "sort", "members", "filter", "facets", "user"}
 
 // filterParams are the search parameters a new query keeps: the
 // filters and the order.
-var filterParams = []string{"host", "section", "type", "lang", "since", "until", "sort", "filter"}
+var filterParams = []string{"host", "section", "type", "lang", "modified", "from", "to", "dated", "since", "until", "sort", "filter"}
 
 // maxPage is the deepest result page: page p costs a window of 3·p·size
 // hits.
@@ -483,7 +491,7 @@ func facetLinks(q url.Values, facets map[string][]ranking.FacetValue) ([]facetVi
 		views = append(views, fv)
 	}
 	var chips []chip
-	for _, name := range []string{"host", "section", "type", "lang", "since", "until"} {
+	for _, name := range []string{"host", "section", "type", "lang", "modified", "from", "to", "dated", "since", "until"} {
 		if v := q.Get(name); v != "" {
 			chips = append(chips, chip{Name: name, Value: v, Drop: link("", name, "")})
 		}
