@@ -14,6 +14,7 @@ import (
 	"github.com/blevesearch/bleve/v2/registry"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
+	"github.com/doppel-search/doppel/internal/tokens"
 )
 
 // Document types in the bleve index.
@@ -41,6 +42,11 @@ const (
 	// FieldDiff marks a difference record (Doc.Diff): a boolean, true
 	// or absent.
 	FieldDiff = "diff"
+	// FieldWords holds the distinct words of the title and headings,
+	// lowercased, as Doppel's tokenizer cuts them (not stemmed): what
+	// spelling suggestions and completions are made of. A keyword field
+	// with term vectors (a match says which word), not stored.
+	FieldWords = "words"
 )
 
 // TitleBoost is the query-time boost [TextQuery] gives the title field.
@@ -112,6 +118,9 @@ func docMapping(analyzer string) *mapping.DocumentMapping {
 	for _, name := range []string{FieldURL, FieldHost, FieldCluster, FieldGroups, FieldSimhash, FieldLang, FieldType} {
 		dm.AddFieldMappingsAt(name, keywordField())
 	}
+	words := keywordField()
+	words.Store, words.DocValues, words.IncludeTermVectors = false, false, true
+	dm.AddFieldMappingsAt(FieldWords, words)
 	master := bleve.NewBooleanFieldMapping()
 	master.IncludeInAll = false
 	dm.AddFieldMappingsAt(FieldMaster, master)
@@ -219,6 +228,26 @@ func DistinctAnalyzers(named func(string) analysis.Analyzer, names []string, tex
 	return out
 }
 
+// titleWords returns the distinct words of a title and headings
+// (FieldWords), at most 256.
+func titleWords(title string, headings []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, text := range append([]string{title}, headings...) {
+		tokens.Scan(text, func(start, end int, lower bool) {
+			w := text[start:end]
+			if !lower {
+				w = strings.ToLower(w)
+			}
+			if !seen[w] && len(out) < 256 {
+				seen[w] = true
+				out = append(out, w)
+			}
+		})
+	}
+	return out
+}
+
 // docData is a searchable document as bleve maps it.
 type docData map[string]any
 
@@ -249,6 +278,9 @@ func toData(d *Doc) docData {
 		FieldMaster:   d.Master,
 		FieldGroups:   d.Groups,
 		FieldSimhash:  fmt.Sprintf("%016x", d.Simhash),
+	}
+	if w := titleWords(d.Title, d.Headings); len(w) > 0 {
+		m[FieldWords] = w
 	}
 	if d.Lang != "" {
 		m[FieldLang] = d.Lang

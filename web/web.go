@@ -228,6 +228,7 @@ func (srv *Server) routes() {
 	srv.mux.Handle("GET /diff/{id}", srv.limited(srv.diffPage))
 	srv.mux.Handle("GET /api/search", srv.limited(srv.apiSearch))
 	srv.mux.Handle("GET /api/cluster/{id}", srv.limited(srv.apiCluster))
+	srv.mux.Handle("GET /api/suggest", srv.limited(srv.apiSuggest))
 	srv.mux.Handle("GET /api/doc/{id}", srv.limited(srv.apiDoc))
 	srv.mux.Handle("GET /api/diff/{id}", srv.limited(srv.apiDiff))
 	srv.mux.HandleFunc("GET /healthz", healthz)
@@ -446,6 +447,9 @@ type searchView struct {
 	// Chips the filters in force, each with a link that drops it.
 	Facets []facetView
 	Chips  []chip
+	// Suggestion is the query with its misspelled words corrected
+	// ("Did you mean"), linked by SuggestionLink; "" if none.
+	Suggestion, SuggestionLink string
 }
 
 // A facetView is a facet shown: its name and values.
@@ -577,6 +581,12 @@ func (srv *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	}
 	view.Omitted, view.ByDate = req.Omitted, req.ByDate
 	view.Facets, view.Chips = facetLinks(r.URL.Query(), res.Facets)
+	if sug := srv.suggestion(r, res); sug != "" {
+		q := r.URL.Query()
+		q.Set("q", sug)
+		q.Del("page")
+		view.Suggestion, view.SuggestionLink = sug, "/?"+q.Encode()
+	}
 	order := func(v string) string {
 		q := r.URL.Query()
 		q.Del("page")
@@ -760,10 +770,48 @@ func (srv *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
 	if res.Facets != nil {
 		out["facets"] = res.Facets
 	}
+	if sug := srv.suggestion(r, res); sug != "" {
+		out["suggestion"] = sug
+	}
 	if res.Truncated {
 		out["truncated"] = true
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// suggestion returns the spelling suggestion for a search with fewer
+// results than a page, "" if none (or if it cannot be made).
+func (srv *Server) suggestion(r *http.Request, res *ranking.Result) string {
+	q := r.URL.Query()
+	if res.Total >= res.Size || q.Get("syntax") == "bleve" || q.Get("q") == "" {
+		return ""
+	}
+	sug, err := srv.s.Suggest(r.Context(), q.Get("q"), who(r).groups)
+	if err != nil {
+		return ""
+	}
+	return sug
+}
+
+// apiSuggest answers /api/suggest?q=: completions of what the user is
+// typing, from the pages they may see.
+func (srv *Server) apiSuggest(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	for name := range q {
+		if name != "q" {
+			srv.apiError(w, fmt.Errorf("%w: unknown parameter %q (known: q)", errBadRequest, name))
+			return
+		}
+	}
+	cs, err := srv.s.Complete(r.Context(), q.Get("q"), who(r).groups)
+	if err != nil {
+		srv.apiError(w, err)
+		return
+	}
+	if cs == nil {
+		cs = []ranking.Completion{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"q": q.Get("q"), "completions": cs})
 }
 
 func (srv *Server) apiCluster(w http.ResponseWriter, r *http.Request) {

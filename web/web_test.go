@@ -620,3 +620,30 @@ func TestFacets(t *testing.T) {
 		t.Errorf("filtered by section %s: no chip, or the search form does not keep it", m[2])
 	}
 }
+
+// TestSuggestions: a misspelled query gets "Did you mean" in the API and
+// on the page; /api/suggest completes what is typed.
+func TestSuggestions(t *testing.T) {
+	ts := testServer(t, Options{})
+	var res struct {
+		Total      int
+		Suggestion string
+	}
+	_, body := get(t, ts.URL+"/api/search?q=vpnn")
+	if err := json.Unmarshal([]byte(body), &res); err != nil || res.Total != 0 || res.Suggestion != "vpn" {
+		t.Errorf("vpnn: %v %d results, suggestion %q; want vpn", err, res.Total, res.Suggestion)
+	}
+	if _, page := get(t, ts.URL+"/?q=vpnn"); !strings.Contains(page, `Did you mean <a href="/?q=vpn"><em>vpn</em></a>?`) {
+		t.Error("the page does not ask: Did you mean vpn?")
+	}
+	var cs struct {
+		Completions []struct{ Text, Kind string }
+	}
+	_, body = get(t, ts.URL+"/api/suggest?q=conn")
+	if err := json.Unmarshal([]byte(body), &cs); err != nil || len(cs.Completions) == 0 || cs.Completions[0].Text != "connecting" {
+		t.Errorf("/api/suggest?q=conn: %v %+v", err, cs)
+	}
+	if code, _ := get(t, ts.URL+"/api/suggest?q=can&x=1"); code != http.StatusBadRequest {
+		t.Errorf("/api/suggest with an unknown parameter: %d", code)
+	}
+}

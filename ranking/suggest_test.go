@@ -1,0 +1,80 @@
+package ranking
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/doppel-search/doppel/indexer"
+)
+
+// TestSuggest: a misspelled word gets the nearest word of the titles and
+// headings the user may see (the most frequent among equals), a word
+// they hold gets none, and a word only a page the user may not see holds
+// is never suggested; completions too come from visible pages only.
+func TestSuggest(t *testing.T) {
+	ix := memIndex(t, indexer.Options{})
+	ctx := context.Background()
+	for _, d := range []indexer.Doc{
+		{ID: "vpn", Title: "Connecting to the VPN", Headings: []string{"Holiday travel"}},
+		{ID: "cal", Title: "Holiday calendar 2026"},
+		{ID: "cal2", Title: "Holiday calendar 2027"},
+		{ID: "colander", Title: "Kitchen colander"},
+		{ID: "secret", Title: "Zeppelin project plan", Groups: []string{"hr"}},
+	} {
+		d.URL = "http://intra/" + d.ID
+		d.Body = d.Title
+		if err := ix.Add(ctx, d, indexer.Placement{ID: d.ID, Cluster: d.ID + "c", Master: d.ID}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ix.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := New(ix, Options{})
+	for _, tc := range []struct {
+		q      string
+		groups []string
+		want   string
+	}{
+		{"vpnn", nil, "vpn"},
+		{"vpm", nil, ""}, // under four letters: left as typed
+		{"connectin to the vpn", nil, "connecting to the vpn"},
+		{"Holliday calender", nil, "holiday calendar"}, // calendar (2 pages) before colander
+		{"holiday calendar", nil, ""},
+		{"zepelin plan", nil, ""}, // only a page of hr holds zeppelin
+		{"zepelin plan", []string{"hr"}, "zeppelin plan"},
+		{"kitchen colandr", nil, "kitchen colander"},
+	} {
+		got, err := s.Suggest(ctx, tc.q, tc.groups)
+		if err != nil || got != tc.want {
+			t.Errorf("Suggest(%q, %v) = %q, %v; want %q", tc.q, tc.groups, got, err, tc.want)
+		}
+	}
+	texts := func(q string, groups []string) []string {
+		cs, err := s.Complete(ctx, q, groups)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Kind+":"+c.Text)
+		}
+		return out
+	}
+	if got := texts("hol", nil); !slices.Contains(got, "word:holiday") || !slices.Contains(got, "title:Holiday calendar 2026") {
+		t.Errorf("Complete(hol) = %v", got)
+	}
+	if got := texts("holiday cal", nil); len(got) == 0 || got[0] != "word:holiday calendar" {
+		t.Errorf("Complete(holiday cal) = %v, want holiday calendar first", got)
+	}
+	if got := texts("zep", nil); len(got) != 0 {
+		t.Errorf("Complete(zep) for anyone = %v: a page of hr leaks", got)
+	}
+	if got := texts("zep", []string{"hr"}); !slices.Contains(got, "word:zeppelin") {
+		t.Errorf("Complete(zep) for hr = %v", got)
+	}
+	if got := texts("h", nil); len(got) != 0 {
+		t.Errorf("Complete(h) = %v, want nothing for one letter", got)
+	}
+}
