@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -67,6 +69,32 @@ func TestDemo(t *testing.T) {
 	}
 	if g, h := hr("guest"), hr("hr-staff"); g != 0 || h == 0 {
 		t.Errorf("HR pages in results: guest %d, hr-staff %d; want 0 and some", g, h)
+	}
+	// The printed example queries are what the UI answers the admin.
+	site0 := regexp.MustCompile(`Demo intranet: (http://127\.0\.0\.1:\d+) `).FindStringSubmatch(out)
+	printed := regexp.MustCompile(`(?m)^  "(.+)": \d+ results\n((?:    .*\n)*)`).FindAllStringSubmatch(out, -1)
+	if site0 == nil || len(printed) != len(demoQueries) {
+		t.Fatalf("the demo printed %d example queries, want %d", len(printed), len(demoQueries))
+	}
+	for _, m := range printed {
+		var want []string
+		for _, l := range strings.Split(strings.TrimRight(m[2], "\n"), "\n") {
+			want = append(want, strings.Fields(l)[0])
+		}
+		resp, err := http.Get(base + "api/search?size=3&user=admin&q=" + url.QueryEscape(m[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res struct{ Hits []struct{ URL string } }
+		json.NewDecoder(resp.Body).Decode(&res)
+		resp.Body.Close()
+		var got []string
+		for _, h := range res.Hits {
+			got = append(got, strings.TrimPrefix(h.URL, site0[1]))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("example %q: printed %v, the UI answers %v", m[1], want, got)
+		}
 	}
 	stop()
 
