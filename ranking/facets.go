@@ -162,19 +162,14 @@ func hostname(host string) string {
 }
 
 // count returns the facets of the clusters order, each counted once by
-// the values of the hit that stands for it.
-func count(order []string, best map[string]*rep, promote float64) map[string][]FacetValue {
+// the values of the hit shown for it (shown).
+func count(order []string, shown map[string]values) map[string][]FacetValue {
 	counts := make([]map[string]int, len(Facets))
 	for i := range counts {
 		counts[i] = map[string]int{}
 	}
 	for _, c := range order {
-		b := best[c]
-		v := b.values
-		if b.representative(promote) == b.master {
-			v = b.mvalues
-		}
-		for i, x := range v.v {
+		for i, x := range shown[c].v {
 			if x != "" {
 				counts[i][x]++
 			}

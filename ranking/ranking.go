@@ -602,9 +602,61 @@ func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, out 
 	order, best := group(kept, r.ByDate, true, now)
 	out.Total, out.Exact = len(order), res.Total <= uint64(window)
 	if r.Facets {
-		out.Facets = count(order, best, s.opts.Promote)
+		shown, err := s.shownValues(ctx, order, best, r, now)
+		if err != nil {
+			return nil, nil, err
+		}
+		out.Facets = count(order, shown)
 	}
 	return order, best, nil
+}
+
+// shownValues returns the facet values of the hit each cluster of order
+// is shown by, as hits does it: the representative, but the master for a
+// promoted member with the master's title, and the member in the user's
+// language for a master in another. Member records are read only for
+// the clusters where that may change the hit.
+func (s *Searcher) shownValues(ctx context.Context, order []string, best map[string]*rep, r Request, now time.Time) (map[string]values, error) {
+	shown := make(map[string]values, len(order))
+	var check []string
+	for _, c := range order {
+		b := best[c]
+		id := b.representative(s.opts.Promote)
+		shown[c] = b.values
+		if id == b.master {
+			shown[c] = b.mvalues
+		}
+		if (id != b.master && b.master != "") || (id == b.master && len(r.Languages) > 0) {
+			check = append(check, c)
+		}
+	}
+	if len(check) == 0 {
+		return shown, nil
+	}
+	members, err := s.ix.MembersOfContext(ctx, check)
+	if err != nil {
+		return nil, s.searchError(ctx, err, false)
+	}
+	memberValues := func(m *indexer.Member) values {
+		typ := m.Type
+		if typ == "" {
+			typ = "html"
+		}
+		return values{v: [5]string{hostOf(m.URL), sectionOf(m.URL), typ, m.Lang, dateRange(m.LastModified, now)}, at: m.LastModified}
+	}
+	for _, c := range check {
+		b := best[c]
+		id := b.representative(s.opts.Promote)
+		if m := sameNamedMaster(members[c], Hit{ID: id}, b); m != nil {
+			shown[c], id = b.mvalues, m.ID
+		}
+		if id == b.master {
+			if m := inLanguage(members[c], shown[c].v[3], r); m != nil {
+				shown[c] = memberValues(m)
+			}
+		}
+	}
+	return shown, nil
 }
 
 // total reads the number of distinct clusters from the cluster facet of
@@ -682,10 +734,12 @@ func (s *Searcher) hits(ctx context.Context, page []string, best map[string]*rep
 			// document and its HTML page, a print copy) matched better
 			// only by its length: the master stands for the cluster.
 			h.ID, h.URL, h.Title, h.Master, h.Lang, h.Type, h.LastModified = m.ID, m.URL, m.Title, true, m.Lang, m.Type, m.LastModified
+			h.Host = hostOf(m.URL)
 		}
 		if h.Master {
 			if m := inLanguage(members[h.Cluster], h.Lang, r); m != nil {
-				h.ID, h.URL, h.Title, h.Master, h.Lang, h.LastModified = m.ID, m.URL, m.Title, false, m.Lang, m.LastModified
+				h.ID, h.URL, h.Title, h.Master, h.Lang, h.Type, h.LastModified = m.ID, m.URL, m.Title, false, m.Lang, m.Type, m.LastModified
+				h.Host = hostOf(m.URL)
 			}
 		}
 		for _, m := range members[h.Cluster] {
