@@ -233,6 +233,7 @@ func (srv *Server) routes() {
 	srv.mux.Handle("GET /api/diff/{id}", srv.limited(srv.apiDiff))
 	srv.mux.HandleFunc("GET /healthz", healthz)
 	srv.mux.HandleFunc("GET /opensearch.xml", srv.openSearchPage)
+	srv.mux.HandleFunc("GET /suggest.js", suggestScript)
 	metrics := promhttp.HandlerFor(srv.registry, promhttp.HandlerOpts{})
 	for path, h := range map[string]http.Handler{
 		"GET /status":    http.HandlerFunc(srv.statusPage),

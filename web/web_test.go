@@ -643,6 +643,12 @@ func TestSuggestions(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &cs); err != nil || len(cs.Completions) == 0 || cs.Completions[0].Text != "connecting" {
 		t.Errorf("/api/suggest?q=conn: %v %+v", err, cs)
 	}
+	if _, page := get(t, ts.URL+"/"); !strings.Contains(page, `<script src="/suggest.js" defer></script>`) || !strings.Contains(page, `list="completions"`) {
+		t.Error("the search box does not complete as people type")
+	}
+	if code, js := get(t, ts.URL+"/suggest.js"); code != 200 || !strings.Contains(js, `/api/suggest?q=`) {
+		t.Errorf("/suggest.js: %d", code)
+	}
 	if code, _ := get(t, ts.URL+"/api/suggest?q=can&x=1"); code != http.StatusBadRequest {
 		t.Errorf("/api/suggest with an unknown parameter: %d", code)
 	}

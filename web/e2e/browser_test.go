@@ -92,6 +92,7 @@ func TestBrowser(t *testing.T) {
 		{"paging", paging},
 		{"demo-user", switchUser},
 		{"status-hosts", statusHosts},
+		{"complete-as-you-type", completeAsYouType},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			sc.run(newBrowser(t, suite, exe, f, dir))

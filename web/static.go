@@ -1,9 +1,22 @@
 package web
 
 import (
+	_ "embed"
 	"encoding/xml"
 	"net/http"
 )
+
+// suggestJS completes the search box as people type (static/suggest.js).
+//
+//go:embed static/suggest.js
+var suggestJS []byte
+
+// suggestScript serves suggest.js.
+func suggestScript(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	w.Write(suggestJS)
+}
 
 // openSearch is an OpenSearch 1.1 description document: the browser's
 // search box and other clients learn from it how to search this server.
