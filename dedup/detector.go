@@ -112,8 +112,8 @@ type Stats struct {
 // its text.
 type record struct {
 	member     cluster.Member
-	set        []uint64 // sorted verification set (shingles or cosine words)
-	sketch     minhash.Sketch
+	set        []uint64       // sorted verification set (shingles or cosine words)
+	sketch     minhash.Sketch // nil once signed when verification is exact (Hybrid, Exact)
 	bands      []uint64
 	whole      uint64 // hash of the whole sketch, when bands is set: exact copies share it
 	fp         simhash.Simhash
@@ -336,7 +336,9 @@ func (d *Detector) prepare(doc Document) *Prepared {
 			}
 		}
 		if o.Method == Hybrid && o.Verify == Exact {
-			rec.set = set
+			// Verification reads the set; the sketch has given its band
+			// keys and is not kept (128 values: 1 KiB a document).
+			rec.set, rec.sketch = set, nil
 		}
 	}
 	if d.imatch != nil || d.simhash != nil {
