@@ -122,6 +122,10 @@ type record struct {
 	unsignable bool
 	edited     bool   // joined its cluster through the edit allowance
 	content    uint64 // Fingerprint.Content
+	// spilled: set is in the Detector's set file (Options.SetsDir) under
+	// slot, not in memory.
+	spilled bool
+	slot    uint32
 }
 
 // A Prepared document has been signed and awaits [Detector.Insert] or
@@ -206,6 +210,9 @@ type Detector struct {
 	// prefer: the master each document joins, by id (Recluster), when
 	// it resembles it at least EditFloor.
 	prefer map[string]string
+	// sets holds the verification sets on disk (Options.SetsDir); nil:
+	// in the records.
+	sets *setFile
 }
 
 // clusterRef is what Insert needs of a cluster: its id and its master.
@@ -252,6 +259,11 @@ func New(table *stats.Table, opts Options) (*Detector, error) {
 	}
 	if err := d.setTable(table); err != nil {
 		return nil, err
+	}
+	if o.SetsDir != "" && o.Method == Hybrid && o.Verify == Exact {
+		if d.sets, err = newSetFile(o.SetsDir); err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
 }
@@ -403,7 +415,34 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 	}
 	res := d.insert(p.rec)
 	d.count()
-	return res, nil
+	return res, d.setsErr()
+}
+
+// spill moves the verification set of the document in slot idx to the
+// set file, if there is one.
+func (d *Detector) spill(idx uint32, rec *record) {
+	if d.sets == nil || rec.set == nil {
+		return
+	}
+	d.sets.put(idx, rec.set)
+	rec.set, rec.slot, rec.spilled = nil, idx, true
+}
+
+// setOf returns rec's verification set, from memory or the set file
+// (into buffer i: 0 or 1).
+func (d *Detector) setOf(rec *record, i int) []uint64 {
+	if rec.spilled {
+		return d.sets.get(rec.slot, i)
+	}
+	return rec.set
+}
+
+// setsErr returns the set file's first error, if any.
+func (d *Detector) setsErr() error {
+	if d.sets == nil {
+		return nil
+	}
+	return d.sets.err
 }
 
 // insert gives rec a new slot, the last in arrival order, and a cluster.
@@ -417,7 +456,9 @@ func (d *Detector) insert(rec *record) Result {
 	if rec.unsignable {
 		d.stats.Unsignable++
 	}
-	return d.assign(idx, rec, true)
+	res := d.assign(idx, rec, true)
+	d.spill(idx, rec)
+	return res
 }
 
 // count brings the counters of what is stored up to date.
@@ -799,9 +840,9 @@ func (d *Detector) matchHybrid(a, b *record) (float64, bool) {
 	case o.Verify == Estimate:
 		s = a.sketch.Jaccard(b.sketch)
 	case o.Similarity == Cosine:
-		s = cosineOf(a.set, b.set)
+		s = cosineOf(d.setOf(a, 0), d.setOf(b, 1))
 	default:
-		return d.matchShingles(a.set, b.set)
+		return d.matchShingles(d.setOf(a, 0), d.setOf(b, 1))
 	}
 	return s, s >= o.Threshold
 }

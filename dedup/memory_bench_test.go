@@ -11,14 +11,24 @@ import (
 // BenchmarkDetectorMemory reports the detector's live heap per document
 // after adding the documents of DOPPEL_SYNTH (a JSONL corpus, such as
 // `ndd synth -from SITE.jsonl -n 100000 -lines 30` of ../shared/kit
-// makes; skipped without it) with the default options: heap_B/doc, the
-// bytes still in use after a collection, divided by the documents, next
-// to text_B/doc, the documents' own text.
+// makes; skipped without it) with the default options, the verification
+// sets in memory and on disk (Options.SetsDir): heap_B/doc, the bytes
+// still in use after a collection, divided by the documents, next to
+// text_B/doc, the documents' own text.
 func BenchmarkDetectorMemory(b *testing.B) {
 	path := os.Getenv("DOPPEL_SYNTH")
 	if path == "" {
 		b.Skip("DOPPEL_SYNTH (a JSONL corpus from ndd synth) is not set")
 	}
+	for _, c := range []struct {
+		name string
+		opts Options
+	}{{"sets-in-memory", Options{}}, {"sets-on-disk", Options{SetsDir: b.TempDir()}}} {
+		b.Run(c.name, func(b *testing.B) { detectorMemory(b, path, c.opts) })
+	}
+}
+
+func detectorMemory(b *testing.B, path string, opts Options) {
 	for b.Loop() {
 		f, err := os.Open(path)
 		if err != nil {
@@ -27,7 +37,7 @@ func BenchmarkDetectorMemory(b *testing.B) {
 		var base runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&base)
-		d, err := New(nil, Options{})
+		d, err := New(nil, opts)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,6 +1,9 @@
 package dedup
 
 import (
+	"context"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -34,5 +37,77 @@ func TestSketchKeptOnlyWhenRead(t *testing.T) {
 		if tc.name == "hybrid, exact" && (len(rec.set) == 0 || len(rec.bands) == 0) {
 			t.Errorf("%s: set %d, bands %d; want both", tc.name, len(rec.set), len(rec.bands))
 		}
+	}
+}
+
+// TestSetsOnDisk: with the verification sets in a file (SetsDir), adds,
+// new versions, removals and a re-clustering give exactly the clusters
+// they give with the sets in memory, and no record keeps its set.
+func TestSetsOnDisk(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	words := strings.Fields("budget travel payroll canteen contract printer network badge office pension leave holiday laptop server backup policy meeting invoice project training")
+	text := func() string {
+		var b strings.Builder
+		for range 80 + r.IntN(80) {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteByte(' ')
+		}
+		return b.String()
+	}
+	var docs []Document
+	for i := range 300 {
+		body := text()
+		docs = append(docs, Document{ID: fmt.Sprint("d", i), Text: body})
+		if r.IntN(3) == 0 { // a copy with an edit
+			w := strings.Fields(body)
+			w[r.IntN(len(w))] = "zebra"
+			docs = append(docs, Document{ID: fmt.Sprint("d", i, "c"), Text: strings.Join(w, " ")})
+		}
+	}
+	run := func(opts Options) []Assignment {
+		d, err := New(nil, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range docs {
+			if _, err := d.Add(doc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := 0; i < len(docs); i += 7 {
+			if _, err := d.Replace(Document{ID: docs[i].ID, Text: docs[i].Text + " revised"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := 3; i < len(docs); i += 11 {
+			if _, err := d.Remove(docs[i].ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := d.Recluster(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if opts.SetsDir != "" {
+			for _, rec := range d.docs {
+				if rec != nil && rec.set != nil {
+					t.Fatalf("%s keeps its set in memory", rec.member.ID)
+				}
+			}
+		}
+		return d.Assignments()
+	}
+	mem, disk := run(Options{}), run(Options{SetsDir: t.TempDir()})
+	if fmt.Sprint(mem) != fmt.Sprint(disk) {
+		t.Errorf("clusters differ with the sets on disk")
+	}
+	size := map[any]int{}
+	joined := 0
+	for _, a := range mem {
+		if size[a.Cluster]++; size[a.Cluster] == 2 {
+			joined++
+		}
+	}
+	if joined < 10 {
+		t.Fatalf("%d clusters with copies among %d assignments: too few to compare", joined, len(mem))
 	}
 }

@@ -134,6 +134,13 @@ const (
 // Options configures a [Detector]. The zero value gives the defaults
 // documented on each field.
 type Options struct {
+	// SetsDir, if set, keeps the documents' verification sets (exact
+	// verification of the hybrid: a sorted shingle set, 8 bytes a
+	// shingle) in an unlinked file in this directory instead of memory,
+	// reading each only to verify a candidate: about 2 KB a document of
+	// 1.5 KB of text less memory, for a read per candidate. Default "":
+	// in memory.
+	SetsDir string
 	// Method is the algorithm. Default Hybrid.
 	Method Method
 	// Similarity is the measure Hybrid verifies with and that MinHash

@@ -274,6 +274,7 @@ func (d *Detector) Update(p *Prepared) (Change, error) {
 	d.docs[idx] = rec
 	d.clusters.Update(rec.member)
 	found, _, _, dense := d.verify(idx, rec, true)
+	defer d.spill(idx, rec)
 	if !isMaster && d.mayLead(rec, score, ref.id) {
 		d.clusters.Promote(id)
 		d.assigned.SetMaster(g, idx)

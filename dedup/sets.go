@@ -1,0 +1,76 @@
+package dedup
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+)
+
+// setFile keeps the documents' verification sets (Options.SetsDir) in an
+// unlinked file, appended to, one place per slot; a slot given a new set
+// (a new version) points at its new place. Only the offsets stay in
+// memory: 12 bytes a document instead of its set (8 bytes a shingle).
+// Used under the Detector's write lock.
+type setFile struct {
+	f   *os.File
+	end int64
+	at  []int64  // by slot: where its set starts
+	n   []uint32 // by slot: its length
+	buf [2][]uint64
+	raw []byte // put's encoding buffer
+	rd  []byte // get's read buffer
+	err error  // the first read or write error
+}
+
+// newSetFile creates the file in dir, unlinked at once: it goes when the
+// process does.
+func newSetFile(dir string) (*setFile, error) {
+	f, err := os.CreateTemp(dir, "doppel-sets-*")
+	if err != nil {
+		return nil, fmt.Errorf("dedup: sets: %w", err)
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("dedup: sets: %w", err)
+	}
+	return &setFile{f: f}, nil
+}
+
+// put writes the set of slot.
+func (s *setFile) put(slot uint32, set []uint64) {
+	for int(slot) >= len(s.at) {
+		s.at, s.n = append(s.at, 0), append(s.n, 0)
+	}
+	s.raw = s.raw[:0]
+	for _, v := range set {
+		s.raw = binary.LittleEndian.AppendUint64(s.raw, v)
+	}
+	if _, err := s.f.WriteAt(s.raw, s.end); err != nil && s.err == nil {
+		s.err = fmt.Errorf("dedup: sets: %w", err)
+	}
+	s.at[slot], s.n[slot] = s.end, uint32(len(set))
+	s.end += int64(len(s.raw))
+}
+
+// get reads the set of slot into buffer i (0 or 1, so that two sets can
+// be compared); nil if it cannot be read (s.err says why).
+func (s *setFile) get(slot uint32, i int) []uint64 {
+	if int(slot) >= len(s.at) {
+		return nil
+	}
+	n := int(s.n[slot])
+	s.rd = append(s.rd[:0], make([]byte, 8*n)...)
+	raw := s.rd
+	if _, err := s.f.ReadAt(raw, s.at[slot]); err != nil {
+		if s.err == nil {
+			s.err = fmt.Errorf("dedup: sets: %w", err)
+		}
+		return nil
+	}
+	b := s.buf[i][:0]
+	for j := range n {
+		b = append(b, binary.LittleEndian.Uint64(raw[8*j:]))
+	}
+	s.buf[i] = b
+	return b
+}
