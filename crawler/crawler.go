@@ -192,7 +192,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		MaxRedirects: opts.MaxRedirects, Traps: opts.Traps, Norm: opts.norm(), OnRobots: c.maps.onRobots, Client: opts.Client,
 		Folders: opts.folders()})
 	c.maps.admit, cm.admit = adm, adm
-	if cm.hook, err = newHook(&c.opts, c.index, cm.record, cm.recordedPage); err != nil {
+	if cm.hook, err = newHook(&c.opts, dir, c.index, cm.record, cm.recordedPage); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -244,11 +244,13 @@ func inUse(dir string, err error) error {
 }
 
 // newHook returns the hook a crawl processes pages with: the crawl's
-// detector settings, recording with record (and reading records back
-// with source), indexing into index.
-func newHook(opts *Options, index indexer.Writer, record hook.RecorderFunc, source hook.PageSource) (*hook.Hook, error) {
+// detector settings, with the verification sets in an unlinked file in
+// the data directory dir (not in memory), recording with record (and
+// reading records back with source), indexing into index.
+func newHook(opts *Options, dir string, index indexer.Writer, record hook.RecorderFunc, source hook.PageSource) (*hook.Hook, error) {
 	dopts := hook.DetectorOptions()
 	dopts.Similarity = opts.Similarity
+	dopts.SetsDir = dir
 	det, err := dedup.New(nil, dopts)
 	if err != nil {
 		return nil, err
