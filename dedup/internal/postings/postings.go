@@ -62,27 +62,42 @@ type Stats struct {
 // A Map maps keys to bounded lists of entries, kept in order of Add. The
 // zero value is not usable; call [New]. A Map is not safe for concurrent
 // use.
+//
+// Most keys never get a second entry (a band key of a page without
+// copies): a list of one is kept in a map of entries (16 bytes a key
+// with a uint64 key), a longer one in a map of slices (32 bytes and the
+// list's array).
 type Map[K comparable, E Item] struct {
-	lim   Limits
-	lists map[K][]E // a present key with a nil list is a stop key
-	stats Stats
+	lim    Limits
+	single map[K]E   // keys whose list holds one entry
+	lists  map[K][]E // keys whose list holds two or more; a present key with a nil list is a stop key
+	stats  Stats
 }
 
 // New returns an empty Map with the given limits.
 func New[K comparable, E Item](lim Limits) *Map[K, E] {
-	return &Map[K, E]{lim: lim, lists: map[K][]E{}}
+	return &Map[K, E]{lim: lim, single: map[K]E{}, lists: map[K][]E{}}
 }
 
 // Limits returns the limits m was made with.
 func (m *Map[K, E]) Limits() Limits { return m.lim }
 
 // Get returns the list of k in order of Add: nil for a key never added and
-// for a stop key. The caller must not modify it. Cost: O(1).
-func (m *Map[K, E]) Get(k K) []E { return m.lists[k] }
+// for a stop key. The caller must not modify it. Cost: O(1) (a list of
+// one is a new slice).
+func (m *Map[K, E]) Get(k K) []E {
+	if e, ok := m.single[k]; ok {
+		return []E{e}
+	}
+	return m.lists[k]
+}
 
 // Known reports whether k was ever added, including as a stop key.
 // Cost: O(1).
 func (m *Map[K, E]) Known(k K) bool {
+	if _, ok := m.single[k]; ok {
+		return true
+	}
 	_, ok := m.lists[k]
 	return ok
 }
@@ -91,15 +106,25 @@ func (m *Map[K, E]) Known(k K) bool {
 // and reports what it did. Cost: O(len(list)) to count the group's
 // entries when Limits.PerGroup is set, else O(1) amortized.
 func (m *Map[K, E]) Add(k K, id, group uint32) Outcome {
+	e := E(Entry{ID: id, Group: group})
+	one, isSingle := m.single[k]
 	list, ok := m.lists[k]
-	if ok && list == nil {
+	switch {
+	case ok && list == nil:
 		m.stats.Ignored++
 		return Ignored
+	case isSingle:
+		list, ok = []E{one}, true
+	case !ok:
+		m.stats.Keys++
+		m.stats.Entries++
+		m.single[k] = e
+		return Added
 	}
 	if m.lim.PerGroup > 0 && len(list) >= m.lim.PerGroup {
 		n := 0
-		for _, e := range list {
-			if Entry(e).Group == group {
+		for _, x := range list {
+			if Entry(x).Group == group {
 				n++
 			}
 		}
@@ -109,16 +134,15 @@ func (m *Map[K, E]) Add(k K, id, group uint32) Outcome {
 		}
 	}
 	if m.lim.MaxLen > 0 && len(list) >= m.lim.MaxLen {
+		delete(m.single, k)
 		m.lists[k] = nil
 		m.stats.Keys--
 		m.stats.Entries -= len(list)
 		m.stats.Stops++
 		return Stopped
 	}
-	if !ok {
-		m.stats.Keys++
-	}
-	m.lists[k] = append(list, E(Entry{ID: id, Group: group}))
+	delete(m.single, k)
+	m.lists[k] = append(list, e)
 	m.stats.Entries++
 	return Added
 }
@@ -137,7 +161,7 @@ func (m *Map[K, E]) Add(k K, id, group uint32) Outcome {
 // ignored for good, even if removals would leave fewer. Cost:
 // O(len(list)).
 func (m *Map[K, E]) Remove(k K, id uint32) (removed, refill bool) {
-	list := m.lists[k]
+	list := m.Get(k)
 	i := -1
 	for j, e := range list {
 		if Entry(e).ID == id {
@@ -159,12 +183,16 @@ func (m *Map[K, E]) Remove(k K, id uint32) (removed, refill bool) {
 	}
 	m.stats.Entries--
 	m.stats.Removed++
-	if len(list) == 1 {
-		delete(m.lists, k)
+	switch len(list) {
+	case 1:
+		delete(m.single, k)
 		m.stats.Keys--
-		return true, refill
+	case 2:
+		delete(m.lists, k)
+		m.single[k] = list[1-i]
+	default:
+		m.lists[k] = slices.Delete(list, i, i+1)
 	}
-	m.lists[k] = slices.Delete(list, i, i+1)
 	return true, refill
 }
 
