@@ -72,16 +72,7 @@ func TestCJKSearch(t *testing.T) {
 		if m, ok := mq.(*query.MatchPhraseQuery); ok {
 			m.SetField(FieldBody)
 		}
-		res, err := ix.Search(ctx, bleve.NewSearchRequest(query.NewConjunctionQuery([]query.Query{mq, VisibleTo(nil)})))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, h := range res.Hits {
-			got = append(got, h.ID)
-		}
-		slices.Sort(got)
-		if !slices.Equal(got, c.want) {
+		if got := hitIDs(t, ix, query.NewConjunctionQuery([]query.Query{mq, VisibleTo(nil)})); !slices.Equal(got, c.want) {
 			t.Errorf("%s: hits %v, want %v", c.name, got, c.want)
 		}
 	}

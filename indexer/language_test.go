@@ -78,19 +78,7 @@ func TestPagesAnalyzedInTheirLanguage(t *testing.T) {
 	if err := ix.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	find := func(q query.Query) []string {
-		t.Helper()
-		res, err := ix.Search(ctx, bleve.NewSearchRequest(ix.Searchable(q)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, h := range res.Hits {
-			got = append(got, h.ID)
-		}
-		slices.Sort(got)
-		return got
-	}
+	find := func(q query.Query) []string { return hitIDs(t, ix, ix.Searchable(q)) }
 	term := func(field, t string) query.Query {
 		q := bleve.NewTermQuery(t)
 		q.SetField(field)
@@ -163,4 +151,19 @@ func memIndex(t *testing.T, m *mapping.IndexMappingImpl, opts Options) *Index {
 	}
 	t.Cleanup(func() { ix.Close() })
 	return ix
+}
+
+// hitIDs returns the ids of the documents q finds in ix, sorted.
+func hitIDs(t *testing.T, ix *Index, q query.Query) []string {
+	t.Helper()
+	res, err := ix.Search(context.Background(), bleve.NewSearchRequest(q))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range res.Hits {
+		got = append(got, h.ID)
+	}
+	slices.Sort(got)
+	return got
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/ranking/multiterm"
 	"github.com/doppel-search/doppel/ranking/userquery"
 )
 
@@ -147,23 +148,8 @@ func (l *languages) forQuery(text string) userquery.Languages {
 // the analyzer of whichever document type its mapping happened to list
 // first.
 func (l *languages) inLanguages(q query.Query) query.Query {
-	var walk func(q query.Query) query.Query
-	walk = func(q query.Query) query.Query {
+	return multiterm.Rewrite(q, func(q query.Query) query.Query {
 		switch q := q.(type) {
-		case *query.BooleanQuery:
-			for _, c := range []*query.Query{&q.Must, &q.Should, &q.MustNot, &q.Filter} {
-				if *c != nil {
-					*c = walk(*c)
-				}
-			}
-		case *query.ConjunctionQuery:
-			for i := range q.Conjuncts {
-				q.Conjuncts[i] = walk(q.Conjuncts[i])
-			}
-		case *query.DisjunctionQuery:
-			for i := range q.Disjuncts {
-				q.Disjuncts[i] = walk(q.Disjuncts[i])
-			}
 		case *query.MatchQuery:
 			if q.Analyzer == "" {
 				return l.each(l.forQuery(q.Match).Analyzers, q.Match, func(a string) query.Query { c := *q; c.Analyzer = a; return &c })
@@ -174,8 +160,7 @@ func (l *languages) inLanguages(q query.Query) query.Query {
 			}
 		}
 		return q
-	}
-	return walk(q)
+	})
 }
 
 // each returns the disjunction of with(a) for [indexer.AnalyzerName] and

@@ -14,8 +14,9 @@ swapped — such that v occurs in at least two other pages of L and not
 in the page itself, is replaced by v; the page is found when it, or a
 copy (resemblance >= 0.9), is in the top 10. The endings are a short
 list per language (below), not a stemmer: the forms are real words of
-the site. Prints per language: queries, found, and found_before if the
-server was run twice (see docs/measurements.md).
+the site. Prints one line per language: its translated pages, the
+queries asked and the share found. To compare two builds, serve each
+crawl in turn and run it against each (docs/measurements.md).
 """
 import argparse
 import json

@@ -115,21 +115,39 @@ func (b *budget) bound(q query.Query, n *int) query.Query {
 		*n++
 		return &bounded{kind: k, text: text, field: field, boost: boost, what: what, budget: b}
 	}
+	return Rewrite(q, func(q query.Query) query.Query { return b.boundLeaf(q, leaf, n) })
+}
+
+// Rewrite replaces, in place, each query of the tree q that combines no
+// others (all but boolean, conjunction and disjunction queries) with
+// leaf's answer for it, and returns the tree (q itself, unless q is such
+// a query).
+func Rewrite(q query.Query, leaf func(query.Query) query.Query) query.Query {
 	switch q := q.(type) {
 	case *query.BooleanQuery:
 		for _, c := range []*query.Query{&q.Must, &q.Should, &q.MustNot, &q.Filter} {
 			if *c != nil {
-				*c = b.bound(*c, n)
+				*c = Rewrite(*c, leaf)
 			}
 		}
+		return q
 	case *query.ConjunctionQuery:
 		for i := range q.Conjuncts {
-			q.Conjuncts[i] = b.bound(q.Conjuncts[i], n)
+			q.Conjuncts[i] = Rewrite(q.Conjuncts[i], leaf)
 		}
+		return q
 	case *query.DisjunctionQuery:
 		for i := range q.Disjuncts {
-			q.Disjuncts[i] = b.bound(q.Disjuncts[i], n)
+			q.Disjuncts[i] = Rewrite(q.Disjuncts[i], leaf)
 		}
+		return q
+	}
+	return leaf(q)
+}
+
+// boundLeaf returns a leaf query with its expansion bounded.
+func (b *budget) boundLeaf(q query.Query, leaf func(k kind, text, field string, boost *query.Boost, what string) query.Query, n *int) query.Query {
+	switch q := q.(type) {
 	case *query.WildcardQuery:
 		return leaf(regexpKind, wildcardToRegexp.Replace(q.Wildcard), q.FieldVal, q.BoostVal, fmt.Sprintf("wildcard %q", q.Wildcard))
 	case *query.RegexpQuery:
