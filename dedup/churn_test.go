@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/doppel-search/doppel/dedup/cluster"
@@ -541,6 +542,7 @@ func TestChurnInvariants(t *testing.T) {
 		}
 	}()
 	var limits Stats
+	var lsh belowThreshold // similar pairs below the Threshold, and those not held
 	for _, cf := range configs {
 		for seed := range seeds {
 			t.Run(fmt.Sprintf("%s/seed=%d", cf.name, seed), func(t *testing.T) {
@@ -573,7 +575,8 @@ func TestChurnInvariants(t *testing.T) {
 						checkChange(t, d, *ch)
 					}
 					if cf.opts.MaxFanout < 0 && (op%25 == 24 || op == c.ops-1) {
-						checkPairs(t, d)
+						below, missed := checkPairs(t, d)
+						lsh.Add(int64(below), int64(missed))
 					}
 				}
 				d, _ := c.run(t)
@@ -587,6 +590,19 @@ func TestChurnInvariants(t *testing.T) {
 	if limits.Capped == 0 || limits.StopKeys == 0 {
 		t.Errorf("limits never reached (%+v): the inputs do not test refills and stop keys", limits)
 	}
+	if lsh.pairs.Load() == 0 || 20*lsh.missed.Load() > lsh.pairs.Load() {
+		t.Errorf("%d of %d similar pairs below the threshold (checked after every 25 changes) not held, want at most 5 %%", lsh.missed.Load(), lsh.pairs.Load())
+	}
+}
+
+// belowThreshold counts, over checks run in parallel, the similar pairs
+// below the Threshold and those of them not held.
+type belowThreshold struct{ pairs, missed atomic.Int64 }
+
+// Add counts one check's pairs.
+func (b *belowThreshold) Add(pairs, missed int64) {
+	b.pairs.Add(pairs)
+	b.missed.Add(missed)
 }
 
 // checkChange checks a Change against the clusters right after it: the
@@ -623,9 +639,12 @@ func checkChange(t *testing.T, d *Detector, ch Change) {
 	}
 }
 
-// checkPairs checks that the pairs held are exactly the similar pairs
-// among the documents stored.
-func checkPairs(t *testing.T, d *Detector) {
+// checkPairs checks that the pairs held are similar pairs among the
+// documents stored, and that they are every similar pair at the
+// Threshold. Pairs below it (the edit allowance) are found when a
+// signature is shared — by LSH with probability 1−(1−J⁸)¹⁶, 0.95 at 0.8 —
+// so it returns how many there are and how many are not held.
+func checkPairs(t *testing.T, d *Detector) (below, missed int) {
 	t.Helper()
 	d.mu.RLock()
 	defer d.mu.RUnlock()
@@ -638,11 +657,21 @@ func checkPairs(t *testing.T, d *Detector) {
 			if b == nil {
 				continue
 			}
-			_, similar := d.match(a, b)
+			score, similar := d.match(a, b)
 			similar = similar && !a.unsignable && !b.unsignable
-			if held := slices.Contains(d.adj[i], int32(j)); held != similar {
-				t.Fatalf("%s–%s: similar %v, pair held %v", a.member.ID, b.member.ID, similar, held)
+			held := slices.Contains(d.adj[i], int32(j))
+			switch {
+			case held && !similar:
+				t.Fatalf("%s–%s: pair held, not similar (%.3f)", a.member.ID, b.member.ID, score)
+			case similar && score < d.opts.Threshold:
+				below++
+				if !held {
+					missed++
+				}
+			case similar && !held:
+				t.Fatalf("%s–%s: similar (%.3f), pair not held", a.member.ID, b.member.ID, score)
 			}
 		}
 	}
+	return below, missed
 }

@@ -337,7 +337,13 @@ func (d *Detector) prepare(doc Document) *Prepared {
 		} else {
 			set = d.shingleSet(tokens)
 		}
-		rec.sketch = d.minhash.Sketch(set)
+		if o.Method == Hybrid && o.Verify == Exact {
+			// The sketch only gives band keys to find candidates, which
+			// are then verified exactly: about one hash a shingle.
+			rec.sketch = d.minhash.Fast(set)
+		} else {
+			rec.sketch = d.minhash.Sketch(set)
+		}
 		switch {
 		case o.Method == DSCSS:
 			rec.supers = minhash.SuperShingles(rec.sketch, 6)
