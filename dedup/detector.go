@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"sync"
 	"time"
@@ -314,12 +315,31 @@ func (d *Detector) Prepare(doc Document) (*Prepared, error) {
 		return nil, ErrEmptyID
 	}
 	d.mu.RLock()
-	defer d.mu.RUnlock()
-	return d.prepare(doc), nil
+	s := d.signersNow()
+	d.mu.RUnlock()
+	return d.prepareWith(doc, s), nil
+}
+
+// signers are the table-dependent signers of one generation of
+// statistics. Signers are immutable: a Refresh makes new ones.
+type signers struct {
+	generation int
+	imatch     *imatch.Signer
+	simhash    *simhash.Signer
+}
+
+// signersNow returns the signers in use; the caller holds d.mu (read or
+// write).
+func (d *Detector) signersNow() signers {
+	return signers{generation: d.generation, imatch: d.imatch, simhash: d.simhash}
 }
 
 // prepare signs doc; the caller holds d.mu (read or write).
-func (d *Detector) prepare(doc Document) *Prepared {
+func (d *Detector) prepare(doc Document) *Prepared { return d.prepareWith(doc, d.signersNow()) }
+
+// prepareWith signs doc with the signers of s, without d.mu: what it
+// reads of d besides s never changes after New.
+func (d *Detector) prepareWith(doc Document, s signers) *Prepared {
 	// Filters (stop words, stemming, numbers, dates) apply to everything
 	// compared; with the default options tokens pass unchanged.
 	tokens := d.ext.FilterTokens(features.Tokens(doc.Text))
@@ -327,7 +347,7 @@ func (d *Detector) prepare(doc Document) *Prepared {
 	rec.content = contentHash(tokens, d.ext.FilterTokens(features.Tokens(doc.Tagged)), doc.Meta)
 	if len(tokens) == 0 {
 		rec.unsignable = true
-		return &Prepared{doc: doc, rec: rec, generation: d.generation}
+		return &Prepared{doc: doc, rec: rec, generation: s.generation}
 	}
 	o := d.opts
 	if d.uses(MinHash) || d.uses(DSCSS) || o.Method == Hybrid {
@@ -359,13 +379,13 @@ func (d *Detector) prepare(doc Document) *Prepared {
 			rec.set, rec.sketch = set, nil
 		}
 	}
-	if d.imatch != nil || d.simhash != nil {
-		d.signTerms(rec, doc, d.ext.Features(tokens))
+	if s.imatch != nil || s.simhash != nil {
+		s.signTerms(d.ext, rec, doc, d.ext.Features(tokens))
 	}
 	if (o.Method == IMatch || o.Method == IMatchMulti) && rec.sigs == nil {
 		rec.unsignable = true
 	}
-	return &Prepared{doc: doc, rec: rec, generation: d.generation}
+	return &Prepared{doc: doc, rec: rec, generation: s.generation}
 }
 
 // shingleSet returns the sorted set of tokens' shingles, without the
@@ -383,19 +403,19 @@ func (d *Detector) shingleSet(tokens []string) []uint64 {
 
 // signTerms computes the table-dependent signatures (I-Match, SimHash) of
 // rec from doc's features.
-func (d *Detector) signTerms(rec *record, doc Document, feats []string) {
+func (s signers) signTerms(ext *features.Extractor, rec *record, doc Document, feats []string) {
 	rec.sigs = nil
-	if d.imatch != nil {
-		if sigs, err := d.imatch.Sign(feats); err == nil {
+	if s.imatch != nil {
+		if sigs, err := s.imatch.Sign(feats); err == nil {
 			rec.sigs = sigs
 		}
 	}
-	if d.simhash != nil {
+	if s.simhash != nil {
 		var tagged []string
 		if doc.Tagged != "" {
-			tagged = d.ext.Features(d.ext.Terms(doc.Tagged))
+			tagged = ext.Features(ext.Terms(doc.Tagged))
 		}
-		rec.fp = d.simhash.Sign(simhash.Doc{Terms: feats, Tagged: tagged, Meta: doc.Meta})
+		rec.fp = s.simhash.Sign(simhash.Doc{Terms: feats, Tagged: tagged, Meta: doc.Meta})
 	}
 }
 
@@ -950,7 +970,7 @@ func (d *Detector) Refresh(ctx context.Context, t *stats.Table, doc func(id stri
 		if len(tokens) == 0 {
 			continue
 		}
-		d.signTerms(rec, docs[i], d.ext.Features(tokens))
+		d.signersNow().signTerms(d.ext, rec, docs[i], d.ext.Features(tokens))
 		if o := d.opts.Method; o == IMatch || o == IMatchMulti {
 			rec.unsignable = rec.sigs == nil
 		}
@@ -1082,38 +1102,82 @@ func (d *Detector) StarAssignments() []Assignment {
 	return out
 }
 
-// AddAll adds docs in order, preparing up to workers documents at once
-// (workers < 1 means 1), and calls fn with each result in input order. It
-// stops at the first error from Add or fn, or when ctx is done.
+// AddAll adds docs in order: [Detector.AddSeq] over the slice.
 func (d *Detector) AddAll(ctx context.Context, docs []Document, workers int, fn func(Result) error) error {
-	workers = max(workers, 1)
-	const chunk = 256
-	prepared := make([]*Prepared, chunk)
-	errs := make([]error, chunk)
-	for start := 0; start < len(docs); start += chunk {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		batch := docs[start:min(start+chunk, len(docs))]
-		var wg sync.WaitGroup
-		next := make(chan int)
-		for range workers {
-			wg.Go(func() {
-				for i := range next {
-					prepared[i], errs[i] = d.Prepare(batch[i])
-				}
-			})
-		}
-		for i := range batch {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
-		for i := range batch {
-			if errs[i] != nil {
-				return fmt.Errorf("document %q: %w", batch[i].ID, errs[i])
+	return d.AddSeq(ctx, func(yield func(Document, error) bool) {
+		for _, doc := range docs {
+			if !yield(doc, nil) {
+				return
 			}
-			res, err := d.Insert(prepared[i])
+		}
+	}, workers, fn)
+}
+
+// AddSeq adds the documents docs yields, in order, and calls fn with each
+// result in input order. Up to workers goroutines (workers < 1 means 1)
+// sign documents ahead while the documents before them are inserted, so
+// signing and insertion overlap; only a few hundred documents are held
+// at a time, so docs may be larger than memory. It stops at the first
+// error docs yields or Add or fn returns, or when ctx is done.
+func (d *Detector) AddSeq(ctx context.Context, docs iter.Seq2[Document, error], workers int, fn func(Result) error) error {
+	workers = max(workers, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	jobs := make(chan *signBatch)
+	order := make(chan *signBatch, 2*workers) // batches in input order, signed or being signed
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for b := range jobs {
+				b.prepare(d)
+			}
+		})
+	}
+	var readErr error // set before order is closed
+	go func() {
+		defer close(order)
+		defer close(jobs)
+		b := newSignBatch()
+		send := func() bool {
+			for _, ch := range []chan *signBatch{order, jobs} {
+				select {
+				case ch <- b:
+				case <-ctx.Done():
+					return false
+				}
+			}
+			b = newSignBatch()
+			return true
+		}
+		for doc, err := range docs {
+			if err != nil {
+				readErr = err
+				return
+			}
+			if b.docs = append(b.docs, doc); len(b.docs) == cap(b.docs) && !send() {
+				return
+			}
+		}
+		if len(b.docs) > 0 {
+			send()
+		}
+	}()
+	defer func() {
+		cancel()
+		for range order { // until the reader has stopped
+		}
+		wg.Wait()
+	}()
+	for b := range order {
+		select {
+		case <-b.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		for i, p := range b.prepared {
+			if b.errs[i] != nil {
+				return fmt.Errorf("document %q: %w", b.docs[i].ID, b.errs[i])
+			}
+			res, err := d.Insert(p)
 			if err != nil {
 				return err
 			}
@@ -1122,7 +1186,32 @@ func (d *Detector) AddAll(ctx context.Context, docs []Document, workers int, fn 
 			}
 		}
 	}
-	return nil
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return readErr
+}
+
+// A signBatch is documents AddSeq signs together.
+type signBatch struct {
+	docs     []Document
+	prepared []*Prepared
+	errs     []error
+	done     chan struct{} // closed once prepared and errs are set
+}
+
+// newSignBatch returns an empty batch with room for 64 documents.
+func newSignBatch() *signBatch {
+	return &signBatch{docs: make([]Document, 0, 64), done: make(chan struct{})}
+}
+
+// prepare signs the batch's documents.
+func (b *signBatch) prepare(d *Detector) {
+	b.prepared, b.errs = make([]*Prepared, len(b.docs)), make([]error, len(b.docs))
+	for i, doc := range b.docs {
+		b.prepared[i], b.errs[i] = d.Prepare(doc)
+	}
+	close(b.done)
 }
 
 // A TableBuilder builds the statistics tables a Detector needs from a

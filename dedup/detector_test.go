@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -401,5 +403,81 @@ func TestCosineShortDocumentsMatchOnlyTheSameWords(t *testing.T) {
 		if res.Duplicate != tc.dup {
 			t.Errorf("%s: duplicate = %v, want %v", tc.id, res.Duplicate, tc.dup)
 		}
+	}
+}
+
+// TestAddSeq checks the streaming pipeline: results in input order and
+// equal to adding one document at a time, whatever the workers; an error
+// the sequence yields, or fn returns, stops it with that error; a
+// cancelled context stops it.
+func TestAddSeq(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	docs := synthCorpus(r, "s", 60, 4, 120, 0.01)
+	table := tableOf(t, Options{}, docs)
+	sequential, err := New(table, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []Result
+	for _, doc := range docs {
+		res, err := sequential.Add(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, res)
+	}
+	seq := func(failAt int, failure error) iter.Seq2[Document, error] {
+		return func(yield func(Document, error) bool) {
+			for i, doc := range docs {
+				if i == failAt {
+					yield(Document{}, failure)
+					return
+				}
+				if !yield(doc, nil) {
+					return
+				}
+			}
+		}
+	}
+	for _, workers := range []int{0, 1, 3} {
+		det, err := New(table, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []Result
+		if err := det.AddSeq(context.Background(), seq(-1, nil), workers, func(r Result) error {
+			got = append(got, r)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("workers %d: results differ from adding one at a time", workers)
+		}
+	}
+	readErr := errors.New("disk on fire")
+	det, _ := New(table, Options{})
+	n := 0
+	err = det.AddSeq(context.Background(), seq(150, readErr), 2, func(Result) error { n++; return nil })
+	if !errors.Is(err, readErr) || n > 150 {
+		t.Errorf("read error at 150: %v after %d results", err, n)
+	}
+	stop := errors.New("enough")
+	det, _ = New(table, Options{})
+	n = 0
+	err = det.AddSeq(context.Background(), seq(-1, nil), 2, func(Result) error {
+		if n++; n == 70 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || n != 70 || det.Stats().Documents != 70 {
+		t.Errorf("fn error at 70: %v after %d results, %d documents", err, n, det.Stats().Documents)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	det, _ = New(table, Options{})
+	if err := det.AddSeq(ctx, seq(-1, nil), 2, func(Result) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: %v", err)
 	}
 }

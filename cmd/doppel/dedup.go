@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"runtime"
 	"time"
@@ -66,45 +68,48 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("unknown --clustering %q (want online or star)", *clustering)
 	}
 	start := time.Now()
-	recs, repaired, err := readDocs(*in, stderr)
+	src, err := openDocs(*in, stderr)
 	if err != nil {
 		return err
 	}
-	det, err := newDedupDetector(recs, *statsIn, *statsOut, &opts)
+	det, total, err := newDedupDetector(src.records(), *statsIn, *statsOut, &opts)
 	if err != nil {
 		return err
 	}
-	job := dedupJob{det: det, recs: recs, workers: *workers, quiet: *quiet, star: *clustering == "star"}
+	job := dedupJob{det: det, src: src, total: total, workers: *workers, quiet: *quiet, star: *clustering == "star"}
 	nclusters, err := job.run(ctx, *out, *pairsPath, stderr)
 	if err != nil {
 		return err
 	}
 	st := det.Stats()
 	fmt.Fprintf(stderr, "dedup: %d documents, %d clusters, %d duplicates, %d unsignable, %d repaired (invalid UTF-8), %d pairs, %.1f s (method %s, %s clustering)\n",
-		st.Documents, nclusters, st.Documents-nclusters, st.Unsignable, repaired, st.Pairs, time.Since(start).Seconds(), opts.Method, *clustering)
+		st.Documents, nclusters, st.Documents-nclusters, st.Unsignable, src.repaired, st.Pairs, time.Since(start).Seconds(), opts.Method, *clustering)
 	return nil
 }
 
 // newDedupDetector returns a detector with the term statistics loaded
 // from statsIn or built from recs, saving them to statsOut if it is not
-// empty (see loadOrBuildTable for what it sets in opts).
-func newDedupDetector(recs []jsonl.Record, statsIn, statsOut string, opts *dedup.Options) (*dedup.Detector, error) {
-	table, err := loadOrBuildTable(statsIn, opts, recs)
+// empty (see loadOrBuildTable for what it sets in opts), and the number of
+// records, if it read them (0 otherwise).
+func newDedupDetector(recs iter.Seq2[jsonl.Record, error], statsIn, statsOut string, opts *dedup.Options) (*dedup.Detector, int, error) {
+	table, n, err := loadOrBuildTable(statsIn, opts, recs)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if statsOut != "" {
 		if err := table.Save(statsOut); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	return dedup.New(table, *opts)
+	det, err := dedup.New(table, *opts)
+	return det, n, err
 }
 
 // A dedupJob is the clustering of a document collection by doppel dedup.
 type dedupJob struct {
 	det     *dedup.Detector
-	recs    []jsonl.Record
+	src     *docSource
+	total   int  // documents in src, if known (0 otherwise)
 	workers int  // documents signed in parallel
 	quiet   bool // no progress lines
 	star    bool // star clustering, not online
@@ -127,8 +132,8 @@ func (j dedupJob) run(ctx context.Context, out, pairsPath string, stderr io.Writ
 		}
 		defer pairs.Abort()
 	}
-	progress := newProgress(stderr, "dedup", len(j.recs), j.quiet)
-	if err := j.det.AddAll(ctx, documents(j.recs), j.workers, writePairs(progress, pairs)); err != nil {
+	progress := newProgress(stderr, "dedup", j.total, j.quiet)
+	if err := j.det.AddSeq(ctx, documents(j.src.records()), j.workers, writePairs(progress, pairs)); err != nil {
 		return 0, err
 	}
 	assigned := j.det.Assignments()
@@ -180,50 +185,118 @@ func writeClusters(w *jsonl.Writer, assigned []dedup.Assignment) (int, error) {
 	return len(nclusters), nil
 }
 
-// readDocs reads a JSONL document file.
-func readDocs(path string, stderr io.Writer) ([]jsonl.Record, int, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		recs, skipped, err := readFolder(path)
-		for _, s := range skipped {
-			fmt.Fprintf(stderr, "doppel dedup: skipped %s\n", s)
+// readDocs reads a JSONL document file, or the documents of a folder,
+// into memory (doppel eval, which needs every text twice over).
+func readDocs(path string, stderr io.Writer) ([]jsonl.Record, error) {
+	src, err := openDocs(path, stderr)
+	if err != nil || src.folder != nil {
+		return src.folder, err
+	}
+	var recs []jsonl.Record
+	for r, err := range src.records() {
+		if err != nil {
+			return nil, err
 		}
-		if err == nil && len(recs) == 0 {
-			err = fmt.Errorf("%s: no page or document Doppel reads", path)
+		recs = append(recs, r)
+	}
+	return recs, nil
+}
+
+// A docSource is the input of doppel dedup: a JSONL file (gzip allowed),
+// read from disk on each pass so that no text is held longer than it
+// takes to sign it, or a folder, whose documents are extracted once and
+// kept.
+type docSource struct {
+	path     string
+	folder   []jsonl.Record // the folder's documents; nil for a JSONL file
+	repaired int            // records of the last complete pass with invalid UTF-8 replaced
+}
+
+// openDocs returns the input at path; a folder is read at once, a JSONL
+// file at each pass.
+func openDocs(path string, stderr io.Writer) (*docSource, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return &docSource{path: path}, nil
+	}
+	recs, skipped, err := readFolder(path)
+	for _, s := range skipped {
+		fmt.Fprintf(stderr, "doppel dedup: skipped %s\n", s)
+	}
+	if err == nil && len(recs) == 0 {
+		err = fmt.Errorf("%s: no page or document Doppel reads", path)
+	}
+	return &docSource{path: path, folder: recs}, err
+}
+
+// records returns one pass over the input's records, in order; an error
+// ends it.
+func (s *docSource) records() iter.Seq2[jsonl.Record, error] {
+	if s.folder != nil {
+		return recordsOf(s.folder)
+	}
+	return func(yield func(jsonl.Record, error) bool) {
+		f, err := os.Open(s.path)
+		if err != nil {
+			yield(jsonl.Record{}, err)
+			return
 		}
-		return recs, 0, err
+		defer f.Close()
+		jr, err := jsonl.NewReader(f)
+		for err == nil {
+			var rec jsonl.Record
+			if rec, err = jr.Next(); err == nil && !yield(rec, nil) {
+				return
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			s.repaired = jr.Repaired()
+			return
+		}
+		yield(jsonl.Record{}, fmt.Errorf("%s: %w", s.path, err))
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
+}
+
+// recordsOf returns a pass over recs.
+func recordsOf(recs []jsonl.Record) iter.Seq2[jsonl.Record, error] {
+	return func(yield func(jsonl.Record, error) bool) {
+		for _, r := range recs {
+			if !yield(r, nil) {
+				return
+			}
+		}
 	}
-	defer f.Close()
-	recs, repaired, err := jsonl.ReadAll(f)
-	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", path, err)
-	}
-	return recs, repaired, nil
 }
 
 // loadOrBuildTable returns the term statistics: loaded from path, or
 // built from recs in one pass. When opts asks to drop common shingles it
-// also builds their table from recs and sets opts.CommonShingles.
-func loadOrBuildTable(path string, opts *dedup.Options, recs []jsonl.Record) (*stats.Table, error) {
+// also builds their table from recs and sets opts.CommonShingles. It
+// returns the number of records when it read them (0 otherwise).
+func loadOrBuildTable(path string, opts *dedup.Options, recs iter.Seq2[jsonl.Record, error]) (*stats.Table, int, error) {
 	var table *stats.Table
 	if path != "" {
 		var err error
 		if table, err = stats.Load(path); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	if table != nil && opts.MaxShingleDocs == 0 {
-		return table, nil
+		return table, 0, nil
 	}
 	tb, err := dedup.NewTableBuilder(*opts)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	for _, r := range recs {
+	n := 0
+	for r, err := range recs {
+		if err != nil {
+			return nil, 0, err
+		}
 		tb.Add(r.Text)
+		n++
 	}
 	if opts.MaxShingleDocs > 0 {
 		opts.CommonShingles = tb.ShingleTable()
@@ -231,16 +304,18 @@ func loadOrBuildTable(path string, opts *dedup.Options, recs []jsonl.Record) (*s
 	if table == nil {
 		table = tb.Table()
 	}
-	return table, nil
+	return table, n, nil
 }
 
 // documents converts records to the detector's documents.
-func documents(recs []jsonl.Record) []dedup.Document {
-	docs := make([]dedup.Document, len(recs))
-	for i, r := range recs {
-		docs[i] = dedup.Document{ID: r.ID, Text: r.Text, URL: r.URL, Title: r.Title}
+func documents(recs iter.Seq2[jsonl.Record, error]) iter.Seq2[dedup.Document, error] {
+	return func(yield func(dedup.Document, error) bool) {
+		for r, err := range recs {
+			if !yield(dedup.Document{ID: r.ID, Text: r.Text, URL: r.URL, Title: r.Title}, err) || err != nil {
+				return
+			}
+		}
 	}
-	return docs
 }
 
 // progress prints a line to stderr at most every two seconds.
@@ -252,7 +327,8 @@ type progress struct {
 	quiet       bool
 }
 
-// newProgress returns a progress over total documents, silent if quiet.
+// newProgress returns a progress over total documents (0: not known),
+// silent if quiet.
 func newProgress(w io.Writer, what string, total int, quiet bool) *progress {
 	now := time.Now()
 	return &progress{w: w, what: what, total: total, start: now, last: now, quiet: quiet}
@@ -265,6 +341,10 @@ func (p *progress) tick() {
 		return
 	}
 	p.last = time.Now()
-	secs := time.Since(p.start).Seconds()
-	fmt.Fprintf(p.w, "%s: %d/%d documents (%.0f%%), %.0f docs/s\n", p.what, p.done, p.total, 100*float64(p.done)/float64(max(p.total, 1)), float64(p.done)/secs)
+	rate := float64(p.done) / time.Since(p.start).Seconds()
+	if p.total == 0 { // not counted
+		fmt.Fprintf(p.w, "%s: %d documents, %.0f docs/s\n", p.what, p.done, rate)
+		return
+	}
+	fmt.Fprintf(p.w, "%s: %d/%d documents (%.0f%%), %.0f docs/s\n", p.what, p.done, p.total, 100*float64(p.done)/float64(max(p.total, 1)), rate)
 }

@@ -41,7 +41,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	recs, _, err := readDocs(*in, stderr)
+	recs, err := readDocs(*in, stderr)
 	if err != nil {
 		return err
 	}
@@ -237,7 +237,7 @@ func (e *evaluator) run(c evalConfig) (*evalRun, error) {
 		return r, nil
 	}
 	start := time.Now()
-	table, err := loadOrBuildTable("", &c.opts, e.recs)
+	table, _, err := loadOrBuildTable("", &c.opts, recordsOf(e.recs))
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +246,7 @@ func (e *evaluator) run(c evalConfig) (*evalRun, error) {
 		return nil, err
 	}
 	r := &evalRun{pairs: eval.PairSet{}}
-	err = det.AddAll(e.ctx, documents(e.recs), e.workers, func(res dedup.Result) error {
+	err = det.AddSeq(e.ctx, documents(recordsOf(e.recs)), e.workers, func(res dedup.Result) error {
 		for _, p := range res.Pairs {
 			r.pairs.Add(p.A, p.B)
 		}
