@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -56,6 +57,13 @@ type committer struct {
 	// Re-clustering (see recluster): pages inserted since the last one,
 	// and how many pages the detector held then.
 	sinceRecluster, reclustered int
+	// The detector's snapshot (see writeSnapshot): the data directory it
+	// is written to, the revision of the last record it reflects
+	// (noSnapshot: none), the pages committed since.
+	dir           string
+	snapRev       int64
+	sinceSnapshot int
+	opened        Opened // how replay restored the crawl
 
 	recrawl   *recrawl  // revisit policy and page states
 	recording recording // the fetch the hook is recording
@@ -128,8 +136,9 @@ func (c *committer) commitLoop(results <-chan *result, d *dispatcher) {
 			}
 		}
 		release()
+		c.sinceSnapshot += len(group)
 		if c.fatalErr() == nil {
-			if err := c.maybeRecluster(ctx); err != nil {
+			if err := errors.Join(c.maybeRecluster(ctx), c.maybeSnapshot()); err != nil {
 				c.setFatal(err)
 			}
 		}
@@ -698,5 +707,5 @@ func (c *committer) finish(recluster bool) error {
 			return err
 		}
 	}
-	return nil
+	return c.writeSnapshot()
 }

@@ -151,9 +151,13 @@ func (f *fatal) fatalErr() error {
 // Open opens (or creates) the crawl state in dir. Options are saved in dir
 // (crawl.json) on the first Open; a later Open with no Seeds uses the saved
 // options, so a crawl resumes with the settings it started with. Open
-// rebuilds the near-duplicate detector by replaying the recorded pages in
-// crawl order and brings the index up to date with them.
+// reads the near-duplicate detector from its snapshot in dir (written at
+// the end of every run and as the crawl grows) and replays the pages
+// recorded after it in crawl order — every recorded page when there is no
+// usable snapshot — and brings the index up to date with them (see
+// Crawler.Opened).
 func Open(dir string, opts Options) (*Crawler, error) {
+	start := time.Now()
 	opts, err := takeCredentials(opts)
 	if err != nil {
 		return nil, err
@@ -178,7 +182,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		return nil, inUse(dir, err)
 	}
 	cm := &committer{opts: &c.opts, front: c.front, pages: c.pages, pacer: c.pacer, counters: c.n, fatal: c.fatal,
-		queued: map[string][]string{}, yields: yields{}, recrawl: newRecrawl(opts.Revisit)}
+		queued: map[string][]string{}, yields: yields{}, recrawl: newRecrawl(opts.Revisit), dir: dir}
 	if c.index, err = indexer.Open(filepath.Join(dir, indexDir), indexer.Options{Policy: opts.Policy, NoAutoFlush: true,
 		Source: indexer.SourceFunc(func(ctx context.Context, id string) (*indexer.Doc, error) { return cm.hook.SourceDoc(ctx, id) })}); err != nil {
 		c.front.Close()
@@ -192,7 +196,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		MaxRedirects: opts.MaxRedirects, Traps: opts.Traps, Norm: opts.norm(), OnRobots: c.maps.onRobots, Client: opts.Client,
 		Folders: opts.folders()})
 	c.maps.admit, cm.admit = adm, adm
-	if cm.hook, err = newHook(&c.opts, dir, c.index, cm.record, cm.recordedPage); err != nil {
+	if cm.hook, cm.snapRev, err = newHook(&c.opts, dir, c.index, cm.record, cm.recordedPage); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -206,8 +210,22 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		c.Close()
 		return nil, err
 	}
+	cm.opened.Duration = time.Since(start)
 	return c, nil
 }
+
+// Opened describes how Open restored a crawl's state.
+type Opened struct {
+	Pages        int           // fetched pages recorded
+	Replayed     int           // of them, pages signed and put through the detector again
+	FromSnapshot bool          // the detector was read from its snapshot (see Options)
+	Duration     time.Duration // the time Open took
+}
+
+// Opened returns how Open restored the crawl's state: a crawl whose
+// detector was read from its snapshot replays only the pages recorded
+// after it.
+func (c *Crawler) Opened() Opened { return c.commit.opened }
 
 // Names in the data directory.
 const (
@@ -244,26 +262,35 @@ func inUse(dir string, err error) error {
 }
 
 // newHook returns the hook a crawl processes pages with: the crawl's
-// detector settings, with the verification sets in an unlinked file in
-// the data directory dir (not in memory), recording with record (and
-// reading records back with source), indexing into index.
-func newHook(opts *Options, dir string, index indexer.Writer, record hook.RecorderFunc, source hook.PageSource) (*hook.Hook, error) {
+// detector settings, the detector read from its snapshot in the data
+// directory dir if it has a usable one (see openDetector, which also
+// gives the snapshot's revision), with the verification sets in a file in
+// dir (not in memory), recording with record (and reading records back
+// with source), indexing into index.
+func newHook(opts *Options, dir string, index indexer.Writer, record hook.RecorderFunc, source hook.PageSource) (*hook.Hook, int64, error) {
 	dopts := hook.DetectorOptions()
 	dopts.Similarity = opts.Similarity
-	dopts.SetsDir = dir
-	det, err := dedup.New(nil, dopts)
+	det, rev, err := openDetector(dir, dopts)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return hook.New(hook.Options{Detector: det, Index: index, MaxBodyBytes: opts.MaxBodyBytes, Language: opts.Language,
+	h, err := hook.New(hook.Options{Detector: det, Index: index, MaxBodyBytes: opts.MaxBodyBytes, Language: opts.Language,
 		Documents: extract.Limits{MaxBytes: opts.MaxDocumentBytes}, PreferDocuments: opts.PreferDocuments,
 		Groups: opts.groupsFor, NoDedup: opts.NoDedup, Recorder: record, Source: source})
+	if err != nil {
+		det.Close()
+	}
+	return h, rev, err
 }
 
 // Close closes the stores and logs off the SMB sessions. In-flight URLs
 // are fetched again by the next Run.
 func (c *Crawler) Close() error {
-	return errors.Join(c.index.Close(), c.pages.Close(), c.front.Close(), c.opts.SMB.Close())
+	var det error
+	if c.commit != nil && c.commit.hook != nil {
+		det = c.commit.hook.Detector().Close()
+	}
+	return errors.Join(c.index.Close(), c.pages.Close(), c.front.Close(), c.opts.SMB.Close(), det)
 }
 
 // Stats returns the counters so far.

@@ -13,6 +13,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/crawler/traps"
+	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/features"
 )
 
@@ -36,14 +37,26 @@ func (c *committer) replay() error {
 	}
 	c.stored, c.watermark, c.lastFlush = through, through, time.Now()
 	ctx := context.Background()
-	var removed []string
+	restored := c.snapRev != noSnapshot // the detector holds every page recorded up to snapRev
+	var masters map[string]string
+	if restored {
+		if masters, err = c.pages.Masters(); err != nil {
+			return err
+		}
+	}
+	var removed, gone []string
+	replayed := 0
 	force := map[string]bool{} // pages the index may lack
 	err = c.pages.Each(func(r pages.Record) error {
 		c.lastRev = max(c.lastRev, r.Rev)
+		after := !restored || int64(r.Rev) > c.snapRev // not in the snapshot as recorded
 		if r.Status != pages.Fetched {
 			c.replayDecision(r)
 			if r.Rev > through {
 				removed = append(removed, r.URL)
+			}
+			if restored && after {
+				gone = append(gone, r.URL) // the snapshot may hold it
 			}
 			return nil
 		}
@@ -51,19 +64,37 @@ func (c *committer) replay() error {
 		if reindex {
 			force[r.URL] = true
 		}
+		if !after {
+			return c.restorePage(r, masters)
+		}
+		replayed++
 		return c.replayPage(ctx, r, reindex)
 	})
 	if err != nil {
 		return fmt.Errorf("crawler: replaying recorded pages: %w", err)
 	}
+	for _, u := range gone {
+		if _, held := c.hook.Detector().Fingerprint(u); held {
+			if _, err := c.hook.Detector().Remove(u); err != nil {
+				return err
+			}
+			replayed++
+		}
+	}
+	c.opened = Opened{Pages: int(c.fetched.Load()), Replayed: replayed, FromSnapshot: restored}
 	for _, u := range removed {
 		if err := c.hook.Unindex(ctx, u); err != nil {
 			return err
 		}
 		c.sinceFlush++
 	}
-	if err := c.recluster(ctx, force); err != nil {
-		return err
+	// Read from a snapshot that every record agrees with, the detector
+	// has the clusters the records and the index have: nothing to
+	// re-cluster.
+	if !restored || replayed > 0 || len(force) > 0 {
+		if err := c.recluster(ctx, force); err != nil {
+			return err
+		}
 	}
 	err = c.front.All(func(u string, st frontier.State, _ string) error {
 		c.admit.Restore(u)
@@ -112,16 +143,35 @@ func (c *committer) replayPage(ctx context.Context, r pages.Record, reindex bool
 	if reindex && c.opts.NoDedup {
 		c.sinceFlush++
 	}
+	c.restored(r, p.Result)
+	return nil
+}
+
+// restorePage counts a fetched record the detector read from its
+// snapshot holds as recorded, with the cluster and master (masters: by
+// cluster) the records give it, and tells the site statistics its blocks
+// and anchors (hook.Observe).
+func (c *committer) restorePage(r pages.Record, masters map[string]string) error {
+	p := hook.FromRecord(r)
+	c.hook.Observe(p)
+	p.Result.Master = masters[r.Cluster]
+	p.Result.Duplicate = p.Result.Master != "" && p.Result.Master != r.URL
+	c.restored(r, p.Result)
+	return nil
+}
+
+// restored counts a fetched record, placed as res, and restores its
+// revisit state.
+func (c *committer) restored(r pages.Record, res dedup.Result) {
 	v := traps.Unique
 	if len(features.Tokens(strings.Join(r.Blocks, " "))) == 0 {
 		v = traps.Empty
 	}
-	c.countPage(r.URL, r.Title, p.Result, v)
+	c.countPage(r.URL, r.Title, res, v)
 	if r.Schedule.LastFetch.IsZero() { // recorded before revisits existed
 		r.Schedule.LastFetch = r.FetchedAt
 	}
 	c.recrawl.states[r.URL] = r.Schedule
-	return nil
 }
 
 // scheduleMissing schedules the revisit of every fetched page that has

@@ -261,8 +261,14 @@ func New(table *stats.Table, opts Options) (*Detector, error) {
 	if err := d.setTable(table); err != nil {
 		return nil, err
 	}
-	if o.SetsDir != "" && o.Method == Hybrid && o.Verify == Exact {
-		if d.sets, err = newSetFile(o.SetsDir); err != nil {
+	if o.Method == Hybrid && o.Verify == Exact {
+		switch {
+		case o.SetsDir != "":
+			d.sets, err = newSetFile(o.SetsDir)
+		case o.SetsFile != "":
+			d.sets, err = openSetFile(o.SetsFile, 0, nil, nil)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

@@ -141,6 +141,11 @@ type Options struct {
 	// 1.5 KB of text less memory, for a read per candidate. Default "":
 	// in memory.
 	SetsDir string
+	// SetsFile, if set, keeps the verification sets as SetsDir does but in
+	// this file, kept after the process ends: a new Detector empties it,
+	// one read from a snapshot ([ReadSnapshot]) reuses what the snapshot
+	// covers. Not with SetsDir. Default "".
+	SetsFile string
 	// Method is the algorithm. Default Hybrid.
 	Method Method
 	// Similarity is the measure Hybrid verifies with and that MinHash
@@ -314,6 +319,9 @@ func (o Options) Validate() error {
 	}
 	if c.MaxShingleDocs < 0 || c.MaxShingleDocs > 0 && c.CommonShingles == nil {
 		errs = append(errs, fmt.Errorf("dedup: MaxShingleDocs %d needs a CommonShingles table", c.MaxShingleDocs))
+	}
+	if c.SetsDir != "" && c.SetsFile != "" {
+		errs = append(errs, errors.New("dedup: SetsDir and SetsFile both set"))
 	}
 	if err := c.Terms.Validate(); err != nil {
 		errs = append(errs, err)

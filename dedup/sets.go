@@ -36,6 +36,37 @@ func newSetFile(dir string) (*setFile, error) {
 	return &setFile{f: f}, nil
 }
 
+// openSetFile opens (or creates) the file at path, keeping its first end
+// bytes, which hold the sets of a snapshot at the offsets at and lengths
+// n, and dropping the rest.
+func openSetFile(path string, end int64, at []int64, n []uint32) (*setFile, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("dedup: sets: %w", err)
+	}
+	fi, err := f.Stat()
+	if err == nil && fi.Size() < end {
+		err = fmt.Errorf("%s holds %d bytes, the snapshot needs %d", path, fi.Size(), end)
+	}
+	if err == nil {
+		err = f.Truncate(end)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("dedup: sets: %w", err)
+	}
+	return &setFile{f: f, end: end, at: at, n: n}, nil
+}
+
+// sync flushes the file to disk, so that a snapshot never covers sets
+// the disk may lose.
+func (s *setFile) sync() error {
+	if err := s.f.Sync(); err != nil {
+		return fmt.Errorf("dedup: sets: %w", err)
+	}
+	return s.err
+}
+
 // put writes the set of slot.
 func (s *setFile) put(slot uint32, set []uint64) {
 	for int(slot) >= len(s.at) {

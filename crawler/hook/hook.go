@@ -451,22 +451,31 @@ func (h *Hook) Insert(ctx context.Context, prep *Prepared) (Page, error) {
 // Replay inserts a recorded page again, after a restart: it assigns the
 // cluster (from p.Blocks, as Insert did; in the order pages were first
 // inserted, the detector decides as it did then) and, if reindex is set,
-// indexes the page again. Templates statistics are restored from the
-// blocks. It neither records nor calls OnPage. The returned Page carries
-// the new Result.
+// indexes the page again. A page the detector already holds (it was read
+// from a snapshot that has an older version of the page) is given its
+// recorded version (dedup.Detector.Replace). Templates statistics are
+// restored from the blocks. It neither records nor calls OnPage. The
+// returned Page carries the new Result.
 func (h *Hook) Replay(ctx context.Context, p Page, reindex bool) (Page, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.opts.Templates.Observe(p.Host, p.Blocks)
-	h.observeAnchors(&p)
-	if h.opts.NoDedup {
+	h.observe(&p)
+	switch {
+	case h.opts.NoDedup:
 		p.Result = singleton(p.URL)
-	} else {
-		res, err := h.opts.Detector.Add(h.dedupDoc(&p))
+	default:
+		doc := h.dedupDoc(&p)
+		var err error
+		if _, held := h.opts.Detector.Fingerprint(p.URL); held {
+			var ch dedup.Change
+			ch, err = h.opts.Detector.Replace(doc)
+			p.Result = ch.Result
+		} else {
+			p.Result, err = h.opts.Detector.Add(doc)
+		}
 		if err != nil {
 			return Page{}, err
 		}
-		p.Result = res
 	}
 	if reindex {
 		if err := h.index(ctx, p); err != nil {
@@ -474,6 +483,27 @@ func (h *Hook) Replay(ctx context.Context, p Page, reindex bool) (Page, error) {
 		}
 	}
 	return p, nil
+}
+
+// Observe restores, after a restart, what a recorded page the detector
+// already holds (read from a snapshot) told the hook: its template blocks
+// and anchors to the site statistics, and its language, if it is the
+// first page with one (Options.Language), as Replay does, without the
+// detector.
+func (h *Hook) Observe(p Page) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.observe(&p)
+	if p.Lang != "" {
+		h.language(p.Lang)
+	}
+}
+
+// observe tells the template and anchor statistics of p; the caller holds
+// h.mu.
+func (h *Hook) observe(p *Page) {
+	h.opts.Templates.Observe(p.Host, p.Blocks)
+	h.observeAnchors(p)
 }
 
 // A PageSource returns the recorded page of a URL (ok false if there is

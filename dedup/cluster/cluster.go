@@ -261,3 +261,23 @@ func (s *Set) All() []*Cluster {
 	}
 	return out
 }
+
+// Restore adds c as it is — its id, master and members — after the
+// clusters already in the set, as a snapshot of a Set (All) gave it. It
+// panics if c has no members, if its master is not one of them, or if a
+// member or the id is already in the set.
+func (s *Set) Restore(c Cluster) {
+	if !slices.ContainsFunc(c.Members, func(m Member) bool { return m.ID == c.Master.ID }) {
+		panic(fmt.Sprintf("cluster: restored cluster %s: master %q is not a member", c.ID, c.Master.ID))
+	}
+	if s.clusters[c.ID] != nil {
+		panic(fmt.Sprintf("cluster: restored cluster %s is already in the set", c.ID))
+	}
+	for _, m := range c.Members {
+		s.mustBeNew(m.ID)
+		s.of[m.ID] = c.ID
+	}
+	c.Members = slices.Clone(c.Members)
+	s.clusters[c.ID] = &c
+	s.order = append(s.order, &c)
+}

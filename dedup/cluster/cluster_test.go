@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -316,4 +317,35 @@ func TestPreferenceFirst(t *testing.T) {
 			t.Errorf("%v: Best = %d, want 1", p, got)
 		}
 	}
+}
+
+// TestRestore checks that a set rebuilt from another's clusters (All,
+// Restore) holds the same clusters and goes on as the original.
+func TestRestore(t *testing.T) {
+	s := NewSet(ShortestURL)
+	a := s.Found(Member{ID: "a", URL: "http://x/long/a"})
+	s.Join(a, Member{ID: "b", URL: "http://x/b"})
+	s.Found(Member{ID: "c", URL: "http://x/c"})
+	s.Join(a, Member{ID: "d", URL: "http://x/dddd"})
+	s.Remove("b", nil)
+	r := NewSet(ShortestURL)
+	for _, c := range s.All() {
+		r.Restore(*c)
+	}
+	if !reflect.DeepEqual(r.All(), s.All()) || r.Docs() != s.Docs() {
+		t.Fatalf("restored %v, want %v", r.All(), s.All())
+	}
+	for _, set := range []*Set{s, r} {
+		set.Join(a, Member{ID: "e", URL: "http://e"})
+		set.Remove("a", nil)
+	}
+	if !reflect.DeepEqual(r.All(), s.All()) {
+		t.Fatalf("after changes: restored %v, want %v", r.All(), s.All())
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("restoring a cluster whose master is not a member did not panic")
+		}
+	}()
+	r.Restore(Cluster{ID: "cx", Master: Member{ID: "z"}, Members: []Member{{ID: "y"}}})
 }

@@ -198,3 +198,15 @@ func decode(p []byte) (*Table, error) {
 	}
 	return t, nil
 }
+
+// MarshalBinary encodes t as Save does, without the file's magic and
+// checksum (for a snapshot that has its own).
+func (t *Table) MarshalBinary() ([]byte, error) {
+	var b bytes.Buffer
+	err := t.encode(&b)
+	return b.Bytes(), err
+}
+
+// UnmarshalTable decodes what [Table.MarshalBinary] encoded; damaged
+// bytes give an error wrapping [ErrCorrupt].
+func UnmarshalTable(data []byte) (*Table, error) { return decode(data) }

@@ -198,3 +198,30 @@ func (m *Map[K, E]) Remove(k K, id uint32) (removed, refill bool) {
 
 // Stats returns the counters of m. Cost: O(1).
 func (m *Map[K, E]) Stats() Stats { return m.stats }
+
+// Each calls fn with every key and its list, in no particular order: a
+// stop key with a nil list. fn must not modify the list or m. For
+// snapshots ([Map.Restore]).
+func (m *Map[K, E]) Each(fn func(k K, list []E)) {
+	for k, e := range m.single {
+		fn(k, []E{e})
+	}
+	for k, list := range m.lists {
+		fn(k, list)
+	}
+}
+
+// Restore sets the list of k as Each gave it (nil: a stop key), without
+// limits or counters; SetStats restores those. For snapshots.
+func (m *Map[K, E]) Restore(k K, list []E) {
+	delete(m.single, k)
+	delete(m.lists, k)
+	if len(list) == 1 {
+		m.single[k] = list[0]
+		return
+	}
+	m.lists[k] = slices.Clip(list)
+}
+
+// SetStats sets the counters Stats returns. For snapshots.
+func (m *Map[K, E]) SetStats(s Stats) { m.stats = s }

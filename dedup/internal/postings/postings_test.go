@@ -85,3 +85,30 @@ func BenchmarkAdd(b *testing.B) {
 		}
 	}
 }
+
+// TestRestore checks that a map rebuilt from Each, Restore and SetStats
+// answers as the original, and goes on as it would.
+func TestRestore(t *testing.T) {
+	lim := Limits{PerGroup: 2, MaxLen: 4}
+	m := New[uint64, Entry](lim)
+	for i := range uint32(40) {
+		m.Add(uint64(i%7), i, i%3)
+	}
+	m.Remove(3, 3)
+	r := New[uint64, Entry](lim)
+	m.Each(func(k uint64, list []Entry) { r.Restore(k, slices.Clone(list)) })
+	r.SetStats(m.Stats())
+	for k := range uint64(8) {
+		if !slices.Equal(m.Get(k), r.Get(k)) || m.Known(k) != r.Known(k) {
+			t.Fatalf("key %d: %v, restored %v", k, m.Get(k), r.Get(k))
+		}
+	}
+	for i := range uint32(10) {
+		if a, b := m.Add(uint64(i%9), 100+i, i%2), r.Add(uint64(i%9), 100+i, i%2); a != b {
+			t.Fatalf("add %d: %v, restored %v", i, a, b)
+		}
+	}
+	if m.Stats() != r.Stats() {
+		t.Fatalf("stats %+v, restored %+v", m.Stats(), r.Stats())
+	}
+}

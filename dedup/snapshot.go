@@ -1,0 +1,254 @@
+package dedup
+
+import (
+	"bytes"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/doppel-search/doppel/dedup/cluster"
+	"github.com/doppel-search/doppel/dedup/hamming"
+	"github.com/doppel-search/doppel/dedup/imatch"
+	"github.com/doppel-search/doppel/dedup/signatures"
+	"github.com/doppel-search/doppel/dedup/simhash"
+	"github.com/doppel-search/doppel/dedup/stats"
+)
+
+// snapshotVersion changes whenever what a snapshot holds, or how
+// documents are signed, changes: a snapshot of another version is not
+// read (ErrSnapshotMismatch), and its owner rebuilds the Detector.
+const snapshotVersion = 1
+
+// Errors of [ReadSnapshot].
+var (
+	// ErrSnapshotMismatch: the snapshot was written with other options or
+	// by another version of the signing code.
+	ErrSnapshotMismatch = errors.New("dedup: snapshot does not match")
+	// ErrSnapshotCorrupt: the snapshot cannot be decoded.
+	ErrSnapshotCorrupt = errors.New("dedup: snapshot is damaged")
+)
+
+// snapshot is the state of a Detector, as gob encodes it.
+type snapshot struct {
+	Version    int
+	Options    string // optionsKey
+	Table      []byte // nil: no table
+	Generation int
+	Lexicons   int
+	Docs       []snapRecord // by slot
+	Adj        [][]int32
+	Clusters   []cluster.Cluster // in order of creation
+	Assigned   []byte            // signatures.MemoryClusters
+	IDs        []cluster.ID
+	Stats      Stats
+	Lists      []byte // signatures.Memory
+	Hamming    []byte // hamming.Index; nil without SimHash
+	SetsEnd    int64  // bytes of the sets file the snapshot covers
+	SetsAt     []int64
+	SetsN      []uint32
+}
+
+// snapRecord is a record; Live false for a removed document's slot.
+type snapRecord struct {
+	Live               bool
+	Member             cluster.Member
+	Set, Sketch, Bands []uint64
+	Supers             []uint64
+	Whole, FP, Content uint64
+	Sigs               []imatch.Signature
+	Unsignable, Edited bool
+	Spilled            bool
+	Slot               uint32
+}
+
+// optionsKey names what in o decides signatures and clusters: not where
+// the sets are kept.
+func optionsKey(o Options) string {
+	common := o.CommonShingles
+	o.SetsDir, o.SetsFile, o.CommonShingles = "", "", nil
+	key := fmt.Sprintf("%#v", o)
+	if common != nil {
+		key += fmt.Sprintf(" common shingles: %d docs, %d shingles", common.Docs(), common.Terms())
+	}
+	return key
+}
+
+// WriteSnapshot writes the Detector's whole state to w — every
+// document's signatures (not its text), the clusters, the candidate
+// lists, the Hamming index, the statistics table and the counters — so
+// that [ReadSnapshot] gives a Detector that goes on exactly as this one
+// would, without signing any document again. Verification sets kept in a
+// file (Options.SetsFile) stay there: the file is synced and the snapshot
+// records how much of it it covers. Verification sets kept in an unlinked
+// file (Options.SetsDir) cannot be: it returns an error. It holds the
+// read lock (Prepare goes on, Insert waits). Cost: O(state): about 250
+// bytes a document with the sets in a file.
+func (d *Detector) WriteSnapshot(w io.Writer) error {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.sets != nil && d.opts.SetsFile == "" {
+		return errors.New("dedup: a snapshot cannot hold sets in an unlinked file (Options.SetsDir): use Options.SetsFile")
+	}
+	lists, ok1 := d.lists.(*signatures.Memory)
+	assigned, ok2 := d.assigned.(*signatures.MemoryClusters)
+	if !ok1 || !ok2 {
+		return errors.New("dedup: a snapshot needs the embedded signature store")
+	}
+	s := snapshot{Version: snapshotVersion, Options: optionsKey(d.opts), Generation: d.generation, Lexicons: d.lexicons,
+		Adj: d.adj, IDs: d.ids, Stats: d.stats}
+	var err error
+	if d.table != nil {
+		if s.Table, err = d.table.MarshalBinary(); err != nil {
+			return err
+		}
+	}
+	s.Docs = make([]snapRecord, len(d.docs))
+	for i, r := range d.docs {
+		if r != nil {
+			s.Docs[i] = snapRecord{Live: true, Member: r.member, Set: r.set, Sketch: r.sketch, Bands: r.bands, Supers: r.supers,
+				Whole: r.whole, FP: uint64(r.fp), Content: r.content, Sigs: r.sigs, Unsignable: r.unsignable, Edited: r.edited,
+				Spilled: r.spilled, Slot: r.slot}
+		}
+	}
+	for _, c := range d.clusters.All() {
+		s.Clusters = append(s.Clusters, *c)
+	}
+	if s.Assigned, err = assigned.MarshalBinary(); err != nil {
+		return err
+	}
+	if s.Lists, err = lists.MarshalBinary(); err != nil {
+		return err
+	}
+	if d.hamming != nil {
+		var b bytes.Buffer
+		if _, err := d.hamming.WriteTo(&b); err != nil {
+			return err
+		}
+		s.Hamming = b.Bytes()
+	}
+	if d.sets != nil {
+		if err := d.sets.sync(); err != nil {
+			return err
+		}
+		s.SetsEnd, s.SetsAt, s.SetsN = d.sets.end, d.sets.at, d.sets.n
+	}
+	return gob.NewEncoder(w).Encode(&s)
+}
+
+// ReadSnapshot returns the Detector whose state [Detector.WriteSnapshot]
+// wrote to r. opts must be the options the snapshot was written with
+// (Options.SetsFile names the file its sets are in, which keeps what the
+// snapshot covers and loses what was written after it); otherwise, or if
+// another version of this package wrote it, the error wraps
+// [ErrSnapshotMismatch]. A snapshot that cannot be decoded gives an error
+// wrapping [ErrSnapshotCorrupt]. Cost: O(state); no document is signed
+// or verified.
+func ReadSnapshot(r io.Reader, opts Options) (*Detector, error) {
+	var s snapshot
+	if err := gob.NewDecoder(r).Decode(&s); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSnapshotCorrupt, err)
+	}
+	setsFile := opts.SetsFile
+	opts.SetsFile = ""
+	want := *opts.EnsureDefaults()
+	want.SetsFile = setsFile
+	if s.Version != snapshotVersion || s.Options != optionsKey(want) {
+		return nil, fmt.Errorf("%w: written by version %d with options %s; this is version %d with %s",
+			ErrSnapshotMismatch, s.Version, s.Options, snapshotVersion, optionsKey(want))
+	}
+	if s.SetsEnd > 0 && setsFile == "" {
+		return nil, fmt.Errorf("%w: the snapshot's verification sets are in a file; Options.SetsFile names none", ErrSnapshotMismatch)
+	}
+	var table *stats.Table
+	if s.Table != nil {
+		var err error
+		if table, err = stats.UnmarshalTable(s.Table); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrSnapshotCorrupt, err)
+		}
+	}
+	d, err := New(table, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.restore(&s); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSnapshotCorrupt, err)
+	}
+	if setsFile != "" && d.opts.Method == Hybrid && d.opts.Verify == Exact {
+		if d.sets, err = openSetFile(setsFile, s.SetsEnd, s.SetsAt, s.SetsN); err != nil {
+			return nil, err
+		}
+		d.opts.SetsFile = setsFile
+	}
+	return d, nil
+}
+
+// restore fills the new Detector d with the state of s.
+func (d *Detector) restore(s *snapshot) (err error) {
+	defer func() { // cluster.Set.Restore panics on inconsistent clusters
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	d.generation, d.lexicons, d.stats = s.Generation, s.Lexicons, s.Stats
+	d.docs = make([]*record, len(s.Docs))
+	d.stamp = make([]uint32, len(s.Docs))
+	d.adj = s.Adj
+	if len(d.adj) != len(d.docs) {
+		return fmt.Errorf("%d adjacency lists for %d documents", len(d.adj), len(d.docs))
+	}
+	for i, r := range s.Docs {
+		if !r.Live {
+			continue
+		}
+		d.docs[i] = &record{member: r.Member, set: r.Set, sketch: r.Sketch, bands: r.Bands, supers: r.Supers, whole: r.Whole,
+			fp: simhash.Simhash(r.FP), content: r.Content, sigs: r.Sigs, unsignable: r.Unsignable, edited: r.Edited,
+			spilled: r.Spilled, slot: r.Slot}
+		d.byID[r.Member.ID] = uint32(i)
+	}
+	for _, c := range s.Clusters {
+		d.clusters.Restore(c)
+	}
+	if d.clusters.Docs() != len(d.byID) {
+		return fmt.Errorf("%d documents in clusters, %d stored", d.clusters.Docs(), len(d.byID))
+	}
+	d.ids = s.IDs
+	n := len(d.ids)
+	d.groupOf, d.groupGen, d.seenGen = make([]int32, n), make([]uint32, n), make([]uint32, n)
+	assigned := &signatures.MemoryClusters{}
+	if err := assigned.UnmarshalBinary(s.Assigned); err != nil {
+		return err
+	}
+	if assigned.Len() != n {
+		return fmt.Errorf("%d cluster numbers, %d cluster ids", assigned.Len(), n)
+	}
+	d.assigned = assigned
+	lists := &signatures.Memory{}
+	if err := lists.UnmarshalBinary(s.Lists); err != nil {
+		return err
+	}
+	d.lists = lists
+	if (s.Hamming == nil) != (d.hamming == nil) {
+		return errors.New("the Hamming index does not match the method")
+	}
+	if s.Hamming != nil {
+		if d.hamming, err = hamming.Read(bytes.NewReader(s.Hamming)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close releases the file the verification sets are kept in, if any
+// (Options.SetsDir, Options.SetsFile). The Detector must not be used
+// after.
+func (d *Detector) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.sets == nil {
+		return nil
+	}
+	err := d.sets.f.Close()
+	d.sets = nil
+	return err
+}

@@ -1,0 +1,158 @@
+package dedup
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// TestSnapshot checks that a Detector read from a snapshot holds what the
+// original held and goes on exactly as it does: the same results for
+// the same adds, removals and new versions, the same clusters, counters
+// and re-clustering; with the verification sets in memory and in a file.
+func TestSnapshot(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	docs := synthCorpus(r, "s", 40, 4, 150, 0.01)
+	first, later := docs[:len(docs)/2], docs[len(docs)/2:]
+	for _, inFile := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sets-in-file=%v", inFile), func(t *testing.T) {
+			dir := t.TempDir()
+			opts := Options{EditAllowance: 3, MaxFanout: 4}
+			if inFile {
+				opts.SetsFile = filepath.Join(dir, "sets")
+			}
+			orig, err := New(tableOf(t, opts, docs), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer orig.Close()
+			for i, doc := range first {
+				if _, err := orig.Add(doc); err != nil {
+					t.Fatal(err)
+				}
+				if i%9 == 4 {
+					if _, err := orig.Remove(first[i-3].ID); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			var snap bytes.Buffer
+			if err := orig.WriteSnapshot(&snap); err != nil {
+				t.Fatal(err)
+			}
+			ropts := opts
+			if inFile { // the original goes on writing its file: read a copy
+				ropts.SetsFile = filepath.Join(dir, "sets-copy")
+				copyFile(t, opts.SetsFile, ropts.SetsFile)
+				appendJunk(t, ropts.SetsFile) // written after the snapshot: dropped
+			}
+			restored, err := ReadSnapshot(bytes.NewReader(snap.Bytes()), ropts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer restored.Close()
+			same := func(what string) {
+				t.Helper()
+				if !reflect.DeepEqual(restored.Assignments(), orig.Assignments()) || restored.Stats() != orig.Stats() ||
+					!reflect.DeepEqual(restored.Clusters(), orig.Clusters()) {
+					t.Fatalf("%s: restored detector differs (stats %+v, want %+v)", what, restored.Stats(), orig.Stats())
+				}
+			}
+			same("read")
+			for i, doc := range later {
+				a, errA := orig.Add(doc)
+				b, errB := restored.Add(doc)
+				if !reflect.DeepEqual(a, b) || (errA == nil) != (errB == nil) {
+					t.Fatalf("add %s: %+v, restored %+v", doc.ID, a, b)
+				}
+				if i%7 == 3 {
+					edited := later[i-2]
+					edited.Text += " with one more sentence at the end of it"
+					a, _ := orig.Replace(edited)
+					b, _ := restored.Replace(edited)
+					if !reflect.DeepEqual(a, b) {
+						t.Fatalf("replace %s: %+v, restored %+v", edited.ID, a, b)
+					}
+				}
+			}
+			same("after adds and new versions")
+			if _, err := orig.Recluster(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := restored.Recluster(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			same("after re-clustering")
+		})
+	}
+}
+
+// TestSnapshotRefused checks the errors: sets in an unlinked file cannot
+// be snapshotted; other options, a missing sets file and damaged bytes
+// are refused with the documented errors.
+func TestSnapshotRefused(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 10))
+	docs := synthCorpus(r, "s", 10, 3, 100, 0.01)
+	unlinked, _ := New(nil, Options{SetsDir: t.TempDir()})
+	defer unlinked.Close()
+	if err := unlinked.WriteSnapshot(io.Discard); err == nil {
+		t.Error("a snapshot of sets in an unlinked file was written")
+	}
+	opts := Options{SetsFile: filepath.Join(t.TempDir(), "sets")}
+	d, _ := New(nil, opts)
+	defer d.Close()
+	for _, doc := range docs {
+		d.Add(doc)
+	}
+	var snap bytes.Buffer
+	if err := d.WriteSnapshot(&snap); err != nil {
+		t.Fatal(err)
+	}
+	other := opts
+	other.Threshold = 0.8
+	if _, err := ReadSnapshot(bytes.NewReader(snap.Bytes()), other); !errors.Is(err, ErrSnapshotMismatch) {
+		t.Errorf("other threshold: %v", err)
+	}
+	if _, err := ReadSnapshot(bytes.NewReader(snap.Bytes()), Options{}); !errors.Is(err, ErrSnapshotMismatch) {
+		t.Errorf("sets in a file, none named: %v", err)
+	}
+	short := opts
+	short.SetsFile = filepath.Join(t.TempDir(), "empty")
+	if _, err := ReadSnapshot(bytes.NewReader(snap.Bytes()), short); err == nil {
+		t.Error("a sets file shorter than the snapshot says was accepted")
+	}
+	for _, n := range []int{0, 10, snap.Len() / 2, snap.Len() - 1} {
+		if _, err := ReadSnapshot(bytes.NewReader(snap.Bytes()[:n]), opts); !errors.Is(err, ErrSnapshotCorrupt) {
+			t.Errorf("truncated to %d bytes: %v", n, err)
+		}
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func appendJunk(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(bytes.Repeat([]byte{0xee}, 4096)); err != nil {
+		t.Fatal(err)
+	}
+}
