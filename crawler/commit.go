@@ -58,10 +58,12 @@ type committer struct {
 	// and how many pages the detector held then.
 	sinceRecluster, reclustered int
 	// The detector's snapshot (see writeSnapshot): the data directory it
-	// is written to, the revision of the last record it reflects
-	// (noSnapshot: none), the pages committed since.
+	// is written to, what the one the detector was read from said (nil:
+	// none), the revision of the last record the last one written (or
+	// read) reflects, the pages committed since.
 	dir           string
-	snapRev       int64
+	snap          *snapHeader
+	snapRev       uint64
 	sinceSnapshot int
 	opened        Opened // how replay restored the crawl
 

@@ -196,7 +196,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		MaxRedirects: opts.MaxRedirects, Traps: opts.Traps, Norm: opts.norm(), OnRobots: c.maps.onRobots, Client: opts.Client,
 		Folders: opts.folders()})
 	c.maps.admit, cm.admit = adm, adm
-	if cm.hook, cm.snapRev, err = newHook(&c.opts, dir, c.index, cm.record, cm.recordedPage); err != nil {
+	if cm.hook, cm.snap, err = newHook(&c.opts, dir, c.index, cm.record, cm.recordedPage); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -264,15 +264,15 @@ func inUse(dir string, err error) error {
 // newHook returns the hook a crawl processes pages with: the crawl's
 // detector settings, the detector read from its snapshot in the data
 // directory dir if it has a usable one (see openDetector, which also
-// gives the snapshot's revision), with the verification sets in a file in
+// gives the snapshot's header), with the verification sets in a file in
 // dir (not in memory), recording with record (and reading records back
 // with source), indexing into index.
-func newHook(opts *Options, dir string, index indexer.Writer, record hook.RecorderFunc, source hook.PageSource) (*hook.Hook, int64, error) {
+func newHook(opts *Options, dir string, index indexer.Writer, record hook.RecorderFunc, source hook.PageSource) (*hook.Hook, *snapHeader, error) {
 	dopts := hook.DetectorOptions()
 	dopts.Similarity = opts.Similarity
-	det, rev, err := openDetector(dir, dopts)
+	det, snap, err := openDetector(dir, dopts)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	h, err := hook.New(hook.Options{Detector: det, Index: index, MaxBodyBytes: opts.MaxBodyBytes, Language: opts.Language,
 		Documents: extract.Limits{MaxBytes: opts.MaxDocumentBytes}, PreferDocuments: opts.PreferDocuments,
@@ -280,7 +280,7 @@ func newHook(opts *Options, dir string, index indexer.Writer, record hook.Record
 	if err != nil {
 		det.Close()
 	}
-	return h, rev, err
+	return h, snap, err
 }
 
 // Close closes the stores and logs off the SMB sessions. In-flight URLs

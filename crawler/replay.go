@@ -37,7 +37,10 @@ func (c *committer) replay() error {
 	}
 	c.stored, c.watermark, c.lastFlush = through, through, time.Now()
 	ctx := context.Background()
-	restored := c.snapRev != noSnapshot // the detector holds every page recorded up to snapRev
+	restored := c.snap != nil // the detector holds every page recorded up to c.snap.rev
+	if restored {
+		c.snapRev = c.snap.rev
+	}
 	var masters map[string]string
 	if restored {
 		if masters, err = c.pages.Masters(); err != nil {
@@ -49,7 +52,7 @@ func (c *committer) replay() error {
 	force := map[string]bool{} // pages the index may lack
 	err = c.pages.Each(func(r pages.Record) error {
 		c.lastRev = max(c.lastRev, r.Rev)
-		after := !restored || int64(r.Rev) > c.snapRev // not in the snapshot as recorded
+		after := !restored || r.Rev > c.snapRev // not in the snapshot as recorded
 		if r.Status != pages.Fetched {
 			c.replayDecision(r)
 			if r.Rev > through {
@@ -82,6 +85,9 @@ func (c *committer) replay() error {
 		}
 	}
 	c.opened = Opened{Pages: int(c.fetched.Load()), Replayed: replayed, FromSnapshot: restored}
+	if restored { // as they were when the snapshot was written, and the pages since
+		c.sinceRecluster, c.reclustered = c.snap.sinceRecluster+replayed, c.snap.reclustered
+	}
 	for _, u := range removed {
 		if err := c.hook.Unindex(ctx, u); err != nil {
 			return err

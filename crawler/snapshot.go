@@ -26,33 +26,40 @@ const (
 	snapshotMin = 2000
 )
 
-// noSnapshot is the revision of a detector built empty, not read from a
-// snapshot.
-const noSnapshot = -1
+// A snapHeader is what a snapshot holds beside the detector: the
+// revision of the last record it reflects, and the re-clustering
+// counters then (see maybeRecluster).
+type snapHeader struct {
+	rev                         uint64
+	sinceRecluster, reclustered int
+}
+
+// headerBytes is the size of an encoded snapHeader.
+const headerBytes = 24
 
 // openDetector returns the crawl's detector: read from the snapshot in
-// dir when there is one written with the same options (with the revision
-// of the last record it reflects), else new and empty (noSnapshot), its
-// sets file emptied. A snapshot that cannot be used is logged and
-// ignored: the records are replayed instead.
-func openDetector(dir string, opts dedup.Options) (*dedup.Detector, int64, error) {
+// dir when there is one written with the same options (with its header),
+// else new and empty (header nil), its sets file emptied. A snapshot that
+// cannot be used is logged and ignored: the records are replayed instead.
+func openDetector(dir string, opts dedup.Options) (*dedup.Detector, *snapHeader, error) {
 	opts.SetsFile = filepath.Join(dir, setsFile)
 	payload, err := checkfile.Read(filepath.Join(dir, snapshotFile), snapshotMagic)
-	if err == nil && len(payload) < 8 {
-		err = fmt.Errorf("%w: no revision", checkfile.ErrCorrupt)
+	if err == nil && len(payload) < headerBytes {
+		err = fmt.Errorf("%w: no header", checkfile.ErrCorrupt)
 	}
 	if err == nil {
 		var det *dedup.Detector
-		rev := binary.LittleEndian.Uint64(payload)
-		if det, err = dedup.ReadSnapshot(bytes.NewReader(payload[8:]), opts); err == nil {
-			return det, int64(rev), nil
+		h := &snapHeader{rev: binary.LittleEndian.Uint64(payload), sinceRecluster: int(binary.LittleEndian.Uint64(payload[8:])),
+			reclustered: int(binary.LittleEndian.Uint64(payload[16:]))}
+		if det, err = dedup.ReadSnapshot(bytes.NewReader(payload[headerBytes:]), opts); err == nil {
+			return det, h, nil
 		}
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		slog.Warn("crawler: the detector's snapshot cannot be used; replaying every recorded page", "dir", dir, "err", err)
 	}
 	det, err := dedup.New(nil, opts)
-	return det, noSnapshot, err
+	return det, nil, err
 }
 
 // writeSnapshot writes the detector's state with the revision of the
@@ -61,12 +68,15 @@ func openDetector(dir string, opts dedup.Options) (*dedup.Detector, int64, error
 // and every record up to lastRev is in the detector. It is replaced
 // atomically, so a crash leaves the old snapshot or the new one.
 func (c *committer) writeSnapshot() error {
-	if c.opts.NoDedup || int64(c.lastRev) == c.snapRev {
+	if c.opts.NoDedup || c.snap != nil && c.lastRev == c.snapRev {
 		return nil
 	}
 	start := time.Now()
 	err := checkfile.Write(filepath.Join(c.dir, snapshotFile), snapshotMagic, func(w io.Writer) error {
-		if _, err := w.Write(binary.LittleEndian.AppendUint64(nil, c.lastRev)); err != nil {
+		hdr := binary.LittleEndian.AppendUint64(nil, c.lastRev)
+		hdr = binary.LittleEndian.AppendUint64(hdr, uint64(c.sinceRecluster))
+		hdr = binary.LittleEndian.AppendUint64(hdr, uint64(c.reclustered))
+		if _, err := w.Write(hdr); err != nil {
 			return err
 		}
 		return c.hook.Detector().WriteSnapshot(w)
@@ -74,7 +84,10 @@ func (c *committer) writeSnapshot() error {
 	if err != nil {
 		return fmt.Errorf("crawler: writing the detector's snapshot: %w", err)
 	}
-	c.snapRev, c.sinceSnapshot = int64(c.lastRev), 0
+	c.snapRev, c.sinceSnapshot = c.lastRev, 0
+	if c.snap == nil {
+		c.snap = &snapHeader{}
+	}
 	slog.Debug("crawler: detector snapshot written", "rev", c.lastRev, "seconds", time.Since(start).Seconds())
 	return nil
 }

@@ -2,10 +2,19 @@ package dedup
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"runtime"
+	"strconv"
 	"testing"
+	"time"
+
+	"github.com/doppel-search/doppel/dedup/cluster"
+	"github.com/doppel-search/doppel/dedup/imatch"
+	"github.com/doppel-search/doppel/dedup/simhash"
 )
 
 // BenchmarkDetectorMemory reports the detector's live heap per document
@@ -60,6 +69,63 @@ func detectorMemory(b *testing.B, path string, opts Options) {
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(after.HeapAlloc-base.HeapAlloc)/float64(n), "heap_B/doc")
 		b.ReportMetric(float64(text)/float64(n), "text_B/doc")
+		runtime.KeepAlive(d)
+	}
+}
+
+// BenchmarkSignatureMemory inserts DOPPEL_SIGNATURES (e.g. 10000000;
+// skipped when unset) documents' signatures into a detector with the
+// default hybrid options, the verification sets on disk — random band
+// keys, whole-sketch hash, SimHash fingerprint and one I-Match signature
+// per lexicon (11), as a collection without copies gives, with a
+// one-shingle set — without signing any text, and reports the live heap
+// per document after a collection at each tenth (heap_B/doc at the end)
+// and the insertion time (ns/doc). It measures the in-memory state a
+// detector of that many documents needs.
+func BenchmarkSignatureMemory(b *testing.B) {
+	n, _ := strconv.Atoi(os.Getenv("DOPPEL_SIGNATURES"))
+	if n <= 0 {
+		b.Skip("DOPPEL_SIGNATURES (how many documents' signatures to insert) is not set")
+	}
+	for b.Loop() {
+		d, err := New(nil, Options{SetsDir: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(1, 1))
+		var base, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&base)
+		start := time.Now()
+		for i := range n {
+			rec := &record{member: cluster.Member{ID: fmt.Sprintf("doc%09d", i)}, set: []uint64{r.Uint64()},
+				bands: make([]uint64, d.opts.Bands), whole: r.Uint64(), fp: simhash.Simhash(r.Uint64()),
+				sigs: make([]imatch.Signature, d.opts.IMatch.ExtraLexicons+1), content: r.Uint64()}
+			for j := range rec.bands {
+				rec.bands[j] = r.Uint64()
+			}
+			for j := range rec.sigs {
+				binary.LittleEndian.PutUint64(rec.sigs[j][:], r.Uint64())
+			}
+			d.mu.Lock()
+			d.insert(rec)
+			d.count()
+			d.mu.Unlock()
+			if (i+1)%max(n/10, 1) == 0 {
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				b.Logf("%d documents: %.0f B/doc live heap, %.0f ns/doc", i+1, float64(after.HeapAlloc-base.HeapAlloc)/float64(i+1),
+					float64(time.Since(start).Nanoseconds())/float64(i+1))
+			}
+		}
+		elapsed := time.Since(start)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-base.HeapAlloc)/float64(n), "heap_B/doc")
+		b.ReportMetric(float64(elapsed.Nanoseconds())/float64(n), "ns/doc")
+		if d.Stats().Documents != n || d.Stats().Clusters != n {
+			b.Fatalf("stats %+v: want %d documents, each its own cluster", d.Stats(), n)
+		}
 		runtime.KeepAlive(d)
 	}
 }

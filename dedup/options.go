@@ -180,8 +180,12 @@ type Options struct {
 	// of the shared evaluation corpus. The statistics table must be built
 	// with the same options (see [NewTableBuilder]).
 	Terms features.Options
-	// IMatch configures I-Match. For IMatchMulti and Hybrid,
-	// IMatch.ExtraLexicons defaults to 10; for IMatch it is forced to 0.
+	// IMatch configures I-Match. IMatch.ExtraLexicons defaults to 10
+	// for IMatchMulti and to 2 for Hybrid, where LSH bands find the
+	// candidates extra lexicons would (2 and 10 give the same clusters
+	// and pairs on every corpus measured, docs/measurements.md) and each
+	// lexicon costs a candidate key a document; for IMatch it is forced
+	// to 0.
 	IMatch imatch.Options
 	// MinHash configures the MinHash sketches. Default size 128, seed 1;
 	// DSCSS always uses 84 values.
@@ -283,9 +287,13 @@ func (o *Options) EnsureDefaults() *Options {
 	switch o.Method {
 	case IMatch:
 		o.IMatch.ExtraLexicons = 0
-	case IMatchMulti, Hybrid:
+	case IMatchMulti:
 		if o.IMatch.ExtraLexicons == 0 {
 			o.IMatch.ExtraLexicons = 10
+		}
+	case Hybrid:
+		if o.IMatch.ExtraLexicons == 0 {
+			o.IMatch.ExtraLexicons = 2
 		}
 	}
 	return o

@@ -80,6 +80,13 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer c.Close()
+	if o := c.Opened(); o.Pages > 0 {
+		how := "no snapshot of the detector: every page replayed"
+		if o.FromSnapshot {
+			how = fmt.Sprintf("detector read from its snapshot, %d pages replayed", o.Replayed)
+		}
+		fmt.Fprintf(stdout, "resumed:           %d pages in %.1f s (%s)\n", o.Pages, o.Duration.Seconds(), how)
+	}
 	if f.serveAddr == "" {
 		return crawlAndReport(ctx, c, f.data, !f.once, stdout, stderr)
 	}

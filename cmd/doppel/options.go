@@ -22,7 +22,7 @@ func detectorFlags(fs *flag.FlagSet) func() (dedup.Options, error) {
 	edits := fs.Int("edit-allowance", 0, "hybrid with resemblance: also accept pairs below --threshold that differ by at most this many small edits (short pages); the crawl uses 3")
 	editFloor := fs.Float64("edit-floor", 0.8, "the lowest resemblance --edit-allowance accepts")
 	hammingK := fs.Int("hamming-k", 3, "largest Hamming distance between SimHash near-duplicates (simhash) or candidates (hybrid)")
-	lexicons := fs.Int("lexicons", 10, "extra randomized I-Match lexicons (imatch-multi, hybrid)")
+	lexicons := fs.Int("lexicons", 0, "extra randomized I-Match lexicons (imatch-multi, hybrid); 0: the method's default, 10 for imatch-multi, 2 for hybrid")
 	mode := fs.String("imatch-lexicon", "range", "I-Match lexicon: range (nidf in [--nidf-min, --nidf-max]), idf-l-10 or doc-l-90")
 	nidfMin := fs.Float64("nidf-min", 0.2, "lower normalized-idf bound of the I-Match lexicon")
 	nidfMax := fs.Float64("nidf-max", 0.8, "upper normalized-idf bound of the I-Match lexicon")
