@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -479,5 +480,48 @@ func TestAddSeq(t *testing.T) {
 	det, _ = New(table, Options{})
 	if err := det.AddSeq(ctx, seq(-1, nil), 2, func(Result) error { return nil }); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v", err)
+	}
+}
+
+// TestTableBuilderAddSeq checks that counting on several workers gives
+// the tables counting one text at a time does, and that an error of the
+// sequence is returned.
+func TestTableBuilderAddSeq(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 11))
+	docs := synthCorpus(r, "t", 50, 3, 80, 0.05)
+	opts := Options{MaxShingleDocs: 5}
+	one, _ := NewTableBuilder(opts)
+	for _, d := range docs {
+		one.Add(d.Text)
+	}
+	texts := func(failAt int) iter.Seq2[string, error] {
+		return func(yield func(string, error) bool) {
+			for i, d := range docs {
+				if i == failAt {
+					yield("", errors.New("read failed"))
+					return
+				}
+				if !yield(d.Text, nil) {
+					return
+				}
+			}
+		}
+	}
+	for _, workers := range []int{1, 3} {
+		many, _ := NewTableBuilder(opts)
+		if err := many.AddSeq(context.Background(), texts(-1), workers); err != nil {
+			t.Fatal(err)
+		}
+		for _, pair := range [][2]*stats.Table{{one.Table(), many.Table()}, {one.ShingleTable(), many.ShingleTable()}} {
+			a, _ := pair[0].MarshalBinary()
+			b, _ := pair[1].MarshalBinary()
+			if !bytes.Equal(a, b) || pair[0].Docs() != len(docs) {
+				t.Fatalf("workers %d: tables differ from adding one text at a time", workers)
+			}
+		}
+	}
+	failing, _ := NewTableBuilder(opts)
+	if err := failing.AddSeq(context.Background(), texts(70), 2); err == nil || err.Error() != "read failed" {
+		t.Errorf("read error: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"iter"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/doppel-search/doppel/dedup"
@@ -41,6 +42,7 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	statsOut := fs.String("save-stats", "", "save the collection statistics used to this file")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "documents signed in parallel")
 	quiet := fs.Bool("quiet", false, "no progress lines (the summary is still printed)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	clustering := fs.String("clustering", "online", "online (each document joins a cluster on arrival, by similarity to its master) or star (batch: documents with the most near-duplicates become masters)")
 	options := detectorFlags(fs)
 	fs.Usage = func() {
@@ -67,12 +69,19 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *clustering != "online" && *clustering != "star" {
 		return fmt.Errorf("unknown --clustering %q (want online or star)", *clustering)
 	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	start := time.Now()
 	src, err := openDocs(*in, stderr)
 	if err != nil {
 		return err
 	}
-	det, total, err := newDedupDetector(src.records(), *statsIn, *statsOut, &opts)
+	det, total, err := newDedupDetector(ctx, src.records(), *workers, *statsIn, *statsOut, &opts)
 	if err != nil {
 		return err
 	}
@@ -89,10 +98,10 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // newDedupDetector returns a detector with the term statistics loaded
 // from statsIn or built from recs, saving them to statsOut if it is not
-// empty (see loadOrBuildTable for what it sets in opts), and the number of
-// records, if it read them (0 otherwise).
-func newDedupDetector(recs iter.Seq2[jsonl.Record, error], statsIn, statsOut string, opts *dedup.Options) (*dedup.Detector, int, error) {
-	table, n, err := loadOrBuildTable(statsIn, opts, recs)
+// empty (see loadOrBuildTable for what it sets in opts, and what workers
+// do), and the number of records, if it read them (0 otherwise).
+func newDedupDetector(ctx context.Context, recs iter.Seq2[jsonl.Record, error], workers int, statsIn, statsOut string, opts *dedup.Options) (*dedup.Detector, int, error) {
+	table, n, err := loadOrBuildTable(ctx, statsIn, opts, recs, workers)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -272,10 +281,11 @@ func recordsOf(recs []jsonl.Record) iter.Seq2[jsonl.Record, error] {
 }
 
 // loadOrBuildTable returns the term statistics: loaded from path, or
-// built from recs in one pass. When opts asks to drop common shingles it
-// also builds their table from recs and sets opts.CommonShingles. It
-// returns the number of records when it read them (0 otherwise).
-func loadOrBuildTable(path string, opts *dedup.Options, recs iter.Seq2[jsonl.Record, error]) (*stats.Table, int, error) {
+// built from recs in one pass, tokenizing on workers goroutines. When opts
+// asks to drop common shingles it also builds their table from recs and
+// sets opts.CommonShingles. It returns the number of records when it read
+// them (0 otherwise).
+func loadOrBuildTable(ctx context.Context, path string, opts *dedup.Options, recs iter.Seq2[jsonl.Record, error], workers int) (*stats.Table, int, error) {
 	var table *stats.Table
 	if path != "" {
 		var err error
@@ -291,12 +301,18 @@ func loadOrBuildTable(path string, opts *dedup.Options, recs iter.Seq2[jsonl.Rec
 		return nil, 0, err
 	}
 	n := 0
-	for r, err := range recs {
-		if err != nil {
-			return nil, 0, err
+	texts := func(yield func(string, error) bool) {
+		for r, err := range recs {
+			if err == nil {
+				n++
+			}
+			if !yield(r.Text, err) || err != nil {
+				return
+			}
 		}
-		tb.Add(r.Text)
-		n++
+	}
+	if err := tb.AddSeq(ctx, texts, workers); err != nil {
+		return nil, 0, err
 	}
 	if opts.MaxShingleDocs > 0 {
 		opts.CommonShingles = tb.ShingleTable()
@@ -347,4 +363,21 @@ func (p *progress) tick() {
 		return
 	}
 	fmt.Fprintf(p.w, "%s: %d/%d documents (%.0f%%), %.0f docs/s\n", p.what, p.done, p.total, 100*float64(p.done)/float64(max(p.total, 1)), rate)
+}
+
+// startCPUProfile writes a CPU profile to path until the returned
+// function is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

@@ -237,7 +237,7 @@ func (e *evaluator) run(c evalConfig) (*evalRun, error) {
 		return r, nil
 	}
 	start := time.Now()
-	table, _, err := loadOrBuildTable("", &c.opts, recordsOf(e.recs))
+	table, _, err := loadOrBuildTable(e.ctx, "", &c.opts, recordsOf(e.recs), e.workers)
 	if err != nil {
 		return nil, err
 	}
