@@ -44,12 +44,18 @@
 // is sequential — the next URL is popped once the page's links are
 // queued; with more workers a worker goes on while its page is committed.
 //
-// On Open the detector is rebuilt by replaying the recorded pages in
-// record order (hook.Replay: the same Insert → Index path) — the order
-// live processing assigned clusters in — and the pages recorded after the
-// watermark are indexed again (index updates are idempotent upserts), so
-// a resumed crawl ends with the same clusters and the same index as an
-// uninterrupted one. The read side (View) opens the stores read-only and
+// On Open the detector is read from its snapshot (detector.snap: every
+// document's signatures, the clusters and the candidate lists, written
+// atomically at the end of every run and as the crawl grows, with the
+// revision of the last record it reflects; the verification sets stay in
+// detector.sets), and only the pages recorded after it are replayed in
+// record order (hook.Replay: the same Insert → Index path; a page the
+// snapshot holds gets its recorded version). Without a usable snapshot
+// (none yet, other options, damaged) every recorded page is replayed —
+// the order live processing assigned clusters in. The pages recorded
+// after the watermark are indexed again (index updates are idempotent
+// upserts), so a resumed crawl ends with the same clusters and the same
+// index as an uninterrupted one (Crawler.Opened says how it resumed). The read side (View) opens the stores read-only and
 // rebuilds nothing.
 //
 // # Fetching
