@@ -1,8 +1,11 @@
 package dedup_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/doppel-search/doppel/dedup"
@@ -113,4 +116,30 @@ func ExampleFingerprint_Compare() {
 	// unchanged
 	// trivial
 	// changed
+}
+
+// A detector kept across restarts: its state written to a snapshot, the
+// verification sets in a file beside it, and read back without signing
+// any document again.
+func ExampleReadSnapshot() {
+	dir, _ := os.MkdirTemp("", "doppel-example")
+	defer os.RemoveAll(dir)
+	opts := dedup.Options{SetsFile: filepath.Join(dir, "sets")}
+	manual := "Send a job to the shared queue and release it at any printer by holding your badge against the reader; jobs that are not released are deleted after twelve hours."
+	det, _ := dedup.New(nil, opts)
+	det.Add(dedup.Document{ID: "/manual/printing", Text: manual})
+	var snap bytes.Buffer
+	_ = det.WriteSnapshot(&snap)
+	det.Close()
+
+	again, err := dedup.ReadSnapshot(&snap, opts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer again.Close()
+	res, _ := again.Add(dedup.Document{ID: "/print/manual/printing", Text: manual})
+	fmt.Println(res.ID, "→", res.Master)
+	// Output:
+	// /print/manual/printing → /manual/printing
 }
