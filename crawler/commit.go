@@ -575,12 +575,8 @@ func (c *committer) flushIndex(force bool) error {
 	if !due {
 		return nil
 	}
-	if c.writer != nil {
-		rev, err := c.writer.wait()
-		if err != nil {
-			return err
-		}
-		c.lastRev = rev
+	if err := c.waitRecords(); err != nil {
+		return err
 	}
 	if force {
 		if err := c.index.Flush(context.Background()); err != nil {
@@ -710,4 +706,18 @@ func (c *committer) finish(recluster bool) error {
 		}
 	}
 	return c.writeSnapshot()
+}
+
+// waitRecords waits until the records handed to the record writer (if
+// one runs) are committed, and moves lastRev past them.
+func (c *committer) waitRecords() error {
+	if c.writer == nil {
+		return nil
+	}
+	rev, err := c.writer.wait()
+	if err != nil {
+		return err
+	}
+	c.lastRev = max(c.lastRev, rev)
+	return nil
 }

@@ -43,12 +43,8 @@ func (c *committer) recluster(ctx context.Context, force map[string]bool) error 
 	if c.opts.NoDedup {
 		return nil
 	}
-	if c.writer != nil {
-		rev, err := c.writer.wait()
-		if err != nil {
-			return err
-		}
-		c.lastRev = max(c.lastRev, rev)
+	if err := c.waitRecords(); err != nil {
+		return err
 	}
 	as, err := c.hook.Detector().Recluster(ctx)
 	if err != nil {

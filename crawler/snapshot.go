@@ -100,12 +100,8 @@ func (c *committer) maybeSnapshot() error {
 	if c.sinceSnapshot < max(snapshotMin, c.reclustered/4) {
 		return nil
 	}
-	if c.writer != nil {
-		rev, err := c.writer.wait()
-		if err != nil {
-			return err
-		}
-		c.lastRev = max(c.lastRev, rev)
+	if err := c.waitRecords(); err != nil {
+		return err
 	}
 	return c.writeSnapshot()
 }
