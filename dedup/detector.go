@@ -1250,79 +1250,61 @@ func (tb *TableBuilder) Add(text string) {
 	tb.terms.Add(tb.ext.Features(tokens))
 }
 
-// AddSeq counts the texts texts yields, as Add does each, tokenizing on
-// up to workers goroutines at once (workers < 1 means 1) while this one
-// counts: the tables are the same as Add's, whatever the workers. It
-// stops at the first error texts yields, or when ctx is done.
+// AddSeq counts the texts texts yields, as Add does each, on up to
+// workers goroutines at once (workers < 1 means 1), each counting into
+// tables of its own that are merged at the end: the tables are the same
+// as Add's, whatever the workers. It stops at the first error texts
+// yields, or when ctx is done.
 func (tb *TableBuilder) AddSeq(ctx context.Context, texts iter.Seq2[string, error], workers int) error {
-	type batch struct {
-		texts           []string
-		terms, shingles [][]uint64
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs, done := make(chan *batch), make(chan *batch, workers)
+	jobs := make(chan []string)
+	parts := make([]*TableBuilder, max(workers, 1))
 	var wg sync.WaitGroup
-	for range max(workers, 1) {
+	for i := range parts {
+		part := &TableBuilder{ext: tb.ext, width: tb.width, countingShingles: tb.countingShingles}
+		parts[i] = part
 		wg.Go(func() {
-			for b := range jobs {
-				for _, text := range b.texts {
-					tokens := tb.ext.FilterTokens(features.Tokens(text))
-					terms := tb.ext.Features(tokens)
-					hashes := make([]uint64, len(terms))
-					for i, t := range terms {
-						hashes[i] = features.HashTerm(t)
-					}
-					b.terms = append(b.terms, hashes)
-					if tb.countingShingles {
-						b.shingles = append(b.shingles, features.Shingles(tokens, tb.width))
-					}
+			for batch := range jobs {
+				for _, text := range batch {
+					part.Add(text)
 				}
-				done <- b
 			}
 		})
 	}
-	var readErr error // set before jobs is closed
-	go func() {
-		defer func() {
-			close(jobs)
-			wg.Wait()
-			close(done)
-		}()
-		b := &batch{}
-		for text, err := range texts {
-			if err != nil {
-				readErr = err
-				return
-			}
-			if b.texts = append(b.texts, text); len(b.texts) == 64 {
-				select {
-				case jobs <- b:
-				case <-ctx.Done():
-					return
-				}
-				b = &batch{}
-			}
-		}
-		if len(b.texts) > 0 {
-			select {
-			case jobs <- b:
-			case <-ctx.Done():
-			}
-		}
-	}()
-	for b := range done {
-		for i := range b.terms {
-			tb.terms.AddHashes(b.terms[i])
-			if tb.countingShingles {
-				tb.shingles.AddHashes(b.shingles[i])
-			}
+	var readErr error
+	batch := make([]string, 0, 64)
+	send := func() bool {
+		select {
+		case jobs <- batch:
+			batch = make([]string, 0, 64)
+			return true
+		case <-ctx.Done():
+			return false
 		}
 	}
-	if err := ctx.Err(); err != nil {
+	for text, err := range texts {
+		if err != nil {
+			readErr = err
+			break
+		}
+		if batch = append(batch, text); len(batch) == cap(batch) && !send() {
+			break
+		}
+	}
+	if readErr == nil && len(batch) > 0 {
+		send()
+	}
+	close(jobs)
+	wg.Wait()
+	if err := cmp.Or(readErr, ctx.Err()); err != nil {
 		return err
 	}
-	return readErr
+	for _, part := range parts {
+		tb.terms.Merge(&part.terms)
+		tb.shingles.Merge(&part.shingles)
+	}
+	return nil
 }
 
 // Table returns the frozen term table of the documents added so far.

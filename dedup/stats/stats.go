@@ -58,6 +58,19 @@ func (b *Builder) AddHashes(hashes []uint64) {
 // Docs returns the number of documents added so far.
 func (b *Builder) Docs() int { return b.docs }
 
+// Merge adds the counts of o to b, as if b had been given o's documents
+// too (builders filled in parallel, then merged). Cost: O(terms of o).
+func (b *Builder) Merge(o *Builder) {
+	if b.df == nil {
+		b.df = map[uint64]uint32{}
+		b.seen = map[uint64]struct{}{}
+	}
+	for h, n := range o.df {
+		b.df[h] += n
+	}
+	b.docs += o.docs
+}
+
 // Table returns an immutable snapshot of the counts. The Builder stays
 // usable; later Adds do not affect the returned Table.
 func (b *Builder) Table() *Table {
