@@ -102,3 +102,31 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestMerge checks that builders filled with parts of a collection and
+// merged count what one builder given all of it counts.
+func TestMerge(t *testing.T) {
+	docs := [][]string{{"a", "b", "a"}, {"b", "c"}, {"c"}, {"d", "a"}}
+	var all, left, right, empty Builder
+	for i, d := range docs {
+		all.Add(d)
+		if i%2 == 0 {
+			left.Add(d)
+		} else {
+			right.Add(d)
+		}
+	}
+	var merged Builder
+	for _, b := range []*Builder{&left, &empty, &right} {
+		merged.Merge(b)
+	}
+	want, got := all.Table(), merged.Table()
+	if got.Docs() != want.Docs() || got.Terms() != want.Terms() {
+		t.Fatalf("merged %d docs, %d terms; want %d, %d", got.Docs(), got.Terms(), want.Docs(), want.Terms())
+	}
+	for h, df := range want.All() {
+		if got.DF(h) != df {
+			t.Errorf("term %x: df %d, want %d", h, got.DF(h), df)
+		}
+	}
+}
