@@ -15,15 +15,23 @@
 #   DEF=jaccard T=0.9: the truth ndd score counts (doppel dedup's default
 #   similarity is resemblance, i.e. jaccard, at 0.9)
 #   DOPPEL_FLAGS: more flags for doppel dedup (default: none, the defaults)
+#   REPS=1: rounds of every system, one system after the other in each
+#   round; wall (so docs/s, MB/s) is the median over the rounds, peak RSS
+#   the largest
 #
 # One line per system: docs/s and MB/s of text over the whole process
 # (reading the corpus and writing the pairs included; wall time and peak
 # RSS from /usr/bin/time -v), pairs, precision, recall, F1, and the
-# 1-minute load average when the system started. The floor
-# lines are tokenize + hash only, text already in memory (median of 3),
-# on 1 goroutine (per core) and on 2. Without ndd the script stops with a
-# message; when bench/peers does not build (its modules neither in the
-# module cache nor on the proxy), doppel alone is measured.
+# 1-minute load average when the system started. The floor lines are
+# tokenize + hash only, text already in memory (median of 3), on 1
+# goroutine (per core) and on 2. A pipeline that finds more pairs
+# than peers -max-pairs (5M) writes no pair file (ndd score would hold
+# them all in memory); the simhash pipelines then give their own exact
+# precision and recall (peers -truth; marked †), which the script checks
+# against ndd score whenever a pair file exists. Without ndd the script
+# stops with a message; when bench/peers does not build (its modules
+# neither in the module cache nor on the proxy), doppel alone is
+# measured.
 set -euo pipefail
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
 	sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//' >&2
@@ -52,59 +60,81 @@ else
 	tail -5 "$out/peers-build.log" >&2
 fi
 
-# measure NAME CMD...: runs CMD under /usr/bin/time -v (stdout to
-# NAME.report.json, stderr to NAME.stderr) and leaves wall seconds and
-# peak RSS in NAME.time, the 1-minute load average at its start in
-# NAME.load (other work on the machine slows every figure).
+reps=${REPS:-1}
+
+# measure NAME CMD...: runs CMD under /usr/bin/time -v, round $round:
+# stdout to NAME.$round.report.json, stderr to NAME.stderr, wall seconds
+# and peak RSS to NAME.$round.time, the 1-minute load average at its
+# start to NAME.$round.load (other work on the machine slows every
+# figure).
 measure() {
-	local name=$1
+	local name=$1 base="$out/$1.$round"
 	shift
-	echo "== $name: $*" >&2
-	cut -d' ' -f1 /proc/loadavg 2>/dev/null >"$out/$name.load" || echo - >"$out/$name.load"
+	echo "== $name (round $round of $reps): $*" >&2
+	cut -d' ' -f1 /proc/loadavg 2>/dev/null >"$base.load" || echo 0 >"$base.load"
 	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -v -o "$out/$name.time" "$@" >"$out/$name.report.json" 2>"$out/$name.stderr"
+		/usr/bin/time -v -o "$base.time" "$@" >"$base.report.json" 2>"$out/$name.stderr"
 	else
 		local s e
 		s=$(date +%s.%N)
-		"$@" >"$out/$name.report.json" 2>"$out/$name.stderr"
+		"$@" >"$base.report.json" 2>"$out/$name.stderr"
 		e=$(date +%s.%N)
-		echo "Elapsed (wall clock) time (h:mm:ss or m:ss): 0:$(echo "$e - $s" | bc)" >"$out/$name.time"
+		echo "Elapsed (wall clock) time (h:mm:ss or m:ss): 0:$(echo "$e - $s" | bc)" >"$base.time"
 	fi
 }
 
-# wall NAME: seconds; rss NAME: MB.
+# run_system NAME: runs system NAME once, writing NAME.pairs.jsonl.
+run_system() {
+	local p="$out/$1.pairs.jsonl"
+	case $1 in
+	doppel-hybrid)
+		# shellcheck disable=SC2086 # DOPPEL_FLAGS is a list of flags
+		measure "$1" "$out/doppel" dedup --in "$corpus" --out "$out/$1.clusters.jsonl" --pairs "$p" --quiet ${DOPPEL_FLAGS:-} ;;
+	minhash-dgryski-lsh) measure "$1" "$peers" minhash-lsh -minhash dgryski -in "$corpus" -pairs "$p" ;;
+	minhash-ekzhu-lsh) measure "$1" "$peers" minhash-lsh -minhash ekzhu -in "$corpus" -pairs "$p" ;;
+	minhash-dgryski-lsh0.7) measure "$1" "$peers" minhash-lsh -minhash dgryski -lsh-threshold 0.7 -in "$corpus" -pairs "$p" ;;
+	simhash-*-bktree)
+		local f=${1#simhash-}
+		measure "$1" "$peers" simhash-bktree -features "${f%-bktree}" -k 3 -in "$corpus" -pairs "$p" -truth "$oracle" -def "$def" -t "$t" ;;
+	floor-*) measure "$1" "$peers" floor -workers "${1#floor-}" -in "$corpus" ;;
+	esac
+}
+
+# median: the median of the numbers on stdin.
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# wall NAME: median seconds over the rounds; rss NAME: largest MB;
+# load NAME: mean load average at the starts.
 wall() {
-	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$out/$1.time"
+	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$out/$1".*.time | median
 }
 rss() {
-	awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$out/$1.time"
+	awk -F': ' '/Maximum resident set size/ { if ($2 > m) m = $2 } END { printf "%.0f", m / 1024 }' "$out/$1".*.time
 }
-# field NAME KEY: a number from a pipeline's JSON report.
+load() { cat "$out/$1".*.load | awk '{ s += $1 } END { printf "%.1f", s / NR }'; }
+# field NAME KEY: a number from a pipeline's JSON report of the last
+# round ("" if none); mfield NAME KEY: its median over the rounds.
 field() {
-	grep -o "\"$2\":[0-9.e+-]*" "$out/$1.report.json" | head -1 | cut -d: -f2
+	{ grep -o "\"$2\":[0-9.e+-]*" "$out/$1.$reps.report.json" || true; } | head -1 | cut -d: -f2
+}
+mfield() {
+	for r in $(seq 1 "$reps"); do grep -o "\"$2\":[0-9.e+-]*" "$out/$1.$r.report.json" | head -1 | cut -d: -f2; done | median
 }
 
-systems=()
-pairfiles=()
-add() { systems+=("$1"); pairfiles+=("$out/$1.pairs.jsonl"); }
-
-# shellcheck disable=SC2086 # DOPPEL_FLAGS is a list of flags
-measure doppel-hybrid "$out/doppel" dedup --in "$corpus" --out "$out/doppel-hybrid.clusters.jsonl" \
-	--pairs "$out/doppel-hybrid.pairs.jsonl" --quiet ${DOPPEL_FLAGS:-}
-add doppel-hybrid
+rm -f "$out"/*.time "$out"/*.load "$out"/*.report.json
+systems=(doppel-hybrid)
+floors=()
 if [ -n "$peers" ]; then
-	measure minhash-dgryski-lsh "$peers" minhash-lsh -minhash dgryski -in "$corpus" -pairs "$out/minhash-dgryski-lsh.pairs.jsonl"
-	add minhash-dgryski-lsh
-	measure minhash-ekzhu-lsh "$peers" minhash-lsh -minhash ekzhu -in "$corpus" -pairs "$out/minhash-ekzhu-lsh.pairs.jsonl"
-	add minhash-ekzhu-lsh
-	measure minhash-dgryski-lsh0.7 "$peers" minhash-lsh -minhash dgryski -lsh-threshold 0.7 -in "$corpus" -pairs "$out/minhash-dgryski-lsh0.7.pairs.jsonl"
-	add minhash-dgryski-lsh0.7
-	measure simhash-words-bktree "$peers" simhash-bktree -features words -k 3 -in "$corpus" -pairs "$out/simhash-words-bktree.pairs.jsonl"
-	add simhash-words-bktree
-	measure simhash-shingles-bktree "$peers" simhash-bktree -features shingles -k 3 -in "$corpus" -pairs "$out/simhash-shingles-bktree.pairs.jsonl"
-	add simhash-shingles-bktree
-	measure floor-1 "$peers" floor -workers 1 -in "$corpus"
-	measure floor-2 "$peers" floor -workers 2 -in "$corpus"
+	systems+=(minhash-dgryski-lsh minhash-ekzhu-lsh minhash-dgryski-lsh0.7 simhash-words-bktree simhash-shingles-bktree)
+	floors=(floor-1 floor-2)
+fi
+# Rounds of every system one after the other, so that other work on the
+# machine falls on all of them alike.
+for round in $(seq 1 "$reps"); do
+	for s in "${systems[@]}" "${floors[@]}"; do
+		run_system "$s"
+	done
+done
+if [ -n "$peers" ]; then
 	docs=$(field floor-1 docs) mb=$(field floor-1 text_mb)
 else
 	read -r docs mb < <(python3 -c 'import json, sys
@@ -116,27 +146,44 @@ print(n, b / 1e6)' "$corpus")
 fi
 
 {
-	echo "corpus $corpus: $docs documents, $mb MB of text; oracle $oracle, truth $def >= $t; $(date -u +%Y-%m-%d) $(go version | cut -d' ' -f3) $(nproc) cores"
+	echo "corpus $corpus: $docs documents, $mb MB of text; oracle $oracle, truth $def >= $t; $(date -u +%Y-%m-%d) $(go version | cut -d' ' -f3) $(nproc) cores; $reps round(s), median wall"
 	echo
 	echo "| system | docs/s | MB/s | wall s | peak RSS MB | pairs | P | R | F1 | load |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-	for i in "${!systems[@]}"; do
-		s=${systems[$i]}
-		"$ndd" score -corpus "$corpus" -oracle "$oracle" -system "${pairfiles[$i]}" -def "$def" -t "$t" >"$out/$s.score"
+	for s in "${systems[@]}"; do
+		mark=""
+		if grep -q '"over_limit":true' "$out/$s.$reps.report.json"; then
+			# No pair file (more pairs than peers -max-pairs): the
+			# pipeline's own exact count of every pair it found (-truth).
+			mark=" †"
+			printf 'truth_pairs=%s predicted_pairs=%s true_positives=%s\nprecision=%s recall=%s f1=%s\n' \
+				"$(field "$s" truth_pairs)" "$(field "$s" predicted_pairs)" "$(field "$s" true_positives)" \
+				"$(field "$s" precision)" "$(field "$s" recall)" "$(field "$s" f1)" >"$out/$s.score"
+		else
+			"$ndd" score -corpus "$corpus" -oracle "$oracle" -system "$out/$s.pairs.jsonl" -def "$def" -t "$t" >"$out/$s.score"
+			own=$(field "$s" true_positives)
+			ndd_tp=$(grep -o 'true_positives=[0-9]*' "$out/$s.score" | cut -d= -f2)
+			if [ -n "$own" ] && [ "$own" != "$ndd_tp" ]; then
+				echo "peers-compare: $s: ndd score counts $ndd_tp true positives, the pipeline $own" >&2
+			fi
+		fi
 		w=$(wall "$s")
-		awk -v s="$s" -v w="$w" -v r="$(rss "$s")" -v d="$docs" -v m="$mb" -v l="$(cat "$out/$s.load")" '
+		awk -v s="$s$mark" -v w="$w" -v r="$(rss "$s")" -v d="$docs" -v m="$mb" -v l="$(load "$s")" '
 			/truth_pairs=/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
 			/precision=/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
 			END { printf "| %s | %.0f | %.1f | %.1f | %s | %d | %.4f | %.4f | %.4f | %s |\n", s, d / w, m / w, w, r, v["predicted_pairs"], v["precision"], v["recall"], v["f1"], l }' "$out/$s.score"
 	done
 	if [ -n "$peers" ]; then
-		for f in floor-1 floor-2; do
+		for f in "${floors[@]}"; do
 			printf "| %s (tokenize + FNV-1a only, %s goroutine(s), in memory) | %.0f | %.1f | %.2f | %s | - | - | - | - | %s |\n" \
-				"$f" "${f#floor-}" "$(field $f docs_per_s)" "$(field $f mb_per_s)" "$(field $f wall_s)" "$(rss $f)" "$(cat "$out/$f.load")"
+				"$f" "${f#floor-}" "$(mfield "$f" docs_per_s)" "$(mfield "$f" mb_per_s)" "$(mfield "$f" wall_s)" "$(rss "$f")" "$(load "$f")"
 		done
 		echo
 		echo "truth pairs: $(grep -o 'truth_pairs=[0-9]*' "$out/doppel-hybrid.score" | cut -d= -f2)"
-		awk -v w="$(wall doppel-hybrid)" -v m="$mb" -v f1="$(field floor-1 mb_per_s)" -v f2="$(field floor-2 mb_per_s)" 'BEGIN {
+		if grep -q '"over_limit":true' "$out"/*."$reps".report.json; then
+			echo "†: more pairs than peers -max-pairs, so no pair file; P, R, F1 are the pipeline's own exact count of all its pairs against the oracle (peers -truth; where a pair file exists the script checks that count against ndd score)"
+		fi
+		awk -v w="$(wall doppel-hybrid)" -v m="$mb" -v f1="$(mfield floor-1 mb_per_s)" -v f2="$(mfield floor-2 mb_per_s)" 'BEGIN {
 			printf "doppel-hybrid MB/s = %.3f of the floor on 1 goroutine (per core), %.3f of the floor on 2\n", m / w / f1, m / w / f2 }'
 	fi
 } | tee "$out/summary.md"

@@ -81,6 +81,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	k := fs.Int("k", 3, "simhash-bktree: largest Hamming distance of a pair")
 	features := fs.String("features", "words", "simhash-bktree: words (mfonda WordFeatureSet) or shingles (word shingles, mfonda Shingle)")
 	reps := fs.Int("reps", 3, "floor: repetitions (median reported)")
+	maxPairs := fs.Int("max-pairs", 5_000_000, "keep at most this many pairs; beyond it pairs are only counted and no pair file is written")
+	truthPath := fs.String("truth", "", "simhash-bktree: an ndd oracle pair file; the report then gives the exact precision and recall of all the pairs found, even beyond -max-pairs")
+	def := fs.String("def", "jaccard", "with -truth: the truth definition, jaccard, cosine or either (as ndd score -def)")
+	truthT := fs.Float64("t", 0.9, "with -truth: the truth threshold (as ndd score -t)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return errUsage
 	}
@@ -106,17 +110,28 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	rep.Workers = *workers
-	var pairs []pair
+	pairs := &pairList{max: *maxPairs}
 	switch name {
 	case "minhash-lsh":
 		o := minhashOptions{Perm: *perm, Width: *width, Threshold: *threshold, LSHThreshold: *lshThreshold, Hash: *mh, Workers: *workers}
-		if pairs, err = runMinhashLSH(docs, o, rep); err != nil {
+		if err = runMinhashLSH(docs, o, pairs, rep); err != nil {
 			return err
 		}
 	case "simhash-bktree":
 		o := simhashOptions{K: *k, Features: *features, Width: *width, Workers: *workers}
-		if pairs, err = runSimhashBKTree(docs, o, rep); err != nil {
+		fps, err := runSimhashBKTree(docs, o, pairs, rep)
+		if err != nil {
 			return err
+		}
+		if *truthPath != "" {
+			t := time.Now()
+			tr, err := readTruth(*truthPath, docs, *def, *truthT)
+			if err != nil {
+				return err
+			}
+			rep.Truth = scoreSimhash(tr, fps, *k, pairs.total)
+			rep.Truth.Def, rep.Truth.T = *def, *truthT
+			rep.Phases["truth"] = time.Since(t).Seconds()
 		}
 	case "floor":
 		runFloor(docs, *workers, *reps, rep)
@@ -127,12 +142,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if name != "floor" {
 		t := time.Now()
-		if *pairsPath != "" {
-			if err := writePairs(*pairsPath, docs, pairs); err != nil {
+		rep.Pairs, rep.OverLimit = pairs.total, pairs.over()
+		if *pairsPath != "" && !pairs.over() {
+			if err := writePairs(*pairsPath, docs, pairs.kept); err != nil {
 				return err
 			}
+		} else if *pairsPath != "" {
+			fmt.Fprintf(stderr, "peers: %d pairs, more than -max-pairs %d: no pair file written\n", pairs.total, *maxPairs)
 		}
-		rep.Pairs = len(pairs)
 		rep.Phases["write"] = time.Since(t).Seconds()
 		rep.WallS = time.Since(start).Seconds()
 		rep.DocsPerS = float64(len(docs)) / rep.WallS

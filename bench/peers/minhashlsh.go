@@ -39,7 +39,7 @@ const minhashSeed = 42
 // candidate when the fraction of equal MinHash values (the libraries'
 // Jaccard estimate) reaches o.Threshold. Documents without a
 // token are not signed. Signing and querying run on o.Workers goroutines.
-func runMinhashLSH(docs []doc, o minhashOptions, rep *report) ([]pair, error) {
+func runMinhashLSH(docs []doc, o minhashOptions, out *pairList, rep *report) error {
 	var sign func(tok *tokenizer, text string) []uint64
 	switch o.Hash {
 	case "dgryski":
@@ -65,13 +65,13 @@ func runMinhashLSH(docs []doc, o minhashOptions, rep *report) ([]pair, error) {
 			return m.Signature()
 		}
 	default:
-		return nil, fmt.Errorf("unknown -minhash %q (want dgryski or ekzhu)", o.Hash)
+		return fmt.Errorf("unknown -minhash %q (want dgryski or ekzhu)", o.Hash)
 	}
 	if o.LSHThreshold == 0 {
 		o.LSHThreshold = o.Threshold
 	}
 	if o.Threshold <= 0 || o.Threshold > 1 || o.LSHThreshold <= 0 || o.LSHThreshold > 1 || o.Perm < 1 || o.Width < 1 {
-		return nil, fmt.Errorf("bad minhash options %+v", o)
+		return fmt.Errorf("bad minhash options %+v", o)
 	}
 	t := time.Now()
 	sigs := make([][]uint64, len(docs))
@@ -96,7 +96,6 @@ func runMinhashLSH(docs []doc, o minhashOptions, rep *report) ([]pair, error) {
 
 	t = time.Now()
 	var mu sync.Mutex
-	var pairs []pair
 	var candidates atomic.Int64
 	need := o.Threshold * float64(o.Perm)
 	parallel(len(docs), o.Workers, func() (func(int), func()) {
@@ -119,7 +118,9 @@ func runMinhashLSH(docs []doc, o minhashOptions, rep *report) ([]pair, error) {
 		}
 		done := func() {
 			mu.Lock()
-			pairs = append(pairs, mine...)
+			for _, p := range mine {
+				out.add(p)
+			}
 			mu.Unlock()
 		}
 		return query, done
@@ -127,7 +128,7 @@ func runMinhashLSH(docs []doc, o minhashOptions, rep *report) ([]pair, error) {
 	rep.Phases["query"] = time.Since(t).Seconds()
 	rep.Params = map[string]any{"perm": o.Perm, "shingle": o.Width, "threshold": o.Threshold,
 		"lsh_threshold": o.LSHThreshold, "minhash": o.Hash, "lsh_k": k, "lsh_l": l, "candidates": candidates.Load()}
-	return pairs, nil
+	return nil
 }
 
 // equalValues returns the number of positions where a and b agree.

@@ -116,10 +116,11 @@ func TestMinhashLSH(t *testing.T) {
 	for _, h := range []string{"dgryski", "ekzhu"} {
 		rep := &report{Phases: map[string]float64{}}
 		o := minhashOptions{Perm: 128, Width: 5, Threshold: 0.9, Hash: h, Workers: 2}
-		ps, err := runMinhashLSH(docs, o, rep)
-		if err != nil {
+		out := &pairList{max: 1000}
+		if err := runMinhashLSH(docs, o, out, rep); err != nil {
 			t.Fatal(err)
 		}
+		ps := out.kept
 		if got := pairSet(ps); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: pairs %v, want %v", h, got, want)
 		}
@@ -146,10 +147,12 @@ func TestSimhashBKTree(t *testing.T) {
 	for _, features := range []string{"words", "shingles"} {
 		for _, k := range []int{0, 3, 6} {
 			rep := &report{Phases: map[string]float64{}}
-			ps, err := runSimhashBKTree(docs, simhashOptions{K: k, Features: features, Width: 5, Workers: 2}, rep)
+			out := &pairList{max: 1 << 20}
+			pfps, err := runSimhashBKTree(docs, simhashOptions{K: k, Features: features, Width: 5, Workers: 2}, out, rep)
 			if err != nil {
 				t.Fatal(err)
 			}
+			ps := out.kept
 			got := pairSet(ps)
 			if len(got) != len(ps) {
 				t.Errorf("%s k=%d: %d pairs, %d distinct", features, k, len(ps), len(got))
@@ -178,7 +181,38 @@ func TestSimhashBKTree(t *testing.T) {
 			if !got[[2]int{1, 300}] {
 				t.Errorf("%s k=%d: the exact copy is not found", features, k)
 			}
+			// Scored without the pairs, against a truth of every pair
+			// of a document and its near copies, as from the pairs.
+			var truth [][2]int
+			tp := 0
+			for i := 0; i < 40; i++ {
+				p := [2]int{i, 303 + i}
+				truth = append(truth, p)
+				if got[p] {
+					tp++
+				}
+			}
+			s := scoreSimhash(truth, pfps, k, len(ps))
+			if s.TP != tp || s.TruthPairs != 40 || s.Predicted != len(ps) {
+				t.Errorf("%s k=%d: scored %+v, want %d true positives of %d pairs", features, k, s, tp, len(ps))
+			}
 		}
+	}
+}
+
+// TestPairList checks that a pair list keeps at most max pairs and
+// counts them all.
+func TestPairList(t *testing.T) {
+	l := &pairList{max: 2}
+	for i := 0; i < 2; i++ {
+		l.add(pair{i, i + 1, 1})
+	}
+	if l.over() || l.total != 2 {
+		t.Errorf("2 pairs: over %v total %d", l.over(), l.total)
+	}
+	l.add(pair{5, 6, 1})
+	if !l.over() || l.total != 3 || len(l.kept) != 2 {
+		t.Errorf("3 pairs: over %v total %d kept %d", l.over(), l.total, len(l.kept))
 	}
 }
 
@@ -221,6 +255,33 @@ func TestRun(t *testing.T) {
 		if !strings.Contains(string(data), `{"a":"d1","b":"copy1","score":1}`) {
 			t.Errorf("%s: pairs file lacks the exact copy:\n%s", p, data)
 		}
+	}
+	// Beyond -max-pairs: no pair file, and -truth still scores every
+	// pair found (here the exact copy and the edited copy, both within
+	// k of their originals; a third truth pair names an unknown id).
+	oracle := filepath.Join(dir, "oracle.jsonl")
+	lines := `{"a":"d1","b":"copy1","jaccard":1,"cosine":1}
+{"a":"d0","b":"edit0","jaccard":0.975,"cosine":0.99}
+{"a":"d2","b":"d3","jaccard":0.5,"cosine":0.95}
+{"a":"d2","b":"nowhere","jaccard":1,"cosine":1}
+`
+	if err := os.WriteFile(oracle, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "over.pairs.jsonl")
+	var stdout bytes.Buffer
+	if err := run([]string{"simhash-bktree", "-in", in, "-pairs", out, "-max-pairs", "0", "-truth", oracle}, &stdout, new(bytes.Buffer)); err != nil {
+		t.Fatal(err)
+	}
+	var rep report
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OverLimit || rep.Truth == nil || rep.Truth.TruthPairs != 2 || rep.Truth.TP != 2 || rep.Truth.Predicted != rep.Pairs {
+		t.Errorf("over the limit: report %s", stdout.String())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("over the limit: pair file written (%v)", err)
 	}
 	if err := run([]string{"nope", "-in", in}, new(bytes.Buffer), new(bytes.Buffer)); err == nil {
 		t.Error("unknown pipeline: no error")

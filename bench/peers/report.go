@@ -22,6 +22,8 @@ type report struct {
 	Workers    int                `json:"workers"`
 	Params     map[string]any     `json:"params,omitempty"`
 	Pairs      int                `json:"pairs"`
+	OverLimit  bool               `json:"over_limit,omitempty"` // more pairs than -max-pairs: no pair file
+	Truth      *truthScore        `json:"truth,omitempty"`      // -truth
 	Phases     map[string]float64 `json:"phases_s"`
 	WallS      float64            `json:"wall_s"` // whole run (floor: the median repetition)
 	DocsPerS   float64            `json:"docs_per_s"`
@@ -31,6 +33,33 @@ type report struct {
 	Go         string             `json:"go"`
 	GOMAXPROCS int                `json:"gomaxprocs"`
 	Date       string             `json:"date"`
+}
+
+// A truthScore is a pipeline's pairs scored against ndd oracle pairs, as
+// ndd score does.
+type truthScore struct {
+	Def        string  `json:"def"`
+	T          float64 `json:"t"`
+	TruthPairs int     `json:"truth_pairs"`
+	Predicted  int     `json:"predicted_pairs"`
+	TP         int     `json:"true_positives"`
+	Precision  float64 `json:"precision"`
+	Recall     float64 `json:"recall"`
+	F1         float64 `json:"f1"`
+}
+
+// fill computes precision, recall and F1 from the counts (0 when
+// undefined, as ndd score).
+func (s *truthScore) fill() {
+	if s.Predicted > 0 {
+		s.Precision = float64(s.TP) / float64(s.Predicted)
+	}
+	if s.TruthPairs > 0 {
+		s.Recall = float64(s.TP) / float64(s.TruthPairs)
+	}
+	if s.Precision+s.Recall > 0 {
+		s.F1 = 2 * s.Precision * s.Recall / (s.Precision + s.Recall)
+	}
 }
 
 // round rounds the report's figures for printing.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math/bits"
 	"time"
 
 	"github.com/go-dedup/simhash/sho"
@@ -25,8 +26,9 @@ type simhashOptions struct {
 // of each fingerprint in a map, takes exact matches from the map and asks
 // the tree with radius K+1. Every pair within K is reported with score
 // 1 − d/64 (sho's similarity). Documents without a token are not signed.
-// Signing runs on o.Workers goroutines; the tree is one goroutine's.
-func runSimhashBKTree(docs []doc, o simhashOptions, rep *report) ([]pair, error) {
+// Signing runs on o.Workers goroutines; the tree is one goroutine's. It
+// returns the fingerprints (those of unsigned documents are ^0).
+func runSimhashBKTree(docs []doc, o simhashOptions, out *pairList, rep *report) ([]uint64, error) {
 	rep.Library = "github.com/mfonda/simhash + github.com/go-dedup/simhash/sho"
 	var sign func(tok *tokenizer, text string) (uint64, bool)
 	switch o.Features {
@@ -64,18 +66,18 @@ func runSimhashBKTree(docs []doc, o simhashOptions, rep *report) ([]pair, error)
 	t = time.Now()
 	tree := sho.NewOracle() // its root is fingerprint 0, not a document's
 	byFP := map[uint64][]int{}
-	var pairs []pair
 	for i, fp := range fps {
 		if !signed[i] {
 			rep.Unsigned++
+			fps[i] = ^uint64(0)
 			continue
 		}
 		for _, j := range byFP[fp] {
-			pairs = append(pairs, pair{j, i, 1})
+			out.add(pair{j, i, 1})
 		}
 		for _, n := range tree.Search(fp, uint8(o.K+1)) {
 			for _, j := range byFP[n.H] {
-				pairs = append(pairs, pair{j, i, 1 - float64(n.D)/64})
+				out.add(pair{j, i, 1 - float64(n.D)/64})
 			}
 		}
 		if _, seen := byFP[fp]; !seen {
@@ -88,5 +90,23 @@ func runSimhashBKTree(docs []doc, o simhashOptions, rep *report) ([]pair, error)
 	if o.Features == "shingles" {
 		rep.Params["shingle"] = o.Width
 	}
-	return pairs, nil
+	return fps, nil
+}
+
+// scoreSimhash scores the pairs of the simhash-bktree pipeline against
+// the truth pairs without them: the pipeline reports exactly the pairs
+// of signed documents whose fingerprints are within Hamming distance k
+// (TestSimhashBKTree checks it against a linear scan), so a truth pair is
+// found if and only if its fingerprints are. found is the number of pairs
+// the pipeline reported.
+func scoreSimhash(truth [][2]int, fps []uint64, k, found int) *truthScore {
+	s := &truthScore{TruthPairs: len(truth), Predicted: found}
+	for _, p := range truth {
+		a, b := fps[p[0]], fps[p[1]]
+		if a != ^uint64(0) && b != ^uint64(0) && bits.OnesCount64(a^b) <= k {
+			s.TP++
+		}
+	}
+	s.fill()
+	return s
 }
