@@ -18,6 +18,8 @@
 #   REPS=1: rounds of every system, one system after the other in each
 #   round; wall (so docs/s, MB/s) is the median over the rounds, peak RSS
 #   the largest
+#   REPORT_ONLY=1: run nothing, print the table of the runs in OUTDIR
+#   again (REPS as they were run)
 #
 # One line per system: docs/s and MB/s of text over the whole process
 # (reading the corpus and writing the pairs included; wall time and peak
@@ -50,10 +52,16 @@ fi
 mkdir -p "$out"
 out=$(realpath "$out")
 
-echo "== building doppel and bench/peers into $out" >&2
-(cd "$here" && go build -o "$out/doppel" ./cmd/doppel)
 peers=""
-if (cd "$here/bench/peers" && go build -o "$out/peers" .) 2>"$out/peers-build.log"; then
+if [ -n "${REPORT_ONLY:-}" ]; then
+	[ -e "$out/peers" ] && peers="$out/peers"
+else
+	echo "== building doppel and bench/peers into $out" >&2
+	(cd "$here" && go build -o "$out/doppel" ./cmd/doppel)
+fi
+if [ -n "${REPORT_ONLY:-}" ]; then
+	:
+elif (cd "$here/bench/peers" && go build -o "$out/peers" .) 2>"$out/peers-build.log"; then
 	peers="$out/peers"
 else
 	echo "peers-compare: bench/peers does not build (its modules are not in the module cache and the proxy did not give them?), peers skipped:" >&2
@@ -102,10 +110,14 @@ run_system() {
 
 # median: the median of the numbers on stdin.
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# wall NAME: median seconds over the rounds; rss NAME: largest MB;
-# load NAME: mean load average at the starts.
+# wall NAME: median seconds over the rounds; cpu NAME: median CPU
+# seconds (user + system); rss NAME: largest MB; load NAME: mean load
+# average at the starts.
 wall() {
 	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$out/$1".*.time | median
+}
+cpu() {
+	awk -F': ' '/User time|System time/ { s += $2 } /Elapsed/ { print s; s = 0 }' "$out/$1".*.time | median
 }
 rss() {
 	awk -F': ' '/Maximum resident set size/ { if ($2 > m) m = $2 } END { printf "%.0f", m / 1024 }' "$out/$1".*.time
@@ -120,7 +132,6 @@ mfield() {
 	for r in $(seq 1 "$reps"); do grep -o "\"$2\":[0-9.e+-]*" "$out/$1.$r.report.json" | head -1 | cut -d: -f2; done | median
 }
 
-rm -f "$out"/*.time "$out"/*.load "$out"/*.report.json
 systems=(doppel-hybrid)
 floors=()
 if [ -n "$peers" ]; then
@@ -129,7 +140,10 @@ if [ -n "$peers" ]; then
 fi
 # Rounds of every system one after the other, so that other work on the
 # machine falls on all of them alike.
-for round in $(seq 1 "$reps"); do
+if [ -z "${REPORT_ONLY:-}" ]; then
+	rm -f "$out"/*.time "$out"/*.load "$out"/*.report.json
+fi
+for round in $(seq 1 "$([ -n "${REPORT_ONLY:-}" ] && echo 0 || echo "$reps")"); do
 	for s in "${systems[@]}" "${floors[@]}"; do
 		run_system "$s"
 	done
@@ -148,8 +162,8 @@ fi
 {
 	echo "corpus $corpus: $docs documents, $mb MB of text; oracle $oracle, truth $def >= $t; $(date -u +%Y-%m-%d) $(go version | cut -d' ' -f3) $(nproc) cores; $reps round(s), median wall"
 	echo
-	echo "| system | docs/s | MB/s | wall s | peak RSS MB | pairs | P | R | F1 | load |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| system | docs/s | MB/s | wall s | CPU s | peak RSS MB | pairs | P | R | F1 | load |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for s in "${systems[@]}"; do
 		mark=""
 		if grep -q '"over_limit":true' "$out/$s.$reps.report.json"; then
@@ -168,14 +182,15 @@ fi
 			fi
 		fi
 		w=$(wall "$s")
-		awk -v s="$s$mark" -v w="$w" -v r="$(rss "$s")" -v d="$docs" -v m="$mb" -v l="$(load "$s")" '
+		awk -v s="$s$mark" -v w="$w" -v c="$(cpu "$s")" -v r="$(rss "$s")" -v d="$docs" -v m="$mb" -v l="$(load "$s")" '
 			/truth_pairs=/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
 			/precision=/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
-			END { printf "| %s | %.0f | %.1f | %.1f | %s | %d | %.4f | %.4f | %.4f | %s |\n", s, d / w, m / w, w, r, v["predicted_pairs"], v["precision"], v["recall"], v["f1"], l }' "$out/$s.score"
+			function f(x) { return (x > 0 && x < 0.001) ? sprintf("%.2g", x) : sprintf("%.4f", x) }
+			END { printf "| %s | %.0f | %.1f | %.1f | %.1f | %s | %d | %s | %s | %s | %s |\n", s, d / w, m / w, w, c, r, v["predicted_pairs"], f(v["precision"]), f(v["recall"]), f(v["f1"]), l }' "$out/$s.score"
 	done
 	if [ -n "$peers" ]; then
 		for f in "${floors[@]}"; do
-			printf "| %s (tokenize + FNV-1a only, %s goroutine(s), in memory) | %.0f | %.1f | %.2f | %s | - | - | - | - | %s |\n" \
+			printf "| %s (tokenize + FNV-1a only, %s goroutine(s), in memory) | %.0f | %.1f | %.2f | - | %s | - | - | - | - | %s |\n" \
 				"$f" "${f#floor-}" "$(mfield "$f" docs_per_s)" "$(mfield "$f" mb_per_s)" "$(mfield "$f" wall_s)" "$(rss "$f")" "$(load "$f")"
 		done
 		echo
