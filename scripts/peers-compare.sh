@@ -111,7 +111,7 @@ run_system() {
 # median: the median of the numbers on stdin.
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # wall NAME: median seconds over the rounds; cpu NAME: median CPU
-# seconds (user + system); rss NAME: largest MB; load NAME: mean load
+# seconds (user + system); rss NAME: largest, in MB (10^6 bytes); load NAME: mean load
 # average at the starts.
 wall() {
 	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$out/$1".*.time | median
@@ -120,7 +120,7 @@ cpu() {
 	awk -F': ' '/User time|System time/ { s += $2 } /Elapsed/ { print s; s = 0 }' "$out/$1".*.time | median
 }
 rss() {
-	awk -F': ' '/Maximum resident set size/ { if ($2 > m) m = $2 } END { printf "%.0f", m / 1024 }' "$out/$1".*.time
+	awk -F': ' '/Maximum resident set size/ { if ($2 > m) m = $2 } END { printf "%.0f", m * 1024 / 1e6 }' "$out/$1".*.time
 }
 load() { cat "$out/$1".*.load | awk '{ s += $1 } END { printf "%.1f", s / NR }'; }
 # field NAME KEY: a number from a pipeline's JSON report of the last
