@@ -68,6 +68,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	name := args[0]
+	switch name {
+	case "minhash-lsh", "simhash-bktree", "floor":
+	default:
+		fmt.Fprintf(stderr, "peers: unknown pipeline %q\n", name)
+		usage(stderr)
+		return errUsage
+	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	in := fs.String("in", "", "corpus JSONL (gzip allowed): {\"id\", \"text\"} lines (required)")
@@ -135,10 +142,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	case "floor":
 		runFloor(docs, *workers, *reps, rep)
-	default:
-		fmt.Fprintf(stderr, "peers: unknown pipeline %q\n", name)
-		usage(stderr)
-		return errUsage
 	}
 	if name != "floor" {
 		t := time.Now()
