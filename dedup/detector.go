@@ -277,7 +277,7 @@ func New(table *stats.Table, opts Options) (*Detector, error) {
 
 // uses reports whether the configured method needs the signature of m.
 func (d *Detector) uses(m Method) bool {
-	return d.opts.Method == m || d.opts.Method == Hybrid && (m == SimHash || m == IMatchMulti || m == MinHash)
+	return d.opts.Method == m || d.opts.Method == Hybrid && (m == MinHash || !d.opts.LSHOnly && (m == SimHash || m == IMatchMulti))
 }
 
 func (d *Detector) setTable(t *stats.Table) error {

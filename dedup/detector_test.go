@@ -93,13 +93,20 @@ func exactSim(sim Similarity, a, b string) float64 {
 // above the threshold, and every member is similar enough to its cluster's
 // master at the time it joined.
 func TestHybridAgainstAllPairs(t *testing.T) {
-	for _, sim := range []Similarity{Resemblance, Cosine} {
-		t.Run(sim.String(), func(t *testing.T) {
+	for _, c := range []struct {
+		sim     Similarity
+		lshOnly bool // candidates from LSH alone (Options.LSHOnly)
+	}{{Resemblance, false}, {Cosine, false}, {Resemblance, true}, {Cosine, true}} {
+		sim := c.sim
+		t.Run(fmt.Sprintf("%s/lsh-only=%v", sim, c.lshOnly), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(7, uint64(sim)))
 			docs := synthCorpus(r, "a", 12, 5, 300, 0.01)
 			docs = append(docs, synthCorpus(r, "b", 6, 4, 300, 0.04)...) // borderline families
-			opts := Options{Similarity: sim}
+			opts := Options{Similarity: sim, LSHOnly: c.lshOnly}
 			det, results := run(t, opts, docs)
+			if c.lshOnly && slices.ContainsFunc(results, func(r Result) bool { return r.Simhash != 0 }) {
+				t.Error("LSH alone computed SimHash signatures")
+			}
 
 			want := map[[2]string]bool{}
 			for i := range docs {

@@ -148,6 +148,14 @@ type Options struct {
 	SetsFile string
 	// Method is the algorithm. Default Hybrid.
 	Method Method
+	// LSHOnly makes the Hybrid take its candidates from MinHash LSH alone,
+	// without SimHash and I-Match: no statistics table is needed (a
+	// document is signed in one pass, about half the work) and a pair at
+	// resemblance J is still a candidate with probability 1−(1−J^Rows)^Bands
+	// (0.99987 at J = 0.9 with 16 × 8 bands), but pairs below the
+	// Threshold that the edit allowance accepts are found less often and
+	// Result.Simhash is 0. Default false: all three sources.
+	LSHOnly bool
 	// Similarity is the measure Hybrid verifies with and that MinHash
 	// sketches approximate. Default Resemblance.
 	Similarity Similarity

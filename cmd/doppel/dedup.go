@@ -293,8 +293,8 @@ func loadOrBuildTable(ctx context.Context, path string, opts *dedup.Options, rec
 			return nil, 0, err
 		}
 	}
-	if table != nil && opts.MaxShingleDocs == 0 {
-		return table, 0, nil
+	if opts.MaxShingleDocs == 0 && (table != nil || opts.Method == dedup.Hybrid && opts.LSHOnly) {
+		return table, 0, nil // nothing to count: LSH alone needs no statistics
 	}
 	tb, err := dedup.NewTableBuilder(*opts)
 	if err != nil {

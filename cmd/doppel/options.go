@@ -28,6 +28,7 @@ func detectorFlags(fs *flag.FlagSet) func() (dedup.Options, error) {
 	nidfMax := fs.Float64("nidf-max", 0.8, "upper normalized-idf bound of the I-Match lexicon")
 	minTerms := fs.Int("imatch-min-terms", 0, "fewest lexicon terms an I-Match signature needs (0: the imatch default)")
 	sketch := fs.Int("sketch", 128, "MinHash sketch size")
+	candidates := fs.String("candidates", "auto", "hybrid's candidate sources: lsh (MinHash LSH alone: no statistics pass, about twice as fast; a pair at resemblance 0.9 is a candidate with probability 0.99987), all (also SimHash and I-Match: more pairs below --threshold for --edit-allowance), or auto (lsh without --edit-allowance, all with it)")
 	stop := fs.Bool("stopwords", false, "drop English stop words before comparing")
 	stem := fs.Bool("stem", false, "Porter2-stem words before comparing")
 	numbers := fs.Bool("strip-numbers", false, "drop number tokens (digits only, not identifiers such as x509) before comparing (templated pages that differ by numbers)")
@@ -59,6 +60,12 @@ func detectorFlags(fs *flag.FlagSet) func() (dedup.Options, error) {
 		o.EditAllowance, o.EditFloor = *edits, *editFloor
 		o.IMatch.ExtraLexicons, o.IMatch.MinNIDF, o.IMatch.MaxNIDF, o.IMatch.MinTerms = *lexicons, *nidfMin, *nidfMax, *minTerms
 		o.MinHash.Size = *sketch
+		switch *candidates {
+		case "lsh", "all", "auto":
+			o.LSHOnly = *candidates == "lsh" || *candidates == "auto" && *edits == 0
+		default:
+			return o, fmt.Errorf("--candidates: %q is not lsh, all or auto", *candidates)
+		}
 		o.MaxShingleDocs = *maxShingleDocs
 		o.MaxFanout = *maxFanout
 		o.SimHash.LowWeight, o.SimHash.HighWeight = *simLow, *simHigh
