@@ -75,20 +75,29 @@ func detectorMemory(b *testing.B, path string, opts Options) {
 
 // BenchmarkSignatureMemory inserts DOPPEL_SIGNATURES (e.g. 10000000;
 // skipped when unset) documents' signatures into a detector with the
-// default hybrid options, the verification sets on disk — random band
-// keys, whole-sketch hash, SimHash fingerprint and one I-Match signature
-// per lexicon (11), as a collection without copies gives, with a
-// one-shingle set — without signing any text, and reports the live heap
-// per document after a collection at each tenth (heap_B/doc at the end)
-// and the insertion time (ns/doc). It measures the in-memory state a
-// detector of that many documents needs.
+// hybrid's options, the verification sets on disk — random band keys,
+// whole-sketch hash and, with all three candidate sources, a SimHash
+// fingerprint and one I-Match signature per lexicon (3), as a collection
+// without copies gives, with a one-shingle set — without signing any
+// text, and reports the live heap per document after a collection at
+// each tenth (heap_B/doc at the end) and the insertion time (ns/doc). It
+// measures the in-memory state a detector of that many documents needs:
+// "lsh-only" as doppel dedup runs by default, "all-sources" the most
+// keys a document gets.
 func BenchmarkSignatureMemory(b *testing.B) {
 	n, _ := strconv.Atoi(os.Getenv("DOPPEL_SIGNATURES"))
 	if n <= 0 {
 		b.Skip("DOPPEL_SIGNATURES (how many documents' signatures to insert) is not set")
 	}
+	for _, lshOnly := range []bool{true, false} {
+		name := map[bool]string{true: "lsh-only", false: "all-sources"}[lshOnly]
+		b.Run(name, func(b *testing.B) { signatureMemory(b, n, lshOnly) })
+	}
+}
+
+func signatureMemory(b *testing.B, n int, lshOnly bool) {
 	for b.Loop() {
-		d, err := New(nil, Options{SetsDir: b.TempDir()})
+		d, err := New(nil, Options{SetsDir: b.TempDir(), LSHOnly: lshOnly})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -99,13 +108,16 @@ func BenchmarkSignatureMemory(b *testing.B) {
 		start := time.Now()
 		for i := range n {
 			rec := &record{member: cluster.Member{ID: fmt.Sprintf("doc%09d", i)}, set: []uint64{r.Uint64()},
-				bands: make([]uint64, d.opts.Bands), whole: r.Uint64(), fp: simhash.Simhash(r.Uint64()),
-				sigs: make([]imatch.Signature, d.opts.IMatch.ExtraLexicons+1), content: r.Uint64()}
+				bands: make([]uint64, d.opts.Bands), whole: r.Uint64(), content: r.Uint64()}
 			for j := range rec.bands {
 				rec.bands[j] = r.Uint64()
 			}
-			for j := range rec.sigs {
-				binary.LittleEndian.PutUint64(rec.sigs[j][:], r.Uint64())
+			if !lshOnly {
+				rec.fp = simhash.Simhash(r.Uint64())
+				rec.sigs = make([]imatch.Signature, d.opts.IMatch.ExtraLexicons+1)
+				for j := range rec.sigs {
+					binary.LittleEndian.PutUint64(rec.sigs[j][:], r.Uint64())
+				}
 			}
 			d.mu.Lock()
 			d.insert(rec)
