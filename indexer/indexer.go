@@ -867,7 +867,7 @@ func (x *Index) TermShares() (share func(term string) float64, release func(), e
 		return func(string) float64 { return 0 }, func() {}, err
 	}
 	share = func(term string) float64 {
-		tfr, err := r.TermFieldReader(context.Background(), []byte(term), "_all", false, false, false)
+		tfr, err := r.TermFieldReader(context.Background(), []byte(term), FieldAll, false, false, false)
 		if err != nil {
 			return 0
 		}
