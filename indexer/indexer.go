@@ -806,6 +806,46 @@ func (x *Index) EachID(fn func(id string) error) error {
 	}
 }
 
+// Languages returns the languages of the index's documents (their
+// [FieldLang] values, difference records included), most documents first,
+// ties by name: read from the field's term dictionary, so it costs a walk
+// over the languages, not over the documents. Counts may include
+// documents deleted since the last segment merge, so a language all of
+// whose documents were removed may stay listed until then.
+func (x *Index) Languages() ([]string, error) {
+	dict, err := x.idx.FieldDict(FieldLang)
+	if err != nil {
+		return nil, fmt.Errorf("indexer: languages: %w", err)
+	}
+	type lang struct {
+		name string
+		n    uint64
+	}
+	var langs []lang
+	for {
+		e, err := dict.Next()
+		if err != nil {
+			dict.Close()
+			return nil, fmt.Errorf("indexer: languages: %w", err)
+		}
+		if e == nil {
+			break
+		}
+		if e.Count > 0 {
+			langs = append(langs, lang{e.Term, e.Count})
+		}
+	}
+	if err := dict.Close(); err != nil {
+		return nil, fmt.Errorf("indexer: languages: %w", err)
+	}
+	slices.SortStableFunc(langs, func(a, b lang) int { return cmp.Compare(b.n, a.n) })
+	out := make([]string, len(langs))
+	for i, l := range langs {
+		out[i] = l.name
+	}
+	return out, nil
+}
+
 // TermShares returns a function that gives the share of the index's
 // documents (member records included, which hold no text) whose text — any
 // field of bleve's composite _all field — holds an analyzed term, read from
@@ -827,7 +867,7 @@ func (x *Index) TermShares() (share func(term string) float64, release func(), e
 		return func(string) float64 { return 0 }, func() {}, err
 	}
 	share = func(term string) float64 {
-		tfr, err := r.TermFieldReader(context.Background(), []byte(term), "_all", false, false, false)
+		tfr, err := r.TermFieldReader(context.Background(), []byte(term), FieldAll, false, false, false)
 		if err != nil {
 			return 0
 		}

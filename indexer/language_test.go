@@ -167,3 +167,42 @@ func hitIDs(t *testing.T, ix *Index, q query.Query) []string {
 	slices.Sort(got)
 	return got
 }
+
+// TestLanguages lists the languages of the documents, most first, from
+// the term dictionary: nothing for an empty index; none for documents of
+// unknown language; after a removal, the language may stay listed, but
+// never one no document had.
+func TestLanguages(t *testing.T) {
+	x, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if got, err := x.Languages(); err != nil || len(got) != 0 {
+		t.Fatalf("empty index: %q, %v", got, err)
+	}
+	ctx := context.Background()
+	for i, l := range []string{"de", "fr", "de", "", "ja", "de", "fr"} {
+		id := string(rune('a' + i))
+		if err := x.Add(ctx, Doc{ID: id, Title: "t " + id, Body: "b", Lang: l}, Placement{Cluster: "c" + id, Master: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := x.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := x.Languages()
+	if err != nil || !slices.Equal(got, []string{"de", "fr", "ja"}) {
+		t.Errorf("Languages = %q, %v; want de, fr, ja", got, err)
+	}
+	if err := x.Remove(ctx, Change{ID: "e", Cluster: "ce"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err = x.Languages()
+	if err != nil || len(got) < 2 || !slices.Equal(got[:2], []string{"de", "fr"}) || len(got) > 3 {
+		t.Errorf("after removing the Japanese page: %q, %v", got, err)
+	}
+}

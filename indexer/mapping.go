@@ -42,6 +42,11 @@ const (
 	// FieldDiff marks a difference record (Doc.Diff): a boolean, true
 	// or absent.
 	FieldDiff = "diff"
+	// FieldAll is bleve's composite field of the text fields: the terms
+	// of title, headings, body and anchors, and of no other field. A
+	// document holds a term in one of them if and only if it holds the
+	// term here.
+	FieldAll = "_all"
 	// FieldWords holds the distinct words of the title and headings,
 	// lowercased, as Doppel's tokenizer cuts them (not stemmed): what
 	// spelling suggestions and completions are made of. A keyword field

@@ -71,8 +71,17 @@ func (l *languages) refresh() {
 
 // readIndex returns the analyzers of the languages the index's pages
 // have (at most 100 languages, the most frequent), [indexer.AnalyzerName]
-// alone if it cannot be read.
+// alone if it cannot be read. An index that lists its languages
+// ([*indexer.Index]: from the language field's term dictionary) is asked;
+// any other is searched for them (a facet over every document).
 func (l *languages) readIndex() ([]string, error) {
+	if li, ok := l.ix.(languageLister); ok {
+		langs, err := li.Languages()
+		if err != nil {
+			return indexer.Analyzers(nil), err
+		}
+		return indexer.Analyzers(langs[:min(len(langs), 100)]), nil
+	}
 	req := bleve.NewSearchRequestOptions(bleve.NewMatchAllQuery(), 0, 0, false)
 	req.AddFacet(indexer.FieldLang, bleve.NewFacetRequest(indexer.FieldLang, 100))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -88,6 +97,13 @@ func (l *languages) readIndex() ([]string, error) {
 		}
 	}
 	return indexer.Analyzers(langs), nil
+}
+
+// A languageLister lists the languages of its documents, most first, in
+// a cost independent of how many documents it holds
+// ([indexer.Index.Languages]).
+type languageLister interface {
+	Languages() ([]string, error)
 }
 
 // forText returns the languages to analyze text in, of the analyzers

@@ -92,3 +92,35 @@ func TestQueriesInEveryLanguage(t *testing.T) {
 		}
 	}
 }
+
+// searchOnly hides the index's Languages: the languages are read by a
+// search, as from any other indexer.Searcher.
+type searchOnly struct{ indexer.Searcher }
+
+// TestLanguagesListedOrSearched: the languages listed from the term
+// dictionary are those a facet search over every document finds.
+func TestLanguagesListedOrSearched(t *testing.T) {
+	ix := memIndex(t, indexer.Options{})
+	ctx := context.Background()
+	for i, l := range []string{"en", "de", "fr", "de", "", "ja", "zh-hant"} {
+		id := fmt.Sprint("d", i)
+		if err := ix.Add(ctx, indexer.Doc{ID: id, URL: "http://intra/" + id, Lang: l, Title: "t", Body: "b"},
+			indexer.Placement{ID: id, Cluster: "c" + id, Master: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ix.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	listed, err := (&languages{ix: ix}).readIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	searched, err := (&languages{ix: searchOnly{ix}}).readIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(listed, searched) || len(listed) != 4 {
+		t.Errorf("listed %q, searched %q; want the same four", listed, searched)
+	}
+}

@@ -325,7 +325,7 @@ func New(ix indexer.Searcher, opts Options) *Searcher {
 	opts.EnsureDefaults()
 	langs := &languages{ix: ix}
 	plain := userquery.New(userquery.Options{Fields: plainFields(), Mapping: ix.Mapping(), MaxBytes: opts.MaxQueryBytes,
-		PhraseBoost: opts.PhraseBoost})
+		PhraseBoost: opts.PhraseBoost, AllField: indexer.FieldAll})
 	return &Searcher{ix: ix, opts: opts, plain: plain, langs: langs}
 }
 
@@ -544,6 +544,12 @@ func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, out *Re
 	if r.faceted() {
 		return s.collapseAll(ctx, cq, r, out)
 	}
+	if !r.ByDate {
+		order, best, err := s.collapseTop(ctx, cq, r, out)
+		if !errors.Is(err, errNoCollector) {
+			return order, best, err
+		}
+	}
 	q := s.filtered(cq.text, r)
 	need := r.Page * r.Size
 	var order []string
@@ -576,6 +582,43 @@ func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, out *Re
 	}
 }
 
+// collapseTop is collapse by relevance with the collector of top: the
+// best hits by score, at least Options.MaxCandidates of them, their
+// cluster keys read for those only. Total is the number of distinct
+// clusters when every matching document was kept, exact up to
+// Options.MaxCandidates; otherwise the number of matching documents, an
+// upper bound.
+func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, out *Result) ([]string, map[string]*rep, error) {
+	q := s.filtered(cq.text, r)
+	need := r.Page * r.Size
+	for window, first := max(3*need, 30, s.opts.MaxCandidates), true; ; window *= 2 {
+		rk, err := s.top(ctx, q, window, false)
+		if err == nil && first && rk.total < uint64(r.Size) && cq.relaxed != nil {
+			// As in collapse: the page is filled with documents holding
+			// most of the words.
+			var relaxed query.Query
+			if relaxed, err = s.relaxed(cq); err == nil {
+				q, cq.relaxed = s.filtered(relaxed, r), nil
+				rk, err = s.top(ctx, q, window, false)
+			}
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		order, best := group(rk.hits, false, false, time.Time{})
+		if first {
+			first = false
+			out.Total, out.Exact = int(rk.total), false
+			if uint64(len(rk.hits)) >= rk.total { // every match kept
+				out.Total, out.Exact = len(order), len(order) <= s.opts.MaxCandidates
+			}
+		}
+		if len(order) >= need || len(rk.hits) < window || uint64(window) >= rk.total {
+			return order, best, nil
+		}
+	}
+}
+
 // collapseAll is collapse reading every candidate (at most
 // Options.MaxCandidates) with its facet values: the documents the
 // section, type and language filters keep are grouped into clusters,
@@ -584,11 +627,11 @@ func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, out *Re
 func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, out *Result) ([]string, map[string]*rep, error) {
 	q := s.filtered(cq.text, r)
 	window := s.opts.MaxCandidates
-	res, err := s.candidates(ctx, q, window, false, r.ByDate, true)
-	if err == nil && res.Total < uint64(r.Size) && cq.relaxed != nil {
+	hits, total, err := s.allCandidates(ctx, q, window, r.ByDate)
+	if err == nil && total < uint64(r.Size) && cq.relaxed != nil {
 		var relaxed query.Query
 		if relaxed, err = s.relaxed(cq); err == nil {
-			res, err = s.candidates(ctx, s.filtered(relaxed, r), window, false, r.ByDate, true)
+			hits, total, err = s.allCandidates(ctx, s.filtered(relaxed, r), window, r.ByDate)
 		}
 	}
 	if err != nil {
@@ -598,9 +641,9 @@ func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, out 
 	if r.ByDate {
 		k = 5
 	}
-	kept := slices.DeleteFunc(slices.Clone(res.Hits), func(h *search.DocumentMatch) bool { return !f.keep(valuesOf(h, k, now)) })
+	kept := slices.DeleteFunc(slices.Clone(hits), func(h *search.DocumentMatch) bool { return !f.keep(valuesOf(h, k, now)) })
 	order, best := group(kept, r.ByDate, true, now)
-	out.Total, out.Exact = len(order), res.Total <= uint64(window)
+	out.Total, out.Exact = len(order), total <= uint64(window)
 	if r.Facets {
 		shown, err := s.shownValues(ctx, order, best, r, now)
 		if err != nil {
@@ -609,6 +652,24 @@ func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, out 
 		out.Facets = count(order, shown)
 	}
 	return order, best, nil
+}
+
+// allCandidates returns the best window hits of q with their facet
+// values as sort keys, and how many documents matched: by score with the
+// collector of top, or by date (or from an index that does not take the
+// collector) with bleve's sort.
+func (s *Searcher) allCandidates(ctx context.Context, q query.Query, window int, byDate bool) ([]*search.DocumentMatch, uint64, error) {
+	if !byDate {
+		rk, err := s.top(ctx, q, window, true)
+		if !errors.Is(err, errNoCollector) {
+			return rk.hits, rk.total, err
+		}
+	}
+	res, err := s.candidates(ctx, q, window, false, byDate, true)
+	if err != nil {
+		return nil, 0, err
+	}
+	return res.Hits, res.Total, nil
 }
 
 // shownValues returns the facet values of the hit each cluster of order

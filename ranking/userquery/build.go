@@ -275,10 +275,17 @@ func (p *Parser) terms(text string, boost float64, combine func([]word, []query.
 		if any {
 			req = g.words
 		}
+		// A filter (boost 0) over every text field reads the composite
+		// field: the same documents.
+		composite := boost == 0 && p.opts.AllField != "" && len(g.fields) == len(p.text)
 		var all []query.Query
 		for _, w := range req {
 			var alts []query.Query
 			for _, t := range w.terms {
+				if composite {
+					alts = append(alts, term(t, p.opts.AllField, 0))
+					continue
+				}
 				for _, f := range g.fields {
 					alts = append(alts, term(t, f.Name, f.Boost*boost))
 				}
@@ -468,4 +475,38 @@ func (p *Parser) Snippet(q Parsed, field string) query.Query {
 		return nil
 	}
 	return disjunction(tqs)
+}
+
+// Within returns a filter — it scores nothing — for the documents that
+// hold every required plain word of q (any word if none is required) in
+// one of fields, text fields plain words are searched in: the first tier
+// of a tiered search, such as the fields that name a page (title,
+// headings, anchor texts). It is nil if q has no plain word with a term
+// in those fields.
+func (p *Parser) Within(q Parsed, fields ...string) query.Query {
+	text := plainText(q)
+	if text == "" {
+		return nil
+	}
+	c := *p
+	c.opts.AllField = ""
+	c.text = slices.DeleteFunc(slices.Clone(p.text), func(f Field) bool { return !slices.Contains(fields, f.Name) })
+	if len(c.text) == 0 {
+		return nil
+	}
+	return c.everyTerm(text, 0)
+}
+
+// Required returns the terms of each distinct required plain word of q,
+// as the first text field's analyzers make them: a document matching q
+// holds one of each word's terms. It is nil if no plain word is required
+// (q has none, or each is a stop word of some language analyzed).
+func (p *Parser) Required(q Parsed) [][]string {
+	var out [][]string
+	for _, w := range distinctWords(p.wordsIn(p.text[0].Name, plainText(q))) {
+		if w.required {
+			out = append(out, w.terms)
+		}
+	}
+	return out
 }

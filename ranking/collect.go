@@ -1,0 +1,171 @@
+package ranking
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
+
+	"github.com/doppel-search/doppel/indexer"
+)
+
+// A collector keeps the best hits of one search by score, and reads the
+// sort keys — the document id, and the doc values a result page groups
+// and counts by — of those it keeps only, once the search is done. Bleve's
+// own collector, asked to sort by score, id and doc values, reads them
+// for every matching document: on an index of a million pages a query
+// matching most of them spends seconds there, for the few thousand hits
+// collapsing reads. It plugs into the search through bleve's
+// search.MakeDocumentMatchHandlerKey, so it sees the index snapshot the
+// search reads.
+type collector struct {
+	limit int              // hits kept
+	order search.SortOrder // the keys read for them: score, id, then doc values
+
+	mu     sync.Mutex
+	shards []*shardHits // one per index searched (an alias searches several)
+}
+
+// shardHits are the hits one index's search kept.
+type shardHits struct {
+	hits  []*search.DocumentMatch
+	total uint64
+	err   error
+}
+
+// A hitHeap holds the kept hits, the worst on top: lower score, or the
+// same score and later in the index (as bleve breaks ties of score).
+type hitHeap []*search.DocumentMatch
+
+func (h hitHeap) Len() int { return len(h) }
+func (h hitHeap) Less(i, j int) bool {
+	if h[i].Score != h[j].Score {
+		return h[i].Score < h[j].Score
+	}
+	return h[i].HitNumber > h[j].HitNumber
+}
+func (h hitHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *hitHeap) Push(x any)   { *h = append(*h, x.(*search.DocumentMatch)) }
+func (h *hitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// worse reports whether a is worse than b, as hitHeap orders them.
+func worse(a, b *search.DocumentMatch) bool {
+	return a.Score < b.Score || a.Score == b.Score && a.HitNumber > b.HitNumber
+}
+
+// make is a search.MakeDocumentMatchHandler: a handler for one index's
+// search, keeping its best c.limit hits and reading their keys at the end
+// (a nil hit), while the reader is open.
+func (c *collector) make(sctx *search.SearchContext) (search.DocumentMatchHandler, bool, error) {
+	sh := &shardHits{}
+	c.mu.Lock()
+	c.shards = append(c.shards, sh)
+	c.mu.Unlock()
+	kept := hitHeap{}
+	return func(d *search.DocumentMatch) error {
+		if d == nil {
+			sh.hits, sh.err = c.keys(sctx.IndexReader, kept)
+			return sh.err
+		}
+		sh.total++
+		switch {
+		case len(kept) < c.limit:
+			heap.Push(&kept, d)
+		case c.limit > 0 && worse(kept[0], d):
+			sctx.DocumentMatchPool.Put(kept[0])
+			kept[0] = d
+			heap.Fix(&kept, 0)
+		default:
+			sctx.DocumentMatchPool.Put(d)
+		}
+		return nil
+	}, false, nil
+}
+
+// keys reads the id and sort keys of the hits kept, from reader.
+func (c *collector) keys(reader index.IndexReader, kept hitHeap) ([]*search.DocumentMatch, error) {
+	if len(kept) == 0 {
+		return nil, nil
+	}
+	dvr, err := reader.DocValueReader(c.order.RequiredFields())
+	if err != nil {
+		return nil, err
+	}
+	order := c.order.Copy()
+	// In index order: doc values and stored ids are read by compressed
+	// chunks, which the reader keeps while the next document is in the
+	// same one.
+	out := slices.Clone(kept)
+	slices.SortFunc(out, func(a, b *search.DocumentMatch) int { return a.IndexInternalID.Compare(b.IndexInternalID) })
+	for _, d := range out {
+		if d.ID, err = reader.ExternalID(d.IndexInternalID); err != nil {
+			return nil, err
+		}
+		if err := dvr.VisitDocValues(d.IndexInternalID, order.UpdateVisitor); err != nil {
+			return nil, err
+		}
+		d.Sort, d.DecodedSort = d.Sort[:0], d.DecodedSort[:0]
+		order.Value(d)
+	}
+	return out, nil
+}
+
+// ranked are the best hits of a search, by score and id, and how many
+// documents matched.
+type ranked struct {
+	hits  []*search.DocumentMatch
+	total uint64
+}
+
+// errNoCollector: the index searched did not take the collector (an
+// implementation that is not bleve's).
+var errNoCollector = errors.New("ranking: the index ignored the collector")
+
+// top runs q and returns its best limit hits by score (ties by id), each
+// with the sort keys of candidates (score, id, cluster, master flag, and,
+// if withValues, the facet values), reading the keys of those hits only.
+// It returns errNoCollector when the index does not take the collector.
+func (s *Searcher) top(ctx context.Context, q query.Query, limit int, withValues bool) (ranked, error) {
+	order := search.SortOrder{&search.SortScore{Desc: true}, &search.SortDocID{},
+		&search.SortField{Field: indexer.FieldCluster}, &search.SortField{Field: indexer.FieldMaster}}
+	if withValues {
+		order = append(order, facetKeys()...)
+	}
+	c := &collector{limit: limit, order: order}
+	req := bleve.NewSearchRequestOptions(q, limit, 0, false) // sorted by score alone: no doc values read per hit
+	res, err := s.ix.Search(context.WithValue(ctx, search.MakeDocumentMatchHandlerKey, search.MakeDocumentMatchHandler(c.make)), req)
+	if err != nil {
+		return ranked{}, s.searchError(ctx, err, true)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.shards) == 0 && res.Total > 0 {
+		return ranked{}, errNoCollector
+	}
+	var out ranked
+	for _, sh := range c.shards {
+		if sh.err != nil {
+			return ranked{}, s.searchError(ctx, sh.err, false)
+		}
+		out.hits = append(out.hits, sh.hits...)
+		out.total += sh.total
+	}
+	slices.SortFunc(out.hits, func(a, b *search.DocumentMatch) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.ID, b.ID))
+	})
+	out.hits = out.hits[:min(len(out.hits), limit)]
+	return out, nil
+}

@@ -1,0 +1,107 @@
+package ranking
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/doppel-search/doppel/indexer"
+)
+
+// TestTopIsBleveSort: the collector keeps the hits bleve's sort by
+// score, id and doc values keeps, in its order, with the same keys, for
+// any window — on random corpora under every policy, for random users and
+// words, and for match-all queries, whose scores all tie.
+func TestTopIsBleveSort(t *testing.T) {
+	for _, policy := range []indexer.Policy{indexer.Skip, indexer.Hidden, indexer.All} {
+		t.Run(policy.String(), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(11, uint64(policy)))
+			c := newCorpus(t, r, policy, 60)
+			s := New(c.ix, Options{})
+			ctx := context.Background()
+			for i := range 60 {
+				user := randomGroups(r)
+				q := vocab[r.IntN(len(vocab))]
+				if i%5 == 0 {
+					q = ""
+				}
+				cq, err := s.compile(q, Plain)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fq := s.filtered(cq.text, Request{Groups: user})
+				window := 1 + r.IntN(40)
+				withValues := r.IntN(2) == 0
+				got, err := s.top(ctx, fq, window, withValues)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := s.candidates(ctx, fq, window, false, false, withValues)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.total != want.Total || len(got.hits) != len(want.Hits) {
+					t.Fatalf("q=%q window %d: %d hits of %d, bleve %d of %d", q, window, len(got.hits), got.total, len(want.Hits), want.Total)
+				}
+				for j := range got.hits {
+					g, w := got.hits[j], want.Hits[j]
+					if g.ID != w.ID || g.Score != w.Score || !slices.Equal(g.Sort[1:], w.Sort[1:]) {
+						t.Fatalf("q=%q window %d, hit %d: %s %v %q, bleve %s %v %q", q, window, j, g.ID, g.Score, g.Sort, w.ID, w.Score, w.Sort)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestTopWithoutCollector: an index that ignores the collector (not
+// bleve's) gives errNoCollector, and searches fall back to bleve's sort.
+func TestTopWithoutCollector(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 1))
+	c := newCorpus(t, r, indexer.Skip, 20)
+	s := New(ignoring{c.ix}, Options{})
+	if _, err := s.top(context.Background(), s.filtered(s.mustCompile(t, vocab[0]), Request{}), 10, false); !errors.Is(err, errNoCollector) {
+		t.Fatalf("top: %v, want errNoCollector", err)
+	}
+	for _, facets := range []bool{false, true} {
+		want, err := New(c.ix, Options{}).Search(context.Background(), Request{Query: vocab[0], Facets: facets})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Search(context.Background(), Request{Query: vocab[0], Facets: facets})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Total != want.Total || got.Exact != want.Exact || len(got.Hits) != len(want.Hits) {
+			t.Fatalf("facets %v: %d (%v) %d hits, want %d (%v) %d", facets, got.Total, got.Exact, len(got.Hits), want.Total, want.Exact, len(want.Hits))
+		}
+		for i := range got.Hits {
+			if got.Hits[i].ID != want.Hits[i].ID {
+				t.Errorf("facets %v, hit %d: %s, want %s", facets, i, got.Hits[i].ID, want.Hits[i].ID)
+			}
+		}
+	}
+}
+
+// ignoring searches without the collector, as an index that is not
+// bleve's would.
+type ignoring struct{ *indexer.Index }
+
+func (x ignoring) Search(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	return x.Index.Search(context.WithValue(ctx, search.MakeDocumentMatchHandlerKey, nil), req)
+}
+
+func (s *Searcher) mustCompile(t *testing.T, q string) query.Query {
+	t.Helper()
+	cq, err := s.compile(q, Plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cq.text
+}
