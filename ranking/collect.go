@@ -5,6 +5,7 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -28,6 +29,7 @@ import (
 // search reads.
 type collector struct {
 	limit int              // hits kept
+	scan  uint64           // matches scored before the search stops (0: all)
 	order search.SortOrder // the keys read for them: score, id, then doc values
 
 	mu     sync.Mutex
@@ -36,9 +38,10 @@ type collector struct {
 
 // shardHits are the hits one index's search kept.
 type shardHits struct {
-	hits  []*search.DocumentMatch
-	total uint64
-	err   error
+	hits   []*search.DocumentMatch
+	total  uint64
+	err    error
+	capped bool // stopped after scan matches
 }
 
 // A hitHeap holds the kept hits, the worst on top: lower score, or the
@@ -91,25 +94,57 @@ func (c *collector) make(sctx *search.SearchContext) (search.DocumentMatchHandle
 		default:
 			sctx.DocumentMatchPool.Put(d)
 		}
+		if c.scan > 0 && sh.total >= c.scan {
+			sh.hits, sh.err = c.keys(sctx.IndexReader, kept)
+			sh.capped = true
+			return errScanned
+		}
 		return nil
 	}, false, nil
 }
 
-// keys reads the id and sort keys of the hits kept, from reader.
+// keys reads the id and sort keys of the hits kept, from reader: from
+// their stored fields (one decompression a document) when the index is
+// scorch's, else from doc values.
 func (c *collector) keys(reader index.IndexReader, kept hitHeap) ([]*search.DocumentMatch, error) {
 	if len(kept) == 0 {
 		return nil, nil
 	}
-	dvr, err := reader.DocValueReader(c.order.RequiredFields())
+	order := c.order.Copy()
+	// In index order: stored fields and doc values are read from
+	// compressed blocks, which the reader keeps while the next document
+	// is in the same one.
+	out := slices.Clone(kept)
+	slices.SortFunc(out, func(a, b *search.DocumentMatch) int { return a.IndexInternalID.Compare(b.IndexInternalID) })
+	if sr := indexer.NewStoredReader(reader); sr != nil {
+		need := map[string]bool{}
+		for _, f := range order.RequiredFields() {
+			need[f] = true
+		}
+		for _, d := range out {
+			found, err := sr.Visit(d.IndexInternalID, func(field string, value []byte) {
+				switch {
+				case field == "_id":
+					d.ID = string(value)
+				case need[field]:
+					order.UpdateVisitor(field, value)
+				}
+			})
+			if err != nil {
+				return nil, err
+			}
+			if !found {
+				return nil, fmt.Errorf("ranking: document %v vanished during its search", d.IndexInternalID)
+			}
+			d.Sort, d.DecodedSort = d.Sort[:0], d.DecodedSort[:0]
+			order.Value(d)
+		}
+		return out, nil
+	}
+	dvr, err := reader.DocValueReader(order.RequiredFields())
 	if err != nil {
 		return nil, err
 	}
-	order := c.order.Copy()
-	// In index order: doc values and stored ids are read by compressed
-	// chunks, which the reader keeps while the next document is in the
-	// same one.
-	out := slices.Clone(kept)
-	slices.SortFunc(out, func(a, b *search.DocumentMatch) int { return a.IndexInternalID.Compare(b.IndexInternalID) })
 	for _, d := range out {
 		if d.ID, err = reader.ExternalID(d.IndexInternalID); err != nil {
 			return nil, err
@@ -124,11 +159,16 @@ func (c *collector) keys(reader index.IndexReader, kept hitHeap) ([]*search.Docu
 }
 
 // ranked are the best hits of a search, by score and id, and how many
-// documents matched.
+// documents matched — or, if capped, were scored before the search
+// stopped at Options.MaxScan.
 type ranked struct {
-	hits  []*search.DocumentMatch
-	total uint64
+	hits   []*search.DocumentMatch
+	total  uint64
+	capped bool
 }
+
+// errScanned stops a search at Options.MaxScan matches.
+var errScanned = errors.New("ranking: scanned enough matches")
 
 // errNoCollector: the index searched did not take the collector (an
 // implementation that is not bleve's).
@@ -136,23 +176,24 @@ var errNoCollector = errors.New("ranking: the index ignored the collector")
 
 // top runs q and returns its best limit hits by score (ties by id), each
 // with the sort keys of candidates (score, id, cluster, master flag, and,
-// if withValues, the facet values), reading the keys of those hits only.
-// It returns errNoCollector when the index does not take the collector.
+// if withValues, the facet values), reading the keys of those hits only;
+// it stops after Options.MaxScan matches, with the best of them. It
+// returns errNoCollector when the index does not take the collector.
 func (s *Searcher) top(ctx context.Context, q query.Query, limit int, withValues bool) (ranked, error) {
 	order := search.SortOrder{&search.SortScore{Desc: true}, &search.SortDocID{},
 		&search.SortField{Field: indexer.FieldCluster}, &search.SortField{Field: indexer.FieldMaster}}
 	if withValues {
 		order = append(order, facetKeys()...)
 	}
-	c := &collector{limit: limit, order: order}
+	c := &collector{limit: limit, order: order, scan: uint64(max(s.opts.MaxScan, 0))}
 	req := bleve.NewSearchRequestOptions(q, limit, 0, false) // sorted by score alone: no doc values read per hit
 	res, err := s.ix.Search(context.WithValue(ctx, search.MakeDocumentMatchHandlerKey, search.MakeDocumentMatchHandler(c.make)), req)
-	if err != nil {
+	if err != nil && !errors.Is(err, errScanned) {
 		return ranked{}, s.searchError(ctx, err, true)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.shards) == 0 && res.Total > 0 {
+	if len(c.shards) == 0 && res != nil && res.Total > 0 {
 		return ranked{}, errNoCollector
 	}
 	var out ranked
@@ -162,6 +203,7 @@ func (s *Searcher) top(ctx context.Context, q query.Query, limit int, withValues
 		}
 		out.hits = append(out.hits, sh.hits...)
 		out.total += sh.total
+		out.capped = out.capped || sh.capped
 	}
 	slices.SortFunc(out.hits, func(a, b *search.DocumentMatch) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.ID, b.ID))
