@@ -211,3 +211,26 @@ func (s *Searcher) top(ctx context.Context, q query.Query, limit int, withValues
 	out.hits = out.hits[:min(len(out.hits), limit)]
 	return out, nil
 }
+
+// exists reports whether q matches a document, stopping at the first
+// match (a search counts every match otherwise).
+func (s *Searcher) exists(ctx context.Context, q query.Query) (bool, error) {
+	found := false
+	first := search.MakeDocumentMatchHandler(func(sctx *search.SearchContext) (search.DocumentMatchHandler, bool, error) {
+		return func(d *search.DocumentMatch) error {
+			if d == nil {
+				return nil
+			}
+			found = true
+			return errScanned
+		}, false, nil
+	})
+	res, err := s.ix.Search(context.WithValue(ctx, search.MakeDocumentMatchHandlerKey, first), bleve.NewSearchRequestOptions(q, 1, 0, false))
+	switch {
+	case errors.Is(err, errScanned):
+		return true, nil
+	case err != nil:
+		return false, s.searchError(ctx, err, false)
+	}
+	return found || res.Total > 0, nil
+}

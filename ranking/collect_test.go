@@ -105,3 +105,19 @@ func (s *Searcher) mustCompile(t *testing.T, q string) query.Query {
 	}
 	return cq.text
 }
+
+// TestExists stops at the first match, and works on an index that
+// ignores the collector.
+func TestExists(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 1))
+	c := newCorpus(t, r, indexer.Skip, 20)
+	ctx := context.Background()
+	for _, s := range []*Searcher{New(c.ix, Options{}), New(ignoring{c.ix}, Options{})} {
+		for q, want := range map[string]bool{vocab[0]: true, "nowhere": false} {
+			got, err := s.exists(ctx, s.filtered(s.mustCompile(t, q), Request{Groups: allGroups}))
+			if err != nil || got != want {
+				t.Errorf("exists(%q) = %v, %v; want %v", q, got, err, want)
+			}
+		}
+	}
+}
