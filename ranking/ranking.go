@@ -607,16 +607,16 @@ func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, out *Re
 }
 
 // collapseTop is collapse by relevance with the collector of top: the
-// best hits by score, at least Options.MaxCandidates of them, their
-// cluster keys read for those only. Total is the number of distinct
-// clusters when every matching document was kept, exact up to
-// Options.MaxCandidates; otherwise the number of matching documents, an
+// best hits by score (their window doubling until the page's clusters are
+// found), their cluster keys read for those only. Total is the number of
+// distinct clusters, counted as the matches come, exact up to
+// Options.MaxCandidates; beyond, the number of matching documents, an
 // upper bound. On a large index the search is bounded (Options.MaxScan):
 // first the tier, if it fills the page, then the query stopped after
 // MaxScan matches; either way Total is an upper bound, not exact.
 func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, out *Result) ([]string, map[string]*rep, error) {
 	need := r.Page * r.Size
-	window := max(3*need, 30, s.opts.MaxCandidates)
+	window := max(3*need, 30)
 	if rk, est, ok, err := s.tierHits(ctx, cq, r, window, false); err != nil {
 		return nil, nil, err
 	} else if ok {
@@ -627,14 +627,18 @@ func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, out 
 	}
 	q := s.filtered(cq.text, r)
 	for first := true; ; window *= 2 {
-		rk, err := s.top(ctx, q, window, false)
+		count := 0
+		if first {
+			count = s.opts.MaxCandidates
+		}
+		rk, err := s.top(ctx, q, window, false, count)
 		if err == nil && first && rk.total < uint64(r.Size) && cq.relaxed != nil {
 			// As in collapse: the page is filled with documents holding
 			// most of the words.
 			var relaxed query.Query
 			if relaxed, err = s.relaxed(cq); err == nil {
 				q, cq.relaxed = s.filtered(relaxed, r), nil
-				rk, err = s.top(ctx, q, window, false)
+				rk, err = s.top(ctx, q, window, false, count)
 			}
 		}
 		if err != nil {
@@ -649,8 +653,8 @@ func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, out 
 				if est, ok := s.estimate(cq); ok {
 					out.Total = max(out.Total, int(est))
 				}
-			case uint64(len(rk.hits)) >= rk.total: // every match kept
-				out.Total, out.Exact = len(order), len(order) <= s.opts.MaxCandidates
+			case rk.clusters >= 0: // every match counted
+				out.Total, out.Exact = rk.clusters, rk.clusters <= s.opts.MaxCandidates
 			default:
 				out.Total, out.Exact = int(rk.total), false
 			}
@@ -674,7 +678,7 @@ func (s *Searcher) tierHits(ctx context.Context, cq compiled, r Request, window 
 	if !known || n <= uint64(s.opts.MaxScan) {
 		return ranked{}, 0, false, nil
 	}
-	rk, err = s.top(ctx, s.filtered(cq.tier, r), window, withValues)
+	rk, err = s.top(ctx, s.filtered(cq.tier, r), window, withValues, 0)
 	if errors.Is(err, errNoCollector) {
 		return ranked{}, 0, false, nil
 	}
@@ -774,7 +778,7 @@ func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, out 
 // sort.
 func (s *Searcher) allCandidates(ctx context.Context, q query.Query, window int, byDate bool) ([]*search.DocumentMatch, uint64, bool, error) {
 	if !byDate {
-		rk, err := s.top(ctx, q, window, true)
+		rk, err := s.top(ctx, q, window, true, 0)
 		if !errors.Is(err, errNoCollector) {
 			return rk.hits, rk.total, rk.capped, err
 		}
