@@ -116,6 +116,17 @@ type Options struct {
 	// page that has it as written, and a member holding the line its
 	// master has only in other words stands for its cluster. Default 2.
 	PhraseBoost float64
+	// MaxScan bounds the work of one search on a large index: a search
+	// stops after scoring this many matching documents and answers from
+	// the best of them. A Plain query whose required words are each in
+	// more documents than that is first run on the first tier — the
+	// documents holding every word in their title, headings or anchor
+	// texts, the fields that name a page, ranked by those fields — and
+	// answered from it when it fills the page. Either way the result is marked inexact (Exact
+	// false; Total the fewest documents holding one of the words, an
+	// upper bound, or the documents scanned). Default 10,000; negative:
+	// no bound.
+	MaxScan int
 }
 
 // Syntax says how Request.Query is read.
@@ -315,6 +326,9 @@ func (o *Options) EnsureDefaults() *Options {
 	if o.PhraseBoost <= 0 {
 		o.PhraseBoost = 2
 	}
+	if o.MaxScan == 0 {
+		o.MaxScan = 10000
+	}
 	return o
 }
 
@@ -381,6 +395,12 @@ type compiled struct {
 	relaxed   func(common func(string) bool) query.Query
 	snippet   query.Query // the terms to mark in body snippets (nil: none)
 	truncated bool        // the Plain query was cut to MaxQueryBytes
+	// tier is the query on the first tier: the documents holding every
+	// required word in their title, headings or anchor texts, scored on
+	// those fields (nil: no plain word; see userquery.Parser.Within);
+	// required are those words' terms (userquery.Parser.Required).
+	tier     query.Query
+	required [][]string
 }
 
 // compile reads the query q in syntax syn; blank matches everything.
@@ -392,7 +412,11 @@ func (s *Searcher) compile(q string, syn Syntax) (compiled, error) {
 			words = append(words, c.Text)
 		}
 		p := s.plain.With(s.langs.forQuery(strings.Join(words, " ")))
-		c := compiled{text: s.bound(p.Build(parsed)), snippet: p.Snippet(parsed, indexer.FieldBody), truncated: parsed.Truncated}
+		c := compiled{text: s.bound(p.Build(parsed)), snippet: p.Snippet(parsed, indexer.FieldBody), truncated: parsed.Truncated,
+			required: p.Required(parsed)}
+		if t := p.Within(parsed, indexer.FieldTitle, indexer.FieldHeadings, indexer.FieldAnchors); t != nil {
+			c.tier = s.bound(t)
+		}
 		if p.Relaxed(parsed, nil) != nil {
 			c.relaxed = func(common func(string) bool) query.Query { return s.bound(p.Relaxed(parsed, common)) }
 		}
@@ -583,23 +607,38 @@ func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, out *Re
 }
 
 // collapseTop is collapse by relevance with the collector of top: the
-// best hits by score, at least Options.MaxCandidates of them, their
-// cluster keys read for those only. Total is the number of distinct
-// clusters when every matching document was kept, exact up to
-// Options.MaxCandidates; otherwise the number of matching documents, an
-// upper bound.
+// best hits by score (their window doubling until the page's clusters are
+// found), their cluster keys read for those only. Total is the number of
+// distinct clusters, counted as the matches come, exact up to
+// Options.MaxCandidates; beyond, the number of matching documents, an
+// upper bound. On a large index the search is bounded (Options.MaxScan):
+// first the tier, if it fills the page, then the query stopped after
+// MaxScan matches; either way Total is an upper bound, not exact.
 func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, out *Result) ([]string, map[string]*rep, error) {
-	q := s.filtered(cq.text, r)
 	need := r.Page * r.Size
-	for window, first := max(3*need, 30, s.opts.MaxCandidates), true; ; window *= 2 {
-		rk, err := s.top(ctx, q, window, false)
+	window := max(3*need, 30)
+	if rk, est, ok, err := s.tierHits(ctx, cq, r, window, false); err != nil {
+		return nil, nil, err
+	} else if ok {
+		if order, best := group(rk.hits, false, false, time.Time{}); len(order) >= need {
+			out.Total, out.Exact = est, false
+			return order, best, nil
+		}
+	}
+	q := s.filtered(cq.text, r)
+	for first := true; ; window *= 2 {
+		count := 0
+		if first {
+			count = s.opts.MaxCandidates
+		}
+		rk, err := s.top(ctx, q, window, false, count)
 		if err == nil && first && rk.total < uint64(r.Size) && cq.relaxed != nil {
 			// As in collapse: the page is filled with documents holding
 			// most of the words.
 			var relaxed query.Query
 			if relaxed, err = s.relaxed(cq); err == nil {
 				q, cq.relaxed = s.filtered(relaxed, r), nil
-				rk, err = s.top(ctx, q, window, false)
+				rk, err = s.top(ctx, q, window, false, count)
 			}
 		}
 		if err != nil {
@@ -608,9 +647,16 @@ func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, out 
 		order, best := group(rk.hits, false, false, time.Time{})
 		if first {
 			first = false
-			out.Total, out.Exact = int(rk.total), false
-			if uint64(len(rk.hits)) >= rk.total { // every match kept
-				out.Total, out.Exact = len(order), len(order) <= s.opts.MaxCandidates
+			switch {
+			case rk.capped:
+				out.Total, out.Exact = int(rk.total), false
+				if est, ok := s.estimate(cq); ok {
+					out.Total = max(out.Total, int(est))
+				}
+			case rk.clusters >= 0: // every match counted
+				out.Total, out.Exact = rk.clusters, rk.clusters <= s.opts.MaxCandidates
+			default:
+				out.Total, out.Exact = int(rk.total), false
 			}
 		}
 		if len(order) >= need || len(rk.hits) < window || uint64(window) >= rk.total {
@@ -619,31 +665,102 @@ func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, out 
 	}
 }
 
+// tierHits returns the best window hits (withValues: with their facet
+// values) of a Plain query's first tier (compiled.tier) and the estimate
+// of the documents the whole query matches, when each of its required
+// words is in more documents than Options.MaxScan; ok is false otherwise,
+// and the caller searches the whole query.
+func (s *Searcher) tierHits(ctx context.Context, cq compiled, r Request, window int, withValues bool) (rk ranked, est int, ok bool, err error) {
+	if cq.tier == nil || s.opts.MaxScan < 0 {
+		return ranked{}, 0, false, nil
+	}
+	n, known := s.estimate(cq)
+	if !known || n <= uint64(s.opts.MaxScan) {
+		return ranked{}, 0, false, nil
+	}
+	rk, err = s.top(ctx, s.filtered(cq.tier, r), window, withValues, 0)
+	if errors.Is(err, errNoCollector) {
+		return ranked{}, 0, false, nil
+	}
+	return rk, int(n), err == nil, err
+}
+
+// estimate returns an upper bound of the documents cq's text matches —
+// the fewest documents holding one of its required words, any of the
+// word's terms, from the index's term counts — and false when it cannot
+// say (no required word, or an index that is not an [*indexer.Index]).
+// Cost: one dictionary lookup per term.
+func (s *Searcher) estimate(cq compiled) (uint64, bool) {
+	ix := s.Index()
+	if ix == nil || len(cq.required) == 0 {
+		return 0, false
+	}
+	n, err := ix.Bleve().DocCount()
+	if err != nil {
+		return 0, false
+	}
+	share, release, err := s.ix.TermShares()
+	if err != nil {
+		return 0, false
+	}
+	defer release()
+	fewest := 1.0
+	for _, w := range cq.required {
+		held := 0.0
+		for _, t := range w {
+			held += share(t)
+		}
+		fewest = min(fewest, held)
+	}
+	return uint64(fewest*float64(n) + 0.5), true
+}
+
 // collapseAll is collapse reading every candidate (at most
 // Options.MaxCandidates) with its facet values: the documents the
 // section, type and language filters keep are grouped into clusters,
 // every one of them, and their facets counted. Total is then the number
-// of clusters, exact when every candidate was read.
+// of clusters, exact when every candidate was read. On a large index the
+// candidates are those of the first tier if it fills the page, else the
+// best of the first Options.MaxScan matches (see collapseTop): not exact.
 func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, out *Result) ([]string, map[string]*rep, error) {
-	q := s.filtered(cq.text, r)
-	window := s.opts.MaxCandidates
-	hits, total, err := s.allCandidates(ctx, q, window, r.ByDate)
-	if err == nil && total < uint64(r.Size) && cq.relaxed != nil {
-		var relaxed query.Query
-		if relaxed, err = s.relaxed(cq); err == nil {
-			hits, total, err = s.allCandidates(ctx, s.filtered(relaxed, r), window, r.ByDate)
-		}
-	}
-	if err != nil {
-		return nil, nil, err
-	}
 	f, k, now := r.filter(), 4, time.Now()
 	if r.ByDate {
 		k = 5
 	}
-	kept := slices.DeleteFunc(slices.Clone(hits), func(h *search.DocumentMatch) bool { return !f.keep(valuesOf(h, k, now)) })
-	order, best := group(kept, r.ByDate, true, now)
-	out.Total, out.Exact = len(order), total <= uint64(window)
+	window := s.opts.MaxCandidates
+	collapse := func(hits []*search.DocumentMatch) ([]string, map[string]*rep) {
+		kept := slices.DeleteFunc(slices.Clone(hits), func(h *search.DocumentMatch) bool { return !f.keep(valuesOf(h, k, now)) })
+		return group(kept, r.ByDate, true, now)
+	}
+	var order []string
+	var best map[string]*rep
+	tiered := false
+	if !r.ByDate {
+		rk, _, ok, err := s.tierHits(ctx, cq, r, window, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			order, best = collapse(rk.hits)
+			tiered = len(order) >= r.Page*r.Size
+		}
+	}
+	if !tiered {
+		q := s.filtered(cq.text, r)
+		hits, total, capped, err := s.allCandidates(ctx, q, window, r.ByDate)
+		if err == nil && total < uint64(r.Size) && !capped && cq.relaxed != nil {
+			var relaxed query.Query
+			if relaxed, err = s.relaxed(cq); err == nil {
+				hits, total, capped, err = s.allCandidates(ctx, s.filtered(relaxed, r), window, r.ByDate)
+			}
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		order, best = collapse(hits)
+		out.Exact = total <= uint64(window) && !capped
+	}
+	out.Total = len(order)
 	if r.Facets {
 		shown, err := s.shownValues(ctx, order, best, r, now)
 		if err != nil {
@@ -655,21 +772,22 @@ func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, out 
 }
 
 // allCandidates returns the best window hits of q with their facet
-// values as sort keys, and how many documents matched: by score with the
-// collector of top, or by date (or from an index that does not take the
-// collector) with bleve's sort.
-func (s *Searcher) allCandidates(ctx context.Context, q query.Query, window int, byDate bool) ([]*search.DocumentMatch, uint64, error) {
+// values as sort keys, how many documents matched, and whether the search
+// stopped at Options.MaxScan: by score with the collector of top, or by
+// date (or from an index that does not take the collector) with bleve's
+// sort.
+func (s *Searcher) allCandidates(ctx context.Context, q query.Query, window int, byDate bool) ([]*search.DocumentMatch, uint64, bool, error) {
 	if !byDate {
-		rk, err := s.top(ctx, q, window, true)
+		rk, err := s.top(ctx, q, window, true, 0)
 		if !errors.Is(err, errNoCollector) {
-			return rk.hits, rk.total, err
+			return rk.hits, rk.total, rk.capped, err
 		}
 	}
 	res, err := s.candidates(ctx, q, window, false, byDate, true)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
-	return res.Hits, res.Total, nil
+	return res.Hits, res.Total, false, nil
 }
 
 // shownValues returns the facet values of the hit each cluster of order

@@ -65,12 +65,8 @@ func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (
 	visible := func(q query.Query) query.Query { return s.filtered(q, Request{Groups: groups}) }
 	exact := bleve.NewTermQuery(typed)
 	exact.SetField(indexer.FieldWords)
-	res, err := s.ix.Search(ctx, bleve.NewSearchRequestOptions(visible(exact), 0, 0, false))
-	if err != nil {
-		return "", s.searchError(ctx, err, false)
-	}
-	if res.Total > 0 {
-		return "", nil
+	if held, err := s.exists(ctx, visible(exact)); err != nil || held {
+		return "", err
 	}
 	fuzzy := bleve.NewFuzzyQuery(typed)
 	fuzzy.SetField(indexer.FieldWords)
@@ -80,7 +76,7 @@ func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (
 	}
 	req := bleve.NewSearchRequestOptions(visible(s.bound(fuzzy)), suggestHits, 0, false)
 	req.IncludeLocations = true
-	res, err = s.ix.Search(ctx, req)
+	res, err := s.ix.Search(ctx, req)
 	if err != nil {
 		return "", s.searchError(ctx, err, false)
 	}

@@ -27,7 +27,7 @@ func (p *Parser) Query(s string) query.Query {
 // document but the excluded ones. When it matches nothing, run
 // [Parser.Relaxed].
 func (p *Parser) Build(q Parsed) query.Query {
-	return p.build(q, true, nil)
+	return p.build(q, true, nil, nil)
 }
 
 // Relaxed returns q's query with some plain words optional: scored as by
@@ -49,7 +49,7 @@ func (p *Parser) Relaxed(q Parsed, common func(term string) bool) query.Query {
 	if n < 2 {
 		return nil
 	}
-	return p.build(q, false, common)
+	return p.build(q, false, common, nil)
 }
 
 func plainText(q Parsed) string {
@@ -62,7 +62,9 @@ func plainText(q Parsed) string {
 	return strings.Join(words, " ")
 }
 
-func (p *Parser) build(q Parsed, strict bool, common func(string) bool) query.Query {
+// build makes q's query; the documents must hold the plain words in a
+// text field of within, if set, else of p.
+func (p *Parser) build(q Parsed, strict bool, common func(string) bool, within *Parser) query.Query {
 	var must, should, not []query.Query
 	for _, c := range q.Clauses {
 		if c.Occur == Should && c.Field == "" && !c.Phrase {
@@ -85,7 +87,11 @@ func (p *Parser) build(q Parsed, strict bool, common func(string) bool) query.Qu
 		ws := p.words(text)
 		should = append(should, ws...)
 		if len(ws) > 0 {
-			must = append(must, p.termsIn(text, strict, common))
+			if within != nil {
+				must = append(must, within.termsIn(text, strict, common))
+			} else {
+				must = append(must, p.termsIn(text, strict, common))
+			}
 		}
 	}
 	if len(must) == 0 && len(should) == 0 {
@@ -328,7 +334,7 @@ func (p *Parser) words(text string) []query.Query {
 			}
 		}
 		out = append(out, disjunction(tqs))
-		if len(dw) > 1 {
+		if len(dw) > 1 && !NoPhraseExp {
 			if ph := phrase(ws, f.Name, f.Boost*p.opts.PhraseBoost); ph != nil {
 				out = append(out, ph)
 			}
@@ -477,12 +483,13 @@ func (p *Parser) Snippet(q Parsed, field string) query.Query {
 	return disjunction(tqs)
 }
 
-// Within returns a filter — it scores nothing — for the documents that
-// hold every required plain word of q (any word if none is required) in
-// one of fields, text fields plain words are searched in: the first tier
-// of a tiered search, such as the fields that name a page (title,
-// headings, anchor texts). It is nil if q has no plain word with a term
-// in those fields.
+// Within returns q's query as a parser searching plain words in fields
+// alone (text fields of p's) would build it: for the documents holding
+// every required plain word of q (any word if none is required) in one
+// of fields, scored on those fields. It is the first tier of a tiered
+// search, such as the fields that name a page (title, headings, anchor
+// texts), and it never reads the other fields' posting lists. It is nil
+// if q has no plain word with a term in those fields.
 func (p *Parser) Within(q Parsed, fields ...string) query.Query {
 	text := plainText(q)
 	if text == "" {
@@ -491,10 +498,10 @@ func (p *Parser) Within(q Parsed, fields ...string) query.Query {
 	c := *p
 	c.opts.AllField = ""
 	c.text = slices.DeleteFunc(slices.Clone(p.text), func(f Field) bool { return !slices.Contains(fields, f.Name) })
-	if len(c.text) == 0 {
+	if len(c.text) == 0 || c.everyTerm(text, 0) == nil {
 		return nil
 	}
-	return c.everyTerm(text, 0)
+	return c.build(q, true, nil, nil)
 }
 
 // Required returns the terms of each distinct required plain word of q,
@@ -510,3 +517,5 @@ func (p *Parser) Required(q Parsed) [][]string {
 	}
 	return out
 }
+
+var NoPhraseExp bool

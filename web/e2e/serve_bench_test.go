@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -95,23 +96,23 @@ func (s *served) stop() {
 	})
 }
 
-// rss returns the process's resident memory and its peak (VmRSS, VmHWM)
-// in bytes.
-func (s *served) rss() (now, peak int64) {
+// rss returns the process's resident memory in bytes (/proc/PID/status):
+// VmRSS, VmHWM (its peak), RssAnon (the heap and stacks) and RssFile (the
+// index files mapped).
+func (s *served) rss() map[string]int64 {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
 	if err != nil {
-		return 0, 0
+		return nil
 	}
+	out := map[string]int64{}
 	for l := range strings.SplitSeq(string(data), "\n") {
+		var name string
 		var kb int64
-		if _, err := fmt.Sscanf(l, "VmRSS: %d kB", &kb); err == nil {
-			now = kb << 10
-		}
-		if _, err := fmt.Sscanf(l, "VmHWM: %d kB", &kb); err == nil {
-			peak = kb << 10
+		if _, err := fmt.Sscanf(l, "%s %d kB", &name, &kb); err == nil {
+			out[strings.TrimSuffix(name, ":")] = kb << 10
 		}
 	}
-	return now, peak
+	return out
 }
 
 // errTimeout is a search the server stopped at its deadline (503).
@@ -119,8 +120,9 @@ var errTimeout = errors.New("503: the search took too long")
 
 // A benchQuery is a query and what kind it is: "words" (one to three
 // words in a row of a document's text) or "title" (a document's title,
-// as known-item searches paste it).
-type benchQuery struct{ q, kind string }
+// as known-item searches paste it, with the document's cluster: found if
+// a hit of the first page is in it).
+type benchQuery struct{ q, kind, cluster string }
 
 // sampleQueries draws n documents at random from the index (their URLs
 // from the url field's terms) and makes of each a query of each kind;
@@ -166,7 +168,7 @@ func sampleQueries(b *testing.B, ix *indexer.Index, n int, seed uint64) []benchQ
 		}
 		k := 1 + rng.IntN(3)
 		i := rng.IntN(len(words) - k + 1)
-		out = append(out, benchQuery{strings.Join(words[i:i+k], " "), "words"}, benchQuery{d.Title, "title"})
+		out = append(out, benchQuery{strings.Join(words[i:i+k], " "), "words", ""}, benchQuery{d.Title, "title", d.Cluster})
 		if len(out) == 2*n {
 			break
 		}
@@ -192,11 +194,14 @@ func sampleQueries(b *testing.B, ix *indexer.Index, n int, seed uint64) []benchQ
 //     other, after 50 to warm up — half of them 1–3 words in a row of a
 //     document drawn at random, half its title (known-item) — with facets
 //     (what the UI asks) and with facets=0; p50 and p99 over all, and
-//     p99 per kind; then the server's resident memory (now and peak).
+//     p99 per kind, and known_item: the share of title queries whose
+//     document's cluster has a hit on the first page.
 //   - plain, plain_and: the same queries as a plain bleve search in this
 //     process, on the same index files (a match query of any word — as
 //     BenchmarkSiteFacets in package ranking — or of every word, over
 //     the _all field, Searchable, 10 hits, url, title and body loaded).
+//   - rss: the server's resident memory after the queries, its peak, and
+//     of it the heap (anon) and the index files mapped (file).
 //
 // Run it once per query:
 //
@@ -261,43 +266,62 @@ func BenchmarkServe(b *testing.B) {
 	warm, queries := all[:50], all[50:]
 	client := &http.Client{Timeout: 30 * time.Second}
 	// api asks the server; a search it stops at its deadline (503)
-	// counts, at the time it took, and is reported (errTimeout).
-	api := func(q, extra string) error {
+	// counts, at the time it took, and is reported (errTimeout). It
+	// returns the clusters of the first page's hits.
+	api := func(q, extra string) ([]string, error) {
 		resp, err := client.Get(srv.base + "/api/search?q=" + url.QueryEscape(q) + extra)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		switch resp.StatusCode {
 		case http.StatusOK:
-			return nil
+			var res struct{ Hits []struct{ Cluster string } }
+			err := json.Unmarshal(body, &res)
+			var clusters []string
+			for _, h := range res.Hits {
+				clusters = append(clusters, h.Cluster)
+			}
+			return clusters, err
 		case http.StatusServiceUnavailable:
-			return errTimeout
+			return nil, errTimeout
 		}
-		return fmt.Errorf("q=%q: %s: %s", q, resp.Status, body)
+		return nil, fmt.Errorf("q=%q: %s: %s", q, resp.Status, body)
 	}
-	plain := func(q string, op query.MatchQueryOperator) error {
+	plain := func(q string, op query.MatchQueryOperator) ([]string, error) {
 		mq := bleve.NewMatchQuery(q)
 		mq.Analyzer = indexer.AnalyzerName // else bleve takes the _all field's from whichever document type it meets first
 		mq.SetOperator(op)
 		req := bleve.NewSearchRequestOptions(ix.Searchable(mq), 10, 0, false)
-		req.Fields = []string{indexer.FieldURL, indexer.FieldTitle, indexer.FieldBody}
-		_, err := ix.Search(context.Background(), req)
-		return err
+		req.Fields = []string{indexer.FieldURL, indexer.FieldTitle, indexer.FieldBody, indexer.FieldCluster}
+		res, err := ix.Search(context.Background(), req)
+		if err != nil {
+			return nil, err
+		}
+		var clusters []string
+		for _, h := range res.Hits {
+			c, _ := h.Fields[indexer.FieldCluster].(string)
+			clusters = append(clusters, c)
+		}
+		return clusters, nil
 	}
 	for _, q := range warm {
-		if err := errors.Join(api(q.q, ""), api(q.q, "&facets=0"), plain(q.q, query.MatchQueryOperatorOr)); err != nil && !errors.Is(err, errTimeout) {
+		_, err1 := api(q.q, "")
+		_, err2 := api(q.q, "&facets=0")
+		_, err3 := plain(q.q, query.MatchQueryOperatorOr)
+		if err := errors.Join(err1, err2, err3); err != nil && !errors.Is(err, errTimeout) {
 			b.Fatal(err)
 		}
 	}
-	run := func(b *testing.B, search func(q string) error) {
+	run := func(b *testing.B, search func(q string) ([]string, error)) {
 		lat := map[string][]time.Duration{}
-		i, timeouts := 0, 0
+		i, timeouts, titles, found := 0, 0, 0, 0
 		for b.Loop() {
 			q := queries[i%len(queries)]
 			start := time.Now()
-			if err := search(q.q); errors.Is(err, errTimeout) {
+			clusters, err := search(q.q)
+			if errors.Is(err, errTimeout) {
 				timeouts++
 				b.Logf("timeout: %q", q.q)
 			} else if err != nil {
@@ -306,6 +330,12 @@ func BenchmarkServe(b *testing.B) {
 			d := time.Since(start)
 			lat[q.kind] = append(lat[q.kind], d)
 			lat[""] = append(lat[""], d)
+			if q.kind == "title" {
+				titles++
+				if slices.Contains(clusters, q.cluster) {
+					found++
+				}
+			}
 			i++
 		}
 		pct := func(ls []time.Duration, p int) float64 {
@@ -318,11 +348,24 @@ func BenchmarkServe(b *testing.B) {
 		b.ReportMetric(pct(lat["title"], 99), "titles_p99_ms")
 		b.ReportMetric(pct(lat[""], 100), "max_ms")
 		b.ReportMetric(float64(timeouts), "timeouts")
+		if titles > 0 {
+			b.ReportMetric(float64(found)/float64(titles), "known_item")
+		}
 	}
-	b.Run("facets", func(b *testing.B) { run(b, func(q string) error { return api(q, "") }) })
-	b.Run("collapsed", func(b *testing.B) { run(b, func(q string) error { return api(q, "&facets=0") }) })
-	b.Run("plain", func(b *testing.B) { run(b, func(q string) error { return plain(q, query.MatchQueryOperatorOr) }) })
-	b.Run("plain_and", func(b *testing.B) { run(b, func(q string) error { return plain(q, query.MatchQueryOperatorAnd) }) })
-	now, peak := srv.rss()
-	b.Logf("doppel serve: RSS %d MB, peak %d MB", now>>20, peak>>20)
+	b.Run("facets", func(b *testing.B) { run(b, func(q string) ([]string, error) { return api(q, "") }) })
+	b.Run("collapsed", func(b *testing.B) { run(b, func(q string) ([]string, error) { return api(q, "&facets=0") }) })
+	b.Run("plain", func(b *testing.B) {
+		run(b, func(q string) ([]string, error) { return plain(q, query.MatchQueryOperatorOr) })
+	})
+	b.Run("plain_and", func(b *testing.B) {
+		run(b, func(q string) ([]string, error) { return plain(q, query.MatchQueryOperatorAnd) })
+	})
+	b.Run("rss", func(b *testing.B) { // the server's, after the queries
+		m := srv.rss()
+		b.ReportMetric(float64(m["VmRSS"]>>20), "rss_MB")
+		b.ReportMetric(float64(m["VmHWM"]>>20), "peak_rss_MB")
+		b.ReportMetric(float64(m["RssAnon"]>>20), "anon_MB")
+		b.ReportMetric(float64(m["RssFile"]>>20), "file_MB")
+		b.ReportMetric(0, "ns/op")
+	})
 }
