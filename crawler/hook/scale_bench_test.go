@@ -1,0 +1,145 @@
+package hook_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/doppel-search/doppel/crawler/hook"
+	"github.com/doppel-search/doppel/dedup"
+)
+
+// BenchmarkDetectorScale feeds the documents of DOPPEL_SYNTH (a JSONL
+// corpus such as `ndd synth -from SITE.jsonl -n 1000000 -lines 30` of
+// ../shared/kit makes; skipped without it) to a detector with the crawl's
+// settings, as a crawl feeds it: DetectorOptions (all three candidate
+// sources, the edit allowance), the verification sets in a file, signed
+// on every core and inserted in order, and re-clustered each time the
+// count has doubled since the last re-clustering (from 1,000 on, as
+// package crawler does). Each document gets a URL under one host, as a
+// page has. It reports the rate of the first 100,000 documents
+// (docs/s_100k: as a crawl of 100,000 pages would, with the
+// re-clusterings until then) and of all of them (docs/s, MB/s of text),
+// their ratio (all/100k: the crawl's detector is flat when that is near
+// 1), and the live heap per document at the end; it logs the rate at
+// each tenth of the corpus.
+func BenchmarkDetectorScale(b *testing.B) {
+	path := os.Getenv("DOPPEL_SYNTH")
+	if path == "" {
+		b.Skip("DOPPEL_SYNTH (a JSONL corpus from ndd synth) is not set")
+	}
+	const window = 100_000
+	for b.Loop() {
+		opts := hook.DetectorOptions()
+		opts.SetsFile = filepath.Join(b.TempDir(), "sets")
+		det, err := dedup.New(nil, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var base runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&base)
+		total, err := countLines(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var (
+			n, since, last, text int
+			start                = time.Now()
+			first                time.Duration
+			reclusters           int
+		)
+		ctx := context.Background()
+		err = det.AddSeq(ctx, synthDocs(path, &text), runtime.GOMAXPROCS(0), func(dedup.Result) error {
+			n++
+			if since++; since >= max(1000, last) {
+				as, err := det.Recluster(ctx)
+				if err != nil {
+					return err
+				}
+				since, last = 0, len(as)
+				reclusters++
+			}
+			if n == window {
+				first = time.Since(start)
+			}
+			if n%max(total/10, 1) == 0 {
+				el := time.Since(start)
+				b.Logf("%d documents: %v, %.0f docs/s, %d re-clusterings", n, el.Round(time.Millisecond), float64(n)/el.Seconds(), reclusters)
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		elapsed := time.Since(start)
+		if n < 2*window {
+			b.Skipf("%d documents: the benchmark compares the first %d with all", n, window)
+		}
+		var after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		rate, rate100k := float64(n)/elapsed.Seconds(), window/first.Seconds()
+		b.ReportMetric(rate100k, "docs/s_100k")
+		b.ReportMetric(rate, "docs/s")
+		b.ReportMetric(rate/rate100k, "all/100k")
+		b.ReportMetric(float64(text)/1e6/elapsed.Seconds(), "MB/s")
+		b.ReportMetric(float64(after.HeapAlloc-base.HeapAlloc)/float64(n), "heap_B/doc")
+		b.Logf("%d documents in %v, %d re-clusterings, %d clusters", n, elapsed.Round(time.Millisecond), reclusters, det.Stats().Clusters)
+		if err := det.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// countLines counts the documents of a JSONL file.
+func countLines(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+	}
+	return n, sc.Err()
+}
+
+// synthDocs reads the documents of a JSONL corpus ({"id", "text"}),
+// adding each one's text length to *text.
+func synthDocs(path string, text *int) iter.Seq2[dedup.Document, error] {
+	return func(yield func(dedup.Document, error) bool) {
+		f, err := os.Open(path)
+		if err != nil {
+			yield(dedup.Document{}, err)
+			return
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			var doc struct{ ID, Text string }
+			if err := json.Unmarshal(sc.Bytes(), &doc); err != nil {
+				yield(dedup.Document{}, err)
+				return
+			}
+			*text += len(doc.Text)
+			if !yield(dedup.Document{ID: doc.ID, Text: doc.Text, URL: fmt.Sprintf("http://intranet.example/%s.html", doc.ID)}, nil) {
+				return
+			}
+		}
+		if err := sc.Err(); err != nil {
+			yield(dedup.Document{}, err)
+		}
+	}
+}
