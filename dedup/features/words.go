@@ -40,6 +40,9 @@ thur thurs fri sat sun 月 火 水 木 金 土 日 월 화 수 목 금 토 일`)
 // O(len(tokens)).
 func dateMask(tokens []string) []bool {
 	drop := make([]bool, len(tokens))
+	if !slices.ContainsFunc(tokens, leadingDigit) {
+		return drop // every date form has a number
+	}
 	markMonthNameDates(tokens, drop)
 	markNumericDates(tokens, drop)
 	markCJKDates(tokens, drop)
@@ -52,7 +55,8 @@ func dateMask(tokens []string) []bool {
 func markMonthNameDates(tokens []string, drop []bool) {
 	number := func(j int) bool { return j >= 0 && j < len(tokens) && (isDay(tokens[j]) || isYear(tokens[j])) }
 	for i, t := range tokens {
-		if !monthWords[t] {
+		// a month name counts with a number next to it: look it up only then
+		if !(i > 0 && leadingDigit(tokens[i-1]) || i+1 < len(tokens) && leadingDigit(tokens[i+1])) || !monthWords[t] {
 			continue
 		}
 		for _, dir := range []int{-1, 1} {
@@ -68,6 +72,9 @@ func markMonthNameDates(tokens []string, drop []bool) {
 // (year-month, month-year) that read as a date.
 func markNumericDates(tokens []string, drop []bool) {
 	for i := 0; i+1 < len(tokens); i++ {
+		if !leadingDigit(tokens[i]) {
+			continue
+		}
 		if i+2 < len(tokens) && isNumericDate3(tokens[i], tokens[i+1], tokens[i+2]) {
 			drop[i], drop[i+1], drop[i+2] = true, true, true
 			continue
@@ -103,6 +110,9 @@ var cjkUnits = []struct {
 // whatever the date.
 func markCJKDates(tokens []string, drop []bool) {
 	for i := 0; i+3 < len(tokens); i++ {
+		if !leadingDigit(tokens[i]) {
+			continue
+		}
 		j, unit := i, 0
 		for j+1 < len(tokens) && unit < len(cjkUnits) {
 			u := cjkUnit(tokens[j], tokens[j+1], unit)
@@ -146,11 +156,15 @@ func cjkUnit(n, next string, from int) int {
 // part of a date.
 func markWeekdays(tokens []string, drop []bool) {
 	for i, t := range tokens {
-		if weekdayWords[t] && (i > 0 && drop[i-1] || i+1 < len(tokens) && drop[i+1]) {
+		if (i > 0 && drop[i-1] || i+1 < len(tokens) && drop[i+1]) && weekdayWords[t] {
 			drop[i] = true
 		}
 	}
 }
+
+// leadingDigit reports whether t starts with an ASCII digit, as every
+// number isDay, isMonth and isYear accept does.
+func leadingDigit(t string) bool { return t != "" && t[0] >= '0' && t[0] <= '9' }
 
 // isDay reports whether t is a day of the month: 1 to 31, with at most two
 // digits, possibly an English ordinal ("2nd", "31st").
