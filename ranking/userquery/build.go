@@ -334,7 +334,7 @@ func (p *Parser) words(text string) []query.Query {
 			}
 		}
 		out = append(out, disjunction(tqs))
-		if len(dw) > 1 && !NoPhraseExp {
+		if len(dw) > 1 {
 			if ph := phrase(ws, f.Name, f.Boost*p.opts.PhraseBoost); ph != nil {
 				out = append(out, ph)
 			}
@@ -517,5 +517,3 @@ func (p *Parser) Required(q Parsed) [][]string {
 	}
 	return out
 }
-
-var NoPhraseExp bool
