@@ -482,8 +482,8 @@ func (s *Searcher) relaxed(cq compiled) (query.Query, error) {
 func (s *Searcher) filtered(q query.Query, r Request) query.Query {
 	bq := bleve.NewBooleanQuery()
 	bq.AddMust(q)
-	bq.AddMust(indexer.VisibleTo(r.Groups))
-	bq.AddMustNot(memberRecords())
+	bq.AddMust(userquery.Filter(indexer.VisibleTo(r.Groups)))
+	bq.AddMustNot(userquery.Filter(memberRecords()))
 	if r.Host != "" {
 		// A host given without its port matches it on any port.
 		h := query.Query(bleve.NewRegexpQuery(regexp.QuoteMeta(strings.ToLower(r.Host)) + `(:[0-9]+)?`))
@@ -492,13 +492,13 @@ func (s *Searcher) filtered(q query.Query, r Request) query.Query {
 		}
 		h.(query.FieldableQuery).SetField(indexer.FieldHost)
 		h.(query.BoostableQuery).SetBoost(0)
-		bq.AddMust(h)
+		bq.AddMust(userquery.Filter(h))
 	}
 	if !r.Since.IsZero() || !r.Until.IsZero() {
 		dr := bleve.NewDateRangeQuery(r.Since, r.Until)
 		dr.SetField(indexer.FieldLastModified)
 		dr.SetBoost(0)
-		bq.AddMust(dr)
+		bq.AddMust(userquery.Filter(dr))
 	}
 	return bq
 }

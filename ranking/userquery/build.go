@@ -1,13 +1,17 @@
 package userquery
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
 )
 
 // Query parses s and returns the bleve query; see Parse and Build.
@@ -88,9 +92,9 @@ func (p *Parser) build(q Parsed, strict bool, common func(string) bool, within *
 		should = append(should, ws...)
 		if len(ws) > 0 {
 			if within != nil {
-				must = append(must, within.termsIn(text, strict, common))
+				must = append(must, Filter(within.termsIn(text, strict, common)))
 			} else {
-				must = append(must, p.termsIn(text, strict, common))
+				must = append(must, Filter(p.termsIn(text, strict, common)))
 			}
 		}
 	}
@@ -516,4 +520,28 @@ func (p *Parser) Required(q Parsed) [][]string {
 		}
 	}
 	return out
+}
+
+// Filter returns q as a filter: it matches the documents q matches, with
+// a score of 0, and its searcher reads no term frequencies or norms
+// (bleve's Score "none"). A conjunction of terms is then an intersection
+// of the posting lists' bitmaps, and skipping ahead in a long posting
+// list jumps to the target instead of decoding the frequency and norm of
+// every posting passed over: on the index of a million pages of
+// docs/measurements.md, a search's median CPU time halves (47 → 22 ms).
+// Cost: none beyond q's own.
+func Filter(q query.Query) query.Query {
+	if q == nil {
+		return nil
+	}
+	return filter{q}
+}
+
+// filter is the query of Filter.
+type filter struct{ query.Query }
+
+// Searcher returns the searcher of f's query, scoring nothing.
+func (f filter) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	options.Score = "none"
+	return f.Query.Searcher(ctx, i, m, options)
 }
