@@ -127,6 +127,12 @@ type Options struct {
 	// upper bound, or the documents scanned). Default 10,000; negative:
 	// no bound.
 	MaxScan int
+	// MaxWords is how many of a Plain query's distinct words are
+	// searched: a longer one (a pasted title or paragraph) is reduced to
+	// its MaxWords rarest words in the index, the others neither required
+	// nor scored (userquery.Parser.Reduce). Default 12; negative: every
+	// word.
+	MaxWords int
 }
 
 // Syntax says how Request.Query is read.
@@ -329,6 +335,9 @@ func (o *Options) EnsureDefaults() *Options {
 	if o.MaxScan == 0 {
 		o.MaxScan = 10000
 	}
+	if o.MaxWords == 0 {
+		o.MaxWords = 12
+	}
 	return o
 }
 
@@ -411,7 +420,7 @@ func (s *Searcher) compile(q string, syn Syntax) (compiled, error) {
 		for _, c := range parsed.Clauses {
 			words = append(words, c.Text)
 		}
-		p := s.plain.With(s.langs.forQuery(strings.Join(words, " ")))
+		p := s.reduce(s.plain.With(s.langs.forQuery(strings.Join(words, " "))), parsed)
 		c := compiled{text: s.bound(p.Build(parsed)), snippet: p.Snippet(parsed, indexer.FieldBody), truncated: parsed.Truncated,
 			required: p.Required(parsed)}
 		if t := p.Within(parsed, indexer.FieldTitle, indexer.FieldHeadings, indexer.FieldAnchors); t != nil {
@@ -428,6 +437,21 @@ func (s *Searcher) compile(q string, syn Syntax) (compiled, error) {
 	}
 	text = s.bound(s.langs.inLanguages(text))
 	return compiled{text: text, snippet: text}, nil
+}
+
+// reduce returns p reduced to Options.MaxWords of q's plain words (see
+// userquery.Parser.Reduce), or p if q has no more or the index's term
+// counts cannot be read.
+func (s *Searcher) reduce(p *userquery.Parser, q userquery.Parsed) *userquery.Parser {
+	if s.opts.MaxWords <= 0 {
+		return p
+	}
+	share, release, err := s.ix.TermShares()
+	if err != nil {
+		return p
+	}
+	defer release()
+	return p.Reduce(q, s.opts.MaxWords, share)
 }
 
 // bound limits the expansion of q's multi-term queries to
@@ -482,8 +506,8 @@ func (s *Searcher) relaxed(cq compiled) (query.Query, error) {
 func (s *Searcher) filtered(q query.Query, r Request) query.Query {
 	bq := bleve.NewBooleanQuery()
 	bq.AddMust(q)
-	bq.AddMust(indexer.VisibleTo(r.Groups))
-	bq.AddMustNot(memberRecords())
+	bq.AddMust(userquery.Filter(indexer.VisibleTo(r.Groups)))
+	bq.AddMustNot(userquery.Filter(memberRecords()))
 	if r.Host != "" {
 		// A host given without its port matches it on any port.
 		h := query.Query(bleve.NewRegexpQuery(regexp.QuoteMeta(strings.ToLower(r.Host)) + `(:[0-9]+)?`))
@@ -492,13 +516,13 @@ func (s *Searcher) filtered(q query.Query, r Request) query.Query {
 		}
 		h.(query.FieldableQuery).SetField(indexer.FieldHost)
 		h.(query.BoostableQuery).SetBoost(0)
-		bq.AddMust(h)
+		bq.AddMust(userquery.Filter(h))
 	}
 	if !r.Since.IsZero() || !r.Until.IsZero() {
 		dr := bleve.NewDateRangeQuery(r.Since, r.Until)
 		dr.SetField(indexer.FieldLastModified)
 		dr.SetBoost(0)
-		bq.AddMust(dr)
+		bq.AddMust(userquery.Filter(dr))
 	}
 	return bq
 }

@@ -97,6 +97,7 @@ type Parser struct {
 	an     map[string]analysis.Analyzer // the mapping's analyzer of each text field
 	named  *sync.Map                    // analyzer name → analysis.Analyzer (nil if the mapping lacks it)
 	lang   Languages
+	keep   map[string]bool // the terms of the plain words searched (nil: every word; see Reduce)
 }
 
 // Languages says how the text fields of a multilingual index are
