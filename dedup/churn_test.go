@@ -44,8 +44,8 @@ func checkStructures(t testing.TB, d *Detector) {
 		}
 		ref := d.ref(d.assigned.Of(idx))
 		cid, ok := d.clusters.Of(id)
-		if !ok || cid != ref.id {
-			t.Fatalf("%s: in cluster %s, number %d says %s", id, cid, d.assigned.Of(idx), ref.id)
+		if !ok || cid != idOf(ref.hash) {
+			t.Fatalf("%s: in cluster %s, number %d says %s", id, cid, d.assigned.Of(idx), idOf(ref.hash))
 		}
 		c := d.clusters.Get(cid)
 		if d.docs[ref.master] == nil || c.Master.ID != d.docs[ref.master].member.ID {

@@ -178,7 +178,7 @@ type Detector struct {
 	// slot, never reused (arrival order is slot order).
 	docs     []*record
 	byID     map[string]uint32
-	clusters *cluster.Set
+	clusters *clusterTable
 	adj      [][]int32 // verified near-duplicates of each document, for Star
 	stamp    []uint32  // candidate dedup: stamp[i] == gen when doc i was seen
 	gen      uint32
@@ -193,7 +193,6 @@ type Detector struct {
 	lexicons int                                      // I-Match lexicons listed (kinds IMatch…IMatch+lexicons−1)
 	hamming  *hamming.Index                           // each distinct fingerprint once, under its first document
 	assigned signatures.Clusters                      // cluster number of each document, master of each cluster
-	ids      []cluster.ID                             // cluster ids by number
 	matches  []hamming.Match                          // reused query buffer
 	groupOf  []int32                                  // per cluster number: its group of candidates in this Insert,
 	groupGen []uint32                                 // if groupGen == gen
@@ -216,15 +215,16 @@ type Detector struct {
 	sets *setFile
 }
 
-// clusterRef is what Insert needs of a cluster: its id and its master.
+// clusterRef is what Insert needs of a cluster: the 64 bits of its id
+// (which order clusters as their ids do) and its master.
 type clusterRef struct {
-	id     cluster.ID
+	hash   uint64
 	master uint32
 }
 
-// ref returns the id and master of cluster number g.
+// ref returns the id bits and master of cluster number g.
 func (d *Detector) ref(g uint32) clusterRef {
-	return clusterRef{id: d.ids[g], master: d.assigned.Master(g)}
+	return clusterRef{hash: d.clusters.hash[g], master: d.assigned.Master(g)}
 }
 
 // New returns a Detector that signs with the frozen statistics table
@@ -241,12 +241,12 @@ func New(table *stats.Table, opts Options) (*Detector, error) {
 		return nil, err
 	}
 	d := &Detector{
-		opts:     o,
-		ext:      ext,
-		byID:     map[string]uint32{},
-		clusters: cluster.NewSet(o.Master),
-		limits:   o.fanoutLimits(),
+		opts:   o,
+		ext:    ext,
+		byID:   map[string]uint32{},
+		limits: o.fanoutLimits(),
 	}
+	d.clusters = newClusterTable(d)
 	d.lists = signatures.NewMemory(d.limits)
 	d.assigned = &signatures.MemoryClusters{}
 	d.collect = d.scan.collect
@@ -521,25 +521,23 @@ func (d *Detector) assign(idx uint32, rec *record, pairs bool) Result {
 	}
 	found, best, bestScore, dense := d.verify(idx, rec, pairs)
 	if best >= 0 {
-		ref := d.ref(uint32(best))
+		g := uint32(best)
 		res.Duplicate = true
 		res.Edited = d.opts.EditAllowance > 0 && bestScore < d.opts.Threshold
 		rec.edited = res.Edited
-		res.Cluster = ref.id
-		d.assigned.Join(idx, uint32(best))
-		if !d.noTakeover && d.mayLead(rec, bestScore, ref.id) {
-			res.NewMaster = d.clusters.Join(ref.id, rec.member)
-		} else {
-			d.clusters.JoinAsMember(ref.id, rec.member)
-		}
+		res.Cluster = d.clusters.id(g)
+		// mayLead is false unless the policy prefers rec to the master.
+		res.NewMaster = !d.noTakeover && d.mayLead(rec, bestScore, g)
+		d.clusters.join(g, idx)
+		d.assigned.Join(idx, g)
 		if res.NewMaster {
-			d.assigned.SetMaster(uint32(best), idx)
+			d.assigned.SetMaster(g, idx)
 			d.stats.NewMasters++
 		}
 	} else {
 		res.Cluster = d.found(idx)
 	}
-	res.Master = d.clusters.Get(res.Cluster).Master.ID
+	res.Master = d.docs[d.assigned.Master(d.assigned.Of(idx))].member.ID
 	if pairs {
 		res.Pairs = d.link(idx, found)
 	}
@@ -567,7 +565,7 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 			s, ok := d.match(rec, d.docs[ref.master])
 			if ok {
 				found = append(found, verified{ref.master, s})
-				if s > bestScore || s == bestScore && ref.id < d.ids[best] {
+				if s > bestScore || s == bestScore && ref.hash < d.clusters.hash[best] {
 					best, bestScore = int(g.cluster), s
 				}
 			}
@@ -624,8 +622,8 @@ func (d *Detector) link(idx uint32, found []verified) []Pair {
 	return pairs
 }
 
-// mayLead reports whether rec, joining the cluster id with similarity
-// score to its master, may become the cluster's master if the master
+// mayLead reports whether rec, joining the cluster number g with
+// similarity score to its master, may become the cluster's master if the master
 // policy prefers it. Under the edit allowance it may only if it is a copy
 // at the Threshold of the master and of every member that joined at the
 // Threshold: an index leaves such members out as copies of the master
@@ -633,20 +631,21 @@ func (d *Detector) link(idx uint32, found []verified) []Pair {
 // copy of the old master need not be one of the new. A cluster of more
 // than MaxFanout members keeps its master. Cost: O(cluster size)
 // verifications when the policy prefers rec, none otherwise.
-func (d *Detector) mayLead(rec *record, score float64, id cluster.ID) bool {
-	c := d.clusters.Get(id)
-	if !d.opts.Master.Better(rec.member, c.Master) {
+func (d *Detector) mayLead(rec *record, score float64, g uint32) bool {
+	master := d.assigned.Master(g)
+	if !d.opts.Master.Better(rec.member, d.docs[master].member) {
 		return false
 	}
 	if d.opts.EditAllowance == 0 {
 		return true
 	}
-	if score < d.opts.Threshold || d.opts.MaxFanout > 0 && len(c.Members) > d.opts.MaxFanout {
+	members := d.clusters.members(g)
+	if score < d.opts.Threshold || d.opts.MaxFanout > 0 && len(members) > d.opts.MaxFanout {
 		return false
 	}
-	for _, m := range c.Members {
-		other := d.docs[d.byID[m.ID]]
-		if m.ID == c.Master.ID || other.edited {
+	for _, m := range members {
+		other := d.docs[m]
+		if m == master || other.edited {
 			continue
 		}
 		if s, ok := d.match(rec, other); !ok || s < d.opts.Threshold {
@@ -659,9 +658,7 @@ func (d *Detector) mayLead(rec *record, score float64, id cluster.ID) bool {
 // found makes document idx the founder of a new cluster and returns its
 // id.
 func (d *Detector) found(idx uint32) cluster.ID {
-	id := d.clusters.Found(d.docs[idx].member)
-	d.assigned.Found(idx)
-	d.ids = append(d.ids, id)
+	id := d.clusters.found(d.assigned.Found(idx), d.docs[idx].member.ID)
 	d.groupOf = append(d.groupOf, 0)
 	d.groupGen = append(d.groupGen, 0)
 	d.seenGen = append(d.seenGen, 0)
@@ -1030,9 +1027,7 @@ func (d *Detector) Cluster(id cluster.ID) (cluster.Cluster, bool) {
 	if c == nil {
 		return cluster.Cluster{}, false
 	}
-	cp := *c
-	cp.Members = slices.Clone(c.Members)
-	return cp, true
+	return *c, true
 }
 
 // Clusters returns a copy of every cluster, in order of creation.
@@ -1044,7 +1039,6 @@ func (d *Detector) Clusters() []cluster.Cluster {
 	out := make([]cluster.Cluster, len(all))
 	for i, c := range all {
 		out[i] = *c
-		out[i].Members = slices.Clone(c.Members)
 	}
 	return out
 }
@@ -1068,15 +1062,20 @@ func (d *Detector) Assignments() []Assignment {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	out := make([]Assignment, 0, len(d.byID))
-	for _, rec := range d.docs {
-		if rec == nil {
-			continue
+	for i, rec := range d.docs {
+		if rec != nil {
+			out = append(out, d.assignment(uint32(i)))
 		}
-		cid, _ := d.clusters.Of(rec.member.ID)
-		master := d.clusters.Get(cid).Master.ID
-		out = append(out, Assignment{ID: rec.member.ID, Cluster: cid, Master: master, Edited: rec.edited && master != rec.member.ID})
 	}
 	return out
+}
+
+// assignment returns the online assignment of the stored document idx.
+func (d *Detector) assignment(idx uint32) Assignment {
+	rec := d.docs[idx]
+	g := d.assigned.Of(idx)
+	master := d.docs[d.assigned.Master(g)].member.ID
+	return Assignment{ID: rec.member.ID, Cluster: d.clusters.id(g), Master: master, Edited: rec.edited && master != rec.member.ID}
 }
 
 // StarAssignments re-clusters every document added so far by the star
