@@ -72,6 +72,9 @@ func (d *Detector) Recluster(ctx context.Context) ([]Assignment, error) {
 		rec.edited = false
 		d.insert(rec)
 	}
+	if d.sets != nil {
+		d.sets.renumber(d.docs)
+	}
 	d.noTakeover, d.prefer = false, nil
 	for g, size := range d.clusters.size {
 		if size > 1 {
