@@ -109,10 +109,10 @@ func checkLists(t testing.TB, d *Detector) {
 				sigs[j][sig] = append(sigs[j][sig], idx)
 			}
 		}
-		for _, b := range slices.Compact(slices.Sorted(slices.Values(rec.bands))) {
+		for _, b := range slices.Compact(slices.Sorted(slices.Values(d.bandsOf(rec)))) {
 			bands[b] = append(bands[b], idx)
 		}
-		if rec.bands != nil {
+		if rec.banded {
 			sketches[rec.whole] = append(sketches[rec.whole], idx)
 		}
 		for _, s := range slices.Compact(slices.Sorted(slices.Values(rec.supers))) {

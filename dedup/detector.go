@@ -112,11 +112,15 @@ type Stats struct {
 // record is what the Detector keeps of a document: its signatures, not
 // its text.
 type record struct {
-	member     cluster.Member
-	set        []uint64       // sorted verification set (shingles or cosine words)
-	sketch     minhash.Sketch // nil once signed when verification is exact (Hybrid, Exact)
+	member cluster.Member
+	set    []uint64       // sorted verification set (shingles or cosine words)
+	sketch minhash.Sketch // nil once signed when verification is exact (Hybrid, Exact)
+	// bands: the LSH band keys, from signing until the document is
+	// listed; then nil, and bandsOf computes them again from the set or
+	// sketch (128 bytes a document less).
 	bands      []uint64
-	whole      uint64 // hash of the whole sketch, when bands is set: exact copies share it
+	banded     bool   // the document has band keys
+	whole      uint64 // hash of the whole sketch, when banded: exact copies share it
 	fp         simhash.Simhash
 	sigs       []imatch.Signature
 	supers     []uint64
@@ -157,7 +161,8 @@ func (p *Prepared) Fingerprint() Fingerprint {
 // concurrent use: Prepare, which does the signing, runs concurrently;
 // Insert, Remove, Update and Refresh are serialized.
 //
-// Memory: the signatures of every document stored (not its text), in the
+// Memory: the signatures of every document stored (not its text, nor its
+// LSH band keys, computed again from its set when it is removed), in the
 // candidate lists too; a removed document, or the old place of one that
 // left its cluster on Update, keeps about 40 bytes of bookkeeping (its
 // place in the arrival order is never reused). The candidate lists and
@@ -375,7 +380,7 @@ func (d *Detector) prepareWith(doc Document, s signers) *Prepared {
 			rec.supers = minhash.SuperShingles(rec.sketch, 6)
 		default:
 			rec.bands = minhash.Bands(rec.sketch, o.Bands, o.Rows)
-			if rec.bands != nil {
+			if rec.banded = rec.bands != nil; rec.banded {
 				rec.whole = minhash.Bands(rec.sketch, 1, len(rec.sketch))[0]
 			}
 		}
@@ -450,14 +455,33 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 	return res, d.setsErr()
 }
 
-// spill moves the verification set of the document in slot idx to the
+// spill drops the band keys of the document in slot idx, now listed
+// (bandsOf computes them again), and moves its verification set to the
 // set file, if there is one.
 func (d *Detector) spill(idx uint32, rec *record) {
+	rec.bands = nil
 	if d.sets == nil || rec.set == nil {
 		return
 	}
 	d.sets.put(idx, rec.set)
 	rec.set, rec.slot, rec.spilled = nil, idx, true
+}
+
+// bandsOf returns rec's LSH band keys: those signing gave while it has
+// them, else computed again from its sketch or, under exact verification
+// (which keeps no sketch), from its set as signing did (the set file is
+// read into buffer 0). Nil for a document without band keys. Cost: one
+// sketch of the set, and a read, once the document is listed.
+func (d *Detector) bandsOf(rec *record) []uint64 {
+	switch {
+	case !rec.banded:
+		return nil
+	case rec.bands != nil:
+		return rec.bands
+	case rec.sketch != nil:
+		return minhash.Bands(rec.sketch, d.opts.Bands, d.opts.Rows)
+	}
+	return minhash.Bands(d.minhash.Fast(d.setOf(rec, 0)), d.opts.Bands, d.opts.Rows)
 }
 
 // setOf returns rec's verification set, from memory or the set file
@@ -788,8 +812,8 @@ func (d *Detector) appendKeys(keys []signatures.Key, rec *record) []signatures.K
 			keys = append(keys, signatures.IMatchKey(i, sig))
 		}
 	}
-	if rec.bands != nil {
-		for _, b := range rec.bands {
+	if rec.banded {
+		for _, b := range d.bandsOf(rec) {
 			keys = append(keys, signatures.Key{Kind: signatures.Band, Sum: b})
 		}
 		keys = append(keys, signatures.Key{Kind: signatures.Sketch, Sum: rec.whole})

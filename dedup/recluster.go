@@ -31,7 +31,8 @@ import (
 // order (masters first); Remove, Update and Insert go on from these
 // clusters. Stats counters that only grow keep counting; Reclusters
 // counts the calls. Cost: that of adding every stored document again
-// (signatures are reused, not recomputed). ctx is checked before
+// (signatures are reused, not recomputed, but for the LSH band keys,
+// computed from each set again). ctx is checked before
 // anything changes: once begun, the rebuild runs to its end.
 func (d *Detector) Recluster(ctx context.Context) ([]Assignment, error) {
 	d.mu.Lock()

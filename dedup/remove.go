@@ -464,21 +464,24 @@ func (d *Detector) unlink(idx uint32) {
 // documents of its cluster: the earliest member that has the list's key
 // and is not in it takes the free place.
 type refill struct {
-	has  func(*record) bool // the record has the key
+	has  func(*record) bool // the record has the key; nil for a band key, which refill checks
+	band uint64             // the band key, when has is nil
 	held func(uint32) bool  // the list holds the document
 	add  func(uint32)
 	done bool
 }
 
 // unlist takes document idx out of the list of k and notes a refill if
-// the list asks for one.
+// the list asks for one; has says whether a record has k (nil for a band
+// key).
 func (d *Detector) unlist(k signatures.Key, idx, group uint32, has func(*record) bool, refills *[]refill) {
 	removed, full := d.lists.Remove(k, idx)
 	if !removed || !full {
 		return
 	}
 	*refills = append(*refills, refill{
-		has: has,
+		has:  has,
+		band: k.Sum,
 		held: func(id uint32) bool {
 			return slices.ContainsFunc(d.lists.Get(k), func(e signatures.Entry) bool { return e.ID == id })
 		},
@@ -502,12 +505,12 @@ func (d *Detector) unindex(idx uint32, rec *record) {
 			d.unlist(signatures.IMatchKey(i, sig), idx, g, func(r *record) bool { return i < len(r.sigs) && r.sigs[i] == sig }, &refills)
 		}
 	}
-	if rec.bands != nil {
-		for _, b := range rec.bands {
-			d.unlist(signatures.Key{Kind: signatures.Band, Sum: b}, idx, g, func(r *record) bool { return slices.Contains(r.bands, b) }, &refills)
+	if rec.banded {
+		for _, b := range d.bandsOf(rec) {
+			d.unlist(signatures.Key{Kind: signatures.Band, Sum: b}, idx, g, nil, &refills)
 		}
 		whole := rec.whole
-		d.unlist(signatures.Key{Kind: signatures.Sketch, Sum: whole}, idx, g, func(r *record) bool { return r.bands != nil && r.whole == whole }, &refills)
+		d.unlist(signatures.Key{Kind: signatures.Sketch, Sum: whole}, idx, g, func(r *record) bool { return r.banded && r.whole == whole }, &refills)
 	}
 	for _, s := range rec.supers {
 		d.unlist(signatures.Key{Kind: signatures.Super, Sum: s}, idx, g, func(r *record) bool { return slices.Contains(r.supers, s) }, &refills)
@@ -534,9 +537,20 @@ func (d *Detector) refill(idx, g uint32, refills []refill) {
 	left := len(refills)
 	for _, m := range d.memberSlots(g, idx) {
 		rec := d.docs[m]
+		var bands []uint64 // rec's band keys, once a band refill asks
+		banded := false
+		has := func(f *refill) bool {
+			if f.has != nil {
+				return f.has(rec)
+			}
+			if !banded {
+				bands, banded = d.bandsOf(rec), true
+			}
+			return slices.Contains(bands, f.band)
+		}
 		for i := range refills {
 			f := &refills[i]
-			if !f.done && f.has(rec) && !f.held(m) {
+			if !f.done && has(f) && !f.held(m) {
 				f.add(m)
 				f.done = true
 				left--

@@ -54,15 +54,15 @@ type snapshot struct {
 
 // snapRecord is a record; Live false for a removed document's slot.
 type snapRecord struct {
-	Live               bool
-	Member             cluster.Member
-	Set, Sketch, Bands []uint64
-	Supers             []uint64
-	Whole, FP, Content uint64
-	Sigs               []imatch.Signature
-	Unsignable, Edited bool
-	Spilled            bool
-	Slot               uint32
+	Live                bool
+	Member              cluster.Member
+	Set, Sketch, Supers []uint64
+	Banded              bool // its band keys are computed again (bandsOf)
+	Whole, FP, Content  uint64
+	Sigs                []imatch.Signature
+	Unsignable, Edited  bool
+	Spilled             bool
+	Slot                uint32
 }
 
 // optionsKey names what in o decides signatures and clusters: not where
@@ -109,7 +109,7 @@ func (d *Detector) WriteSnapshot(w io.Writer) error {
 	s.Docs = make([]snapRecord, len(d.docs))
 	for i, r := range d.docs {
 		if r != nil {
-			s.Docs[i] = snapRecord{Live: true, Member: r.member, Set: r.set, Sketch: r.sketch, Bands: r.bands, Supers: r.supers,
+			s.Docs[i] = snapRecord{Live: true, Member: r.member, Set: r.set, Sketch: r.sketch, Banded: r.banded, Supers: r.supers,
 				Whole: r.whole, FP: uint64(r.fp), Content: r.content, Sigs: r.sigs, Unsignable: r.unsignable, Edited: r.edited,
 				Spilled: r.spilled, Slot: r.slot}
 		}
@@ -196,7 +196,7 @@ func (d *Detector) restore(s *snapshot) error {
 		if !r.Live {
 			continue
 		}
-		d.docs[i] = &record{member: r.Member, set: r.Set, sketch: r.Sketch, bands: r.Bands, supers: r.Supers, whole: r.Whole,
+		d.docs[i] = &record{member: r.Member, set: r.Set, sketch: r.Sketch, banded: r.Banded, supers: r.Supers, whole: r.Whole,
 			fp: simhash.Simhash(r.FP), content: r.Content, sigs: r.Sigs, unsignable: r.Unsignable, edited: r.Edited,
 			spilled: r.Spilled, slot: r.Slot}
 		d.byID[r.Member.ID] = uint32(i)
