@@ -118,19 +118,19 @@ type record struct {
 	// bands: the LSH band keys, from signing until the document is
 	// listed; then nil, and bandsOf computes them again from the set or
 	// sketch (128 bytes a document less).
-	bands      []uint64
-	banded     bool   // the document has band keys
-	whole      uint64 // hash of the whole sketch, when banded: exact copies share it
-	fp         simhash.Simhash
-	sigs       []imatch.Signature
-	supers     []uint64
-	unsignable bool
-	edited     bool   // joined its cluster through the edit allowance
-	content    uint64 // Fingerprint.Content
+	bands   []uint64
+	sigs    []imatch.Signature
+	supers  []uint64
+	whole   uint64 // hash of the whole sketch, when banded: exact copies share it
+	fp      simhash.Simhash
+	content uint64 // Fingerprint.Content
 	// spilled: set is in the Detector's set file (Options.SetsDir) under
 	// slot, not in memory.
-	spilled bool
-	slot    uint32
+	slot       uint32
+	spilled    bool
+	banded     bool // the document has band keys
+	unsignable bool
+	edited     bool // joined its cluster through the edit allowance
 }
 
 // A Prepared document has been signed and awaits [Detector.Insert] or
