@@ -118,7 +118,7 @@ func (m *Map[K, E]) Add(k K, id, group uint32) Outcome {
 	case !ok:
 		m.stats.Keys++
 		m.stats.Entries++
-		m.single.set(k, e)
+		m.single.add(k, e)
 		return Added
 	}
 	if m.lim.PerGroup > 0 && len(list) >= m.lim.PerGroup {
@@ -189,7 +189,7 @@ func (m *Map[K, E]) Remove(k K, id uint32) (removed, refill bool) {
 		m.stats.Keys--
 	case 2:
 		delete(m.lists, k)
-		m.single.set(k, list[1-i])
+		m.single.add(k, list[1-i])
 	default:
 		m.lists[k] = slices.Delete(list, i, i+1)
 	}
@@ -215,7 +215,7 @@ func (m *Map[K, E]) Restore(k K, list []E) {
 	m.single.remove(k)
 	delete(m.lists, k)
 	if len(list) == 1 {
-		m.single.set(k, list[0])
+		m.single.add(k, list[0])
 		return
 	}
 	m.lists[k] = slices.Clip(list)

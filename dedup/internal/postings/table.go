@@ -14,7 +14,7 @@ const shards = 256
 // stays between 0.7 and 0.875.
 const maxLoadNum, maxLoadDen = 7, 8
 
-// A table maps keys to one value each, like a Go map, in about 20 bytes
+// A table maps keys to one value each, like a Go map, in about 21 bytes
 // an entry for 8-byte keys and values (a Go map takes 19 to 34 bytes, 26
 // on average, as its tables split at once when keys are hashes): open
 // addressing with linear probing and Robin Hood displacement, in shards
@@ -27,14 +27,23 @@ type table[K comparable, V any] struct {
 	shard  []shard[K, V] // nil until the first set
 }
 
-// A shard is one open-addressing array: slot i holds keys[i] and vals[i]
-// when bit i of used is set.
+// A shard is one open-addressing array: slot i holds a key and its value
+// when dist[i] > 0, at dist[i]−1 slots from the key's home slot.
 type shard[K comparable, V any] struct {
-	keys []K
-	vals []V
-	used []uint64
-	n    int
+	slots []slot[K, V]
+	dist  []uint8
+	n     int
 }
+
+// A slot is a key and its value, side by side: one cache line to read.
+type slot[K comparable, V any] struct {
+	k K
+	v V
+}
+
+// maxDist is the largest dist a slot records; a key that would go
+// farther makes its shard grow.
+const maxDist = 255
 
 // hash returns the hash of k: uint64 keys (the signatures, already
 // hashes) mixed, others through maphash.
@@ -58,29 +67,18 @@ func home(h uint64, n int) int {
 	return int(hi)
 }
 
-func (s *shard[K, V]) isUsed(i int) bool { return s.used[i>>6]&(1<<(i&63)) != 0 }
-
-// dist returns how far slot i is from the home of the key it holds.
-func (s *shard[K, V]) dist(t *table[K, V], i int) int {
-	d := i - home(t.hash(s.keys[i]), len(s.keys))
-	if d < 0 {
-		d += len(s.keys)
-	}
-	return d
-}
-
 // find returns the slot of k in s, or -1.
-func (s *shard[K, V]) find(t *table[K, V], k K, h uint64) int {
-	n := len(s.keys)
+func (s *shard[K, V]) find(k K, h uint64) int {
+	n := len(s.slots)
 	if n == 0 {
 		return -1
 	}
 	i := home(h, n)
-	for d := 0; ; d++ {
-		if !s.isUsed(i) || s.dist(t, i) < d {
+	for d := 1; ; d++ {
+		if int(s.dist[i]) < d { // empty, or a key nearer its home: k would be here
 			return -1
 		}
-		if s.keys[i] == k {
+		if s.slots[i].k == k {
 			return i
 		}
 		if i++; i == n {
@@ -101,48 +99,51 @@ func (t *table[K, V]) of(h uint64) *shard[K, V] {
 func (t *table[K, V]) get(k K) (V, bool) {
 	h := t.hash(k)
 	if s := t.of(h); s != nil {
-		if i := s.find(t, k, h); i >= 0 {
-			return s.vals[i], true
+		if i := s.find(k, h); i >= 0 {
+			return s.slots[i].v, true
 		}
 	}
 	var zero V
 	return zero, false
 }
 
-// set gives k the value v, adding k if it is not in t. Cost: O(1)
-// expected, amortized.
-func (t *table[K, V]) set(k K, v V) {
+// add adds k, which is not in t, with the value v. Cost: O(1) expected,
+// amortized.
+func (t *table[K, V]) add(k K, v V) {
 	h := t.hash(k)
 	if t.shard == nil {
 		t.shard = make([]shard[K, V], shards)
 	}
 	s := t.of(h)
-	if i := s.find(t, k, h); i >= 0 {
-		s.vals[i] = v
-		return
-	}
-	if (s.n+1)*maxLoadDen > len(s.keys)*maxLoadNum {
+	if (s.n+1)*maxLoadDen > len(s.slots)*maxLoadNum {
 		s.grow(t)
 	}
-	s.insert(t, k, v, h)
+	if k, v, ok := s.insert(k, v, h); !ok {
+		s.grow(t)
+		s.put(t, k, v)
+	}
 	t.n++
 }
 
-// insert puts k, not in s, into s, which has a free slot.
-func (s *shard[K, V]) insert(t *table[K, V], k K, v V, h uint64) {
-	n := len(s.keys)
+// insert puts k, not in s, into s, which has a free slot, and reports
+// true. If a key would land maxDist slots or more from its home, it
+// reports false with that key and its value, which are then not in s
+// (the others are, k among them if it is not the one returned).
+func (s *shard[K, V]) insert(k K, v V, h uint64) (K, V, bool) {
+	n := len(s.slots)
 	i := home(h, n)
-	for d := 0; ; d++ {
-		if !s.isUsed(i) {
-			s.keys[i], s.vals[i] = k, v
-			s.used[i>>6] |= 1 << (i & 63)
-			s.n++
-			return
+	for d := 1; ; d++ {
+		if d > maxDist {
+			return k, v, false
 		}
-		if e := s.dist(t, i); e < d { // Robin Hood: the richer key moves on
-			s.keys[i], k = k, s.keys[i]
-			s.vals[i], v = v, s.vals[i]
-			d = e
+		if s.dist[i] == 0 {
+			s.slots[i], s.dist[i] = slot[K, V]{k, v}, uint8(d)
+			s.n++
+			return k, v, true
+		}
+		if e := int(s.dist[i]); e < d { // Robin Hood: the richer key moves on
+			s.slots[i], k, v = slot[K, V]{k, v}, s.slots[i].k, s.slots[i].v
+			s.dist[i], d = uint8(d), e
 		}
 		if i++; i == n {
 			i = 0
@@ -153,13 +154,25 @@ func (s *shard[K, V]) insert(t *table[K, V], k K, v V, h uint64) {
 // grow makes s a quarter larger (8 slots at least) and puts its keys
 // back.
 func (s *shard[K, V]) grow(t *table[K, V]) {
-	old := *s
-	n := max(8, len(old.keys)+len(old.keys)/4)
-	*s = shard[K, V]{keys: make([]K, n), vals: make([]V, n), used: make([]uint64, (n+63)/64)}
-	for i := range old.keys {
-		if old.isUsed(i) {
-			s.insert(t, old.keys[i], old.vals[i], t.hash(old.keys[i]))
+	old := s.slots
+	used := s.dist
+	n := max(8, len(old)+len(old)/4)
+	*s = shard[K, V]{slots: make([]slot[K, V], n), dist: make([]uint8, n)}
+	for i, sl := range old {
+		if used[i] != 0 {
+			s.put(t, sl.k, sl.v)
 		}
+	}
+}
+
+// put inserts k, not in s, growing s until every key fits.
+func (s *shard[K, V]) put(t *table[K, V], k K, v V) {
+	for {
+		var ok bool
+		if k, v, ok = s.insert(k, v, t.hash(k)); ok {
+			return
+		}
+		s.grow(t)
 	}
 }
 
@@ -171,27 +184,24 @@ func (t *table[K, V]) remove(k K) bool {
 	if s == nil {
 		return false
 	}
-	i := s.find(t, k, h)
+	i := s.find(k, h)
 	if i < 0 {
 		return false
 	}
 	// Backward shift: the keys after i that are not home move back one.
-	n := len(s.keys)
+	n := len(s.slots)
 	for {
 		j := i + 1
 		if j == n {
 			j = 0
 		}
-		if !s.isUsed(j) || s.dist(t, j) == 0 {
+		if s.dist[j] <= 1 {
 			break
 		}
-		s.keys[i], s.vals[i] = s.keys[j], s.vals[j]
+		s.slots[i], s.dist[i] = s.slots[j], s.dist[j]-1
 		i = j
 	}
-	var zk K
-	var zv V
-	s.keys[i], s.vals[i] = zk, zv
-	s.used[i>>6] &^= 1 << (i & 63)
+	s.slots[i], s.dist[i] = slot[K, V]{}, 0
 	s.n--
 	t.n--
 	return true
@@ -205,9 +215,9 @@ func (t *table[K, V]) len() int { return t.n }
 func (t *table[K, V]) each(fn func(K, V)) {
 	for si := range t.shard {
 		s := &t.shard[si]
-		for i := range s.keys {
-			if s.isUsed(i) {
-				fn(s.keys[i], s.vals[i])
+		for i, sl := range s.slots {
+			if s.dist[i] != 0 {
+				fn(sl.k, sl.v)
 			}
 		}
 	}

@@ -4,9 +4,16 @@ import (
 	"encoding/binary"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 )
+
+// put gives k the value v in t, as m[k] = v does in a map.
+func put[K comparable](t *table[K, Entry], k K, v Entry) {
+	t.remove(k)
+	t.add(k, v)
+}
 
 // checkTable compares t with the Go map want: the same keys and values
 // through get, len and each.
@@ -71,9 +78,9 @@ func TestTableAgainstMap(t *testing.T) {
 				default:
 					k := tc.key(r)
 					keys = append(keys, k)
-					tab.set(k, e)
+					put(&tab, k, e)
 					want[k] = e
-					stab.set(strconv.FormatUint(k, 10), e)
+					put(&stab, strconv.FormatUint(k, 10), e)
 					swant[strconv.FormatUint(k, 10)] = e
 				}
 				if i%1000 == 0 || i == tc.ops-1 {
@@ -105,7 +112,7 @@ func FuzzTable(f *testing.F) {
 			}
 			if ops[i]&1 == 0 {
 				e := Entry{ID: uint32(i), Group: uint32(ops[i])}
-				tab.set(k, e)
+				put(&tab, k, e)
 				want[k] = e
 				continue
 			}
@@ -117,4 +124,28 @@ func FuzzTable(f *testing.F) {
 		}
 		checkTable(t, &tab, want)
 	})
+}
+
+// TestShardFarKeys: keys of one home fill a run of slots; the one that
+// would land maxDist slots or more from its home is refused and handed back, and
+// every other key is still found.
+func TestShardFarKeys(t *testing.T) {
+	s := shard[uint64, Entry]{slots: make([]slot[uint64, Entry], 400), dist: make([]uint8, 400)}
+	var refused []uint64
+	for k := range uint64(300) {
+		if back, _, ok := s.insert(k, Entry{ID: uint32(k)}, 0); !ok {
+			refused = append(refused, back)
+		}
+	}
+	if len(refused) != 300-maxDist {
+		t.Fatalf("%d keys refused, want %d", len(refused), 300-maxDist)
+	}
+	for k := range uint64(300) {
+		if got, want := s.find(k, 0) >= 0, !slices.Contains(refused, k); got != want {
+			t.Errorf("key %d found %v, want %v", k, got, want)
+		}
+	}
+	if s.n != maxDist {
+		t.Errorf("n = %d, want %d", s.n, maxDist)
+	}
 }
