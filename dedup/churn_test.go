@@ -115,7 +115,7 @@ func checkLists(t testing.TB, d *Detector) {
 		if rec.banded {
 			sketches[rec.whole] = append(sketches[rec.whole], idx)
 		}
-		for _, s := range slices.Compact(slices.Sorted(slices.Values(rec.supers))) {
+		for _, s := range slices.Compact(slices.Sorted(slices.Values(rec.supers()))) {
 			supers[s] = append(supers[s], idx)
 		}
 	}

@@ -113,14 +113,11 @@ type Stats struct {
 // its text.
 type record struct {
 	member cluster.Member
-	set    []uint64       // sorted verification set (shingles or cosine words)
-	sketch minhash.Sketch // nil once signed when verification is exact (Hybrid, Exact)
-	// bands: the LSH band keys, from signing until the document is
-	// listed; then nil, and bandsOf computes them again from the set or
-	// sketch (128 bytes a document less).
-	bands   []uint64
-	sigs    []imatch.Signature
-	supers  []uint64
+	set    []uint64 // sorted verification set (shingles or cosine words)
+	sigs   []imatch.Signature
+	// more: the signatures only some methods keep; nil under exact
+	// verification (the default hybrid) once the document is listed.
+	more    *recordMore
 	whole   uint64 // hash of the whole sketch, when banded: exact copies share it
 	fp      simhash.Simhash
 	content uint64 // Fingerprint.Content
@@ -131,6 +128,41 @@ type record struct {
 	banded     bool // the document has band keys
 	unsignable bool
 	edited     bool // joined its cluster through the edit allowance
+}
+
+// recordMore is what a record keeps of its MinHash signatures.
+type recordMore struct {
+	sketch minhash.Sketch // nil once signed when verification is exact (Hybrid, Exact)
+	// bands: the LSH band keys, from signing until the document is
+	// listed; then nil, and bandsOf computes them again from the set or
+	// sketch (128 bytes a document less).
+	bands  []uint64
+	supers []uint64
+}
+
+// sketch returns rec's MinHash sketch, if it keeps one.
+func (rec *record) sketch() minhash.Sketch {
+	if rec.more == nil {
+		return nil
+	}
+	return rec.more.sketch
+}
+
+// bands returns rec's band keys while it keeps them (until it is
+// listed); bandsOf gives them always.
+func (rec *record) bands() []uint64 {
+	if rec.more == nil {
+		return nil
+	}
+	return rec.more.bands
+}
+
+// supers returns rec's super shingles (DSCSS).
+func (rec *record) supers() []uint64 {
+	if rec.more == nil {
+		return nil
+	}
+	return rec.more.supers
 }
 
 // A Prepared document has been signed and awaits [Detector.Insert] or
@@ -368,27 +400,29 @@ func (d *Detector) prepareWith(doc Document, s signers) *Prepared {
 		} else {
 			set = d.shingleSet(tokens)
 		}
+		more := &recordMore{}
 		if o.Method == Hybrid && o.Verify == Exact {
 			// The sketch only gives band keys to find candidates, which
 			// are then verified exactly: about one hash a shingle.
-			rec.sketch = d.minhash.Fast(set)
+			more.sketch = d.minhash.Fast(set)
 		} else {
-			rec.sketch = d.minhash.Sketch(set)
+			more.sketch = d.minhash.Sketch(set)
 		}
 		switch {
 		case o.Method == DSCSS:
-			rec.supers = minhash.SuperShingles(rec.sketch, 6)
+			more.supers = minhash.SuperShingles(more.sketch, 6)
 		default:
-			rec.bands = minhash.Bands(rec.sketch, o.Bands, o.Rows)
-			if rec.banded = rec.bands != nil; rec.banded {
-				rec.whole = minhash.Bands(rec.sketch, 1, len(rec.sketch))[0]
+			more.bands = minhash.Bands(more.sketch, o.Bands, o.Rows)
+			if rec.banded = more.bands != nil; rec.banded {
+				rec.whole = minhash.Bands(more.sketch, 1, len(more.sketch))[0]
 			}
 		}
 		if o.Method == Hybrid && o.Verify == Exact {
 			// Verification reads the set; the sketch has given its band
 			// keys and is not kept (128 values: 1 KiB a document).
-			rec.set, rec.sketch = set, nil
+			rec.set, more.sketch = set, nil
 		}
+		rec.more = more
 	}
 	if s.imatch != nil || s.simhash != nil {
 		s.signTerms(d.ext, rec, doc, d.ext.Features(tokens))
@@ -459,7 +493,11 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 // (bandsOf computes them again), and moves its verification set to the
 // set file, if there is one.
 func (d *Detector) spill(idx uint32, rec *record) {
-	rec.bands = nil
+	if m := rec.more; m != nil {
+		if m.bands = nil; m.sketch == nil && m.supers == nil {
+			rec.more = nil
+		}
+	}
 	if d.sets == nil || rec.set == nil {
 		return
 	}
@@ -476,10 +514,10 @@ func (d *Detector) bandsOf(rec *record) []uint64 {
 	switch {
 	case !rec.banded:
 		return nil
-	case rec.bands != nil:
-		return rec.bands
-	case rec.sketch != nil:
-		return minhash.Bands(rec.sketch, d.opts.Bands, d.opts.Rows)
+	case rec.bands() != nil:
+		return rec.bands()
+	case rec.sketch() != nil:
+		return minhash.Bands(rec.sketch(), d.opts.Bands, d.opts.Rows)
 	}
 	return minhash.Bands(d.minhash.Fast(d.setOf(rec, 0)), d.opts.Bands, d.opts.Rows)
 }
@@ -818,7 +856,7 @@ func (d *Detector) appendKeys(keys []signatures.Key, rec *record) []signatures.K
 		}
 		keys = append(keys, signatures.Key{Kind: signatures.Sketch, Sum: rec.whole})
 	}
-	for _, sh := range rec.supers {
+	for _, sh := range rec.supers() {
 		keys = append(keys, signatures.Key{Kind: signatures.Super, Sum: sh})
 	}
 	return keys
@@ -861,10 +899,10 @@ func (d *Detector) match(a, b *record) (float64, bool) {
 	case IMatchMulti:
 		return matchLexicons(a, b)
 	case MinHash:
-		s := a.sketch.Jaccard(b.sketch)
+		s := a.sketch().Jaccard(b.sketch())
 		return s, s >= d.opts.Threshold
 	case DSCSS:
-		n := minhash.SharedSuperShingles(a.supers, b.supers)
+		n := minhash.SharedSuperShingles(a.supers(), b.supers())
 		return float64(n) / 6, n >= 2
 	}
 	return d.matchHybrid(a, b)
@@ -888,10 +926,10 @@ func (d *Detector) matchHybrid(a, b *record) (float64, bool) {
 	var s float64
 	switch {
 	case o.Verify == Estimate && o.Similarity == Cosine:
-		j := a.sketch.Jaccard(b.sketch)
+		j := a.sketch().Jaccard(b.sketch())
 		s = 2 * j / (1 + j) // the cosine of two equal-sized sets with that Jaccard
 	case o.Verify == Estimate:
-		s = a.sketch.Jaccard(b.sketch)
+		s = a.sketch().Jaccard(b.sketch())
 	case o.Similarity == Cosine:
 		s = cosineOf(d.setOf(a, 0), d.setOf(b, 1))
 	default:

@@ -512,8 +512,8 @@ func (d *Detector) unindex(idx uint32, rec *record) {
 		whole := rec.whole
 		d.unlist(signatures.Key{Kind: signatures.Sketch, Sum: whole}, idx, g, func(r *record) bool { return r.banded && r.whole == whole }, &refills)
 	}
-	for _, s := range rec.supers {
-		d.unlist(signatures.Key{Kind: signatures.Super, Sum: s}, idx, g, func(r *record) bool { return slices.Contains(r.supers, s) }, &refills)
+	for _, s := range rec.supers() {
+		d.unlist(signatures.Key{Kind: signatures.Super, Sum: s}, idx, g, func(r *record) bool { return slices.Contains(r.supers(), s) }, &refills)
 	}
 	if len(refills) > 0 {
 		d.refill(idx, g, refills)

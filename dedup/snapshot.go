@@ -109,7 +109,7 @@ func (d *Detector) WriteSnapshot(w io.Writer) error {
 	s.Docs = make([]snapRecord, len(d.docs))
 	for i, r := range d.docs {
 		if r != nil {
-			s.Docs[i] = snapRecord{Live: true, Member: r.member, Set: r.set, Sketch: r.sketch, Banded: r.banded, Supers: r.supers,
+			s.Docs[i] = snapRecord{Live: true, Member: r.member, Set: r.set, Sketch: r.sketch(), Banded: r.banded, Supers: r.supers(),
 				Whole: r.whole, FP: uint64(r.fp), Content: r.content, Sigs: r.sigs, Unsignable: r.unsignable, Edited: r.edited,
 				Spilled: r.spilled, Slot: r.slot}
 		}
@@ -196,7 +196,11 @@ func (d *Detector) restore(s *snapshot) error {
 		if !r.Live {
 			continue
 		}
-		d.docs[i] = &record{member: r.Member, set: r.Set, sketch: r.Sketch, banded: r.Banded, supers: r.Supers, whole: r.Whole,
+		var more *recordMore
+		if r.Sketch != nil || r.Supers != nil {
+			more = &recordMore{sketch: r.Sketch, supers: r.Supers}
+		}
+		d.docs[i] = &record{member: r.Member, set: r.Set, more: more, banded: r.Banded, whole: r.Whole,
 			fp: simhash.Simhash(r.FP), content: r.Content, sigs: r.Sigs, unsignable: r.Unsignable, edited: r.Edited,
 			spilled: r.Spilled, slot: r.Slot}
 		d.byID[r.Member.ID] = uint32(i)
