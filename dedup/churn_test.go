@@ -44,8 +44,8 @@ func checkStructures(t testing.TB, d *Detector) {
 		}
 		ref := d.ref(d.assigned.Of(idx))
 		cid, ok := d.clusters.Of(id)
-		if !ok || cid != ref.id {
-			t.Fatalf("%s: in cluster %s, number %d says %s", id, cid, d.assigned.Of(idx), ref.id)
+		if !ok || cid != idOf(ref.hash) {
+			t.Fatalf("%s: in cluster %s, number %d says %s", id, cid, d.assigned.Of(idx), idOf(ref.hash))
 		}
 		c := d.clusters.Get(cid)
 		if d.docs[ref.master] == nil || c.Master.ID != d.docs[ref.master].member.ID {
@@ -109,13 +109,13 @@ func checkLists(t testing.TB, d *Detector) {
 				sigs[j][sig] = append(sigs[j][sig], idx)
 			}
 		}
-		for _, b := range slices.Compact(slices.Sorted(slices.Values(rec.bands))) {
+		for _, b := range slices.Compact(slices.Sorted(slices.Values(d.bandsOf(rec)))) {
 			bands[b] = append(bands[b], idx)
 		}
-		if rec.bands != nil {
+		if rec.banded {
 			sketches[rec.whole] = append(sketches[rec.whole], idx)
 		}
-		for _, s := range slices.Compact(slices.Sorted(slices.Values(rec.supers))) {
+		for _, s := range slices.Compact(slices.Sorted(slices.Values(rec.supers()))) {
 			supers[s] = append(supers[s], idx)
 		}
 	}

@@ -112,21 +112,57 @@ type Stats struct {
 // record is what the Detector keeps of a document: its signatures, not
 // its text.
 type record struct {
-	member     cluster.Member
-	set        []uint64       // sorted verification set (shingles or cosine words)
-	sketch     minhash.Sketch // nil once signed when verification is exact (Hybrid, Exact)
-	bands      []uint64
-	whole      uint64 // hash of the whole sketch, when bands is set: exact copies share it
-	fp         simhash.Simhash
-	sigs       []imatch.Signature
-	supers     []uint64
-	unsignable bool
-	edited     bool   // joined its cluster through the edit allowance
-	content    uint64 // Fingerprint.Content
+	member cluster.Member
+	set    []uint64 // sorted verification set (shingles or cosine words)
+	sigs   []imatch.Signature
+	// more: the signatures only some methods keep; nil under exact
+	// verification (the default hybrid) once the document is listed.
+	more    *recordMore
+	whole   uint64 // hash of the whole sketch, when banded: exact copies share it
+	fp      simhash.Simhash
+	content uint64 // Fingerprint.Content
 	// spilled: set is in the Detector's set file (Options.SetsDir) under
 	// slot, not in memory.
-	spilled bool
-	slot    uint32
+	slot       uint32
+	spilled    bool
+	banded     bool // the document has band keys
+	unsignable bool
+	edited     bool // joined its cluster through the edit allowance
+}
+
+// recordMore is what a record keeps of its MinHash signatures.
+type recordMore struct {
+	sketch minhash.Sketch // nil once signed when verification is exact (Hybrid, Exact)
+	// bands: the LSH band keys, from signing until the document is
+	// listed; then nil, and bandsOf computes them again from the set or
+	// sketch (128 bytes a document less).
+	bands  []uint64
+	supers []uint64
+}
+
+// sketch returns rec's MinHash sketch, if it keeps one.
+func (rec *record) sketch() minhash.Sketch {
+	if rec.more == nil {
+		return nil
+	}
+	return rec.more.sketch
+}
+
+// bands returns rec's band keys while it keeps them (until it is
+// listed); bandsOf gives them always.
+func (rec *record) bands() []uint64 {
+	if rec.more == nil {
+		return nil
+	}
+	return rec.more.bands
+}
+
+// supers returns rec's super shingles (DSCSS).
+func (rec *record) supers() []uint64 {
+	if rec.more == nil {
+		return nil
+	}
+	return rec.more.supers
 }
 
 // A Prepared document has been signed and awaits [Detector.Insert] or
@@ -157,7 +193,8 @@ func (p *Prepared) Fingerprint() Fingerprint {
 // concurrent use: Prepare, which does the signing, runs concurrently;
 // Insert, Remove, Update and Refresh are serialized.
 //
-// Memory: the signatures of every document stored (not its text), in the
+// Memory: the signatures of every document stored (not its text, nor its
+// LSH band keys, computed again from its set when it is removed), in the
 // candidate lists too; a removed document, or the old place of one that
 // left its cluster on Update, keeps about 40 bytes of bookkeeping (its
 // place in the arrival order is never reused). The candidate lists and
@@ -178,7 +215,7 @@ type Detector struct {
 	// slot, never reused (arrival order is slot order).
 	docs     []*record
 	byID     map[string]uint32
-	clusters *cluster.Set
+	clusters *clusterTable
 	adj      [][]int32 // verified near-duplicates of each document, for Star
 	stamp    []uint32  // candidate dedup: stamp[i] == gen when doc i was seen
 	gen      uint32
@@ -193,7 +230,6 @@ type Detector struct {
 	lexicons int                                      // I-Match lexicons listed (kinds IMatch…IMatch+lexicons−1)
 	hamming  *hamming.Index                           // each distinct fingerprint once, under its first document
 	assigned signatures.Clusters                      // cluster number of each document, master of each cluster
-	ids      []cluster.ID                             // cluster ids by number
 	matches  []hamming.Match                          // reused query buffer
 	groupOf  []int32                                  // per cluster number: its group of candidates in this Insert,
 	groupGen []uint32                                 // if groupGen == gen
@@ -216,15 +252,16 @@ type Detector struct {
 	sets *setFile
 }
 
-// clusterRef is what Insert needs of a cluster: its id and its master.
+// clusterRef is what Insert needs of a cluster: the 64 bits of its id
+// (which order clusters as their ids do) and its master.
 type clusterRef struct {
-	id     cluster.ID
+	hash   uint64
 	master uint32
 }
 
-// ref returns the id and master of cluster number g.
+// ref returns the id bits and master of cluster number g.
 func (d *Detector) ref(g uint32) clusterRef {
-	return clusterRef{id: d.ids[g], master: d.assigned.Master(g)}
+	return clusterRef{hash: d.clusters.hash[g], master: d.assigned.Master(g)}
 }
 
 // New returns a Detector that signs with the frozen statistics table
@@ -241,12 +278,12 @@ func New(table *stats.Table, opts Options) (*Detector, error) {
 		return nil, err
 	}
 	d := &Detector{
-		opts:     o,
-		ext:      ext,
-		byID:     map[string]uint32{},
-		clusters: cluster.NewSet(o.Master),
-		limits:   o.fanoutLimits(),
+		opts:   o,
+		ext:    ext,
+		byID:   map[string]uint32{},
+		limits: o.fanoutLimits(),
 	}
+	d.clusters = newClusterTable(d)
 	d.lists = signatures.NewMemory(d.limits)
 	d.assigned = &signatures.MemoryClusters{}
 	d.collect = d.scan.collect
@@ -363,27 +400,29 @@ func (d *Detector) prepareWith(doc Document, s signers) *Prepared {
 		} else {
 			set = d.shingleSet(tokens)
 		}
+		more := &recordMore{}
 		if o.Method == Hybrid && o.Verify == Exact {
 			// The sketch only gives band keys to find candidates, which
 			// are then verified exactly: about one hash a shingle.
-			rec.sketch = d.minhash.Fast(set)
+			more.sketch = d.minhash.Fast(set)
 		} else {
-			rec.sketch = d.minhash.Sketch(set)
+			more.sketch = d.minhash.Sketch(set)
 		}
 		switch {
 		case o.Method == DSCSS:
-			rec.supers = minhash.SuperShingles(rec.sketch, 6)
+			more.supers = minhash.SuperShingles(more.sketch, 6)
 		default:
-			rec.bands = minhash.Bands(rec.sketch, o.Bands, o.Rows)
-			if rec.bands != nil {
-				rec.whole = minhash.Bands(rec.sketch, 1, len(rec.sketch))[0]
+			more.bands = minhash.Bands(more.sketch, o.Bands, o.Rows)
+			if rec.banded = more.bands != nil; rec.banded {
+				rec.whole = minhash.Bands(more.sketch, 1, len(more.sketch))[0]
 			}
 		}
 		if o.Method == Hybrid && o.Verify == Exact {
 			// Verification reads the set; the sketch has given its band
 			// keys and is not kept (128 values: 1 KiB a document).
-			rec.set, rec.sketch = set, nil
+			rec.set, more.sketch = set, nil
 		}
+		rec.more = more
 	}
 	if s.imatch != nil || s.simhash != nil {
 		s.signTerms(d.ext, rec, doc, d.ext.Features(tokens))
@@ -450,14 +489,37 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 	return res, d.setsErr()
 }
 
-// spill moves the verification set of the document in slot idx to the
+// spill drops the band keys of the document in slot idx, now listed
+// (bandsOf computes them again), and moves its verification set to the
 // set file, if there is one.
 func (d *Detector) spill(idx uint32, rec *record) {
+	if m := rec.more; m != nil {
+		if m.bands = nil; m.sketch == nil && m.supers == nil {
+			rec.more = nil
+		}
+	}
 	if d.sets == nil || rec.set == nil {
 		return
 	}
 	d.sets.put(idx, rec.set)
 	rec.set, rec.slot, rec.spilled = nil, idx, true
+}
+
+// bandsOf returns rec's LSH band keys: those signing gave while it has
+// them, else computed again from its sketch or, under exact verification
+// (which keeps no sketch), from its set as signing did (the set file is
+// read into buffer 0). Nil for a document without band keys. Cost: one
+// sketch of the set, and a read, once the document is listed.
+func (d *Detector) bandsOf(rec *record) []uint64 {
+	switch {
+	case !rec.banded:
+		return nil
+	case rec.bands() != nil:
+		return rec.bands()
+	case rec.sketch() != nil:
+		return minhash.Bands(rec.sketch(), d.opts.Bands, d.opts.Rows)
+	}
+	return minhash.Bands(d.minhash.Fast(d.setOf(rec, 0)), d.opts.Bands, d.opts.Rows)
 }
 
 // setOf returns rec's verification set, from memory or the set file
@@ -521,25 +583,23 @@ func (d *Detector) assign(idx uint32, rec *record, pairs bool) Result {
 	}
 	found, best, bestScore, dense := d.verify(idx, rec, pairs)
 	if best >= 0 {
-		ref := d.ref(uint32(best))
+		g := uint32(best)
 		res.Duplicate = true
 		res.Edited = d.opts.EditAllowance > 0 && bestScore < d.opts.Threshold
 		rec.edited = res.Edited
-		res.Cluster = ref.id
-		d.assigned.Join(idx, uint32(best))
-		if !d.noTakeover && d.mayLead(rec, bestScore, ref.id) {
-			res.NewMaster = d.clusters.Join(ref.id, rec.member)
-		} else {
-			d.clusters.JoinAsMember(ref.id, rec.member)
-		}
+		res.Cluster = d.clusters.id(g)
+		// mayLead is false unless the policy prefers rec to the master.
+		res.NewMaster = !d.noTakeover && d.mayLead(rec, bestScore, g)
+		d.clusters.join(g, idx)
+		d.assigned.Join(idx, g)
 		if res.NewMaster {
-			d.assigned.SetMaster(uint32(best), idx)
+			d.assigned.SetMaster(g, idx)
 			d.stats.NewMasters++
 		}
 	} else {
 		res.Cluster = d.found(idx)
 	}
-	res.Master = d.clusters.Get(res.Cluster).Master.ID
+	res.Master = d.docs[d.assigned.Master(d.assigned.Of(idx))].member.ID
 	if pairs {
 		res.Pairs = d.link(idx, found)
 	}
@@ -567,7 +627,7 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 			s, ok := d.match(rec, d.docs[ref.master])
 			if ok {
 				found = append(found, verified{ref.master, s})
-				if s > bestScore || s == bestScore && ref.id < d.ids[best] {
+				if s > bestScore || s == bestScore && ref.hash < d.clusters.hash[best] {
 					best, bestScore = int(g.cluster), s
 				}
 			}
@@ -624,8 +684,8 @@ func (d *Detector) link(idx uint32, found []verified) []Pair {
 	return pairs
 }
 
-// mayLead reports whether rec, joining the cluster id with similarity
-// score to its master, may become the cluster's master if the master
+// mayLead reports whether rec, joining the cluster number g with
+// similarity score to its master, may become the cluster's master if the master
 // policy prefers it. Under the edit allowance it may only if it is a copy
 // at the Threshold of the master and of every member that joined at the
 // Threshold: an index leaves such members out as copies of the master
@@ -633,20 +693,21 @@ func (d *Detector) link(idx uint32, found []verified) []Pair {
 // copy of the old master need not be one of the new. A cluster of more
 // than MaxFanout members keeps its master. Cost: O(cluster size)
 // verifications when the policy prefers rec, none otherwise.
-func (d *Detector) mayLead(rec *record, score float64, id cluster.ID) bool {
-	c := d.clusters.Get(id)
-	if !d.opts.Master.Better(rec.member, c.Master) {
+func (d *Detector) mayLead(rec *record, score float64, g uint32) bool {
+	master := d.assigned.Master(g)
+	if !d.opts.Master.Better(rec.member, d.docs[master].member) {
 		return false
 	}
 	if d.opts.EditAllowance == 0 {
 		return true
 	}
-	if score < d.opts.Threshold || d.opts.MaxFanout > 0 && len(c.Members) > d.opts.MaxFanout {
+	members := d.clusters.members(g)
+	if score < d.opts.Threshold || d.opts.MaxFanout > 0 && len(members) > d.opts.MaxFanout {
 		return false
 	}
-	for _, m := range c.Members {
-		other := d.docs[d.byID[m.ID]]
-		if m.ID == c.Master.ID || other.edited {
+	for _, m := range members {
+		other := d.docs[m]
+		if m == master || other.edited {
 			continue
 		}
 		if s, ok := d.match(rec, other); !ok || s < d.opts.Threshold {
@@ -659,9 +720,7 @@ func (d *Detector) mayLead(rec *record, score float64, id cluster.ID) bool {
 // found makes document idx the founder of a new cluster and returns its
 // id.
 func (d *Detector) found(idx uint32) cluster.ID {
-	id := d.clusters.Found(d.docs[idx].member)
-	d.assigned.Found(idx)
-	d.ids = append(d.ids, id)
+	id := d.clusters.found(d.assigned.Found(idx), d.docs[idx].member.ID)
 	d.groupOf = append(d.groupOf, 0)
 	d.groupGen = append(d.groupGen, 0)
 	d.seenGen = append(d.seenGen, 0)
@@ -791,13 +850,13 @@ func (d *Detector) appendKeys(keys []signatures.Key, rec *record) []signatures.K
 			keys = append(keys, signatures.IMatchKey(i, sig))
 		}
 	}
-	if rec.bands != nil {
-		for _, b := range rec.bands {
+	if rec.banded {
+		for _, b := range d.bandsOf(rec) {
 			keys = append(keys, signatures.Key{Kind: signatures.Band, Sum: b})
 		}
 		keys = append(keys, signatures.Key{Kind: signatures.Sketch, Sum: rec.whole})
 	}
-	for _, sh := range rec.supers {
+	for _, sh := range rec.supers() {
 		keys = append(keys, signatures.Key{Kind: signatures.Super, Sum: sh})
 	}
 	return keys
@@ -840,10 +899,10 @@ func (d *Detector) match(a, b *record) (float64, bool) {
 	case IMatchMulti:
 		return matchLexicons(a, b)
 	case MinHash:
-		s := a.sketch.Jaccard(b.sketch)
+		s := a.sketch().Jaccard(b.sketch())
 		return s, s >= d.opts.Threshold
 	case DSCSS:
-		n := minhash.SharedSuperShingles(a.supers, b.supers)
+		n := minhash.SharedSuperShingles(a.supers(), b.supers())
 		return float64(n) / 6, n >= 2
 	}
 	return d.matchHybrid(a, b)
@@ -867,10 +926,10 @@ func (d *Detector) matchHybrid(a, b *record) (float64, bool) {
 	var s float64
 	switch {
 	case o.Verify == Estimate && o.Similarity == Cosine:
-		j := a.sketch.Jaccard(b.sketch)
+		j := a.sketch().Jaccard(b.sketch())
 		s = 2 * j / (1 + j) // the cosine of two equal-sized sets with that Jaccard
 	case o.Verify == Estimate:
-		s = a.sketch.Jaccard(b.sketch)
+		s = a.sketch().Jaccard(b.sketch())
 	case o.Similarity == Cosine:
 		s = cosineOf(d.setOf(a, 0), d.setOf(b, 1))
 	default:
@@ -1030,9 +1089,7 @@ func (d *Detector) Cluster(id cluster.ID) (cluster.Cluster, bool) {
 	if c == nil {
 		return cluster.Cluster{}, false
 	}
-	cp := *c
-	cp.Members = slices.Clone(c.Members)
-	return cp, true
+	return *c, true
 }
 
 // Clusters returns a copy of every cluster, in order of creation.
@@ -1044,7 +1101,6 @@ func (d *Detector) Clusters() []cluster.Cluster {
 	out := make([]cluster.Cluster, len(all))
 	for i, c := range all {
 		out[i] = *c
-		out[i].Members = slices.Clone(c.Members)
 	}
 	return out
 }
@@ -1068,15 +1124,20 @@ func (d *Detector) Assignments() []Assignment {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	out := make([]Assignment, 0, len(d.byID))
-	for _, rec := range d.docs {
-		if rec == nil {
-			continue
+	for i, rec := range d.docs {
+		if rec != nil {
+			out = append(out, d.assignment(uint32(i)))
 		}
-		cid, _ := d.clusters.Of(rec.member.ID)
-		master := d.clusters.Get(cid).Master.ID
-		out = append(out, Assignment{ID: rec.member.ID, Cluster: cid, Master: master, Edited: rec.edited && master != rec.member.ID})
 	}
 	return out
+}
+
+// assignment returns the online assignment of the stored document idx.
+func (d *Detector) assignment(idx uint32) Assignment {
+	rec := d.docs[idx]
+	g := d.assigned.Of(idx)
+	master := d.docs[d.assigned.Master(g)].member.ID
+	return Assignment{ID: rec.member.ID, Cluster: d.clusters.id(g), Master: master, Edited: rec.edited && master != rec.member.ID}
 }
 
 // StarAssignments re-clusters every document added so far by the star

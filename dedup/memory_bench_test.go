@@ -108,9 +108,9 @@ func signatureMemory(b *testing.B, n int, lshOnly bool) {
 		start := time.Now()
 		for i := range n {
 			rec := &record{member: cluster.Member{ID: fmt.Sprintf("doc%09d", i)}, set: []uint64{r.Uint64()},
-				bands: make([]uint64, d.opts.Bands), whole: r.Uint64(), content: r.Uint64()}
-			for j := range rec.bands {
-				rec.bands[j] = r.Uint64()
+				more: &recordMore{bands: make([]uint64, d.opts.Bands)}, banded: true, whole: r.Uint64(), content: r.Uint64()}
+			for j := range rec.more.bands {
+				rec.more.bands[j] = r.Uint64()
 			}
 			if !lshOnly {
 				rec.fp = simhash.Simhash(r.Uint64())

@@ -31,7 +31,8 @@ import (
 // order (masters first); Remove, Update and Insert go on from these
 // clusters. Stats counters that only grow keep counting; Reclusters
 // counts the calls. Cost: that of adding every stored document again
-// (signatures are reused, not recomputed). ctx is checked before
+// (signatures are reused, not recomputed, but for the LSH band keys,
+// computed from each set again). ctx is checked before
 // anything changes: once begun, the rebuild runs to its end.
 func (d *Detector) Recluster(ctx context.Context) ([]Assignment, error) {
 	d.mu.Lock()
@@ -72,10 +73,13 @@ func (d *Detector) Recluster(ctx context.Context) ([]Assignment, error) {
 		rec.edited = false
 		d.insert(rec)
 	}
+	if d.sets != nil {
+		d.sets.renumber(d.docs)
+	}
 	d.noTakeover, d.prefer = false, nil
-	for _, c := range d.clusters.All() {
-		if len(c.Members) > 1 {
-			d.reelect(c)
+	for g, size := range d.clusters.size {
+		if size > 1 {
+			d.reelect(uint32(g))
 		}
 	}
 	now := d.stats
@@ -85,10 +89,8 @@ func (d *Detector) Recluster(ctx context.Context) ([]Assignment, error) {
 	d.stats.Reclusters++
 	d.count()
 	out := make([]Assignment, 0, len(d.docs))
-	for _, rec := range d.docs {
-		cid, _ := d.clusters.Of(rec.member.ID)
-		master := d.clusters.Get(cid).Master.ID
-		out = append(out, Assignment{ID: rec.member.ID, Cluster: cid, Master: master, Edited: rec.edited && master != rec.member.ID})
+	for i := range d.docs {
+		out = append(out, d.assignment(uint32(i)))
 	}
 	return out, nil
 }
@@ -179,8 +181,8 @@ func (d *Detector) resembles(docs []int, m int) bool {
 // keeping its options, signers and statistics table.
 func (d *Detector) clear() error {
 	d.docs, d.byID = nil, map[string]uint32{}
-	d.clusters = cluster.NewSet(d.opts.Master)
-	d.adj, d.stamp, d.ids = nil, nil, nil
+	d.clusters = newClusterTable(d)
+	d.adj, d.stamp = nil, nil
 	d.assigned.Reset()
 	d.groupOf, d.groupGen, d.seenGen = nil, nil, nil
 	d.lists.Reset(d.kinds()...)
@@ -195,14 +197,14 @@ func (d *Detector) clear() error {
 	return nil
 }
 
-// reelect gives cluster c the master the policy prefers among its members
+// reelect gives cluster number g the master the policy prefers among its members
 // that every other member resembles (and is a copy of, unless it is
 // edited), trying at most MaxFanout of them in the policy's order; the
 // members' Edited flags follow the new master.
-func (d *Detector) reelect(c *cluster.Cluster) {
-	members, tries := d.byPolicy(c)
+func (d *Detector) reelect(g uint32) {
+	members, tries := d.byPolicy(d.memberSlots(g, ^uint32(0)))
 	for _, x := range tries {
-		if d.docs[x].member.ID == c.Master.ID {
+		if x == d.assigned.Master(g) {
 			return
 		}
 		edited := map[uint32]bool{}
@@ -221,8 +223,7 @@ func (d *Detector) reelect(c *cluster.Cluster) {
 		if !leads {
 			continue
 		}
-		d.clusters.Promote(d.docs[x].member.ID)
-		d.assigned.SetMaster(d.assigned.Of(x), x)
+		d.assigned.SetMaster(g, x)
 		d.docs[x].edited = false
 		for m, e := range edited {
 			d.docs[m].edited = e

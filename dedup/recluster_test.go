@@ -276,3 +276,53 @@ func TestReclusterBorderline(t *testing.T) {
 	}
 	perms([]int{0, 1, 2, 3}, nil)
 }
+
+// TestReclusterThenInsert: after removals and a Recluster, the documents
+// have new slots; documents inserted then take slots that were the old
+// ones of others, and a copy of an earlier document must still be
+// verified against that document's own set (kept in memory or in the set
+// file).
+func TestReclusterThenInsert(t *testing.T) {
+	text := func(i int) string {
+		return strings.Repeat(fmt.Sprintf("word%d other%d thing%d more%d ", i, 7*i, 13*i, 17*i), 10)
+	}
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{
+		{"sets in memory", Options{LSHOnly: true}},
+		{"sets on disk", Options{LSHOnly: true, SetsDir: t.TempDir()}},
+	} {
+		d, err := New(nil, tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		add := func(id string, i int) Result {
+			res, err := d.Add(Document{ID: id, Text: text(i)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+		for i := range 6 {
+			add(fmt.Sprint("d", i), i)
+		}
+		for _, id := range []string{"d0", "d1"} {
+			if _, err := d.Remove(id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := d.Recluster(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for i := 10; i < 14; i++ {
+			add(fmt.Sprint("d", i), i)
+		}
+		for i := 2; i < 6; i++ {
+			if res := add(fmt.Sprint("copy", i), i); !res.Duplicate || res.Master != fmt.Sprint("d", i) {
+				t.Errorf("%s: copy of d%d: duplicate %v of %s, want of d%d", tc.name, i, res.Duplicate, res.Master, i)
+			}
+		}
+		d.Close()
+	}
+}

@@ -239,12 +239,11 @@ func (d *Detector) Update(p *Prepared) (Change, error) {
 	g := d.assigned.Of(idx)
 	ref := d.ref(g)
 	isMaster := ref.master == idx
-	ch := Change{ID: id, Cluster: ref.id, WasMaster: isMaster}
+	ch := Change{ID: id, Cluster: d.clusters.id(g), WasMaster: isMaster}
 	if rec.content == old.content && rec.unsignable == old.unsignable {
 		d.stats.Unchanged++
 		old.member = rec.member
-		d.clusters.Update(old.member)
-		ch.Master = d.clusters.Get(ref.id).Master.ID
+		ch.Master = d.docs[ref.master].member.ID
 		ch.Result = d.resultOf(idx)
 		return ch, nil
 	}
@@ -253,7 +252,7 @@ func (d *Detector) Update(p *Prepared) (Change, error) {
 	case rec.unsignable || old.unsignable:
 	case isMaster:
 		_, ok := d.match(rec, old)
-		stays = ok && d.leads(idx, rec, d.memberSlots(d.clusters.Get(ref.id), idx), nil)
+		stays = ok && d.leads(idx, rec, d.memberSlots(g, idx), nil)
 	default:
 		score, stays = d.match(rec, d.docs[ref.master])
 	}
@@ -272,11 +271,9 @@ func (d *Detector) Update(p *Prepared) (Change, error) {
 	d.unlink(idx)
 	rec.edited = !isMaster && d.opts.EditAllowance > 0 && score < d.opts.Threshold
 	d.docs[idx] = rec
-	d.clusters.Update(rec.member)
 	found, _, _, dense := d.verify(idx, rec, true)
 	defer d.spill(idx, rec)
-	if !isMaster && d.mayLead(rec, score, ref.id) {
-		d.clusters.Promote(id)
+	if !isMaster && d.mayLead(rec, score, g) {
 		d.assigned.SetMaster(g, idx)
 		d.stats.NewMasters++
 		ch.Result.NewMaster = true
@@ -294,16 +291,17 @@ func (d *Detector) Update(p *Prepared) (Change, error) {
 // resultOf describes document idx where it is now, without pairs.
 func (d *Detector) resultOf(idx uint32) Result {
 	rec := d.docs[idx]
-	c := d.clusters.Get(d.ids[d.assigned.Of(idx)])
-	return Result{ID: rec.member.ID, Cluster: c.ID, Master: c.Master.ID, Duplicate: len(c.Members) > 1,
-		Unsignable: rec.unsignable, Edited: rec.edited && c.Master.ID != rec.member.ID, Simhash: uint64(rec.fp)}
+	g := d.assigned.Of(idx)
+	master := d.docs[d.assigned.Master(g)].member.ID
+	return Result{ID: rec.member.ID, Cluster: d.clusters.id(g), Master: master, Duplicate: d.clusters.size[g] > 1,
+		Unsignable: rec.unsignable, Edited: rec.edited && master != rec.member.ID, Simhash: uint64(rec.fp)}
 }
 
 // remove takes document idx out of everything and frees its slot.
 func (d *Detector) remove(idx uint32) Change {
 	rec := d.docs[idx]
-	ref := d.ref(d.assigned.Of(idx))
-	ch := Change{ID: rec.member.ID, Cluster: ref.id, WasMaster: ref.master == idx}
+	g := d.assigned.Of(idx)
+	ch := Change{ID: rec.member.ID, Cluster: d.clusters.id(g), WasMaster: d.assigned.Master(g) == idx}
 	d.leave(idx, &ch)
 	d.free(idx)
 	return ch
@@ -330,20 +328,18 @@ func (d *Detector) leave(idx uint32, ch *Change) {
 	g := d.assigned.Of(idx)
 	d.unindex(idx, rec)
 	d.unlink(idx)
-	keeper, qualified := uint32(0), true
-	id, _ := d.clusters.Remove(rec.member.ID, func(c *cluster.Cluster) int {
-		keeper, qualified = d.elect(c)
-		return slices.IndexFunc(c.Members, func(m cluster.Member) bool { return m.ID == d.docs[keeper].member.ID })
-	})
-	c := d.clusters.Get(id)
-	if c == nil {
+	rest := d.memberSlots(g, idx)
+	d.clusters.leave(g, idx)
+	if len(rest) == 0 {
 		return // it was alone
 	}
-	ch.Master = c.Master.ID
-	if d.assigned.Master(g) != idx {
+	if master := d.assigned.Master(g); master != idx {
+		ch.Master = d.docs[master].member.ID
 		return
 	}
+	keeper, qualified := d.elect(rest)
 	d.assigned.SetMaster(g, keeper)
+	ch.Master = d.docs[keeper].member.ID
 	d.docs[keeper].edited = false
 	ch.Elected = true
 	d.stats.Elections++
@@ -351,7 +347,7 @@ func (d *Detector) leave(idx uint32, ch *Change) {
 		return
 	}
 	var moving []uint32
-	for _, m := range d.memberSlots(c, keeper) {
+	for _, m := range d.memberSlots(g, keeper) {
 		if other := d.docs[m]; !other.edited && !d.copyOf(other, d.docs[keeper]) {
 			moving = append(moving, m)
 		}
@@ -359,33 +355,34 @@ func (d *Detector) leave(idx uint32, ch *Change) {
 	for _, m := range moving {
 		other := d.docs[m]
 		d.unindex(m, other)
-		d.clusters.Remove(other.member.ID, nil) // a member: no election
+		d.clusters.leave(g, m) // a member: no election
 		other.edited = false
 		ch.Moved = append(ch.Moved, d.assign(m, other, false))
 		d.stats.Moved++
 	}
 }
 
-// memberSlots returns the slots of c's members other than except, in
-// arrival order.
-func (d *Detector) memberSlots(c *cluster.Cluster, except uint32) []uint32 {
-	out := make([]uint32, 0, len(c.Members))
-	for _, m := range c.Members {
-		if i := d.byID[m.ID]; i != except {
-			out = append(out, i)
+// memberSlots returns the slots of the members of cluster number g other
+// than except, in arrival order.
+func (d *Detector) memberSlots(g, except uint32) []uint32 {
+	ms := d.clusters.members(g)
+	out := make([]uint32, 0, len(ms))
+	for _, m := range ms {
+		if m != except {
+			out = append(out, m)
 		}
 	}
 	slices.Sort(out)
 	return out
 }
 
-// elect chooses the new master of cluster c, whose master has left: the
-// first member, in the policy's order (ties to the earliest), of which
+// elect chooses the new master among members (slots in arrival order) of
+// a cluster whose master has left: the first member, in the policy's order (ties to the earliest), of which
 // every other member but the edited ones is a copy, trying at most
 // MaxFanout of them. If none qualifies it returns the first in that order
 // and false.
-func (d *Detector) elect(c *cluster.Cluster) (uint32, bool) {
-	order, tries := d.byPolicy(c)
+func (d *Detector) elect(members []uint32) (uint32, bool) {
+	order, tries := d.byPolicy(members)
 	var witnesses []uint32 // members that kept earlier candidates out: tried first
 	for _, x := range tries {
 		if d.leads(x, d.docs[x], order, &witnesses) {
@@ -395,11 +392,11 @@ func (d *Detector) elect(c *cluster.Cluster) (uint32, bool) {
 	return order[0], false
 }
 
-// byPolicy returns the slots of cluster c's members in the master
+// byPolicy returns members (slots in arrival order) in the master
 // policy's order (ties in arrival order), and the first MaxFanout of them:
 // the candidates an election tries.
-func (d *Detector) byPolicy(c *cluster.Cluster) (order, tries []uint32) {
-	order = d.memberSlots(c, ^uint32(0))
+func (d *Detector) byPolicy(members []uint32) (order, tries []uint32) {
+	order = slices.Clone(members)
 	slices.SortStableFunc(order, func(a, b uint32) int {
 		switch ma, mb := d.docs[a].member, d.docs[b].member; {
 		case d.opts.Master.Better(ma, mb):
@@ -467,21 +464,24 @@ func (d *Detector) unlink(idx uint32) {
 // documents of its cluster: the earliest member that has the list's key
 // and is not in it takes the free place.
 type refill struct {
-	has  func(*record) bool // the record has the key
+	has  func(*record) bool // the record has the key; nil for a band key, which refill checks
+	band uint64             // the band key, when has is nil
 	held func(uint32) bool  // the list holds the document
 	add  func(uint32)
 	done bool
 }
 
 // unlist takes document idx out of the list of k and notes a refill if
-// the list asks for one.
+// the list asks for one; has says whether a record has k (nil for a band
+// key).
 func (d *Detector) unlist(k signatures.Key, idx, group uint32, has func(*record) bool, refills *[]refill) {
 	removed, full := d.lists.Remove(k, idx)
 	if !removed || !full {
 		return
 	}
 	*refills = append(*refills, refill{
-		has: has,
+		has:  has,
+		band: k.Sum,
 		held: func(id uint32) bool {
 			return slices.ContainsFunc(d.lists.Get(k), func(e signatures.Entry) bool { return e.ID == id })
 		},
@@ -505,15 +505,15 @@ func (d *Detector) unindex(idx uint32, rec *record) {
 			d.unlist(signatures.IMatchKey(i, sig), idx, g, func(r *record) bool { return i < len(r.sigs) && r.sigs[i] == sig }, &refills)
 		}
 	}
-	if rec.bands != nil {
-		for _, b := range rec.bands {
-			d.unlist(signatures.Key{Kind: signatures.Band, Sum: b}, idx, g, func(r *record) bool { return slices.Contains(r.bands, b) }, &refills)
+	if rec.banded {
+		for _, b := range d.bandsOf(rec) {
+			d.unlist(signatures.Key{Kind: signatures.Band, Sum: b}, idx, g, nil, &refills)
 		}
 		whole := rec.whole
-		d.unlist(signatures.Key{Kind: signatures.Sketch, Sum: whole}, idx, g, func(r *record) bool { return r.bands != nil && r.whole == whole }, &refills)
+		d.unlist(signatures.Key{Kind: signatures.Sketch, Sum: whole}, idx, g, func(r *record) bool { return r.banded && r.whole == whole }, &refills)
 	}
-	for _, s := range rec.supers {
-		d.unlist(signatures.Key{Kind: signatures.Super, Sum: s}, idx, g, func(r *record) bool { return slices.Contains(r.supers, s) }, &refills)
+	for _, s := range rec.supers() {
+		d.unlist(signatures.Key{Kind: signatures.Super, Sum: s}, idx, g, func(r *record) bool { return slices.Contains(r.supers(), s) }, &refills)
 	}
 	if len(refills) > 0 {
 		d.refill(idx, g, refills)
@@ -531,16 +531,26 @@ func (d *Detector) unindex(idx uint32, rec *record) {
 // looked at, fewer when early members have the keys (copies of one page
 // fill every list from the first one looked at).
 func (d *Detector) refill(idx, g uint32, refills []refill) {
-	c := d.clusters.Get(d.ids[g])
-	if c == nil {
+	if d.clusters.size[g] == 0 {
 		return
 	}
 	left := len(refills)
-	for _, m := range d.memberSlots(c, idx) {
+	for _, m := range d.memberSlots(g, idx) {
 		rec := d.docs[m]
+		var bands []uint64 // rec's band keys, once a band refill asks
+		banded := false
+		has := func(f *refill) bool {
+			if f.has != nil {
+				return f.has(rec)
+			}
+			if !banded {
+				bands, banded = d.bandsOf(rec), true
+			}
+			return slices.Contains(bands, f.band)
+		}
 		for i := range refills {
 			f := &refills[i]
-			if !f.done && f.has(rec) && !f.held(m) {
+			if !f.done && has(f) && !f.held(m) {
 				f.add(m)
 				f.done = true
 				left--

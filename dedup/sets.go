@@ -105,3 +105,18 @@ func (s *setFile) get(slot uint32, i int) []uint64 {
 	s.buf[i] = b
 	return b
 }
+
+// renumber puts the sets of docs, a Recluster's new arrival order, under
+// their new slots: the set of docs[i], spilled under its old slot, is now
+// that of slot i. Without it a document inserted after a Recluster that
+// followed removals would take a slot still read as another document's.
+func (s *setFile) renumber(docs []*record) {
+	at, n := make([]int64, len(docs)), make([]uint32, len(docs))
+	for i, rec := range docs {
+		if rec.spilled {
+			at[i], n[i] = s.at[rec.slot], s.n[rec.slot]
+			rec.slot = uint32(i)
+		}
+	}
+	s.at, s.n = at, n
+}

@@ -18,7 +18,7 @@ import (
 // snapshotVersion changes whenever what a snapshot holds, or how
 // documents are signed, changes: a snapshot of another version is not
 // read (ErrSnapshotMismatch), and its owner rebuilds the Detector.
-const snapshotVersion = 1
+const snapshotVersion = 2
 
 // Errors of [ReadSnapshot].
 var (
@@ -38,28 +38,31 @@ type snapshot struct {
 	Lexicons   int
 	Docs       []snapRecord // by slot
 	Adj        [][]int32
-	Clusters   []cluster.Cluster // in order of creation
-	Assigned   []byte            // signatures.MemoryClusters
-	IDs        []cluster.ID
-	Stats      Stats
-	Lists      []byte // signatures.Memory
-	Hamming    []byte // hamming.Index; nil without SimHash
-	SetsEnd    int64  // bytes of the sets file the snapshot covers
-	SetsAt     []int64
-	SetsN      []uint32
+	// The clusters by number: the bits of their ids, their sizes, the
+	// members of those of two or more (clusterTable).
+	ClusterIDs     []uint64
+	ClusterSizes   []uint32
+	ClusterMembers map[uint32][]uint32
+	Assigned       []byte // signatures.MemoryClusters
+	Stats          Stats
+	Lists          []byte // signatures.Memory
+	Hamming        []byte // hamming.Index; nil without SimHash
+	SetsEnd        int64  // bytes of the sets file the snapshot covers
+	SetsAt         []int64
+	SetsN          []uint32
 }
 
 // snapRecord is a record; Live false for a removed document's slot.
 type snapRecord struct {
-	Live               bool
-	Member             cluster.Member
-	Set, Sketch, Bands []uint64
-	Supers             []uint64
-	Whole, FP, Content uint64
-	Sigs               []imatch.Signature
-	Unsignable, Edited bool
-	Spilled            bool
-	Slot               uint32
+	Live                bool
+	Member              cluster.Member
+	Set, Sketch, Supers []uint64
+	Banded              bool // its band keys are computed again (bandsOf)
+	Whole, FP, Content  uint64
+	Sigs                []imatch.Signature
+	Unsignable, Edited  bool
+	Spilled             bool
+	Slot                uint32
 }
 
 // optionsKey names what in o decides signatures and clusters: not where
@@ -82,8 +85,9 @@ func optionsKey(o Options) string {
 // file (Options.SetsFile) stay there: the file is synced and the snapshot
 // records how much of it it covers. Verification sets kept in an unlinked
 // file (Options.SetsDir) cannot be: it returns an error. It holds the
-// read lock (Prepare goes on, Insert waits). Cost: O(state): about 250
-// bytes a document with the sets in a file.
+// read lock (Prepare goes on, Insert waits). Cost: O(state): about 330
+// bytes a document with the sets in a file (290 with Options.LSHOnly;
+// 20,000 ndd synth documents).
 func (d *Detector) WriteSnapshot(w io.Writer) error {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
@@ -96,7 +100,7 @@ func (d *Detector) WriteSnapshot(w io.Writer) error {
 		return errors.New("dedup: a snapshot needs the embedded signature store")
 	}
 	s := snapshot{Version: snapshotVersion, Options: optionsKey(d.opts), Generation: d.generation, Lexicons: d.lexicons,
-		Adj: d.adj, IDs: d.ids, Stats: d.stats}
+		Adj: d.adj, ClusterIDs: d.clusters.hash, ClusterSizes: d.clusters.size, ClusterMembers: d.clusters.multi, Stats: d.stats}
 	var err error
 	if d.table != nil {
 		if s.Table, err = d.table.MarshalBinary(); err != nil {
@@ -106,13 +110,10 @@ func (d *Detector) WriteSnapshot(w io.Writer) error {
 	s.Docs = make([]snapRecord, len(d.docs))
 	for i, r := range d.docs {
 		if r != nil {
-			s.Docs[i] = snapRecord{Live: true, Member: r.member, Set: r.set, Sketch: r.sketch, Bands: r.bands, Supers: r.supers,
+			s.Docs[i] = snapRecord{Live: true, Member: r.member, Set: r.set, Sketch: r.sketch(), Banded: r.banded, Supers: r.supers(),
 				Whole: r.whole, FP: uint64(r.fp), Content: r.content, Sigs: r.sigs, Unsignable: r.unsignable, Edited: r.edited,
 				Spilled: r.spilled, Slot: r.slot}
 		}
-	}
-	for _, c := range d.clusters.All() {
-		s.Clusters = append(s.Clusters, *c)
 	}
 	if s.Assigned, err = assigned.MarshalBinary(); err != nil {
 		return err
@@ -184,12 +185,7 @@ func ReadSnapshot(r io.Reader, opts Options) (*Detector, error) {
 }
 
 // restore fills the new Detector d with the state of s.
-func (d *Detector) restore(s *snapshot) (err error) {
-	defer func() { // cluster.Set.Restore panics on inconsistent clusters
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%v", p)
-		}
-	}()
+func (d *Detector) restore(s *snapshot) error {
 	d.generation, d.lexicons, d.stats = s.Generation, s.Lexicons, s.Stats
 	d.docs = make([]*record, len(s.Docs))
 	d.stamp = make([]uint32, len(s.Docs))
@@ -201,28 +197,28 @@ func (d *Detector) restore(s *snapshot) (err error) {
 		if !r.Live {
 			continue
 		}
-		d.docs[i] = &record{member: r.Member, set: r.Set, sketch: r.Sketch, bands: r.Bands, supers: r.Supers, whole: r.Whole,
+		var more *recordMore
+		if r.Sketch != nil || r.Supers != nil {
+			more = &recordMore{sketch: r.Sketch, supers: r.Supers}
+		}
+		d.docs[i] = &record{member: r.Member, set: r.Set, more: more, banded: r.Banded, whole: r.Whole,
 			fp: simhash.Simhash(r.FP), content: r.Content, sigs: r.Sigs, unsignable: r.Unsignable, edited: r.Edited,
 			spilled: r.Spilled, slot: r.Slot}
 		d.byID[r.Member.ID] = uint32(i)
 	}
-	for _, c := range s.Clusters {
-		d.clusters.Restore(c)
-	}
-	if d.clusters.Docs() != len(d.byID) {
-		return fmt.Errorf("%d documents in clusters, %d stored", d.clusters.Docs(), len(d.byID))
-	}
-	d.ids = s.IDs
-	n := len(d.ids)
-	d.groupOf, d.groupGen, d.seenGen = make([]int32, n), make([]uint32, n), make([]uint32, n)
 	assigned := &signatures.MemoryClusters{}
 	if err := assigned.UnmarshalBinary(s.Assigned); err != nil {
 		return err
 	}
-	if assigned.Len() != n {
-		return fmt.Errorf("%d cluster numbers, %d cluster ids", assigned.Len(), n)
-	}
 	d.assigned = assigned
+	if err := d.clusters.restore(s.ClusterIDs, s.ClusterSizes, s.ClusterMembers); err != nil {
+		return err
+	}
+	if d.clusters.Docs() != len(d.byID) {
+		return fmt.Errorf("%d documents in clusters, %d stored", d.clusters.Docs(), len(d.byID))
+	}
+	n := len(s.ClusterIDs)
+	d.groupOf, d.groupGen, d.seenGen = make([]int32, n), make([]uint32, n), make([]uint32, n)
 	lists := &signatures.Memory{}
 	if err := lists.UnmarshalBinary(s.Lists); err != nil {
 		return err
@@ -232,6 +228,7 @@ func (d *Detector) restore(s *snapshot) (err error) {
 		return errors.New("the Hamming index does not match the method")
 	}
 	if s.Hamming != nil {
+		var err error
 		if d.hamming, err = hamming.Read(bytes.NewReader(s.Hamming)); err != nil {
 			return err
 		}

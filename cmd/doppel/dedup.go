@@ -43,6 +43,7 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "documents signed in parallel")
 	quiet := fs.Bool("quiet", false, "no progress lines (the summary is still printed)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	memProfile := fs.String("memprofile", "", "write a heap profile to this file once every document is added (go tool pprof)")
 	clustering := fs.String("clustering", "online", "online (each document joins a cluster on arrival, by similarity to its master) or star (batch: documents with the most near-duplicates become masters)")
 	options := detectorFlags(fs)
 	fs.Usage = func() {
@@ -85,7 +86,7 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	job := dedupJob{det: det, src: src, total: total, workers: *workers, quiet: *quiet, star: *clustering == "star"}
+	job := dedupJob{det: det, src: src, total: total, workers: *workers, quiet: *quiet, star: *clustering == "star", memProfile: *memProfile}
 	nclusters, err := job.run(ctx, *out, *pairsPath, stderr)
 	if err != nil {
 		return err
@@ -122,6 +123,9 @@ type dedupJob struct {
 	workers int  // documents signed in parallel
 	quiet   bool // no progress lines
 	star    bool // star clustering, not online
+	// memProfile: write a heap profile there once every document is
+	// added, if not empty.
+	memProfile string
 }
 
 // run adds the documents to the detector, writing every detected pair to
@@ -144,6 +148,11 @@ func (j dedupJob) run(ctx context.Context, out, pairsPath string, stderr io.Writ
 	progress := newProgress(stderr, "dedup", j.total, j.quiet)
 	if err := j.det.AddSeq(ctx, documents(j.src.records()), j.workers, writePairs(progress, pairs)); err != nil {
 		return 0, err
+	}
+	if j.memProfile != "" {
+		if err := writeHeapProfile(j.memProfile); err != nil {
+			return 0, err
+		}
 	}
 	assigned := j.det.Assignments()
 	if j.star {
@@ -380,4 +389,19 @@ func startCPUProfile(path string) (stop func(), err error) {
 		pprof.StopCPUProfile()
 		f.Close()
 	}, nil
+}
+
+// writeHeapProfile writes a heap profile of what is live, after a
+// collection, to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -6,8 +6,8 @@ import "github.com/doppel-search/doppel/dedup/internal/postings"
 // from the key's sum to its list. It is what the Detector uses unless told
 // otherwise. Cost: Get, Known and Lookup O(1) per key; Add O(list length)
 // when Limits.PerGroup is set, else O(1) amortized; Remove O(list length).
-// Memory: about 8 bytes per entry and 60 per key, beside the lists'
-// spare capacity. A Memory is not safe for concurrent use.
+// Memory: about 20 bytes per key of one entry (most keys); 8 bytes per
+// entry and 60 per key of more, beside the lists' spare capacity. A Memory is not safe for concurrent use.
 type Memory struct {
 	lim   Limits
 	kinds []*postings.Map[uint64, Entry] // by kind; nil for a kind never added

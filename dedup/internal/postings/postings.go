@@ -64,19 +64,19 @@ type Stats struct {
 // use.
 //
 // Most keys never get a second entry (a band key of a page without
-// copies): a list of one is kept in a map of entries (16 bytes a key
-// with a uint64 key), a longer one in a map of slices (32 bytes and the
-// list's array).
+// copies): a list of one is kept in a compact table of entries (about 20
+// bytes a key with a uint64 key), a longer one in a map of slices (32
+// bytes and the list's array).
 type Map[K comparable, E Item] struct {
 	lim    Limits
-	single map[K]E   // keys whose list holds one entry
-	lists  map[K][]E // keys whose list holds two or more; a present key with a nil list is a stop key
+	single table[K, E] // keys whose list holds one entry
+	lists  map[K][]E   // keys whose list holds two or more; a present key with a nil list is a stop key
 	stats  Stats
 }
 
 // New returns an empty Map with the given limits.
 func New[K comparable, E Item](lim Limits) *Map[K, E] {
-	return &Map[K, E]{lim: lim, single: map[K]E{}, lists: map[K][]E{}}
+	return &Map[K, E]{lim: lim, lists: map[K][]E{}}
 }
 
 // Limits returns the limits m was made with.
@@ -86,7 +86,7 @@ func (m *Map[K, E]) Limits() Limits { return m.lim }
 // for a stop key. The caller must not modify it. Cost: O(1) (a list of
 // one is a new slice).
 func (m *Map[K, E]) Get(k K) []E {
-	if e, ok := m.single[k]; ok {
+	if e, ok := m.single.get(k); ok {
 		return []E{e}
 	}
 	return m.lists[k]
@@ -95,7 +95,7 @@ func (m *Map[K, E]) Get(k K) []E {
 // Known reports whether k was ever added, including as a stop key.
 // Cost: O(1).
 func (m *Map[K, E]) Known(k K) bool {
-	if _, ok := m.single[k]; ok {
+	if _, ok := m.single.get(k); ok {
 		return true
 	}
 	_, ok := m.lists[k]
@@ -107,7 +107,7 @@ func (m *Map[K, E]) Known(k K) bool {
 // entries when Limits.PerGroup is set, else O(1) amortized.
 func (m *Map[K, E]) Add(k K, id, group uint32) Outcome {
 	e := E(Entry{ID: id, Group: group})
-	one, isSingle := m.single[k]
+	one, isSingle := m.single.get(k)
 	list, ok := m.lists[k]
 	switch {
 	case ok && list == nil:
@@ -118,7 +118,7 @@ func (m *Map[K, E]) Add(k K, id, group uint32) Outcome {
 	case !ok:
 		m.stats.Keys++
 		m.stats.Entries++
-		m.single[k] = e
+		m.single.add(k, e)
 		return Added
 	}
 	if m.lim.PerGroup > 0 && len(list) >= m.lim.PerGroup {
@@ -134,14 +134,14 @@ func (m *Map[K, E]) Add(k K, id, group uint32) Outcome {
 		}
 	}
 	if m.lim.MaxLen > 0 && len(list) >= m.lim.MaxLen {
-		delete(m.single, k)
+		m.single.remove(k)
 		m.lists[k] = nil
 		m.stats.Keys--
 		m.stats.Entries -= len(list)
 		m.stats.Stops++
 		return Stopped
 	}
-	delete(m.single, k)
+	m.single.remove(k)
 	m.lists[k] = append(list, e)
 	m.stats.Entries++
 	return Added
@@ -185,11 +185,11 @@ func (m *Map[K, E]) Remove(k K, id uint32) (removed, refill bool) {
 	m.stats.Removed++
 	switch len(list) {
 	case 1:
-		delete(m.single, k)
+		m.single.remove(k)
 		m.stats.Keys--
 	case 2:
 		delete(m.lists, k)
-		m.single[k] = list[1-i]
+		m.single.add(k, list[1-i])
 	default:
 		m.lists[k] = slices.Delete(list, i, i+1)
 	}
@@ -203,9 +203,7 @@ func (m *Map[K, E]) Stats() Stats { return m.stats }
 // stop key with a nil list. fn must not modify the list or m. For
 // snapshots ([Map.Restore]).
 func (m *Map[K, E]) Each(fn func(k K, list []E)) {
-	for k, e := range m.single {
-		fn(k, []E{e})
-	}
+	m.single.each(func(k K, e E) { fn(k, []E{e}) })
 	for k, list := range m.lists {
 		fn(k, list)
 	}
@@ -214,10 +212,10 @@ func (m *Map[K, E]) Each(fn func(k K, list []E)) {
 // Restore sets the list of k as Each gave it (nil: a stop key), without
 // limits or counters; SetStats restores those. For snapshots.
 func (m *Map[K, E]) Restore(k K, list []E) {
-	delete(m.single, k)
+	m.single.remove(k)
 	delete(m.lists, k)
 	if len(list) == 1 {
-		m.single[k] = list[0]
+		m.single.add(k, list[0])
 		return
 	}
 	m.lists[k] = slices.Clip(list)

@@ -1,0 +1,224 @@
+package postings
+
+import (
+	"hash/maphash"
+	"math/bits"
+)
+
+// shards is the number of shards of a table: each grows on its own, so
+// that a growth copies 1/shards of the entries.
+const shards = 256
+
+// maxLoadNum/maxLoadDen is the most entries a shard holds per slot
+// (7/8); a shard grows by a quarter when it would hold more, so its load
+// stays between 0.7 and 0.875.
+const maxLoadNum, maxLoadDen = 7, 8
+
+// A table maps keys to one value each, like a Go map, in about 21 bytes
+// an entry for 8-byte keys and values (a Go map takes 19 to 34 bytes, 26
+// on average, as its tables split at once when keys are hashes): open
+// addressing with linear probing and Robin Hood displacement, in shards
+// grown by a quarter. The zero value is an empty table. It is not safe
+// for concurrent use.
+type table[K comparable, V any] struct {
+	seed   maphash.Seed // for keys other than uint64
+	seeded bool
+	n      int
+	shard  []shard[K, V] // nil until the first set
+}
+
+// A shard is one open-addressing array: slot i holds a key and its value
+// when dist[i] > 0, at dist[i]−1 slots from the key's home slot.
+type shard[K comparable, V any] struct {
+	slots []slot[K, V]
+	dist  []uint8
+	n     int
+}
+
+// A slot is a key and its value, side by side: one cache line to read.
+type slot[K comparable, V any] struct {
+	k K
+	v V
+}
+
+// maxDist is the largest dist a slot records; a key that would go
+// farther makes its shard grow.
+const maxDist = 255
+
+// hash returns the hash of k: uint64 keys (the signatures, already
+// hashes) mixed, others through maphash.
+func (t *table[K, V]) hash(k K) uint64 {
+	if u, ok := any(k).(uint64); ok {
+		u ^= u >> 33
+		u *= 0xff51afd7ed558ccd
+		u ^= u >> 33
+		u *= 0xc4ceb9fe1a85ec53
+		return u ^ u>>33
+	}
+	if !t.seeded {
+		t.seed, t.seeded = maphash.MakeSeed(), true
+	}
+	return maphash.Comparable(t.seed, k)
+}
+
+// home returns the first slot of a key of hash h in a shard of n slots.
+func home(h uint64, n int) int {
+	hi, _ := bits.Mul64(h<<8, uint64(n)) // the top 8 bits chose the shard
+	return int(hi)
+}
+
+// find returns the slot of k in s, or -1.
+func (s *shard[K, V]) find(k K, h uint64) int {
+	n := len(s.slots)
+	if n == 0 {
+		return -1
+	}
+	i := home(h, n)
+	for d := 1; ; d++ {
+		if int(s.dist[i]) < d { // empty, or a key nearer its home: k would be here
+			return -1
+		}
+		if s.slots[i].k == k {
+			return i
+		}
+		if i++; i == n {
+			i = 0
+		}
+	}
+}
+
+// of returns the shard of hash h.
+func (t *table[K, V]) of(h uint64) *shard[K, V] {
+	if t.shard == nil {
+		return nil
+	}
+	return &t.shard[h>>56]
+}
+
+// get returns the value of k and whether k is in t. Cost: O(1) expected.
+func (t *table[K, V]) get(k K) (V, bool) {
+	h := t.hash(k)
+	if s := t.of(h); s != nil {
+		if i := s.find(k, h); i >= 0 {
+			return s.slots[i].v, true
+		}
+	}
+	var zero V
+	return zero, false
+}
+
+// add adds k, which is not in t, with the value v. Cost: O(1) expected,
+// amortized.
+func (t *table[K, V]) add(k K, v V) {
+	h := t.hash(k)
+	if t.shard == nil {
+		t.shard = make([]shard[K, V], shards)
+	}
+	s := t.of(h)
+	if (s.n+1)*maxLoadDen > len(s.slots)*maxLoadNum {
+		s.grow(t)
+	}
+	if k, v, ok := s.insert(k, v, h); !ok {
+		s.grow(t)
+		s.put(t, k, v)
+	}
+	t.n++
+}
+
+// insert puts k, not in s, into s, which has a free slot, and reports
+// true. If a key would land maxDist slots or more from its home, it
+// reports false with that key and its value, which are then not in s
+// (the others are, k among them if it is not the one returned).
+func (s *shard[K, V]) insert(k K, v V, h uint64) (K, V, bool) {
+	n := len(s.slots)
+	i := home(h, n)
+	for d := 1; ; d++ {
+		if d > maxDist {
+			return k, v, false
+		}
+		if s.dist[i] == 0 {
+			s.slots[i], s.dist[i] = slot[K, V]{k, v}, uint8(d)
+			s.n++
+			return k, v, true
+		}
+		if e := int(s.dist[i]); e < d { // Robin Hood: the richer key moves on
+			s.slots[i], k, v = slot[K, V]{k, v}, s.slots[i].k, s.slots[i].v
+			s.dist[i], d = uint8(d), e
+		}
+		if i++; i == n {
+			i = 0
+		}
+	}
+}
+
+// grow makes s a quarter larger (8 slots at least) and puts its keys
+// back.
+func (s *shard[K, V]) grow(t *table[K, V]) {
+	old := s.slots
+	used := s.dist
+	n := max(8, len(old)+len(old)/4)
+	*s = shard[K, V]{slots: make([]slot[K, V], n), dist: make([]uint8, n)}
+	for i, sl := range old {
+		if used[i] != 0 {
+			s.put(t, sl.k, sl.v)
+		}
+	}
+}
+
+// put inserts k, not in s, growing s until every key fits.
+func (s *shard[K, V]) put(t *table[K, V], k K, v V) {
+	for {
+		var ok bool
+		if k, v, ok = s.insert(k, v, t.hash(k)); ok {
+			return
+		}
+		s.grow(t)
+	}
+}
+
+// remove takes k out of t and reports whether it was there. Cost: O(1)
+// expected.
+func (t *table[K, V]) remove(k K) bool {
+	h := t.hash(k)
+	s := t.of(h)
+	if s == nil {
+		return false
+	}
+	i := s.find(k, h)
+	if i < 0 {
+		return false
+	}
+	// Backward shift: the keys after i that are not home move back one.
+	n := len(s.slots)
+	for {
+		j := i + 1
+		if j == n {
+			j = 0
+		}
+		if s.dist[j] <= 1 {
+			break
+		}
+		s.slots[i], s.dist[i] = s.slots[j], s.dist[j]-1
+		i = j
+	}
+	s.slots[i], s.dist[i] = slot[K, V]{}, 0
+	s.n--
+	t.n--
+	return true
+}
+
+// len returns the number of keys in t.
+func (t *table[K, V]) len() int { return t.n }
+
+// each calls fn with every key and its value, in no particular order; fn
+// must not change t.
+func (t *table[K, V]) each(fn func(K, V)) {
+	for si := range t.shard {
+		s := &t.shard[si]
+		for i, sl := range s.slots {
+			if s.dist[i] != 0 {
+				fn(sl.k, sl.v)
+			}
+		}
+	}
+}

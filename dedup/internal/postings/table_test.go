@@ -1,0 +1,151 @@
+package postings
+
+import (
+	"encoding/binary"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"testing"
+)
+
+// put gives k the value v in t, as m[k] = v does in a map.
+func put[K comparable](t *table[K, Entry], k K, v Entry) {
+	t.remove(k)
+	t.add(k, v)
+}
+
+// checkTable compares t with the Go map want: the same keys and values
+// through get, len and each.
+func checkTable[K comparable](tb testing.TB, t *table[K, Entry], want map[K]Entry) {
+	tb.Helper()
+	if t.len() != len(want) {
+		tb.Fatalf("len %d, want %d", t.len(), len(want))
+	}
+	for k, v := range want {
+		if got, ok := t.get(k); !ok || got != v {
+			tb.Fatalf("get(%v) = %v, %v; want %v", k, got, ok, v)
+		}
+	}
+	seen := map[K]Entry{}
+	t.each(func(k K, v Entry) {
+		if _, dup := seen[k]; dup {
+			tb.Fatalf("each: %v twice", k)
+		}
+		seen[k] = v
+	})
+	if !maps.Equal(seen, want) {
+		tb.Fatalf("each gives %d keys, not the %d of the map", len(seen), len(want))
+	}
+}
+
+// TestTableAgainstMap runs random sets and removals on a table and on a
+// Go map, for keys that are hashes, small integers (which hash alike in
+// their high bits) and strings, and compares them after every step
+// batch.
+func TestTableAgainstMap(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		key  func(r *rand.Rand) uint64
+		ops  int
+	}{
+		{"hashes", func(r *rand.Rand) uint64 { return r.Uint64() }, 20000},
+		{"small integers", func(r *rand.Rand) uint64 { return r.Uint64N(3000) }, 20000},
+		{"few keys", func(r *rand.Rand) uint64 { return r.Uint64N(5) }, 2000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, 2))
+			var tab table[uint64, Entry]
+			var stab table[string, Entry]
+			want, swant := map[uint64]Entry{}, map[string]Entry{}
+			var keys []uint64
+			for i := range tc.ops {
+				e := Entry{ID: uint32(i), Group: r.Uint32()}
+				switch {
+				case len(keys) > 0 && r.IntN(3) == 0: // remove a key set before, or one never set
+					k := keys[r.IntN(len(keys))]
+					if r.IntN(4) == 0 {
+						k = tc.key(r)
+					}
+					_, had := want[k]
+					if got := tab.remove(k); got != had {
+						t.Fatalf("remove(%d) = %v, want %v", k, got, had)
+					}
+					delete(want, k)
+					sk := strconv.FormatUint(k, 10)
+					stab.remove(sk)
+					delete(swant, sk)
+				default:
+					k := tc.key(r)
+					keys = append(keys, k)
+					put(&tab, k, e)
+					want[k] = e
+					put(&stab, strconv.FormatUint(k, 10), e)
+					swant[strconv.FormatUint(k, 10)] = e
+				}
+				if i%1000 == 0 || i == tc.ops-1 {
+					checkTable(t, &tab, want)
+					checkTable(t, &stab, swant)
+				}
+			}
+			for k := range want { // and empty it
+				tab.remove(k)
+			}
+			checkTable(t, &tab, map[uint64]Entry{})
+		})
+	}
+}
+
+// FuzzTable runs the operations the input encodes — 9 bytes each: an
+// operation (set, remove) and a key among 64 in the low bits or spread
+// over all 64 — on a table and a Go map, and compares them.
+func FuzzTable(f *testing.F) {
+	f.Add([]byte{0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0})
+	f.Add(make([]byte, 9*40))
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		var tab table[uint64, Entry]
+		want := map[uint64]Entry{}
+		for i := 0; i+9 <= len(ops); i += 9 {
+			k := binary.LittleEndian.Uint64(ops[i+1:])
+			if ops[i]&2 != 0 {
+				k %= 64 // dense keys collide more
+			}
+			if ops[i]&1 == 0 {
+				e := Entry{ID: uint32(i), Group: uint32(ops[i])}
+				put(&tab, k, e)
+				want[k] = e
+				continue
+			}
+			_, had := want[k]
+			if got := tab.remove(k); got != had {
+				t.Fatalf("remove(%d) = %v, want %v", k, got, had)
+			}
+			delete(want, k)
+		}
+		checkTable(t, &tab, want)
+	})
+}
+
+// TestShardFarKeys: keys of one home fill a run of slots; the one that
+// would land maxDist slots or more from its home is refused and handed back, and
+// every other key is still found.
+func TestShardFarKeys(t *testing.T) {
+	s := shard[uint64, Entry]{slots: make([]slot[uint64, Entry], 400), dist: make([]uint8, 400)}
+	var refused []uint64
+	for k := range uint64(300) {
+		if back, _, ok := s.insert(k, Entry{ID: uint32(k)}, 0); !ok {
+			refused = append(refused, back)
+		}
+	}
+	if len(refused) != 300-maxDist {
+		t.Fatalf("%d keys refused, want %d", len(refused), 300-maxDist)
+	}
+	for k := range uint64(300) {
+		if got, want := s.find(k, 0) >= 0, !slices.Contains(refused, k); got != want {
+			t.Errorf("key %d found %v, want %v", k, got, want)
+		}
+	}
+	if s.n != maxDist {
+		t.Errorf("n = %d, want %d", s.n, maxDist)
+	}
+}
