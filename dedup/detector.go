@@ -1122,14 +1122,25 @@ type Assignment struct {
 // that left its cluster on Update arrived anew.
 func (d *Detector) Assignments() []Assignment {
 	d.mu.RLock()
-	defer d.mu.RUnlock()
-	out := make([]Assignment, 0, len(d.byID))
-	for i, rec := range d.docs {
-		if rec != nil {
-			out = append(out, d.assignment(uint32(i)))
+	n := len(d.byID)
+	d.mu.RUnlock()
+	return slices.AppendSeq(make([]Assignment, 0, n), d.AllAssignments())
+}
+
+// AllAssignments yields what Assignments returns, one at a time, without
+// a slice of them all (a million documents' output is written as it is
+// read). The detector is read-locked while the loop runs: its body must
+// not add to it.
+func (d *Detector) AllAssignments() iter.Seq[Assignment] {
+	return func(yield func(Assignment) bool) {
+		d.mu.RLock()
+		defer d.mu.RUnlock()
+		for i, rec := range d.docs {
+			if rec != nil && !yield(d.assignment(uint32(i))) {
+				return
+			}
 		}
 	}
-	return out
 }
 
 // assignment returns the online assignment of the stored document idx.
