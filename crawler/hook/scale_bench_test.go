@@ -72,7 +72,7 @@ func BenchmarkDetectorScale(b *testing.B) {
 			}
 			if n%max(total/10, 1) == 0 {
 				el := time.Since(start)
-				b.Logf("%d documents: %v, %.0f docs/s, %d re-clusterings", n, el.Round(time.Millisecond), float64(n)/el.Seconds(), reclusters)
+				b.Logf("%d documents: %v, %.0f docs/s, %d re-clusterings, %d candidate pairs", n, el.Round(time.Millisecond), float64(n)/el.Seconds(), reclusters, det.Stats().Candidates)
 			}
 			return nil
 		})
