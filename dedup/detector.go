@@ -118,9 +118,10 @@ type record struct {
 	// more: the signatures only some methods keep; nil under exact
 	// verification (the default hybrid) once the document is listed.
 	more    *recordMore
-	whole   uint64 // hash of the whole sketch, when banded: exact copies share it
-	fp      simhash.Simhash
-	content uint64 // Fingerprint.Content
+	whole   uint64          // hash of the whole sketch, when banded: exact copies share it
+	fp      simhash.Simhash // for candidates (the Hamming index) and the SimHash method
+	change  simhash.Simhash // Fingerprint.Simhash and Result.Simhash: fp, or, without statistics, the stop words kept (signTerms)
+	content uint64          // Fingerprint.Content
 	// spilled: set is in the Detector's set file (Options.SetsDir) under
 	// slot, not in memory.
 	slot       uint32
@@ -181,7 +182,7 @@ func (p *Prepared) ID() string { return p.doc.ID }
 // deciding to Update. Its Simhash depends on the statistics the Detector
 // had when it was prepared (see [Detector.Refresh]).
 func (p *Prepared) Fingerprint() Fingerprint {
-	return Fingerprint{Content: p.rec.content, Simhash: uint64(p.rec.fp)}
+	return Fingerprint{Content: p.rec.content, Simhash: uint64(p.rec.change)}
 }
 
 // A Detector assigns documents to near-duplicate clusters.
@@ -369,12 +370,17 @@ type signers struct {
 	generation int
 	imatch     *imatch.Signer
 	simhash    *simhash.Signer
+	// stopless: the hybrid without a statistics table (a crawl's
+	// detector): SimHash weighs terms by frequency alone, and its
+	// candidates leave out stop words, which would outweigh the rest (see
+	// signTerms).
+	stopless bool
 }
 
 // signersNow returns the signers in use; the caller holds d.mu (read or
 // write).
 func (d *Detector) signersNow() signers {
-	return signers{generation: d.generation, imatch: d.imatch, simhash: d.simhash}
+	return signers{generation: d.generation, imatch: d.imatch, simhash: d.simhash, stopless: d.opts.Method == Hybrid && d.table.Docs() < 2}
 }
 
 // prepare signs doc; the caller holds d.mu (read or write).
@@ -461,6 +467,19 @@ func (s signers) signTerms(ext *features.Extractor, rec *record, doc Document, f
 			tagged = ext.Features(ext.Terms(doc.Tagged))
 		}
 		rec.fp = s.simhash.Sign(simhash.Doc{Terms: feats, Tagged: tagged, Meta: doc.Meta})
+		rec.change = rec.fp
+		if s.stopless {
+			// Without document frequencies the words of every page (the,
+			// of, to) weigh most, and the fingerprints of unrelated pages
+			// crowd together as a crawl grows: on 300k pages of one
+			// site's text, 5 SimHash candidates a page by the end instead
+			// of 0.1 (BenchmarkDetectorScale). The candidates' fingerprint
+			// leaves them out; the one that tells a new version's small
+			// edits (Fingerprint.Compare) keeps them, as those heavy
+			// words are what keeps it steady.
+			terms := slices.DeleteFunc(slices.Clone(feats), features.IsStopWord)
+			rec.fp = s.simhash.Sign(simhash.Doc{Terms: terms, Tagged: tagged, Meta: doc.Meta})
+		}
 	}
 }
 
@@ -574,7 +593,7 @@ type verified struct {
 // adjacency StarAssignments reads); a document inserted again after its
 // cluster split keeps the pairs it has.
 func (d *Detector) assign(idx uint32, rec *record, pairs bool) Result {
-	res := Result{ID: rec.member.ID, Simhash: uint64(rec.fp)}
+	res := Result{ID: rec.member.ID, Simhash: uint64(rec.change)}
 	if rec.unsignable {
 		res.Unsignable = true
 		res.Cluster = d.found(idx)

@@ -146,7 +146,7 @@ func (d *Detector) Fingerprint(id string) (Fingerprint, bool) {
 		return Fingerprint{}, false
 	}
 	rec := d.docs[idx]
-	return Fingerprint{Content: rec.content, Simhash: uint64(rec.fp)}, true
+	return Fingerprint{Content: rec.content, Simhash: uint64(rec.change)}, true
 }
 
 // Remove takes the document id out of the Detector: out of every candidate
@@ -294,7 +294,7 @@ func (d *Detector) resultOf(idx uint32) Result {
 	g := d.assigned.Of(idx)
 	master := d.docs[d.assigned.Master(g)].member.ID
 	return Result{ID: rec.member.ID, Cluster: d.clusters.id(g), Master: master, Duplicate: d.clusters.size[g] > 1,
-		Unsignable: rec.unsignable, Edited: rec.edited && master != rec.member.ID, Simhash: uint64(rec.fp)}
+		Unsignable: rec.unsignable, Edited: rec.edited && master != rec.member.ID, Simhash: uint64(rec.change)}
 }
 
 // remove takes document idx out of everything and frees its slot.

@@ -18,7 +18,7 @@ import (
 // snapshotVersion changes whenever what a snapshot holds, or how
 // documents are signed, changes: a snapshot of another version is not
 // read (ErrSnapshotMismatch), and its owner rebuilds the Detector.
-const snapshotVersion = 2
+const snapshotVersion = 3
 
 // Errors of [ReadSnapshot].
 var (
@@ -59,6 +59,7 @@ type snapRecord struct {
 	Set, Sketch, Supers []uint64
 	Banded              bool // its band keys are computed again (bandsOf)
 	Whole, FP, Content  uint64
+	Change              uint64
 	Sigs                []imatch.Signature
 	Unsignable, Edited  bool
 	Spilled             bool
@@ -111,7 +112,7 @@ func (d *Detector) WriteSnapshot(w io.Writer) error {
 	for i, r := range d.docs {
 		if r != nil {
 			s.Docs[i] = snapRecord{Live: true, Member: r.member, Set: r.set, Sketch: r.sketch(), Banded: r.banded, Supers: r.supers(),
-				Whole: r.whole, FP: uint64(r.fp), Content: r.content, Sigs: r.sigs, Unsignable: r.unsignable, Edited: r.edited,
+				Whole: r.whole, FP: uint64(r.fp), Change: uint64(r.change), Content: r.content, Sigs: r.sigs, Unsignable: r.unsignable, Edited: r.edited,
 				Spilled: r.spilled, Slot: r.slot}
 		}
 	}
@@ -202,7 +203,7 @@ func (d *Detector) restore(s *snapshot) error {
 			more = &recordMore{sketch: r.Sketch, supers: r.Supers}
 		}
 		d.docs[i] = &record{member: r.Member, set: r.Set, more: more, banded: r.Banded, whole: r.Whole,
-			fp: simhash.Simhash(r.FP), content: r.Content, sigs: r.Sigs, unsignable: r.Unsignable, edited: r.Edited,
+			fp: simhash.Simhash(r.FP), change: simhash.Simhash(r.Change), content: r.Content, sigs: r.Sigs, unsignable: r.Unsignable, edited: r.Edited,
 			spilled: r.Spilled, slot: r.Slot}
 		d.byID[r.Member.ID] = uint32(i)
 	}
