@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"time"
@@ -34,19 +35,54 @@ type pairLine struct {
 	Score float64 `json:"score"`
 }
 
+// doppel dedup's garbage-collection target when the environment sets no
+// GOGC: the heap may grow by dedupGCHeadroom or dedupGCPercent % of the
+// live heap, whichever is more, between collections — not by all of it
+// (Go's default). The detector's state is most of the heap and lives to
+// the end, so this keeps peak memory near the detector's own as it grows
+// (a million documents of ndd synth: about 1.0 GB peak RSS, 1.60 GB at
+// Go's default) for a few per cent more time, and a small collection
+// keeps Go's default.
+const (
+	dedupGCPercent  = 15
+	dedupGCHeadroom = 64 << 20
+)
+
+// A gcTarget sets the collector's target as the live heap grows (see
+// dedupGCPercent). Not safe for concurrent use; nil does nothing.
+type gcTarget struct {
+	n       int
+	percent int
+}
+
+// tick counts a document added; every 4,096 it reads the live heap and
+// sets the target.
+func (g *gcTarget) tick() {
+	if g == nil {
+		return
+	}
+	if g.n++; g.n%4096 != 0 {
+		return
+	}
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	if live[0].Value.Kind() != metrics.KindUint64 || live[0].Value.Uint64() == 0 {
+		return
+	}
+	p := int(min(100, max(dedupGCPercent, 100*dedupGCHeadroom/live[0].Value.Uint64())))
+	if g.percent == 0 || p < g.percent-2 {
+		debug.SetGCPercent(p)
+		g.percent = p
+	}
+}
+
 // runDedup clusters a JSONL document collection into near-duplicate
 // clusters, written as JSONL.
-// dedupGCPercent is doppel dedup's garbage-collection target when the
-// environment sets no GOGC: the heap may grow by 15 % of what is live
-// between collections, not by all of it (Go's default). The detector's
-// state is most of the heap and lives to the end, so this keeps peak
-// memory near the detector's own (a million documents of ndd synth: 1.01
-// GB peak RSS at 15, 1.60 GB at 100) for about 5 % more time.
-const dedupGCPercent = 15
-
 func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var gc *gcTarget
 	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(dedupGCPercent))
+		gc = &gcTarget{}
+		defer debug.SetGCPercent(debug.SetGCPercent(100))
 	}
 	fs := flag.NewFlagSet("dedup", flag.ContinueOnError)
 	in := fs.String("in", "", "input documents, JSONL (gzip allowed): {\"id\", \"text\"[, \"url\", \"title\", \"group\"]}; or a folder of files: HTML pages, text, PDF, DOCX, PPTX, XLSX, ODT, ODP, ODS, each a document whose id is its path in the folder (required)")
@@ -100,7 +136,7 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	job := dedupJob{det: det, src: src, total: total, workers: *workers, quiet: *quiet, star: *clustering == "star", memProfile: *memProfile}
+	job := dedupJob{det: det, src: src, total: total, workers: *workers, quiet: *quiet, star: *clustering == "star", memProfile: *memProfile, gc: gc}
 	nclusters, err := job.run(ctx, *out, *pairsPath, stderr)
 	if err != nil {
 		return err
@@ -140,6 +176,7 @@ type dedupJob struct {
 	// memProfile: write a heap profile there once every document is
 	// added, if not empty.
 	memProfile string
+	gc         *gcTarget // nil: the collector's target as the environment sets it
 }
 
 // run adds the documents to the detector, writing every detected pair to
@@ -160,7 +197,7 @@ func (j dedupJob) run(ctx context.Context, out, pairsPath string, stderr io.Writ
 		defer pairs.Abort()
 	}
 	progress := newProgress(stderr, "dedup", j.total, j.quiet)
-	if err := j.det.AddSeq(ctx, documents(j.src.records()), j.workers, writePairs(progress, pairs)); err != nil {
+	if err := j.det.AddSeq(ctx, documents(j.src.records()), j.workers, writePairs(progress, pairs, j.gc)); err != nil {
 		return 0, err
 	}
 	if j.memProfile != "" {
@@ -189,9 +226,10 @@ func (j dedupJob) run(ctx context.Context, out, pairsPath string, stderr io.Writ
 
 // writePairs returns the detector's callback: it ticks progress and
 // writes the result's pairs to pairs, if not nil.
-func writePairs(progress *progress, pairs *jsonl.Writer) func(dedup.Result) error {
+func writePairs(progress *progress, pairs *jsonl.Writer, gc *gcTarget) func(dedup.Result) error {
 	return func(r dedup.Result) error {
 		progress.tick()
+		gc.tick()
 		if pairs == nil {
 			return nil
 		}
