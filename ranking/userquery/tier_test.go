@@ -20,7 +20,7 @@ func allMapping() *mapping.IndexMappingImpl {
 }
 
 // scored returns the ids and scores of what q matches, best first.
-func scored(t *testing.T, ix bleve.Index, q query.Query) ([]string, []float64) {
+func scored(t testing.TB, ix bleve.Index, q query.Query) ([]string, []float64) {
 	t.Helper()
 	req := bleve.NewSearchRequestOptions(q, 100, 0, false)
 	req.SortBy([]string{"-_score", "_id"})

@@ -195,7 +195,7 @@ func testIndex(t testing.TB) bleve.Index {
 }
 
 // search returns the ids of the documents q matches, best first (ties by
-// id).
+// id), after checking q is valid.
 func search(t testing.TB, ix bleve.Index, q query.Query) []string {
 	t.Helper()
 	if v, ok := q.(query.ValidatableQuery); ok {
@@ -203,16 +203,7 @@ func search(t testing.TB, ix bleve.Index, q query.Query) []string {
 			t.Fatalf("invalid query: %v", err)
 		}
 	}
-	req := bleve.NewSearchRequestOptions(q, 100, 0, false)
-	req.SortBy([]string{"-_score", "_id"})
-	res, err := ix.Search(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, h := range res.Hits {
-		ids = append(ids, h.ID)
-	}
+	ids, _ := scored(t, ix, q)
 	return ids
 }
 
