@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/doppel-search/doppel/dedup/cluster"
 )
 
@@ -443,4 +444,36 @@ func TestRefreshAfterChurn(t *testing.T) {
 		}
 	}
 	checkStructures(t, d)
+}
+
+// TestContentHashStream: contentHash hashes the stream a snapshot's
+// fingerprints were made from (each token then 0, each part then 1), so
+// fingerprints stay comparable across versions.
+func TestContentHashStream(t *testing.T) {
+	tests := [][3][]string{
+		{nil, nil, nil},
+		{{"a", "b"}, nil, nil},
+		{{"a"}, {"b"}, {"c"}},
+		{{"ab"}, nil, nil}, // not {"a", "b"}
+		{nil, {"a", "b"}, {"title=x"}},
+	}
+	seen := map[uint64]int{}
+	for i, tt := range tests {
+		h := xxhash.New()
+		for _, part := range tt {
+			for _, tok := range part {
+				h.WriteString(tok)
+				h.Write([]byte{0})
+			}
+			h.Write([]byte{1})
+		}
+		got := contentHash(tt[0], tt[1], tt[2])
+		if got != h.Sum64() {
+			t.Errorf("case %d: contentHash = %x, want %x", i, got, h.Sum64())
+		}
+		if j, dup := seen[got]; dup {
+			t.Errorf("cases %d and %d hash alike", j, i)
+		}
+		seen[got] = i
+	}
 }

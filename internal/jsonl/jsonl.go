@@ -12,11 +12,13 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // MaxLineBytes is the longest input line accepted (64 MiB).
@@ -131,12 +133,22 @@ type raw struct {
 	Group string  `json:"group"`
 }
 
+// decodeOptions are encoding/json's rules (what the reader accepted
+// before it used the faster decoder of encoding/json/v2): invalid UTF-8
+// replaced by U+FFFD, the last of duplicate names wins, names matched
+// without regard to case.
+var decodeOptions = json.JoinOptions(
+	jsontext.AllowInvalidUTF8(true),
+	jsontext.AllowDuplicateNames(true),
+	json.MatchCaseInsensitiveNames(true),
+)
+
 func (r *Reader) parse(line []byte) (Record, error) {
 	if !utf8.Valid(line) {
-		r.repaired++ // encoding/json replaces invalid bytes with U+FFFD
+		r.repaired++ // the decoder replaces invalid bytes with U+FFFD
 	}
 	var v raw
-	if err := json.Unmarshal(line, &v); err != nil {
+	if err := json.Unmarshal(line, &v, decodeOptions); err != nil {
 		return Record{}, &LineError{r.line, fmt.Errorf("invalid JSON: %w", err)}
 	}
 	switch {

@@ -27,6 +27,10 @@ func TestReader(t *testing.T) {
 		{name: "duplicate", in: "{\"id\":\"a\",\"text\":\"x\"}\n{\"id\":\"a\",\"text\":\"y\"}\n", ids: []string{"a"}, line: 2, wantErr: ErrDuplicateID},
 		{name: "invalid utf8", in: "{\"id\":\"a\",\"text\":\"caf\xe9\"}\n", ids: []string{"a"}, repaired: 1},
 		{name: "not an object", in: "[1,2]\n", line: 1},
+		{name: "trailing data", in: "{\"id\":\"a\",\"text\":\"x\"} {}\n", line: 1},
+		{name: "names of any case", in: "{\"ID\":\"a\",\"Text\":\"x\"}\n", ids: []string{"a"}},
+		{name: "last duplicate name wins", in: "{\"id\":\"a\",\"id\":\"b\",\"text\":\"x\"}\n", ids: []string{"b"}},
+		{name: "null text", in: "{\"id\":\"a\",\"text\":null}\n", line: 1, wantErr: ErrMissingText},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
