@@ -10,17 +10,23 @@ import (
 // unlinked file, appended to, one place per slot; a slot given a new set
 // (a new version) points at its new place. Only the offsets stay in
 // memory: 12 bytes a document instead of its set (8 bytes a shingle).
-// Used under the Detector's write lock.
+// Sets are written a MiB at a time (a write per set cost a system call
+// per document: 9 % of doppel dedup's time at 300k); sets not yet
+// written are read from that buffer. Used under the Detector's write
+// lock.
 type setFile struct {
-	f   *os.File
-	end int64
-	at  []int64  // by slot: where its set starts
-	n   []uint32 // by slot: its length
-	buf [2][]uint64
-	raw []byte // put's encoding buffer
-	rd  []byte // get's read buffer
-	err error  // the first read or write error
+	f       *os.File
+	end     int64    // the file's length once pending is written
+	pending []byte   // the bytes from end−len(pending) on, not yet written
+	at      []int64  // by slot: where its set starts
+	n       []uint32 // by slot: its length
+	buf     [2][]uint64
+	rd      []byte // get's read buffer
+	err     error  // the first read or write error
 }
+
+// setWriteSize is how many bytes of sets setFile gathers before writing.
+const setWriteSize = 1 << 20
 
 // newSetFile creates the file in dir, unlinked at once: it goes when the
 // process does.
@@ -61,6 +67,7 @@ func openSetFile(path string, end int64, at []int64, n []uint32) (*setFile, erro
 // sync flushes the file to disk, so that a snapshot never covers sets
 // the disk may lose.
 func (s *setFile) sync() error {
+	s.flush()
 	if err := s.f.Sync(); err != nil {
 		return fmt.Errorf("dedup: sets: %w", err)
 	}
@@ -72,15 +79,25 @@ func (s *setFile) put(slot uint32, set []uint64) {
 	for int(slot) >= len(s.at) {
 		s.at, s.n = append(s.at, 0), append(s.n, 0)
 	}
-	s.raw = s.raw[:0]
+	s.at[slot], s.n[slot] = s.end, uint32(len(set))
 	for _, v := range set {
-		s.raw = binary.LittleEndian.AppendUint64(s.raw, v)
+		s.pending = binary.LittleEndian.AppendUint64(s.pending, v)
 	}
-	if _, err := s.f.WriteAt(s.raw, s.end); err != nil && s.err == nil {
+	s.end += int64(8 * len(set))
+	if len(s.pending) >= setWriteSize {
+		s.flush()
+	}
+}
+
+// flush writes the pending bytes.
+func (s *setFile) flush() {
+	if len(s.pending) == 0 {
+		return
+	}
+	if _, err := s.f.WriteAt(s.pending, s.end-int64(len(s.pending))); err != nil && s.err == nil {
 		s.err = fmt.Errorf("dedup: sets: %w", err)
 	}
-	s.at[slot], s.n[slot] = s.end, uint32(len(set))
-	s.end += int64(len(s.raw))
+	s.pending = s.pending[:0]
 }
 
 // get reads the set of slot into buffer i (0 or 1, so that two sets can
@@ -90,13 +107,19 @@ func (s *setFile) get(slot uint32, i int) []uint64 {
 		return nil
 	}
 	n := int(s.n[slot])
-	s.rd = append(s.rd[:0], make([]byte, 8*n)...)
-	raw := s.rd
-	if _, err := s.f.ReadAt(raw, s.at[slot]); err != nil {
-		if s.err == nil {
-			s.err = fmt.Errorf("dedup: sets: %w", err)
+	var raw []byte
+	if written := s.end - int64(len(s.pending)); s.at[slot] >= written {
+		off := s.at[slot] - written
+		raw = s.pending[off : off+int64(8*n)]
+	} else {
+		s.rd = append(s.rd[:0], make([]byte, 8*n)...)
+		raw = s.rd
+		if _, err := s.f.ReadAt(raw, s.at[slot]); err != nil {
+			if s.err == nil {
+				s.err = fmt.Errorf("dedup: sets: %w", err)
+			}
+			return nil
 		}
-		return nil
 	}
 	b := s.buf[i][:0]
 	for j := range n {
