@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
@@ -222,8 +223,8 @@ func requests() []ranking.Request {
 	return out
 }
 
-// TestEquivalence: the same writes into one index and into four shards
-// give the same result pages through package ranking — the same hits in
+// TestEquivalence: the same writes into one index and into four shards,
+// searched here or served over HTTP, give the same result pages through package ranking — the same hits in
 // the same order with the same scores, "N similar", members, facets and
 // totals, for users of different groups — and the same suggestions and
 // completions.
@@ -232,7 +233,9 @@ func TestEquivalence(t *testing.T) {
 		t.Run(policy.String(), func(t *testing.T) {
 			c := newCorpus(uint64(policy)+11, 120)
 			p := newPair(t, policy, c, 4)
-			compare(t, ranking.New(p.one, ranking.Options{}), ranking.New(p.shards, ranking.Options{}))
+			one := ranking.New(p.one, ranking.Options{})
+			t.Run("local", func(t *testing.T) { compare(t, one, ranking.New(p.shards, ranking.Options{})) })
+			t.Run("remote", func(t *testing.T) { compare(t, one, ranking.New(serve(t, p.shards), ranking.Options{})) })
 		})
 	}
 }
@@ -354,13 +357,14 @@ func diff(w, g *ranking.Result) string {
 }
 
 // TestScores: every document a query matches scores the same in four
-// shards as in one index, to the last bit — term, match, phrase and
+// shards — local, or served over HTTP — as in one index, to the last bit — term, match, phrase and
 // boolean queries, and multi-term queries bounded as package ranking
 // bounds them (expanded against every shard's terms); the hits of a
 // sort by score then id come in the same order.
 func TestScores(t *testing.T) {
 	c := newCorpus(5, 150)
 	p := newPair(t, indexer.Hidden, c, 4)
+	remote := serve(t, p.shards)
 	match := func(field, text string) query.Query {
 		q := bleve.NewMatchQuery(text)
 		q.SetField(field)
@@ -397,8 +401,8 @@ func TestScores(t *testing.T) {
 		"fuzzy match": parse("body:meadow~1"),
 	} {
 		t.Run(name, func(t *testing.T) {
-			var got [2][]string
-			for i, s := range []indexer.Searcher{p.one, p.shards} {
+			var got [3][]string
+			for i, s := range []indexer.Searcher{p.one, p.shards, remote} {
 				req := bleve.NewSearchRequestOptions(q, 1000, 0, false)
 				req.SortBy([]string{"-_score", "_id"})
 				res, err := s.Search(context.Background(), req)
@@ -418,6 +422,31 @@ func TestScores(t *testing.T) {
 			if !slices.Equal(got[0], got[1]) {
 				t.Errorf("shards: %v\none index: %v", got[1], got[0])
 			}
+			if !slices.Equal(got[0], got[2]) {
+				t.Errorf("remote shards: %v\none index: %v", got[2], got[0])
+			}
 		})
 	}
+}
+
+// serve serves each shard of s on loopback (httptest) and returns the
+// index of those shards, dialed.
+func serve(t testing.TB, s *shard.Index) *shard.Index {
+	t.Helper()
+	urls := make([]string, s.Shards())
+	for i := range urls {
+		srv, err := shard.NewServer(s.Shard(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := httptest.NewServer(srv)
+		t.Cleanup(hs.Close)
+		urls[i] = hs.URL
+	}
+	r, err := shard.Dial(context.Background(), urls, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
 }
