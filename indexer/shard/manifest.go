@@ -93,8 +93,11 @@ func writeManifest(dir string, n int) error {
 // which shard of how many it is.
 var identityKey = []byte("doppel.shard")
 
-// identity is what a shard records of itself.
+// identity is what a shard records of itself: which shard of how many,
+// and the policy its index was last written under (what a Server
+// counts searchable documents by).
 type identity struct {
-	Shard int `json:"shard"`
-	Of    int `json:"of"`
+	Shard  int    `json:"shard"`
+	Of     int    `json:"of"`
+	Policy string `json:"policy,omitempty"`
 }

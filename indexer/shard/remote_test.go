@@ -3,7 +3,9 @@ package shard_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http/httptest"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -115,5 +117,63 @@ func TestRemote(t *testing.T) {
 	}
 	if _, err := r.MembersOfContext(ctx, []string{"c000"}); !errors.Is(err, indexer.ErrClosed) {
 		t.Errorf("members from a closed shard: %v, want ErrClosed", err)
+	}
+}
+
+// TestOpenShard: a shard directory opened alone, as a process serving
+// it opens it, takes the policy its writer recorded, and serves what the
+// whole index held; a directory that is no shard is refused.
+func TestOpenShard(t *testing.T) {
+	dir := t.TempDir()
+	s, err := shard.Open(dir, 2, indexer.Options{Policy: indexer.All})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i, id := range []string{"m", "c1", "c2"} {
+		if err := s.Add(ctx, doc(id, "travel policy hotels"), indexer.Placement{Cluster: "c", Master: "m", Duplicate: i > 0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Add(ctx, doc("x", "printer toner"), indexer.Placement{Cluster: "cx", Master: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for i := range 2 {
+		x, err := shard.OpenShard(filepath.Join(dir, fmt.Sprintf("shard-%03d", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer x.Close()
+		srv, err := shard.NewServer(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k, of := srv.Shard(); k != i || of != 2 {
+			t.Errorf("shard %d says it is %d of %d", i, k, of)
+		}
+		hs := httptest.NewServer(srv)
+		defer hs.Close()
+		urls = append(urls, hs.URL)
+	}
+	r, err := shard.Dial(ctx, urls, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if n, err := r.SearchableCount(); err != nil || n != 4 {
+		t.Errorf("SearchableCount under All = %d, %v; want 4", n, err)
+	}
+	plain := t.TempDir()
+	x, err := indexer.Open(plain, indexer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	if _, err := shard.OpenShard(plain); !errors.Is(err, shard.ErrNotSharded) {
+		t.Errorf("OpenShard of an index not sharded: %v", err)
 	}
 }

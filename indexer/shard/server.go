@@ -34,9 +34,8 @@ type Server struct {
 }
 
 // NewServer returns a Server of the shard ix: a shard directory of a
-// sharded index (see [Open]), opened with indexer.Open — read-only
-// beside a writer, with the index's policy, which SearchableCount
-// counts by — or a shard of an open [Index] ([Index.Shard]). The caller
+// sharded index opened with [OpenShard], or a shard of an open [Index]
+// ([Index.Shard]). The caller
 // closes ix after the Server's last request.
 func NewServer(ix *indexer.Index) (*Server, error) {
 	adv, err := ix.Bleve().Advanced()
@@ -47,17 +46,14 @@ func NewServer(ix *indexer.Index) (*Server, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: the index is a bleve index of type %T, not a shard", ErrNotSharded, adv)
 	}
-	data, err := ix.Bleve().GetInternal(identityKey)
+	id, found, err := readIdentity(ix)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{ix: ix, st: st, m: ix.Mapping(), mux: http.NewServeMux()}
-	if data == nil {
+	if !found {
 		return nil, fmt.Errorf("%w: the shard does not record which shard it is", ErrNotSharded)
 	}
-	if err := json.Unmarshal(data, &s.id); err != nil {
-		return nil, err
-	}
+	s := &Server{ix: ix, st: st, id: id, m: ix.Mapping(), mux: http.NewServeMux()}
 	s.mux.HandleFunc("GET /v1/info", s.info)
 	s.mux.HandleFunc("POST /v1/search", s.search)
 	s.mux.HandleFunc("POST /v1/stats", s.stats)

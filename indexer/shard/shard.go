@@ -114,7 +114,7 @@ func Open(dir string, shards int, opts indexer.Options) (*Index, error) {
 			return fail(err)
 		}
 		local = append(local, x)
-		if err := checkIdentity(x, i, shards, !opts.ReadOnly); err != nil {
+		if err := checkIdentity(x, i, shards, opts.Policy, !opts.ReadOnly); err != nil {
 			return fail(fmt.Errorf("shard: %s: %w", shardDir(dir, i), err))
 		}
 	}
@@ -126,27 +126,63 @@ func Open(dir string, shards int, opts indexer.Options) (*Index, error) {
 }
 
 // checkIdentity checks that x records itself as shard i of n, recording
-// it if it does not yet and write is set.
-func checkIdentity(x *indexer.Index, i, n int, write bool) error {
-	data, err := x.Bleve().GetInternal(identityKey)
+// it — and the policy x is written under — if write is set.
+func checkIdentity(x *indexer.Index, i, n int, policy indexer.Policy, write bool) error {
+	id, found, err := readIdentity(x)
+	switch {
+	case err != nil:
+		return err
+	case found && (id.Shard != i || id.Of != n):
+		return fmt.Errorf("%w: the directory holds shard %d of %d, expected shard %d of %d", ErrShardCount, id.Shard, id.Of, i, n)
+	case !write || found && id.Policy == policy.String():
+		return nil
+	}
+	data, err := json.Marshal(identity{Shard: i, Of: n, Policy: policy.String()})
 	if err != nil {
 		return err
 	}
-	if data == nil {
-		if !write {
-			return nil
-		}
-		data, _ = json.Marshal(identity{Shard: i, Of: n})
-		return x.Bleve().SetInternal(identityKey, data)
-	}
+	return x.Bleve().SetInternal(identityKey, data)
+}
+
+// readIdentity returns what x records of itself, if anything.
+func readIdentity(x *indexer.Index) (identity, bool, error) {
 	var id identity
+	data, err := x.Bleve().GetInternal(identityKey)
+	if err != nil || data == nil {
+		return id, false, err
+	}
 	if err := json.Unmarshal(data, &id); err != nil {
-		return err
+		return id, false, fmt.Errorf("shard: %w", err)
 	}
-	if id.Shard != i || id.Of != n {
-		return fmt.Errorf("%w: the directory holds shard %d of %d, expected shard %d of %d", ErrShardCount, id.Shard, id.Of, i, n)
+	return id, true, nil
+}
+
+// OpenShard opens one shard directory of a sharded index (shard-002 in
+// the index's directory, or a copy of it on another machine) read-only,
+// under the policy its writer recorded: what a process serving the shard
+// ([NewServer]) opens. The caller must Close it.
+func OpenShard(dir string) (*indexer.Index, error) {
+	opts := indexer.Options{ReadOnly: true}
+	for {
+		x, err := indexer.Open(dir, opts)
+		if err != nil {
+			return nil, err
+		}
+		id, found, err := readIdentity(x)
+		if err == nil && !found {
+			err = fmt.Errorf("%w: %s is not a shard of one", ErrNotSharded, dir)
+		}
+		if err != nil {
+			x.Close()
+			return nil, err
+		}
+		p, err := indexer.ParsePolicy(id.Policy)
+		if err != nil || p == opts.Policy {
+			return x, nil // an unknown policy: the default
+		}
+		x.Close()
+		opts.Policy = p
 	}
-	return nil
 }
 
 // fromLocal makes an Index of the shards local, opened with opts.
