@@ -1199,13 +1199,16 @@ func (x *Index) readMembers(ctx context.Context, clusters []string) (map[string]
 // master's is indexed with master=false, so that it can represent the
 // cluster for them: see package ranking.) The master clause has boost 0,
 // so scores are those of q.
-func (x *Index) Searchable(q query.Query) query.Query {
+func (x *Index) Searchable(q query.Query) query.Query { return SearchableUnder(x.opts.Policy, q) }
+
+// SearchableUnder is [Index.Searchable] for an index under policy.
+func SearchableUnder(policy Policy, q query.Query) query.Query {
 	kind := bleve.NewTermQuery(MemberType)
 	kind.SetField(fieldKind)
 	bq := bleve.NewBooleanQuery()
 	bq.AddMust(q)
 	bq.AddMustNot(kind)
-	if x.opts.Policy != All {
+	if policy != All {
 		master := bleve.NewBoolFieldQuery(true)
 		master.SetField(FieldMaster)
 		master.SetBoost(0)
@@ -1243,6 +1246,10 @@ func (x *Index) SearchableCount() (int, error) {
 // difference records too. Writing to it directly bypasses the Index's
 // bookkeeping.
 func (x *Index) Bleve() bleve.Index { return x.idx }
+
+// Options returns the options the index was opened with, defaults
+// applied.
+func (x *Index) Options() Options { return x.opts }
 
 // Stats returns the counters since Open.
 func (x *Index) Stats() Stats {

@@ -26,7 +26,8 @@ import (
 // ([Server]): urls[i] is the base URL of shard i of len(urls) (each is
 // asked which shard it is, and a shard in the wrong place, or of an index
 // of another number of shards, fails with an error wrapping
-// [ErrShardCount]). Writes return indexer.ErrReadOnly. The index's
+// [ErrShardCount]). Writes return indexer.ErrReadOnly; the policy is
+// the one shard 0 is read under. The index's
 // mapping is [indexer.Mapping]. client may be nil (http.DefaultClient's
 // transport, no timeout: searches are bounded by their contexts).
 func Dial(ctx context.Context, urls []string, client *http.Client) (*Index, error) {
@@ -46,6 +47,11 @@ func Dial(ctx context.Context, urls []string, client *http.Client) (*Index, erro
 		}
 		if in.Shard != i || in.Of != len(urls) {
 			return nil, fmt.Errorf("%w: %s serves shard %d of %d, given as shard %d of %d", ErrShardCount, u, in.Shard, in.Of, i, len(urls))
+		}
+		if i == 0 {
+			if pol, err := indexer.ParsePolicy(in.Policy); err == nil {
+				s.opts.Policy = pol
+			}
 		}
 		s.parts = append(s.parts, p)
 		children[i] = &remoteIndex{p: p}

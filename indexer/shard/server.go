@@ -26,11 +26,13 @@ import (
 // process that searches — so serve it on loopback or a private network
 // only. A Server is safe for concurrent use.
 type Server struct {
-	ix  *indexer.Index
-	st  *store
-	id  identity
-	m   mapping.IndexMapping
-	mux *http.ServeMux
+	ix *indexer.Index
+	st *store
+	id identity
+	// policy is the policy ix is read under.
+	policy indexer.Policy
+	m      mapping.IndexMapping
+	mux    *http.ServeMux
 }
 
 // NewServer returns a Server of the shard ix: a shard directory of a
@@ -53,7 +55,7 @@ func NewServer(ix *indexer.Index) (*Server, error) {
 	if !found {
 		return nil, fmt.Errorf("%w: the shard does not record which shard it is", ErrNotSharded)
 	}
-	s := &Server{ix: ix, st: st, id: id, m: ix.Mapping(), mux: http.NewServeMux()}
+	s := &Server{ix: ix, st: st, id: id, policy: ix.Options().Policy, m: ix.Mapping(), mux: http.NewServeMux()}
 	s.mux.HandleFunc("GET /v1/info", s.info)
 	s.mux.HandleFunc("POST /v1/search", s.search)
 	s.mux.HandleFunc("POST /v1/stats", s.stats)
@@ -133,14 +135,16 @@ func read(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
-// info is what a shard says of itself.
+// info is what a shard says of itself: which shard of how many, and
+// the policy it is read under.
 type info struct {
-	Shard int `json:"shard"`
-	Of    int `json:"of"`
+	Shard  int    `json:"shard"`
+	Of     int    `json:"of"`
+	Policy string `json:"policy"`
 }
 
 func (s *Server) info(w http.ResponseWriter, _ *http.Request) {
-	reply(w, info{Shard: s.id.Shard, Of: s.id.Of})
+	reply(w, info{Shard: s.id.Shard, Of: s.id.Of, Policy: s.policy.String()})
 }
 
 // searchBody is a search sent to a shard.

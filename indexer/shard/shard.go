@@ -16,6 +16,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/doppel-search/doppel/indexer"
 )
@@ -585,6 +586,13 @@ func (s *Index) gather(ctx context.Context, req *bleve.SearchRequest) (*Stats, e
 		st.add(a)
 	}
 	return st, nil
+}
+
+// Searchable restricts q to what a result page may show when nobody's
+// access groups matter, under the index's policy (see
+// [indexer.Index.Searchable]).
+func (s *Index) Searchable(q query.Query) query.Query {
+	return indexer.SearchableUnder(s.opts.Policy, q)
 }
 
 // Mapping returns the index mapping.
