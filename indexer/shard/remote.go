@@ -244,8 +244,9 @@ func (p *remotePart) indexed() (int, error) {
 }
 
 func (p *remotePart) docCount() (uint64, error) {
-	c, err := p.counts()
-	return c.Records, err
+	var tc termCounts
+	err := p.call(context.Background(), http.MethodPost, "/v1/terms", []string{}, &tc)
+	return tc.Docs, err
 }
 
 func (p *remotePart) languages() (map[string]uint64, error) {
