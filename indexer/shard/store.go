@@ -104,7 +104,8 @@ func (r *reader) TermFieldReader(ctx context.Context, term []byte, field string,
 		r.given = st
 		r.mu.Unlock()
 		n, ok = st.count(field, string(term))
-	} else if v := r.groupView(); v != nil {
+	}
+	if v := r.groupView(); !ok && v != nil {
 		n, ok = own+v.others(r.store.pos, field, term), true
 	}
 	if !ok || n == own {
