@@ -25,6 +25,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/share"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/indexer/shard"
 )
 
 // Priorities of queued URLs (higher is crawled first).
@@ -96,7 +97,7 @@ type Crawler struct {
 	opts  Options
 	front *frontier.Frontier
 	pages *pages.Store
-	index *indexer.Index
+	index Store
 	pacer *polite.Pacer // per-host request slots, shared by the fetches and the sitemap reader
 	n     *counters
 	fatal *fatal
@@ -183,7 +184,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	}
 	cm := &committer{opts: &c.opts, front: c.front, pages: c.pages, pacer: c.pacer, counters: c.n, fatal: c.fatal,
 		queued: map[string][]string{}, yields: yields{}, recrawl: newRecrawl(opts.Revisit), dir: dir}
-	if c.index, err = indexer.Open(filepath.Join(dir, indexDir), indexer.Options{Policy: opts.Policy, NoAutoFlush: true,
+	if c.index, err = openIndex(dir, opts.Shards, indexer.Options{Policy: opts.Policy, NoAutoFlush: true,
 		Source: indexer.SourceFunc(func(ctx context.Context, id string) (*indexer.Doc, error) { return cm.hook.SourceDoc(ctx, id) })}); err != nil {
 		c.front.Close()
 		c.pages.Close()
@@ -310,10 +311,40 @@ func (c *Crawler) Stats() Stats {
 // Options returns the options in effect (defaults filled in).
 func (c *Crawler) Options() Options { return c.opts }
 
-// Index returns the crawl's search index. Pages become searchable when the
-// crawl flushes it: every 1000 pages, at least every RefreshInterval, and
-// at the end.
-func (c *Crawler) Index() *indexer.Index { return c.index }
+// Index returns the crawl's search index if it is one bleve index (nil
+// if it is sharded; see Store). Pages become searchable when the crawl
+// flushes it: every 1000 pages, at least every RefreshInterval, and at
+// the end.
+func (c *Crawler) Index() *indexer.Index {
+	x, _ := c.index.(*indexer.Index)
+	return x
+}
+
+// Store returns the crawl's search index, one bleve index or shards of
+// one.
+func (c *Crawler) Store() Store { return c.index }
+
+// A Store is a crawl's search index, both sides: one bleve index
+// ([*indexer.Index]) or shards of one ([*shard.Index]).
+type Store interface {
+	indexer.Writer
+	indexer.Searcher
+	// Indexed returns how many documents the index holds.
+	Indexed() (int, error)
+	// EachID calls fn with the id of every document, in id order.
+	EachID(fn func(id string) error) error
+}
+
+// openIndex opens the crawl's search index in dir under opts: sharded
+// if it is (with its count; shards, if not 0, must agree), or if shards
+// is above 1 and there is none yet; one bleve index otherwise.
+func openIndex(dir string, shards int, opts indexer.Options) (Store, error) {
+	path := filepath.Join(dir, indexDir)
+	if shard.IsSharded(path) || shards > 1 {
+		return shard.Open(path, shards, opts)
+	}
+	return indexer.Open(path, opts)
+}
 
 // Detector returns the crawl's near-duplicate detector. It is written by
 // Run; read it when Run is not running.

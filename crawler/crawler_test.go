@@ -86,9 +86,13 @@ func searchable(t testing.TB, c *Crawler) []string {
 // sorted.
 func searchURLs(t testing.TB, c *Crawler, q query.Query) []string {
 	t.Helper()
-	req := bleve.NewSearchRequestOptions(c.Index().Searchable(q), 100000, 0, false)
+	st := c.Store().(interface {
+		Store
+		Searchable(query.Query) query.Query
+	})
+	req := bleve.NewSearchRequestOptions(st.Searchable(q), 100000, 0, false)
 	req.Fields = []string{"url"}
-	res, err := c.Index().Search(context.Background(), req)
+	res, err := st.Search(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}

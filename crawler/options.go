@@ -117,6 +117,13 @@ type Options struct {
 	// NoSync skips fsync on the state stores: a killed process loses
 	// nothing, a power loss may. For tests and benchmarks. Default false.
 	NoSync bool `json:"-"`
+	// Shards, above 1, keeps a new crawl's search index in that many
+	// bleve shards (package indexer/shard: routed by cluster, searched
+	// as one index). The layout is the index's own: an index that exists
+	// keeps it (a sharded one records its count, which another count
+	// here contradicts: Open fails), so it is not saved with the other
+	// options. Default 0: one bleve index, or the index as it is.
+	Shards int `json:"-"`
 	// Client is the HTTP client every request of the crawl goes through
 	// — pages, robots.txt, sitemaps — for a proxy, TLS settings, a cookie
 	// jar or a test's RoundTripper: its Transport and Jar are used; the
@@ -168,7 +175,7 @@ func resolveOptions(dir string, opts Options) (Options, error) {
 		if err != nil {
 			return opts, fmt.Errorf("crawler: %s is damaged (%v); pass the seeds again to replace it", path, err)
 		}
-		saved.NoSync, saved.Client, saved.SMB, saved.Logins = opts.NoSync, opts.Client, opts.SMB, opts.Logins
+		saved.NoSync, saved.Client, saved.SMB, saved.Logins, saved.Shards = opts.NoSync, opts.Client, opts.SMB, opts.Logins, opts.Shards
 		if opts.MaxPages != 0 {
 			saved.MaxPages = opts.MaxPages
 		}

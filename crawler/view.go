@@ -25,8 +25,10 @@ type View struct {
 	opts  Options
 	pages *pages.Store
 	front *frontier.Frontier
-	index *indexer.Index
+	index Store
 	owned bool // opened by OpenView: Close closes the stores
+	// foreign: the index was given (OpenViewWith), and is not closed.
+	foreign bool
 }
 
 // OpenView opens the crawl in dir for reading. It fails while a crawl (in
@@ -44,9 +46,28 @@ func OpenView(dir string) (*View, error) {
 		v.pages.Close()
 		return nil, inUse(dir, err)
 	}
-	if v.index, err = indexer.Open(filepath.Join(dir, indexDir), indexer.Options{Policy: opts.Policy, ReadOnly: true}); err != nil {
+	if v.index, err = openIndex(dir, 0, indexer.Options{Policy: opts.Policy, ReadOnly: true}); err != nil {
 		v.pages.Close()
 		v.front.Close()
+		return nil, inUse(dir, err)
+	}
+	return v, nil
+}
+
+// OpenViewWith opens the crawl's records in dir for reading, as
+// OpenView does, with index for its search index: shards another process
+// serves (shard.Dial), say. Close leaves index open.
+func OpenViewWith(dir string, index Store) (*View, error) {
+	opts, err := loadOptions(dir)
+	if err != nil {
+		return nil, err
+	}
+	v := &View{opts: opts, owned: true, foreign: true, index: index}
+	if v.pages, err = pages.Open(filepath.Join(dir, pagesFile), pages.Options{ReadOnly: true, Timeout: lockTimeout}); err != nil {
+		return nil, inUse(dir, err)
+	}
+	if v.front, err = frontier.Open(filepath.Join(dir, frontierFile), frontier.Options{ReadOnly: true, LockTimeout: lockTimeout}); err != nil {
+		v.pages.Close()
 		return nil, inUse(dir, err)
 	}
 	return v, nil
@@ -63,14 +84,26 @@ func (v *View) Close() error {
 	if !v.owned {
 		return nil
 	}
-	return errors.Join(v.index.Close(), v.pages.Close(), v.front.Close())
+	var err error
+	if !v.foreign {
+		err = v.index.Close()
+	}
+	return errors.Join(err, v.pages.Close(), v.front.Close())
 }
 
 // Options returns the crawl's options.
 func (v *View) Options() Options { return v.opts }
 
-// Index returns the crawl's search index (read-only under OpenView).
-func (v *View) Index() *indexer.Index { return v.index }
+// Index returns the crawl's search index (read-only under OpenView) if
+// it is one bleve index, else nil; see Store.
+func (v *View) Index() *indexer.Index {
+	x, _ := v.index.(*indexer.Index)
+	return x
+}
+
+// Store returns the crawl's search index: one bleve index, or shards of
+// one, local or served by other processes.
+func (v *View) Store() Store { return v.index }
 
 // An Entry is what the crawl knows about one URL, as `doppel export`
 // prints it: a stable contract for audits and tools.

@@ -85,7 +85,9 @@
 // HTTP) must keep — what a search sees, what must be atomic, what may be
 // batched, what replay relies on — and package indexer/indextest checks
 // it: indextest.Run runs one suite against any implementation, as this
-// package's tests do against a directory and an in-memory bleve index.
+// package's tests do against a directory and an in-memory bleve index,
+// and package indexer/shard's against its shards (local, and served
+// over HTTP).
 //
 // # Library use
 //

@@ -62,6 +62,11 @@ type Options struct {
 	// ReadOnly opens an existing index for searching only, beside other
 	// readers; Add and Flush return ErrReadOnly. Default false.
 	ReadOnly bool
+	// IndexType is the bleve index type Open creates a new index with
+	// (an index that exists keeps its own). Default scorch's; package
+	// indexer/shard gives its shards one of its own, whose searches
+	// score as the whole sharded index would.
+	IndexType string
 	// Source returns the documents the index does not hold — the
 	// near-duplicates Skip leaves out — when a change of master means
 	// they must be indexed: the master elected when one is removed or
@@ -248,7 +253,7 @@ func Open(dir string, opts Options) (*Index, error) {
 	case serr == nil:
 		idx, err = bleve.OpenUsing(dir, map[string]any{"bolt_timeout": lockTimeout})
 	default:
-		idx, err = bleve.NewUsing(dir, Mapping(), scorch.Name, scorch.Name, map[string]any{"bolt_timeout": lockTimeout})
+		idx, err = bleve.NewUsing(dir, Mapping(), cmp.Or(opts.IndexType, scorch.Name), scorch.Name, map[string]any{"bolt_timeout": lockTimeout})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("indexer: open %s: %w", dir, err)
@@ -319,6 +324,17 @@ func (x *Index) Add(ctx context.Context, d Doc, r Placement) error {
 	}
 	return x.autoFlush()
 }
+
+// CheckID returns the error Remove would return for the document id
+// before changing anything ([ErrEmptyID], [ErrReserved]), or nil: for a
+// [Writer] over several indexes (package indexer/shard), which checks a
+// change before it writes any of them.
+func CheckID(id string) error { return checkID(id) }
+
+// CheckPlacement returns the error Add would return for the document
+// id at the placement r before changing anything ([ErrEmptyID],
+// [ErrReserved], [ErrMismatch], [ErrCluster]), or nil; see [CheckID].
+func CheckPlacement(id string, r Placement) error { return checkDoc(id, r) }
 
 func checkID(id string) error {
 	switch {
@@ -877,6 +893,54 @@ func (x *Index) TermShares() (share func(term string) float64, release func(), e
 	return share, func() { r.Close() }, nil
 }
 
+// Holds reports whether the index holds document id — its member record,
+// indexed or not — counting the changes accepted and not yet written
+// (read your writes). Package indexer/shard asks it to find a copy of a
+// document left on another shard. Cost: a lookup of the record's id.
+func (x *Index) Holds(id string) (bool, error) {
+	if checkID(id) != nil {
+		return false, nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return false, ErrClosed
+	}
+	if rec, ok := x.pending[id]; ok {
+		return !rec.deleted, nil
+	}
+	if x.writing != nil {
+		if rec, ok := x.writing.pending[id]; ok {
+			return !rec.deleted, nil
+		}
+	}
+	adv, err := x.idx.Advanced()
+	if err != nil {
+		return false, fmt.Errorf("indexer: %w", err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return false, fmt.Errorf("indexer: %w", err)
+	}
+	defer r.Close()
+	iid, err := r.InternalID(memberPrefix + id)
+	if err != nil {
+		return false, fmt.Errorf("indexer: looking up %q: %w", id, err)
+	}
+	return len(iid) > 0, nil
+}
+
+// DocCount returns how many records the index holds as written —
+// documents, difference records and member records — the total
+// [Index.TermShares] divides by. Cost: one reader.
+func (x *Index) DocCount() (uint64, error) {
+	n, err := x.idx.DocCount()
+	if err != nil {
+		return 0, fmt.Errorf("indexer: %w", err)
+	}
+	return n, nil
+}
+
 // Document returns the indexed document id (from the pending batch or the
 // index), or nil if it is not indexed.
 func (x *Index) Document(id string) (*Doc, error) {
@@ -1135,13 +1199,16 @@ func (x *Index) readMembers(ctx context.Context, clusters []string) (map[string]
 // master's is indexed with master=false, so that it can represent the
 // cluster for them: see package ranking.) The master clause has boost 0,
 // so scores are those of q.
-func (x *Index) Searchable(q query.Query) query.Query {
+func (x *Index) Searchable(q query.Query) query.Query { return SearchableUnder(x.opts.Policy, q) }
+
+// SearchableUnder is [Index.Searchable] for an index under policy.
+func SearchableUnder(policy Policy, q query.Query) query.Query {
 	kind := bleve.NewTermQuery(MemberType)
 	kind.SetField(fieldKind)
 	bq := bleve.NewBooleanQuery()
 	bq.AddMust(q)
 	bq.AddMustNot(kind)
-	if x.opts.Policy != All {
+	if policy != All {
 		master := bleve.NewBoolFieldQuery(true)
 		master.SetField(FieldMaster)
 		master.SetBoost(0)
@@ -1179,6 +1246,10 @@ func (x *Index) SearchableCount() (int, error) {
 // difference records too. Writing to it directly bypasses the Index's
 // bookkeeping.
 func (x *Index) Bleve() bleve.Index { return x.idx }
+
+// Options returns the options the index was opened with, defaults
+// applied.
+func (x *Index) Options() Options { return x.opts }
 
 // Stats returns the counters since Open.
 func (x *Index) Stats() Stats {

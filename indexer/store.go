@@ -10,8 +10,8 @@ import (
 // A Searcher is the read side of a Doppel index: what package ranking
 // and package web need to answer queries, and nothing of how the index is
 // stored. [*Index] (one bleve index, the embedded default) is one
-// implementation; shards of bleve searched through a bleve IndexAlias, or
-// an index served over HTTP, are meant to be others. Every implementation
+// implementation; shards of bleve searched through a bleve IndexAlias,
+// local or served over HTTP (package indexer/shard), are another. Every implementation
 // runs the conformance suite of package indexer/indextest.
 //
 // The contract:
@@ -46,10 +46,12 @@ import (
 //   - Sharding. A sharded implementation keeps every record of a cluster
 //     (its documents, difference records and member records) on one
 //     shard, so that what must be seen together is written by one
-//     shard's batch, and scores as one index would (bleve: an IndexAlias
-//     searched with search.SearchTypeKey set to search.GlobalScoring):
-//     collapsing compares a member's score with its master's, and ranks
-//     clusters of different shards against each other.
+//     shard's batch, and scores as one index would: collapsing compares
+//     a member's score with its master's, and ranks clusters of
+//     different shards against each other. (Bleve's IndexAlias with
+//     search.GlobalScoring gathers statistics for BM25 only; Doppel
+//     scores with TF-IDF, so package indexer/shard gives each shard's
+//     reader the whole index's counts.)
 //   - Errors. A search past ctx's deadline or cancellation fails (ranking
 //     reports ErrTimeout); after Close, Document and MembersOfContext
 //     return an error wrapping [ErrClosed] and Search an error. A missing

@@ -19,9 +19,13 @@ type StoredReader struct {
 }
 
 // NewStoredReader returns a StoredReader over reader, or nil if reader
-// is not a scorch index's (an upside-down index, or another store).
+// is not a scorch index's (an upside-down index, or another store). A
+// reader that wraps a scorch snapshot and has its segments (package
+// indexer/shard's) is one.
 func NewStoredReader(reader index.IndexReader) *StoredReader {
-	snap, ok := reader.(*scorch.IndexSnapshot)
+	snap, ok := reader.(interface {
+		Segments() []*scorch.SegmentSnapshot
+	})
 	if !ok {
 		return nil
 	}

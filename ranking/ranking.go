@@ -709,17 +709,23 @@ func (s *Searcher) tierHits(ctx context.Context, cq compiled, r Request, window 
 	return rk, int(n), err == nil, err
 }
 
+// A recordCounter counts the records TermShares divides by
+// ([indexer.Index.DocCount]; a sharded index sums its shards').
+type recordCounter interface {
+	DocCount() (uint64, error)
+}
+
 // estimate returns an upper bound of the documents cq's text matches —
 // the fewest documents holding one of its required words, any of the
 // word's terms, from the index's term counts — and false when it cannot
-// say (no required word, or an index that is not an [*indexer.Index]).
+// say (no required word, or an index that does not count its records).
 // Cost: one dictionary lookup per term.
 func (s *Searcher) estimate(cq compiled) (uint64, bool) {
-	ix := s.Index()
-	if ix == nil || len(cq.required) == 0 {
+	ix, ok := s.ix.(recordCounter)
+	if !ok || len(cq.required) == 0 {
 		return 0, false
 	}
-	n, err := ix.Bleve().DocCount()
+	n, err := ix.DocCount()
 	if err != nil {
 		return 0, false
 	}

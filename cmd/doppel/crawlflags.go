@@ -23,6 +23,7 @@ type crawlFlags struct {
 	config       string
 	maxPages     int
 	policy       string
+	shards       int
 	delay        time.Duration
 	parallelism  int
 	maxDepth     int
@@ -47,6 +48,7 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 	fs.StringVar(&f.config, "config", "", "JSON configuration `file` (flags override it)")
 	fs.IntVar(&f.maxPages, "max-pages", 0, "pages to fetch in all, across restarts (default 1000)")
 	fs.StringVar(&f.policy, "policy", "", "near-duplicates: skip (default), hidden or all")
+	fs.IntVar(&f.shards, "shards", 0, "keep a new crawl's index in `N` bleve shards, routed by cluster (default 1; a crawl keeps the count it was created with)")
 	fs.DurationVar(&f.delay, "delay", 0, "pause between requests (default 100ms; 0: none)")
 	fs.IntVar(&f.parallelism, "parallelism", 0, "requests in flight (default 2)")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "links followed from a seed (default 10)")
@@ -142,6 +144,8 @@ func (f *crawlFlags) apply(opts *crawler.Options, name string) error {
 		opts.MaxPages = f.maxPages
 	case "policy":
 		opts.Policy, err = indexer.ParsePolicy(f.policy)
+	case "shards":
+		opts.Shards = f.shards
 	case "delay":
 		opts.Delay = f.delay
 		if opts.Delay == 0 {

@@ -75,7 +75,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	path := func(u string) string { return strings.TrimPrefix(u, site) }
 	printDemoClusters(stdout, c.Detector().Clusters(), path)
-	if err := printDemoQueries(ctx, stdout, ranking.New(c.Index(), ranking.Options{}), path); err != nil {
+	if err := printDemoQueries(ctx, stdout, ranking.New(c.Store(), ranking.Options{}), path); err != nil {
 		return err
 	}
 	if *data != "" {
@@ -197,9 +197,9 @@ func demoSimilar(ctx context.Context, search *ranking.Searcher, h ranking.Hit, q
 func serveDemo(ctx context.Context, v *crawler.View, addr string, stdout, stderr io.Writer) error {
 	id := identity{web: web.Options{DemoUsers: []web.DemoUser{{Name: "guest"}, {Name: "hr-staff", Groups: []string{"hr"}},
 		{Name: "admin", Groups: demoAdminGroups}}, AdminGroups: []string{"admin"}}}
-	err := serve(ctx, v, addr, id, stdout, stderr)
+	err := serve(ctx, v, v.Store(), addr, id, stdout, stderr)
 	if err != nil && addr == "127.0.0.1:8080" && isAddrInUse(err) {
-		err = serve(ctx, v, "127.0.0.1:0", id, stdout, stderr)
+		err = serve(ctx, v, v.Store(), "127.0.0.1:0", id, stdout, stderr)
 	}
 	return err
 }

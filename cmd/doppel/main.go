@@ -5,8 +5,9 @@
 //	doppel demo   [--data DIR]
 //	doppel crawl  --seed URL [--seed URL…] --data DIR [--max-pages N] [--config FILE] [flags]
 //	doppel export --data DIR [--out FILE]
-//	doppel serve  --data DIR [--addr 127.0.0.1:8080] [--groups-header H [--trusted-proxies CIDRS] | --demo-users SPEC]
+//	doppel serve  --data DIR [--shards URLS] [--addr 127.0.0.1:8080] [--groups-header H [--trusted-proxies CIDRS] | --demo-users SPEC]
 //	              [--admin-groups G | --admin-addr 127.0.0.1:8081]
+//	doppel shard  --index SHARD_DIR | --data DIR --shard N [--addr 127.0.0.1:9100]
 //	doppel dedup  --in docs.jsonl[.gz] --out clusters.jsonl [flags]
 //	doppel eval   --in docs.jsonl[.gz] [--truth pairs.jsonl.gz] [flags]
 //
@@ -52,6 +53,7 @@ var commands = []command{
 	{"run", "crawl, keep fresh and serve search from one process (crawl --serve)", runRun},
 	{"export", "print one JSON line per URL a crawl has seen", runExport},
 	{"serve", "serve the search UI and JSON API over a crawl", runServe},
+	{"shard", "serve one shard of a sharded index to doppel serve --shards", runShard},
 	{"dedup", "assign every document of a JSONL file to a near-duplicate cluster", runDedup},
 	{"eval", "measure every method against ground truth and print the tables", runEval},
 	{"extract", "print the text of documents (PDF, DOCX, PPTX, XLSX, ODT, ODP, ODS) as a crawl reads it", runExtract},

@@ -14,22 +14,30 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler"
+	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/indexer/shard"
 	"github.com/doppel-search/doppel/ranking"
 	"github.com/doppel-search/doppel/web"
 )
 
-// runServe serves the search UI and API over a crawl's data directory.
+// runServe serves the search UI and API over a crawl's data directory,
+// or over shards other processes serve.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	data := fs.String("data", "", "the crawl's data `directory` (required)")
+	data := fs.String("data", "", "the crawl's data `directory` (required unless --shards)")
+	shards := fs.String("shards", "", "search the index in shards other processes serve (doppel shard), at these comma-separated base `URLs`, shard 0 first, instead of the data directory's index")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
 	identity := identityFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: doppel serve --data DIR [--addr 127.0.0.1:8080] [--groups-header H [--trusted-proxies CIDRS] | --demo-users SPEC]\n"+
-			"                   [--admin-groups G | --admin-addr 127.0.0.1:8081]\n\n"+
+		fmt.Fprintln(stderr, "usage: doppel serve --data DIR [--shards URLS] [--addr 127.0.0.1:8080] [--groups-header H [--trusted-proxies CIDRS] | --demo-users SPEC]\n"+
+			"                   [--admin-groups G | --admin-addr 127.0.0.1:8081]\n"+
+			"       doppel serve --shards URLS [flags]\n\n"+
 			"Serves the search UI and JSON API over a crawl, read-only: it opens the crawl's records and index\n"+
 			"without rebuilding anything, so it answers at once. A crawl running in another process holds the\n"+
-			"data directory; search it with doppel crawl --serve instead. Without --groups-header or\n"+
+			"data directory; search it with doppel crawl --serve instead. An index in shards (doppel crawl\n"+
+			"--shards N) is searched as one; with --shards, the shards are those other processes serve (doppel\n"+
+			"shard), and the data directory, if given, supplies the records (page texts, status numbers).\n"+
+			"Without --groups-header or\n"+
 			"--demo-users every visitor is anonymous and sees public documents only. The groups header is\n"+
 			"believed only from --trusted-proxies (default: loopback); repeated, the request is refused.\n"+
 			"The status page, /api/stats and /metrics are for --admin-groups, or on --admin-addr.\n\nFlags:")
@@ -38,8 +46,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if *data == "" {
-		fmt.Fprintln(stderr, "doppel serve: --data is required")
+	if *data == "" && *shards == "" {
+		fmt.Fprintln(stderr, "doppel serve: --data or --shards is required")
 		usageHint(fs, stderr)
 		return errUsage
 	}
@@ -47,12 +55,32 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	v, err := crawler.OpenView(*data)
+	var remote *shard.Index
+	if *shards != "" {
+		dial, cancel := context.WithTimeout(ctx, 10*time.Second)
+		remote, err = shard.Dial(dial, splitList(*shards), nil)
+		cancel()
+		if err != nil {
+			return err
+		}
+		defer remote.Close()
+	}
+	var v *crawler.View
+	switch {
+	case *data != "" && remote != nil:
+		v, err = crawler.OpenViewWith(*data, remote)
+	case *data != "":
+		v, err = crawler.OpenView(*data)
+	}
 	if err != nil {
 		return err
 	}
-	defer v.Close()
-	return serve(ctx, v, *addr, opts, stdout, stderr)
+	store := indexer.Searcher(remote)
+	if v != nil {
+		defer v.Close()
+		store = v.Store()
+	}
+	return serve(ctx, v, store, *addr, opts, stdout, stderr)
 }
 
 // identity is who visitors are and who administers, from the flags.
@@ -165,9 +193,10 @@ func parseDemoUsers(spec string) ([]web.DemoUser, error) {
 	return users, nil
 }
 
-// serve runs the web server over the crawl until ctx is done.
-func serve(ctx context.Context, v *crawler.View, addr string, id identity, stdout, stderr io.Writer) error {
-	ln, err := listen(v, nil, addr, id, stdout, stderr)
+// serve runs the web server over store — with the crawl's records, if
+// v is not nil — until ctx is done.
+func serve(ctx context.Context, v *crawler.View, store indexer.Searcher, addr string, id identity, stdout, stderr io.Writer) error {
+	ln, err := listen(v, store, nil, addr, id, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -182,17 +211,21 @@ type server struct {
 }
 
 // listen binds addr (and the admin address) and prepares the web server
-// over the crawl, with web.HTTPServer's connection limits. With live, the
-// crawl running in this process, the status page and /api/stats show its
-// hosts and its course and /metrics its counters (see withLiveCrawl).
-func listen(v *crawler.View, live *crawler.Crawler, addr string, id identity, stdout, stderr io.Writer) (*server, error) {
+// over the search index store, with web.HTTPServer's connection limits:
+// with the crawl's records v (nil: none — no page texts, no status
+// numbers). With live, the crawl running in this process, the status
+// page and /api/stats show its hosts and its course and /metrics its
+// counters (see withLiveCrawl).
+func listen(v *crawler.View, store indexer.Searcher, live *crawler.Crawler, addr string, id identity, stdout, stderr io.Writer) (*server, error) {
 	opts := id.web
-	opts.Text = v.Text
-	opts.Status = cachedStatus(v, 5*time.Second)
+	if v != nil {
+		opts.Text = v.Text
+		opts.Status = cachedStatus(v, 5*time.Second)
+	}
 	if live != nil {
 		withLiveCrawl(&opts, live)
 	}
-	srv, err := web.New(ranking.New(v.Index(), ranking.Options{}), opts)
+	srv, err := web.New(ranking.New(store, ranking.Options{}), opts)
 	if err != nil {
 		return nil, err
 	}

@@ -227,6 +227,50 @@ func (q *bounded) Searcher(ctx context.Context, i index.IndexReader, m mapping.I
 	return searcher.NewMultiTermSearcher(ctx, i, terms, field, q.boost.Value(), options, false)
 }
 
+// Expand returns q as bleve's own queries write it once expanded in r:
+// its terms enumerated in r's dictionary (spending the budget as a
+// search would, and remembered, so that a later search uses them too),
+// as the term query or the disjunction of term queries its searcher is
+// made of (a fuzzy term's boosted by its edit distance, as bleve does).
+// A sharded index (package indexer/shard) expands with the terms of
+// every shard, so that each shard searches the same terms and scores as
+// one index would, and a shard in another process can be sent the
+// result. One difference: a regular expression matching no term
+// becomes a match-none query, which a query string's boolean query drops
+// where q's empty disjunction stays.
+func (q *bounded) Expand(ctx context.Context, r index.IndexReader, m mapping.IndexMapping) (query.Query, error) {
+	field := q.field
+	if field == "" {
+		field = m.DefaultSearchField()
+	}
+	terms, dists, err := q.expand(ctx, r, field)
+	if err != nil {
+		return nil, err
+	}
+	term := func(t string, boost *query.Boost) query.Query {
+		tq := query.NewTermQuery(t)
+		tq.SetField(field)
+		tq.BoostVal = boost
+		return tq
+	}
+	switch {
+	case q.kind != regexpKind && (len(terms) == 0 || len(terms) == 1 && terms[0] == q.text):
+		return term(q.text, q.boost), nil
+	case len(terms) == 0:
+		return query.NewMatchNoneQuery(), nil
+	}
+	ds := make([]query.Query, len(terms))
+	for i, t := range terms {
+		b := q.boost
+		if q.kind == fuzzyKind { // as searcher.NewMultiTermSearcherBoosted
+			v := query.Boost(q.boost.Value() * (1 / float64(dists[i]+1)))
+			b = &v
+		}
+		ds[i] = term(t, b)
+	}
+	return query.NewDisjunctionQuery(ds), nil
+}
+
 // Validate implements query.ValidatableQuery.
 func (q *bounded) Validate() error {
 	switch {
@@ -386,6 +430,37 @@ func (q *fuzzyMatch) Searcher(ctx context.Context, i index.IndexReader, m mappin
 	d.SetMin(1)
 	d.SetBoost(q.BoostVal.Value())
 	return d.Searcher(ctx, i, m, options)
+}
+
+// Expand returns q with its words expanded in r, as bleve's own
+// queries (see bounded.Expand).
+func (q *fuzzyMatch) Expand(ctx context.Context, r index.IndexReader, m mapping.IndexMapping) (query.Query, error) {
+	field := q.FieldVal
+	if field == "" {
+		field = m.DefaultSearchField()
+	}
+	words, err := q.build(m, field)
+	if err != nil {
+		return nil, err
+	}
+	if len(words) == 0 {
+		return query.NewMatchNoneQuery(), nil
+	}
+	out := make([]query.Query, len(words))
+	for i, w := range words {
+		if out[i], err = w.(*bounded).Expand(ctx, r, m); err != nil {
+			return nil, err
+		}
+	}
+	if q.Operator == query.MatchQueryOperatorAnd {
+		c := query.NewConjunctionQuery(out)
+		c.SetBoost(q.BoostVal.Value())
+		return c, nil
+	}
+	d := query.NewDisjunctionQuery(out)
+	d.SetMin(1)
+	d.SetBoost(q.BoostVal.Value())
+	return d, nil
 }
 
 func (q *fuzzyMatch) build(m mapping.IndexMapping, field string) ([]query.Query, error) {

@@ -608,6 +608,10 @@ func Filter(q query.Query) query.Query {
 // filter is the query of Filter.
 type filter struct{ query.Query }
 
+// Unscored returns the query f filters by: what a search in another
+// process rebuilds f from (package indexer/shard sends it so).
+func (f filter) Unscored() query.Query { return f.Query }
+
 // Searcher returns the searcher of f's query, scoring nothing.
 func (f filter) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options bsearch.SearcherOptions) (bsearch.Searcher, error) {
 	options.Score = "none"
