@@ -58,7 +58,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var remote *shard.Index
 	if *shards != "" {
 		dial, cancel := context.WithTimeout(ctx, 10*time.Second)
-		remote, err = shard.Dial(dial, splitList(*shards), nil)
+		remote, err = shard.Dial(dial, splitList(*shards), shardClient())
 		cancel()
 		if err != nil {
 			return err

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -27,8 +29,9 @@ func runShard(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"       doppel shard --data DIR --shard N [--addr 127.0.0.1:9100]\n\n"+
 			"Serves one shard of a sharded index (doppel crawl --shards N) over HTTP, read-only, to the process\n"+
 			"that searches every shard as one index: doppel serve --shards URL0,URL1,… (shard 0 first). It\n"+
-			"answers for every document whoever asks — access groups are applied by doppel serve — so keep it\n"+
-			"on loopback or a private network.\n\nFlags:")
+			"answers for every document — access groups are applied by doppel serve — so off loopback it\n"+
+			"needs a shared secret in the environment of both: "+shardTokenEnv+" (only requests carrying it\n"+
+			"are answered).\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -43,6 +46,10 @@ func runShard(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		usageHint(fs, stderr)
 		return errUsage
 	}
+	token := os.Getenv(shardTokenEnv)
+	if token == "" && !isLoopback(*addr) {
+		return fmt.Errorf("--addr %s is not a loopback address: set %s, the same in doppel serve's environment, so that only it can read the shard", *addr, shardTokenEnv)
+	}
 	ix, err := shard.OpenShard(*dir)
 	if err != nil {
 		return err
@@ -52,16 +59,13 @@ func runShard(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if !isLoopback(*addr) {
-		fmt.Fprintf(stderr, "warning: serving a shard on %s, not a loopback address: it answers for every document, whoever asks\n", *addr)
-	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", *addr, err)
 	}
 	k, of := srv.Shard()
 	fmt.Fprintf(stdout, "Shard %d of %d: http://%s/  (Ctrl-C stops)\n", k, of, ln.Addr())
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: requireToken(srv, token), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -75,4 +79,47 @@ func runShard(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return nil
 	}
+}
+
+// shardTokenEnv names the environment variable holding the secret that
+// doppel serve shows doppel shard (never a flag: flags are seen by
+// every user of the machine, and never logged).
+const shardTokenEnv = "DOPPEL_SHARD_TOKEN"
+
+// requireToken answers only requests bearing token (Authorization:
+// Bearer); an empty token lets every request through.
+func requireToken(h http.Handler, token string) http.Handler {
+	if token == "" {
+		return h
+	}
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			http.Error(w, "doppel shard: this shard needs the token doppel serve holds", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// bearer is a RoundTripper adding the shard token to each request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// shardClient returns the client doppel serve reads remote shards with:
+// bearing the token of the environment, if any (nil: the default).
+func shardClient() *http.Client {
+	token := os.Getenv(shardTokenEnv)
+	if token == "" {
+		return nil
+	}
+	return &http.Client{Transport: bearer{token: token, next: http.DefaultTransport}}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -78,6 +79,50 @@ func TestServeShards(t *testing.T) {
 			if got := get(base + "api/search?" + q); got != want {
 				t.Errorf("%s, %s:\n%s\nlocal shards:\n%s", name, q, got, want)
 			}
+		}
+	}
+}
+
+// TestShardToken: off loopback doppel shard refuses to start without a
+// token; with one, a request without it is refused and doppel serve's
+// client, which carries it, is answered.
+func TestShardToken(t *testing.T) {
+	t.Setenv(shardTokenEnv, "")
+	data := t.TempDir()
+	code, _, stderr := doppel(t, "shard", "--index", data, "--addr", "0.0.0.0:0")
+	if code == 0 || !strings.Contains(stderr, shardTokenEnv) {
+		t.Fatalf("a shard off loopback without a token: exit %d: %s", code, stderr)
+	}
+	if shardClient() != nil {
+		t.Fatal("a client with a token while none is set")
+	}
+
+	t.Setenv(shardTokenEnv, "s3cret")
+	srv := httptest.NewServer(requireToken(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "shard")
+	}), "s3cret"))
+	defer srv.Close()
+	for _, tt := range []struct {
+		name   string
+		client *http.Client
+		header string
+		want   int
+	}{
+		{"no token", http.DefaultClient, "", http.StatusUnauthorized},
+		{"wrong token", http.DefaultClient, "Bearer s3cre", http.StatusUnauthorized},
+		{"serve's client", shardClient(), "", http.StatusOK},
+	} {
+		req, _ := http.NewRequest("GET", srv.URL, nil)
+		if tt.header != "" {
+			req.Header.Set("Authorization", tt.header)
+		}
+		resp, err := tt.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("%s: %s, want %d", tt.name, resp.Status, tt.want)
 		}
 	}
 }
