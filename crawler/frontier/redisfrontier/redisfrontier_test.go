@@ -1,0 +1,200 @@
+package redisfrontier_test
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/doppel-search/doppel/crawler/frontier"
+	"github.com/doppel-search/doppel/crawler/frontier/redisfrontier"
+	"github.com/doppel-search/doppel/internal/redistest"
+)
+
+func open(t *testing.T, rdb redis.UniversalClient, opts redisfrontier.Options) *redisfrontier.Frontier {
+	t.Helper()
+	f, err := redisfrontier.New(rdb, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func commit(t *testing.T, q frontier.Queue, b *frontier.Batch) {
+	t.Helper()
+	if _, err := q.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPolitenessAcrossWorkers: three workers claim as fast as they can
+// from two hosts with a delay of their own and one without; no host is
+// claimed twice within its delay, whoever claims.
+func TestPolitenessAcrossWorkers(t *testing.T) {
+	c := redistest.Start(t, 3, 0)
+	rdb := c.Client()
+	delays := map[string]time.Duration{"slow.example": 150 * time.Millisecond, "slower.example": 250 * time.Millisecond, "fast.example": 0}
+	var workers []*redisfrontier.Frontier
+	for i := range 3 {
+		workers = append(workers, open(t, rdb, redisfrontier.Options{Prefix: "polite", Holder: fmt.Sprint("w", i)}))
+	}
+	var b frontier.Batch
+	for host, d := range delays {
+		if err := workers[0].SetDelay(host, d); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 5 {
+			b.Add(fmt.Sprintf("http://%s/%d", host, i), 0, nil)
+		}
+	}
+	commit(t, workers[0], &b)
+	type claim struct {
+		host string
+		at   time.Time
+	}
+	var (
+		mu     sync.Mutex
+		claims []claim
+		wg     sync.WaitGroup
+	)
+	deadline := time.Now().Add(10 * time.Second)
+	for _, w := range workers {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				before := time.Now()
+				it, err := w.NextWhere(nil, 0)
+				if errors.Is(err, frontier.ErrEmpty) {
+					return
+				}
+				if errors.Is(err, frontier.ErrNotReady) {
+					time.Sleep(5 * time.Millisecond)
+					continue
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				claims = append(claims, claim{strings.Split(it.URL, "/")[2], before})
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(claims) != 15 {
+		t.Fatalf("%d claims, want 15", len(claims))
+	}
+	for host, d := range delays {
+		var at []time.Time
+		for _, c := range claims {
+			if c.host == host {
+				at = append(at, c.at)
+			}
+		}
+		slices.SortFunc(at, func(a, b time.Time) int { return a.Compare(b) })
+		// A claim is timed from before it was asked: the gap between two
+		// is at least the delay less the second's round trip.
+		for i := 1; i < len(at); i++ {
+			if gap := at[i].Sub(at[i-1]); gap < d-20*time.Millisecond {
+				t.Errorf("%s claimed %v after the one before; its delay is %v", host, gap, d)
+			}
+		}
+	}
+}
+
+const childEnv = "REDISFRONTIER_CHILD"
+
+// TestKilledWorker: a worker (a process of its own) claims a URL and is
+// killed; once its lease has run out, the URL is claimed again by
+// another worker — not before — at its place in the queue.
+func TestKilledWorker(t *testing.T) {
+	if spec := os.Getenv(childEnv); spec != "" {
+		child(spec)
+		return
+	}
+	c := redistest.Start(t, 3, 0)
+	rdb := c.Client()
+	q := open(t, rdb, redisfrontier.Options{Prefix: "killed", Holder: "survivor"})
+	var b frontier.Batch
+	b.Add("http://a.example/first", 5, []byte("p1"))
+	b.Add("http://b.example/second", 1, []byte("p2"))
+	commit(t, q, &b)
+
+	const lease = 800 * time.Millisecond
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestKilledWorker$")
+	cmd.Env = append(os.Environ(), childEnv+"="+strings.Join(c.Addrs(), ",")+"|"+lease.String())
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "claimed ") {
+		t.Fatalf("child said %q, %v", line, err)
+	}
+	claimedAt := time.Now()
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if got := strings.TrimSpace(strings.TrimPrefix(line, "claimed ")); got != "http://a.example/first" {
+		t.Fatalf("the child claimed %s, want the first URL", got)
+	}
+	it, err := q.NextWhere(nil, 0)
+	if err != nil || it.URL != "http://b.example/second" {
+		t.Fatalf("claimed %q, %v; want the second URL while the first is leased", it.URL, err)
+	}
+	for {
+		it, err = q.NextWhere(nil, 0)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, frontier.ErrEmpty) && !errors.Is(err, frontier.ErrNotReady) {
+			t.Fatal(err)
+		}
+		if time.Since(claimedAt) > 5*lease {
+			t.Fatalf("the dead worker's URL is not back %v after its claim", time.Since(claimedAt))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if since := time.Since(claimedAt); since < lease-100*time.Millisecond {
+		t.Errorf("the URL was claimed again %v after the dead worker's claim, within its lease %v", since, lease)
+	}
+	if it.URL != "http://a.example/first" || it.Priority != 5 || string(it.Payload) != "p1" {
+		t.Errorf("claimed again %+v, want the first URL with its priority and payload", it)
+	}
+	st, err := q.Stats()
+	if err != nil || st != (frontier.Stats{InFlight: 2}) {
+		t.Errorf("Stats = %+v, %v; want 2 in flight", st, err)
+	}
+}
+
+// child claims one URL, says which, and waits to be killed.
+func child(spec string) {
+	addrs, leaseS, _ := strings.Cut(spec, "|")
+	lease, _ := time.ParseDuration(leaseS)
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(addrs, ",")})
+	q, err := redisfrontier.New(rdb, redisfrontier.Options{Prefix: "killed", Holder: "doomed", Lease: lease})
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	it, err := q.NextWhere(nil, 0)
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	fmt.Println("claimed", it.URL)
+	select {}
+}
