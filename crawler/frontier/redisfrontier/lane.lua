@@ -16,8 +16,8 @@
 --   P:x        hash host -> the time (ms) the host may next be claimed
 --              (kept while its queue is empty)
 --   P:d        hash host -> its delay between claims (ms)
---   P:l        sorted set url -> lease expiry (ms); P:h hash url -> holder;
---              P:held:HOLDER set of the holder's URLs
+--   P:l        sorted set url -> lease expiry (ms); P:h hash url -> holder
+--              "|" the claim's token; P:held:HOLDER set of the holder's URLs
 --   P:t        sorted set url -> revisit time (ms); P:ti hash url ->
 --              revisit: time (ns, decimal) "|" priority key (8 bytes)
 --              payload
@@ -82,7 +82,10 @@ local function leave(url)
     local holder = redis.call('HGET', H, url)
     redis.call('ZREM', L, url)
     redis.call('HDEL', H, url)
-    if holder then redis.call('SREM', P .. ':held:' .. holder, url) end
+    if holder then
+      holder = string.sub(holder, 1, (string.find(holder, '|', 1, true) or 0) - 1)
+      redis.call('SREM', P .. ':held:' .. holder, url)
+    end
     redis.call('HINCRBY', N, 'inflight', -1)
   else
     redis.call('HINCRBY', N, 'done', -1)
@@ -178,13 +181,16 @@ end
 
 if op == 'claim' then
   -- ARGV[2]: url, ARGV[3]: holder, ARGV[4]: lease (ms), ARGV[5]: default
-  -- delay (ms). Claims url if it is pending and its host may be claimed
-  -- now, re-arming the host at now + its delay. Returns 1, or 0 if not.
+  -- delay (ms), ARGV[6]: the claim's token. Claims url if it is pending
+  -- and its host may be claimed now, re-arming the host at now + its
+  -- delay. Returns 1, or 0 if not; 1 again for a claim repeated with its
+  -- token (its answer was lost).
   local now = now_ms()
   local url, holder = ARGV[2], ARGV[3]
   local v = redis.call('HGET', S, url)
   if not v then return 0 end
   local st, key, host, payload = rec(v)
+  if st == 'F' and redis.call('HGET', H, url) == holder .. '|' .. ARGV[6] then return 1 end
   if st ~= 'P' then return 0 end
   local ready = redis.call('ZSCORE', R, host)
   if not ready or tonumber(ready) > now then return 0 end
@@ -194,7 +200,7 @@ if op == 'claim' then
   if redis.call('ZCARD', hq(host)) > 0 then redis.call('ZADD', R, now + delay, host) end
   redis.call('HSET', S, url, enc('F', key, host, payload))
   redis.call('ZADD', L, now + tonumber(ARGV[4]), url)
-  redis.call('HSET', H, url, holder)
+  redis.call('HSET', H, url, holder .. '|' .. ARGV[6])
   redis.call('SADD', P .. ':held:' .. holder, url)
   redis.call('HINCRBY', N, 'pending', -1)
   redis.call('HINCRBY', N, 'inflight', 1)

@@ -32,12 +32,16 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/url"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -74,6 +78,15 @@ type Options struct {
 	Lookahead int
 	// Context bounds every call to Redis. Default context.Background().
 	Context context.Context
+	// Replicas is the number of replicas that must have each change
+	// before a call returns (Redis WAIT), when its master has that many
+	// online: 1 on a cluster with replicas, so that a change survives its
+	// master's failure. A master left without replicas after a failover
+	// waits for none until one joins. Default 0.
+	Replicas int
+	// Retry is how long a call is retried while the cluster is failing
+	// over (connection refused, CLUSTERDOWN, TRYAGAIN). Default 30 s.
+	Retry time.Duration
 }
 
 // Frontier is a frontier.Queue on Redis. It is safe for concurrent use.
@@ -81,6 +94,12 @@ type Frontier struct {
 	rdb  redis.UniversalClient
 	opts Options
 	ctx  context.Context
+
+	tokens atomic.Uint64 // claims made, naming each
+
+	shardsMu sync.Mutex
+	shards   map[string]int // master address → its online replicas
+	shardsAt time.Time      // when shards was read
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -114,6 +133,9 @@ func New(rdb redis.UniversalClient, opts Options) (*Frontier, error) {
 	}
 	if opts.Context == nil {
 		opts.Context = context.Background()
+	}
+	if opts.Retry <= 0 {
+		opts.Retry = 30 * time.Second
 	}
 	f := &Frontier{rdb: rdb, opts: opts, ctx: opts.Context, stop: make(chan struct{})}
 	if err := rdb.Ping(f.ctx).Err(); err != nil {
@@ -182,28 +204,159 @@ type laneCall struct {
 	args []any
 }
 
-// run runs the calls, pipelined, and returns their results in order. A
-// script the server does not have (a fresh master after a failover) is
-// sent whole.
+// run runs the calls and returns their results in order, retrying
+// through a failover for up to Options.Retry. Every script is one atomic
+// step, and each is safe to repeat: a repeated Add is not queued twice, a
+// repeated claim is recognised by its token.
 func (f *Frontier) run(calls []laneCall) ([]any, error) {
-	out := make([]any, len(calls))
-	cmds := make([]*redis.Cmd, len(calls))
-	_, err := f.rdb.Pipelined(f.ctx, func(p redis.Pipeliner) error {
-		for i, c := range calls {
-			cmds[i] = lane.EvalSha(f.ctx, p, []string{f.key(c.lane)}, c.args...)
+	deadline := time.Now().Add(f.opts.Retry)
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		out, err := f.runOnce(calls)
+		if err == nil || !transient(err) || time.Now().After(deadline) {
+			if err != nil {
+				return nil, fmt.Errorf("redisfrontier: %w", err)
+			}
+			return out, nil
 		}
-		return nil
-	})
-	if err != nil && !redis.HasErrorPrefix(err, "NOSCRIPT") {
-		return nil, fmt.Errorf("redisfrontier: %w", err)
+		if cc, ok := f.rdb.(*redis.ClusterClient); ok {
+			cc.ReloadState(f.ctx)
+		}
+		select {
+		case <-time.After(wait):
+		case <-f.ctx.Done():
+			return nil, fmt.Errorf("redisfrontier: %w", f.ctx.Err())
+		}
 	}
-	for i, c := range calls {
-		v, err := cmds[i].Result()
-		if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
-			v, err = lane.Run(f.ctx, f.rdb, []string{f.key(c.lane)}, c.args...).Result()
+}
+
+// waitTimeout bounds a WAIT for replicas, below go-redis's read timeout.
+const waitTimeout = 2 * time.Second
+
+// errReplicas means fewer replicas than Options.Replicas acknowledged a
+// change in time.
+var errReplicas = errors.New("replicas lag")
+
+// onlineReplicas returns the number of online replicas of each master,
+// read at most every second.
+func (f *Frontier) onlineReplicas(cc *redis.ClusterClient) (map[string]int, error) {
+	f.shardsMu.Lock()
+	defer f.shardsMu.Unlock()
+	if time.Since(f.shardsAt) < time.Second {
+		return f.shards, nil
+	}
+	shards, err := cc.ClusterShards(f.ctx).Result()
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]int{}
+	for _, sh := range shards {
+		master, online := "", 0
+		for _, n := range sh.Nodes {
+			switch {
+			case n.Role == "master" && n.Health == "online":
+				master = fmt.Sprintf("%s:%d", n.IP, n.Port)
+			case n.Role == "replica" && n.Health != "fail":
+				// Redis 7.0 says "loading" for a replica with nothing
+				// replicated yet.
+				online++
+			}
 		}
+		if master != "" {
+			m[master] = online
+		}
+	}
+	f.shards, f.shardsAt = m, time.Now()
+	return m, nil
+}
+
+// transient reports whether err is one a failover gives.
+func transient(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) || errors.Is(err, errReplicas) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNREFUSED) ||
+		redis.HasErrorPrefix(err, "CLUSTERDOWN") || redis.HasErrorPrefix(err, "TRYAGAIN") ||
+		redis.HasErrorPrefix(err, "MOVED") || redis.HasErrorPrefix(err, "LOADING") ||
+		strings.Contains(err.Error(), "connection refused")
+}
+
+// runOnce runs the calls, pipelined per master (each pipeline ends with a
+// WAIT for Options.Replicas), and returns their results in order. A script
+// the server does not have (a master after a failover) is sent whole.
+func (f *Frontier) runOnce(calls []laneCall) ([]any, error) {
+	type group struct {
+		client   redis.Cmdable
+		addr     string
+		idx      []int
+		replicas int // to WAIT for
+	}
+	var groups []*group
+	if cc, ok := f.rdb.(*redis.ClusterClient); ok && f.opts.Replicas > 0 {
+		byAddr := map[string]*group{}
+		for i, c := range calls {
+			m, err := cc.MasterForKey(f.ctx, f.key(c.lane))
+			if err != nil {
+				return nil, err
+			}
+			g := byAddr[m.Options().Addr]
+			if g == nil {
+				g = &group{client: m, addr: m.Options().Addr}
+				byAddr[m.Options().Addr] = g
+				groups = append(groups, g)
+			}
+			g.idx = append(g.idx, i)
+		}
+		online, err := f.onlineReplicas(cc)
 		if err != nil {
-			return nil, fmt.Errorf("redisfrontier: %w", err)
+			return nil, err
+		}
+		for _, g := range groups {
+			g.replicas = min(f.opts.Replicas, online[g.addr])
+		}
+	} else {
+		g := &group{client: f.rdb, replicas: f.opts.Replicas}
+		for i := range calls {
+			g.idx = append(g.idx, i)
+		}
+		groups = append(groups, g)
+	}
+	cmds := make([]*redis.Cmd, len(calls))
+	for _, g := range groups {
+		var wait *redis.Cmd
+		_, err := g.client.Pipelined(f.ctx, func(p redis.Pipeliner) error {
+			for _, i := range g.idx {
+				cmds[i] = lane.EvalSha(f.ctx, p, []string{f.key(calls[i].lane)}, calls[i].args...)
+			}
+			if g.replicas > 0 {
+				wait = p.Do(f.ctx, "WAIT", g.replicas, waitTimeout.Milliseconds())
+			}
+			return nil
+		})
+		if err != nil && !redis.HasErrorPrefix(err, "NOSCRIPT") {
+			return nil, err
+		}
+		for _, i := range g.idx {
+			if err := cmds[i].Err(); err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+				// Load it, then run the group again: its other calls were
+				// refused too, and each is safe to repeat.
+				if err := lane.Load(f.ctx, g.client).Err(); err != nil {
+					return nil, err
+				}
+				return f.runOnce(calls)
+			}
+		}
+		if wait != nil {
+			if n, err := wait.Int64(); err != nil || n < int64(g.replicas) {
+				f.shardsMu.Lock()
+				f.shardsAt = time.Time{} // read the replicas again
+				f.shardsMu.Unlock()
+				return nil, fmt.Errorf("%w: %d of %d replicas of %s acknowledged a change (%v)", errReplicas, n, g.replicas, g.addr, err)
+			}
+		}
+	}
+	out := make([]any, len(calls))
+	for i := range calls {
+		v, err := cmds[i].Result()
+		if err != nil {
+			return nil, err
 		}
 		out[i] = v
 	}
@@ -355,7 +508,8 @@ func (f *Frontier) next(accept func(url string, payload []byte) bool, limit int)
 		if accept != nil && !accept(u, []byte(c.payload)) {
 			continue
 		}
-		got, err := f.run([]laneCall{{c.lane, []any{"claim", u, f.opts.Holder, f.opts.Lease.Milliseconds(), f.opts.Delay.Milliseconds()}}})
+		token := strconv.FormatUint(f.tokens.Add(1), 10)
+		got, err := f.run([]laneCall{{c.lane, []any{"claim", u, f.opts.Holder, f.opts.Lease.Milliseconds(), f.opts.Delay.Milliseconds(), token}}})
 		if err != nil {
 			return frontier.Item{}, false, err
 		}

@@ -198,3 +198,65 @@ func child(spec string) {
 	fmt.Println("claimed", it.URL)
 	select {}
 }
+
+// TestMasterFailover: a crawl's frontier on three masters with a replica
+// each (changes acknowledged by a replica, Options.Replicas) loses
+// nothing and hands out nothing twice when a master is killed midway:
+// every URL is claimed once and done once.
+func TestMasterFailover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts six redis-server processes and fails one over")
+	}
+	c := redistest.Start(t, 3, 1)
+	rdb := c.Client()
+	q := open(t, rdb, redisfrontier.Options{Prefix: "failover", Replicas: 1})
+	const hosts, perHost = 40, 10
+	var b frontier.Batch
+	for h := range hosts {
+		for i := range perHost {
+			b.Add(fmt.Sprintf("http://h%d.example/%d", h, i), i%3, nil)
+		}
+	}
+	commit(t, q, &b)
+	claimed := map[string]int{}
+	step := func(n int) {
+		for range n {
+			it, err := q.NextWhere(nil, 0)
+			if err != nil {
+				t.Fatalf("claim %d: %v", len(claimed), err)
+			}
+			claimed[it.URL]++
+			var done frontier.Batch
+			done.Done(it.URL, "fetched")
+			commit(t, q, &done)
+		}
+	}
+	step(150)
+	c.KillMaster(c.Masters()[0])
+	step(hosts*perHost - 150)
+	if _, err := q.NextWhere(nil, 0); !errors.Is(err, frontier.ErrEmpty) {
+		t.Errorf("after every URL: %v, want ErrEmpty", err)
+	}
+	for u, n := range claimed {
+		if n != 1 {
+			t.Errorf("%s claimed %d times", u, n)
+		}
+	}
+	if len(claimed) != hosts*perHost {
+		t.Errorf("%d URLs claimed, want %d", len(claimed), hosts*perHost)
+	}
+	st, err := q.Stats()
+	if err != nil || st != (frontier.Stats{Done: hosts * perHost}) {
+		t.Errorf("Stats = %+v, %v; want %d done", st, err, hosts*perHost)
+	}
+	n := 0
+	if err := q.All(func(_ string, s frontier.State, outcome string) error {
+		if s != frontier.Done || outcome != "fetched" {
+			t.Errorf("state %v %q", s, outcome)
+		}
+		n++
+		return nil
+	}); err != nil || n != hosts*perHost {
+		t.Errorf("All saw %d URLs, %v", n, err)
+	}
+}
