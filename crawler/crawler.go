@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -94,7 +95,7 @@ type Stats struct {
 //   - the view (view.go): reads the stores without the write side.
 type Crawler struct {
 	opts  Options
-	front *frontier.Frontier
+	front frontier.Queue
 	pages *pages.Store
 	index *indexer.Index
 	pacer *polite.Pacer // per-host request slots, shared by the fetches and the sitemap reader
@@ -174,8 +175,17 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	}
 	c := &Crawler{opts: opts, n: &counters{}, fatal: &fatal{},
 		pacer: polite.New(polite.Options{Parallelism: opts.HostParallelism, Delay: max(opts.Delay, 0)})}
-	if c.front, err = frontier.Open(filepath.Join(dir, frontierFile), frontier.Options{NoSync: opts.NoSync, LockTimeout: lockTimeout}); err != nil {
-		return nil, inUse(dir, err)
+	if c.front = opts.Frontier; c.front == nil {
+		if c.front, err = frontier.Open(filepath.Join(dir, frontierFile), frontier.Options{NoSync: opts.NoSync, LockTimeout: lockTimeout}); err != nil {
+			return nil, inUse(dir, err)
+		}
+	}
+	if p, ok := c.front.(frontier.Paced); ok {
+		c.pacer.OnPace(func(host string, delay time.Duration, until time.Time) {
+			if err := p.Pace(host, delay, until); err != nil {
+				slog.Warn("crawler: the frontier did not take a host's pace", "host", host, "err", err)
+			}
+		})
 	}
 	if c.pages, err = pages.Open(filepath.Join(dir, pagesFile), pages.Options{NoSync: opts.NoSync, Timeout: lockTimeout}); err != nil {
 		c.front.Close()

@@ -16,6 +16,14 @@ import (
 // may be fetched now (its host has a free slot, its retry is due).
 const scanLimit = 512
 
+// minPoll and sharedPoll pace the dispatcher's looks at a frontier shared
+// with other workers: when its hosts wait their turn, and when it is
+// empty while other workers have URLs in flight.
+const (
+	minPoll    = 5 * time.Millisecond
+	sharedPoll = 100 * time.Millisecond
+)
+
 // A dispatcher hands frontier items to workers, each with a request slot
 // of its host (package polite), until the crawl is over: the frontier has
 // nothing that may be fetched with nothing in flight that could add to
@@ -86,6 +94,15 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 			if !free.IsZero() {
 				wake = earliest(wake, free)
 			}
+			if p, ok := d.front.(frontier.Paced); ok {
+				// The frontier holds back hosts whose turn has not come.
+				if at, ok := p.NextReady(); ok {
+					if soon := now.Add(minPoll); at.Before(soon) {
+						at = soon
+					}
+					wake = earliest(wake, at)
+				}
+			}
 		case !errors.Is(err, frontier.ErrEmpty):
 			d.err = err
 			continue
@@ -98,8 +115,14 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 			// Commits add revisits and links; poll at least every second.
 			wake = earliest(wake, now.Add(time.Second))
 		} else if d.inflight == 0 && wake.IsZero() {
-			d.cond.Broadcast()
-			return frontier.Item{}, false
+			if st, err := d.front.Stats(); err == nil && st.InFlight > 0 {
+				// A shared frontier: other workers' pages in flight may
+				// still queue links.
+				wake = now.Add(sharedPoll)
+			} else {
+				d.cond.Broadcast()
+				return frontier.Item{}, false
+			}
 		}
 		d.waitUntil(wake)
 	}
@@ -114,6 +137,19 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 func (d *dispatcher) look(now time.Time) (item frontier.Item, wake time.Time, paced bool, err error) {
 	budget := d.budget(d.fresh)
 	busy := map[string]bool{}
+	var took []string // hosts whose slot accept took
+	defer func() {
+		// A paced frontier may lose an accepted URL to another worker:
+		// give back the slots of URLs not returned.
+		kept := false
+		for _, h := range took {
+			if err == nil && !kept && h == hostOf(item.URL) {
+				kept = true // the item's own
+				continue
+			}
+			d.pacer.Release(h)
+		}
+	}()
 	item, err = d.front.NextWhere(func(u string, payload []byte) bool {
 		var t task
 		_ = json.Unmarshal(payload, &t)
@@ -134,6 +170,7 @@ func (d *dispatcher) look(now time.Time) (item frontier.Item, wake time.Time, pa
 			return false
 		}
 		if d.pacer.TryAcquire(host) {
+			took = append(took, host)
 			return true
 		}
 		busy[host], paced = true, true

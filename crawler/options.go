@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/renameio/v2"
 
+	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/login"
 	"github.com/doppel-search/doppel/crawler/share"
 	"github.com/doppel-search/doppel/crawler/traps"
@@ -117,6 +118,13 @@ type Options struct {
 	// NoSync skips fsync on the state stores: a killed process loses
 	// nothing, a power loss may. For tests and benchmarks. Default false.
 	NoSync bool `json:"-"`
+	// Frontier is the crawl's frontier. Default nil: the embedded one, a
+	// file in the crawl's directory. A shared one (package redisfrontier:
+	// a Redis Cluster) lets several workers crawl one site together, each
+	// with a directory of its own; if it paces hosts itself
+	// (frontier.Paced), every host's Crawl-delay and Retry-After pauses
+	// go to it as well, for every worker. The crawler closes it.
+	Frontier frontier.Queue `json:"-"`
 	// Client is the HTTP client every request of the crawl goes through
 	// — pages, robots.txt, sitemaps — for a proxy, TLS settings, a cookie
 	// jar or a test's RoundTripper: its Transport and Jar are used; the
@@ -168,7 +176,7 @@ func resolveOptions(dir string, opts Options) (Options, error) {
 		if err != nil {
 			return opts, fmt.Errorf("crawler: %s is damaged (%v); pass the seeds again to replace it", path, err)
 		}
-		saved.NoSync, saved.Client, saved.SMB, saved.Logins = opts.NoSync, opts.Client, opts.SMB, opts.Logins
+		saved.NoSync, saved.Client, saved.SMB, saved.Logins, saved.Frontier = opts.NoSync, opts.Client, opts.SMB, opts.Logins, opts.Frontier
 		if opts.MaxPages != 0 {
 			saved.MaxPages = opts.MaxPages
 		}

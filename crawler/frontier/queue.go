@@ -107,6 +107,21 @@ type Queue interface {
 
 var _ Queue = (*Frontier)(nil)
 
+// A Paced queue paces hosts itself, for every client (see Pacing in the
+// Queue contract): a claim takes no URL of a host before its delay since
+// the host's last claim has passed, nor before a pause ends. Its claims
+// may then lose a URL that accept accepted to another client and go on
+// with the next: the caller gives back what accept took for a URL not
+// returned.
+type Paced interface {
+	// Pace sets host's delay between claims (0: the queue's default) and
+	// pauses it until until (zero: no pause), for every client.
+	Pace(host string, delay time.Duration, until time.Time) error
+	// NextReady returns the earliest time a host with pending URLs may
+	// be claimed, as the last claim saw it, and false if none has any.
+	NextReady() (time.Time, bool)
+}
+
 // Op is the kind of a [Change].
 type Op uint8
 

@@ -207,6 +207,18 @@ if op == 'claim' then
   return 1
 end
 
+if op == 'pace' then
+  -- ARGV[2]: host, ARGV[3]: its delay (ms; 0: the default), ARGV[4]: no
+  -- claim of it before this time (ms; 0: none).
+  local host, delay, untilms = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+  if delay > 0 then redis.call('HSET', D, host, delay) else redis.call('HDEL', D, host) end
+  if untilms > 0 then
+    if untilms > tonumber(redis.call('HGET', X, host) or '0') then redis.call('HSET', X, host, untilms) end
+    if redis.call('ZSCORE', R, host) then redis.call('ZADD', R, 'GT', untilms, host) end
+  end
+  return 1
+end
+
 if op == 'renew' then
   -- ARGV[2]: holder, ARGV[3]: lease (ms). Extends the holder's leases.
   local now = now_ms()

@@ -9,7 +9,7 @@
 // order queued), the URL states, the leases of URLs in flight and the
 // scheduled revisits. A claim is one script: the URL must still be
 // pending and its host due, and the host is re-armed at now plus its delay
-// (SetDelay: Crawl-delay, Retry-After, backoff), by the server's clock, so
+// (Pace: Crawl-delay, Retry-After, backoff), by the server's clock, so
 // per-host politeness holds across every worker. A lease expires unless
 // its holder renews it (a goroutine does, every third of Options.Lease):
 // the URLs of a worker that died return to their queues at their
@@ -67,8 +67,8 @@ type Options struct {
 	// Lease is how long a claimed URL stays leased to a worker that no
 	// longer renews it. Default 30 s.
 	Lease time.Duration
-	// Delay is the time between two claims of one host unless SetDelay
-	// gave the host its own. Default 0.
+	// Delay is the time between two claims of one host unless Pace gave
+	// the host its own. Default 0.
 	Delay time.Duration
 	// Holder names this worker's leases. Default: host name, process id
 	// and the time it started.
@@ -96,6 +96,7 @@ type Frontier struct {
 	ctx  context.Context
 
 	tokens atomic.Uint64 // claims made, naming each
+	ready  atomic.Int64  // the earliest time (ms) a host may be claimed, as the last peek saw it; -1 none
 
 	shardsMu sync.Mutex
 	shards   map[string]int // master address → its online replicas
@@ -106,7 +107,10 @@ type Frontier struct {
 	once sync.Once
 }
 
-var _ frontier.Queue = (*Frontier)(nil)
+var (
+	_ frontier.Queue = (*Frontier)(nil)
+	_ frontier.Paced = (*Frontier)(nil)
+)
 
 // New returns the frontier stored in rdb (a *redis.ClusterClient, or a
 // *redis.Client for one server) under opts.Prefix, and starts renewing
@@ -138,6 +142,7 @@ func New(rdb redis.UniversalClient, opts Options) (*Frontier, error) {
 		opts.Retry = 30 * time.Second
 	}
 	f := &Frontier{rdb: rdb, opts: opts, ctx: opts.Context, stop: make(chan struct{})}
+	f.ready.Store(-1)
 	if err := rdb.Ping(f.ctx).Err(); err != nil {
 		return nil, fmt.Errorf("redisfrontier: %w", err)
 	}
@@ -479,7 +484,7 @@ func (f *Frontier) next(accept func(url string, payload []byte) bool, limit int)
 	if err != nil {
 		return frontier.Item{}, false, err
 	}
-	pending := int64(0)
+	pending, ready := int64(0), int64(-1)
 	var cands []candidate
 	for l, r := range res {
 		a, _ := r.([]any)
@@ -488,6 +493,9 @@ func (f *Frontier) next(accept func(url string, payload []byte) bool, limit int)
 		}
 		n, _ := a[0].(int64)
 		pending += n
+		if at, _ := a[1].(int64); at >= 0 && (ready < 0 || at < ready) {
+			ready = at
+		}
 		for i := 2; i+1 < len(a); i += 2 {
 			m, _ := a[i].(string)
 			p, _ := a[i+1].(string)
@@ -496,6 +504,7 @@ func (f *Frontier) next(accept func(url string, payload []byte) bool, limit int)
 			}
 		}
 	}
+	f.ready.Store(ready)
 	if pending == 0 {
 		return frontier.Item{}, false, frontier.ErrEmpty
 	}
@@ -525,21 +534,27 @@ func (f *Frontier) next(accept func(url string, payload []byte) bool, limit int)
 	return frontier.Item{}, lost, frontier.ErrNotReady
 }
 
-// SetDelay sets the time between two claims of host (Crawl-delay,
-// Retry-After, backoff) for every worker; 0 removes the host's own.
-func (f *Frontier) SetDelay(host string, d time.Duration) error {
+// Pace sets host's delay between claims (Crawl-delay; 0: Options.Delay)
+// and pauses it until until (Retry-After, backoff; zero: no pause), for
+// every worker: it implements frontier.Paced.
+func (f *Frontier) Pace(host string, delay time.Duration, until time.Time) error {
 	host = strings.ToLower(host)
-	k := f.laneKey(f.laneOf(host), "d")
-	var err error
-	if d <= 0 {
-		err = f.rdb.HDel(f.ctx, k, host).Err()
-	} else {
-		err = f.rdb.HSet(f.ctx, k, host, d.Milliseconds()).Err()
+	var ms int64
+	if !until.IsZero() {
+		ms = until.UnixMilli()
 	}
-	if err != nil {
-		return fmt.Errorf("redisfrontier: %w", err)
+	_, err := f.run([]laneCall{{f.laneOf(host), []any{"pace", host, max(delay, 0).Milliseconds(), ms}}})
+	return err
+}
+
+// NextReady returns the earliest time a host with pending URLs may be
+// claimed, as the last claim saw it (by the Redis servers' clocks).
+func (f *Frontier) NextReady() (time.Time, bool) {
+	ms := f.ready.Load()
+	if ms < 0 {
+		return time.Time{}, false
 	}
-	return nil
+	return time.UnixMilli(ms), true
 }
 
 // Due moves every revisit due at now to the queue.

@@ -49,7 +49,7 @@ func TestPolitenessAcrossWorkers(t *testing.T) {
 	}
 	var b frontier.Batch
 	for host, d := range delays {
-		if err := workers[0].SetDelay(host, d); err != nil {
+		if err := workers[0].Pace(host, d, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 		for i := range 5 {
@@ -258,5 +258,39 @@ func TestMasterFailover(t *testing.T) {
 		return nil
 	}); err != nil || n != hosts*perHost {
 		t.Errorf("All saw %d URLs, %v", n, err)
+	}
+}
+
+// TestPause: a host paused (Retry-After) is claimed by no worker before
+// the pause ends; other hosts go on meanwhile.
+func TestPause(t *testing.T) {
+	c := redistest.Start(t, 3, 0)
+	rdb := c.Client()
+	a := open(t, rdb, redisfrontier.Options{Prefix: "pause", Holder: "a"})
+	other := open(t, rdb, redisfrontier.Options{Prefix: "pause", Holder: "b"})
+	var b frontier.Batch
+	b.Add("http://busy.example/1", 9, nil)
+	b.Add("http://calm.example/1", 0, nil)
+	commit(t, a, &b)
+	until := time.Now().Add(400 * time.Millisecond)
+	if err := a.Pace("busy.example", 0, until); err != nil {
+		t.Fatal(err)
+	}
+	it, err := other.NextWhere(nil, 0)
+	if err != nil || it.URL != "http://calm.example/1" {
+		t.Fatalf("claimed %q, %v; want the host not paused, though its priority is lower", it.URL, err)
+	}
+	for {
+		it, err := other.NextWhere(nil, 0)
+		if err == nil {
+			if it.URL != "http://busy.example/1" || time.Now().Before(until.Add(-10*time.Millisecond)) {
+				t.Fatalf("claimed %s at %v, the pause ends at %v", it.URL, time.Now(), until)
+			}
+			return
+		}
+		if !errors.Is(err, frontier.ErrNotReady) {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
