@@ -16,6 +16,10 @@
 --   P:x        hash host -> the time (ms) the host may next be claimed
 --              (kept while its queue is empty)
 --   P:d        hash host -> its delay between claims (ms)
+--   P:st       hash host -> the time (ms) its last request started (start)
+--   P:pz       hash host -> the end (ms) of its pause (Retry-After)
+--   P:k:NAME:HOST  what the workers learnt of a host (take, put), and
+--              P:k:NAME:HOST:lock the worker learning it
 --   P:l        sorted set url -> lease expiry (ms); P:h hash url -> holder
 --              "|" the claim's token; P:held:HOLDER set of the holder's URLs
 --   P:t        sorted set url -> revisit time (ms); P:ti hash url ->
@@ -25,6 +29,7 @@
 local P = string.sub(KEYS[1], 1, -3)
 local N = KEYS[1]
 local S, R, X, D, L, H, T, TI = P .. ':s', P .. ':r', P .. ':x', P .. ':d', P .. ':l', P .. ':h', P .. ':t', P .. ':ti'
+local ST, PZ = P .. ':st', P .. ':pz'
 
 local function now_ms()
   local t = redis.call('TIME')
@@ -213,9 +218,70 @@ if op == 'pace' then
   local host, delay, untilms = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
   if delay > 0 then redis.call('HSET', D, host, delay) else redis.call('HDEL', D, host) end
   if untilms > 0 then
+    if untilms > tonumber(redis.call('HGET', PZ, host) or '0') then redis.call('HSET', PZ, host, untilms) end
     if untilms > tonumber(redis.call('HGET', X, host) or '0') then redis.call('HSET', X, host, untilms) end
     if redis.call('ZSCORE', R, host) then redis.call('ZADD', R, 'GT', untilms, host) end
   end
+  return 1
+end
+
+if op == 'start' then
+  -- ARGV[2]: host, ARGV[3]: default delay (ms), ARGV[4]: '1' if the
+  -- caller holds a claim of the host not yet spent on a request. A
+  -- request may start once the host's delay has passed since its last
+  -- start and its pause has ended — and, without a claim, once its next
+  -- claim is due (claims re-arm it). Returns 0 and records the start,
+  -- re-arming the host at now + its delay; or the time (ms) to wait.
+  local now = now_ms()
+  local host = ARGV[2]
+  local delay = tonumber(redis.call('HGET', D, host) or ARGV[3])
+  local at = math.max(tonumber(redis.call('HGET', ST, host) or '0') + delay, tonumber(redis.call('HGET', PZ, host) or '0'))
+  local x = tonumber(redis.call('HGET', X, host) or '0')
+  if ARGV[4] ~= '1' then at = math.max(at, x) end
+  if at > now then return at - now end
+  redis.call('HSET', ST, host, now)
+  if now + delay > x then
+    redis.call('HSET', X, host, now + delay)
+    local ready = redis.call('ZSCORE', R, host)
+    if ready and tonumber(ready) < now + delay then redis.call('ZADD', R, now + delay, host) end
+  end
+  return 0
+end
+
+if op == 'unclaim' then
+  -- ARGV[2]: url, ARGV[3]: holder. Returns a URL the holder claimed to its
+  -- host's queue at its position (its host stays armed as the claim and
+  -- any start left it). Returns 1, or 0 if the holder does not hold it.
+  local held = redis.call('HGET', H, ARGV[2])
+  if not held or string.sub(held, 1, #ARGV[3] + 1) ~= ARGV[3] .. '|' then return 0 end
+  release(ARGV[2], now_ms())
+  return 1
+end
+
+if op == 'held' then
+  -- ARGV[2]: holder. Returns the lane's URLs in flight and, of them, the
+  -- holder's.
+  return {tonumber(redis.call('HGET', N, 'inflight') or '0'), redis.call('SCARD', P .. ':held:' .. ARGV[2])}
+end
+
+if op == 'take' then
+  -- ARGV[2]: NAME:HOST, ARGV[3]: holder, ARGV[4]: hold (ms). Returns {1,
+  -- value} if a worker put it; else {2} if the holder now holds the right
+  -- to learn it, for hold; else {0} (another holds it).
+  local k = P .. ':k:' .. ARGV[2]
+  local v = redis.call('GET', k)
+  if v then return {1, v} end
+  if redis.call('SET', k .. ':lock', ARGV[3], 'NX', 'PX', tonumber(ARGV[4])) then return {2} end
+  if redis.call('GET', k .. ':lock') == ARGV[3] then return {2} end
+  return {0}
+end
+
+if op == 'put' then
+  -- ARGV[2]: NAME:HOST, ARGV[3]: value, ARGV[4]: ttl (ms). Keeps the value
+  -- and ends the right to learn it.
+  local k = P .. ':k:' .. ARGV[2]
+  redis.call('SET', k, ARGV[3], 'PX', tonumber(ARGV[4]))
+  redis.call('DEL', k .. ':lock')
   return 1
 end
 

@@ -15,6 +15,16 @@
 // the URLs of a worker that died return to their queues at their
 // positions, where the next claim in their lane finds them.
 //
+// Beyond the queue (frontier.Shared), every request to a host, whoever
+// sends it — a page's, robots.txt's, a sitemap's — passes Start, a
+// script on the host's lane that lets it go once the host's delay has
+// passed since its last request started, by the server's clock: a claim
+// spaces the claims, Start the requests as they leave. A claim whose
+// turn went to another request of its host is given back (Release). And
+// what the workers learn per host (robots.txt, the soft-404 answer, the
+// sitemaps read) is kept in the host's lane (Take, Put): one worker
+// fetches it, the others read it.
+//
 // Order: a claim offers the first URLs of the hosts whose turn it is, in
 // every lane, merged by priority and then by the order they were queued
 // (one sequence for the whole frontier), so with no host waiting the
@@ -108,8 +118,8 @@ type Frontier struct {
 }
 
 var (
-	_ frontier.Queue = (*Frontier)(nil)
-	_ frontier.Paced = (*Frontier)(nil)
+	_ frontier.Queue  = (*Frontier)(nil)
+	_ frontier.Shared = (*Frontier)(nil)
 )
 
 // New returns the frontier stored in rdb (a *redis.ClusterClient, or a
@@ -544,6 +554,90 @@ func (f *Frontier) Pace(host string, delay time.Duration, until time.Time) error
 		ms = until.UnixMilli()
 	}
 	_, err := f.run([]laneCall{{f.laneOf(host), []any{"pace", host, max(delay, 0).Milliseconds(), ms}}})
+	return err
+}
+
+// Start reports whether a request to host may start now, by the server's
+// clock: if so it records the start, re-arms the host at now + its delay
+// and returns 0; else it returns how long to wait. It implements
+// frontier.Shared.
+func (f *Frontier) Start(host string, claimed bool) (time.Duration, error) {
+	host = strings.ToLower(host)
+	flag := "0"
+	if claimed {
+		flag = "1"
+	}
+	res, err := f.run([]laneCall{{f.laneOf(host), []any{"start", host, f.opts.Delay.Milliseconds(), flag}}})
+	if err != nil {
+		return 0, err
+	}
+	ms, _ := res[0].(int64)
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// Release gives back a URL this worker claimed, to its queue at its
+// position, its lease ended. It implements frontier.Shared.
+func (f *Frontier) Release(u string) error {
+	res, err := f.run([]laneCall{{f.laneOf(hostOf(u)), []any{"unclaim", u, f.opts.Holder}}})
+	if err != nil {
+		return err
+	}
+	if res[0] != int64(1) {
+		return fmt.Errorf("redisfrontier: release of %.80q: not leased to %s", u, f.opts.Holder)
+	}
+	return nil
+}
+
+// InFlightElsewhere returns the number of URLs leased to other workers.
+// It implements frontier.Shared.
+func (f *Frontier) InFlightElsewhere() (int, error) {
+	res, err := f.run(f.allLanes("held", f.opts.Holder))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range res {
+		if a, _ := r.([]any); len(a) == 2 {
+			all, _ := a[0].(int64)
+			mine, _ := a[1].(int64)
+			n += int(all - mine)
+		}
+	}
+	return n, nil
+}
+
+// Take returns what a worker put under host and name, or else gives this
+// worker the right to learn it for hold, unless another holds it. It
+// implements frontier.Shared. Values live in the host's lane, under the
+// frontier's prefix.
+func (f *Frontier) Take(host, name string, hold time.Duration) (value []byte, known, mine bool, err error) {
+	host = strings.ToLower(host)
+	res, err := f.run([]laneCall{{f.laneOf(host), []any{"take", name + ":" + host, f.opts.Holder, max(hold.Milliseconds(), 1)}}})
+	if err != nil {
+		return nil, false, false, err
+	}
+	a, _ := res[0].([]any)
+	if len(a) == 0 {
+		return nil, false, false, fmt.Errorf("redisfrontier: bad take answer")
+	}
+	switch a[0] {
+	case int64(1):
+		if len(a) > 1 {
+			v, _ := a[1].(string)
+			return []byte(v), true, false, nil
+		}
+		return []byte{}, true, false, nil
+	case int64(2):
+		return nil, false, true, nil
+	}
+	return nil, false, false, nil
+}
+
+// Put keeps value under host and name for ttl, for every worker. It
+// implements frontier.Shared.
+func (f *Frontier) Put(host, name string, value []byte, ttl time.Duration) error {
+	host = strings.ToLower(host)
+	_, err := f.run([]laneCall{{f.laneOf(host), []any{"put", name + ":" + host, string(value), max(ttl.Milliseconds(), 1)}}})
 	return err
 }
 

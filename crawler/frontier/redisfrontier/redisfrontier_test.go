@@ -294,3 +294,156 @@ func TestPause(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestShared: what workers share beyond the queue (frontier.Shared), on
+// one cluster.
+func TestShared(t *testing.T) {
+	c := redistest.Start(t, 3, 0)
+	rdb := c.Client()
+
+	// Every request to a host passes Start: a request of a claim goes at
+	// once, but the host's delay then holds for every other request, and
+	// one without a claim also waits for the host's next claim; the
+	// waits Start returns add up to the delay.
+	t.Run("start", func(t *testing.T) {
+		const delay = 300 * time.Millisecond
+		a := open(t, rdb, redisfrontier.Options{Prefix: "start", Holder: "a", Delay: delay})
+		b := open(t, rdb, redisfrontier.Options{Prefix: "start", Holder: "b", Delay: delay})
+		var batch frontier.Batch
+		batch.Add("http://h.example/1", 0, nil)
+		batch.Add("http://h.example/2", 0, nil)
+		commit(t, a, &batch)
+		if _, err := a.NextWhere(nil, 0); err != nil {
+			t.Fatal(err)
+		}
+		// The claim re-armed the host: no request without a claim.
+		if wait, err := b.Start("h.example", false); err != nil || wait <= 0 || wait > delay {
+			t.Fatalf("a start without a claim right after a claim: wait %v, %v; want (0, %v]", wait, err, delay)
+		}
+		if wait, err := a.Start("h.example", true); err != nil || wait != 0 {
+			t.Fatalf("the claim's request: wait %v, %v; want 0", wait, err)
+		}
+		started := time.Now()
+		// The request started: a second request, claimed or not, waits.
+		if wait, err := a.Start("h.example", true); err != nil || wait <= 0 || wait > delay {
+			t.Fatalf("a second request of the claim: wait %v, %v; want (0, %v]", wait, err, delay)
+		}
+		for {
+			wait, err := b.Start("h.example", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if wait == 0 {
+				break
+			}
+			time.Sleep(wait)
+		}
+		if gap := time.Since(started); gap < delay-20*time.Millisecond {
+			t.Errorf("the next request started %v after the first, under a delay of %v", gap, delay)
+		}
+		// That start re-armed the host for claims as well.
+		if _, err := a.NextWhere(nil, 0); !errors.Is(err, frontier.ErrNotReady) {
+			t.Errorf("a claim right after a start: %v, want ErrNotReady", err)
+		}
+		// A pause holds for a claim's request too.
+		if err := a.Pace("p.example", 0, time.Now().Add(delay)); err != nil {
+			t.Fatal(err)
+		}
+		if wait, err := a.Start("p.example", true); err != nil || wait <= 0 {
+			t.Errorf("a request to a paused host: wait %v, %v; want > 0", wait, err)
+		}
+	})
+
+	// Release gives a claimed URL back at its position, with its
+	// priority and payload; only its holder may.
+	t.Run("release", func(t *testing.T) {
+		a := open(t, rdb, redisfrontier.Options{Prefix: "release", Holder: "a"})
+		b := open(t, rdb, redisfrontier.Options{Prefix: "release", Holder: "b"})
+		var batch frontier.Batch
+		batch.Add("http://h.example/first", 3, []byte("p1"))
+		batch.Add("http://h.example/second", 3, []byte("p2"))
+		commit(t, a, &batch)
+		it, err := a.NextWhere(nil, 0)
+		if err != nil || it.URL != "http://h.example/first" {
+			t.Fatalf("claimed %q, %v", it.URL, err)
+		}
+		if err := b.Release(it.URL); err == nil {
+			t.Error("a worker released a URL another holds")
+		}
+		if err := a.Release(it.URL); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := a.Stats(); err != nil || st != (frontier.Stats{Pending: 2}) {
+			t.Errorf("Stats = %+v, %v; want 2 pending", st, err)
+		}
+		it, err = b.NextWhere(nil, 0)
+		if err != nil || it.URL != "http://h.example/first" || it.Priority != 3 || string(it.Payload) != "p1" {
+			t.Errorf("claimed %+v, %v; want the first URL again, with its priority and payload", it, err)
+		}
+	})
+
+	// InFlightElsewhere counts the other workers' leases.
+	t.Run("elsewhere", func(t *testing.T) {
+		a := open(t, rdb, redisfrontier.Options{Prefix: "elsewhere", Holder: "a"})
+		b := open(t, rdb, redisfrontier.Options{Prefix: "elsewhere", Holder: "b"})
+		var batch frontier.Batch
+		for i := range 3 {
+			batch.Add(fmt.Sprintf("http://h%d.example/", i), 0, nil)
+		}
+		commit(t, a, &batch)
+		for _, w := range []*redisfrontier.Frontier{a, b, b} {
+			if _, err := w.NextWhere(nil, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, w := range []struct {
+			q    *redisfrontier.Frontier
+			want int
+		}{{a, 2}, {b, 1}} {
+			if n, err := w.q.InFlightElsewhere(); err != nil || n != w.want {
+				t.Errorf("%s: %d in flight elsewhere, %v; want %d", w.q.Holder(), n, err, w.want)
+			}
+		}
+	})
+
+	// Take and Put: one worker learns a host's robots.txt, the others wait
+	// for it and then read it; a holder that never puts loses the right.
+	t.Run("take", func(t *testing.T) {
+		a := open(t, rdb, redisfrontier.Options{Prefix: "take", Holder: "a"})
+		b := open(t, rdb, redisfrontier.Options{Prefix: "take", Holder: "b"})
+		take := func(q *redisfrontier.Frontier, host string, hold time.Duration) (string, bool, bool) {
+			t.Helper()
+			v, known, mine, err := q.Take(host, "robots", hold)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(v), known, mine
+		}
+		if _, known, mine := take(a, "h.example", time.Minute); known || !mine {
+			t.Fatalf("the first to ask: known %v, mine %v; want mine", known, mine)
+		}
+		if _, known, mine := take(a, "h.example", time.Minute); known || !mine {
+			t.Errorf("its holder asking again: known %v, mine %v; want mine", known, mine)
+		}
+		if _, known, mine := take(b, "h.example", time.Minute); known || mine {
+			t.Errorf("another worker while it is learnt: known %v, mine %v; want neither", known, mine)
+		}
+		if err := a.Put("h.example", "robots", []byte("User-agent: *"), time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if v, known, _ := take(b, "h.example", time.Minute); !known || v != "User-agent: *" {
+			t.Errorf("after Put: %q, known %v", v, known)
+		}
+		if err := a.Put("e.example", "robots", nil, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if v, known, _ := take(b, "e.example", time.Minute); !known || v != "" {
+			t.Errorf("an empty value: %q, known %v", v, known)
+		}
+		take(a, "gone.example", 100*time.Millisecond)
+		time.Sleep(200 * time.Millisecond)
+		if _, known, mine := take(b, "gone.example", time.Minute); known || !mine {
+			t.Errorf("after the holder's time ran out: known %v, mine %v; want mine", known, mine)
+		}
+	})
+}
