@@ -42,10 +42,13 @@ type dispatcher struct {
 	inflight int   // popped (or sitemaps being read) and not yet committed
 	fresh    int   // of those popped, URLs never fetched: they count against MaxPages
 	err      error // a frontier error
+	// idle tells the committer that this worker waits for others with
+	// nothing in flight of its own (on a shared frontier).
+	idle chan struct{}
 }
 
 func newDispatcher(ctx context.Context, front frontier.Queue, pacer *polite.Pacer, f *fatal, budget func(int) bool, keep bool) *dispatcher {
-	d := &dispatcher{ctx: ctx, front: front, pacer: pacer, fatal: f, budget: budget, keep: keep}
+	d := &dispatcher{ctx: ctx, front: front, pacer: pacer, fatal: f, budget: budget, keep: keep, idle: make(chan struct{}, 1)}
 	d.cond = sync.NewCond(&d.mu)
 	context.AfterFunc(ctx, d.poke)
 	return d
@@ -115,9 +118,15 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 			// Commits add revisits and links; poll at least every second.
 			wake = earliest(wake, now.Add(time.Second))
 		} else if d.inflight == 0 && wake.IsZero() {
-			if st, err := d.front.Stats(); err == nil && st.InFlight > 0 {
-				// A shared frontier: other workers' pages in flight may
-				// still queue links.
+			if d.elsewhere() {
+				// Other workers' pages in flight may still queue links.
+				// Ask the committer to mark this worker's own done
+				// without waiting for its tick: other workers wait for
+				// them likewise.
+				select {
+				case d.idle <- struct{}{}:
+				default:
+				}
 				wake = now.Add(sharedPoll)
 			} else {
 				d.cond.Broadcast()
@@ -126,6 +135,19 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 		}
 		d.waitUntil(wake)
 	}
+}
+
+// elsewhere reports whether other workers sharing the frontier have URLs
+// in flight (never, on the embedded frontier). This worker's own, whose
+// pages are committed but not yet marked done (the committer marks them
+// at its next commit), do not count.
+func (d *dispatcher) elsewhere() bool {
+	q, ok := d.front.(frontier.Shared)
+	if !ok {
+		return false
+	}
+	n, err := q.InFlightElsewhere()
+	return err == nil && n > 0
 }
 
 // look takes the best pending item that may be fetched now — within the

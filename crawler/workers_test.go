@@ -65,6 +65,9 @@ func TestWorkersShareRedisFrontier(t *testing.T) {
 		}
 		opts := testOptions(s.URL + "/p0")
 		opts.Frontier = q
+		// Each waits for the other's URLs to be marked done, which must
+		// not wait for the committer's tick.
+		opts.RefreshInterval = time.Hour
 		c, err := Open(t.TempDir(), opts)
 		if err != nil {
 			t.Fatal(err)
@@ -119,5 +122,30 @@ func TestWorkersShareRedisFrontier(t *testing.T) {
 	st := [2]Stats{workers[0].Stats(), workers[1].Stats()}
 	if st[0].Fetched == 0 || st[1].Fetched == 0 {
 		t.Errorf("fetched %d and %d: both workers should have fetched", st[0].Fetched, st[1].Fetched)
+	}
+}
+
+// TestRunEndsWhenDone: a crawl on the embedded frontier ends once its
+// pages are committed, without waiting for the committer's next tick to
+// mark the last of them done.
+func TestRunEndsWhenDone(t *testing.T) {
+	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		writePage(w, "the only page of this site, about nothing much")
+	}))
+	opts := testOptions(s.URL + "/")
+	opts.RefreshInterval = time.Hour
+	c, err := Open(t.TempDir(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Run(ctx); err != nil {
+		t.Fatalf("Run: %v (it should end when its one page is committed)", err)
 	}
 }
