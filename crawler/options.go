@@ -123,7 +123,11 @@ type Options struct {
 	// a Redis Cluster) lets several workers crawl one site together, each
 	// with a directory of its own; if it paces hosts itself
 	// (frontier.Paced), every host's Crawl-delay and Retry-After pauses
-	// go to it as well, for every worker. The crawler closes it.
+	// go to it as well, for every worker; if it is a frontier.Shared,
+	// every request to a host passes its gate and the workers learn each
+	// host's robots.txt, soft-404 answer and sitemaps once among them
+	// (see "Workers on a shared frontier" in the package doc). The
+	// crawler closes it.
 	Frontier frontier.Queue `json:"-"`
 	// Client is the HTTP client every request of the crawl goes through
 	// — pages, robots.txt, sitemaps — for a proxy, TLS settings, a cookie
@@ -147,11 +151,15 @@ type Options struct {
 }
 
 // client returns an HTTP client with the crawl's Transport and Jar (see
-// Client) and the given timeout and redirect policy.
-func (o *Options) client(timeout time.Duration, redirect func(*http.Request, []*http.Request) error) *http.Client {
+// Client), wrapped in via if it is not nil (its requests still signed in
+// by Logins), and the given timeout and redirect policy.
+func (o *Options) client(timeout time.Duration, redirect func(*http.Request, []*http.Request) error, via func(http.RoundTripper) http.RoundTripper) *http.Client {
 	c := &http.Client{Timeout: timeout, CheckRedirect: redirect}
 	if o.Client != nil {
 		c.Transport, c.Jar = o.Client.Transport, o.Client.Jar
+	}
+	if via != nil {
+		c.Transport = via(c.Transport)
 	}
 	c.Transport = o.Logins.Transport(c.Transport)
 	return c

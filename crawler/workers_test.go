@@ -149,3 +149,108 @@ func TestRunEndsWhenDone(t *testing.T) {
 		t.Fatalf("Run: %v (it should end when its one page is committed)", err)
 	}
 }
+
+// TestWorkersPoliteAtTheServer: two workers crawl one host through a
+// shared frontier, starting together from four seeds on it, and its
+// robots.txt answers slowly (longer than the delay). As the server sees
+// them, no two requests to the host — pages, robots.txt, the soft-404
+// probe, the sitemap — come closer than the delay, whoever sends them;
+// robots.txt, the probe and the sitemap are asked for once among the
+// workers, every page once, the page robots.txt disallows never, and the
+// page only the sitemap lists is fetched.
+func TestWorkersPoliteAtTheServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Redis Cluster")
+	}
+	const (
+		delay = 80 * time.Millisecond
+		n     = 16
+	)
+	var (
+		mu       sync.Mutex
+		arrivals []time.Time
+		hits     = map[string]int{}
+	)
+	var s *site
+	s = newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		arrivals = append(arrivals, time.Now())
+		key := r.URL.Path
+		if strings.HasPrefix(key, "/doppel-probe-") {
+			key = "probe"
+		}
+		hits[key]++
+		mu.Unlock()
+		switch {
+		case r.URL.Path == "/robots.txt":
+			time.Sleep(2 * delay)
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+			return
+		case r.URL.Path == "/sitemap.xml":
+			fmt.Fprintf(w, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/hidden</loc></url></urlset>`, s.URL)
+			return
+		case key == "probe":
+			http.NotFound(w, r)
+			return
+		}
+		var i int
+		fmt.Sscanf(r.URL.Path, "/p%d", &i)
+		links := []string{"/private/secret"}
+		for _, j := range []int{2*i + 1, 2*i + 2} {
+			if j < n {
+				links = append(links, fmt.Sprintf("/p%d", j))
+			}
+		}
+		writePage(w, fmt.Sprintf("page number %d of the polite crawl, %s", i, strings.Repeat(fmt.Sprint(" word", i), i%5+1)), links...)
+	}))
+	rc := redistest.Start(t, 3, 0)
+	rdb := rc.Client()
+	workers := make([]*Crawler, 2)
+	for w := range workers {
+		q, err := redisfrontier.New(rdb, redisfrontier.Options{Prefix: "atserver", Holder: fmt.Sprint("worker", w), Delay: delay})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := testOptions(s.URL + "/p0")
+		opts.Seeds = append(opts.Seeds, s.URL+"/p1", s.URL+"/p2", s.URL+"/p3")
+		opts.Delay, opts.HostParallelism, opts.Frontier = delay, 1, q
+		c, err := Open(t.TempDir(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		workers[w] = c
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, c := range workers {
+		wg.Go(func() {
+			if err := c.Run(ctx); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range []string{"/robots.txt", "probe", "/sitemap.xml", "/hidden"} {
+		if hits[p] != 1 {
+			t.Errorf("%s asked for %d times, want once", p, hits[p])
+		}
+	}
+	for i := range n {
+		if p := fmt.Sprintf("/p%d", i); hits[p] != 1 {
+			t.Errorf("%s asked for %d times, want once", p, hits[p])
+		}
+	}
+	if hits["/private/secret"] != 0 {
+		t.Error("the page robots.txt disallows was fetched")
+	}
+	slices.SortFunc(arrivals, func(a, b time.Time) int { return a.Compare(b) })
+	for i := 1; i < len(arrivals); i++ {
+		if gap := arrivals[i].Sub(arrivals[i-1]); gap < delay-10*time.Millisecond {
+			t.Errorf("request %d came %v after the one before, under a delay of %v", i, gap, delay)
+		}
+	}
+}

@@ -412,15 +412,16 @@ func (a *Admission) Allowed(u string) bool {
 	return a.knownAllow(a.host(pu.Host), pu)
 }
 
-// Learn, with Options.Shared, makes what admission must know of u's host
-// before one of its pages is fetched — its robots.txt (again after
-// RobotsTTL), then its answer for a page that does not exist — known to
-// this crawler, making at most one request: it reads what another crawler
+// Learn makes known to this crawler, with Options.Shared, what admission
+// must know of u's host before one of its pages is fetched — its
+// robots.txt (again after RobotsTTL), then its answer for a page that
+// does not exist — making at most one request: it reads what another crawler
 // put in Shared, or else fetches it (with ctx) and puts it there, unless
 // another crawler is fetching it. It returns Known when the page may be
 // fetched (ask Allowed), Fetched when it made a request and Busy when
 // another crawler is learning the host. Without Shared, or for a URL
-// that is not http or https, it returns Known.
+// that is not http or https, it returns Known. Interrupted by ctx, it
+// returns ctx's error and keeps nothing.
 func (a *Admission) Learn(ctx context.Context, u *url.URL) (Step, error) {
 	if a.opts.Shared == nil || u.Scheme != "http" && u.Scheme != "https" {
 		return Known, nil
@@ -433,7 +434,7 @@ func (a *Admission) Learn(ctx context.Context, u *url.URL) (Step, error) {
 		if !a.opts.IgnoreRobots {
 			var v []byte
 			var err error
-			v, step, err = a.learn(u.Host, "robots "+u.Scheme, func() []byte {
+			v, step, err = a.learn(ctx, u.Host, "robots "+u.Scheme, func() []byte {
 				status, body := a.robotsFile(ctx, u)
 				return append([]byte(strconv.Itoa(status)+"\n"), body...)
 			})
@@ -453,7 +454,7 @@ func (a *Admission) Learn(ctx context.Context, u *url.URL) (Step, error) {
 	if hr.probed {
 		return Known, nil
 	}
-	v, step, err := a.learn(u.Host, "soft404 "+u.Scheme, func() []byte {
+	v, step, err := a.learn(ctx, u.Host, "soft404 "+u.Scheme, func() []byte {
 		if text, ok := a.probe(ctx, u); ok {
 			return []byte("1" + text)
 		}
@@ -471,8 +472,9 @@ func (a *Admission) Learn(ctx context.Context, u *url.URL) (Step, error) {
 
 // learn returns what the crawlers know under name for host: read from
 // Options.Shared (Known), or fetched with fetch and put there (Fetched);
-// Busy while another crawler fetches it.
-func (a *Admission) learn(host, name string, fetch func() []byte) ([]byte, Step, error) {
+// Busy while another crawler fetches it. What a fetch interrupted by ctx
+// got is not kept.
+func (a *Admission) learn(ctx context.Context, host, name string, fetch func() []byte) ([]byte, Step, error) {
 	v, known, mine, err := a.opts.Shared.Take(host, name, 2*a.opts.Timeout)
 	switch {
 	case err != nil:
@@ -483,6 +485,9 @@ func (a *Admission) learn(host, name string, fetch func() []byte) ([]byte, Step,
 		return nil, Busy, nil
 	}
 	v = fetch()
+	if err := ctx.Err(); err != nil {
+		return nil, Fetched, err
+	}
 	if err := a.opts.Shared.Put(host, name, v, a.opts.RobotsTTL); err != nil {
 		return nil, Known, fmt.Errorf("admit: %w", err)
 	}
