@@ -227,14 +227,16 @@ end
 
 if op == 'start' then
   -- ARGV[2]: host, ARGV[3]: default delay (ms), ARGV[4]: '1' if the
-  -- caller holds a claim of the host not yet spent on a request. A
-  -- request may start once the host's delay has passed since its last
-  -- start and its pause has ended — and, without a claim, once its next
-  -- claim is due (claims re-arm it). Returns 0 and records the start,
-  -- re-arming the host at now + its delay; or the time (ms) to wait.
+  -- caller holds a claim of the host not yet spent on a request, ARGV[5]:
+  -- the margin (ms) added to a delay. A request may start once the
+  -- host's delay (and margin) has passed since its last start and its
+  -- pause has ended — and, without a claim, once its next claim is due
+  -- (claims re-arm it). Returns 0 and records the start, re-arming the
+  -- host at now + its delay (and margin); or the time (ms) to wait.
   local now = now_ms()
   local host = ARGV[2]
   local delay = tonumber(redis.call('HGET', D, host) or ARGV[3])
+  if delay > 0 then delay = delay + tonumber(ARGV[5]) end
   local at = math.max(tonumber(redis.call('HGET', ST, host) or '0') + delay, tonumber(redis.call('HGET', PZ, host) or '0'))
   local x = tonumber(redis.call('HGET', X, host) or '0')
   if ARGV[4] ~= '1' then at = math.max(at, x) end

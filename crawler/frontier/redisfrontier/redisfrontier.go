@@ -97,6 +97,14 @@ type Options struct {
 	// Retry is how long a call is retried while the cluster is failing
 	// over (connection refused, CLUSTERDOWN, TRYAGAIN). Default 30 s.
 	Retry time.Duration
+	// Margin is added to a host's delay (if it has one) between two
+	// requests that Start lets go: a request reaches the host some time
+	// after Start, and that time varies (the worker's scheduling, a
+	// connection to make, the network), so that two requests let go a
+	// delay apart may arrive closer. The host sees no two requests
+	// closer than its delay as long as that time varies by less than
+	// Margin. Default 20 ms; negative: none.
+	Margin time.Duration
 }
 
 // Frontier is a frontier.Queue on Redis. It is safe for concurrent use.
@@ -151,6 +159,10 @@ func New(rdb redis.UniversalClient, opts Options) (*Frontier, error) {
 	if opts.Retry <= 0 {
 		opts.Retry = 30 * time.Second
 	}
+	if opts.Margin == 0 {
+		opts.Margin = 20 * time.Millisecond
+	}
+	opts.Margin = max(opts.Margin, 0)
 	f := &Frontier{rdb: rdb, opts: opts, ctx: opts.Context, stop: make(chan struct{})}
 	f.ready.Store(-1)
 	if err := rdb.Ping(f.ctx).Err(); err != nil {
@@ -558,8 +570,9 @@ func (f *Frontier) Pace(host string, delay time.Duration, until time.Time) error
 }
 
 // Start reports whether a request to host may start now, by the server's
-// clock: if so it records the start, re-arms the host at now + its delay
-// and returns 0; else it returns how long to wait. It implements
+// clock — its delay and Options.Margin since its last start — if so it
+// records the start, re-arms the host at now + its delay and margin and
+// returns 0; else it returns how long to wait. It implements
 // frontier.Shared.
 func (f *Frontier) Start(host string, claimed bool) (time.Duration, error) {
 	host = strings.ToLower(host)
@@ -567,7 +580,7 @@ func (f *Frontier) Start(host string, claimed bool) (time.Duration, error) {
 	if claimed {
 		flag = "1"
 	}
-	res, err := f.run([]laneCall{{f.laneOf(host), []any{"start", host, f.opts.Delay.Milliseconds(), flag}}})
+	res, err := f.run([]laneCall{{f.laneOf(host), []any{"start", host, f.opts.Delay.Milliseconds(), flag, f.opts.Margin.Milliseconds()}}})
 	if err != nil {
 		return 0, err
 	}
