@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -10,9 +11,10 @@ import (
 
 // On a shared frontier (frontier.Shared: workers crawling one site
 // together, each a Crawler with a directory of its own), every request to
-// a host passes the frontier's gate (gated), so that no two requests to a
-// host start closer than its delay, whoever sends them: pages, robots.txt,
-// the soft-404 probe, sitemaps. A claimed URL is one turn of its host: the
+// a host passes the frontier's gate (gated), so that, whoever sends them
+// — pages, robots.txt, the soft-404 probe, sitemaps — a host with a delay
+// gets one request at a time, each its delay after the one before was
+// answered: as the host sees them, no two are closer than the delay. A claimed URL is one turn of its host: the
 // worker that claims the first URL of a host spends the turns of its
 // first claims on what the host must tell first — its robots.txt, its
 // answer for a missing page (admit.Learn) and its sitemaps
@@ -29,18 +31,24 @@ type gated struct {
 	claimed bool
 }
 
-// RoundTrip waits for the request's turn, then sends it.
+// RoundTrip waits for the request's turn, sends it and, once it is
+// answered (its header read) or failed, tells the frontier.
 func (g gated) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.URL.Scheme == "http" || r.URL.Scheme == "https" {
-		if err := startRequest(r.Context(), g.q, r.URL.Host, g.claimed); err != nil {
-			return nil, err
-		}
-	}
 	base := g.base
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return base.RoundTrip(r)
+	if r.URL.Scheme != "http" && r.URL.Scheme != "https" {
+		return base.RoundTrip(r)
+	}
+	if err := startRequest(r.Context(), g.q, r.URL.Host, g.claimed); err != nil {
+		return nil, err
+	}
+	resp, err := base.RoundTrip(r)
+	if err := g.q.End(r.URL.Host); err != nil {
+		slog.Warn("crawler: the shared frontier did not hear a request's end", "host", r.URL.Host, "err", err)
+	}
+	return resp, err
 }
 
 // gate returns a function wrapping a transport in q's gate (nil without

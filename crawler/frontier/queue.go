@@ -125,7 +125,7 @@ type Paced interface {
 // A Shared queue is one that several crawlers (workers) use at once, each
 // with a client of its own. On top of pacing its hosts' claims (Paced) it
 // spaces every request to a host, whoever sends it: a page's, robots.txt's,
-// a sitemap's (Start); it takes back a claimed URL whose host's turn went
+// a sitemap's (Start, End); it takes back a claimed URL whose host's turn went
 // to another request (Release); it tells how many URLs other clients
 // have in flight (InFlightElsewhere); and it keeps what the crawlers learn
 // per host — robots.txt, the answer for a missing page, the sitemaps read
@@ -135,14 +135,20 @@ type Shared interface {
 	Paced
 	// Start reports whether a request to host may start now: if so it
 	// records the start and returns 0, else it returns how long to wait
-	// before asking again. A request may start once the host's delay has
-	// passed since the last start, and its pause has ended; claimed says
-	// that the caller holds a claim of a URL of the host (NextWhere
-	// returned it) not yet spent on a request, else the request must
-	// also wait until the host's next claim is due (a claim re-arms its
-	// host for the request it stands for). A start re-arms the host at
-	// now + its delay.
+	// before asking again. For a host with a delay, a request may start
+	// when no other is in flight and the delay has passed since the last
+	// one started and since it was answered (End: so the host sees its
+	// requests at least the delay apart, however long one took to leave),
+	// and its pause has ended; claimed says that the caller holds a claim
+	// of a URL of the host (NextWhere returned it) not yet spent on a
+	// request, else the request must also wait until the host's next
+	// claim is due (a claim re-arms its host for the request it stands
+	// for). A start re-arms the host at now + its delay.
 	Start(host string, claimed bool) (time.Duration, error)
+	// End records that a request Start let go was answered, or failed:
+	// the host's next request may start its delay from now. Call it for
+	// every request Start let go.
+	End(host string) error
 	// Release gives a URL this client claimed back to the queue at its
 	// position, with its priority and payload, its lease ended and its
 	// host's turn spent: the crawler used the turn for another request of

@@ -16,7 +16,10 @@
 --   P:x        hash host -> the time (ms) the host may next be claimed
 --              (kept while its queue is empty)
 --   P:d        hash host -> its delay between claims (ms)
---   P:st       hash host -> the time (ms) its last request started (start)
+--   P:st       hash host -> the time (ms) its last request started or was
+--              answered (start, end), whichever came last
+--   P:bz       hash host -> while a request to it is in flight, the time
+--              (ms) it counts as ended if no end comes
 --   P:pz       hash host -> the end (ms) of its pause (Retry-After)
 --   P:k:NAME:HOST  what the workers learnt of a host (take, put), and
 --              P:k:NAME:HOST:lock the worker learning it
@@ -29,7 +32,7 @@
 local P = string.sub(KEYS[1], 1, -3)
 local N = KEYS[1]
 local S, R, X, D, L, H, T, TI = P .. ':s', P .. ':r', P .. ':x', P .. ':d', P .. ':l', P .. ':h', P .. ':t', P .. ':ti'
-local ST, PZ = P .. ':st', P .. ':pz'
+local ST, PZ, BZ = P .. ':st', P .. ':pz', P .. ':bz'
 
 local function now_ms()
   local t = redis.call('TIME')
@@ -225,29 +228,48 @@ if op == 'pace' then
   return 1
 end
 
+-- rearm puts the host's next claim no earlier than t.
+local function rearm(host, t)
+  if t > tonumber(redis.call('HGET', X, host) or '0') then
+    redis.call('HSET', X, host, t)
+    local ready = redis.call('ZSCORE', R, host)
+    if ready and tonumber(ready) < t then redis.call('ZADD', R, t, host) end
+  end
+end
+
 if op == 'start' then
   -- ARGV[2]: host, ARGV[3]: default delay (ms), ARGV[4]: '1' if the
   -- caller holds a claim of the host not yet spent on a request, ARGV[5]:
-  -- the margin (ms) added to a delay. A request may start once the
-  -- host's delay (and margin) has passed since its last start and its
-  -- pause has ended — and, without a claim, once its next claim is due
-  -- (claims re-arm it). Returns 0 and records the start, re-arming the
-  -- host at now + its delay (and margin); or the time (ms) to wait.
+  -- the longest a request may be in flight before it counts as ended
+  -- (ms). A request to a host with a delay may start when none is in
+  -- flight, its delay has passed since the last one started and since
+  -- it was answered (end), and its pause has ended — and, without a
+  -- claim, when its next claim is due (claims re-arm it). Returns 0 and
+  -- records the start, re-arming the host at now + its delay; or the
+  -- time (ms) to wait.
   local now = now_ms()
   local host = ARGV[2]
   local delay = tonumber(redis.call('HGET', D, host) or ARGV[3])
-  if delay > 0 then delay = delay + tonumber(ARGV[5]) end
+  if delay > 0 and tonumber(redis.call('HGET', BZ, host) or '0') > now then return delay end
   local at = math.max(tonumber(redis.call('HGET', ST, host) or '0') + delay, tonumber(redis.call('HGET', PZ, host) or '0'))
-  local x = tonumber(redis.call('HGET', X, host) or '0')
-  if ARGV[4] ~= '1' then at = math.max(at, x) end
+  if ARGV[4] ~= '1' then at = math.max(at, tonumber(redis.call('HGET', X, host) or '0')) end
   if at > now then return at - now end
   redis.call('HSET', ST, host, now)
-  if now + delay > x then
-    redis.call('HSET', X, host, now + delay)
-    local ready = redis.call('ZSCORE', R, host)
-    if ready and tonumber(ready) < now + delay then redis.call('ZADD', R, now + delay, host) end
-  end
+  if delay > 0 then redis.call('HSET', BZ, host, now + tonumber(ARGV[5])) end
+  rearm(host, now + delay)
   return 0
+end
+
+if op == 'end' then
+  -- ARGV[2]: host, ARGV[3]: default delay (ms). A request start let go
+  -- was answered (or failed): the next may start a delay from now.
+  local now = now_ms()
+  local host = ARGV[2]
+  local delay = tonumber(redis.call('HGET', D, host) or ARGV[3])
+  redis.call('HDEL', BZ, host)
+  redis.call('HSET', ST, host, now)
+  rearm(host, now + delay)
+  return 1
 end
 
 if op == 'unclaim' then

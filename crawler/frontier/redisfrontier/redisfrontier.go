@@ -17,9 +17,11 @@
 //
 // Beyond the queue (frontier.Shared), every request to a host, whoever
 // sends it — a page's, robots.txt's, a sitemap's — passes Start, a
-// script on the host's lane that lets it go once the host's delay has
-// passed since its last request started, by the server's clock: a claim
-// spaces the claims, Start the requests as they leave. A claim whose
+// script on the host's lane that lets it go, for a host with a delay,
+// once no other is in flight and the delay has passed since the last
+// one was answered (End), by the server's clock: a claim spaces the
+// claims, Start and End the requests as the host sees them (an answer
+// comes after the host got the request, however late the request left). A claim whose
 // turn went to another request of its host is given back (Release). And
 // what the workers learn per host (robots.txt, the soft-404 answer, the
 // sitemaps read) is kept in the host's lane (Take, Put): one worker
@@ -97,14 +99,6 @@ type Options struct {
 	// Retry is how long a call is retried while the cluster is failing
 	// over (connection refused, CLUSTERDOWN, TRYAGAIN). Default 30 s.
 	Retry time.Duration
-	// Margin is added to a host's delay (if it has one) between two
-	// requests that Start lets go: a request reaches the host some time
-	// after Start, and that time varies (the worker's scheduling, a
-	// connection to make, the network), so that two requests let go a
-	// delay apart may arrive closer. The host sees no two requests
-	// closer than its delay as long as that time varies by less than
-	// Margin. Default 20 ms; negative: none.
-	Margin time.Duration
 }
 
 // Frontier is a frontier.Queue on Redis. It is safe for concurrent use.
@@ -159,10 +153,7 @@ func New(rdb redis.UniversalClient, opts Options) (*Frontier, error) {
 	if opts.Retry <= 0 {
 		opts.Retry = 30 * time.Second
 	}
-	if opts.Margin == 0 {
-		opts.Margin = 20 * time.Millisecond
-	}
-	opts.Margin = max(opts.Margin, 0)
+
 	f := &Frontier{rdb: rdb, opts: opts, ctx: opts.Context, stop: make(chan struct{})}
 	f.ready.Store(-1)
 	if err := rdb.Ping(f.ctx).Err(); err != nil {
@@ -570,22 +561,32 @@ func (f *Frontier) Pace(host string, delay time.Duration, until time.Time) error
 }
 
 // Start reports whether a request to host may start now, by the server's
-// clock — its delay and Options.Margin since its last start — if so it
-// records the start, re-arms the host at now + its delay and margin and
-// returns 0; else it returns how long to wait. It implements
-// frontier.Shared.
+// clock — for a host with a delay: none in flight, its delay passed since
+// the last one started and since it was answered — if so it records the
+// start, re-arms the host at now + its delay and returns 0; else it
+// returns how long to wait. A request not ended within Options.Lease
+// counts as ended. It implements frontier.Shared.
 func (f *Frontier) Start(host string, claimed bool) (time.Duration, error) {
 	host = strings.ToLower(host)
 	flag := "0"
 	if claimed {
 		flag = "1"
 	}
-	res, err := f.run([]laneCall{{f.laneOf(host), []any{"start", host, f.opts.Delay.Milliseconds(), flag, f.opts.Margin.Milliseconds()}}})
+	res, err := f.run([]laneCall{{f.laneOf(host), []any{"start", host, f.opts.Delay.Milliseconds(), flag, f.opts.Lease.Milliseconds()}}})
 	if err != nil {
 		return 0, err
 	}
 	ms, _ := res[0].(int64)
 	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// End records that a request to host that Start let go was answered (or
+// failed): the host's next request may start its delay from now. It
+// implements frontier.Shared.
+func (f *Frontier) End(host string) error {
+	host = strings.ToLower(host)
+	_, err := f.run([]laneCall{{f.laneOf(host), []any{"end", host, f.opts.Delay.Milliseconds()}}})
+	return err
 }
 
 // Release gives back a URL this worker claimed, to its queue at its

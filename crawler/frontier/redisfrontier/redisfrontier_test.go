@@ -302,13 +302,13 @@ func TestShared(t *testing.T) {
 	rdb := c.Client()
 
 	// Every request to a host passes Start: a request of a claim goes at
-	// once, but the host's delay and the margin then hold for every
-	// other request, and one without a claim also waits for the host's
-	// next claim; the waits Start returns add up to the delay and margin.
+	// once, but then no other, claimed or not, while it is in flight, nor
+	// before the host's delay has passed since it was answered (End); one
+	// without a claim also waits for the host's next claim.
 	t.Run("start", func(t *testing.T) {
-		const delay, margin = 300 * time.Millisecond, 50 * time.Millisecond
-		a := open(t, rdb, redisfrontier.Options{Prefix: "start", Holder: "a", Delay: delay, Margin: margin})
-		b := open(t, rdb, redisfrontier.Options{Prefix: "start", Holder: "b", Delay: delay, Margin: margin})
+		const delay = 300 * time.Millisecond
+		a := open(t, rdb, redisfrontier.Options{Prefix: "start", Holder: "a", Delay: delay})
+		b := open(t, rdb, redisfrontier.Options{Prefix: "start", Holder: "b", Delay: delay})
 		var batch frontier.Batch
 		batch.Add("http://h.example/1", 0, nil)
 		batch.Add("http://h.example/2", 0, nil)
@@ -323,11 +323,17 @@ func TestShared(t *testing.T) {
 		if wait, err := a.Start("h.example", true); err != nil || wait != 0 {
 			t.Fatalf("the claim's request: wait %v, %v; want 0", wait, err)
 		}
-		started := time.Now()
-		// The request started: a second request, claimed or not, waits.
-		if wait, err := a.Start("h.example", true); err != nil || wait <= delay-20*time.Millisecond+margin || wait > delay+margin {
-			t.Fatalf("a second request of the claim: wait %v, %v; want about %v", wait, err, delay+margin)
+		// In flight: no second request, claimed or not.
+		time.Sleep(delay + 50*time.Millisecond) // the host takes its time to answer
+		for _, claimed := range []bool{true, false} {
+			if wait, err := b.Start("h.example", claimed); err != nil || wait <= 0 {
+				t.Fatalf("a request (claimed %v) while one is in flight: wait %v, %v; want > 0", claimed, wait, err)
+			}
 		}
+		if err := a.End("h.example"); err != nil {
+			t.Fatal(err)
+		}
+		answered := time.Now()
 		for {
 			wait, err := b.Start("h.example", false)
 			if err != nil {
@@ -338,12 +344,15 @@ func TestShared(t *testing.T) {
 			}
 			time.Sleep(wait)
 		}
-		if gap := time.Since(started); gap < delay+margin-20*time.Millisecond {
-			t.Errorf("the next request started %v after the first, under a delay of %v and a margin of %v", gap, delay, margin)
+		if gap := time.Since(answered); gap < delay-20*time.Millisecond {
+			t.Errorf("the next request started %v after the first was answered, under a delay of %v", gap, delay)
 		}
 		// That start re-armed the host for claims as well.
 		if _, err := a.NextWhere(nil, 0); !errors.Is(err, frontier.ErrNotReady) {
 			t.Errorf("a claim right after a start: %v, want ErrNotReady", err)
+		}
+		if err := b.End("h.example"); err != nil {
+			t.Fatal(err)
 		}
 		// A pause holds for a claim's request too.
 		if err := a.Pace("p.example", 0, time.Now().Add(delay)); err != nil {
