@@ -103,6 +103,15 @@ func (c *committer) commitLoop(results <-chan *result, d *dispatcher) {
 			}
 			d.poke()
 			continue
+		case <-d.idle:
+			// The worker waits for others, which wait for its URLs to be
+			// marked done.
+			if c.fatalErr() == nil && c.writer.hasDone() {
+				if err := c.commit(ctx, nil, func() {}); err != nil {
+					c.setFatal(err)
+				}
+			}
+			continue
 		}
 	drain:
 		for len(group) < maxGroup {

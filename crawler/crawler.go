@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -95,12 +97,15 @@ type Stats struct {
 //   - the view (view.go): reads the stores without the write side.
 type Crawler struct {
 	opts  Options
-	front *frontier.Frontier
+	front frontier.Queue
 	pages *pages.Store
 	index Store
 	pacer *polite.Pacer // per-host request slots, shared by the fetches and the sitemap reader
-	n     *counters
-	fatal *fatal
+	// shared is the frontier when other workers share it (see shared.go);
+	// nil for the embedded one.
+	shared frontier.Shared
+	n      *counters
+	fatal  *fatal
 
 	commit *committer
 	fetch  *fetcher
@@ -175,8 +180,18 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	}
 	c := &Crawler{opts: opts, n: &counters{}, fatal: &fatal{},
 		pacer: polite.New(polite.Options{Parallelism: opts.HostParallelism, Delay: max(opts.Delay, 0)})}
-	if c.front, err = frontier.Open(filepath.Join(dir, frontierFile), frontier.Options{NoSync: opts.NoSync, LockTimeout: lockTimeout}); err != nil {
-		return nil, inUse(dir, err)
+	if c.front = opts.Frontier; c.front == nil {
+		if c.front, err = frontier.Open(filepath.Join(dir, frontierFile), frontier.Options{NoSync: opts.NoSync, LockTimeout: lockTimeout}); err != nil {
+			return nil, inUse(dir, err)
+		}
+	}
+	c.shared, _ = c.front.(frontier.Shared)
+	if p, ok := c.front.(frontier.Paced); ok {
+		c.pacer.OnPace(func(host string, delay time.Duration, until time.Time) {
+			if err := p.Pace(host, delay, until); err != nil {
+				slog.Warn("crawler: the frontier did not take a host's pace", "host", host, "err", err)
+			}
+		})
 	}
 	if c.pages, err = pages.Open(filepath.Join(dir, pagesFile), pages.Options{NoSync: opts.NoSync, Timeout: lockTimeout}); err != nil {
 		c.front.Close()
@@ -191,18 +206,29 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		return nil, inUse(dir, err)
 	}
 	cm.index = c.index
-	c.maps = newSitemaps(&c.opts, c.pages, c.pacer, c.n, c.fatal)
-	adm := admit.New(admit.Options{AllowedHosts: opts.AllowedHosts, AllowedPrefixes: opts.AllowedPrefixes,
+	c.maps = newSitemaps(&c.opts, c.pages, c.pacer, c.shared, c.n, c.fatal)
+	aopts := admit.Options{AllowedHosts: opts.AllowedHosts, AllowedPrefixes: opts.AllowedPrefixes,
 		IgnoreRobots: opts.IgnoreRobots, UserAgent: opts.UserAgent, Timeout: opts.Timeout, MaxBodyBytes: opts.MaxBodyBytes,
 		MaxRedirects: opts.MaxRedirects, Traps: opts.Traps, Norm: opts.norm(), OnRobots: c.maps.onRobots, Client: opts.Client,
-		Folders: opts.folders()})
+		Folders: opts.folders()}
+	if c.shared != nil {
+		// robots.txt and the probe are learnt at a claimed URL's turn.
+		aopts.Shared = c.shared
+		g := gated{q: c.shared, claimed: true}
+		aopts.Client = &http.Client{}
+		if opts.Client != nil {
+			g.base, aopts.Client.Jar = opts.Client.Transport, opts.Client.Jar
+		}
+		aopts.Client.Transport = g
+	}
+	adm := admit.New(aopts)
 	c.maps.admit, cm.admit = adm, adm
 	if cm.hook, cm.snap, err = newHook(&c.opts, dir, c.index, cm.record, cm.recordedPage); err != nil {
 		c.Close()
 		return nil, err
 	}
 	c.commit = cm
-	c.fetch = &fetcher{opts: &c.opts, admit: adm, hook: cm.hook, pages: c.pages, fatal: c.fatal}
+	c.fetch = &fetcher{opts: &c.opts, admit: adm, hook: cm.hook, pages: c.pages, shared: c.shared, maps: c.maps, fatal: c.fatal}
 	if err := saveOptions(dir, opts); err != nil {
 		c.Close()
 		return nil, err
@@ -422,13 +448,32 @@ func (c *Crawler) fetchLoop(ctx context.Context, col *colly.Collector, d *dispat
 		}
 		r := c.fetch.work(ctx, col, item)
 		c.pacer.Release(hostOf(item.URL))
+		fresh := 0
+		var t task
+		if _ = json.Unmarshal(item.Payload, &t); !t.Revisit {
+			fresh = 1
+		}
 		if r == nil {
-			fresh := 0
-			var t task
-			if _ = json.Unmarshal(item.Payload, &t); !t.Revisit {
-				fresh = 1
-			}
 			d.settle(1, fresh) // interrupted mid-request: stays in flight
+			continue
+		}
+		if r.release {
+			// Its host's turn went to another request: the URL goes back
+			// to the shared frontier (before it is settled, so that the
+			// crawl does not end meanwhile), with what the host's
+			// sitemaps said, if they were read, for the committer.
+			if err := c.shared.Release(item.URL); err != nil {
+				c.fatal.setFatal(err)
+			}
+			if r.found == nil {
+				d.settle(1, fresh)
+				continue
+			}
+			d.settle(0, fresh)
+			results <- r.found // the committer settles it
+			if c.opts.Parallelism == 1 {
+				<-r.found.queued
+			}
 			continue
 		}
 		// With one worker the crawl is sequential: the next URL is

@@ -16,6 +16,14 @@ import (
 // may be fetched now (its host has a free slot, its retry is due).
 const scanLimit = 512
 
+// minPoll and sharedPoll pace the dispatcher's looks at a frontier shared
+// with other workers: when its hosts wait their turn, and when it is
+// empty while other workers have URLs in flight.
+const (
+	minPoll    = 5 * time.Millisecond
+	sharedPoll = 100 * time.Millisecond
+)
+
 // A dispatcher hands frontier items to workers, each with a request slot
 // of its host (package polite), until the crawl is over: the frontier has
 // nothing that may be fetched with nothing in flight that could add to
@@ -34,10 +42,13 @@ type dispatcher struct {
 	inflight int   // popped (or sitemaps being read) and not yet committed
 	fresh    int   // of those popped, URLs never fetched: they count against MaxPages
 	err      error // a frontier error
+	// idle tells the committer that this worker waits for others with
+	// nothing in flight of its own (on a shared frontier).
+	idle chan struct{}
 }
 
 func newDispatcher(ctx context.Context, front frontier.Queue, pacer *polite.Pacer, f *fatal, budget func(int) bool, keep bool) *dispatcher {
-	d := &dispatcher{ctx: ctx, front: front, pacer: pacer, fatal: f, budget: budget, keep: keep}
+	d := &dispatcher{ctx: ctx, front: front, pacer: pacer, fatal: f, budget: budget, keep: keep, idle: make(chan struct{}, 1)}
 	d.cond = sync.NewCond(&d.mu)
 	context.AfterFunc(ctx, d.poke)
 	return d
@@ -86,6 +97,15 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 			if !free.IsZero() {
 				wake = earliest(wake, free)
 			}
+			if p, ok := d.front.(frontier.Paced); ok {
+				// The frontier holds back hosts whose turn has not come.
+				if at, ok := p.NextReady(); ok {
+					if soon := now.Add(minPoll); at.Before(soon) {
+						at = soon
+					}
+					wake = earliest(wake, at)
+				}
+			}
 		case !errors.Is(err, frontier.ErrEmpty):
 			d.err = err
 			continue
@@ -98,11 +118,36 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 			// Commits add revisits and links; poll at least every second.
 			wake = earliest(wake, now.Add(time.Second))
 		} else if d.inflight == 0 && wake.IsZero() {
-			d.cond.Broadcast()
-			return frontier.Item{}, false
+			if d.elsewhere() {
+				// Other workers' pages in flight may still queue links.
+				// Ask the committer to mark this worker's own done
+				// without waiting for its tick: other workers wait for
+				// them likewise.
+				select {
+				case d.idle <- struct{}{}:
+				default:
+				}
+				wake = now.Add(sharedPoll)
+			} else {
+				d.cond.Broadcast()
+				return frontier.Item{}, false
+			}
 		}
 		d.waitUntil(wake)
 	}
+}
+
+// elsewhere reports whether other workers sharing the frontier have URLs
+// in flight (never, on the embedded frontier). This worker's own, whose
+// pages are committed but not yet marked done (the committer marks them
+// at its next commit), do not count.
+func (d *dispatcher) elsewhere() bool {
+	q, ok := d.front.(frontier.Shared)
+	if !ok {
+		return false
+	}
+	n, err := q.InFlightElsewhere()
+	return err == nil && n > 0
 }
 
 // look takes the best pending item that may be fetched now — within the
@@ -114,6 +159,19 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 func (d *dispatcher) look(now time.Time) (item frontier.Item, wake time.Time, paced bool, err error) {
 	budget := d.budget(d.fresh)
 	busy := map[string]bool{}
+	var took []string // hosts whose slot accept took
+	defer func() {
+		// A paced frontier may lose an accepted URL to another worker:
+		// give back the slots of URLs not returned.
+		kept := false
+		for _, h := range took {
+			if err == nil && !kept && h == hostOf(item.URL) {
+				kept = true // the item's own
+				continue
+			}
+			d.pacer.Release(h)
+		}
+	}()
 	item, err = d.front.NextWhere(func(u string, payload []byte) bool {
 		var t task
 		_ = json.Unmarshal(payload, &t)
@@ -134,6 +192,7 @@ func (d *dispatcher) look(now time.Time) (item frontier.Item, wake time.Time, pa
 			return false
 		}
 		if d.pacer.TryAcquire(host) {
+			took = append(took, host)
 			return true
 		}
 		busy[host], paced = true, true

@@ -123,6 +123,25 @@
 // revisits (PriorityRevisit) come after links found on unique pages and
 // before those found on near-duplicates; retries (PriorityRetry) last.
 //
+// # Workers on a shared frontier
+//
+// With Options.Frontier set to a frontier that several workers share
+// (frontier.Shared, package redisfrontier: a Redis Cluster), each worker
+// is a Crawler with a directory of its own, and the frontier paces every
+// host for all of them: a claim takes a URL of a host whose turn has
+// come, and every request to a host — a page's, robots.txt's, the
+// soft-404 probe's, a sitemap's — passes the frontier's gate, which lets
+// it start once the host's delay has passed since its last request
+// started, by the Redis server's clock. A host's robots.txt, its answer
+// for a missing page and its sitemaps are learnt once among the workers,
+// by the worker that claims a URL of the host first, and kept in the
+// frontier for the others (admit.Options.Shared): each takes a turn of
+// the host — the claimed URL goes back to the frontier at its position
+// and is fetched at a later turn — so they are spaced like pages and a
+// worker waits for none of them. A link to a host not learnt yet is
+// queued, and robots.txt decides when its URL comes up. A worker ends
+// when the frontier is empty and no other worker has a URL in flight.
+//
 // # Anchor text
 //
 // The anchor texts of links to a page are stored with the page and indexed

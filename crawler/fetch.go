@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,6 +72,13 @@ type result struct {
 	// A sitemap's findings (popped is false): links are its new URLs;
 	// revisitNow, fetched pages whose lastmod is newer than the copy.
 	revisitNow []string
+
+	// On a shared frontier (see shared.go): the URL's turn went to
+	// another request of its host (robots.txt, the probe, its sitemaps),
+	// so the URL is given back to the frontier, not recorded (release);
+	// found holds what the host's sitemaps said, if they were read.
+	release bool
+	found   *result
 
 	queued chan struct{} // closed by the committer once the page's links are queued
 }
@@ -166,6 +174,10 @@ type fetcher struct {
 	admit *admit.Admission
 	hook  *hook.Hook
 	pages pages.Records
+	// shared is the frontier when other workers share it; maps reads a
+	// host's sitemaps at a turn of its own then.
+	shared frontier.Shared
+	maps   *sitemaps
 	*fatal
 }
 
@@ -192,6 +204,9 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 		if cl.Jar != nil {
 			col.SetCookieJar(cl.Jar)
 		}
+	}
+	if f.shared != nil {
+		base = gated{base: base, q: f.shared, claimed: true}
 	}
 	col.WithTransport(withFiles(f.opts.Logins.Transport(base), f.opts.SMB))
 	col.SetRequestTimeout(f.opts.Timeout)
@@ -282,6 +297,13 @@ func (f *fetcher) work(ctx context.Context, col *colly.Collector, item frontier.
 		r.skip(reason)
 		return r
 	}
+	if f.shared != nil {
+		if spent, interrupted := f.hostTurn(ctx, r); interrupted {
+			return nil
+		} else if spent {
+			return r
+		}
+	}
 	var header http.Header
 	if r.prev != nil { // ask for the page only if it changed (RFC 9110 §13.1)
 		header = http.Header{}
@@ -305,6 +327,43 @@ func (f *fetcher) work(ctx context.Context, col *colly.Collector, item frontier.
 		r.failWith(err)
 	}
 	return r
+}
+
+// hostTurn, on a shared frontier, spends the turn of r's URL on what its
+// host must tell before its pages are fetched, if this worker does not
+// know it yet: robots.txt, the answer for a missing page (learnt once
+// among the workers: admit.Learn), then its sitemaps (read once a
+// reading among them: sitemaps.step). It reports whether the turn was
+// spent (r is given back to the frontier, with a sitemap's findings, or
+// skipped by robots.txt) and whether ctx interrupted it.
+func (f *fetcher) hostTurn(ctx context.Context, r *result) (spent, interrupted bool) {
+	u, err := url.Parse(r.url)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" {
+		return false, false
+	}
+	step, err := f.admit.Learn(ctx, u)
+	switch {
+	case ctx.Err() != nil:
+		return true, true
+	case err != nil:
+		f.setFatal(err)
+		r.fail(err.Error())
+		return true, false
+	case step != admit.Known: // a request made, or another worker at it
+		r.release = true
+		return true, false
+	case r.prev == nil && !f.admit.Allowed(r.url): // its link was followed before its host was learnt
+		r.skip(admit.ReasonRobots)
+		return true, false
+	}
+	found, read := f.maps.step(ctx, u)
+	if ctx.Err() != nil {
+		return true, true
+	}
+	if read {
+		r.release, r.found = true, found
+	}
+	return read, false
 }
 
 // process handles a 2xx response: parse, soft-404 and canonical checks,

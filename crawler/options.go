@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/renameio/v2"
 
+	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/login"
 	"github.com/doppel-search/doppel/crawler/share"
 	"github.com/doppel-search/doppel/crawler/traps"
@@ -124,6 +125,17 @@ type Options struct {
 	// here contradicts: Open fails), so it is not saved with the other
 	// options. Default 0: one bleve index, or the index as it is.
 	Shards int `json:"-"`
+	// Frontier is the crawl's frontier. Default nil: the embedded one, a
+	// file in the crawl's directory. A shared one (package redisfrontier:
+	// a Redis Cluster) lets several workers crawl one site together, each
+	// with a directory of its own; if it paces hosts itself
+	// (frontier.Paced), every host's Crawl-delay and Retry-After pauses
+	// go to it as well, for every worker; if it is a frontier.Shared,
+	// every request to a host passes its gate and the workers learn each
+	// host's robots.txt, soft-404 answer and sitemaps once among them
+	// (see "Workers on a shared frontier" in the package doc). The
+	// crawler closes it.
+	Frontier frontier.Queue `json:"-"`
 	// Client is the HTTP client every request of the crawl goes through
 	// — pages, robots.txt, sitemaps — for a proxy, TLS settings, a cookie
 	// jar or a test's RoundTripper: its Transport and Jar are used; the
@@ -146,11 +158,15 @@ type Options struct {
 }
 
 // client returns an HTTP client with the crawl's Transport and Jar (see
-// Client) and the given timeout and redirect policy.
-func (o *Options) client(timeout time.Duration, redirect func(*http.Request, []*http.Request) error) *http.Client {
+// Client), wrapped in via if it is not nil (its requests still signed in
+// by Logins), and the given timeout and redirect policy.
+func (o *Options) client(timeout time.Duration, redirect func(*http.Request, []*http.Request) error, via func(http.RoundTripper) http.RoundTripper) *http.Client {
 	c := &http.Client{Timeout: timeout, CheckRedirect: redirect}
 	if o.Client != nil {
 		c.Transport, c.Jar = o.Client.Transport, o.Client.Jar
+	}
+	if via != nil {
+		c.Transport = via(c.Transport)
 	}
 	c.Transport = o.Logins.Transport(c.Transport)
 	return c
@@ -175,7 +191,7 @@ func resolveOptions(dir string, opts Options) (Options, error) {
 		if err != nil {
 			return opts, fmt.Errorf("crawler: %s is damaged (%v); pass the seeds again to replace it", path, err)
 		}
-		saved.NoSync, saved.Client, saved.SMB, saved.Logins, saved.Shards = opts.NoSync, opts.Client, opts.SMB, opts.Logins, opts.Shards
+		saved.NoSync, saved.Client, saved.SMB, saved.Logins, saved.Shards, saved.Frontier = opts.NoSync, opts.Client, opts.SMB, opts.Logins, opts.Shards, opts.Frontier
 		if opts.MaxPages != 0 {
 			saved.MaxPages = opts.MaxPages
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/admit"
+	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/crawler/polite"
 	"github.com/doppel-search/doppel/crawler/sitemap"
@@ -35,6 +36,9 @@ type sitemaps struct {
 	admit *admit.Admission // set once admission exists (it calls onRobots)
 	pages pages.Records
 	pacer *polite.Pacer
+	// shared is the frontier when other workers share it: they take the
+	// reading of a host's sitemaps in turn (take, step).
+	shared frontier.Shared
 	*counters
 	*fatal
 
@@ -47,11 +51,15 @@ type sitemaps struct {
 	// read): a fetched page that has left the sitemaps since is fetched
 	// again at once — a page taken off a sitemap has often been deleted.
 	previous map[string]bool
+	// stepped: on a shared frontier, the hosts whose sitemaps this worker
+	// has read, or found taken by another (step reads each once).
+	stepped map[string]bool
 }
 
-func newSitemaps(opts *Options, store pages.Records, pacer *polite.Pacer, n *counters, f *fatal) *sitemaps {
-	return &sitemaps{opts: opts, pages: store, pacer: pacer, counters: n, fatal: f,
-		byHost: map[string][]string{}, etags: map[string]string{}, index: map[string][]string{}, listed: map[string][]string{}}
+func newSitemaps(opts *Options, store pages.Records, pacer *polite.Pacer, shared frontier.Shared, n *counters, f *fatal) *sitemaps {
+	return &sitemaps{opts: opts, pages: store, pacer: pacer, shared: shared, counters: n, fatal: f,
+		byHost: map[string][]string{}, etags: map[string]string{}, index: map[string][]string{}, listed: map[string][]string{},
+		stepped: map[string]bool{}}
 }
 
 // onRobots is admission's OnRobots hook: the host's Crawl-delay goes to
@@ -101,46 +109,33 @@ func (s *sitemaps) read(ctx context.Context, d *dispatcher, results chan<- *resu
 }
 
 // readSitemapsOnce reads the sitemaps and returns the committer's work,
-// nil if there is none.
+// nil if there is none. On a shared frontier it reads the hosts whose
+// reading no other worker has taken (sitemaps.take).
 func (s *sitemaps) readOnce(ctx context.Context) *result {
 	for _, seed := range s.opts.Seeds {
-		s.admit.Link(seed) // the seeds' hosts' robots.txt, which names their sitemaps, read if not yet
+		s.admit.Link(seed) // the seeds' hosts' robots.txt, which names their sitemaps, read if not yet (on a shared frontier: if known)
 	}
 	s.mu.Lock()
-	var files []string
-	for _, host := range slices.Sorted(maps.Keys(s.byHost)) {
-		files = append(files, s.byHost[host]...)
-	}
+	hosts := slices.Sorted(maps.Keys(s.byHost))
 	s.mu.Unlock()
+	var files []string
+	complete := true
+	for _, host := range hosts {
+		if !s.take(host) {
+			complete = false // another worker reads them
+			continue
+		}
+		s.mu.Lock()
+		files = append(files, s.byHost[host]...)
+		s.mu.Unlock()
+	}
 	r := &result{queued: make(chan struct{})}
-	seen := map[string]bool{}
-	current, complete := map[string]bool{}, true
-	for read := 0; len(files) > 0 && ctx.Err() == nil; read++ {
-		if read == maxSitemapFiles {
-			complete = false
-			break
-		}
-		file := files[0]
-		files = files[1:]
-		if seen[file] {
-			continue
-		}
-		seen[file] = true
-		sm, err := s.fetch(ctx, file)
-		if err != nil {
-			slog.Debug("sitemap not read", "url", file, "err", err)
-			complete = false
-			continue
-		}
-		for _, e := range sm.Sitemaps {
-			if d := s.admit.Link(e.URL); d.Verdict != admit.Ignore {
-				files = append(files, e.URL)
-			}
-		}
-		if err := s.noteURLs(r, sm.URLs, current); err != nil {
-			s.setFatal(err)
-			return nil
-		}
+	current := map[string]bool{}
+	if !s.readFiles(ctx, files, s.fetch, r, current) {
+		complete = false
+	}
+	if s.fatalErr() != nil {
+		return nil
 	}
 	if complete && ctx.Err() == nil {
 		if err := s.noteDropped(r, current); err != nil {
@@ -153,6 +148,88 @@ func (s *sitemaps) readOnce(ctx context.Context) *result {
 	}
 	s.sitemapHints.Add(int64(len(r.revisitNow)))
 	return r
+}
+
+// readFiles reads the sitemap files, and those their indexes name, at
+// most maxSitemapFiles, each with get, noting what they say in r and
+// their URLs in current. It reports whether it read every one; a storage
+// error is the crawl's (setFatal).
+func (s *sitemaps) readFiles(ctx context.Context, files []string, get func(context.Context, string) (*sitemap.Sitemap, error), r *result, current map[string]bool) (complete bool) {
+	complete = true
+	seen := map[string]bool{}
+	for read := 0; len(files) > 0 && ctx.Err() == nil; read++ {
+		if read == maxSitemapFiles {
+			return false
+		}
+		file := files[0]
+		files = files[1:]
+		if seen[file] {
+			continue
+		}
+		seen[file] = true
+		sm, err := get(ctx, file)
+		if err != nil {
+			slog.Debug("sitemap not read", "url", file, "err", err)
+			complete = false
+			continue
+		}
+		for _, e := range sm.Sitemaps {
+			if d := s.admit.Link(e.URL); d.Verdict != admit.Ignore {
+				files = append(files, e.URL)
+			}
+		}
+		if err := s.noteURLs(r, sm.URLs, current); err != nil {
+			s.setFatal(err)
+			return false
+		}
+	}
+	return complete && ctx.Err() == nil
+}
+
+// take, on a shared frontier, reports whether this worker reads host's
+// sitemaps at this reading: whether no other has taken the reading since
+// Revisit.Sitemaps. It marks the host read for step. Without a shared
+// frontier it reports true.
+func (s *sitemaps) take(host string) bool {
+	if s.shared == nil {
+		return true
+	}
+	s.mu.Lock()
+	s.stepped[host] = true
+	s.mu.Unlock()
+	_, _, mine, err := s.shared.Take(host, "sitemaps", max(s.opts.Revisit.Sitemaps, time.Minute))
+	if err != nil {
+		slog.Warn("crawler: the shared frontier did not say who reads a host's sitemaps", "host", host, "err", err)
+	}
+	return mine
+}
+
+// step, on a shared frontier, reads the sitemaps of u's host (robots.txt's,
+// else /sitemap.xml) at the turn of a claimed URL of the host, if this
+// worker has not yet handled them and no other has taken their reading
+// (take). It reports whether it made a request (the turn is spent) and
+// returns what they say for the committer, nil if nothing.
+func (s *sitemaps) step(ctx context.Context, u *url.URL) (*result, bool) {
+	if s.opts.Revisit.Sitemaps < 0 {
+		return nil, false
+	}
+	s.mu.Lock()
+	done := s.stepped[u.Host]
+	files := slices.Clone(s.byHost[u.Host])
+	s.mu.Unlock()
+	if done || !s.take(u.Host) {
+		return nil, false
+	}
+	if len(files) == 0 {
+		files = []string{u.Scheme + "://" + u.Host + "/sitemap.xml"}
+	}
+	r := &result{queued: make(chan struct{})}
+	s.readFiles(ctx, files, func(ctx context.Context, file string) (*sitemap.Sitemap, error) { return s.get(ctx, file, true) }, r, map[string]bool{})
+	if len(r.links) == 0 && len(r.revisitNow) == 0 {
+		return nil, true
+	}
+	s.sitemapHints.Add(int64(len(r.revisitNow)))
+	return r, true
 }
 
 // noteSitemapURLs adds a sitemap's entries to r: URLs without record as
@@ -221,6 +298,13 @@ func (s *sitemaps) fetch(ctx context.Context, file string) (*sitemap.Sitemap, er
 		}
 	}
 	defer s.pacer.Release(u.Host)
+	return s.get(ctx, file, false)
+}
+
+// get fetches and parses one sitemap file, conditionally if it was read
+// before; on a shared frontier through its gate, claimed at the turn of
+// a claimed URL (step).
+func (s *sitemaps) get(ctx context.Context, file string, claimed bool) (*sitemap.Sitemap, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, file, nil)
 	if err != nil {
 		return nil, err
@@ -231,7 +315,7 @@ func (s *sitemaps) fetch(ctx context.Context, file string) (*sitemap.Sitemap, er
 		req.Header.Set("If-None-Match", etag)
 	}
 	s.mu.Unlock()
-	client := s.opts.client(s.opts.Timeout, nil)
+	client := s.opts.client(s.opts.Timeout, nil, gate(s.shared, claimed))
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err

@@ -24,7 +24,7 @@ import (
 type View struct {
 	opts  Options
 	pages *pages.Store
-	front *frontier.Frontier
+	front frontier.Queue
 	index Store
 	owned bool // opened by OpenView: Close closes the stores
 	// foreign: the index was given (OpenViewWith), and is not closed.

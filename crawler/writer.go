@@ -137,6 +137,13 @@ func (w *recordWriter) takeDone() ([]doneMark, error) {
 	return d, w.err
 }
 
+// hasDone reports whether URLs wait to be marked done (takeDone).
+func (w *recordWriter) hasDone() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.done) > 0
+}
+
 // wait waits until every batch handed in is committed and returns the
 // last record's revision and the first error.
 func (w *recordWriter) wait() (uint64, error) {

@@ -9,6 +9,8 @@
 package admit
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -71,7 +73,47 @@ type Options struct {
 	// read (also when it is missing or ignored) with the host's root URL
 	// (scheme and host) and what robots.txt says for Doppel's user agent.
 	OnRobots func(root *url.URL, r Robots)
+	// Shared, if set, is where the crawlers that crawl one site together
+	// keep what admission learns per host — its robots.txt and its answer
+	// for a page that does not exist — so that one of them fetches it and
+	// the others read it (a frontier.Shared is one). Admission then learns
+	// a host when the crawler is about to fetch one of its pages (Learn,
+	// one request at a time), not when it decides about a link: Link
+	// decides by robots.txt as this crawler knows it (a link to a host not
+	// learnt yet is followed, and Allowed decides when it is fetched).
+	// Default nil: Link fetches robots.txt and probes, once per host.
+	Shared Shared
 }
+
+// Shared keeps what crawlers learn per host, for all of them (see
+// Options.Shared). frontier.Shared is one.
+type Shared interface {
+	// Take returns what a crawler Put under host and name (known), or
+	// else gives this crawler the right to learn it for hold (mine),
+	// unless another crawler holds that right (neither).
+	Take(host, name string, hold time.Duration) (value []byte, known, mine bool, err error)
+	// Put keeps value under host and name for ttl and ends the right
+	// Take gave.
+	Put(host, name string, value []byte, ttl time.Duration) error
+}
+
+// A Step is what Learn did.
+type Step int
+
+// The steps of Learn.
+const (
+	// Known: admission knows what it needs of the host; fetch the page.
+	Known Step = iota
+	// Fetched: Learn made a request to the host (robots.txt or the
+	// probe), which took the page's turn: fetch it at a later turn.
+	Fetched
+	// Busy: another crawler is learning the host: ask again later.
+	Busy
+)
+
+// maxRobotsBytes is how much of a robots.txt is kept in Options.Shared:
+// RFC 9309 asks crawlers to parse at least 500 KiB.
+const maxRobotsBytes = 512 << 10
 
 // Robots is what a host's robots.txt says beyond allow and disallow.
 type Robots struct {
@@ -114,6 +156,7 @@ type hostRobots struct {
 	mu      sync.Mutex            // held while fetching
 	fetched time.Time             // zero: not yet
 	data    *robotstxt.RobotsData // nil: everything allowed
+	probed  bool                  // with Options.Shared: the soft-404 answer is learnt
 }
 
 // EnsureDefaults sets every zero field to its default (each field's doc
@@ -312,13 +355,10 @@ func (a *Admission) robotsAllow(u *url.URL) bool {
 	if u.Scheme == "file" || u.Scheme == "smb" { // a folder has no robots.txt, sitemaps or soft 404s
 		return true
 	}
-	a.mu.Lock()
-	hr := a.robots[u.Host]
-	if hr == nil {
-		hr = &hostRobots{}
-		a.robots[u.Host] = hr
+	hr := a.host(u.Host)
+	if a.opts.Shared != nil {
+		return a.knownAllow(hr, u)
 	}
-	a.mu.Unlock()
 	hr.mu.Lock()
 	if hr.fetched.IsZero() || time.Since(hr.fetched) > a.opts.RobotsTTL {
 		first := hr.fetched.IsZero()
@@ -338,6 +378,140 @@ func (a *Admission) robotsAllow(u *url.URL) bool {
 	return data == nil || data.TestAgent(u.EscapedPath(), a.opts.UserAgent)
 }
 
+// host returns the robots.txt state of host, made if new.
+func (a *Admission) host(name string) *hostRobots {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	hr := a.robots[name]
+	if hr == nil {
+		hr = &hostRobots{}
+		a.robots[name] = hr
+	}
+	return hr
+}
+
+// knownAllow reports whether robots.txt, as hr knows it, allows u
+// (everything is allowed on a host not learnt yet).
+func (a *Admission) knownAllow(hr *hostRobots, u *url.URL) bool {
+	hr.mu.Lock()
+	data := hr.data
+	hr.mu.Unlock()
+	return a.opts.IgnoreRobots || data == nil || data.TestAgent(u.EscapedPath(), a.opts.UserAgent)
+}
+
+// Allowed reports whether robots.txt, as this crawler knows it, allows
+// the URL u: with Options.Shared, after Learn, before fetching u.
+func (a *Admission) Allowed(u string) bool {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	if pu.Scheme != "http" && pu.Scheme != "https" {
+		return true
+	}
+	return a.knownAllow(a.host(pu.Host), pu)
+}
+
+// Learn makes known to this crawler, with Options.Shared, what admission
+// must know of u's host before one of its pages is fetched — its
+// robots.txt (again after RobotsTTL), then its answer for a page that
+// does not exist — making at most one request: it reads what another crawler
+// put in Shared, or else fetches it (with ctx) and puts it there, unless
+// another crawler is fetching it. It returns Known when the page may be
+// fetched (ask Allowed), Fetched when it made a request and Busy when
+// another crawler is learning the host. Without Shared, or for a URL
+// that is not http or https, it returns Known. Interrupted by ctx, it
+// returns ctx's error and keeps nothing.
+func (a *Admission) Learn(ctx context.Context, u *url.URL) (Step, error) {
+	if a.opts.Shared == nil || u.Scheme != "http" && u.Scheme != "https" {
+		return Known, nil
+	}
+	hr := a.host(u.Host)
+	hr.mu.Lock()
+	defer hr.mu.Unlock()
+	if hr.fetched.IsZero() || time.Since(hr.fetched) > a.opts.RobotsTTL {
+		step := Known
+		if !a.opts.IgnoreRobots {
+			var v []byte
+			var err error
+			v, step, err = a.learn(ctx, u.Host, "robots "+u.Scheme, func() []byte {
+				status, body := a.robotsFile(ctx, u)
+				return append([]byte(strconv.Itoa(status)+"\n"), body...)
+			})
+			if err != nil || step == Busy {
+				return step, err
+			}
+			hr.data = decodeRobots(v)
+		}
+		hr.fetched = time.Now()
+		if a.opts.OnRobots != nil {
+			a.opts.OnRobots(&url.URL{Scheme: u.Scheme, Host: u.Host}, robotsOf(hr.data, a.opts.UserAgent))
+		}
+		if step == Fetched {
+			return step, nil
+		}
+	}
+	if hr.probed {
+		return Known, nil
+	}
+	v, step, err := a.learn(ctx, u.Host, "soft404 "+u.Scheme, func() []byte {
+		if text, ok := a.probe(ctx, u); ok {
+			return []byte("1" + text)
+		}
+		return nil
+	})
+	if err != nil || step == Busy {
+		return step, err
+	}
+	if len(v) > 0 {
+		a.soft.Learn(u.Host, string(v[1:]))
+	}
+	hr.probed = true
+	return step, nil
+}
+
+// learn returns what the crawlers know under name for host: read from
+// Options.Shared (Known), or fetched with fetch and put there (Fetched);
+// Busy while another crawler fetches it. What a fetch interrupted by ctx
+// got is not kept.
+func (a *Admission) learn(ctx context.Context, host, name string, fetch func() []byte) ([]byte, Step, error) {
+	v, known, mine, err := a.opts.Shared.Take(host, name, 2*a.opts.Timeout)
+	switch {
+	case err != nil:
+		return nil, Known, fmt.Errorf("admit: %w", err)
+	case known:
+		return v, Known, nil
+	case !mine:
+		return nil, Busy, nil
+	}
+	v = fetch()
+	if err := ctx.Err(); err != nil {
+		return nil, Fetched, err
+	}
+	if err := a.opts.Shared.Put(host, name, v, a.opts.RobotsTTL); err != nil {
+		return nil, Known, fmt.Errorf("admit: %w", err)
+	}
+	return v, Fetched, nil
+}
+
+// decodeRobots reads robots.txt as learn keeps it: the status, a line
+// feed and the body; nil (everything allowed) when it was not read.
+func decodeRobots(v []byte) *robotstxt.RobotsData {
+	line, body, ok := bytes.Cut(v, []byte("\n"))
+	if !ok {
+		return nil
+	}
+	status, err := strconv.Atoi(string(line))
+	if err != nil || status == 0 {
+		return nil
+	}
+	data, err := robotstxt.FromStatusAndBytes(status, body)
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
 func robotsOf(data *robotstxt.RobotsData, agent string) Robots {
 	if data == nil {
 		return Robots{}
@@ -349,8 +523,8 @@ func robotsOf(data *robotstxt.RobotsData, agent string) Robots {
 	return r
 }
 
-func (a *Admission) get(rawURL string) (*http.Response, error) {
-	req, err := http.NewRequest(http.MethodGet, rawURL, nil)
+func (a *Admission) get(ctx context.Context, rawURL string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +533,7 @@ func (a *Admission) get(rawURL string) (*http.Response, error) {
 }
 
 func (a *Admission) fetchRobots(u *url.URL) *robotstxt.RobotsData {
-	resp, err := a.get(u.Scheme + "://" + u.Host + "/robots.txt")
+	resp, err := a.get(context.Background(), u.Scheme+"://"+u.Host+"/robots.txt")
 	if err != nil {
 		return nil // unreachable robots.txt: everything allowed
 	}
@@ -371,21 +545,45 @@ func (a *Admission) fetchRobots(u *url.URL) *robotstxt.RobotsData {
 	return data
 }
 
+// robotsFile fetches u's host's robots.txt: its status (0 if it was not
+// reached) and its first maxRobotsBytes.
+func (a *Admission) robotsFile(ctx context.Context, u *url.URL) (int, []byte) {
+	resp, err := a.get(ctx, u.Scheme+"://"+u.Host+"/robots.txt")
+	if err != nil {
+		return 0, nil
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxRobotsBytes))
+	if err != nil {
+		return 0, nil
+	}
+	return resp.StatusCode, body
+}
+
 // learnSoft404 asks the host for a page that cannot exist; if it answers
 // 200, that answer is the host's soft-404 page.
 func (a *Admission) learnSoft404(u *url.URL) {
-	resp, err := a.get(u.Scheme + "://" + u.Host + "/doppel-probe-" + strconv.FormatInt(time.Now().UnixNano(), 36) + ".html")
+	if text, ok := a.probe(context.Background(), u); ok {
+		a.soft.Learn(u.Host, text)
+	}
+}
+
+// probe asks u's host for a page that cannot exist and returns the text
+// of its answer if it is 200.
+func (a *Admission) probe(ctx context.Context, u *url.URL) (string, bool) {
+	resp, err := a.get(ctx, u.Scheme+"://"+u.Host+"/doppel-probe-"+strconv.FormatInt(time.Now().UnixNano(), 36)+".html")
 	if err != nil {
-		return
+		return "", false
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return
+		return "", false
 	}
 	page, err := clean.Parse(io.LimitReader(resp.Body, int64(a.opts.MaxBodyBytes)), u, clean.Options{})
-	if err == nil {
-		a.soft.Learn(u.Host, page.Text)
+	if err != nil {
+		return "", false
 	}
+	return page.Text, true
 }
 
 // Restore counts a URL admitted before a restart against its template's

@@ -192,3 +192,110 @@ func TestRobotsDelaySitemapsAndExpiry(t *testing.T) {
 		t.Errorf("after the TTL: %d fetches, heard %+v", fetches.Load(), heard)
 	}
 }
+
+// memory is a Shared in memory: holder names the crawler asking.
+type memory struct {
+	mu     *sync.Mutex
+	values map[string][]byte
+	locks  map[string]string
+	holder string
+}
+
+func (m memory) Take(host, name string, _ time.Duration) ([]byte, bool, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := name + ":" + host
+	if v, ok := m.values[k]; ok {
+		return v, true, false, nil
+	}
+	if h, ok := m.locks[k]; ok && h != m.holder {
+		return nil, false, false, nil
+	}
+	m.locks[k] = m.holder
+	return nil, false, true, nil
+}
+
+func (m memory) Put(host, name string, v []byte, _ time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.values[name+":"+host] = v
+	delete(m.locks, name+":"+host)
+	return nil
+}
+
+// TestLearnShared: crawlers that share what they learn per host fetch a
+// host's robots.txt and soft-404 probe once among them, one request a
+// call of Learn, when a page of the host is about to be fetched; Link
+// fetches nothing and follows links to hosts not learnt yet.
+func TestLearnShared(t *testing.T) {
+	var robots, probes atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		robots.Add(1)
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\nCrawl-delay: 2\n")
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		probes.Add(1)
+		fmt.Fprint(w, "<html><body><main><p>Sorry, we could not find that page on our site.</p></main></body></html>")
+	})
+	s := httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	host := strings.TrimPrefix(s.URL, "http://")
+	mem := memory{mu: &sync.Mutex{}, values: map[string][]byte{}, locks: map[string]string{}}
+	var delays sync.Map
+	open := func(holder string) *Admission {
+		m := mem
+		m.holder = holder
+		return New(Options{AllowedHosts: []string{host}, Shared: m, OnRobots: func(root *url.URL, r Robots) {
+			delays.Store(holder, r.CrawlDelay)
+		}})
+	}
+	a, b := open("a"), open("b")
+	private := s.URL + "/private/x.html"
+	if d := a.Link(private); d.Verdict != Follow {
+		t.Errorf("before the host is learnt: Link = %+v, want Follow (Allowed decides at fetch time)", d)
+	}
+	if n := robots.Load() + probes.Load(); n != 0 {
+		t.Errorf("Link made %d requests, want none", n)
+	}
+	u, _ := url.Parse(s.URL + "/page.html")
+	ctx := t.Context()
+	for i, want := range []Step{Fetched, Fetched, Known} {
+		if got, err := a.Learn(ctx, u); err != nil || got != want {
+			t.Fatalf("Learn %d: %v, %v; want %v", i, got, err, want)
+		}
+		if n := robots.Load() + probes.Load(); n != int32(min(i+1, 2)) {
+			t.Fatalf("after Learn %d: %d requests", i, n)
+		}
+	}
+	if got, err := b.Learn(ctx, u); err != nil || got != Known {
+		t.Fatalf("the other crawler's Learn: %v, %v; want Known from what the first put", got, err)
+	}
+	if robots.Load() != 1 || probes.Load() != 1 {
+		t.Errorf("robots.txt fetched %d times, the probe %d; want once each among the crawlers", robots.Load(), probes.Load())
+	}
+	for _, x := range []*Admission{a, b} {
+		if x.Allowed(private) || !x.Allowed(s.URL+"/page.html") {
+			t.Error("Allowed does not follow robots.txt once learnt")
+		}
+		if d := x.Link(private); d.Verdict != Refuse || d.Reason != ReasonRobots {
+			t.Errorf("once learnt: Link = %+v, want refused by robots.txt", d)
+		}
+		if !x.SoftNotFound(host, "Sorry, we could not find that page on our site.") {
+			t.Error("the soft-404 answer was not learnt")
+		}
+	}
+	for _, h := range []string{"a", "b"} {
+		if d, _ := delays.Load(h); d != 2*time.Second {
+			t.Errorf("crawler %s heard a Crawl-delay of %v, want 2s", h, d)
+		}
+	}
+	// While one crawler learns a host, the others come back later.
+	c := open("c")
+	other, _ := url.Parse("http://" + host + "/")
+	mem.locks["robots http:127.0.0.2"] = "someone"
+	other.Host = "127.0.0.2"
+	if got, err := c.Learn(ctx, other); err != nil || got != Busy {
+		t.Errorf("a host another crawler is learning: %v, %v; want Busy", got, err)
+	}
+}

@@ -107,6 +107,67 @@ type Queue interface {
 
 var _ Queue = (*Frontier)(nil)
 
+// A Paced queue paces hosts itself, for every client (see Pacing in the
+// Queue contract): a claim takes no URL of a host before its delay since
+// the host's last claim has passed, nor before a pause ends. Its claims
+// may then lose a URL that accept accepted to another client and go on
+// with the next: the caller gives back what accept took for a URL not
+// returned.
+type Paced interface {
+	// Pace sets host's delay between claims (0: the queue's default) and
+	// pauses it until until (zero: no pause), for every client.
+	Pace(host string, delay time.Duration, until time.Time) error
+	// NextReady returns the earliest time a host with pending URLs may
+	// be claimed, as the last claim saw it, and false if none has any.
+	NextReady() (time.Time, bool)
+}
+
+// A Shared queue is one that several crawlers (workers) use at once, each
+// with a client of its own. On top of pacing its hosts' claims (Paced) it
+// spaces every request to a host, whoever sends it: a page's, robots.txt's,
+// a sitemap's (Start, End); it takes back a claimed URL whose host's turn went
+// to another request (Release); it tells how many URLs other clients
+// have in flight (InFlightElsewhere); and it keeps what the crawlers learn
+// per host — robots.txt, the answer for a missing page, the sitemaps read
+// — for all of them (Take, Put), so that one fetches it and the others
+// read it.
+type Shared interface {
+	Paced
+	// Start reports whether a request to host may start now: if so it
+	// records the start and returns 0, else it returns how long to wait
+	// before asking again. For a host with a delay, a request may start
+	// when no other is in flight and the delay has passed since the last
+	// one started and since it was answered (End: so the host sees its
+	// requests at least the delay apart, however long one took to leave),
+	// and its pause has ended; claimed says that the caller holds a claim
+	// of a URL of the host (NextWhere returned it) not yet spent on a
+	// request, else the request must also wait until the host's next
+	// claim is due (a claim re-arms its host for the request it stands
+	// for). A start re-arms the host at now + its delay.
+	Start(host string, claimed bool) (time.Duration, error)
+	// End records that a request Start let go was answered, or failed:
+	// the host's next request may start its delay from now. Call it for
+	// every request Start let go.
+	End(host string) error
+	// Release gives a URL this client claimed back to the queue at its
+	// position, with its priority and payload, its lease ended and its
+	// host's turn spent: the crawler used the turn for another request of
+	// the host (robots.txt) and fetches the URL at a later claim.
+	Release(url string) error
+	// InFlightElsewhere returns the number of URLs leased to other
+	// clients: a crawler with nothing in flight, facing an empty queue,
+	// waits while their pages may still queue links.
+	InFlightElsewhere() (int, error)
+	// Take returns what a client Put under host and name (known), or else
+	// takes the right to learn it for hold (mine) unless another client
+	// holds it (neither known nor mine: ask again later). A holder that
+	// does not Put within hold loses the right to the next that asks.
+	Take(host, name string, hold time.Duration) (value []byte, known, mine bool, err error)
+	// Put keeps value under host and name for ttl, for every client, and
+	// ends the right Take gave.
+	Put(host, name string, value []byte, ttl time.Duration) error
+}
+
 // Op is the kind of a [Change].
 type Op uint8
 

@@ -32,6 +32,22 @@ type Pacer struct {
 	mu    sync.Mutex
 	hosts map[string]*host
 	stats Stats
+	// onPace, if set, hears each host's pace as it changes (OnPace).
+	onPace func(host string, delay time.Duration, until time.Time)
+}
+
+// OnPace has fn called, outside the Pacer's lock, whenever a host's pace
+// changes (SetCrawlDelay, Pause) with the least time between two of its
+// request starts (its delay over its slots) and the end of its pause: to
+// pass the pace on to a frontier that paces hosts for several crawlers.
+// Call it before the Pacer is used.
+func (p *Pacer) OnPace(fn func(host string, delay time.Duration, until time.Time)) { p.onPace = fn }
+
+// paced tells onPace of h's pace. p.mu is not held.
+func (p *Pacer) paced(name string, delay time.Duration, until time.Time) {
+	if p.onPace != nil {
+		p.onPace(name, delay, until)
+	}
 }
 
 // Stats counts the waits a Pacer imposed. It is a value: a snapshot.
@@ -132,26 +148,30 @@ func (p *Pacer) Release(name string) {
 // than Options.Delay changes nothing.
 func (p *Pacer) SetCrawlDelay(name string, d time.Duration) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	h := p.host(name)
 	if d = min(d, p.opts.MaxPause); d > p.opts.Delay {
 		h.delay, h.limit = d, 1
 	} else {
 		h.delay, h.limit = p.opts.Delay, p.opts.Parallelism
 	}
+	delay, until := h.delay/time.Duration(h.limit), h.paused
+	p.mu.Unlock()
+	p.paced(name, delay, until)
 }
 
 // Pause keeps the host without requests for d (a Retry-After), bounded by
 // MaxPause, and returns when it may be asked again.
 func (p *Pacer) Pause(name string, d time.Duration) time.Time {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	h := p.host(name)
 	until := p.now().Add(min(max(d, 0), p.opts.MaxPause))
 	if until.After(h.paused) {
 		h.paused = until
 	}
-	return h.next()
+	next, delay, paused := h.next(), h.delay/time.Duration(h.limit), h.paused
+	p.mu.Unlock()
+	p.paced(name, delay, paused)
+	return next
 }
 
 // Next returns the earliest time a request to host may start as far as

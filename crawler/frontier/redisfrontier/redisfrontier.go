@@ -1,0 +1,900 @@
+// Package redisfrontier is the crawler's frontier ([frontier.Queue]) on a
+// Redis Cluster (or a single Redis server), shared by every worker of a
+// distributed crawl.
+//
+// Hosts are hashed into lanes; every key of a lane shares one hash tag, so
+// each lane lives on one master and each step on it is one atomic Lua
+// script (lane.lua). Per lane: the hosts with pending URLs by the time
+// their next URL may be claimed, a queue per host (priority, then the
+// order queued), the URL states, the leases of URLs in flight and the
+// scheduled revisits. A claim is one script: the URL must still be
+// pending and its host due, and the host is re-armed at now plus its delay
+// (Pace: Crawl-delay, Retry-After, backoff), by the server's clock, so
+// per-host politeness holds across every worker. A lease expires unless
+// its holder renews it (a goroutine does, every third of Options.Lease):
+// the URLs of a worker that died return to their queues at their
+// positions, where the next claim in their lane finds them.
+//
+// Beyond the queue (frontier.Shared), every request to a host, whoever
+// sends it — a page's, robots.txt's, a sitemap's — passes Start, a
+// script on the host's lane that lets it go, for a host with a delay,
+// once no other is in flight and the delay has passed since the last
+// one was answered (End), by the server's clock: a claim spaces the
+// claims, Start and End the requests as the host sees them (an answer
+// comes after the host got the request, however late the request left). A claim whose
+// turn went to another request of its host is given back (Release). And
+// what the workers learn per host (robots.txt, the soft-404 answer, the
+// sitemaps read) is kept in the host's lane (Take, Put): one worker
+// fetches it, the others read it.
+//
+// Order: a claim offers the first URLs of the hosts whose turn it is, in
+// every lane, merged by priority and then by the order they were queued
+// (one sequence for the whole frontier), so with no host waiting the
+// order is the embedded frontier's. Atomicity: a Commit's changes to one
+// lane are applied in one script, all or none; a batch over several lanes
+// is applied lane by lane (Redis Cluster runs no transaction across
+// masters), each part idempotent for the crawler, which fetches again a
+// URL whose Done was lost.
+package redisfrontier
+
+import (
+	"cmp"
+	"context"
+	_ "embed"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/doppel-search/doppel/crawler/frontier"
+)
+
+//go:embed lane.lua
+var laneSource string
+
+var lane = redis.NewScript(laneSource)
+
+// Options configures a Frontier. The zero value is usable.
+type Options struct {
+	// Prefix namespaces the frontier's keys: workers of one crawl share
+	// it. Default "doppel".
+	Prefix string
+	// Lanes is the number of lanes hosts are hashed into; every worker of
+	// a crawl must use the same. More lanes spread a crawl over more
+	// masters; a claim reads every lane. Default 16.
+	Lanes int
+	// Lease is how long a claimed URL stays leased to a worker that no
+	// longer renews it. Default 30 s.
+	Lease time.Duration
+	// Delay is the time between two claims of one host unless Pace gave
+	// the host its own. Default 0.
+	Delay time.Duration
+	// Holder names this worker's leases. Default: host name, process id
+	// and the time it started.
+	Holder string
+	// Lookahead bounds the hosts per lane, and the URLs per host, a claim
+	// looks at: every claim reads them all, so a large one costs the
+	// servers and the worker (at 1,000 hosts on 16 lanes, 64 took 4
+	// workers from 60 to 43 pages/s). Default 16.
+	Lookahead int
+	// Context bounds every call to Redis. Default context.Background().
+	Context context.Context
+	// Replicas is the number of replicas that must have each change
+	// before a call returns (Redis WAIT), when its master has that many
+	// online: 1 on a cluster with replicas, so that a change survives its
+	// master's failure. A master left without replicas after a failover
+	// waits for none until one joins. Default 0.
+	Replicas int
+	// Retry is how long a call is retried while the cluster is failing
+	// over (connection refused, CLUSTERDOWN, TRYAGAIN). Default 30 s.
+	Retry time.Duration
+}
+
+// Frontier is a frontier.Queue on Redis. It is safe for concurrent use.
+type Frontier struct {
+	rdb  redis.UniversalClient
+	opts Options
+	ctx  context.Context
+
+	tokens atomic.Uint64 // claims made, naming each
+	ready  atomic.Int64  // the earliest time (ms) a host may be claimed, as the last peek saw it; -1 none
+
+	shardsMu sync.Mutex
+	shards   map[string]int // master address → its online replicas
+	shardsAt time.Time      // when shards was read
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+	once sync.Once
+}
+
+var (
+	_ frontier.Queue  = (*Frontier)(nil)
+	_ frontier.Shared = (*Frontier)(nil)
+)
+
+// New returns the frontier stored in rdb (a *redis.ClusterClient, or a
+// *redis.Client for one server) under opts.Prefix, and starts renewing
+// its leases. The caller owns rdb and closes it after Close.
+func New(rdb redis.UniversalClient, opts Options) (*Frontier, error) {
+	if opts.Prefix == "" {
+		opts.Prefix = "doppel"
+	}
+	if strings.ContainsAny(opts.Prefix, "{}") {
+		return nil, fmt.Errorf("redisfrontier: prefix %q has a brace", opts.Prefix)
+	}
+	if opts.Lanes <= 0 {
+		opts.Lanes = 16
+	}
+	if opts.Lease <= 0 {
+		opts.Lease = 30 * time.Second
+	}
+	if opts.Lookahead <= 0 {
+		opts.Lookahead = 16
+	}
+	if opts.Holder == "" {
+		host, _ := os.Hostname()
+		opts.Holder = fmt.Sprintf("%s:%d:%d", host, os.Getpid(), time.Now().UnixNano())
+	}
+	if opts.Context == nil {
+		opts.Context = context.Background()
+	}
+	if opts.Retry <= 0 {
+		opts.Retry = 30 * time.Second
+	}
+
+	f := &Frontier{rdb: rdb, opts: opts, ctx: opts.Context, stop: make(chan struct{})}
+	f.ready.Store(-1)
+	if err := rdb.Ping(f.ctx).Err(); err != nil {
+		return nil, fmt.Errorf("redisfrontier: %w", err)
+	}
+	f.wg.Go(f.renew)
+	return f, nil
+}
+
+// Holder returns the name this worker's leases carry.
+func (f *Frontier) Holder() string { return f.opts.Holder }
+
+// hostOf returns the host a URL is paced by, lower case ("" if it has
+// none).
+func hostOf(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(p.Host)
+}
+
+// laneOf returns the lane of a host.
+func (f *Frontier) laneOf(host string) int {
+	return int(xxhash.Sum64String(host) % uint64(f.opts.Lanes))
+}
+
+// key returns the key that routes lane l's scripts (its counters).
+func (f *Frontier) key(l int) string { return fmt.Sprintf("{%s:%d}:n", f.opts.Prefix, l) }
+
+// laneKey returns the name of lane l's key with suffix s.
+func (f *Frontier) laneKey(l int, s string) string {
+	return fmt.Sprintf("{%s:%d}:%s", f.opts.Prefix, l, s)
+}
+
+// seqKey is the frontier's sequence counter.
+func (f *Frontier) seqKey() string { return "{" + f.opts.Prefix + "}:seq" }
+
+// priorityKey encodes a priority so that byte order is descending
+// priority.
+func priorityKey(p int) []byte {
+	return binary.BigEndian.AppendUint64(nil, ^(uint64(p) ^ 1<<63))
+}
+
+// keyPriority decodes priorityKey.
+func keyPriority(k string) int { return int(^binary.BigEndian.Uint64([]byte(k[:8])) ^ 1<<63) }
+
+// queueKey is a URL's position: its priority, then the sequence number.
+func queueKey(p int, seq uint64) string {
+	return string(binary.BigEndian.AppendUint64(priorityKey(p), seq))
+}
+
+// sequence reserves n numbers of the frontier's sequence and returns the
+// first.
+func (f *Frontier) sequence(n int) (uint64, error) {
+	last, err := f.rdb.IncrBy(f.ctx, f.seqKey(), int64(n)).Result()
+	if err != nil {
+		return 0, fmt.Errorf("redisfrontier: %w", err)
+	}
+	return uint64(last) - uint64(n) + 1, nil
+}
+
+// laneCall is one script call on a lane.
+type laneCall struct {
+	lane int
+	args []any
+}
+
+// run runs the calls and returns their results in order, retrying
+// through a failover for up to Options.Retry. Every script is one atomic
+// step, and each is safe to repeat: a repeated Add is not queued twice, a
+// repeated claim is recognised by its token.
+func (f *Frontier) run(calls []laneCall) ([]any, error) {
+	deadline := time.Now().Add(f.opts.Retry)
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		out, err := f.runOnce(calls)
+		if err == nil || !transient(err) || time.Now().After(deadline) {
+			if err != nil {
+				return nil, fmt.Errorf("redisfrontier: %w", err)
+			}
+			return out, nil
+		}
+		if cc, ok := f.rdb.(*redis.ClusterClient); ok {
+			cc.ReloadState(f.ctx)
+		}
+		select {
+		case <-time.After(wait):
+		case <-f.ctx.Done():
+			return nil, fmt.Errorf("redisfrontier: %w", f.ctx.Err())
+		}
+	}
+}
+
+// waitTimeout bounds a WAIT for replicas, below go-redis's read timeout.
+const waitTimeout = 2 * time.Second
+
+// errReplicas means fewer replicas than Options.Replicas acknowledged a
+// change in time.
+var errReplicas = errors.New("replicas lag")
+
+// onlineReplicas returns the number of online replicas of each master,
+// read at most every second.
+func (f *Frontier) onlineReplicas(cc *redis.ClusterClient) (map[string]int, error) {
+	f.shardsMu.Lock()
+	defer f.shardsMu.Unlock()
+	if time.Since(f.shardsAt) < time.Second {
+		return f.shards, nil
+	}
+	shards, err := cc.ClusterShards(f.ctx).Result()
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]int{}
+	for _, sh := range shards {
+		master, online := "", 0
+		for _, n := range sh.Nodes {
+			switch {
+			case n.Role == "master" && n.Health == "online":
+				master = fmt.Sprintf("%s:%d", n.IP, n.Port)
+			case n.Role == "replica" && n.Health != "fail":
+				// Redis 7.0 says "loading" for a replica with nothing
+				// replicated yet.
+				online++
+			}
+		}
+		if master != "" {
+			m[master] = online
+		}
+	}
+	f.shards, f.shardsAt = m, time.Now()
+	return m, nil
+}
+
+// transient reports whether err is one a failover gives.
+func transient(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) || errors.Is(err, errReplicas) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNREFUSED) ||
+		redis.HasErrorPrefix(err, "CLUSTERDOWN") || redis.HasErrorPrefix(err, "TRYAGAIN") ||
+		redis.HasErrorPrefix(err, "MOVED") || redis.HasErrorPrefix(err, "LOADING") ||
+		strings.Contains(err.Error(), "connection refused")
+}
+
+// runOnce runs the calls, pipelined per master (each pipeline ends with a
+// WAIT for Options.Replicas), and returns their results in order. A script
+// the server does not have (a master after a failover) is sent whole.
+func (f *Frontier) runOnce(calls []laneCall) ([]any, error) {
+	type group struct {
+		client   redis.Cmdable
+		addr     string
+		idx      []int
+		replicas int // to WAIT for
+	}
+	var groups []*group
+	if cc, ok := f.rdb.(*redis.ClusterClient); ok && f.opts.Replicas > 0 {
+		byAddr := map[string]*group{}
+		for i, c := range calls {
+			m, err := cc.MasterForKey(f.ctx, f.key(c.lane))
+			if err != nil {
+				return nil, err
+			}
+			g := byAddr[m.Options().Addr]
+			if g == nil {
+				g = &group{client: m, addr: m.Options().Addr}
+				byAddr[m.Options().Addr] = g
+				groups = append(groups, g)
+			}
+			g.idx = append(g.idx, i)
+		}
+		online, err := f.onlineReplicas(cc)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range groups {
+			g.replicas = min(f.opts.Replicas, online[g.addr])
+		}
+	} else {
+		g := &group{client: f.rdb, replicas: f.opts.Replicas}
+		for i := range calls {
+			g.idx = append(g.idx, i)
+		}
+		groups = append(groups, g)
+	}
+	cmds := make([]*redis.Cmd, len(calls))
+	for _, g := range groups {
+		var wait *redis.Cmd
+		_, err := g.client.Pipelined(f.ctx, func(p redis.Pipeliner) error {
+			for _, i := range g.idx {
+				cmds[i] = lane.EvalSha(f.ctx, p, []string{f.key(calls[i].lane)}, calls[i].args...)
+			}
+			if g.replicas > 0 {
+				wait = p.Do(f.ctx, "WAIT", g.replicas, waitTimeout.Milliseconds())
+			}
+			return nil
+		})
+		if err != nil && !redis.HasErrorPrefix(err, "NOSCRIPT") {
+			return nil, err
+		}
+		for _, i := range g.idx {
+			if err := cmds[i].Err(); err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+				// Load it, then run the group again: its other calls were
+				// refused too, and each is safe to repeat.
+				if err := lane.Load(f.ctx, g.client).Err(); err != nil {
+					return nil, err
+				}
+				return f.runOnce(calls)
+			}
+		}
+		if wait != nil {
+			if n, err := wait.Int64(); err != nil || n < int64(g.replicas) {
+				f.shardsMu.Lock()
+				f.shardsAt = time.Time{} // read the replicas again
+				f.shardsMu.Unlock()
+				return nil, fmt.Errorf("%w: %d of %d replicas of %s acknowledged a change (%v)", errReplicas, n, g.replicas, g.addr, err)
+			}
+		}
+	}
+	out := make([]any, len(calls))
+	for i := range calls {
+		v, err := cmds[i].Result()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// allLanes returns one call per lane with the same arguments.
+func (f *Frontier) allLanes(args ...any) []laneCall {
+	calls := make([]laneCall, f.opts.Lanes)
+	for l := range calls {
+		calls[l] = laneCall{l, args}
+	}
+	return calls
+}
+
+// Commit applies the batch: each lane's changes in one script, in order.
+// See the package doc for batches over several lanes.
+func (f *Frontier) Commit(b *frontier.Batch) ([]bool, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	ops := b.Changes()
+	fresh := 0
+	for _, o := range ops {
+		if o.Op == frontier.OpAdd || o.Op == frontier.OpRequeue || o.Op == frontier.OpReprioritize {
+			fresh++
+		}
+	}
+	var seq uint64
+	if fresh > 0 {
+		var err error
+		if seq, err = f.sequence(fresh); err != nil {
+			return nil, err
+		}
+	}
+	byLane := map[int]int{} // lane → index in calls
+	var calls []laneCall
+	var addLane []int // per Add, its lane
+	for _, o := range ops {
+		host := hostOf(o.URL)
+		l := f.laneOf(host)
+		i, ok := byLane[l]
+		if !ok {
+			i = len(calls)
+			byLane[l] = i
+			calls = append(calls, laneCall{l, []any{"commit"}})
+		}
+		var name, key, data, at string
+		switch o.Op {
+		case frontier.OpAdd, frontier.OpRequeue, frontier.OpReprioritize:
+			name = map[frontier.Op]string{frontier.OpAdd: "add", frontier.OpRequeue: "requeue", frontier.OpReprioritize: "reprioritize"}[o.Op]
+			key, data = queueKey(o.Priority, seq), string(o.Payload)
+			seq++
+			if o.Op == frontier.OpAdd {
+				addLane = append(addLane, l)
+			}
+		case frontier.OpDone:
+			name, data = "done", o.Outcome
+		case frontier.OpSchedule:
+			name, key, data = "schedule", string(priorityKey(o.Priority)), string(o.Payload)
+			at = strconv.FormatInt(o.At.UnixMilli(), 10) + "|" + strconv.FormatInt(o.At.UnixNano(), 10)
+		default:
+			return nil, fmt.Errorf("%w: unknown change %v", frontier.ErrBadRequest, o.Op)
+		}
+		calls[i].args = append(calls[i].args, name, o.URL, host, key, data, at)
+	}
+	res, err := f.run(calls)
+	if err != nil {
+		return nil, err
+	}
+	flags := make([][]any, len(res))
+	for i, r := range res {
+		flags[i], _ = r.([]any)
+	}
+	added := make([]bool, len(addLane))
+	next := make([]int, len(calls))
+	for i, l := range addLane {
+		c := byLane[l]
+		if next[c] >= len(flags[c]) {
+			return nil, fmt.Errorf("redisfrontier: lane %d answered %d add flags", l, len(flags[c]))
+		}
+		added[i] = flags[c][next[c]] == int64(1)
+		next[c]++
+	}
+	return added, nil
+}
+
+// candidate is a pending URL a claim may take.
+type candidate struct {
+	lane    int
+	member  string // queue key and URL
+	payload string
+}
+
+// NextWhere claims the first pending URL, among the first URLs of the
+// hosts whose turn it is (merged by priority and position), that accept
+// accepts. If another worker claims a URL accept accepted first, it goes
+// on with the next: the caller gives back what accept took for a URL it
+// did not get. It returns ErrEmpty when no URL is pending and ErrNotReady
+// when URLs are pending but none was claimed (their hosts wait, or accept
+// took none).
+func (f *Frontier) NextWhere(accept func(url string, payload []byte) bool, limit int) (frontier.Item, error) {
+	for {
+		it, lost, err := f.next(accept, limit)
+		if err == nil || !lost || !errors.Is(err, frontier.ErrNotReady) {
+			return it, err
+		}
+		// Every URL accepted went to other workers: look again.
+	}
+}
+
+// next is one round of NextWhere: it also reports whether a claim of a
+// URL accept accepted was lost to another worker.
+func (f *Frontier) next(accept func(url string, payload []byte) bool, limit int) (it frontier.Item, lost bool, err error) {
+	per := f.opts.Lookahead
+	if limit > 0 {
+		per = min(per, limit)
+	}
+	res, err := f.run(f.allLanes("peek", per, per))
+	if err != nil {
+		return frontier.Item{}, false, err
+	}
+	pending, ready := int64(0), int64(-1)
+	var cands []candidate
+	for l, r := range res {
+		a, _ := r.([]any)
+		if len(a) < 2 {
+			return frontier.Item{}, false, fmt.Errorf("redisfrontier: lane %d: bad peek answer", l)
+		}
+		n, _ := a[0].(int64)
+		pending += n
+		if at, _ := a[1].(int64); at >= 0 && (ready < 0 || at < ready) {
+			ready = at
+		}
+		for i := 2; i+1 < len(a); i += 2 {
+			m, _ := a[i].(string)
+			p, _ := a[i+1].(string)
+			if len(m) >= 16 {
+				cands = append(cands, candidate{l, m, p})
+			}
+		}
+	}
+	f.ready.Store(ready)
+	if pending == 0 {
+		return frontier.Item{}, false, frontier.ErrEmpty
+	}
+	slices.SortFunc(cands, func(a, b candidate) int { return cmp.Compare(a.member, b.member) })
+	for i, c := range cands {
+		if limit > 0 && i >= limit {
+			break
+		}
+		u := c.member[16:]
+		if accept != nil && !accept(u, []byte(c.payload)) {
+			continue
+		}
+		token := strconv.FormatUint(f.tokens.Add(1), 10)
+		got, err := f.run([]laneCall{{c.lane, []any{"claim", u, f.opts.Holder, f.opts.Lease.Milliseconds(), f.opts.Delay.Milliseconds(), token}}})
+		if err != nil {
+			return frontier.Item{}, false, err
+		}
+		if got[0] == int64(1) {
+			var payload []byte
+			if c.payload != "" {
+				payload = []byte(c.payload)
+			}
+			return frontier.Item{URL: u, Priority: keyPriority(c.member), Payload: payload}, false, nil
+		}
+		lost = true
+	}
+	return frontier.Item{}, lost, frontier.ErrNotReady
+}
+
+// Pace sets host's delay between claims (Crawl-delay; 0: Options.Delay)
+// and pauses it until until (Retry-After, backoff; zero: no pause), for
+// every worker: it implements frontier.Paced.
+func (f *Frontier) Pace(host string, delay time.Duration, until time.Time) error {
+	host = strings.ToLower(host)
+	var ms int64
+	if !until.IsZero() {
+		ms = until.UnixMilli()
+	}
+	_, err := f.run([]laneCall{{f.laneOf(host), []any{"pace", host, max(delay, 0).Milliseconds(), ms}}})
+	return err
+}
+
+// Start reports whether a request to host may start now, by the server's
+// clock — for a host with a delay: none in flight, its delay passed since
+// the last one started and since it was answered — if so it records the
+// start, re-arms the host at now + its delay and returns 0; else it
+// returns how long to wait. A request not ended within Options.Lease
+// counts as ended. It implements frontier.Shared.
+func (f *Frontier) Start(host string, claimed bool) (time.Duration, error) {
+	host = strings.ToLower(host)
+	flag := "0"
+	if claimed {
+		flag = "1"
+	}
+	res, err := f.run([]laneCall{{f.laneOf(host), []any{"start", host, f.opts.Delay.Milliseconds(), flag, f.opts.Lease.Milliseconds()}}})
+	if err != nil {
+		return 0, err
+	}
+	ms, _ := res[0].(int64)
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// End records that a request to host that Start let go was answered (or
+// failed): the host's next request may start its delay from now. It
+// implements frontier.Shared.
+func (f *Frontier) End(host string) error {
+	host = strings.ToLower(host)
+	_, err := f.run([]laneCall{{f.laneOf(host), []any{"end", host, f.opts.Delay.Milliseconds()}}})
+	return err
+}
+
+// Release gives back a URL this worker claimed, to its queue at its
+// position, its lease ended. It implements frontier.Shared.
+func (f *Frontier) Release(u string) error {
+	res, err := f.run([]laneCall{{f.laneOf(hostOf(u)), []any{"unclaim", u, f.opts.Holder}}})
+	if err != nil {
+		return err
+	}
+	if res[0] != int64(1) {
+		return fmt.Errorf("redisfrontier: release of %.80q: not leased to %s", u, f.opts.Holder)
+	}
+	return nil
+}
+
+// InFlightElsewhere returns the number of URLs leased to other workers.
+// It implements frontier.Shared.
+func (f *Frontier) InFlightElsewhere() (int, error) {
+	res, err := f.run(f.allLanes("held", f.opts.Holder))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range res {
+		if a, _ := r.([]any); len(a) == 2 {
+			all, _ := a[0].(int64)
+			mine, _ := a[1].(int64)
+			n += int(all - mine)
+		}
+	}
+	return n, nil
+}
+
+// Take returns what a worker put under host and name, or else gives this
+// worker the right to learn it for hold, unless another holds it. It
+// implements frontier.Shared. Values live in the host's lane, under the
+// frontier's prefix.
+func (f *Frontier) Take(host, name string, hold time.Duration) (value []byte, known, mine bool, err error) {
+	host = strings.ToLower(host)
+	res, err := f.run([]laneCall{{f.laneOf(host), []any{"take", name + ":" + host, f.opts.Holder, max(hold.Milliseconds(), 1)}}})
+	if err != nil {
+		return nil, false, false, err
+	}
+	a, _ := res[0].([]any)
+	if len(a) == 0 {
+		return nil, false, false, fmt.Errorf("redisfrontier: bad take answer")
+	}
+	switch a[0] {
+	case int64(1):
+		if len(a) > 1 {
+			v, _ := a[1].(string)
+			return []byte(v), true, false, nil
+		}
+		return []byte{}, true, false, nil
+	case int64(2):
+		return nil, false, true, nil
+	}
+	return nil, false, false, nil
+}
+
+// Put keeps value under host and name for ttl, for every worker. It
+// implements frontier.Shared.
+func (f *Frontier) Put(host, name string, value []byte, ttl time.Duration) error {
+	host = strings.ToLower(host)
+	_, err := f.run([]laneCall{{f.laneOf(host), []any{"put", name + ":" + host, string(value), max(ttl.Milliseconds(), 1)}}})
+	return err
+}
+
+// NextReady returns the earliest time a host with pending URLs may be
+// claimed, as the last claim saw it (by the Redis servers' clocks).
+func (f *Frontier) NextReady() (time.Time, bool) {
+	ms := f.ready.Load()
+	if ms < 0 {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(ms), true
+}
+
+// Due moves every revisit due at now to the queue.
+func (f *Frontier) Due(now time.Time) (int, error) {
+	ms := now.UnixMilli()
+	counts, err := f.run(f.allLanes("duecount", ms))
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, c := range counts {
+		n, _ := c.(int64)
+		total += int(n)
+	}
+	if total == 0 {
+		return 0, nil
+	}
+	seq, err := f.sequence(total)
+	if err != nil {
+		return 0, err
+	}
+	var calls []laneCall
+	for l, c := range counts {
+		n, _ := c.(int64)
+		if n == 0 {
+			continue
+		}
+		args := []any{"due", ms, n}
+		for range n {
+			args = append(args, string(binary.BigEndian.AppendUint64(nil, seq)))
+			seq++
+		}
+		calls = append(calls, laneCall{l, args})
+	}
+	res, err := f.run(calls)
+	if err != nil {
+		return 0, err
+	}
+	moved := 0
+	for _, r := range res {
+		n, _ := r.(int64)
+		moved += int(n)
+	}
+	return moved, nil
+}
+
+// revisit is a scheduled revisit as read back.
+type revisit struct {
+	url string
+	at  time.Time
+}
+
+// revisits reads the scheduled revisits of every lane (at most n of each,
+// the earliest; 0: all), in time order then URL order: two pipelines,
+// one for every lane's revisits and one for their times.
+func (f *Frontier) revisits(n int64) ([]revisit, error) {
+	ranges := make([]*redis.StringSliceCmd, f.opts.Lanes)
+	if _, err := f.rdb.Pipelined(f.ctx, func(p redis.Pipeliner) error {
+		for l := range ranges {
+			ranges[l] = p.ZRange(f.ctx, f.laneKey(l, "t"), 0, n-1)
+		}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("redisfrontier: %w", err)
+	}
+	times := make([]*redis.SliceCmd, f.opts.Lanes)
+	if _, err := f.rdb.Pipelined(f.ctx, func(p redis.Pipeliner) error {
+		for l, r := range ranges {
+			if urls := r.Val(); len(urls) > 0 {
+				times[l] = p.HMGet(f.ctx, f.laneKey(l, "ti"), urls...)
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("redisfrontier: %w", err)
+	}
+	var out []revisit
+	for l, r := range ranges {
+		if times[l] == nil {
+			continue
+		}
+		vals := times[l].Val()
+		for i, u := range r.Val() {
+			s, ok := vals[i].(string)
+			if !ok {
+				continue // moved by a Due between the two reads
+			}
+			ns, err := strconv.ParseInt(s[:max(strings.IndexByte(s, '|'), 0)], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%w: revisit of %.80q", frontier.ErrCorrupt, u)
+			}
+			out = append(out, revisit{u, time.Unix(0, ns)})
+		}
+	}
+	slices.SortFunc(out, func(a, b revisit) int {
+		return cmp.Or(a.at.Compare(b.at), strings.Compare(a.url, b.url))
+	})
+	return out, nil
+}
+
+// NextDue returns the earliest revisit not yet due-moved.
+func (f *Frontier) NextDue() (time.Time, bool) {
+	rs, err := f.revisits(1)
+	if err != nil || len(rs) == 0 {
+		return time.Time{}, false
+	}
+	return rs[0].at, true
+}
+
+// Scheduled calls fn for every revisit not yet due-moved, in time order.
+func (f *Frontier) Scheduled(fn func(url string, at time.Time) error) error {
+	rs, err := f.revisits(0)
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		if err := fn(r.url, r.at); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SeenAll reports for each URL whether it was ever queued or done.
+func (f *Frontier) SeenAll(urls []string) ([]bool, error) {
+	cmds := make([]*redis.BoolCmd, len(urls))
+	_, err := f.rdb.Pipelined(f.ctx, func(p redis.Pipeliner) error {
+		for i, u := range urls {
+			cmds[i] = p.HExists(f.ctx, f.laneKey(f.laneOf(hostOf(u)), "s"), u)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("redisfrontier: %w", err)
+	}
+	out := make([]bool, len(urls))
+	for i, c := range cmds {
+		out[i] = c.Val()
+	}
+	return out, nil
+}
+
+// All calls fn for every URL seen, in byte order of the URL.
+func (f *Frontier) All(fn func(url string, state frontier.State, outcome string) error) error {
+	type entry struct {
+		url, outcome string
+		state        frontier.State
+	}
+	var all []entry
+	for l := range f.opts.Lanes {
+		it := f.rdb.HScan(f.ctx, f.laneKey(l, "s"), 0, "", 1000).Iterator()
+		for it.Next(f.ctx) {
+			u := it.Val()
+			if !it.Next(f.ctx) {
+				break
+			}
+			v := it.Val()
+			e := entry{url: u}
+			switch {
+			case strings.HasPrefix(v, "P"):
+				e.state = frontier.Pending
+			case strings.HasPrefix(v, "F"):
+				e.state = frontier.InFlight
+			case strings.HasPrefix(v, "D"):
+				e.state, e.outcome = frontier.Done, v[1:]
+			default:
+				return fmt.Errorf("%w: state of %.80q", frontier.ErrCorrupt, u)
+			}
+			all = append(all, e)
+		}
+		if err := it.Err(); err != nil {
+			return fmt.Errorf("redisfrontier: %w", err)
+		}
+	}
+	slices.SortFunc(all, func(a, b entry) int { return strings.Compare(a.url, b.url) })
+	for _, e := range all {
+		if err := fn(e.url, e.state, e.outcome); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stats sums the lanes' counters.
+func (f *Frontier) Stats() (frontier.Stats, error) {
+	cmds := make([]*redis.MapStringStringCmd, f.opts.Lanes)
+	_, err := f.rdb.Pipelined(f.ctx, func(p redis.Pipeliner) error {
+		for l := range cmds {
+			cmds[l] = p.HGetAll(f.ctx, f.key(l))
+		}
+		return nil
+	})
+	if err != nil {
+		return frontier.Stats{}, fmt.Errorf("redisfrontier: %w", err)
+	}
+	var st frontier.Stats
+	for _, c := range cmds {
+		m := c.Val()
+		n := func(k string) int { v, _ := strconv.Atoi(m[k]); return v }
+		st.Pending += n("pending")
+		st.InFlight += n("inflight")
+		st.Done += n("done")
+		st.Scheduled += n("scheduled")
+	}
+	return st, nil
+}
+
+// renew extends this worker's leases every third of the lease time until
+// Close.
+func (f *Frontier) renew() {
+	t := time.NewTicker(f.opts.Lease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-f.stop:
+			return
+		case <-t.C:
+			f.run(f.allLanes("renew", f.opts.Holder, f.opts.Lease.Milliseconds()))
+		}
+	}
+}
+
+// Close stops renewing and returns this worker's leases to the queue. It
+// does not close the Redis client.
+func (f *Frontier) Close() error {
+	var err error
+	f.once.Do(func() {
+		close(f.stop)
+		f.wg.Wait()
+		_, err = f.run(f.allLanes("release", f.opts.Holder))
+	})
+	return err
+}

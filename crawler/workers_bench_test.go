@@ -1,0 +1,200 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/doppel-search/doppel/crawler/frontier/redisfrontier"
+	"github.com/doppel-search/doppel/internal/redistest"
+)
+
+// latencySite serves hosts h0.test … h(N-1).test (all on one loopback
+// server, reached through a dialer that maps every host to it), each
+// answering every request after a fixed latency: a root page linking to
+// the host's other pages, the rest, and 404 for robots.txt, the sitemap
+// and the soft-404 probe. It logs when each request arrived, by host and
+// path.
+type latencySite struct {
+	latency time.Duration
+	perHost int
+	mu      sync.Mutex
+	log     map[string][]arrival // host → its requests
+}
+
+// An arrival is one request as the server saw it come in.
+type arrival struct {
+	at   time.Time
+	path string
+}
+
+func (s *latencySite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	at := time.Now()
+	host := strings.Split(r.Host, ":")[0]
+	s.mu.Lock()
+	s.log[host] = append(s.log[host], arrival{at, r.URL.Path})
+	s.mu.Unlock()
+	time.Sleep(s.latency)
+	switch {
+	case r.URL.Path == "/robots.txt", r.URL.Path == "/sitemap.xml", strings.HasPrefix(r.URL.Path, "/doppel-probe-"):
+		http.NotFound(w, r)
+		return
+	}
+	var i int
+	fmt.Sscanf(r.URL.Path, "/p%d", &i)
+	var links []string
+	if r.URL.Path == "/" {
+		for j := 1; j < s.perHost; j++ {
+			links = append(links, fmt.Sprintf("/p%d", j))
+		}
+	}
+	writePage(w, fmt.Sprintf("%s page %d %s", host, i, strings.Repeat(host+" ", i%4+1)), links...)
+}
+
+// check returns the least time between two requests to one host and the
+// requests made to a host beyond its pages (robots.txt, probe, sitemap),
+// per host; it fails b if a page was asked for twice or not at all.
+func (s *latencySite) check(b *testing.B, hosts int) (minGap time.Duration, extra float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	minGap = time.Hour
+	pages, others := 0, 0
+	for h, log := range s.log {
+		slices.SortFunc(log, func(a, b arrival) int { return a.at.Compare(b.at) })
+		seen := map[string]bool{}
+		for i, a := range log {
+			if i > 0 {
+				minGap = min(minGap, a.at.Sub(log[i-1].at))
+			}
+			switch {
+			case a.path == "/" || strings.HasPrefix(a.path, "/p"):
+				if seen[a.path] {
+					b.Errorf("%s%s asked for twice", h, a.path)
+				}
+				seen[a.path] = true
+				pages++
+			default:
+				others++
+			}
+		}
+	}
+	if pages != hosts*s.perHost {
+		b.Errorf("%d pages asked for, want %d", pages, hosts*s.perHost)
+	}
+	return minGap, float64(others) / float64(hosts)
+}
+
+// BenchmarkWorkers crawls a latency-bound site — DOPPEL_WORKERS_HOSTS
+// hosts (default 1,000) of DOPPEL_WORKERS_PAGES pages (default 3), each
+// response 50 ms late, on loopback — with 1, 2 and 4 workers (crawlers
+// in this process, each with a directory of its own, sharing a frontier
+// on a Redis Cluster of three masters), each with parallelism 2, so that
+// one worker is bound by latency, not CPU. It reports pages/s, the
+// speed-up over one worker, the least time between two requests to one
+// host as the server saw them arrive (min-gap-ms: pages, robots.txt,
+// probes and sitemaps alike) and the requests a host got beyond its pages
+// (extra/host: robots.txt, the soft-404 probe and the sitemap, once
+// among the workers). Each request to a host goes when none is in flight
+// and the delay (100 ms) after the one before was answered, so the least
+// gap is about the latency and the delay. It fails if a page was fetched
+// twice or not at all, or if two requests to a host came closer than its
+// delay.
+//
+//	go test ./crawler -run XXX -bench Workers -benchtime 1x -timeout 0
+func BenchmarkWorkers(b *testing.B) {
+	hosts, perHost := envInt("DOPPEL_WORKERS_HOSTS", 1000), envInt("DOPPEL_WORKERS_PAGES", 3)
+	const (
+		latency = 50 * time.Millisecond
+		delay   = 100 * time.Millisecond
+	)
+	rc := redistest.Start(b, 3, 0)
+	rdb := rc.Client()
+	var one float64
+	for _, n := range []int{1, 2, 4} {
+		b.Run(fmt.Sprint("workers=", n), func(b *testing.B) {
+			var pagesPerS, gap, extra float64
+			for run := 0; b.Loop(); run++ {
+				site := &latencySite{latency: latency, perHost: perHost, log: map[string][]arrival{}}
+				srv := newSite(b, site)
+				addr := srv.Listener.Addr().String()
+				_, port, _ := net.SplitHostPort(addr)
+				dial := (&net.Dialer{}).DialContext
+				client := &http.Client{Transport: &http.Transport{
+					DialContext:         func(ctx context.Context, network, _ string) (net.Conn, error) { return dial(ctx, network, addr) },
+					MaxIdleConnsPerHost: 4,
+				}}
+				var seeds []string
+				for h := range hosts {
+					seeds = append(seeds, fmt.Sprintf("http://h%d.test:%s/", h, port))
+				}
+				prefix := fmt.Sprintf("bench%d-%d-%d", n, run, time.Now().UnixNano())
+				var workers []*Crawler
+				for w := range n {
+					q, err := redisfrontier.New(rdb, redisfrontier.Options{Prefix: prefix, Holder: fmt.Sprint("w", w), Delay: delay})
+					if err != nil {
+						b.Fatal(err)
+					}
+					c, err := Open(b.TempDir(), Options{Seeds: seeds, Parallelism: 2, HostParallelism: 1, Delay: delay,
+						NoSync: true, MaxPages: 10 * hosts * perHost, Client: client, Frontier: q})
+					if err != nil {
+						b.Fatal(err)
+					}
+					workers = append(workers, c)
+				}
+				start := time.Now()
+				var wg sync.WaitGroup
+				took := make([]time.Duration, n)
+				for w, c := range workers {
+					wg.Go(func() {
+						if err := c.Run(context.Background()); err != nil {
+							b.Error(err)
+						}
+						took[w] = time.Since(start)
+					})
+				}
+				wg.Wait()
+				elapsed := time.Since(start)
+				fetched := int64(0)
+				for w, c := range workers {
+					st := c.Stats()
+					b.Logf("worker %d: %d pages in %v", w, st.Fetched, took[w].Round(time.Millisecond))
+					fetched += st.Fetched
+					c.Close()
+				}
+				if fetched != int64(hosts*perHost) {
+					b.Errorf("%d workers fetched %d pages, want %d", n, fetched, hosts*perHost)
+				}
+				minGap, ex := site.check(b, hosts)
+				if minGap < delay {
+					b.Errorf("two requests to one host %v apart, its delay is %v", minGap, delay)
+				}
+				pagesPerS, gap, extra = float64(fetched)/elapsed.Seconds(), float64(minGap)/float64(time.Millisecond), ex
+			}
+			b.ReportMetric(pagesPerS, "pages/s")
+			b.ReportMetric(gap, "min-gap-ms")
+			b.ReportMetric(extra, "extra/host")
+			if n == 1 {
+				one = pagesPerS
+			} else if one > 0 {
+				b.ReportMetric(pagesPerS/one, "x-one-worker")
+			}
+		})
+	}
+}
+
+// envInt returns the environment variable name as a positive number, or
+// def.
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
