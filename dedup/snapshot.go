@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"bytes"
+	"context"
 	"encoding/gob"
 	"errors"
 	"fmt"
@@ -252,11 +253,19 @@ func (d *Detector) restore(s *snapshot) error {
 }
 
 // Close releases the file the verification sets are kept in, if any
-// (Options.SetsDir, Options.SetsFile). The Detector must not be used
-// after.
+// (Options.SetsDir, Options.SetsFile); a Detector on a Shared (NewShared)
+// applies its last commits to the shared lists, if its Shared has a
+// Flush method (redissig's has), rather than leaving them to the next
+// worker. The Detector must not be used after.
 func (d *Detector) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.remote != nil {
+		if f, ok := d.remote.sh.(interface{ Flush(context.Context) error }); ok {
+			return f.Flush(d.remote.ctx)
+		}
+		return nil
+	}
 	if d.sets == nil {
 		return nil
 	}

@@ -44,10 +44,13 @@ var (
 // lease.
 //
 // A commit is applied in two steps: the assignment, atomically, then the
-// document's entries in the lists it has keys in. What the second step
-// does is recorded in the first, and the worker whose turn comes next
-// applies it again (each list applies a document's entry once) before its
-// reads, so a worker that dies between the steps loses nothing.
+// document's entries in the lists it has keys in and its fingerprint in
+// the tables. What the second step does is recorded in the first (the
+// commit's log), and the second step is made in the round trip of the
+// next reads that must see it: the committing worker's next Read, or the
+// Wait of whichever worker's turn comes next, whichever comes first (a
+// list applies a document's entry once). So a worker that dies after its
+// commit loses nothing, and a commit costs one round trip.
 type Shared interface {
 	// Config returns the limits of the lists and the largest Hamming
 	// distance the neighbour tables answer: the Detector's must be the
@@ -55,20 +58,21 @@ type Shared interface {
 	Config() SharedConfig
 	// Begin takes the next document number, leased to the caller, and
 	// reports whether it is settled: every document before it committed
-	// and applied, so that what the caller reads is final and it need not
-	// Wait.
+	// and applied, or to be applied by this Shared's next Read, so that
+	// what the caller reads is final and it need not Wait.
 	Begin(ctx context.Context) (doc uint32, settled bool, err error)
-	// Read runs r in one round trip.
+	// Read runs r in one round trip, after applying (in it) this
+	// Shared's commits not known applied.
 	Read(ctx context.Context, r *Read) error
 	// Wait blocks until every document before doc is committed or given
 	// up, renewing doc's lease, applies the commits not known to be
 	// applied, and then runs r (nil: nothing) as Read does, in the round
 	// trip that applies them. It returns ErrLost if doc was given up.
 	Wait(ctx context.Context, doc uint32, r *Read) error
-	// Commit assigns c.Doc, at its turn, and adds it to its lists and the
-	// neighbour tables. It returns the document's cluster number and its
-	// id bits, ErrLost if the number was given up, or ErrDuplicate (the
-	// number is then given up).
+	// Commit assigns c.Doc, at its turn; it is added to its lists and the
+	// neighbour tables as the package documentation says. It returns the
+	// document's cluster number and its id bits, ErrLost if the number
+	// was given up, or ErrDuplicate (the number is then given up).
 	Commit(ctx context.Context, c *Commit) (group uint32, hash uint64, err error)
 	// Abandon gives up doc: it is never committed.
 	Abandon(ctx context.Context, doc uint32) error

@@ -21,7 +21,8 @@
 --   P:edited   bitmap: the documents that joined through the edit
 --              allowance
 --   P:count    documents committed
---   P:wake:N   a list pushed when N's turn comes (its worker waits on it)
+--   P:wake:N   a list pushed the logs left when N's turn comes (its worker
+--              blocks on it)
 --
 -- Numbers are little-endian.
 
@@ -50,33 +51,53 @@ local function master(g) return u32(redis.call('GETRANGE', MASTERS, g * 4, g * 4
 
 local function turn() return tonumber(redis.call('GET', TURN) or '0') end
 
+-- logs returns the logs left, each its document and length (4 bytes
+-- each) and the log.
+local function logs()
+  local kv = redis.call('HGETALL', LOGS)
+  local out = {}
+  for i = 1, #kv, 2 do
+    out[#out + 1] = struct.pack('<I4I4', tonumber(kv[i]), #kv[i + 1]) .. kv[i + 1]
+  end
+  return table.concat(out)
+end
+
 -- advance makes t the turn, skipping the numbers given up (without a
--- lease) before the next number to give, and wakes the turn's worker.
+-- lease) before the next number to give, and wakes the turn's worker:
+-- it pushes the logs left on the list it blocks on.
 local function advance(t)
   local n = tonumber(redis.call('GET', NEXT) or '0')
   while t < n and redis.call('HEXISTS', LEASE, t) == 0 do t = t + 1 end
   redis.call('SET', TURN, t)
-  local w = P .. ':wake:' .. t
-  redis.call('RPUSH', w, 1)
-  redis.call('PEXPIRE', w, 60000)
+  if t < n then
+    local w = P .. ':wake:' .. t
+    redis.call('RPUSH', w, logs())
+    redis.call('PEXPIRE', w, 60000)
+  end
   return t
 end
 
 -- begin: ARGV[2] the lease (ms), ARGV[3...] logs known applied. Returns
--- {doc, settled}.
+-- {doc, 1 if it is doc's turn, the documents whose logs are left}.
 if op == 'begin' then
   for i = 3, #ARGV do redis.call('HDEL', LOGS, ARGV[i]) end
   local doc = redis.call('INCR', NEXT) - 1
   redis.call('HSET', LEASE, doc, now_ms() + tonumber(ARGV[2]))
-  local settled = 0
-  if turn() == doc and redis.call('HLEN', LOGS) == 0 then settled = 1 end
-  return {doc, settled}
+  local at = 0
+  if turn() == doc then at = 1 end
+  return {doc, at, redis.call('HKEYS', LOGS)}
+end
+
+-- forget: ARGV[2...] logs known applied. Deletes them.
+if op == 'forget' then
+  for i = 2, #ARGV do redis.call('HDEL', LOGS, ARGV[i]) end
+  return 1
 end
 
 -- poll: ARGV[2] doc, ARGV[3] the lease (ms). Renews doc's lease, gives up
--- the numbers before it whose lease ran out, and returns {'READY', logs
--- (doc, log, ...)} at doc's turn, {'WAIT', turn} before, {'LOST'} if doc
--- was given up.
+-- the numbers before it whose lease ran out, and returns {'READY', the
+-- logs left (see logs)} at doc's turn, {'WAIT', turn} before, {'LOST'} if
+-- doc was given up.
 if op == 'poll' then
   local doc = tonumber(ARGV[2])
   if redis.call('HEXISTS', LEASE, doc) == 0 then return {'LOST'} end
@@ -91,7 +112,7 @@ if op == 'poll' then
     t = t + 1
   end
   if t ~= t0 then t = advance(t) end
-  if t == doc then return {'READY', redis.call('HGETALL', LOGS)} end
+  if t == doc then return {'READY', logs()} end
   return {'WAIT', t}
 end
 

@@ -120,7 +120,8 @@ type Signatures struct {
 	opts Options
 
 	mu      sync.Mutex
-	applied []uint32 // commits whose logs are known applied, for the next Begin or Commit to delete
+	mine    []pending // commits of this Signatures not known applied, for the next Read to apply
+	applied []uint32  // commits whose logs are known applied, for the next Begin or Commit to delete
 }
 
 var _ signatures.Shared = (*Signatures)(nil)
@@ -211,18 +212,25 @@ func (s *Signatures) recordKey(doc uint32) string {
 // clusterKey returns the key named name of the assignment ("{prefix}:name").
 func (s *Signatures) clusterKey(name string) string { return "{" + s.opts.Prefix + "}:" + name }
 
-// pipe runs the commands build adds in one pipeline, and again after
-// loading the scripts if a server lacked one, or through a failover for up
-// to Options.Retry: build must add commands that are safe to repeat. It
-// returns the first error of a command other than redis.Nil.
+// pipe runs the commands build adds in one pipeline (see retry): build
+// must add commands that are safe to repeat. It returns the first error
+// of a command other than redis.Nil.
 func (s *Signatures) pipe(ctx context.Context, build func(p redis.Pipeliner)) error {
-	deadline := time.Now().Add(s.opts.Retry)
-	for wait := 20 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+	return s.retry(ctx, func() error {
 		cmds, _ := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			build(p)
 			return nil
 		})
-		err := firstError(cmds)
+		return firstError(cmds)
+	})
+}
+
+// retry runs call, and again after loading the scripts if a server lacked
+// one, or through a failover for up to Options.Retry.
+func (s *Signatures) retry(ctx context.Context, call func() error) error {
+	deadline := time.Now().Add(s.opts.Retry)
+	for wait := 20 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		err := call()
 		switch {
 		case err == nil:
 			return nil
@@ -275,14 +283,15 @@ func (s *Signatures) load(ctx context.Context) error {
 	return clustersScript.Load(ctx, s.rdb).Err()
 }
 
-// eval runs one script call through pipe and returns its result.
+// eval runs one script call (see retry) and returns its result.
 func (s *Signatures) eval(ctx context.Context, script *redis.Script, keys []string, args ...any) (any, error) {
-	var cmd *redis.Cmd
-	err := s.pipe(ctx, func(p redis.Pipeliner) { cmd = script.EvalSha(ctx, p, keys, args...) })
-	if err != nil {
-		return nil, err
-	}
-	return cmd.Val(), nil
+	var v any
+	err := s.retry(ctx, func() error {
+		var err error
+		v, err = script.EvalSha(ctx, s.rdb, keys, args...).Result()
+		return err
+	})
+	return v, err
 }
 
 // cluster runs an operation of clusters.lua.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -39,11 +40,63 @@ func (s *Signatures) giveBack(logs []any) {
 	}
 }
 
-// markApplied records logs known applied.
+// A pending log is a commit of this Signatures not known applied.
+type pending struct {
+	doc, group uint32
+	log        *logRecord
+}
+
+// pendingLogs returns the commits of this Signatures not known applied.
+func (s *Signatures) pendingLogs() []pending {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.mine)
+}
+
+// markApplied records logs known applied: they are no longer pending.
 func (s *Signatures) markApplied(docs ...uint32) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.applied = append(s.applied, docs...)
+	s.mine = slices.DeleteFunc(s.mine, func(p pending) bool { return slices.Contains(docs, p.doc) })
+}
+
+// applying adds to p what applies the pending logs ps.
+func (s *Signatures) applying(ctx context.Context, p redis.Pipeliner, ps []pending) {
+	for _, l := range ps {
+		s.queueApply(ctx, p, l.doc, l.group, l.log)
+	}
+}
+
+// docsOf returns the documents of ps.
+func docsOf(ps []pending) []uint32 {
+	out := make([]uint32, len(ps))
+	for i, p := range ps {
+		out[i] = p.doc
+	}
+	return out
+}
+
+// Flush applies the commits of s not known applied (the next turn's
+// Read or Wait would) and deletes their logs: the lists are then complete
+// for readers other than workers (Store).
+func (s *Signatures) Flush(ctx context.Context) error {
+	ps := s.pendingLogs()
+	if len(ps) > 0 {
+		if err := s.pipe(ctx, func(p redis.Pipeliner) { s.applying(ctx, p, ps) }); err != nil {
+			return fmt.Errorf("redissig: flush: %w", err)
+		}
+		s.markApplied(docsOf(ps)...)
+	}
+	applied := s.takeApplied()
+	if len(applied) == 0 {
+		return nil
+	}
+	if _, err := s.cluster(ctx, append([]any{"forget"}, applied...)...); err != nil {
+		s.giveBack(applied)
+		return fmt.Errorf("redissig: flush: %w", err)
+	}
+	return nil
 }
 
 // Begin takes the next document number (see signatures.Shared).
@@ -55,10 +108,21 @@ func (s *Signatures) Begin(ctx context.Context) (doc uint32, settled bool, err e
 		return 0, false, fmt.Errorf("redissig: begin: %w", err)
 	}
 	r, ok := v.([]any)
-	if !ok || len(r) != 2 {
+	if !ok || len(r) != 3 {
 		return 0, false, fmt.Errorf("redissig: begin answered %v", v)
 	}
-	return uint32(r[0].(int64)), r[1].(int64) == 1, nil
+	// Settled: at its turn, and every log left is one of this Signatures,
+	// which its next Read applies before reading.
+	settled = r[1].(int64) == 1
+	mine := docsOf(s.pendingLogs())
+	left, _ := r[2].([]any)
+	for _, l := range left {
+		d, err := strconv.ParseUint(fmt.Sprint(l), 10, 32)
+		if err != nil || !slices.Contains(mine, uint32(d)) {
+			settled = false
+		}
+	}
+	return uint32(r[0].(int64)), settled, nil
 }
 
 // Abandon gives up doc.
@@ -69,11 +133,20 @@ func (s *Signatures) Abandon(ctx context.Context, doc uint32) error {
 	return nil
 }
 
-// Read runs r in one pipelined round trip.
+// Read runs r in one pipelined round trip, in which it first applies the
+// commits of s not known applied.
 func (s *Signatures) Read(ctx context.Context, r *signatures.Read) error {
+	ps := s.pendingLogs()
 	var c *readCmds
-	if err := s.pipe(ctx, func(p redis.Pipeliner) { c = s.queueRead(ctx, p, r) }); err != nil {
+	err := s.pipe(ctx, func(p redis.Pipeliner) {
+		s.applying(ctx, p, ps)
+		c = s.queueRead(ctx, p, r)
+	})
+	if err != nil {
 		return fmt.Errorf("redissig: read: %w", err)
+	}
+	if len(ps) > 0 {
+		s.markApplied(docsOf(ps)...)
 	}
 	return s.decodeRead(r, c)
 }
@@ -217,10 +290,13 @@ func (s *Signatures) pollWait() time.Duration {
 }
 
 // Wait blocks until doc's turn, then applies the logs left and runs r in
-// one round trip (see signatures.Shared).
+// one round trip (see signatures.Shared). It polls (renewing doc's lease
+// and giving up the numbers before it whose lease ran out), then blocks
+// until the commit before it pushes the logs left, or until the next
+// poll.
 func (s *Signatures) Wait(ctx context.Context, doc uint32, r *signatures.Read) error {
-	var logs []any
-	for {
+	var logs []byte
+	for logs == nil {
 		v, err := s.cluster(ctx, "poll", doc, s.leaseMs())
 		if err != nil {
 			return fmt.Errorf("redissig: wait: %w", err)
@@ -233,52 +309,58 @@ func (s *Signatures) Wait(ctx context.Context, doc uint32, r *signatures.Read) e
 			return signatures.ErrLost
 		}
 		if ans[0] == "READY" {
-			logs, _ = ans[1].([]any)
+			logs = []byte(ans[1].(string))
 			break
 		}
 		wait := strconv.FormatFloat(s.pollWait().Seconds(), 'f', 3, 64)
-		if err := s.rdb.Do(ctx, "BLPOP", s.clusterKey("wake:"+strconv.FormatUint(uint64(doc), 10)), wait).Err(); err != nil && !errors.Is(err, redis.Nil) {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if !transient(err) {
-				return fmt.Errorf("redissig: wait: %w", err)
-			}
+		woke, err := s.rdb.Do(ctx, "BLPOP", s.clusterKey("wake:"+strconv.FormatUint(uint64(doc), 10)), wait).StringSlice()
+		switch {
+		case err == nil && len(woke) == 2:
+			logs = []byte(woke[1])
+		case err == nil || errors.Is(err, redis.Nil):
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case !transient(err):
+			return fmt.Errorf("redissig: wait: %w", err)
+		default:
 			time.Sleep(s.pollWait())
 		}
 	}
-	type pending struct {
-		doc   uint32
-		group uint32
-		log   *logRecord
-	}
-	var apply []pending
-	for i := 0; i+1 < len(logs); i += 2 {
-		d, err := strconv.ParseUint(logs[i].(string), 10, 32)
-		v := []byte(logs[i+1].(string))
-		if err != nil || len(v) < 4 {
-			return fmt.Errorf("redissig: log %v is damaged", logs[i])
-		}
-		l, err := decodeLog(v[4:])
-		if err != nil {
-			return fmt.Errorf("redissig: log %d: %w", d, err)
-		}
-		apply = append(apply, pending{uint32(d), binary.LittleEndian.Uint32(v), l})
+	apply, err := decodeLogs(logs)
+	if err != nil {
+		return err
 	}
 	var c *readCmds
-	err := s.pipe(ctx, func(p redis.Pipeliner) {
-		for _, a := range apply {
-			s.queueApply(ctx, p, a.doc, a.group, a.log)
-		}
+	err = s.pipe(ctx, func(p redis.Pipeliner) {
+		s.applying(ctx, p, apply)
 		c = s.queueRead(ctx, p, r)
 	})
 	if err != nil {
 		return fmt.Errorf("redissig: wait: %w", err)
 	}
-	for _, a := range apply {
-		s.markApplied(a.doc)
-	}
+	s.markApplied(docsOf(apply)...)
 	return s.decodeRead(r, c)
+}
+
+// decodeLogs decodes the logs clusters.lua's logs() encodes.
+func decodeLogs(b []byte) ([]pending, error) {
+	var out []pending
+	for len(b) > 0 {
+		if len(b) < 12 {
+			return nil, errors.New("redissig: the logs are damaged")
+		}
+		doc, n := binary.LittleEndian.Uint32(b), int(binary.LittleEndian.Uint32(b[4:]))
+		if n < 4 || len(b) < 8+n {
+			return nil, errors.New("redissig: the logs are damaged")
+		}
+		l, err := decodeLog(b[12 : 8+n])
+		if err != nil {
+			return nil, fmt.Errorf("redissig: log %d: %w", doc, err)
+		}
+		out = append(out, pending{doc, binary.LittleEndian.Uint32(b[8:]), l})
+		b = b[8+n:]
+	}
+	return out, nil
 }
 
 // logRecord is what a commit adds to the lists and tables: its log.
@@ -339,18 +421,17 @@ func (s *Signatures) queueApply(ctx context.Context, p redis.Pipeliner, doc, gro
 	}
 }
 
-// Commit assigns c.Doc at its turn, then adds it to its lists and the
-// tables (see signatures.Shared).
+// Commit assigns c.Doc at its turn (see signatures.Shared). Its log is
+// applied by the next Read of s or by the next turn's Wait, whichever
+// comes first.
 func (s *Signatures) Commit(ctx context.Context, c *signatures.Commit) (group uint32, hash uint64, err error) {
 	group, hash, log, err := s.assign(ctx, c)
 	if err != nil {
 		return 0, 0, err
 	}
-	// The commit is made: if adding to the lists fails, the next turn's
-	// worker applies its log.
-	if err := s.pipe(ctx, func(p redis.Pipeliner) { s.queueApply(ctx, p, c.Doc, group, log) }); err == nil {
-		s.markApplied(c.Doc)
-	}
+	s.mu.Lock()
+	s.mine = append(s.mine, pending{c.Doc, group, log})
+	s.mu.Unlock()
 	return group, hash, nil
 }
 
