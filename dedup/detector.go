@@ -1160,7 +1160,10 @@ func (d *Detector) Table() *stats.Table {
 	return d.table
 }
 
-// Stats returns a snapshot of the counters.
+// Stats returns a snapshot of the counters. A Detector made with
+// NewShared counts what it did itself (the documents it inserted, the
+// clusters it founded, ...), with Capped and StopKeys of the shared lists
+// and no DenseKeys.
 func (d *Detector) Stats() Stats {
 	d.mu.RLock()
 	defer d.mu.RUnlock()

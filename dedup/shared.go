@@ -48,11 +48,12 @@ var ErrShared = errors.New("dedup: not supported on shared signatures (NewShared
 // StarAssignments returns nil (the pairs are not kept) and Fingerprint
 // finds nothing.
 //
-// Cost of an Insert, in round trips to sh: one to take a number, one to
-// three to read its lists, neighbours, candidates' clusters and records,
-// one to commit and one to add it to its lists; and, when another worker
-// committed since it took its number, one that waits for its turn and
-// reads again (and more if that changed its candidates).
+// Cost of an Insert, in round trips to sh: one to take a number; one to
+// three to read its lists and neighbours, its candidates' clusters and
+// records (the first also adds this worker's last commit to its lists);
+// one to commit; and, unless every document before it was committed when
+// it took its number, one that waits for its turn and reads again (and
+// more if that changed its candidates).
 func NewShared(table *stats.Table, opts Options, sh signatures.Shared) (*Detector, error) {
 	if opts.SetsDir != "" || opts.SetsFile != "" {
 		return nil, errors.New("dedup: a Detector on shared signatures keeps its verification sets in its records, not Options.SetsDir or SetsFile")
@@ -587,8 +588,12 @@ func (d *recordDecoder) count(size int) int {
 func (d *recordDecoder) str() string { return string(d.take(int(d.count(1)))) }
 
 // sharedStats is Stats for a Detector on a Shared: this Detector's
-// counters, with the shared lists' Capped and StopKeys.
+// counters, with the shared lists' Capped and StopKeys (its last commit
+// applied first, when the Shared can: see Close).
 func (d *Detector) sharedStats() Stats {
+	if f, ok := d.remote.sh.(interface{ Flush(context.Context) error }); ok {
+		_ = f.Flush(d.remote.ctx) // the counters then lag by one document
+	}
 	s := d.stats
 	for _, kind := range d.kinds() {
 		if ls, err := d.remote.sh.Stats(d.remote.ctx, kind); err == nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -22,10 +23,12 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/doppel-search/doppel/dedup/cluster"
+	"github.com/doppel-search/doppel/dedup/eval"
 	"github.com/doppel-search/doppel/dedup/signatures"
 	"github.com/doppel-search/doppel/dedup/signatures/redissig"
 	"github.com/doppel-search/doppel/dedup/stats"
 	"github.com/doppel-search/doppel/internal/redistest"
+	"github.com/doppel-search/doppel/internal/testcorpus"
 )
 
 // sharedCorpus returns the documents the tests of NewShared insert:
@@ -217,6 +220,7 @@ func TestShared(t *testing.T) {
 		{"Workers", testSharedWorkers},
 		{"KilledWorker", testSharedKilledWorker},
 		{"Errors", testSharedErrors},
+		{"HeldOutCorpus", testSharedCorpus},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, rdb) })
 	}
@@ -536,4 +540,71 @@ func testSharedErrors(t *testing.T, rdb *redis.ClusterClient) {
 			t.Errorf("NewShared with other %s: no error", name)
 		}
 	}
+}
+
+// testSharedCorpus: on book-revisions of the shared corpus (skipped
+// without it, and with -short), two workers on the shared store reach
+// the precision and recall of one embedded Detector against the held-out
+// pairs — the same pairs, the same clusters as an embedded Detector
+// inserting in the shared numbers' order.
+func testSharedCorpus(t *testing.T, rdb *redis.ClusterClient) {
+	if testing.Short() {
+		t.Skip("5,702 documents")
+	}
+	var docs []Document
+	for _, rec := range testcorpus.Docs(t, "book-revisions.jsonl.gz", 0) {
+		docs = append(docs, Document{ID: rec.ID, Text: rec.Text})
+	}
+	f, err := os.Open(testcorpus.Path(t, "book-revisions.pairs.jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, err := eval.LoadPairs(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	positives := truth.Positives(eval.Resemblance, 0.9)
+	score := func(res map[string]Result) eval.Scores {
+		pairs := eval.PairSet{}
+		for _, r := range res {
+			for _, p := range r.Pairs {
+				pairs.Add(p.A, p.B)
+			}
+		}
+		return eval.Score(pairs, positives)
+	}
+	c := sharedConfigNamed("hybrid")
+	table := c.table(t, docs)
+	one, _, _ := embedded(t, c, table, docs)
+	prefix := sharedPrefix()
+	got := map[string]Result{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for part := range 2 {
+		wg.Go(func() {
+			d := openShared(t, rdb, prefix, c, table, 0)
+			var mine []Document
+			for i := part; i < len(docs); i += 2 {
+				mine = append(mine, docs[i])
+			}
+			res, err := insertAll(d, mine)
+			if err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			maps.Copy(got, res)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	s1, s2 := score(one), score(got)
+	t.Logf("book-revisions, hybrid: one embedded Detector P %.4f R %.4f (%d pairs); two workers on Redis P %.4f R %.4f (%d pairs)",
+		s1.Precision, s1.Recall, s1.TP+s1.FP, s2.Precision, s2.Recall, s2.TP+s2.FP)
+	if s1 != s2 {
+		t.Errorf("two shared workers score %+v, one embedded Detector %+v", s2, s1)
+	}
+	as := openShared(t, rdb, prefix, c, table, 0).Assignments()
+	want, wantAs, _ := embedded(t, c, table, inOrder(t, docs, as))
+	sameRuns(t, got, as, want, wantAs)
 }
