@@ -344,7 +344,7 @@ func (r *remote) insertAs(n uint32, settled bool, rec *record) (Result, error) {
 	}
 	c := &signatures.Commit{Doc: n, ID: rec.member.ID, Join: signatures.NoCluster, Master: dec.newMaster, Edited: dec.edited}
 	if dec.best >= 0 {
-		c.Join = uint32(dec.best)
+		c.Join, c.Expect = uint32(dec.best), r.refs[uint32(dec.best)].Master
 	} else {
 		c.Hashes = foundHashes(rec.member.ID)
 	}

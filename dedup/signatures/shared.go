@@ -72,7 +72,10 @@ type Shared interface {
 	// Commit assigns c.Doc, at its turn; it is added to its lists and the
 	// neighbour tables as the package documentation says. It returns the
 	// document's cluster number and its id bits, ErrLost if the number
-	// was given up, or ErrDuplicate (the number is then given up).
+	// was given up, or ErrDuplicate (the number is then given up). The
+	// master of c.Join is compared and set: if it is not c.Expect, the
+	// number is given up (ErrLost), so that a master is elected once, by
+	// a document verified against the master it replaces.
 	Commit(ctx context.Context, c *Commit) (group uint32, hash uint64, err error)
 	// Abandon gives up doc: it is never committed.
 	Abandon(ctx context.Context, doc uint32) error
@@ -156,8 +159,9 @@ type Commit struct {
 	// the first of Hashes not taken by a cluster as its id bits.
 	Join   uint32
 	Hashes []uint64
-	Master bool // it becomes the master of Join
-	Edited bool // it joins Join through the edit allowance
+	Master bool   // it becomes the master of Join
+	Edited bool   // it joins Join through the edit allowance
+	Expect uint32 // the master of Join it was verified against
 	// Keys are the lists it is added to, in order, with its cluster as
 	// the entries' group.
 	Keys []Key

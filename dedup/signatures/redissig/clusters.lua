@@ -118,15 +118,17 @@ end
 
 -- commit: ARGV[2] doc, ARGV[3] its id, ARGV[4] the cluster it joins (-1:
 -- it founds one), ARGV[5] '1' if it becomes the master, ARGV[6] '1' if it
--- joins through the edit allowance, ARGV[7] its log, ARGV[8] the number h
--- of candidate id bits for a new cluster, ARGV[9 .. 8+h] those, then the
--- logs known applied. Returns {'OK', cluster, id bits}, {'LOST'} or
--- {'DUP', the committed document of that id}. A commit repeated after
--- it was applied returns its first answer.
+-- joins through the edit allowance, ARGV[7] the master it saw the cluster
+-- it joins have, ARGV[8] its log, ARGV[9] the number h of candidate id
+-- bits for a new cluster, ARGV[10 .. 9+h] those, then the logs known
+-- applied. Returns {'OK', cluster, id bits}, {'LOST'} or {'DUP', the
+-- committed document of that id}. A commit repeated after it was applied
+-- returns its first answer. The master is compared and set: a commit
+-- that saw another master than the cluster has is given up ({'LOST'}).
 if op == 'commit' then
   local doc, id, join = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
-  local nh = tonumber(ARGV[8])
-  for i = 9 + nh, #ARGV do redis.call('HDEL', LOGS, ARGV[i]) end
+  local nh = tonumber(ARGV[9])
+  for i = 10 + nh, #ARGV do redis.call('HDEL', LOGS, ARGV[i]) end
   if turn() ~= doc then
     local g = of(doc)
     if g >= 0 and redis.call('HGET', IDS, id) == tostring(doc) then
@@ -140,10 +142,15 @@ if op == 'commit' then
     advance(doc + 1)
     return {'DUP', tonumber(prev)}
   end
+  if join >= 0 and (join >= clusters() or master(join) ~= tonumber(ARGV[7])) then
+    redis.call('HDEL', LEASE, doc)
+    advance(doc + 1)
+    return {'LOST'}
+  end
   local g, h
   if join < 0 then
     g = clusters()
-    for i = 9, 8 + nh do
+    for i = 10, 9 + nh do
       if redis.call('HEXISTS', LIVE, ARGV[i]) == 0 then
         h = ARGV[i]
         break
@@ -164,7 +171,7 @@ if op == 'commit' then
   end
   redis.call('SETRANGE', OF, doc * 4, struct.pack('<I4', g + 1))
   redis.call('HSET', IDS, id, doc)
-  redis.call('HSET', LOGS, doc, struct.pack('<I4', g) .. ARGV[7])
+  redis.call('HSET', LOGS, doc, struct.pack('<I4', g) .. ARGV[8])
   redis.call('HDEL', LEASE, doc)
   redis.call('INCR', COUNT)
   advance(doc + 1)

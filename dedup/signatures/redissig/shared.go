@@ -438,11 +438,11 @@ func (s *Signatures) Commit(ctx context.Context, c *signatures.Commit) (group ui
 // assign runs the commit script of c: the first step of Commit.
 func (s *Signatures) assign(ctx context.Context, c *signatures.Commit) (group uint32, hash uint64, l *logRecord, err error) {
 	log := encodeLog(c)
-	join := int64(-1)
+	join, expect := int64(-1), int64(-1)
 	if c.Join != signatures.NoCluster {
-		join = int64(c.Join)
+		join, expect = int64(c.Join), int64(c.Expect)
 	}
-	args := []any{"commit", c.Doc, c.ID, join, flag(c.Master), flag(c.Edited), log, len(c.Hashes)}
+	args := []any{"commit", c.Doc, c.ID, join, flag(c.Master), flag(c.Edited), expect, log, len(c.Hashes)}
 	for _, h := range c.Hashes {
 		args = append(args, binary.LittleEndian.AppendUint64(nil, h))
 	}

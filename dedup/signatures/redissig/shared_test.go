@@ -175,7 +175,8 @@ func testDuplicate(t *testing.T, rdb *redis.ClusterClient) {
 
 // testTablesAndRefs: a fingerprint committed to the tables is a
 // neighbour of those agreeing with it on a block, not of others; a
-// take-over changes the master the refs read; Assignments gives every
+// take-over changes the master the refs read, and a commit verified
+// against the master it replaced is refused; Assignments gives every
 // document with its cluster and master.
 func testTablesAndRefs(t *testing.T, rdb *redis.ClusterClient) {
 	s := open(t, rdb, signatures.Limits{}, redissig.Options{})
@@ -189,7 +190,13 @@ func testTablesAndRefs(t *testing.T, rdb *redis.ClusterClient) {
 		t.Fatal(err)
 	}
 	begin(t, s, 2, true)
-	if _, _, err := s.Commit(ctx, &signatures.Commit{Doc: 2, ID: "c", Join: 0, Edited: true}); err != nil {
+	// Verified against the master before the take-over: compared and
+	// not set, the number given up.
+	if _, _, err := s.Commit(ctx, &signatures.Commit{Doc: 2, ID: "c", Join: 0, Master: true, Expect: 0}); !errors.Is(err, signatures.ErrLost) {
+		t.Fatalf("a commit against a replaced master = %v, want ErrLost", err)
+	}
+	begin(t, s, 3, true)
+	if _, _, err := s.Commit(ctx, &signatures.Commit{Doc: 3, ID: "c", Join: 0, Edited: true, Expect: 1}); err != nil {
 		t.Fatal(err)
 	}
 	r := &signatures.Read{Near: []uint64{fp ^ 0b111, ^uint64(fp)}, Groups: []uint32{0}, Members: true, Docs: []uint32{0, 5}}
@@ -202,7 +209,7 @@ func testTablesAndRefs(t *testing.T, rdb *redis.ClusterClient) {
 	if len(r.Neighbours[1]) != 0 {
 		t.Errorf("neighbours of the complement: %v", r.Neighbours[1])
 	}
-	want := signatures.Ref{Master: 1, Hash: 1, Members: []signatures.Member{{Doc: 0}, {Doc: 1}, {Doc: 2, Edited: true}}}
+	want := signatures.Ref{Master: 1, Hash: 1, Members: []signatures.Member{{Doc: 0}, {Doc: 1}, {Doc: 3, Edited: true}}}
 	if got := r.Refs[0]; got.Master != want.Master || got.Hash != want.Hash || !slices.Equal(got.Members, want.Members) {
 		t.Errorf("ref %+v, want %+v", got, want)
 	}
@@ -216,7 +223,7 @@ func testTablesAndRefs(t *testing.T, rdb *redis.ClusterClient) {
 	wantA := []signatures.Assigned{
 		{Doc: 0, ID: "a", Hash: 1, Master: 1, MasterID: "b"},
 		{Doc: 1, ID: "b", Hash: 1, Master: 1, MasterID: "b"},
-		{Doc: 2, ID: "c", Hash: 1, Master: 1, MasterID: "b", Edited: true},
+		{Doc: 3, ID: "c", Hash: 1, Master: 1, MasterID: "b", Edited: true},
 	}
 	if !slices.Equal(got, wantA) {
 		t.Errorf("Assignments = %+v, want %+v", got, wantA)
