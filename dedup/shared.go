@@ -103,13 +103,25 @@ type remote struct {
 // self (rec).
 func (r *remote) start(self uint32, rec *record) {
 	r.self, r.put = self, encodeRecord(snapOf(rec))
-	r.near, r.lists, r.refs = map[uint64][]signatures.Neighbour{}, map[signatures.Key]signatures.List{}, map[uint32]signatures.Ref{}
-	r.docs, r.edited = map[uint32]*record{self: rec}, map[uint32]bool{}
+	if r.near == nil {
+		r.near, r.lists, r.refs = map[uint64][]signatures.Neighbour{}, map[signatures.Key]signatures.List{}, map[uint32]signatures.Ref{}
+		r.docs, r.edited = map[uint32]*record{}, map[uint32]bool{}
+		r.missNear, r.missKeys, r.missGroups, r.missDocs = map[uint64]bool{}, map[signatures.Key]bool{}, map[uint32]bool{}, map[uint32]bool{}
+	}
+	clear(r.near)
+	clear(r.lists)
+	clear(r.refs)
+	clear(r.docs)
+	clear(r.edited)
+	r.docs[self] = rec
 	r.clearMisses()
 }
 
 func (r *remote) clearMisses() {
-	r.missNear, r.missKeys, r.missGroups, r.missDocs = map[uint64]bool{}, map[signatures.Key]bool{}, map[uint32]bool{}, map[uint32]bool{}
+	clear(r.missNear)
+	clear(r.missKeys)
+	clear(r.missGroups)
+	clear(r.missDocs)
 }
 
 func (r *remote) missed() bool {

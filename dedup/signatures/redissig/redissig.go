@@ -35,21 +35,27 @@
 // order: the commit script runs only at the document's turn and passes
 // the turn on. A worker waiting for its turn renews its lease in each
 // poll, gives up the numbers before it whose lease ran out, and blocks on
-// a list the commit before it pushes (BLPOP). A commit's log (the lists
-// and buckets its document goes into) is kept until known applied: the
-// worker at the next turn applies the logs left in the round trip that
-// reads its candidates again, and a list applies a document's entry once
-// (its commit guard: the last document applied through it).
+// a list (BLPOP) on which the commit before it pushes the logs left. A
+// commit's log (the lists and buckets its document goes into) is kept
+// until known applied: the committing worker's next Read applies it first
+// thing in its pipeline, or the worker whose turn comes next applies the
+// logs left in the round trip that reads its candidates again, whichever
+// comes first; a list applies a document's entry once (its commit guard:
+// the last document applied through it). A commit compares and sets the
+// master of the cluster it joins.
 //
 // # Errors
 //
 // Calls are retried through a failover (connection refused, CLUSTERDOWN,
 // TRYAGAIN, LOADING) for up to Options.Retry, and a script the server
-// has not seen (a new master) is loaded and run again; every call
-// retried is safe to repeat, except Begin, whose lost answer costs the
-// others a lease's wait for the number it took. The methods of [Store]
-// and [Clusters], whose interfaces return no errors, keep their first
-// error for Err and return zero values after it.
+// has not seen (a new master) is loaded and run again. Every call of a
+// worker is safe to repeat except Begin, whose lost answer costs the
+// others a lease's wait for the number it took; Store's Add and Remove,
+// which carry no commit guard, may apply twice if an answer is lost. The
+// store does not wait for replicas (no WAIT): a master that fails may
+// lose its last writes, and the turns do not repair that. The methods of
+// [Store] and [Clusters], whose interfaces return no errors, keep their
+// first error for Err and return zero values after it.
 package redissig
 
 import (
