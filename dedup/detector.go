@@ -251,6 +251,9 @@ type Detector struct {
 	// sets holds the verification sets on disk (Options.SetsDir); nil:
 	// in the records.
 	sets *setFile
+	// remote: the Shared the Detector keeps its state in (NewShared),
+	// and what it read of it for the insert under way; nil: in memory.
+	remote *remote
 }
 
 // clusterRef is what Insert needs of a cluster: the 64 bits of its id
@@ -262,7 +265,27 @@ type clusterRef struct {
 
 // ref returns the id bits and master of cluster number g.
 func (d *Detector) ref(g uint32) clusterRef {
+	if d.remote != nil {
+		return d.remote.ref(g)
+	}
 	return clusterRef{hash: d.clusters.hash[g], master: d.assigned.Master(g)}
+}
+
+// doc returns the record of document idx: in d.docs, or, on a Shared,
+// as read for the insert under way.
+func (d *Detector) doc(idx uint32) *record {
+	if d.remote != nil {
+		return d.remote.doc(idx)
+	}
+	return d.docs[idx]
+}
+
+// members returns the members of cluster number g in order of joining.
+func (d *Detector) members(g uint32) []uint32 {
+	if d.remote != nil {
+		return d.remote.members(g)
+	}
+	return d.clusters.members(g)
 }
 
 // New returns a Detector that signs with the frozen statistics table
@@ -357,6 +380,9 @@ func (d *Detector) Add(doc Document) (Result, error) {
 func (d *Detector) Prepare(doc Document) (*Prepared, error) {
 	if doc.ID == "" {
 		return nil, ErrEmptyID
+	}
+	if d.remote != nil { // its signers never change
+		return d.prepareWith(doc, d.remote.signers), nil
 	}
 	d.mu.RLock()
 	s := d.signersNow()
@@ -500,6 +526,9 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 	if p.generation != d.generation { // statistics were refreshed since Prepare
 		p = d.prepare(p.doc)
 	}
+	if d.remote != nil {
+		return d.remote.insert(p.rec)
+	}
 	if _, dup := d.byID[p.rec.member.ID]; dup {
 		return Result{}, fmt.Errorf("%w: %q", ErrDuplicateID, p.rec.member.ID)
 	}
@@ -600,15 +629,13 @@ func (d *Detector) assign(idx uint32, rec *record, pairs bool) Result {
 		res.Master = rec.member.ID
 		return res
 	}
-	found, best, bestScore, dense := d.verify(idx, rec, pairs)
-	if best >= 0 {
-		g := uint32(best)
+	dec := d.decide(idx, rec, pairs)
+	if dec.best >= 0 {
+		g := uint32(dec.best)
 		res.Duplicate = true
-		res.Edited = d.opts.EditAllowance > 0 && bestScore < d.opts.Threshold
+		res.Edited, res.NewMaster = dec.edited, dec.newMaster
 		rec.edited = res.Edited
 		res.Cluster = d.clusters.id(g)
-		// mayLead is false unless the policy prefers rec to the master.
-		res.NewMaster = !d.noTakeover && d.mayLead(rec, bestScore, g)
 		d.clusters.join(g, idx)
 		d.assigned.Join(idx, g)
 		if res.NewMaster {
@@ -620,10 +647,38 @@ func (d *Detector) assign(idx uint32, rec *record, pairs bool) Result {
 	}
 	res.Master = d.docs[d.assigned.Master(d.assigned.Of(idx))].member.ID
 	if pairs {
-		res.Pairs = d.link(idx, found)
+		res.Pairs = d.link(idx, dec.found)
 	}
-	d.index(idx, rec, dense)
+	d.index(idx, rec, dec.dense)
 	return res
+}
+
+// A decision is where a document goes, as decide finds it: the cluster
+// it joins, and whether it takes it over, or a cluster of its own.
+type decision struct {
+	found     []verified // its near-duplicates (with pairs)
+	best      int        // the number of the cluster it joins; -1: it founds one
+	score     float64    // its similarity to best's master
+	edited    bool       // it joins best through the edit allowance
+	newMaster bool       // it becomes best's master
+	dense     bool       // its fingerprint has a dense neighbourhood (see candidates)
+}
+
+// decide finds where document idx (rec), in no cluster and no candidate
+// list, goes: into the cluster whose master it resembles most (verify),
+// taking it over if the policy prefers it (mayLead), or into a cluster of
+// its own. It changes no cluster nor list: what it reads is the
+// Detector's, or, on a Shared, what was read for the insert. With pairs
+// it verifies candidate members too (decision.found).
+func (d *Detector) decide(idx uint32, rec *record, pairs bool) decision {
+	found, best, score, dense := d.verify(idx, rec, pairs)
+	dec := decision{found: found, best: best, score: score, dense: dense}
+	if best >= 0 {
+		dec.edited = d.opts.EditAllowance > 0 && score < d.opts.Threshold
+		// mayLead is false unless the policy prefers rec to the master.
+		dec.newMaster = !d.noTakeover && d.mayLead(rec, score, uint32(best))
+	}
+	return dec
 }
 
 // verify finds the candidates of rec (document idx) and verifies them
@@ -636,6 +691,7 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 	cands, dense := d.candidates(idx, rec)
 	d.stats.Candidates += len(cands)
 	best, bestScore = -1, -1.0
+	var bestHash uint64
 	preferred, preferredScore := -1, 0.0
 	for _, g := range d.byCluster(cands) {
 		ref := d.ref(g.cluster)
@@ -643,14 +699,15 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 			if _, isCandidate := slices.BinarySearch(g.members, ref.master); !isCandidate {
 				d.stats.MasterTests++
 			}
-			s, ok := d.match(rec, d.docs[ref.master])
+			master := d.doc(ref.master)
+			s, ok := d.match(rec, master)
 			if ok {
 				found = append(found, verified{ref.master, s})
-				if s > bestScore || s == bestScore && ref.hash < d.clusters.hash[best] {
-					best, bestScore = int(g.cluster), s
+				if s > bestScore || s == bestScore && ref.hash < bestHash {
+					best, bestScore, bestHash = int(g.cluster), s, ref.hash
 				}
 			}
-			if d.prefer != nil && s >= d.opts.EditFloor && d.prefer[rec.member.ID] == d.docs[ref.master].member.ID {
+			if d.prefer != nil && s >= d.opts.EditFloor && d.prefer[rec.member.ID] == master.member.ID {
 				preferred, preferredScore = int(g.cluster), s
 			}
 		}
@@ -671,7 +728,7 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 				break
 			}
 			n++
-			if s, ok := d.match(rec, d.docs[m]); ok {
+			if s, ok := d.match(rec, d.doc(m)); ok {
 				found = append(found, verified{m, s})
 			}
 		}
@@ -686,20 +743,29 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 // StarAssignments and returns them as pairs in arrival order, each pair
 // ordered by arrival.
 func (d *Detector) link(idx uint32, found []verified) []Pair {
+	pairs := d.pairsOf(idx, found)
+	for _, v := range found {
+		d.adj[idx] = append(d.adj[idx], int32(v.doc))
+		d.adj[v.doc] = append(d.adj[v.doc], int32(idx))
+	}
+	d.stats.Pairs += len(pairs)
+	return pairs
+}
+
+// pairsOf sorts the near-duplicates found of document idx in arrival
+// order and returns them as pairs, each ordered by arrival.
+func (d *Detector) pairsOf(idx uint32, found []verified) []Pair {
 	slices.SortFunc(found, func(a, b verified) int { return cmp.Compare(a.doc, b.doc) })
 	var pairs []Pair
-	id := d.docs[idx].member.ID
+	id := d.doc(idx).member.ID
 	for _, v := range found {
-		other := d.docs[v.doc].member.ID
+		other := d.doc(v.doc).member.ID
 		p := Pair{A: other, B: id, Score: v.score}
 		if v.doc > idx {
 			p.A, p.B = id, other
 		}
 		pairs = append(pairs, p)
-		d.adj[idx] = append(d.adj[idx], int32(v.doc))
-		d.adj[v.doc] = append(d.adj[v.doc], int32(idx))
 	}
-	d.stats.Pairs += len(pairs)
 	return pairs
 }
 
@@ -713,19 +779,19 @@ func (d *Detector) link(idx uint32, found []verified) []Pair {
 // than MaxFanout members keeps its master. Cost: O(cluster size)
 // verifications when the policy prefers rec, none otherwise.
 func (d *Detector) mayLead(rec *record, score float64, g uint32) bool {
-	master := d.assigned.Master(g)
-	if !d.opts.Master.Better(rec.member, d.docs[master].member) {
+	master := d.ref(g).master
+	if !d.opts.Master.Better(rec.member, d.doc(master).member) {
 		return false
 	}
 	if d.opts.EditAllowance == 0 {
 		return true
 	}
-	members := d.clusters.members(g)
+	members := d.members(g)
 	if score < d.opts.Threshold || d.opts.MaxFanout > 0 && len(members) > d.opts.MaxFanout {
 		return false
 	}
 	for _, m := range members {
-		other := d.docs[m]
+		other := d.doc(m)
 		if m == master || other.edited {
 			continue
 		}
@@ -802,7 +868,7 @@ func (d *Detector) candidates(self uint32, rec *record) (out []candidate, dense 
 	d.stamp[self] = d.gen
 	keys := d.keyBuf[:0]
 	near := 0
-	if d.hamming != nil {
+	if d.hamming != nil || d.remote != nil && d.uses(SimHash) {
 		fp := uint64(rec.fp)
 		var ms []hamming.Match
 		ms, dense = d.neighbours(fp)
@@ -815,7 +881,11 @@ func (d *Detector) candidates(self uint32, rec *record) (out []candidate, dense 
 	keys = d.appendKeys(keys, rec)
 	d.keyBuf = keys
 	d.scan = candidateScan{d: d, near: near, out: d.candBuf[:0]}
-	d.lists.Lookup(keys, d.collect)
+	if d.remote != nil {
+		d.remote.lookup(keys, d.collect)
+	} else {
+		d.lists.Lookup(keys, d.collect)
+	}
 	out = d.scan.out
 	d.candBuf, d.scan.out = out, nil
 	slices.Sort(out)
@@ -900,7 +970,11 @@ func (d *Detector) kinds() []signatures.Kind {
 // 4·MaxFanout of them (a dense neighbourhood). The result is valid until
 // the next call. Cost: one Hamming query.
 func (d *Detector) neighbours(fp uint64) (near []hamming.Match, dense bool) {
-	d.matches = d.hamming.AppendQuery(d.matches[:0], fp, d.opts.HammingK)
+	if d.remote != nil {
+		d.matches = d.remote.appendQuery(d.matches[:0], fp, d.opts.HammingK)
+	} else {
+		d.matches = d.hamming.AppendQuery(d.matches[:0], fp, d.opts.HammingK)
+	}
 	near = slices.DeleteFunc(d.matches, func(m hamming.Match) bool { return m.Fingerprint == fp })
 	return near, d.limits.MaxLen > 0 && len(near) > d.limits.MaxLen
 }
@@ -1020,6 +1094,9 @@ func (d *Detector) indexFingerprint(idx uint32, fp uint64, dense bool) {
 // old statistics. doc is asked only for the documents stored (not those
 // removed), in their latest version. Cost: O(stored text).
 func (d *Detector) Refresh(ctx context.Context, t *stats.Table, doc func(id string) (Document, error)) error {
+	if d.remote != nil {
+		return ErrShared
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	docs := make([]Document, len(d.docs))
@@ -1083,10 +1160,16 @@ func (d *Detector) Table() *stats.Table {
 	return d.table
 }
 
-// Stats returns a snapshot of the counters.
+// Stats returns a snapshot of the counters. A Detector made with
+// NewShared counts what it did itself (the documents it inserted, the
+// clusters it founded, ...), with Capped and StopKeys of the shared lists
+// and no DenseKeys.
 func (d *Detector) Stats() Stats {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
+	if d.remote != nil {
+		return d.sharedStats()
+	}
 	s := d.stats
 	for _, kind := range d.kinds() {
 		ls := d.lists.Stats(kind)
@@ -1104,6 +1187,15 @@ func (d *Detector) Stats() Stats {
 func (d *Detector) Cluster(id cluster.ID) (cluster.Cluster, bool) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
+	if d.remote != nil {
+		all, _ := d.sharedClusters()
+		for _, c := range all {
+			if c.ID == id {
+				return c, true
+			}
+		}
+		return cluster.Cluster{}, false
+	}
 	c := d.clusters.Get(id)
 	if c == nil {
 		return cluster.Cluster{}, false
@@ -1116,6 +1208,10 @@ func (d *Detector) Cluster(id cluster.ID) (cluster.Cluster, bool) {
 func (d *Detector) Clusters() []cluster.Cluster {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
+	if d.remote != nil {
+		all, _ := d.sharedClusters()
+		return all
+	}
 	all := d.clusters.All()
 	out := make([]cluster.Cluster, len(all))
 	for i, c := range all {
@@ -1140,6 +1236,9 @@ type Assignment struct {
 // and [Detector.Update]) and the cluster's current master. A document
 // that left its cluster on Update arrived anew.
 func (d *Detector) Assignments() []Assignment {
+	if d.remote != nil {
+		return slices.Collect(d.AllAssignments())
+	}
 	d.mu.RLock()
 	n := len(d.byID)
 	d.mu.RUnlock()
@@ -1151,6 +1250,9 @@ func (d *Detector) Assignments() []Assignment {
 // read). The detector is read-locked while the loop runs: its body must
 // not add to it.
 func (d *Detector) AllAssignments() iter.Seq[Assignment] {
+	if d.remote != nil {
+		return d.sharedAssignments()
+	}
 	return func(yield func(Assignment) bool) {
 		d.mu.RLock()
 		defer d.mu.RUnlock()
@@ -1181,6 +1283,9 @@ func (d *Detector) assignment(idx uint32) Assignment {
 // does not change the online clusters. Cost: O(n log n + pairs), n the
 // slots (documents stored and removed).
 func (d *Detector) StarAssignments() []Assignment {
+	if d.remote != nil {
+		return nil
+	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	better := func(a, b int) bool {

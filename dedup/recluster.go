@@ -35,6 +35,9 @@ import (
 // computed from each set again). ctx is checked before
 // anything changes: once begun, the rebuild runs to its end.
 func (d *Detector) Recluster(ctx context.Context) ([]Assignment, error) {
+	if d.remote != nil {
+		return nil, ErrShared
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := ctx.Err(); err != nil {

@@ -186,6 +186,9 @@ func (d *Detector) Fingerprint(id string) (Fingerprint, bool) {
 // member, so O(members × MaxFanout) verifications when nobody qualifies —
 // and an Insert per moved member.
 func (d *Detector) Remove(id string) (Change, error) {
+	if d.remote != nil {
+		return Change{}, ErrShared
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	idx, ok := d.byID[id]
@@ -229,6 +232,9 @@ func (d *Detector) Replace(doc Document) (Change, error) {
 // leaves; when it stays, an Insert's candidates and verifications plus,
 // for a master, one verification per member.
 func (d *Detector) Update(p *Prepared) (Change, error) {
+	if d.remote != nil {
+		return Change{}, ErrShared
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if p.generation != d.generation {

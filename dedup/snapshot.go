@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"bytes"
+	"context"
 	"encoding/gob"
 	"errors"
 	"fmt"
@@ -66,6 +67,25 @@ type snapRecord struct {
 	Slot                uint32
 }
 
+// snapOf returns the snapshot form of the record r (of a listed
+// document: without its band keys).
+func snapOf(r *record) snapRecord {
+	return snapRecord{Live: true, Member: r.member, Set: r.set, Sketch: r.sketch(), Banded: r.banded, Supers: r.supers(),
+		Whole: r.whole, FP: uint64(r.fp), Change: uint64(r.change), Content: r.content, Sigs: r.sigs, Unsignable: r.unsignable, Edited: r.edited,
+		Spilled: r.spilled, Slot: r.slot}
+}
+
+// recordOf returns the record of the snapshot form r.
+func recordOf(r *snapRecord) *record {
+	var more *recordMore
+	if r.Sketch != nil || r.Supers != nil {
+		more = &recordMore{sketch: r.Sketch, supers: r.Supers}
+	}
+	return &record{member: r.Member, set: r.Set, more: more, banded: r.Banded, whole: r.Whole,
+		fp: simhash.Simhash(r.FP), change: simhash.Simhash(r.Change), content: r.Content, sigs: r.Sigs, unsignable: r.Unsignable, edited: r.Edited,
+		spilled: r.Spilled, slot: r.Slot}
+}
+
 // optionsKey names what in o decides signatures and clusters: not where
 // the sets are kept.
 func optionsKey(o Options) string {
@@ -90,6 +110,9 @@ func optionsKey(o Options) string {
 // bytes a document with the sets in a file (290 with Options.LSHOnly;
 // 20,000 ndd synth documents).
 func (d *Detector) WriteSnapshot(w io.Writer) error {
+	if d.remote != nil {
+		return ErrShared
+	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.sets != nil && d.opts.SetsFile == "" {
@@ -111,9 +134,7 @@ func (d *Detector) WriteSnapshot(w io.Writer) error {
 	s.Docs = make([]snapRecord, len(d.docs))
 	for i, r := range d.docs {
 		if r != nil {
-			s.Docs[i] = snapRecord{Live: true, Member: r.member, Set: r.set, Sketch: r.sketch(), Banded: r.banded, Supers: r.supers(),
-				Whole: r.whole, FP: uint64(r.fp), Change: uint64(r.change), Content: r.content, Sigs: r.sigs, Unsignable: r.unsignable, Edited: r.edited,
-				Spilled: r.spilled, Slot: r.slot}
+			s.Docs[i] = snapOf(r)
 		}
 	}
 	if s.Assigned, err = assigned.MarshalBinary(); err != nil {
@@ -198,13 +219,7 @@ func (d *Detector) restore(s *snapshot) error {
 		if !r.Live {
 			continue
 		}
-		var more *recordMore
-		if r.Sketch != nil || r.Supers != nil {
-			more = &recordMore{sketch: r.Sketch, supers: r.Supers}
-		}
-		d.docs[i] = &record{member: r.Member, set: r.Set, more: more, banded: r.Banded, whole: r.Whole,
-			fp: simhash.Simhash(r.FP), change: simhash.Simhash(r.Change), content: r.Content, sigs: r.Sigs, unsignable: r.Unsignable, edited: r.Edited,
-			spilled: r.Spilled, slot: r.Slot}
+		d.docs[i] = recordOf(&r)
 		d.byID[r.Member.ID] = uint32(i)
 	}
 	assigned := &signatures.MemoryClusters{}
@@ -238,11 +253,19 @@ func (d *Detector) restore(s *snapshot) error {
 }
 
 // Close releases the file the verification sets are kept in, if any
-// (Options.SetsDir, Options.SetsFile). The Detector must not be used
-// after.
+// (Options.SetsDir, Options.SetsFile); a Detector on a Shared (NewShared)
+// applies its last commits to the shared lists, if its Shared has a
+// Flush method (redissig's has), rather than leaving them to the next
+// worker. The Detector must not be used after.
 func (d *Detector) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.remote != nil {
+		if f, ok := d.remote.sh.(interface{ Flush(context.Context) error }); ok {
+			return f.Flush(d.remote.ctx)
+		}
+		return nil
+	}
 	if d.sets == nil {
 		return nil
 	}
