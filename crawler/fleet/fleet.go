@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/doppel-search/doppel/internal/redisx"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -91,11 +92,9 @@ var ErrTaken = errors.New("fleet: a worker of this id is up")
 // New returns the roll of the crawl under opts.Prefix on rdb (a
 // *redis.ClusterClient, or a *redis.Client for one server).
 func New(rdb redis.UniversalClient, opts Options) (*Roll, error) {
-	if opts.Prefix == "" {
-		opts.Prefix = "doppel"
-	}
-	if strings.ContainsAny(opts.Prefix, "{}") {
-		return nil, fmt.Errorf("fleet: prefix %q has a brace", opts.Prefix)
+	var err error
+	if opts.Prefix, err = redisx.Prefix("fleet", opts.Prefix); err != nil {
+		return nil, err
 	}
 	if opts.Beat <= 0 {
 		opts.Beat = 2 * time.Second

@@ -44,8 +44,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/url"
 	"os"
 	"slices"
@@ -53,13 +51,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/doppel-search/doppel/crawler/frontier"
+	"github.com/doppel-search/doppel/internal/redisx"
 )
 
 //go:embed lane.lua
@@ -130,11 +128,9 @@ var (
 // *redis.Client for one server) under opts.Prefix, and starts renewing
 // its leases. The caller owns rdb and closes it after Close.
 func New(rdb redis.UniversalClient, opts Options) (*Frontier, error) {
-	if opts.Prefix == "" {
-		opts.Prefix = "doppel"
-	}
-	if strings.ContainsAny(opts.Prefix, "{}") {
-		return nil, fmt.Errorf("redisfrontier: prefix %q has a brace", opts.Prefix)
+	var err error
+	if opts.Prefix, err = redisx.Prefix("redisfrontier", opts.Prefix); err != nil {
+		return nil, err
 	}
 	if opts.Lanes <= 0 {
 		opts.Lanes = 16
@@ -289,14 +285,9 @@ func (f *Frontier) onlineReplicas(cc *redis.ClusterClient) (map[string]int, erro
 	return m, nil
 }
 
-// transient reports whether err is one a failover gives.
-func transient(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) || errors.Is(err, errReplicas) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNREFUSED) ||
-		redis.HasErrorPrefix(err, "CLUSTERDOWN") || redis.HasErrorPrefix(err, "TRYAGAIN") ||
-		redis.HasErrorPrefix(err, "MOVED") || redis.HasErrorPrefix(err, "LOADING") ||
-		strings.Contains(err.Error(), "connection refused")
-}
+// transient: a call may be retried — a failover (redisx.Transient) or
+// replicas that lag behind.
+func transient(err error) bool { return errors.Is(err, errReplicas) || redisx.Transient(err) }
 
 // runOnce runs the calls, pipelined per master (each pipeline ends with a
 // WAIT for Options.Replicas), and returns their results in order. A script

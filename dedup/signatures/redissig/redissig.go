@@ -63,18 +63,16 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/doppel-search/doppel/dedup/signatures"
+	"github.com/doppel-search/doppel/internal/redisx"
 )
 
 var (
@@ -245,7 +243,7 @@ func (s *Signatures) retry(ctx context.Context, call func() error) error {
 				return err
 			}
 			continue
-		case !transient(err) || time.Now().After(deadline):
+		case !redisx.Transient(err) || time.Now().After(deadline):
 			return err
 		}
 		if cc, ok := s.rdb.(*redis.ClusterClient); ok {
@@ -303,15 +301,6 @@ func (s *Signatures) eval(ctx context.Context, script *redis.Script, keys []stri
 // cluster runs an operation of clusters.lua.
 func (s *Signatures) cluster(ctx context.Context, args ...any) (any, error) {
 	return s.eval(ctx, clustersScript, []string{s.clusterKey("turn")}, args...)
-}
-
-// transient reports whether err is one a failover gives.
-func transient(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNREFUSED) ||
-		redis.HasErrorPrefix(err, "CLUSTERDOWN") || redis.HasErrorPrefix(err, "TRYAGAIN") ||
-		redis.HasErrorPrefix(err, "MOVED") || redis.HasErrorPrefix(err, "LOADING") ||
-		strings.Contains(err.Error(), "connection refused")
 }
 
 // forEachMaster calls fn with every master (the server itself for a

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/doppel-search/doppel/dedup/signatures"
+	"github.com/doppel-search/doppel/internal/redisx"
 )
 
 // leaseMs returns the lease in milliseconds.
@@ -320,7 +321,7 @@ func (s *Signatures) Wait(ctx context.Context, doc uint32, r *signatures.Read) e
 		case err == nil || errors.Is(err, redis.Nil):
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case !transient(err):
+		case !redisx.Transient(err):
 			return fmt.Errorf("redissig: wait: %w", err)
 		default:
 			time.Sleep(s.pollWait())
