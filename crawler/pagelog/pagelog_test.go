@@ -499,8 +499,9 @@ func TestKilledMaster(t *testing.T) {
 	for next.Load() < killAt {
 		time.Sleep(time.Millisecond)
 	}
+	killed := time.Now()
 	cluster.KillMaster(cluster.Masters()[0])
-	t.Logf("%d numbers of %d taken when the cluster was ok again", next.Load(), total)
+	t.Logf("a replica took over in %v; %d numbers of %d taken by then", time.Since(killed).Round(time.Millisecond), next.Load(), total)
 	wg.Wait()
 	out := <-done
 	if !slices.Equal(out, want) {
