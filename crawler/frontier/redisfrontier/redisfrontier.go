@@ -260,26 +260,9 @@ func (f *Frontier) onlineReplicas(cc *redis.ClusterClient) (map[string]int, erro
 	if time.Since(f.shardsAt) < time.Second {
 		return f.shards, nil
 	}
-	shards, err := cc.ClusterShards(f.ctx).Result()
+	m, err := redisx.OnlineReplicas(f.ctx, cc)
 	if err != nil {
 		return nil, err
-	}
-	m := map[string]int{}
-	for _, sh := range shards {
-		master, online := "", 0
-		for _, n := range sh.Nodes {
-			switch {
-			case n.Role == "master" && n.Health == "online":
-				master = fmt.Sprintf("%s:%d", n.IP, n.Port)
-			case n.Role == "replica" && n.Health != "fail":
-				// Redis 7.0 says "loading" for a replica with nothing
-				// replicated yet.
-				online++
-			}
-		}
-		if master != "" {
-			m[master] = online
-		}
 	}
 	f.shards, f.shardsAt = m, time.Now()
 	return m, nil

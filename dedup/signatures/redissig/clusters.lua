@@ -186,6 +186,26 @@ if op == 'abandon' then
   return 1
 end
 
+-- outcomes: ARGV[2] from, ARGV[3] count (>= 1). Gives up the numbers at
+-- the turn, up to from+count-1, whose lease ran out (as a waiting worker's
+-- poll does, so the turn moves on when no worker waits behind a dead one),
+-- and returns {the turn, the 4 bytes of P:of of each of the numbers}.
+if op == 'outcomes' then
+  local from, count = tonumber(ARGV[2]), tonumber(ARGV[3])
+  local n = tonumber(redis.call('GET', NEXT) or '0')
+  local now = now_ms()
+  local t0 = turn()
+  local t = t0
+  while t < from + count and t < n do
+    local l = redis.call('HGET', LEASE, t)
+    if l and tonumber(l) > now then break end
+    redis.call('HDEL', LEASE, t)
+    t = t + 1
+  end
+  if t ~= t0 then t = advance(t) end
+  return {t, redis.call('GETRANGE', OF, from * 4, (from + count) * 4 - 1)}
+end
+
 -- refs: ARGV[2] '1' for the members, ARGV[3...] cluster numbers. Returns
 -- for each {master (4 bytes), id bits (8 bytes)[, members (4 bytes each),
 -- '0' or '1' a member: edited]}.

@@ -44,6 +44,7 @@ func TestOnCluster(t *testing.T) {
 		{"ConfigMismatch", testConfigMismatch},
 		{"Turns", testTurns},
 		{"Lease", testLease},
+		{"Outcomes", testOutcomes},
 		{"Replay", testReplay},
 		{"Duplicate", testDuplicate},
 		{"TablesAndRefs", testTablesAndRefs},

@@ -42,7 +42,9 @@
 // logs left in the round trip that reads its candidates again, whichever
 // comes first; a list applies a document's entry once (its commit guard:
 // the last document applied through it). A commit compares and sets the
-// master of the cluster it joins.
+// master of the cluster it joins. [Signatures.Outcomes] tells a reader
+// of the workers' output (package pagelog) which numbers are committed
+// and where the turn is.
 //
 // # Errors
 //

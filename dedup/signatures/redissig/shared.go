@@ -134,6 +134,35 @@ func (s *Signatures) Abandon(ctx context.Context, doc uint32) error {
 	return nil
 }
 
+// Outcomes reports what became of the document numbers from, …,
+// from+count-1: turn is the first number neither committed nor given up
+// (every number below it is one or the other, for good), and
+// committed[i] whether from+i is committed. A number at or above turn
+// that is not committed is still pending: its worker may commit it yet.
+// Like a waiting worker's poll, Outcomes first gives up the numbers at the
+// turn (up to from+count-1) whose lease ran out, so that the turn moves
+// on when every worker behind a dead one has died too. One script call.
+func (s *Signatures) Outcomes(ctx context.Context, from uint32, count int) (turn uint32, committed []bool, err error) {
+	if count <= 0 {
+		return 0, nil, fmt.Errorf("redissig: outcomes of %d numbers", count)
+	}
+	v, err := s.cluster(ctx, "outcomes", from, count)
+	if err != nil {
+		return 0, nil, fmt.Errorf("redissig: outcomes: %w", err)
+	}
+	ans, ok := v.([]any)
+	if !ok || len(ans) != 2 {
+		return 0, nil, fmt.Errorf("redissig: outcomes answered %v", v)
+	}
+	t, _ := ans[0].(int64)
+	of, _ := ans[1].(string)
+	committed = make([]bool, count)
+	for i := range committed {
+		committed[i] = 4*i+4 <= len(of) && binary.LittleEndian.Uint32([]byte(of[4*i:])) != 0
+	}
+	return uint32(t), committed, nil
+}
+
 // Read runs r in one pipelined round trip, in which it first applies the
 // commits of s not known applied.
 func (s *Signatures) Read(ctx context.Context, r *signatures.Read) error {

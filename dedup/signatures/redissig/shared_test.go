@@ -229,3 +229,34 @@ func testTablesAndRefs(t *testing.T, rdb *redis.ClusterClient) {
 		t.Errorf("Assignments = %+v, want %+v", got, wantA)
 	}
 }
+
+// testOutcomes: Outcomes says which numbers are committed and where the
+// turn is, and gives up a number at the turn whose lease ran out (no
+// worker waiting behind it), but not one still leased.
+func testOutcomes(t *testing.T, rdb *redis.ClusterClient) {
+	const lease = 300 * time.Millisecond
+	s := open(t, rdb, signatures.Limits{}, redissig.Options{Lease: lease})
+	outcomes := func(wantTurn uint32, want []bool) {
+		t.Helper()
+		turn, got, err := s.Outcomes(ctx, 0, len(want))
+		if err != nil || turn != wantTurn || !slices.Equal(got, want) {
+			t.Fatalf("Outcomes = turn %d, %v, %v; want turn %d, %v", turn, got, err, wantTurn, want)
+		}
+	}
+	outcomes(0, []bool{false, false, false, false})
+	begin(t, s, 0, true)
+	commit(t, s, 0, "a", signatures.NoCluster)
+	begin(t, s, 1, true)
+	outcomes(1, []bool{true, false, false, false})
+	time.Sleep(lease + 100*time.Millisecond) // 1's lease runs out
+	begin(t, s, 2, false)
+	outcomes(2, []bool{true, false, false, false}) // 1 given up, 2 leased
+	if _, _, err := s.Commit(ctx, &signatures.Commit{Doc: 1, ID: "b", Join: signatures.NoCluster, Hashes: []uint64{2}}); !errors.Is(err, signatures.ErrLost) {
+		t.Fatalf("the commit of a number Outcomes gave up = %v, want ErrLost", err)
+	}
+	commit(t, s, 2, "c", signatures.NoCluster)
+	outcomes(3, []bool{true, false, true, false})
+	if _, _, err := s.Outcomes(ctx, 0, 0); err == nil {
+		t.Error("Outcomes of no number: no error")
+	}
+}

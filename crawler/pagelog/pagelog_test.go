@@ -1,0 +1,510 @@
+package pagelog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/doppel-search/doppel/internal/redistest"
+)
+
+var prefixes atomic.Int64
+
+// open opens an empty log under a prefix of its own on rdb.
+func open(t testing.TB, rdb redis.UniversalClient, opts Options) *Log {
+	t.Helper()
+	if opts.Prefix == "" {
+		opts.Prefix = fmt.Sprintf("test%d", prefixes.Add(1))
+	}
+	l, err := Open(context.Background(), rdb, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// fakeFates are fates set by the test; a number never set is pending.
+type fakeFates struct {
+	mu   sync.Mutex
+	fate map[uint32]Fate
+}
+
+func newFates() *fakeFates { return &fakeFates{fate: map[uint32]Fate{}} }
+
+func (f *fakeFates) set(n uint32, x Fate) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fate[n] = x
+}
+
+func (f *fakeFates) Fates(_ context.Context, from uint32, count int) ([]Fate, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]Fate, count)
+	for i := range out {
+		out[i] = f.fate[from+uint32(i)]
+	}
+	return out, nil
+}
+
+// payload is the test's payload of number n.
+func payload(n uint32) []byte { return fmt.Appendf(nil, "page %d", n) }
+
+// got is an entry as a reader returned it.
+type got struct {
+	N       uint32
+	Payload string
+}
+
+// readN reads want entries with r (failing the test after 20 s) and
+// returns them.
+func readN(t *testing.T, r *Reader, want int) []got {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out []got
+	for len(out) < want {
+		n, p, err := r.Next(ctx)
+		if err != nil {
+			t.Fatalf("Next after %d entries: %v", len(out), err)
+		}
+		out = append(out, got{n, string(p)})
+	}
+	return out
+}
+
+// expectNone fails if r returns an entry within d.
+func expectNone(t *testing.T, r *Reader, d time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	if n, p, err := r.Next(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Next = %d %q %v; want nothing before the deadline", n, p, err)
+	}
+}
+
+// TestOnCluster starts one cluster of three masters and runs the tests of
+// the log on it, each under a prefix of its own.
+func TestOnCluster(t *testing.T) {
+	rdb := redistest.Start(t, 3, 0).Client()
+	for _, tc := range []struct {
+		name string
+		test func(*testing.T, *redis.ClusterClient)
+	}{
+		{"Fates", testFates},
+		{"Order", testOrder},
+		{"PendingThenCommitted", testPendingThenCommitted},
+		{"Resume", testResume},
+		{"Trim", testTrim},
+		{"Spread", testSpread},
+		{"Config", testConfig},
+		{"Signatures", testSignatures},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.test(t, rdb) })
+	}
+}
+
+// testFates: what a reader delivers of a few numbers whose entries and
+// fates are set beforehand.
+func testFates(t *testing.T, rdb *redis.ClusterClient) {
+	type appended struct {
+		n uint32
+		p string
+	}
+	for _, tc := range []struct {
+		name    string
+		appends []appended
+		fates   map[uint32]Fate
+		want    []got
+		missing bool // then ErrMissing
+	}{
+		{
+			name:    "all committed",
+			appends: []appended{{0, "a"}, {1, "b"}, {2, "c"}},
+			fates:   map[uint32]Fate{0: Committed, 1: Committed, 2: Committed},
+			want:    []got{{0, "a"}, {1, "b"}, {2, "c"}},
+		},
+		{
+			name:    "given up after its append (died before its commit): skipped",
+			appends: []appended{{0, "a"}, {1, "b"}, {2, "c"}},
+			fates:   map[uint32]Fate{0: Committed, 1: GivenUp, 2: Committed},
+			want:    []got{{0, "a"}, {2, "c"}},
+		},
+		{
+			name:    "given up before its append: skipped",
+			appends: []appended{{0, "a"}, {2, "c"}},
+			fates:   map[uint32]Fate{0: GivenUp, 1: GivenUp, 2: Committed},
+			want:    []got{{2, "c"}},
+		},
+		{
+			name:    "duplicate append: delivered once, the first payload",
+			appends: []appended{{0, "a"}, {1, "b"}, {1, "b again"}, {0, "a"}, {2, "c"}},
+			fates:   map[uint32]Fate{0: Committed, 1: Committed, 2: Committed},
+			want:    []got{{0, "a"}, {1, "b"}, {2, "c"}},
+		},
+		{
+			name:    "pending: nothing after it",
+			appends: []appended{{0, "a"}, {1, "b"}, {2, "c"}},
+			fates:   map[uint32]Fate{0: Committed, 2: Committed},
+			want:    []got{{0, "a"}},
+		},
+		{
+			name:    "committed without an entry: ErrMissing after the ones before",
+			appends: []appended{{0, "a"}, {2, "c"}},
+			fates:   map[uint32]Fate{0: Committed, 1: Committed, 2: Committed},
+			want:    []got{{0, "a"}},
+			missing: true,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := open(t, rdb, Options{})
+			for _, a := range tc.appends {
+				if err := l.Append(context.Background(), a.n, []byte(a.p)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			fates := newFates()
+			for n, f := range tc.fates {
+				fates.set(n, f)
+			}
+			r := l.Reader(fates, 0, ReaderOptions{Poll: 20 * time.Millisecond})
+			if out := readN(t, r, len(tc.want)); !slices.Equal(out, tc.want) {
+				t.Fatalf("read %v, want %v", out, tc.want)
+			}
+			if !tc.missing {
+				expectNone(t, r, 150*time.Millisecond)
+				return
+			}
+			if _, _, err := r.Next(context.Background()); !errors.Is(err, ErrMissing) {
+				t.Fatalf("Next = %v, want ErrMissing", err)
+			}
+			if p := r.Position(); p != 1 {
+				t.Errorf("Position after ErrMissing = %d, want 1 (before the missing number)", p)
+			}
+		})
+	}
+}
+
+// testOrder: four workers append their numbers out of order and commit
+// each after its append (or give it up, before or after its append),
+// while a reader reads: it returns every committed number once, in
+// increasing order, with its payload, and none given up.
+func testOrder(t *testing.T, rdb *redis.ClusterClient) {
+	const total, workers = 400, 4
+	l := open(t, rdb, Options{Shards: 8, Chunk: 16})
+	fates := newFates()
+	var want []got
+	for n := range uint32(total) {
+		if n%7 != 3 && n%11 != 5 {
+			want = append(want, got{n, string(payload(n))})
+		}
+	}
+	nums := make([]uint32, total)
+	for i := range nums {
+		nums[i] = uint32(i)
+	}
+	rand.Shuffle(len(nums), func(i, j int) { nums[i], nums[j] = nums[j], nums[i] })
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < total; i += workers {
+				n := nums[i]
+				if n%11 == 5 { // dies before its append
+					fates.set(n, GivenUp)
+					continue
+				}
+				if err := l.Append(context.Background(), n, payload(n)); err != nil {
+					t.Error(err)
+					return
+				}
+				if n%7 == 3 { // dies between its append and its commit
+					fates.set(n, GivenUp)
+					continue
+				}
+				fates.set(n, Committed)
+			}
+		})
+	}
+	out := readN(t, l.Reader(fates, 0, ReaderOptions{Batch: 32, Poll: 10 * time.Millisecond}), len(want))
+	wg.Wait()
+	if !slices.Equal(out, want) {
+		t.Fatalf("read %d entries, want %d; first difference at %d", len(out), len(want), firstDiff(out, want))
+	}
+}
+
+// firstDiff returns the first index where a and b differ.
+func firstDiff(a, b []got) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// testPendingThenCommitted: a reader waits on a pending number with its
+// entry appended, and returns it once it is committed; a reader waiting
+// returns when its context ends.
+func testPendingThenCommitted(t *testing.T, rdb *redis.ClusterClient) {
+	l := open(t, rdb, Options{})
+	fates := newFates()
+	if err := l.Append(context.Background(), 0, payload(0)); err != nil {
+		t.Fatal(err)
+	}
+	r := l.Reader(fates, 0, ReaderOptions{Poll: 20 * time.Millisecond})
+	done := make(chan got, 1)
+	go func() {
+		n, p, err := r.Next(context.Background())
+		if err != nil {
+			t.Error(err)
+		}
+		done <- got{n, string(p)}
+	}()
+	select {
+	case g := <-done:
+		t.Fatalf("Next returned %v while 0 was pending", g)
+	case <-time.After(200 * time.Millisecond):
+	}
+	fates.set(0, Committed)
+	select {
+	case g := <-done:
+		if want := (got{0, string(payload(0))}); g != want {
+			t.Fatalf("Next = %v, want %v", g, want)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Next did not return 5 s after its number was committed")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	if _, _, err := r.Next(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Next on a pending number, its context canceled = %v", err)
+	}
+}
+
+// testResume: a reader made from another's position returns the entries
+// the first one would have returned next.
+func testResume(t *testing.T, rdb *redis.ClusterClient) {
+	l := open(t, rdb, Options{})
+	fates := newFates()
+	var want []got
+	for n := range uint32(30) {
+		if err := l.Append(context.Background(), n, payload(n)); err != nil {
+			t.Fatal(err)
+		}
+		if n%5 == 4 {
+			fates.set(n, GivenUp)
+			continue
+		}
+		fates.set(n, Committed)
+		want = append(want, got{n, string(payload(n))})
+	}
+	r := l.Reader(fates, 0, ReaderOptions{Batch: 4})
+	first := readN(t, r, 10)
+	pos := r.Position()
+	if pos != first[9].N+1 {
+		t.Fatalf("Position = %d after %v", pos, first[9])
+	}
+	rest := readN(t, l.Reader(fates, pos, ReaderOptions{Batch: 7}), len(want)-10)
+	if all := append(first, rest...); !slices.Equal(all, want) {
+		t.Fatalf("read %v then %v from %d, want %v", first, rest, pos, want)
+	}
+}
+
+// keysOf returns the number of keys of shard entries (not the
+// configuration or trim marks) under l's prefix, by master.
+func keysOf(t *testing.T, rdb *redis.ClusterClient, l *Log) map[string]int64 {
+	t.Helper()
+	counts := map[string]int64{}
+	var mu sync.Mutex
+	err := rdb.ForEachMaster(context.Background(), func(ctx context.Context, m *redis.Client) error {
+		n, err := m.Eval(ctx, `local n = 0
+for _, k in ipairs(redis.call('KEYS', ARGV[1])) do
+  if string.sub(k, -5) ~= ':trim' then n = n + 1 end
+end
+return n`, nil, "{"+l.base+"/*}:*").Int64()
+		mu.Lock()
+		counts[m.Options().Addr] = n
+		mu.Unlock()
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return counts
+}
+
+// total returns the sum of counts.
+func total(counts map[string]int64) int64 {
+	var s int64
+	for _, n := range counts {
+		s += n
+	}
+	return s
+}
+
+// testTrim: a trim deletes the entries below its mark (whole chunks and
+// part of one), keeps the others, and refuses a late append below it.
+func testTrim(t *testing.T, rdb *redis.ClusterClient) {
+	ctx := context.Background()
+	l := open(t, rdb, Options{Shards: 4, Chunk: 8}) // 32 numbers a chunk of each shard
+	fates := newFates()
+	for n := range uint32(100) {
+		if err := l.Append(ctx, n, payload(n)); err != nil {
+			t.Fatal(err)
+		}
+		fates.set(n, Committed)
+	}
+	if n := total(keysOf(t, rdb, l)); n != 16 { // chunks 0-3 of 4 shards
+		t.Fatalf("%d chunks before the trim, want 16", n)
+	}
+	for _, below := range []uint32{70, 50} { // the second changes nothing
+		if err := l.Trim(ctx, below); err != nil {
+			t.Fatal(err)
+		}
+		if n := total(keysOf(t, rdb, l)); n != 8 { // chunks 0 and 1 of each shard deleted
+			t.Fatalf("%d chunks after a trim below %d, want 8", n, below)
+		}
+	}
+	all := make([]uint32, 100)
+	for i := range all {
+		all[i] = uint32(i)
+	}
+	if err := l.Append(ctx, 5, []byte("late")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := l.read(ctx, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, p := range got {
+		if kept := n >= 70; kept != (p != nil) {
+			t.Errorf("entry %d after a trim below 70 (and a late append of 5): %q", n, p)
+		}
+	}
+	if _, _, err := l.Reader(fates, 0, ReaderOptions{}).Next(ctx); !errors.Is(err, ErrMissing) {
+		t.Errorf("a reader from 0 after a trim below 70: %v, want ErrMissing", err)
+	}
+	out := readN(t, l.Reader(fates, 70, ReaderOptions{}), 30)
+	if out[0].N != 70 || out[29].N != 99 {
+		t.Errorf("a reader from 70 read %v … %v", out[0], out[29])
+	}
+}
+
+// testSpread: consecutive numbers are written on every master.
+func testSpread(t *testing.T, rdb *redis.ClusterClient) {
+	l := open(t, rdb, Options{})
+	for n := range uint32(16) {
+		if err := l.Append(context.Background(), n, payload(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	counts := keysOf(t, rdb, l)
+	if len(counts) != 3 {
+		t.Fatalf("%d masters", len(counts))
+	}
+	for addr, n := range counts {
+		if n < 2 {
+			t.Errorf("master %s holds %d of the 16 chunks of 16 consecutive numbers: not spread", addr, n)
+		}
+	}
+}
+
+// testConfig: a log opened with other shards or chunks is refused, and so
+// is a prefix with a brace.
+func testConfig(t *testing.T, rdb *redis.ClusterClient) {
+	l := open(t, rdb, Options{Shards: 8, Chunk: 64})
+	for _, tc := range []struct {
+		name string
+		opts Options
+		ok   bool
+	}{
+		{"same", Options{Shards: 8, Chunk: 64}, true},
+		{"shards", Options{Shards: 16, Chunk: 64}, false},
+		{"chunk", Options{Shards: 8}, false},
+	} {
+		tc.opts.Prefix = l.Options().Prefix
+		_, err := Open(context.Background(), rdb, tc.opts)
+		if tc.ok != (err == nil) || !tc.ok && !errors.Is(err, ErrConfig) {
+			t.Errorf("%s: Open = %v", tc.name, err)
+		}
+	}
+	if _, err := Open(context.Background(), rdb, Options{Prefix: "a{b}"}); err == nil {
+		t.Error("a prefix with a brace was accepted")
+	}
+}
+
+// TestKilledMaster: workers append and commit while a reader reads, and
+// a master is killed midway (a replica takes over; the appends to its
+// shards are retried through the failover): every committed entry is
+// delivered exactly once, in order, because an append returns only once
+// a replica has it.
+func TestKilledMaster(t *testing.T) {
+	cluster := redistest.Start(t, 3, 1)
+	rdb := cluster.Client()
+	l := open(t, rdb, Options{Replicas: 1, Shards: 6})
+	fates := newFates()
+	const total, workers, killAt = 600, 3, 150
+	var next atomic.Uint32
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				n := next.Add(1) - 1
+				if n >= total {
+					return
+				}
+				time.Sleep(5 * time.Millisecond) // a page's work
+				if n%10 == 9 {                   // dies before its append
+					fates.set(n, GivenUp)
+					continue
+				}
+				if err := l.Append(context.Background(), n, payload(n)); err != nil {
+					t.Error(err)
+					return
+				}
+				fates.set(n, Committed)
+			}
+		})
+	}
+	var want []got
+	for n := range uint32(total) {
+		if n%10 != 9 {
+			want = append(want, got{n, string(payload(n))})
+		}
+	}
+	done := make(chan []got)
+	r := l.Reader(fates, 0, ReaderOptions{Batch: 50, Poll: 20 * time.Millisecond})
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		var out []got
+		for len(out) < len(want) {
+			n, p, err := r.Next(ctx)
+			if err != nil {
+				t.Errorf("Next after %d entries: %v", len(out), err)
+				break
+			}
+			out = append(out, got{n, string(p)})
+		}
+		done <- out
+	}()
+	for next.Load() < killAt {
+		time.Sleep(time.Millisecond)
+	}
+	killed := time.Now()
+	cluster.KillMaster(cluster.Masters()[0])
+	t.Logf("a replica took over in %v; %d numbers of %d taken by then", time.Since(killed).Round(time.Millisecond), next.Load(), total)
+	wg.Wait()
+	out := <-done
+	if !slices.Equal(out, want) {
+		t.Fatalf("read %d entries, want %d; first difference at %d", len(out), len(want), firstDiff(out, want))
+	}
+}
