@@ -222,6 +222,7 @@ func TestShared(t *testing.T) {
 		{"KilledWorker", testSharedKilledWorker},
 		{"Errors", testSharedErrors},
 		{"Turns", testSharedTurns},
+		{"TurnLost", testSharedTurnLost},
 		{"HeldOutCorpus", testSharedCorpus},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, rdb) })
@@ -772,4 +773,62 @@ func mustNew(t *testing.T) *Detector {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// testSharedTurnLost: an atTurn that outlasts the lease loses its number
+// (a reader gives it up); the document is inserted under the next
+// number, atTurn called again with it, and the reader delivers that one
+// only, with the document's cluster.
+func testSharedTurnLost(t *testing.T, rdb *redis.ClusterClient) {
+	ctx := context.Background()
+	const lease = 300 * time.Millisecond
+	c := sharedConfigNamed("hybrid")
+	prefix := sharedPrefix()
+	o := c.opts
+	o.EnsureDefaults()
+	sig, err := redissig.Open(ctx, rdb, o.fanoutLimits(), redissig.Options{Prefix: prefix, Shards: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := pagelog.Open(ctx, rdb, pagelog.Options{Prefix: prefix + "-log"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := openShared(t, rdb, prefix, c, nil, lease)
+	r := log.Reader(pagelog.FatesOf(sig), 0, pagelog.ReaderOptions{Poll: 10 * time.Millisecond})
+	entry := make(chan pagelog.Entry, 1)
+	go func() {
+		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		e, err := r.Next(rctx) // polls the turns, giving 0 up once its lease ran out
+		if err != nil {
+			t.Error(err)
+		}
+		entry <- e
+	}()
+	var turns []uint32
+	p, err := d.Prepare(Document{ID: "x", Text: strings.Join(words(50), " ")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := d.InsertTurn(p, func(n uint32, res Result) error {
+		turns = append(turns, n)
+		if err := log.Append(ctx, n, []byte(res.Cluster)); err != nil {
+			return err
+		}
+		if len(turns) == 1 {
+			time.Sleep(3 * lease) // the reader gives n up meanwhile
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(turns, []uint32{0, 1}) {
+		t.Fatalf("atTurn called with %v, want [0 1] (0 lost)", turns)
+	}
+	e := <-entry
+	if e.N != 1 || e.Cluster != string(res.Cluster) || string(e.Payload) != string(res.Cluster) {
+		t.Errorf("entry %d, cluster %q, payload %q; want 1, %q, %q", e.N, e.Cluster, e.Payload, res.Cluster, res.Cluster)
+	}
 }
