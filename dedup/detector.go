@@ -527,7 +527,7 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 		p = d.prepare(p.doc)
 	}
 	if d.remote != nil {
-		return d.remote.insert(p.rec)
+		return d.remote.insert(p.rec, nil)
 	}
 	if _, dup := d.byID[p.rec.member.ID]; dup {
 		return Result{}, fmt.Errorf("%w: %q", ErrDuplicateID, p.rec.member.ID)

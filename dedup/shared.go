@@ -301,20 +301,61 @@ func (r *remote) decide(rec *record, st Stats) (decision, error) {
 	}
 }
 
+// ErrNotShared is returned by [Detector.InsertTurn] on a Detector not
+// made with [NewShared].
+var ErrNotShared = errors.New("dedup: InsertTurn needs a Detector on shared signatures (NewShared)")
+
+// InsertTurn is Insert on a Detector made with [NewShared] that calls
+// atTurn(n, res) at the document's turn, once its decision is final and
+// before it is committed: n is its number in the shared sequence and res
+// exactly the Result the commit makes (its cluster, master, Pairs). A
+// worker appends the document's entry to a log ordered by number there
+// (crawler/pagelog), before the commit makes n visible to the log's
+// readers.
+//
+// If atTurn returns an error, number n is given up (a reader of the log
+// skips it; the document was not inserted and may be inserted again) and
+// InsertTurn returns the error, wrapped. If the commit then finds n lost
+// (its lease ran out while atTurn ran: signatures.ErrLost), the document
+// is inserted again under a new number and atTurn called again with it;
+// n, given up, is skipped by the log's readers. Whenever the commit
+// fails after atTurn returned (ErrDuplicateID, an error of the Shared),
+// n is given up likewise and its entry skipped. A document founding a
+// cluster offers only the first id it may take (not every candidate, as
+// Insert does): the commit then makes that id or fails, which happens
+// only if another cluster has it, two document ids' 64-bit hashes
+// colliding. atTurn holds the turn of every worker: it should be short
+// (one append), and shorter than the lease.
+//
+// On a Detector made with New it returns [ErrNotShared].
+func (d *Detector) InsertTurn(p *Prepared, atTurn func(n uint32, res Result) error) (Result, error) {
+	if d.remote == nil {
+		return Result{}, ErrNotShared
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.remote.insert(p.rec, atTurn)
+}
+
 // insert inserts rec under the next number of the shared sequence,
-// again under a new one if the number is lost.
-func (r *remote) insert(rec *record) (Result, error) {
+// again under a new one if the number is lost, calling atTurn (if not
+// nil) at each number's turn before its commit.
+func (r *remote) insert(rec *record, atTurn func(uint32, Result) error) (Result, error) {
 	for {
 		n, settled, err := r.sh.Begin(r.ctx)
 		if err != nil {
 			return Result{}, fmt.Errorf("dedup: %w", err)
 		}
-		res, err := r.insertAs(n, settled, rec)
+		res, err := r.insertAs(n, settled, rec, atTurn)
+		var hook hookError
 		switch {
 		case errors.Is(err, signatures.ErrLost):
 			continue
 		case errors.Is(err, signatures.ErrDuplicate):
 			return Result{}, fmt.Errorf("%w: %q", ErrDuplicateID, rec.member.ID)
+		case errors.As(err, &hook):
+			_ = r.sh.Abandon(r.ctx, n)
+			return Result{}, fmt.Errorf("dedup: at the turn of document %d: %w", n, hook.err)
 		case err != nil:
 			// Give the number up now rather than after its lease (a
 			// number committed already is not given up).
@@ -325,10 +366,16 @@ func (r *remote) insert(rec *record) (Result, error) {
 	}
 }
 
+// hookError is an error of InsertTurn's atTurn, told apart from the
+// Shared's.
+type hookError struct{ err error }
+
+func (e hookError) Error() string { return e.err.Error() }
+
 // insertAs decides where document n (rec) goes on what it reads, reads
 // again at its turn unless settled (and decides again if that changed),
-// and commits it.
-func (r *remote) insertAs(n uint32, settled bool, rec *record) (Result, error) {
+// calls atTurn (if not nil) with the Result, and commits it.
+func (r *remote) insertAs(n uint32, settled bool, rec *record, atTurn func(uint32, Result) error) (Result, error) {
 	d := r.d
 	st := d.stats
 	r.start(n, rec)
@@ -354,11 +401,23 @@ func (r *remote) insertAs(n uint32, settled bool, rec *record) (Result, error) {
 			}
 		}
 	}
+	// The decision is final: the Result is what the commit makes.
 	c := &signatures.Commit{Doc: n, ID: rec.member.ID, Join: signatures.NoCluster, Master: dec.newMaster, Edited: dec.edited}
+	res := Result{ID: rec.member.ID, Simhash: uint64(rec.change), Unsignable: rec.unsignable, Master: rec.member.ID,
+		Duplicate: dec.best >= 0, Edited: dec.edited, NewMaster: dec.newMaster}
 	if dec.best >= 0 {
-		c.Join, c.Expect = uint32(dec.best), r.refs[uint32(dec.best)].Master
+		ref := r.refs[uint32(dec.best)]
+		c.Join, c.Expect = uint32(dec.best), ref.Master
+		res.Cluster = idOf(ref.Hash)
+		if !dec.newMaster {
+			res.Master = d.doc(ref.Master).member.ID
+		}
 	} else {
 		c.Hashes = foundHashes(rec.member.ID)
+		if atTurn != nil {
+			c.Hashes = c.Hashes[:1] // the id atTurn is told, or none
+		}
+		res.Cluster = idOf(c.Hashes[0])
 	}
 	if !rec.unsignable {
 		if d.uses(SimHash) {
@@ -368,12 +427,17 @@ func (r *remote) insertAs(n uint32, settled bool, rec *record) (Result, error) {
 		}
 		c.Keys = d.appendKeys(c.Keys, rec)
 	}
-	g, h, err := r.sh.Commit(r.ctx, c)
+	res.Pairs = d.pairsOf(n, dec.found)
+	if atTurn != nil {
+		if err := atTurn(n, res); err != nil {
+			return Result{}, hookError{err}
+		}
+	}
+	_, h, err := r.sh.Commit(r.ctx, c)
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{ID: rec.member.ID, Simhash: uint64(rec.change), Unsignable: rec.unsignable, Cluster: idOf(h), Master: rec.member.ID,
-		Duplicate: dec.best >= 0, Edited: dec.edited, NewMaster: dec.newMaster}
+	res.Cluster = idOf(h) // as offered, but for a founder without atTurn, which may take another candidate
 	d.stats.Documents++
 	switch {
 	case rec.unsignable:
@@ -381,14 +445,11 @@ func (r *remote) insertAs(n uint32, settled bool, rec *record) (Result, error) {
 	case dec.best < 0:
 	case dec.newMaster:
 		d.stats.NewMasters++
-	default:
-		res.Master = d.doc(r.refs[g].Master).member.ID
 	}
 	if dec.best < 0 {
 		d.stats.Clusters++
 	}
 	d.stats.Duplicates = d.stats.Documents - d.stats.Clusters
-	res.Pairs = d.pairsOf(n, dec.found)
 	d.stats.Pairs += len(res.Pairs)
 	return res, nil
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/doppel-search/doppel/crawler/pagelog"
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/dedup/eval"
 	"github.com/doppel-search/doppel/dedup/signatures"
@@ -220,6 +221,8 @@ func TestShared(t *testing.T) {
 		{"Workers", testSharedWorkers},
 		{"KilledWorker", testSharedKilledWorker},
 		{"Errors", testSharedErrors},
+		{"Turns", testSharedTurns},
+		{"TurnLost", testSharedTurnLost},
 		{"HeldOutCorpus", testSharedCorpus},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, rdb) })
@@ -607,4 +610,225 @@ func testSharedCorpus(t *testing.T, rdb *redis.ClusterClient) {
 	as := openShared(t, rdb, prefix, c, table, 0).Assignments()
 	want, wantAs, _ := embedded(t, c, table, inOrder(t, docs, as))
 	sameRuns(t, got, as, want, wantAs)
+}
+
+// testSharedTurns: three workers insert the corpus with InsertTurn, each
+// appending to a page log at its document's turn (its id, cluster and
+// master as the Result passed says); some appends are followed by an
+// error, whose number is given up, and the document inserted again. A
+// reader reading the log meanwhile gets exactly the committed documents,
+// in number order, each in the cluster the shared assignment gives it,
+// with the payload its successful turn appended; and the results are
+// those of one embedded Detector.
+func testSharedTurns(t *testing.T, rdb *redis.ClusterClient) {
+	ctx := context.Background()
+	docs := sharedCorpus(2)
+	const workers = 3
+	for _, name := range []string{"hybrid", "hybrid/fanout=2/edits/shortest-url", "simhash"} {
+		t.Run(name, func(t *testing.T) {
+			c := sharedConfigNamed(name)
+			prefix, table := sharedPrefix(), c.table(t, docs)
+			o := c.opts
+			o.EnsureDefaults()
+			sig, err := redissig.Open(ctx, rdb, o.fanoutLimits(), redissig.Options{Prefix: prefix, HammingK: o.HammingK, Shards: 32})
+			if err != nil {
+				t.Fatal(err)
+			}
+			log, err := pagelog.Open(ctx, rdb, pagelog.Options{Prefix: prefix + "-log"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			payloadOf := func(r Result) string { return r.ID + " " + string(r.Cluster) + " " + r.Master }
+
+			// The reader, from the start, while the workers insert.
+			entries := make(chan []pagelog.Entry, 1)
+			go func() {
+				rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+				defer cancel()
+				r := log.Reader(pagelog.FatesOf(sig), 0, pagelog.ReaderOptions{Batch: 16, Poll: 10 * time.Millisecond})
+				var out []pagelog.Entry
+				for len(out) < len(docs) {
+					e, err := r.Next(rctx)
+					if err != nil {
+						t.Errorf("Next after %d entries: %v", len(out), err)
+						break
+					}
+					out = append(out, e)
+				}
+				entries <- out
+			}()
+
+			errHook := errors.New("the append failed")
+			var mu sync.Mutex
+			got := map[string]Result{}
+			numberOf := map[string]uint32{} // the number of each document's successful turn
+			failed := map[uint32]bool{}     // the numbers of the turns that failed
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Go(func() {
+					d := openShared(t, rdb, prefix, c, table, 10*time.Second)
+					for i, doc := range docs {
+						if i%workers != w {
+							continue
+						}
+						p, err := d.Prepare(doc)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						var last uint32
+						var atTurn Result
+						turns := 0
+						hook := func(n uint32, res Result) error {
+							turns++
+							if err := log.Append(ctx, n, []byte(payloadOf(res))); err != nil {
+								return err
+							}
+							last, atTurn = n, res
+							if i%7 == 0 && turns == 1 { // appended, then fails
+								mu.Lock()
+								failed[n] = true
+								mu.Unlock()
+								return errHook
+							}
+							return nil
+						}
+						r, err := d.InsertTurn(p, hook)
+						if i%7 == 0 {
+							if !errors.Is(err, errHook) {
+								t.Errorf("%s: the first insert, whose turn failed: %v, want its error", doc.ID, err)
+								return
+							}
+							// Given up at once (not after its lease): the
+							// turn has passed it, uncommitted.
+							if turn, committed, _, err := sig.Outcomes(ctx, last, 1); err != nil || turn <= last || committed[0] {
+								t.Errorf("%s: number %d after its failed turn: turn %d, committed %v, %v", doc.ID, last, turn, committed, err)
+							}
+							r, err = d.InsertTurn(p, hook) // again: it was not inserted
+						}
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						if !reflect.DeepEqual(r, atTurn) {
+							t.Errorf("%s: InsertTurn = %+v, at its turn %+v", doc.ID, r, atTurn)
+						}
+						mu.Lock()
+						got[r.ID], numberOf[r.ID] = r, last
+						mu.Unlock()
+					}
+				})
+			}
+			wg.Wait()
+			if t.Failed() {
+				return
+			}
+			out := <-entries
+			d := openShared(t, rdb, prefix, c, table, 0)
+			as := d.Assignments()
+			if len(out) != len(as) || len(as) != len(docs) {
+				t.Fatalf("%d entries, %d assignments, %d documents", len(out), len(as), len(docs))
+			}
+			for i, e := range out {
+				a := as[i]
+				if i > 0 && e.N <= out[i-1].N {
+					t.Fatalf("entry %d: number %d after %d", i, e.N, out[i-1].N)
+				}
+				if failed[e.N] {
+					t.Errorf("entry %d: number %d, whose turn failed, delivered", i, e.N)
+				}
+				if e.N != numberOf[a.ID] {
+					t.Errorf("entry %d: number %d, %s (assignment %d) committed as %d", i, e.N, a.ID, i, numberOf[a.ID])
+				}
+				if e.Cluster != string(a.Cluster) {
+					t.Errorf("entry %d (%s): cluster %q, assigned %q", i, a.ID, e.Cluster, a.Cluster)
+				}
+				if p := string(e.Payload); p != payloadOf(got[a.ID]) {
+					t.Errorf("entry %d: payload %q, want %q", i, p, payloadOf(got[a.ID]))
+				}
+			}
+			if len(failed) < len(docs)/7 {
+				t.Errorf("%d turns failed, want %d", len(failed), len(docs)/7+1)
+			}
+			r := log.Reader(pagelog.FatesOf(sig), out[len(out)-1].N+1, pagelog.ReaderOptions{Poll: 10 * time.Millisecond})
+			short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			defer cancel()
+			if e, err := r.Next(short); !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("an entry after the last document: %d %q, %v", e.N, e.Payload, err)
+			}
+			want, wantAs, _ := embedded(t, c, table, inOrder(t, docs, as))
+			sameRuns(t, got, as, want, wantAs)
+		})
+	}
+	if _, err := mustNew(t).InsertTurn(&Prepared{}, nil); !errors.Is(err, ErrNotShared) {
+		t.Errorf("InsertTurn on a Detector made with New: %v, want ErrNotShared", err)
+	}
+}
+
+// mustNew returns a Detector made with New and the default options.
+func mustNew(t *testing.T) *Detector {
+	t.Helper()
+	d, err := New(nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// testSharedTurnLost: an atTurn that outlasts the lease loses its number
+// (a reader gives it up); the document is inserted under the next
+// number, atTurn called again with it, and the reader delivers that one
+// only, with the document's cluster.
+func testSharedTurnLost(t *testing.T, rdb *redis.ClusterClient) {
+	ctx := context.Background()
+	const lease = 300 * time.Millisecond
+	c := sharedConfigNamed("hybrid")
+	prefix := sharedPrefix()
+	o := c.opts
+	o.EnsureDefaults()
+	sig, err := redissig.Open(ctx, rdb, o.fanoutLimits(), redissig.Options{Prefix: prefix, Shards: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := pagelog.Open(ctx, rdb, pagelog.Options{Prefix: prefix + "-log"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := openShared(t, rdb, prefix, c, nil, lease)
+	r := log.Reader(pagelog.FatesOf(sig), 0, pagelog.ReaderOptions{Poll: 10 * time.Millisecond})
+	entry := make(chan pagelog.Entry, 1)
+	go func() {
+		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		e, err := r.Next(rctx) // polls the turns, giving 0 up once its lease ran out
+		if err != nil {
+			t.Error(err)
+		}
+		entry <- e
+	}()
+	var turns []uint32
+	p, err := d.Prepare(Document{ID: "x", Text: strings.Join(words(50), " ")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := d.InsertTurn(p, func(n uint32, res Result) error {
+		turns = append(turns, n)
+		if err := log.Append(ctx, n, []byte(res.Cluster)); err != nil {
+			return err
+		}
+		if len(turns) == 1 {
+			time.Sleep(3 * lease) // the reader gives n up meanwhile
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(turns, []uint32{0, 1}) {
+		t.Fatalf("atTurn called with %v, want [0 1] (0 lost)", turns)
+	}
+	e := <-entry
+	if e.N != 1 || e.Cluster != string(res.Cluster) || string(e.Payload) != string(res.Cluster) {
+		t.Errorf("entry %d, cluster %q, payload %q; want 1, %q, %q", e.N, e.Cluster, e.Payload, res.Cluster, res.Cluster)
+	}
 }

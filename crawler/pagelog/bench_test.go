@@ -34,7 +34,7 @@ func BenchmarkLog(b *testing.B) {
 	start = time.Now()
 	r := l.Reader(fates, 0, ReaderOptions{})
 	for range b.N {
-		if _, _, err := r.Next(context.Background()); err != nil {
+		if _, err := r.Next(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -28,7 +28,8 @@ func Example() {
 		panic(err)
 	}
 
-	// The worker: a number, its turn, the append, then the commit.
+	// The worker: a number, its turn, the append, then the commit (what a
+	// dedup.NewShared Detector's InsertTurn does, appending in its atTurn).
 	n, settled, err := sig.Begin(ctx)
 	if err != nil {
 		panic(err)
@@ -50,11 +51,12 @@ func Example() {
 	var position uint32
 	r := log.Reader(pagelog.FatesOf(sig), position, pagelog.ReaderOptions{})
 	for {
-		n, payload, err := r.Next(ctx)
+		e, err := r.Next(ctx)
 		if err != nil {
 			panic(err)
 		}
-		fmt.Printf("apply %d: %s\n", n, payload)
+		// The shard indexer/shard's Route(e.Cluster, shards) names applies it.
+		fmt.Printf("apply %d (cluster %s): %s\n", e.N, e.Cluster, e.Payload)
 		position = r.Position() // persisted with what was applied
 		if err := log.Trim(ctx, position); err != nil {
 			panic(err)

@@ -8,9 +8,12 @@
 //
 // A worker decides a document's cluster with the shared detector (at its
 // turn, dedup.NewShared over redissig), then [Log.Append]s the document's
-// payload under its number n, then commits n. A reader (a shard writer)
-// reads the log in number order ([Reader.Next]), asking a [Fates] what
-// became of each number: entry n is delivered once n is committed, a
+// payload under its number n, then commits n: dedup's
+// Detector.InsertTurn calls its atTurn there, with n and the Result the
+// commit makes. A reader (a shard writer) reads the log in number order
+// ([Reader.Next]), asking a [Fates] what became of each number, and gets
+// each committed number's cluster with its payload ([Entry]; indexer/shard's
+// Route takes it): entry n is delivered once n is committed, a
 // number given up (never committed) is skipped whether or not an entry
 // was appended for it, and the reader waits on a number still pending.
 // So the records and the index follow the detector's serial order

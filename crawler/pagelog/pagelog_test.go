@@ -45,15 +45,22 @@ func (f *fakeFates) set(n uint32, x Fate) {
 	f.fate[n] = x
 }
 
-func (f *fakeFates) Fates(_ context.Context, from uint32, count int) ([]Fate, error) {
+func (f *fakeFates) Fates(_ context.Context, from uint32, count int) ([]Outcome, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := make([]Fate, count)
+	out := make([]Outcome, count)
 	for i := range out {
-		out[i] = f.fate[from+uint32(i)]
+		n := from + uint32(i)
+		if out[i].Fate = f.fate[n]; out[i].Fate == Committed {
+			out[i].Cluster = clusterOf(n)
+		}
 	}
 	return out, nil
 }
+
+// clusterOf is the cluster the fake fates give a committed number n, and
+// the one testSignatures commits it in (id bits n+1).
+func clusterOf(n uint32) string { return fmt.Sprintf("c%016x", n+1) }
 
 // payload is the test's payload of number n.
 func payload(n uint32) []byte { return fmt.Appendf(nil, "page %d", n) }
@@ -72,11 +79,14 @@ func readN(t *testing.T, r *Reader, want int) []got {
 	defer cancel()
 	var out []got
 	for len(out) < want {
-		n, p, err := r.Next(ctx)
+		e, err := r.Next(ctx)
 		if err != nil {
 			t.Fatalf("Next after %d entries: %v", len(out), err)
 		}
-		out = append(out, got{n, string(p)})
+		if e.Cluster != clusterOf(e.N) {
+			t.Fatalf("entry %d in cluster %q, want %q", e.N, e.Cluster, clusterOf(e.N))
+		}
+		out = append(out, got{e.N, string(e.Payload)})
 	}
 	return out
 }
@@ -86,8 +96,8 @@ func expectNone(t *testing.T, r *Reader, d time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	if n, p, err := r.Next(ctx); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Next = %d %q %v; want nothing before the deadline", n, p, err)
+	if e, err := r.Next(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Next = %d %q %v; want nothing before the deadline", e.N, e.Payload, err)
 	}
 }
 
@@ -183,7 +193,7 @@ func testFates(t *testing.T, rdb *redis.ClusterClient) {
 				expectNone(t, r, 150*time.Millisecond)
 				return
 			}
-			if _, _, err := r.Next(context.Background()); !errors.Is(err, ErrMissing) {
+			if _, err := r.Next(context.Background()); !errors.Is(err, ErrMissing) {
 				t.Fatalf("Next = %v, want ErrMissing", err)
 			}
 			if p := r.Position(); p != 1 {
@@ -262,11 +272,11 @@ func testPendingThenCommitted(t *testing.T, rdb *redis.ClusterClient) {
 	r := l.Reader(fates, 0, ReaderOptions{Poll: 20 * time.Millisecond})
 	done := make(chan got, 1)
 	go func() {
-		n, p, err := r.Next(context.Background())
+		e, err := r.Next(context.Background())
 		if err != nil {
 			t.Error(err)
 		}
-		done <- got{n, string(p)}
+		done <- got{e.N, string(e.Payload)}
 	}()
 	select {
 	case g := <-done:
@@ -284,7 +294,7 @@ func testPendingThenCommitted(t *testing.T, rdb *redis.ClusterClient) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
-	if _, _, err := r.Next(ctx); !errors.Is(err, context.Canceled) {
+	if _, err := r.Next(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Next on a pending number, its context canceled = %v", err)
 	}
 }
@@ -389,7 +399,7 @@ func testTrim(t *testing.T, rdb *redis.ClusterClient) {
 			t.Errorf("entry %d after a trim below 70 (and a late append of 5): %q", n, p)
 		}
 	}
-	if _, _, err := l.Reader(fates, 0, ReaderOptions{}).Next(ctx); !errors.Is(err, ErrMissing) {
+	if _, err := l.Reader(fates, 0, ReaderOptions{}).Next(ctx); !errors.Is(err, ErrMissing) {
 		t.Errorf("a reader from 0 after a trim below 70: %v, want ErrMissing", err)
 	}
 	out := readN(t, l.Reader(fates, 70, ReaderOptions{}), 30)
@@ -487,12 +497,12 @@ func TestKilledMaster(t *testing.T) {
 		defer cancel()
 		var out []got
 		for len(out) < len(want) {
-			n, p, err := r.Next(ctx)
+			e, err := r.Next(ctx)
 			if err != nil {
 				t.Errorf("Next after %d entries: %v", len(out), err)
 				break
 			}
-			out = append(out, got{n, string(p)})
+			out = append(out, got{e.N, string(e.Payload)})
 		}
 		done <- out
 	}()

@@ -35,12 +35,21 @@ func (f Fate) String() string {
 	return fmt.Sprintf("Fate(%d)", uint8(f))
 }
 
+// An Outcome is what became of a document number: its fate and, if it
+// is committed, its cluster.
+type Outcome struct {
+	Fate Fate
+	// Cluster is the id of the committed number's cluster ("" for the
+	// others, or if the Fates do not know it).
+	Cluster string
+}
+
 // Fates says what became of document numbers: the shared detector's
 // turns ([FatesOf] for redissig), or a fake in tests. A fate other than
-// Pending must be final.
+// Pending must be final, and so must a committed number's cluster.
 type Fates interface {
-	// Fates returns the fates of the numbers from, …, from+count-1.
-	Fates(ctx context.Context, from uint32, count int) ([]Fate, error)
+	// Fates returns the outcomes of the numbers from, …, from+count-1.
+	Fates(ctx context.Context, from uint32, count int) ([]Outcome, error)
 }
 
 // ErrMissing is returned by [Reader.Next] for a committed number without
@@ -60,10 +69,11 @@ type ReaderOptions struct {
 	Poll time.Duration
 }
 
-// An entry is a committed number's payload.
-type entry struct {
-	N       uint32
-	Payload []byte
+// An Entry is what [Reader.Next] returns of a committed number.
+type Entry struct {
+	N       uint32 // the document number
+	Cluster string // its cluster's id, as the Fates say (see FatesOf)
+	Payload []byte // what its worker appended
 }
 
 // A Reader reads a log's entries in number order: those of the committed
@@ -76,7 +86,7 @@ type Reader struct {
 
 	pos  uint32  // the number after the last entry returned
 	scan uint32  // the next number whose fate is not known final
-	buf  []entry // entries read, not yet returned
+	buf  []Entry // entries read, not yet returned
 }
 
 // Reader returns a reader of l from number from (a position the caller
@@ -103,17 +113,18 @@ func (r *Reader) Position() uint32 {
 	return r.pos
 }
 
-// Next returns the next committed number and its entry, in strictly
-// increasing number order, skipping the numbers given up and waiting
-// (polling, from a few milliseconds up to ReaderOptions.Poll) while the
-// next number is pending. It returns ctx's error if ctx ends first,
-// [ErrMissing] for a committed number without an entry (the reader stays
-// before it), or an error of the fates or of Redis.
-func (r *Reader) Next(ctx context.Context) (n uint32, payload []byte, err error) {
+// Next returns the next committed number's entry (its number, its
+// cluster and its payload), in strictly increasing number order, skipping
+// the numbers given up and waiting (polling, from a few milliseconds up
+// to ReaderOptions.Poll) while the next number is pending. It returns
+// ctx's error if ctx ends first, [ErrMissing] for a committed number
+// without an entry (the reader stays before it), or an error of the fates
+// or of Redis.
+func (r *Reader) Next(ctx context.Context) (Entry, error) {
 	for wait := 2 * time.Millisecond; len(r.buf) == 0; wait = min(2*wait, r.opts.Poll) {
 		progressed, err := r.fill(ctx)
 		if err != nil {
-			return 0, nil, err
+			return Entry{}, err
 		}
 		if progressed {
 			wait = time.Millisecond
@@ -122,13 +133,13 @@ func (r *Reader) Next(ctx context.Context) (n uint32, payload []byte, err error)
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
-			return 0, nil, ctx.Err()
+			return Entry{}, ctx.Err()
 		}
 	}
 	e := r.buf[0]
 	r.buf = r.buf[1:]
 	r.pos = e.N + 1
-	return e.N, e.Payload, nil
+	return e, nil
 }
 
 // fill asks the fates of the numbers from r.scan and reads the entries of
@@ -140,13 +151,15 @@ func (r *Reader) fill(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("pagelog: fates from %d: %w", r.scan, err)
 	}
 	var committed []uint32
+	var clusters []string
 	settled := 0
 	for i, f := range fates {
-		if f == Pending {
+		if f.Fate == Pending {
 			break
 		}
-		if f == Committed {
+		if f.Fate == Committed {
 			committed = append(committed, r.scan+uint32(i))
+			clusters = append(clusters, f.Cluster)
 		}
 		settled++
 	}
@@ -165,7 +178,7 @@ func (r *Reader) fill(ctx context.Context) (bool, error) {
 				}
 				return true, nil // the entries before it first
 			}
-			r.buf = append(r.buf, entry{N: n, Payload: payloads[i]})
+			r.buf = append(r.buf, Entry{N: n, Cluster: clusters[i], Payload: payloads[i]})
 		}
 	}
 	r.scan += uint32(settled)

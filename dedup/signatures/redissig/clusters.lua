@@ -189,7 +189,8 @@ end
 -- outcomes: ARGV[2] from, ARGV[3] count (>= 1). Gives up the numbers at
 -- the turn, up to from+count-1, whose lease ran out (as a waiting worker's
 -- poll does, so the turn moves on when no worker waits behind a dead one),
--- and returns {the turn, the 4 bytes of P:of of each of the numbers}.
+-- and returns {the turn, the 4 bytes of P:of of each of the numbers, the
+-- 8 id bits of the cluster of each committed one, in order}.
 if op == 'outcomes' then
   local from, count = tonumber(ARGV[2]), tonumber(ARGV[3])
   local n = tonumber(redis.call('GET', NEXT) or '0')
@@ -203,7 +204,13 @@ if op == 'outcomes' then
     t = t + 1
   end
   if t ~= t0 then t = advance(t) end
-  return {t, redis.call('GETRANGE', OF, from * 4, (from + count) * 4 - 1)}
+  local of = redis.call('GETRANGE', OF, from * 4, (from + count) * 4 - 1)
+  local hs = {}
+  for i = 1, #of - 3, 4 do
+    local g = u32(of, i)
+    if g > 0 then hs[#hs + 1] = redis.call('GETRANGE', HASH, (g - 1) * 8, (g - 1) * 8 + 7) end
+  end
+  return {t, of, table.concat(hs)}
 end
 
 -- refs: ARGV[2] '1' for the members, ARGV[3...] cluster numbers. Returns

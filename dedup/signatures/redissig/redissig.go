@@ -43,8 +43,8 @@
 // comes first; a list applies a document's entry once (its commit guard:
 // the last document applied through it). A commit compares and sets the
 // master of the cluster it joins. [Signatures.Outcomes] tells a reader
-// of the workers' output (package pagelog) which numbers are committed
-// and where the turn is.
+// of the workers' output (package pagelog) which numbers are committed,
+// in what cluster, and where the turn is.
 //
 // # Errors
 //

@@ -136,31 +136,40 @@ func (s *Signatures) Abandon(ctx context.Context, doc uint32) error {
 
 // Outcomes reports what became of the document numbers from, …,
 // from+count-1: turn is the first number neither committed nor given up
-// (every number below it is one or the other, for good), and
-// committed[i] whether from+i is committed. A number at or above turn
-// that is not committed is still pending: its worker may commit it yet.
-// Like a waiting worker's poll, Outcomes first gives up the numbers at the
-// turn (up to from+count-1) whose lease ran out, so that the turn moves
-// on when every worker behind a dead one has died too. One script call.
-func (s *Signatures) Outcomes(ctx context.Context, from uint32, count int) (turn uint32, committed []bool, err error) {
+// (every number below it is one or the other, for good), committed[i]
+// whether from+i is committed, and hashes[i] the id bits of its cluster
+// if it is (0 if not: the cluster id dedup gives them is "c" and their 16
+// hex digits). A number at or above turn that is not committed is still
+// pending: its worker may commit it yet. Like a waiting worker's poll,
+// Outcomes first gives up the numbers at the turn (up to from+count-1)
+// whose lease ran out, so that the turn moves on when every worker behind
+// a dead one has died too. One script call.
+func (s *Signatures) Outcomes(ctx context.Context, from uint32, count int) (turn uint32, committed []bool, hashes []uint64, err error) {
 	if count <= 0 {
-		return 0, nil, fmt.Errorf("redissig: outcomes of %d numbers", count)
+		return 0, nil, nil, fmt.Errorf("redissig: outcomes of %d numbers", count)
 	}
 	v, err := s.cluster(ctx, "outcomes", from, count)
 	if err != nil {
-		return 0, nil, fmt.Errorf("redissig: outcomes: %w", err)
+		return 0, nil, nil, fmt.Errorf("redissig: outcomes: %w", err)
 	}
 	ans, ok := v.([]any)
-	if !ok || len(ans) != 2 {
-		return 0, nil, fmt.Errorf("redissig: outcomes answered %v", v)
+	if !ok || len(ans) != 3 {
+		return 0, nil, nil, fmt.Errorf("redissig: outcomes answered %v", v)
 	}
 	t, _ := ans[0].(int64)
 	of, _ := ans[1].(string)
-	committed = make([]bool, count)
+	hs, _ := ans[2].(string)
+	committed, hashes = make([]bool, count), make([]uint64, count)
 	for i := range committed {
-		committed[i] = 4*i+4 <= len(of) && binary.LittleEndian.Uint32([]byte(of[4*i:])) != 0
+		if committed[i] = 4*i+4 <= len(of) && binary.LittleEndian.Uint32([]byte(of[4*i:])) != 0; !committed[i] {
+			continue
+		}
+		if len(hs) < 8 {
+			return 0, nil, nil, fmt.Errorf("redissig: outcomes answered too few id bits (%d committed numbers)", count)
+		}
+		hashes[i], hs = binary.LittleEndian.Uint64([]byte(hs)), hs[8:]
 	}
-	return uint32(t), committed, nil
+	return uint32(t), committed, hashes, nil
 }
 
 // Read runs r in one pipelined round trip, in which it first applies the

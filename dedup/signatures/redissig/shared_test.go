@@ -230,33 +230,45 @@ func testTablesAndRefs(t *testing.T, rdb *redis.ClusterClient) {
 	}
 }
 
-// testOutcomes: Outcomes says which numbers are committed and where the
-// turn is, and gives up a number at the turn whose lease ran out (no
-// worker waiting behind it), but not one still leased.
+// testOutcomes: Outcomes says which numbers are committed, the id bits
+// of their clusters (founded or joined) and where the turn is, and gives
+// up a number at the turn whose lease ran out (no worker waiting behind
+// it), but not one still leased.
 func testOutcomes(t *testing.T, rdb *redis.ClusterClient) {
 	const lease = 300 * time.Millisecond
 	s := open(t, rdb, signatures.Limits{}, redissig.Options{Lease: lease})
-	outcomes := func(wantTurn uint32, want []bool) {
+	// hashes: the id bits of each number's cluster, 0 for none; the
+	// helper commit founds cluster doc+1.
+	outcomes := func(wantTurn uint32, hashes []uint64) {
 		t.Helper()
-		turn, got, err := s.Outcomes(ctx, 0, len(want))
-		if err != nil || turn != wantTurn || !slices.Equal(got, want) {
-			t.Fatalf("Outcomes = turn %d, %v, %v; want turn %d, %v", turn, got, err, wantTurn, want)
+		want := make([]bool, len(hashes))
+		for i, h := range hashes {
+			want[i] = h != 0
+		}
+		turn, got, gotHashes, err := s.Outcomes(ctx, 0, len(want))
+		if err != nil || turn != wantTurn || !slices.Equal(got, want) || !slices.Equal(gotHashes, hashes) {
+			t.Fatalf("Outcomes = turn %d, %v, %v, %v; want turn %d, %v, %v", turn, got, gotHashes, err, wantTurn, want, hashes)
 		}
 	}
-	outcomes(0, []bool{false, false, false, false})
+	outcomes(0, []uint64{0, 0, 0, 0})
 	begin(t, s, 0, true)
 	commit(t, s, 0, "a", signatures.NoCluster)
 	begin(t, s, 1, true)
-	outcomes(1, []bool{true, false, false, false})
+	outcomes(1, []uint64{1, 0, 0, 0})
 	time.Sleep(lease + 100*time.Millisecond) // 1's lease runs out
 	begin(t, s, 2, false)
-	outcomes(2, []bool{true, false, false, false}) // 1 given up, 2 leased
+	outcomes(2, []uint64{1, 0, 0, 0}) // 1 given up, 2 leased
 	if _, _, err := s.Commit(ctx, &signatures.Commit{Doc: 1, ID: "b", Join: signatures.NoCluster, Hashes: []uint64{2}}); !errors.Is(err, signatures.ErrLost) {
 		t.Fatalf("the commit of a number Outcomes gave up = %v, want ErrLost", err)
 	}
 	commit(t, s, 2, "c", signatures.NoCluster)
-	outcomes(3, []bool{true, false, true, false})
-	if _, _, err := s.Outcomes(ctx, 0, 0); err == nil {
+	outcomes(3, []uint64{1, 0, 3, 0})
+	begin(t, s, 3, true)
+	if _, _, err := s.Commit(ctx, &signatures.Commit{Doc: 3, ID: "d", Join: 0, Expect: 0, Keys: []signatures.Key{bandKey}}); err != nil {
+		t.Fatal(err)
+	}
+	outcomes(4, []uint64{1, 0, 3, 1}) // 3 joined 0's cluster
+	if _, _, _, err := s.Outcomes(ctx, 0, 0); err == nil {
 		t.Error("Outcomes of no number: no error")
 	}
 }
