@@ -52,6 +52,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/doppel-search/doppel/crawler/fleet"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/internal/lang"
 	"github.com/doppel-search/doppel/ranking"
@@ -84,6 +85,12 @@ type Status struct {
 	// Crawl is the crawl running in this process (its hosts and its
 	// course); nil over a crawl that is not running.
 	Crawl *Crawl `json:"crawl,omitempty"`
+
+	// Workers are the workers crawling together on a Redis Cluster
+	// (package fleet: up, left or lost, with their counters) and Fleet
+	// what they did as a whole; empty without one.
+	Workers []fleet.Worker `json:"workers,omitempty"`
+	Fleet   *fleet.Report  `json:"fleet,omitempty"`
 }
 
 // Options configures a Server. The zero value means the defaults.

@@ -97,7 +97,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // search on f.serveAddr: the index being built, from this process. After
 // a crawl with --once it goes on serving until ctx is done.
 func crawlAndServe(ctx context.Context, c *crawler.Crawler, f *crawlFlags, id identity, stdout, stderr io.Writer) error {
-	srv, err := listen(c.View(), c.Store(), c, f.serveAddr, id, stdout, stderr)
+	srv, err := listen(c.View(), c.Store(), c, nil, f.serveAddr, id, stdout, stderr)
 	if err != nil {
 		return err
 	}

@@ -197,9 +197,9 @@ func demoSimilar(ctx context.Context, search *ranking.Searcher, h ranking.Hit, q
 func serveDemo(ctx context.Context, v *crawler.View, addr string, stdout, stderr io.Writer) error {
 	id := identity{web: web.Options{DemoUsers: []web.DemoUser{{Name: "guest"}, {Name: "hr-staff", Groups: []string{"hr"}},
 		{Name: "admin", Groups: demoAdminGroups}}, AdminGroups: []string{"admin"}}}
-	err := serve(ctx, v, v.Store(), addr, id, stdout, stderr)
+	err := serve(ctx, v, v.Store(), nil, addr, id, stdout, stderr)
 	if err != nil && addr == "127.0.0.1:8080" && isAddrInUse(err) {
-		err = serve(ctx, v, v.Store(), "127.0.0.1:0", id, stdout, stderr)
+		err = serve(ctx, v, v.Store(), nil, "127.0.0.1:0", id, stdout, stderr)
 	}
 	return err
 }

@@ -14,10 +14,12 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler"
+	"github.com/doppel-search/doppel/crawler/fleet"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/indexer/shard"
 	"github.com/doppel-search/doppel/ranking"
 	"github.com/doppel-search/doppel/web"
+	"github.com/redis/go-redis/v9"
 )
 
 // runServe serves the search UI and API over a crawl's data directory,
@@ -27,9 +29,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	data := fs.String("data", "", "the crawl's data `directory` (required unless --shards)")
 	shards := fs.String("shards", "", "search the index in shards other processes serve (doppel shard), at these comma-separated base `URLs`, shard 0 first, instead of the data directory's index")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
+	redisAddrs := fs.String("redis", "", "the Redis Cluster of a crawl shared by workers, comma-separated `addresses`: the status page lists its workers")
+	crawlName := fs.String("crawl", "", "the shared crawl's `name` on --redis, its key prefix (default \"doppel\")")
 	identity := identityFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: doppel serve --data DIR [--shards URLS] [--addr 127.0.0.1:8080] [--groups-header H [--trusted-proxies CIDRS] | --demo-users SPEC]\n"+
+		fmt.Fprintln(stderr, "usage: doppel serve --data DIR [--shards URLS] [--redis ADDRS [--crawl NAME]] [--addr 127.0.0.1:8080] [--groups-header H [--trusted-proxies CIDRS] | --demo-users SPEC]\n"+
 			"                   [--admin-groups G | --admin-addr 127.0.0.1:8081]\n"+
 			"       doppel serve --shards URLS [flags]\n\n"+
 			"Serves the search UI and JSON API over a crawl, read-only: it opens the crawl's records and index\n"+
@@ -80,7 +84,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer v.Close()
 		store = v.Store()
 	}
-	return serve(ctx, v, store, *addr, opts, stdout, stderr)
+	var roll *fleet.Roll
+	if *redisAddrs != "" {
+		rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: splitList(*redisAddrs)})
+		defer rdb.Close()
+		if roll, err = fleet.New(rdb, fleet.Options{Prefix: *crawlName}); err != nil {
+			return err
+		}
+	}
+	return serve(ctx, v, store, roll, *addr, opts, stdout, stderr)
 }
 
 // identity is who visitors are and who administers, from the flags.
@@ -195,8 +207,8 @@ func parseDemoUsers(spec string) ([]web.DemoUser, error) {
 
 // serve runs the web server over store — with the crawl's records, if
 // v is not nil — until ctx is done.
-func serve(ctx context.Context, v *crawler.View, store indexer.Searcher, addr string, id identity, stdout, stderr io.Writer) error {
-	ln, err := listen(v, store, nil, addr, id, stdout, stderr)
+func serve(ctx context.Context, v *crawler.View, store indexer.Searcher, roll *fleet.Roll, addr string, id identity, stdout, stderr io.Writer) error {
+	ln, err := listen(v, store, nil, roll, addr, id, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -215,8 +227,9 @@ type server struct {
 // with the crawl's records v (nil: none — no page texts, no status
 // numbers). With live, the crawl running in this process, the status
 // page and /api/stats show its hosts and its course and /metrics its
-// counters (see withLiveCrawl).
-func listen(v *crawler.View, store indexer.Searcher, live *crawler.Crawler, addr string, id identity, stdout, stderr io.Writer) (*server, error) {
+// counters (see withLiveCrawl). With roll, the workers of a crawl shared
+// on a Redis Cluster are listed there too.
+func listen(v *crawler.View, store indexer.Searcher, live *crawler.Crawler, roll *fleet.Roll, addr string, id identity, stdout, stderr io.Writer) (*server, error) {
 	opts := id.web
 	if v != nil {
 		opts.Text = v.Text
@@ -224,6 +237,9 @@ func listen(v *crawler.View, store indexer.Searcher, live *crawler.Crawler, addr
 	}
 	if live != nil {
 		withLiveCrawl(&opts, live)
+	}
+	if roll != nil {
+		opts.Status = withWorkers(opts.Status, roll)
 	}
 	srv, err := web.New(ranking.New(store, ranking.Options{}), opts)
 	if err != nil {
@@ -296,5 +312,24 @@ func cachedStatus(v *crawler.View, ttl time.Duration) func() web.Status {
 		}
 		at = time.Now()
 		return last
+	}
+}
+
+// withWorkers returns status with the roll's workers added, and their
+// report as a whole (status nil: those alone). A roll that cannot be read
+// (the cluster down) leaves them out of that answer.
+func withWorkers(status func() web.Status, roll *fleet.Roll) func() web.Status {
+	return func() web.Status {
+		var st web.Status
+		if status != nil {
+			st = status()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if ws, err := roll.Workers(ctx); err == nil {
+			total := fleet.Total(ws)
+			st.Workers, st.Fleet = ws, &total
+		}
+		return st
 	}
 }
