@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -333,20 +334,15 @@ func testResume(t *testing.T, rdb *redis.ClusterClient) {
 func keysOf(t *testing.T, rdb *redis.ClusterClient, l *Log) map[string]int64 {
 	t.Helper()
 	counts := map[string]int64{}
-	var mu sync.Mutex
-	err := rdb.ForEachMaster(context.Background(), func(ctx context.Context, m *redis.Client) error {
-		n, err := m.Eval(ctx, `local n = 0
-for _, k in ipairs(redis.call('KEYS', ARGV[1])) do
-  if string.sub(k, -5) ~= ':trim' then n = n + 1 end
-end
-return n`, nil, "{"+l.base+"/*}:*").Int64()
-		mu.Lock()
-		counts[m.Options().Addr] = n
-		mu.Unlock()
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
+	for addr, keys := range redistest.KeysPerMaster(t, rdb, "{"+l.base+"/*}:*") {
+		for _, k := range keys {
+			if !strings.HasSuffix(k, ":trim") {
+				counts[addr]++
+			}
+		}
+		if _, ok := counts[addr]; !ok {
+			counts[addr] = 0
+		}
 	}
 	return counts
 }

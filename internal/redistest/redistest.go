@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -312,4 +313,24 @@ func (c *Cluster) ok() bool {
 		}
 	}
 	return live > 0
+}
+
+// KeysPerMaster returns the keys matching pattern (KEYS syntax) on each
+// master of rdb's cluster, by the master's address: where a store's keys
+// landed.
+func KeysPerMaster(t testing.TB, rdb *redis.ClusterClient, pattern string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	var mu sync.Mutex
+	err := rdb.ForEachMaster(context.Background(), func(ctx context.Context, m *redis.Client) error {
+		keys, err := m.Keys(ctx, pattern).Result()
+		mu.Lock()
+		out[m.Options().Addr] = keys
+		mu.Unlock()
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

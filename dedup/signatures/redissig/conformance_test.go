@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -91,17 +90,9 @@ func testSpread(t *testing.T, rdb *redis.ClusterClient) {
 	for i := range uint64(300) {
 		st.Add(signatures.Key{Kind: signatures.Band, Sum: i * 0x9e3779b97f4a7c15}, signatures.Entry{ID: uint32(i)})
 	}
-	counts := map[string]int64{}
-	var mu sync.Mutex
-	err := rdb.ForEachMaster(context.Background(), func(ctx context.Context, m *redis.Client) error {
-		n, err := m.Eval(ctx, "return #redis.call('KEYS', ARGV[1])", nil, "{"+sig.Options().Prefix+"/*").Int64()
-		mu.Lock()
-		counts[m.Options().Addr] = n
-		mu.Unlock()
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
+	counts := map[string]int{}
+	for addr, keys := range redistest.KeysPerMaster(t, rdb, "{"+sig.Options().Prefix+"/*") {
+		counts[addr] = len(keys)
 	}
 	if len(counts) != 3 {
 		t.Fatalf("%d masters", len(counts))
