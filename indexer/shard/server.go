@@ -202,14 +202,24 @@ func unbase(keys []string) ([]string, error) {
 	return out, nil
 }
 
-func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+// request reads a search request's body and decodes its request; false
+// if it failed (and was answered).
+func request(w http.ResponseWriter, r *http.Request) (*searchBody, *bleve.SearchRequest, bool) {
 	var body searchBody
 	if !read(w, r, &body) {
-		return
+		return nil, nil, false
 	}
 	req, err := body.decode()
 	if err != nil {
 		fail(w, http.StatusBadRequest, err)
+		return nil, nil, false
+	}
+	return &body, req, true
+}
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	body, req, ok := request(w, r)
+	if !ok {
 		return
 	}
 	ctx := r.Context()
@@ -229,13 +239,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
-	var body searchBody
-	if !read(w, r, &body) {
-		return
-	}
-	req, err := body.decode()
-	if err != nil {
-		fail(w, http.StatusBadRequest, err)
+	_, req, ok := request(w, r)
+	if !ok {
 		return
 	}
 	snap := s.st.snapshot()
