@@ -11,8 +11,9 @@ import (
 	"github.com/doppel-search/doppel/dedup/signatures/redissig"
 )
 
-// A worker appends a page's payload at its turn, before its commit; a
-// shard writer reads the log in number order from the position it kept,
+// A worker appends a page's payload at its turn, before its commit, and a
+// note (a URL skipped) under a number it then gives up; a shard writer
+// reads the log in number order from the position it kept,
 // applies each entry, keeps its new position with what it applied, and
 // trims behind itself (behind the slowest reader, with several). Not run:
 // it needs a Redis Cluster.
@@ -47,6 +48,19 @@ func Example() {
 		panic(err)
 	}
 
+	// The worker's note: a number, the note under it, then the number
+	// given up (no document to commit), within the number's lease.
+	m, _, err := sig.Begin(ctx)
+	if err != nil {
+		panic(err)
+	}
+	if err := log.AppendNote(ctx, m, []byte("https://example.com/private: refused by robots.txt")); err != nil {
+		panic(err)
+	}
+	if err := sig.Abandon(ctx, m); err != nil {
+		panic(err)
+	}
+
 	// The shard writer, from the position it persisted (0 the first time).
 	var position uint32
 	r := log.Reader(pagelog.FatesOf(sig), position, pagelog.ReaderOptions{})
@@ -55,8 +69,13 @@ func Example() {
 		if err != nil {
 			panic(err)
 		}
-		// The shard indexer/shard's Route(e.Cluster, shards) names applies it.
-		fmt.Printf("apply %d (cluster %s): %s\n", e.N, e.Cluster, e.Payload)
+		if e.Note {
+			// A note: no cluster; its payload says what it is about.
+			fmt.Printf("note %d: %s\n", e.N, e.Payload)
+		} else {
+			// The shard indexer/shard's Route(e.Cluster, shards) names applies it.
+			fmt.Printf("apply %d (cluster %s): %s\n", e.N, e.Cluster, e.Payload)
+		}
 		position = r.Position() // persisted with what was applied
 		if err := log.Trim(ctx, position); err != nil {
 			panic(err)

@@ -5,12 +5,14 @@
 -- Keys of shard s of K, chunks of B numbers a key (S = "{prefix/s}:"):
 --   S:trim  the shard's trim mark: its entries below it are deleted, and
 --           an append below it is refused
---   S:C     hash n -> payload, for the numbers n ≡ s (mod K) with
---           floor(n / (K·B)) = C
+--   S:C     hash n -> entry, for the numbers n ≡ s (mod K) with
+--           floor(n / (K·B)) = C; an entry is its kind, one byte ('p' a
+--           page entry, 'n' a note), then its payload
 
 -- append: KEYS[1] the chunk of n, KEYS[2] its shard's trim mark; ARGV[2]
--- n, ARGV[3] the payload. Returns 1 if the entry is new, 0 if n has one
--- already (it is kept), -1 if n is below the trim mark.
+-- n, ARGV[3] the entry (its kind, then its payload: the script does not
+-- look at it). Returns 1 if the entry is new, 0 if n has one already of
+-- either kind (it is kept), -1 if n is below the trim mark.
 if ARGV[1] == 'append' then
   if tonumber(ARGV[2]) < tonumber(redis.call('GET', KEYS[2]) or '0') then return -1 end
   return redis.call('HSETNX', KEYS[1], ARGV[2], ARGV[3])

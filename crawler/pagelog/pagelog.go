@@ -2,7 +2,8 @@
 // the records and the index: a log on a Redis Cluster of what each
 // document changes there (an opaque payload: its record and its index
 // change), tagged with the document's number in the shared detector's
-// order, and read back in that order.
+// order, and read back in that order; and of the notes of the crawl (a
+// URL skipped or failed), in the same order.
 //
 // # Protocol
 //
@@ -14,10 +15,10 @@
 // ([Reader.Next]), asking a [Fates] what became of each number, and gets
 // each committed number's cluster with its payload ([Entry]; indexer/shard's
 // Route takes it): entry n is delivered once n is committed, a
-// number given up (never committed) is skipped whether or not an entry
-// was appended for it, and the reader waits on a number still pending.
-// So the records and the index follow the detector's serial order
-// whatever worker dies where:
+// number given up (never committed) is skipped whether or not a page
+// entry was appended for it (a note is delivered: see Notes), and the
+// reader waits on a number still pending. So the records and the index
+// follow the detector's serial order whatever worker dies where:
 //
 //   - it dies before its append: its number is given up when its lease
 //     runs out, and there is nothing to skip;
@@ -25,17 +26,34 @@
 //     and its entry is skipped;
 //   - it dies after its commit: its entry is there, appended before.
 //
-// An append is idempotent per number (the first payload is kept), so a
-// retried append is delivered once. Because a reader asks a number's fate
-// before reading its entry, a committed number's entry is always found,
-// unless the log lost it: a master failed before a replica had it (use
-// Options.Replicas) or it was trimmed; [Reader.Next] then returns
-// [ErrMissing].
+// An append is idempotent per number (the first entry is kept, a page
+// entry or a note), so a retried append is delivered once. Because a
+// reader asks a number's fate before reading its entry, a committed
+// number's entry is always found, unless the log lost it: a master failed
+// before a replica had it (use Options.Replicas) or it was trimmed;
+// [Reader.Next] then returns [ErrMissing].
 //
 // A reader's position is its caller's to keep ([Reader.Position]): a
 // shard writer persists it with what it applied, and resumes from it
 // after a crash ([Log.Reader] from that number). Entries below every
 // reader's position may be deleted ([Log.Trim]).
+//
+// # Notes
+//
+// Workers also make records that are not documents for the detector: a
+// URL skipped (robots.txt, a refused link) or failed. They reach the
+// readers in the same number order (a URL's failure, then its later
+// successful fetch, are applied in that order) as notes: the worker takes
+// a number (Begin), [Log.AppendNote]s the record under it, then gives the
+// number up (Abandon). A reader delivers a note whatever its number's
+// fate, given up or committed (Entry.Note; a note is a complete fact on
+// its own, its number only orders it), and still skips a number given up
+// without one. It reads the entries of the numbers given up with those of
+// the committed ones (one round trip a batch), after their fates: a note
+// appended after a reader has read past its number (by a worker slower
+// than its lease) is lost to that reader, though never delivered twice or
+// out of order; so a worker appends its note before it abandons its
+// number, within its lease.
 //
 // # Layout
 //
@@ -43,11 +61,12 @@
 // "{prefix/shard}"), so consecutive numbers, which workers append at
 // about the same time, are written to every master; a shard keeps its
 // entries in hashes of Options.Chunk numbers each, which a trim deletes
-// whole. Each append is one script on its shard (an append below the
-// shard's trim mark is refused: a late worker cannot bring back what was
-// trimmed), followed, with Options.Replicas, by a WAIT on the same
-// connection. Calls are retried through a failover for up to
-// Options.Retry.
+// whole. An entry's value is its kind, one byte ('p' a page entry, 'n' a
+// note), then its payload. Each append is one script on its shard (an
+// append below the shard's trim mark is refused: a late worker cannot
+// bring back what was trimmed), followed, with Options.Replicas, by a
+// WAIT on the same connection. Calls are retried through a failover for
+// up to Options.Retry.
 package pagelog
 
 import (
@@ -225,16 +244,64 @@ func (l *Log) replicasOf(ctx context.Context, cc *redis.ClusterClient, addr stri
 	return min(l.opts.Replicas, l.online[addr]), nil
 }
 
-// Append adds payload to the log as the entry of document number n,
-// before the worker commits n. An entry already there for n is kept (a
-// retried append changes nothing), and an append below the trim mark of
-// n's shard is dropped (n's fate was settled and every reader is past
-// it); both return nil. With Options.Replicas, Append returns once that
-// many replicas have the entry.
+// Append adds payload to the log as the page entry of document number
+// n, before the worker commits n. An entry already there for n (a page
+// entry or a note) is kept (a retried append changes nothing), and an
+// append below the trim mark of n's shard is dropped (n's fate was
+// settled and every reader is past it); both return nil. With
+// Options.Replicas, Append returns once that many replicas have the
+// entry.
 func (l *Log) Append(ctx context.Context, n uint32, payload []byte) error {
+	if err := l.put(ctx, n, kindPage, payload); err != nil {
+		return fmt.Errorf("pagelog: append %d: %w", n, err)
+	}
+	return nil
+}
+
+// AppendNote adds payload to the log as a note under number n: a record
+// that is not a document for the detector (a URL skipped or failed),
+// which readers deliver in number order whatever n's fate, committed or
+// given up. The worker takes n (Begin), appends the note, then gives n up
+// (Abandon). It must append before it abandons n, within n's lease: a
+// reader that has found n given up and read past it before the note was
+// there never delivers it (a note appended that late is lost, though
+// never delivered twice or out of order). Like [Log.Append], an entry
+// already there for n is kept, an append below the trim mark of n's shard
+// is dropped, and with Options.Replicas AppendNote returns once that many
+// replicas have the note.
+func (l *Log) AppendNote(ctx context.Context, n uint32, payload []byte) error {
+	if err := l.put(ctx, n, kindNote, payload); err != nil {
+		return fmt.Errorf("pagelog: append note %d: %w", n, err)
+	}
+	return nil
+}
+
+// The kinds of entries: an entry's value in its hash is its kind, one
+// byte, then its payload.
+const (
+	kindPage = 'p' // a page entry ([Log.Append])
+	kindNote = 'n' // a note ([Log.AppendNote])
+)
+
+// decode splits a stored value v into its kind and its payload; ok is
+// false if v has no known kind.
+func decode(v []byte) (note bool, payload []byte, ok bool) {
+	if len(v) == 0 || v[0] != kindPage && v[0] != kindNote {
+		return false, nil, false
+	}
+	return v[0] == kindNote, v[1:], true
+}
+
+// put stores payload as the entry of kind kind of number n, unless n has
+// one already or is below its shard's trim mark, retrying through a
+// failover, and waits for Options.Replicas.
+func (l *Log) put(ctx context.Context, n uint32, kind byte, payload []byte) error {
 	keys := []string{l.chunkKey(n), l.trimKey(l.shardOf(n))}
-	args := []any{"append", n, payload}
-	err := l.retry(ctx, func() error {
+	value := make([]byte, 1+len(payload))
+	value[0] = kind
+	copy(value[1:], payload)
+	args := []any{"append", n, value}
+	return l.retry(ctx, func() error {
 		client, replicas := redis.Cmdable(l.rdb), l.opts.Replicas
 		if cc, ok := l.rdb.(*redis.ClusterClient); ok && replicas > 0 {
 			m, err := cc.MasterForKey(ctx, keys[0])
@@ -273,14 +340,11 @@ func (l *Log) Append(ctx context.Context, n uint32, payload []byte) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("pagelog: append %d: %w", n, err)
-	}
-	return nil
 }
 
-// read returns the entries of the numbers ns (nil for a number without
-// one), in one pipelined round trip: one HMGET a chunk.
+// read returns the stored values of the numbers ns (their kind, then
+// their payload; see decode), nil for a number without an entry, in one
+// pipelined round trip: one HMGET a chunk.
 func (l *Log) read(ctx context.Context, ns []uint32) ([][]byte, error) {
 	type chunk struct {
 		idx    []int

@@ -111,6 +111,9 @@ func TestOnCluster(t *testing.T) {
 		test func(*testing.T, *redis.ClusterClient)
 	}{
 		{"Fates", testFates},
+		{"Notes", testNotes},
+		{"NotesResume", testNotesResume},
+		{"LateNote", testLateNote},
 		{"Order", testOrder},
 		{"PendingThenCommitted", testPendingThenCommitted},
 		{"Resume", testResume},
@@ -118,6 +121,7 @@ func TestOnCluster(t *testing.T) {
 		{"Spread", testSpread},
 		{"Config", testConfig},
 		{"Signatures", testSignatures},
+		{"SignatureNotes", testSignatureNotes},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, rdb) })
 	}
@@ -201,6 +205,231 @@ func testFates(t *testing.T, rdb *redis.ClusterClient) {
 				t.Errorf("Position after ErrMissing = %d, want 1 (before the missing number)", p)
 			}
 		})
+	}
+}
+
+// item is an entry as a reader returned it, a page entry or a note.
+type item struct {
+	N       uint32
+	Note    bool
+	Payload string
+}
+
+// page and note are the items of a page entry and of a note.
+func page(n uint32, p string) item { return item{n, false, p} }
+func note(n uint32, p string) item { return item{n, true, p} }
+
+// readItems reads want entries, page entries or notes, with r (failing
+// the test after 20 s) and returns them; a page entry must have its
+// number's cluster (clusterOf), a note none.
+func readItems(t *testing.T, r *Reader, want int) []item {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out []item
+	for len(out) < want {
+		e, err := r.Next(ctx)
+		if err != nil {
+			t.Fatalf("Next after %d entries %v: %v", len(out), out, err)
+		}
+		if cluster := clusterOf(e.N); e.Note {
+			cluster = ""
+		} else if e.Cluster != cluster {
+			t.Fatalf("entry %d (note %v) in cluster %q, want %q", e.N, e.Note, e.Cluster, cluster)
+		}
+		out = append(out, item{e.N, e.Note, string(e.Payload)})
+	}
+	return out
+}
+
+// testNotes: what a reader delivers of page entries and notes whose
+// fates are set beforehand: a note whatever its number's fate, a page
+// entry of a committed number only, the first entry of a number only.
+func testNotes(t *testing.T, rdb *redis.ClusterClient) {
+	const C, G = Committed, GivenUp
+	for _, tc := range []struct {
+		name    string
+		appends []item // in this order
+		fates   map[uint32]Fate
+		want    []item
+		missing bool // then ErrMissing after want
+	}{
+		{
+			name: "notes under given-up and committed numbers, between page entries",
+			appends: []item{page(0, "a"), note(1, "skipped"), page(2, "died before its commit"),
+				note(3, "committed note"), page(4, "b"), note(6, "failed"), page(7, "c")},
+			fates: map[uint32]Fate{0: C, 1: G, 2: G, 3: C, 4: C, 5: G, 6: G, 7: C},
+			want:  []item{page(0, "a"), note(1, "skipped"), note(3, "committed note"), page(4, "b"), note(6, "failed"), page(7, "c")},
+		},
+		{
+			name:    "only notes, given up, one empty",
+			appends: []item{note(0, "x"), note(1, ""), note(2, "z")},
+			fates:   map[uint32]Fate{0: G, 1: G, 2: G},
+			want:    []item{note(0, "x"), note(1, ""), note(2, "z")},
+		},
+		{
+			name:    "a pending number with a note: nothing after it",
+			appends: []item{note(0, "x"), note(1, "y"), note(2, "z"), page(3, "a")},
+			fates:   map[uint32]Fate{0: G, 2: G, 3: C},
+			want:    []item{note(0, "x")},
+		},
+		{
+			name:    "a second note for a number: the first kept",
+			appends: []item{note(0, "first"), note(0, "second"), note(1, "first"), note(1, "second")},
+			fates:   map[uint32]Fate{0: G, 1: C},
+			want:    []item{note(0, "first"), note(1, "first")},
+		},
+		{
+			name:    "a page entry after a note: the note kept",
+			appends: []item{note(0, "note"), page(0, "page"), note(1, "note"), page(1, "page")},
+			fates:   map[uint32]Fate{0: G, 1: C},
+			want:    []item{note(0, "note"), note(1, "note")},
+		},
+		{
+			name:    "a note after a page entry: the page entry kept (skipped if given up)",
+			appends: []item{page(0, "page"), note(0, "note"), page(1, "page"), note(1, "note")},
+			fates:   map[uint32]Fate{0: G, 1: C},
+			want:    []item{page(1, "page")},
+		},
+		{
+			name:    "committed without an entry after a note: the note, then ErrMissing",
+			appends: []item{note(0, "x"), page(2, "a")},
+			fates:   map[uint32]Fate{0: G, 1: C, 2: C},
+			want:    []item{note(0, "x")},
+			missing: true,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := open(t, rdb, Options{})
+			for _, a := range tc.appends {
+				add := l.Append
+				if a.Note {
+					add = l.AppendNote
+				}
+				if err := add(context.Background(), a.N, []byte(a.Payload)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			fates := newFates()
+			for n, f := range tc.fates {
+				fates.set(n, f)
+			}
+			r := l.Reader(fates, 0, ReaderOptions{Poll: 20 * time.Millisecond})
+			if out := readItems(t, r, len(tc.want)); !slices.Equal(out, tc.want) {
+				t.Fatalf("read %v, want %v", out, tc.want)
+			}
+			if !tc.missing {
+				expectNone(t, r, 100*time.Millisecond)
+				return
+			}
+			if _, err := r.Next(context.Background()); !errors.Is(err, ErrMissing) {
+				t.Fatalf("Next = %v, want ErrMissing", err)
+			}
+			if p := r.Position(); p != 1 {
+				t.Errorf("Position after ErrMissing = %d, want 1 (before the missing number)", p)
+			}
+		})
+	}
+}
+
+// testNotesResume: readers made from the positions of another, taken
+// between its notes, deliver every entry after it once: with numbers n of
+// five kinds by n mod 5 (a committed page entry, a note given up, a page
+// entry given up, a committed note, a number given up without an entry).
+func testNotesResume(t *testing.T, rdb *redis.ClusterClient) {
+	ctx := context.Background()
+	l := open(t, rdb, Options{Shards: 4, Chunk: 4})
+	fates := newFates()
+	var want []item
+	for n := range uint32(40) {
+		p := fmt.Sprint("entry ", n)
+		var err error
+		switch n % 5 {
+		case 0:
+			err = l.Append(ctx, n, []byte(p))
+			fates.set(n, Committed)
+			want = append(want, page(n, p))
+		case 1:
+			err = l.AppendNote(ctx, n, []byte(p))
+			fates.set(n, GivenUp)
+			want = append(want, note(n, p))
+		case 2:
+			err = l.Append(ctx, n, []byte(p))
+			fates.set(n, GivenUp)
+		case 3:
+			err = l.AppendNote(ctx, n, []byte(p))
+			fates.set(n, Committed)
+			want = append(want, note(n, p))
+		case 4:
+			fates.set(n, GivenUp)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		batch  int
+		first  int    // entries read before the position is taken
+		wantAt uint32 // the position then
+	}{
+		{"after a page entry, mid-batch", 4, 1, 1},
+		{"after a given-up note, mid-batch", 4, 2, 2},
+		{"after a committed note, at the batch's end", 4, 3, 4},
+		{"after a committed note, batch of 1", 1, 3, 4},
+		{"after a committed note, one batch for all", 64, 9, 14},
+		{"after the last", 8, len(want), 40},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := l.Reader(fates, 0, ReaderOptions{Batch: tc.batch, Poll: 10 * time.Millisecond})
+			first := readItems(t, r, tc.first)
+			pos := r.Position()
+			if pos != tc.wantAt {
+				t.Errorf("Position after %v = %d, want %d", first, pos, tc.wantAt)
+			}
+			resumed := l.Reader(fates, pos, ReaderOptions{Batch: 3, Poll: 10 * time.Millisecond})
+			rest := readItems(t, resumed, len(want)-tc.first)
+			if all := append(first, rest...); !slices.Equal(all, want) {
+				t.Fatalf("read %v then %v from %d, want %v", first, rest, pos, want)
+			}
+			if cont := readItems(t, r, len(want)-tc.first); !slices.Equal(cont, rest) {
+				t.Fatalf("the first reader went on with %v, the resumed one read %v", cont, rest)
+			}
+			expectNone(t, resumed, 50*time.Millisecond)
+			expectNone(t, r, 50*time.Millisecond)
+		})
+	}
+}
+
+// testLateNote: a note appended under a number given up after the reader
+// read past it is not delivered (not late, out of order), and the numbers
+// after it are delivered once.
+func testLateNote(t *testing.T, rdb *redis.ClusterClient) {
+	ctx := context.Background()
+	l := open(t, rdb, Options{})
+	fates := newFates()
+	fates.set(0, GivenUp) // its worker's lease ran out, its note not yet appended
+	fates.set(1, Committed)
+	if err := l.Append(ctx, 1, []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	r := l.Reader(fates, 0, ReaderOptions{Poll: 10 * time.Millisecond})
+	if out := readItems(t, r, 1); out[0] != page(1, "a") {
+		t.Fatalf("read %v, want 1", out)
+	}
+	if err := l.AppendNote(ctx, 0, []byte("late")); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.AppendNote(ctx, 2, []byte("in time")); err != nil {
+		t.Fatal(err)
+	}
+	fates.set(2, GivenUp)
+	if out := readItems(t, r, 1); out[0] != note(2, "in time") {
+		t.Fatalf("read %v after a late note under 0, want the note of 2", out)
+	}
+	expectNone(t, r, 100*time.Millisecond)
+	if p := r.Position(); p != 3 {
+		t.Errorf("Position = %d, want 3", p)
 	}
 }
 
@@ -386,13 +615,16 @@ func testTrim(t *testing.T, rdb *redis.ClusterClient) {
 	if err := l.Append(ctx, 5, []byte("late")); err != nil {
 		t.Fatal(err)
 	}
+	if err := l.AppendNote(ctx, 6, []byte("late note")); err != nil {
+		t.Fatal(err)
+	}
 	got, err := l.read(ctx, all)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for n, p := range got {
 		if kept := n >= 70; kept != (p != nil) {
-			t.Errorf("entry %d after a trim below 70 (and a late append of 5): %q", n, p)
+			t.Errorf("entry %d after a trim below 70 (and late appends of 5 and 6): %q", n, p)
 		}
 	}
 	if _, err := l.Reader(fates, 0, ReaderOptions{}).Next(ctx); !errors.Is(err, ErrMissing) {

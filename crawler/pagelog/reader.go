@@ -15,10 +15,12 @@ const (
 	// Pending: neither committed nor given up yet; its worker may still
 	// commit it.
 	Pending Fate = iota
-	// Committed: its worker committed it; its entry is delivered.
+	// Committed: its worker committed it; its entry (a page entry or a
+	// note) is delivered.
 	Committed
 	// GivenUp: it will never be committed (its worker gave it up, or its
-	// lease ran out); its entry, if any, is skipped.
+	// lease ran out); its note, if it has one, is delivered, and a page
+	// entry is skipped.
 	GivenUp
 )
 
@@ -69,16 +71,23 @@ type ReaderOptions struct {
 	Poll time.Duration
 }
 
-// An Entry is what [Reader.Next] returns of a committed number.
+// An Entry is what [Reader.Next] returns: the page entry of a committed
+// number, or a note (of a committed number or of one given up).
 type Entry struct {
-	N       uint32 // the document number
-	Cluster string // its cluster's id, as the Fates say (see FatesOf)
+	N uint32 // the document number
+	// Cluster is the committed number's cluster id, as the Fates say (see
+	// FatesOf); "" for a note.
+	Cluster string
 	Payload []byte // what its worker appended
+	// Note: the entry is a note ([Log.AppendNote]), not a page entry.
+	Note bool
 }
 
-// A Reader reads a log's entries in number order: those of the committed
-// numbers, each once, skipping the numbers given up and waiting on the
-// pending ones. It is not safe for concurrent use.
+// A Reader reads a log's entries in number order, each once: the page
+// entries of the committed numbers and the notes, whether their number is
+// committed or given up. It skips the page entries of the numbers given
+// up and the numbers without an entry, and waits on the pending ones. It
+// is not safe for concurrent use.
 type Reader struct {
 	log   *Log
 	fates Fates
@@ -102,10 +111,10 @@ func (l *Log) Reader(fates Fates, from uint32, opts ReaderOptions) *Reader {
 	return &Reader{log: l, fates: fates, opts: opts, pos: from, scan: from}
 }
 
-// Position returns the number the reader is at: every committed number
-// below it has been returned by Next (and every number below it is
-// committed or given up). A reader made from it returns the entries Next
-// would return next.
+// Position returns the number the reader is at: every entry to deliver
+// below it (a committed number's page entry, or a note) has been returned
+// by Next, and every number below it is committed or given up. A reader made from
+// it returns the entries Next would return next.
 func (r *Reader) Position() uint32 {
 	if len(r.buf) == 0 {
 		return r.scan
@@ -113,13 +122,15 @@ func (r *Reader) Position() uint32 {
 	return r.pos
 }
 
-// Next returns the next committed number's entry (its number, its
-// cluster and its payload), in strictly increasing number order, skipping
-// the numbers given up and waiting (polling, from a few milliseconds up
-// to ReaderOptions.Poll) while the next number is pending. It returns
-// ctx's error if ctx ends first, [ErrMissing] for a committed number
-// without an entry (the reader stays before it), or an error of the fates
-// or of Redis.
+// Next returns the next entry to deliver, in strictly increasing number
+// order: a committed number's page entry (its number, its cluster and its
+// payload) or a note (Entry.Note; its number and payload), whether its
+// number is committed or given up. It skips the numbers given up without
+// a note, and waits (polling, from a few milliseconds up to
+// ReaderOptions.Poll) while the next number is pending. It returns ctx's
+// error if ctx ends first, [ErrMissing] for a committed number without an
+// entry (the reader stays before it), or an error of the fates or of
+// Redis.
 func (r *Reader) Next(ctx context.Context) (Entry, error) {
 	for wait := 2 * time.Millisecond; len(r.buf) == 0; wait = min(2*wait, r.opts.Poll) {
 		progressed, err := r.fill(ctx)
@@ -143,44 +154,58 @@ func (r *Reader) Next(ctx context.Context) (Entry, error) {
 }
 
 // fill asks the fates of the numbers from r.scan and reads the entries of
-// the committed ones up to the first pending one. It reports whether
-// r.scan moved.
+// the settled ones up to the first pending one, in one round trip: the
+// committed ones' to deliver, the given-up ones' to find their notes. It
+// reports whether r.scan moved.
 func (r *Reader) fill(ctx context.Context) (bool, error) {
 	fates, err := r.fates.Fates(ctx, r.scan, r.opts.Batch)
 	if err != nil {
 		return false, fmt.Errorf("pagelog: fates from %d: %w", r.scan, err)
 	}
-	var committed []uint32
-	var clusters []string
 	settled := 0
-	for i, f := range fates {
-		if f.Fate == Pending {
-			break
-		}
-		if f.Fate == Committed {
-			committed = append(committed, r.scan+uint32(i))
-			clusters = append(clusters, f.Cluster)
-		}
+	for settled < len(fates) && fates[settled].Fate != Pending {
 		settled++
 	}
-	if len(committed) > 0 {
-		// The fates were read first: an entry is appended before its
-		// number is committed, so a committed number's entry is there.
-		payloads, err := r.log.read(ctx, committed)
-		if err != nil {
-			return false, err
+	if settled == 0 {
+		return false, nil
+	}
+	ns := make([]uint32, settled)
+	for i := range ns {
+		ns[i] = r.scan + uint32(i)
+	}
+	// The fates were read first: an entry is appended before its number
+	// is committed, so a committed number's entry is there; and a note is
+	// appended before its number is given up, by a worker within its
+	// lease. A note appended later than this read is not delivered: the
+	// reader is past it for good.
+	values, err := r.log.read(ctx, ns)
+	if err != nil {
+		return false, err
+	}
+	for i, n := range ns {
+		note, payload, ok := decode(values[i])
+		if fates[i].Fate != Committed {
+			if ok && note {
+				r.buf = append(r.buf, Entry{N: n, Payload: payload, Note: true})
+			}
+			continue
 		}
-		for i, n := range committed {
-			if payloads[i] == nil {
-				r.scan = n // the reader stays before it
-				if len(r.buf) == 0 {
-					return false, fmt.Errorf("%w: %d", ErrMissing, n)
-				}
+		if !ok {
+			r.scan = n // the reader stays before it
+			if len(r.buf) > 0 {
 				return true, nil // the entries before it first
 			}
-			r.buf = append(r.buf, Entry{N: n, Cluster: clusters[i], Payload: payloads[i]})
+			if values[i] == nil {
+				return false, fmt.Errorf("%w: %d", ErrMissing, n)
+			}
+			return false, fmt.Errorf("pagelog: the entry of %d is of no known kind (%q)", n, values[i][:min(len(values[i]), 1)])
 		}
+		e := Entry{N: n, Payload: payload, Note: note}
+		if !note {
+			e.Cluster = fates[i].Cluster
+		}
+		r.buf = append(r.buf, e)
 	}
 	r.scan += uint32(settled)
-	return settled > 0, nil
+	return true, nil
 }

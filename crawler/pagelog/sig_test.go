@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,4 +87,117 @@ func testSignatures(t *testing.T, rdb *redis.ClusterClient) {
 	if out := readN(t, r, 1); out[0] != (got{5, string(payload(5))}) {
 		t.Fatalf("read %v, want 5", out)
 	}
+}
+
+// testSignatureNotes: with the shared detector's turns (redissig), a
+// worker that takes numbers, appends a note under each and gives it up,
+// and another that commits documents at their turns: the reader delivers
+// the notes and the page entries, each once, in number order.
+func testSignatureNotes(t *testing.T, rdb *redis.ClusterClient) {
+	ctx := context.Background()
+	opts := redissig.Options{Prefix: fmt.Sprintf("sig%d", prefixes.Add(1)), Lease: 5 * time.Second}
+	openSig := func() *redissig.Signatures { // each worker its own, as on its own machine
+		t.Helper()
+		s, err := redissig.Open(ctx, rdb, signatures.Limits{}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	notes, pages, reader := openSig(), openSig(), openSig()
+	l := open(t, rdb, Options{Shards: 4, Chunk: 8})
+	r := l.Reader(FatesOf(reader), 0, ReaderOptions{Batch: 8, Poll: 10 * time.Millisecond})
+
+	// First in a set order: a note under 0 given up after 1's page entry
+	// is appended; 1 waits for its turn until then.
+	n0, _, err := notes.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n1, _, err := pages.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n0 != 0 || n1 != 1 {
+		t.Fatalf("Begin = %d, %d; want 0, 1", n0, n1)
+	}
+	if err := l.Append(ctx, 1, payload(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.AppendNote(ctx, 0, []byte("note 0")); err != nil {
+		t.Fatal(err)
+	}
+	if err := notes.Abandon(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := pages.Wait(ctx, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := pages.Commit(ctx, &signatures.Commit{Doc: 1, ID: "1", Join: signatures.NoCluster, Hashes: []uint64{2}}); err != nil {
+		t.Fatal(err)
+	}
+	want := []item{note(0, "note 0"), page(1, string(payload(1)))}
+	if out := readItems(t, r, 2); !slices.Equal(out, want) {
+		t.Fatalf("read %v, want %v", out, want)
+	}
+
+	// Then both at once.
+	const each = 30
+	var mu sync.Mutex
+	took := map[uint32]item{}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for range each {
+			n, _, err := notes.Begin(ctx)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			p := fmt.Sprint("note ", n)
+			if err := l.AppendNote(ctx, n, []byte(p)); err != nil {
+				t.Error(err)
+				return
+			}
+			if err := notes.Abandon(ctx, n); err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			took[n] = note(n, p)
+			mu.Unlock()
+		}
+	})
+	wg.Go(func() {
+		for range each {
+			n, settled, err := pages.Begin(ctx)
+			if err == nil && !settled {
+				err = pages.Wait(ctx, n, nil)
+			}
+			if err == nil {
+				err = l.Append(ctx, n, payload(n))
+			}
+			if err == nil {
+				_, _, err = pages.Commit(ctx, &signatures.Commit{Doc: n, ID: fmt.Sprint(n), Join: signatures.NoCluster, Hashes: []uint64{uint64(n) + 1}})
+			}
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			took[n] = page(n, string(payload(n)))
+			mu.Unlock()
+		}
+	})
+	out := readItems(t, r, 2*each)
+	wg.Wait()
+	want = want[:0]
+	for n := range uint32(2 + 2*each) {
+		if n >= 2 {
+			want = append(want, took[n])
+		}
+	}
+	if !slices.Equal(out, want) {
+		t.Fatalf("read %v, want %v", out, want)
+	}
+	expectNone(t, r, 100*time.Millisecond)
 }
