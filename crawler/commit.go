@@ -209,6 +209,11 @@ func (c *committer) commit(ctx context.Context, group []*result, release func())
 	if err != nil {
 		return err
 	}
+	if c.shared() {
+		if err := c.shareDecisions(ctx); err != nil {
+			return err
+		}
+	}
 	if _, err := c.front.Commit(&c.fbatch); err != nil {
 		return err
 	}
@@ -229,6 +234,9 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 	c.health.noteFailure(r)
 	switch {
 	case !r.popped: // a sitemap's findings
+		if c.shared() { // no revisits on a shared crawl
+			break
+		}
 		for _, u := range r.revisitNow {
 			c.fbatch.Schedule(u, now, PriorityUnique, revisitPayload(1)) // a known change: as urgent as a new page
 		}
@@ -250,9 +258,17 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 	case r.status == pages.Fetched:
 		c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash, linkHash: r.linkHash, fetched: now}
 		var res dedup.Result
-		if res, err = c.insert(ctx, r); err == nil {
+		res, err = c.insert(ctx, r)
+		switch {
+		case err == nil && !c.shared():
 			unique = !res.Duplicate
 			mark.revisit = c.nextVisit(c.batch.Latest(r.url), false, res.Master == r.url, now)
+		case err == nil:
+			unique = !res.Duplicate // no revisits on a shared crawl
+		case c.shared() && errors.Is(err, dedup.ErrDuplicateID):
+			// Another worker inserted it and died before its done mark
+			// and its links: its links are queued, nothing is recorded.
+			err, unique = nil, true
 		}
 	default:
 		c.batch.Put(pages.Record{Page: page.Page{URL: r.url}, Status: r.status, Reason: r.reason, FetchedAt: now, Transient: r.transient})
@@ -315,19 +331,9 @@ type recording struct {
 // its record. A page that left its cluster and entered the detector anew
 // is moved to the end of the record order, where a restart replays it.
 func (c *committer) record(p hook.Page) error {
-	rec := hook.Record(p)
-	if rc := c.recording; rc.url == p.URL {
-		rec.FetchedAt, rec.ETag, rec.Modified, rec.Hash, rec.Schedule = rc.fetched, rc.etag, rc.modified, rc.hash, rc.sched
-		rec.LinkHash, rec.Links = rc.linkHash, rc.links
-	} else {
-		old, ok, err := c.latest(p.URL)
-		if err != nil {
-			return err
-		}
-		if ok {
-			rec.FetchedAt, rec.ETag, rec.Modified, rec.Hash, rec.Schedule = old.FetchedAt, old.ETag, old.Modified, old.Hash, old.Schedule
-			rec.LinkHash, rec.Links = old.LinkHash, old.Links
-		}
+	rec, err := c.recordOf(p)
+	if err != nil {
+		return err
 	}
 	if p.Arrived {
 		c.batch.Move(rec)
@@ -338,6 +344,27 @@ func (c *committer) record(p hook.Page) error {
 		c.batch.SetMaster(string(p.Result.Cluster), p.URL)
 	}
 	return nil
+}
+
+// recordOf returns the record of a processed page: the page, with the
+// fetch's details (c.recording) if it is the page fetched, else those of
+// its record.
+func (c *committer) recordOf(p hook.Page) (pages.Record, error) {
+	rec := hook.Record(p)
+	if rc := c.recording; rc.url == p.URL {
+		rec.FetchedAt, rec.ETag, rec.Modified, rec.Hash, rec.Schedule = rc.fetched, rc.etag, rc.modified, rc.hash, rc.sched
+		rec.LinkHash, rec.Links = rc.linkHash, rc.links
+		return rec, nil
+	}
+	old, ok, err := c.latest(p.URL)
+	if err != nil {
+		return rec, err
+	}
+	if ok {
+		rec.FetchedAt, rec.ETag, rec.Modified, rec.Hash, rec.Schedule = old.FetchedAt, old.ETag, old.Modified, old.Hash, old.Schedule
+		rec.LinkHash, rec.Links = old.LinkHash, old.Links
+	}
+	return rec, nil
 }
 
 // countPage counts a fetched page (live or replayed) titled title and
@@ -673,6 +700,11 @@ func (c *committer) queueSeeds() error {
 		return err
 	}
 	c.noteQueued(adds)
+	if c.shared() {
+		if err := c.shareDecisions(context.Background()); err != nil {
+			return err
+		}
+	}
 	_, err = c.pages.Commit(&c.batch)
 	return err
 }
@@ -695,7 +727,7 @@ func (c *committer) finish(recluster bool) error {
 		}
 		c.writer = nil
 	}
-	if recluster && c.sinceRecluster > 0 {
+	if recluster && c.sinceRecluster > 0 && !c.shared() {
 		if err := c.recluster(context.Background(), nil); err != nil {
 			return err
 		}

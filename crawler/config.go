@@ -260,6 +260,9 @@ func (o Options) Validate() error {
 		errs = append(errs, fmt.Errorf("policy: %w", err))
 	}
 	errs = append(errs, o.choices()...)
+	if err := o.Share.validate(o); err != nil {
+		errs = append(errs, err)
+	}
 	for i, g := range o.Groups {
 		if g.Prefix == "" {
 			errs = append(errs, fmt.Errorf("groups[%d]: a rule needs a prefix", i))

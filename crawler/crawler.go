@@ -110,6 +110,8 @@ type Crawler struct {
 	commit *committer
 	fetch  *fetcher
 	maps   *sitemaps
+	// running is the dispatcher of the Run in progress, nil between runs.
+	running atomic.Pointer[dispatcher]
 }
 
 // counters are what Stats reports: written by the parts, read at any
@@ -223,7 +225,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	}
 	adm := admit.New(aopts)
 	c.maps.admit, cm.admit = adm, adm
-	if cm.hook, cm.snap, err = newHook(&c.opts, dir, c.index, cm.record, cm.recordedPage); err != nil {
+	if cm.hook, cm.snap, err = newHook(&c.opts, dir, c.index, cm); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -292,18 +294,27 @@ func inUse(dir string, err error) error {
 // detector settings, the detector read from its snapshot in the data
 // directory dir if it has a usable one (see openDetector, which also
 // gives the snapshot's header), with the verification sets in a file in
-// dir (not in memory), recording with record (and reading records back
-// with source), indexing into index.
-func newHook(opts *Options, dir string, index indexer.Writer, record hook.RecorderFunc, source hook.PageSource) (*hook.Hook, *snapHeader, error) {
+// dir (not in memory), recording with cm.record (and reading records
+// back with cm.recordedPage), indexing into index. A worker of a shared
+// crawl (Options.Share) takes the shared detector, hands each page on at
+// its turn (cm.atTurn) and keeps no index.
+func newHook(opts *Options, dir string, index indexer.Writer, cm *committer) (*hook.Hook, *snapHeader, error) {
+	hopts := hook.Options{Index: index, MaxBodyBytes: opts.MaxBodyBytes, Language: opts.Language,
+		Documents: extract.Limits{MaxBytes: opts.MaxDocumentBytes}, PreferDocuments: opts.PreferDocuments,
+		Groups: opts.groupsFor, NoDedup: opts.NoDedup, Recorder: hook.RecorderFunc(cm.record), Source: cm.recordedPage}
+	if opts.Share != nil {
+		hopts.Detector, hopts.Index, hopts.AtTurn = opts.Share.Detector, nil, cm.atTurn
+		h, err := hook.New(hopts)
+		return h, nil, err
+	}
 	dopts := hook.DetectorOptions()
 	dopts.Similarity = opts.Similarity
 	det, snap, err := openDetector(dir, dopts)
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := hook.New(hook.Options{Detector: det, Index: index, MaxBodyBytes: opts.MaxBodyBytes, Language: opts.Language,
-		Documents: extract.Limits{MaxBytes: opts.MaxDocumentBytes}, PreferDocuments: opts.PreferDocuments,
-		Groups: opts.groupsFor, NoDedup: opts.NoDedup, Recorder: record, Source: source})
+	hopts.Detector = det
+	h, err := hook.New(hopts)
 	if err != nil {
 		det.Close()
 	}
@@ -314,7 +325,7 @@ func newHook(opts *Options, dir string, index indexer.Writer, record hook.Record
 // are fetched again by the next Run.
 func (c *Crawler) Close() error {
 	var det error
-	if c.commit != nil && c.commit.hook != nil {
+	if c.commit != nil && c.commit.hook != nil && c.opts.Share == nil { // a shared detector is its maker's to close
 		det = c.commit.hook.Detector().Close()
 	}
 	return errors.Join(c.index.Close(), c.pages.Close(), c.front.Close(), c.opts.SMB.Close(), det)
@@ -332,6 +343,18 @@ func (c *Crawler) Stats() Stats {
 		st.Queued, st.Scheduled = fs.Pending, fs.Scheduled
 	}
 	return st
+}
+
+// InFlight returns the URLs this process has taken from the frontier (or
+// sitemaps it is reading) and not yet committed: 0 between runs.
+func (c *Crawler) InFlight() int {
+	d := c.running.Load()
+	if d == nil {
+		return 0
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.inflight
 }
 
 // Options returns the options in effect (defaults filled in).
@@ -410,6 +433,8 @@ func (c *Crawler) run(ctx context.Context, keep bool) error {
 	results := make(chan *result, 2*c.opts.Parallelism)
 	budget := func(fresh int) bool { return c.n.fetched.Load()+int64(fresh) < int64(c.opts.MaxPages) }
 	d := newDispatcher(ctx, c.front, c.pacer, c.fatal, budget, keep)
+	c.running.Store(d)
+	defer c.running.Store(nil)
 	cm.writer = newRecordWriter(c.pages, cm.lastRev)
 	var committed sync.WaitGroup
 	committed.Go(func() { cm.commitLoop(results, d) })
@@ -432,7 +457,7 @@ func (c *Crawler) run(ctx context.Context, keep bool) error {
 	if err := errors.Join(d.err, c.fatal.fatalErr(), flushErr); err != nil {
 		return err
 	}
-	if !keep && c.n.fetched.Load() == 0 {
+	if !keep && c.n.fetched.Load() == 0 && c.opts.Share == nil { // a worker may find the others did it all
 		return cm.fetchedNothing()
 	}
 	return nil

@@ -136,6 +136,13 @@ type Options struct {
 	// (see "Workers on a shared frontier" in the package doc). The
 	// crawler closes it.
 	Frontier frontier.Queue `json:"-"`
+	// Share makes the crawler one worker of a crawl shared among workers
+	// (with Frontier a frontier.Shared): clusters are assigned by the
+	// workers' shared detector and each page, at its turn, and each
+	// decision go to the shared page log, from which a Follower keeps the
+	// crawl's records and index (see Share). Not saved: pass it on each
+	// Open. Default nil: a crawl of its own.
+	Share *Share `json:"-"`
 	// Client is the HTTP client every request of the crawl goes through
 	// — pages, robots.txt, sitemaps — for a proxy, TLS settings, a cookie
 	// jar or a test's RoundTripper: its Transport and Jar are used; the
@@ -191,7 +198,7 @@ func resolveOptions(dir string, opts Options) (Options, error) {
 		if err != nil {
 			return opts, fmt.Errorf("crawler: %s is damaged (%v); pass the seeds again to replace it", path, err)
 		}
-		saved.NoSync, saved.Client, saved.SMB, saved.Logins, saved.Shards, saved.Frontier = opts.NoSync, opts.Client, opts.SMB, opts.Logins, opts.Shards, opts.Frontier
+		saved.NoSync, saved.Client, saved.SMB, saved.Logins, saved.Shards, saved.Frontier, saved.Share = opts.NoSync, opts.Client, opts.SMB, opts.Logins, opts.Shards, opts.Frontier, opts.Share
 		if opts.MaxPages != 0 {
 			saved.MaxPages = opts.MaxPages
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -40,6 +41,9 @@ func (c *committer) replay() error {
 	restored := c.snap != nil // the detector holds every page recorded up to c.snap.rev
 	if restored {
 		c.snapRev = c.snap.rev
+	}
+	if c.shared() { // the shared detector holds every page recorded
+		restored, c.snapRev = true, math.MaxUint64
 	}
 	var masters map[string]string
 	if restored {
@@ -84,8 +88,8 @@ func (c *committer) replay() error {
 			replayed++
 		}
 	}
-	c.opened = Opened{Pages: int(c.fetched.Load()), Replayed: replayed, FromSnapshot: restored}
-	if restored { // as they were when the snapshot was written, and the pages since
+	c.opened = Opened{Pages: int(c.fetched.Load()), Replayed: replayed, FromSnapshot: c.snap != nil}
+	if c.snap != nil { // as they were when the snapshot was written, and the pages since
 		c.sinceRecluster, c.reclustered = c.snap.sinceRecluster+replayed, c.snap.reclustered
 	}
 	for _, u := range removed {
@@ -97,7 +101,7 @@ func (c *committer) replay() error {
 	// Read from a snapshot that every record agrees with, the detector
 	// has the clusters the records and the index have: nothing to
 	// re-cluster.
-	if !restored || replayed > 0 || len(force) > 0 {
+	if !c.shared() && (!restored || replayed > 0 || len(force) > 0) {
 		if err := c.recluster(ctx, force); err != nil {
 			return err
 		}
@@ -183,6 +187,9 @@ func (c *committer) restored(r pages.Record, res dedup.Result) {
 // scheduleMissing schedules the revisit of every fetched page that has
 // none and is not queued: due its policy interval after its last fetch.
 func (c *committer) scheduleMissing() error {
+	if c.shared() { // no revisits on a shared crawl
+		return nil
+	}
 	missing := maps.Clone(c.recrawl.states)
 	err := c.front.Scheduled(func(u string, _ time.Time) error {
 		delete(missing, u)

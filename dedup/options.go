@@ -253,6 +253,14 @@ type Options struct {
 // DefaultMaxFanout is the default of Options.MaxFanout.
 const DefaultMaxFanout = 256
 
+// SharedConfig returns what the shared signatures of Detectors made with
+// NewShared under o must be opened with (redissig.Open's limits and
+// HammingK), o's defaults filled in.
+func (o Options) SharedConfig() signatures.SharedConfig {
+	o.EnsureDefaults()
+	return signatures.SharedConfig{Limits: o.fanoutLimits(), HammingK: o.HammingK}
+}
+
 // fanoutLimits returns the posting-list limits for o.MaxFanout (defaults
 // filled in): none when it is negative.
 func (o *Options) fanoutLimits() signatures.Limits {

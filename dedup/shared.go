@@ -337,6 +337,34 @@ func (d *Detector) InsertTurn(p *Prepared, atTurn func(n uint32, res Result) err
 	return d.remote.insert(p.rec, atTurn)
 }
 
+// Aside takes the next number of the shared order for something that is
+// not a document, calls fn with it and gives the number up: a place in
+// the order, between the documents inserted before and after, for what a
+// worker hands on beside its documents (a crawl's decisions, which its
+// page log carries as notes that readers deliver though the number is
+// given up). fn should be short, like InsertTurn's atTurn: until the
+// number is given up, the workers after it wait. Aside returns fn's
+// error, or an error of the Shared.
+//
+// On a Detector made with New it returns [ErrNotShared].
+func (d *Detector) Aside(fn func(n uint32) error) error {
+	if d.remote == nil {
+		return ErrNotShared
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r := d.remote
+	n, _, err := r.sh.Begin(r.ctx)
+	if err != nil {
+		return fmt.Errorf("dedup: %w", err)
+	}
+	ferr := fn(n)
+	if err := r.sh.Abandon(r.ctx, n); err != nil && ferr == nil {
+		return fmt.Errorf("dedup: %w", err)
+	}
+	return ferr
+}
+
 // insert inserts rec under the next number of the shared sequence,
 // again under a new one if the number is lost, calling atTurn (if not
 // nil) at each number's turn before its commit.

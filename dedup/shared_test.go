@@ -224,6 +224,7 @@ func TestShared(t *testing.T) {
 		{"Turns", testSharedTurns},
 		{"TurnLost", testSharedTurnLost},
 		{"HeldOutCorpus", testSharedCorpus},
+		{"Aside", testSharedAside},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, rdb) })
 	}
@@ -830,5 +831,50 @@ func testSharedTurnLost(t *testing.T, rdb *redis.ClusterClient) {
 	e := <-entry
 	if e.N != 1 || e.Cluster != string(res.Cluster) || string(e.Payload) != string(res.Cluster) {
 		t.Errorf("entry %d, cluster %q, payload %q; want 1, %q, %q", e.N, e.Cluster, e.Payload, res.Cluster, res.Cluster)
+	}
+}
+
+// testSharedAside: a number taken aside sits between the documents
+// inserted before and after it, is given up (no document has it: the
+// assignments are those of the documents alone) and returns fn's error;
+// a Detector made with New has no shared order.
+func testSharedAside(t *testing.T, rdb *redis.ClusterClient) {
+	docs := sharedCorpus(1)[:6]
+	d := openShared(t, rdb, sharedPrefix(), sharedConfigs[0], nil, 0)
+	var numbers []uint32
+	turn := func(n uint32, _ Result) error { numbers = append(numbers, n); return nil }
+	boom := errors.New("boom")
+	for i, doc := range docs {
+		p, err := d.Prepare(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.InsertTurn(p, turn); err != nil {
+			t.Fatal(err)
+		}
+		want := error(nil)
+		if i == 2 {
+			want = boom
+		}
+		err = d.Aside(func(n uint32) error { numbers = append(numbers, n); return want })
+		if !errors.Is(err, want) {
+			t.Fatalf("Aside: %v, want %v", err, want)
+		}
+	}
+	for i, n := range numbers {
+		if n != uint32(i) {
+			t.Fatalf("numbers %v: not 0, 1, 2, … in the order taken", numbers)
+		}
+	}
+	as := d.Assignments()
+	if len(as) != len(docs) {
+		t.Fatalf("%d assignments after %d documents and %d numbers aside", len(as), len(docs), len(docs))
+	}
+	e, err := New(nil, sharedConfigs[0].opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Aside(func(uint32) error { return nil }); !errors.Is(err, ErrNotShared) {
+		t.Errorf("Aside on an embedded Detector: %v, want ErrNotShared", err)
 	}
 }

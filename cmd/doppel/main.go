@@ -53,6 +53,7 @@ var commands = []command{
 	{"run", "crawl, keep fresh and serve search from one process (crawl --serve)", runRun},
 	{"export", "print one JSON line per URL a crawl has seen", runExport},
 	{"serve", "serve the search UI and JSON API over a crawl", runServe},
+	{"worker", "join a crawl shared on a Redis Cluster as one of its workers", runWorker},
 	{"shard", "serve one shard of a sharded index to doppel serve --shards", runShard},
 	{"dedup", "assign every document of a JSONL file to a near-duplicate cluster", runDedup},
 	{"eval", "measure every method against ground truth and print the tables", runEval},

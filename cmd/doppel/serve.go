@@ -29,8 +29,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	data := fs.String("data", "", "the crawl's data `directory` (required unless --shards)")
 	shards := fs.String("shards", "", "search the index in shards other processes serve (doppel shard), at these comma-separated base `URLs`, shard 0 first, instead of the data directory's index")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
-	redisAddrs := fs.String("redis", "", "the Redis Cluster of a crawl shared by workers, comma-separated `addresses`: the status page lists its workers")
-	crawlName := fs.String("crawl", "", "the shared crawl's `name` on --redis, its key prefix (default \"doppel\")")
+	var sf sharedFlags
+	sf.define(fs)
 	identity := identityFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel serve --data DIR [--shards URLS] [--redis ADDRS [--crawl NAME]] [--addr 127.0.0.1:8080] [--groups-header H [--trusted-proxies CIDRS] | --demo-users SPEC]\n"+
@@ -41,6 +41,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"data directory; search it with doppel crawl --serve instead. An index in shards (doppel crawl\n"+
 			"--shards N) is searched as one; with --shards, the shards are those other processes serve (doppel\n"+
 			"shard), and the data directory, if given, supplies the records (page texts, status numbers).\n"+
+			"With --redis and --data, DIR is the records and index of the crawl NAME that doppel worker\n"+
+			"processes share on that Redis Cluster: serve keeps them, reading the crawl's page log in the\n"+
+			"shared detector's order (resuming where it stopped), serves them as they grow, and its status\n"+
+			"page lists the workers. With --redis and --shards alone, the status page lists the workers.\n"+
 			"Without --groups-header or\n"+
 			"--demo-users every visitor is anonymous and sees public documents only. The groups header is\n"+
 			"believed only from --trusted-proxies (default: loopback); repeated, the request is refused.\n"+
@@ -58,6 +62,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	opts, err := identity()
 	if err != nil {
 		return err
+	}
+	if sf.redis != "" && *data != "" {
+		if *shards != "" {
+			fmt.Fprintln(stderr, "doppel serve: --redis with --data keeps the crawl's index in DIR; --shards is not for it")
+			return errUsage
+		}
+		return serveShared(ctx, &sf, *data, *addr, opts, stdout, stderr)
 	}
 	var remote *shard.Index
 	if *shards != "" {
@@ -85,10 +96,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		store = v.Store()
 	}
 	var roll *fleet.Roll
-	if *redisAddrs != "" {
-		rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: splitList(*redisAddrs)})
+	if sf.redis != "" {
+		rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: splitList(sf.redis)})
 		defer rdb.Close()
-		if roll, err = fleet.New(rdb, fleet.Options{Prefix: *crawlName}); err != nil {
+		if roll, err = fleet.New(rdb, fleet.Options{Prefix: sf.name}); err != nil {
 			return err
 		}
 	}
@@ -230,18 +241,7 @@ type server struct {
 // counters (see withLiveCrawl). With roll, the workers of a crawl shared
 // on a Redis Cluster are listed there too.
 func listen(v *crawler.View, store indexer.Searcher, live *crawler.Crawler, roll *fleet.Roll, addr string, id identity, stdout, stderr io.Writer) (*server, error) {
-	opts := id.web
-	if v != nil {
-		opts.Text = v.Text
-		opts.Status = cachedStatus(v, 5*time.Second)
-	}
-	if live != nil {
-		withLiveCrawl(&opts, live)
-	}
-	if roll != nil {
-		opts.Status = withWorkers(opts.Status, roll)
-	}
-	srv, err := web.New(ranking.New(store, ranking.Options{}), opts)
+	srv, err := newWeb(v, store, live, roll, id)
 	if err != nil {
 		return nil, err
 	}
@@ -265,6 +265,23 @@ func listen(v *crawler.View, store indexer.Searcher, live *crawler.Crawler, roll
 		fmt.Fprintf(stdout, "Status for administrators: http://%s/status  (/api/stats, /metrics)\n", aln.Addr())
 	}
 	return s, nil
+}
+
+// newWeb returns the web server over store, with the crawl's records v,
+// the live crawl and the roll of workers as listen takes them.
+func newWeb(v *crawler.View, store indexer.Searcher, live *crawler.Crawler, roll *fleet.Roll, id identity) (*web.Server, error) {
+	opts := id.web
+	if v != nil {
+		opts.Text = v.Text
+		opts.Status = cachedStatus(v, 5*time.Second)
+	}
+	if live != nil {
+		withLiveCrawl(&opts, live)
+	}
+	if roll != nil {
+		opts.Status = withWorkers(opts.Status, roll)
+	}
+	return web.New(ranking.New(store, ranking.Options{}), opts)
 }
 
 // serve serves until ctx is done, then shuts down gracefully.

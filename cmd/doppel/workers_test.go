@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/crawler/fleet"
 	"github.com/doppel-search/doppel/internal/redistest"
 )
@@ -109,5 +110,129 @@ func TestServeWorkers(t *testing.T) {
 	}
 	if strings.Contains(page, "<script>x</script>") {
 		t.Error("status page shows a worker's id unescaped")
+	}
+}
+
+// TestWorkerCommands: two doppel worker processes' worth of commands
+// crawl the demo intranet through a Redis Cluster while doppel serve
+// --redis --data keeps the crawl's records and index; what serve keeps
+// is what doppel crawl keeps of the same site — every URL's status, the
+// clusters, the masters and what the index holds — and each worker
+// serves its own status page, which lists both.
+func TestWorkerCommands(t *testing.T) {
+	rc := redistest.Start(t, 3, 0)
+	addrs := strings.Join(rc.Addrs(), ",")
+	site := demoServer(t)
+	// A delay that makes the crawl last a few seconds, for both workers.
+	cfg := writeFile(t, "c.json", `{"seeds": ["`+site+`/"], "delay": "10ms", "max_pages": 1000, "refresh_interval": "200ms"}`)
+	one := t.TempDir()
+	if code, _, stderr := doppel(t, "crawl", "--once", "--data", one, "--config", cfg); code != 0 {
+		t.Fatalf("crawl: %s", stderr)
+	}
+	want := exportEntries(t, one)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	shared := t.TempDir()
+	var serveOut, serveErr syncBuffer
+	served := make(chan int, 1)
+	go func() {
+		served <- run(ctx, []string{"serve", "--data", shared, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0",
+			"--redis", addrs, "--crawl", "tc"}, &serveOut, &serveErr)
+	}()
+	// Worker a crawls one pass; worker b keeps watching until stopped.
+	var aOut, aErr, bOut, bErr syncBuffer
+	aDone, bDone := make(chan int, 1), make(chan int, 1)
+	go func() {
+		aDone <- run(ctx, []string{"worker", "--redis", addrs, "--crawl", "tc", "--data", t.TempDir(), "--config", cfg, "--once", "--id", "a"}, &aOut, &aErr)
+	}()
+	waitFor(t, &aOut, `worker a joined`)
+	wctx, stopB := context.WithCancel(ctx)
+	go func() {
+		bDone <- run(wctx, []string{"worker", "--redis", addrs, "--crawl", "tc", "--data", t.TempDir(), "--config", cfg, "--id", "b",
+			"--status", "127.0.0.1:0"}, &bOut, &bErr)
+	}()
+	if code := <-aDone; code != 0 {
+		t.Fatalf("worker a: exit %d: %s", code, aErr.String())
+	}
+	status := waitFor(t, &bOut, `Status: (http://[0-9.:]+)/status`)
+	fetched := 0
+	for _, e := range want {
+		if e.Status == "fetched" {
+			fetched++
+		}
+	}
+	admin := waitFor(t, &serveOut, `Status for administrators: (http://[0-9.:]+)/status`)
+	var st struct {
+		Documents int
+		Workers   []fleet.Worker
+	}
+	for deadline := time.Now().Add(time.Minute); st.Documents != fetched; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve has %d documents, the crawl fetched %d: %s", st.Documents, fetched, serveErr.String())
+		}
+		getJSON(t, admin+"/api/stats", &st)
+	}
+	var mine struct {
+		Documents int
+		Workers   []fleet.Worker
+	}
+	getJSON(t, status+"/api/stats", &mine)
+	if len(mine.Workers) != 2 || mine.Documents == 0 || mine.Documents == fetched {
+		t.Errorf("worker b's status: %d documents of its own (of %d), workers %+v", mine.Documents, fetched, mine.Workers)
+	}
+	stopB()
+	if code := <-bDone; code != 0 {
+		t.Fatalf("worker b: exit %d: %s", code, bErr.String())
+	}
+	cancel()
+	if code := <-served; code != 0 {
+		t.Fatalf("serve: exit %d: %s", code, serveErr.String())
+	}
+	got := exportEntries(t, shared)
+	byURL := map[string]crawler.Entry{}
+	for _, e := range got {
+		byURL[e.URL] = e
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d URLs in the shared crawl, %d in one machine's", len(got), len(want))
+	}
+	for _, w := range want {
+		g := byURL[w.URL]
+		if g.Status != w.Status || g.Reason != w.Reason || g.Master != w.Master || g.Indexed != w.Indexed {
+			t.Errorf("%s: shared %s %q master %s indexed %v; one machine %s %q master %s indexed %v",
+				w.URL, g.Status, g.Reason, g.Master, g.Indexed, w.Status, w.Reason, w.Master, w.Indexed)
+		}
+	}
+}
+
+// waitFor waits for pattern in out and returns its first group (or the
+// match).
+func waitFor(t *testing.T, out *syncBuffer, pattern string) string {
+	t.Helper()
+	re := regexp.MustCompile(pattern)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			return m[len(m)-1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q in %s", pattern, out.String())
+		}
+	}
+}
+
+// getJSON decodes the JSON answer of url into v.
+func getJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s: %s", url, resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -175,6 +175,14 @@ type Options struct {
 	// OnSkip is called, by Attach's callback only, with each response not
 	// processed and why (a *SkipError or a processing error).
 	OnSkip func(url string, err error)
+	// AtTurn, with a Detector shared among workers (dedup.NewShared), is
+	// called by Insert at the page's turn in the shared order, before the
+	// detector commits it, with the page's document number and the page
+	// as it will be placed (its final Result): where a worker hands the
+	// page on (dedup.Detector.InsertTurn; package crawler/pagelog). An
+	// error gives the number up and fails Insert. Default nil: Insert
+	// uses dedup.Detector.Insert.
+	AtTurn func(n uint32, p Page) error
 }
 
 // A Page is a processed page: what a Recorder keeps, what the index
@@ -429,9 +437,19 @@ func (h *Hook) Insert(ctx context.Context, prep *Prepared) (Page, error) {
 	defer h.mu.Unlock()
 	p := prep.page
 	var err error
-	if prep.doc == nil {
+	switch {
+	case prep.doc == nil:
 		p.Result = singleton(p.URL)
-	} else if p.Result, err = h.opts.Detector.Insert(prep.doc); err != nil {
+	case h.opts.AtTurn != nil:
+		p.Result, err = h.opts.Detector.InsertTurn(prep.doc, func(n uint32, res dedup.Result) error {
+			q := p
+			q.Result = res
+			return h.opts.AtTurn(n, q)
+		})
+	default:
+		p.Result, err = h.opts.Detector.Insert(prep.doc)
+	}
+	if err != nil {
 		return Page{}, err
 	}
 	if h.opts.Recorder != nil {
@@ -483,6 +501,24 @@ func (h *Hook) Replay(ctx context.Context, p Page, reindex bool) (Page, error) {
 		}
 	}
 	return p, nil
+}
+
+// Place records and indexes a page another process placed (p.Result
+// is final): a shared crawl's page, whose cluster a worker's shared
+// detector decided, taken from the page log by the process that keeps the
+// records and the index (crawler.Follower). The page's template blocks
+// and anchors are told to the site statistics, as Replay does, so that
+// the index leaves out the same template text. The detector is not used.
+func (h *Hook) Place(ctx context.Context, p Page) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.observe(&p)
+	if h.opts.Recorder != nil {
+		if err := h.opts.Recorder.Record(p); err != nil {
+			return err
+		}
+	}
+	return h.index(ctx, p)
 }
 
 // Observe restores, after a restart, what a recorded page the detector

@@ -1,0 +1,295 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/doppel-search/doppel/crawler"
+	"github.com/doppel-search/doppel/crawler/fleet"
+	"github.com/doppel-search/doppel/crawler/sharedcrawl"
+	"github.com/doppel-search/doppel/web"
+)
+
+// sharedFlags are the flags that name a crawl shared on a Redis Cluster.
+type sharedFlags struct {
+	redis, name string
+	lease       time.Duration
+	replicas    int
+}
+
+// define defines them on fs.
+func (s *sharedFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&s.redis, "redis", "", "the Redis Cluster the crawl is shared on, comma-separated `addresses` (any of its nodes)")
+	fs.StringVar(&s.name, "crawl", "", "the shared crawl's `name` on --redis, its key prefix (default \"doppel\")")
+	fs.DurationVar(&s.lease, "lease", 30*time.Second, "how long a worker that stopped answering holds its URLs and its detector turn before the others take them over")
+	fs.IntVar(&s.replicas, "replicas", 1, "replicas of a master that must have each change to the frontier and the page log before it counts (fewer if fewer are online; 0: none)")
+}
+
+// open opens the shared crawl, as a worker (or, with follower, as the
+// follower), with the detector's similarity.
+func (s *sharedFlags) open(ctx context.Context, worker string, opts crawler.Options, follower bool) (*sharedcrawl.Crawl, *redis.ClusterClient, error) {
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: splitList(s.redis)})
+	so := sharedcrawl.Options{Name: s.name, Worker: worker, Similarity: opts.Similarity, Lease: s.lease, Replicas: s.replicas}
+	var sc *sharedcrawl.Crawl
+	var err error
+	if follower {
+		sc, err = sharedcrawl.OpenFollower(ctx, rdb, so)
+	} else {
+		sc, err = sharedcrawl.Open(ctx, rdb, so)
+	}
+	if err != nil {
+		rdb.Close()
+		return nil, nil, fmt.Errorf("the shared crawl on %s: %w", s.redis, err)
+	}
+	return sc, rdb, nil
+}
+
+// runWorker is `doppel worker`: one worker of a crawl shared on a Redis
+// Cluster.
+func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, f := newCrawlFlags(stderr)
+	fs.Init("worker", flag.ContinueOnError)
+	var sf sharedFlags
+	sf.define(fs)
+	id := fs.String("id", "", "this worker's `name` in the crawl, unique among the workers up (default: host name and process id)")
+	status := fs.String("status", "", "serve this worker's status page, /api/stats and /metrics on this loopback `address` (e.g. 127.0.0.1:8091)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: doppel worker --redis ADDRS [--crawl NAME] --data DIR --seed URL [--seed URL…] [--status ADDR] [crawl flags]\n\n"+
+			"Joins the crawl NAME shared on a Redis Cluster: fetches URLs from its shared frontier (politeness\n"+
+			"per host holds across every worker), assigns their near-duplicate clusters with the shared\n"+
+			"detector and hands each page and decision to the crawl's page log, which `doppel serve --redis`\n"+
+			"reads into the crawl's records and index. DIR keeps this worker's own records (for its decisions\n"+
+			"and its restart). Workers may join and leave at any time: a worker killed mid-crawl holds its\n"+
+			"URLs for --lease, then the others fetch them. Give every worker the same seeds and options (the\n"+
+			"first worker's are the crawl's). Stops when Ctrl-C (or, with --once, when the crawl has nothing\n"+
+			"left to fetch). Not yet on a shared crawl: revisits and re-clustering.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	opts, err := f.options(fs)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for name, v := range map[string]string{"--redis": sf.redis, "--data": f.data} {
+		if v == "" {
+			missing = append(missing, name)
+		}
+	}
+	if len(opts.Seeds) == 0 {
+		missing = append(missing, "--seed (every worker is given the seeds; those already queued are not queued again)")
+	}
+	if f.serveAddr != "" {
+		fmt.Fprintln(stderr, "doppel worker: --serve is not a worker flag (a worker keeps no index: search with doppel serve --redis)")
+		return errUsage
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(stderr, "doppel worker: %v required\n", missing)
+		usageHint(fs, stderr)
+		return errUsage
+	}
+	if *status != "" && !isLoopback(*status) {
+		return fmt.Errorf("--status %s: give a loopback address such as 127.0.0.1:8091 (the page shows the crawl's counts to anybody who connects)", *status)
+	}
+	if err := checkCrawlCounts(fs, stderr); err != nil {
+		return err
+	}
+	sc, rdb, err := sf.open(ctx, *id, opts, false)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	defer sc.Close()
+	if opts, err = sc.Announce(ctx, opts); err != nil {
+		return err
+	}
+	c, err := crawler.Open(f.data, sc.Options(opts))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+
+	host, _ := os.Hostname()
+	me := fleet.Worker{ID: sc.Worker, Host: host, PID: os.Getpid()}
+	var srv *server
+	if *status != "" {
+		if srv, err = listenStatus(c, sc.Roll, *status); err != nil {
+			return err
+		}
+		me.StatusURL = "http://" + srv.lns[0].Addr().String() + "/status"
+	}
+	member, err := sc.Roll.Join(ctx, me, func() fleet.Report { return workerReport(c) })
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "worker %s joined crawl %q on %s\n", sc.Worker, sc.Name, sf.redis)
+	if srv != nil {
+		fmt.Fprintf(stdout, "Status: %s  (/api/stats, /metrics)\n", me.StatusURL)
+	}
+	serveCtx, stopServing := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	if srv != nil {
+		go func() { served <- srv.serve(serveCtx) }()
+	}
+	start := time.Now()
+	stop := reportProgress(c, stderr, isTerminal(stderr), start)
+	if f.once {
+		err = c.Run(ctx)
+	} else {
+		err = c.Watch(ctx)
+	}
+	stop()
+	stopServing()
+	if srv != nil {
+		err = errors.Join(err, <-served)
+	}
+	leave, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err = errors.Join(err, member.Leave(leave))
+	st := c.Stats()
+	fmt.Fprintf(stdout, "pages fetched:     %d (unique %d, near-duplicates %d)\nskipped:           %d\nerrors:            %d\nelapsed:           %s\n",
+		st.Fetched, st.Unique, st.Duplicates, st.Skipped, st.Errors, time.Since(start).Round(time.Millisecond))
+	switch {
+	case !f.once && ctx.Err() != nil:
+		return ignoreCanceled(err)
+	case ctx.Err() != nil:
+		return errInterrupted
+	}
+	return err
+}
+
+// ignoreCanceled drops the context cancellation a stopped Watch returns.
+func ignoreCanceled(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// workerReport is what a worker tells the roll at each beat.
+func workerReport(c *crawler.Crawler) fleet.Report {
+	st := c.Stats()
+	return fleet.Report{
+		Counters: map[string]int64{"fetched": st.Fetched, "failed": st.Errors, "skipped": st.Skipped, "unique": st.Unique, "duplicates": st.Duplicates},
+		Gauges:   map[string]int64{"in_flight": int64(c.InFlight())},
+	}
+}
+
+// listenStatus binds addr for a worker's status page, /api/stats and
+// /metrics: its live crawl, with the roll's workers.
+func listenStatus(c *crawler.Crawler, roll *fleet.Roll, addr string) (*server, error) {
+	srv, err := newWeb(c.View(), c.Store(), c, roll, identity{})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listening on %s: %w", addr, err)
+	}
+	return &server{hs: []*http.Server{web.HTTPServer(srv.AdminHandler(), web.HTTPOptions{})}, lns: []net.Listener{ln}}, nil
+}
+
+// serveShared serves the crawl shared on the Redis Cluster of sf while
+// keeping its records and index in data: a crawler.Follower reads the
+// crawl's page log into data, from where it stopped, and the search
+// answers from what it has applied.
+func serveShared(ctx context.Context, sf *sharedFlags, data, addr string, id identity, stdout, stderr io.Writer) error {
+	sc, rdb, err := sf.open(ctx, "", crawler.Options{}, true)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	opts, err := crawlOptions(ctx, sc, data, stderr)
+	if err != nil {
+		return err
+	}
+	f, err := crawler.OpenFollower(data, opts)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	srv, err := listen(f.View(), f.View().Store(), nil, sc.Roll, addr, id, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "following crawl %q on %s into %s from position %d\n", sc.Name, sf.redis, data, f.Position())
+	followCtx, stopFollowing := context.WithCancel(ctx)
+	defer stopFollowing()
+	followed := make(chan error, 1)
+	go func() { followed <- f.Follow(followCtx, sc.Reader(f.Position()), sc.Log.Trim) }()
+	served := make(chan error, 1)
+	go func() { served <- srv.serve(followCtx) }()
+	stop := reportFollow(f, stderr)
+	defer stop()
+	var errs []error
+	select {
+	case err := <-followed: // ctx done, or the log cannot be read
+		stopFollowing()
+		errs = append(errs, ignoreCanceled(err), <-served)
+	case err := <-served:
+		stopFollowing()
+		errs = append(errs, err, ignoreCanceled(<-followed))
+	}
+	st := f.Stats()
+	fmt.Fprintf(stdout, "followed: %d pages and %d decisions recorded, position %d\n", st.Pages, st.Decisions, f.Position())
+	return errors.Join(errs...)
+}
+
+// crawlOptions returns the options of the shared crawl sc for the
+// follower's directory data: those saved there, or the ones the first
+// worker announced (waiting for one to join).
+func crawlOptions(ctx context.Context, sc *sharedcrawl.Crawl, data string, stderr io.Writer) (crawler.Options, error) {
+	if _, err := os.Stat(filepath.Join(data, "crawl.json")); err == nil {
+		return crawler.Options{}, nil // OpenFollower resumes with the saved ones
+	}
+	for waited := false; ; waited = true {
+		opts, ok, err := sc.Announced(ctx)
+		if err != nil || ok {
+			return opts, err
+		}
+		if !waited {
+			fmt.Fprintf(stderr, "waiting for the first worker of crawl %q (doppel worker --redis … --crawl %s)\n", sc.Name, sc.Name)
+		}
+		select {
+		case <-ctx.Done():
+			return crawler.Options{}, errInterrupted
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// reportFollow logs the follower's progress every progressInterval until
+// the returned function is called.
+func reportFollow(f *crawler.Follower, w io.Writer) (stop func()) {
+	logger := slog.New(slog.NewTextHandler(w, nil))
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(progressInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			st := f.Stats()
+			logger.Info("follow", "pages", st.Pages, "decisions", st.Decisions, "position", st.Position)
+		}
+	})
+	return func() { close(done); wg.Wait() }
+}

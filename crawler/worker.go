@@ -1,0 +1,130 @@
+package crawler
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/doppel-search/doppel/crawler/frontier"
+	"github.com/doppel-search/doppel/crawler/hook"
+	"github.com/doppel-search/doppel/crawler/pages"
+	"github.com/doppel-search/doppel/dedup"
+)
+
+// A crawl shared among workers (Options.Share) splits the committer's
+// work in two. Each worker fetches, cleans and signs its pages, assigns
+// their clusters with the workers' shared detector and queues their
+// links in the shared frontier; at each page's turn in the detector's
+// order, before the page is committed there, it appends the page's
+// record with its place (a logEntry) to the shared page log, and it
+// appends the decisions of each group (URLs skipped or failed) as a note
+// under a number of their own (dedup.Detector.Aside). One Follower reads
+// the log in number order into the crawl's records and index. The
+// worker keeps its own records too, for its decisions and its restart,
+// but no index. What a shared crawl does not do yet: revisits (the shared
+// detector has no removals or new versions), re-clustering, and sharing
+// anchor texts between workers.
+
+// Share is what the workers of a shared crawl share besides the
+// frontier.
+type Share struct {
+	// Detector assigns the clusters of every worker's pages: a detector
+	// made with dedup.NewShared under hook.DetectorOptions, with
+	// Options.Similarity, on every worker.
+	Detector *dedup.Detector
+	// Log receives each page at its turn and each group's decisions
+	// (*pagelog.Log).
+	Log PageLog
+}
+
+// PageLog is where a shared crawl's workers hand their records on to the
+// Follower, in the shared detector's order: *pagelog.Log.
+type PageLog interface {
+	// Append adds the entry of document number n, before n is committed.
+	Append(ctx context.Context, n uint32, payload []byte) error
+	// AppendNote adds a note under number n, before n is given up.
+	AppendNote(ctx context.Context, n uint32, payload []byte) error
+}
+
+// validate checks a shared crawl's options.
+func (s *Share) validate(o Options) error {
+	if s == nil {
+		return nil
+	}
+	var errs []error
+	if s.Detector == nil || s.Log == nil {
+		errs = append(errs, errors.New("share: a shared crawl needs the shared detector and the page log"))
+	}
+	if _, ok := o.Frontier.(frontier.Shared); !ok {
+		errs = append(errs, errors.New("share: a shared crawl needs a shared frontier"))
+	}
+	if o.NoDedup {
+		errs = append(errs, errors.New("share: a shared crawl detects near-duplicates (no_dedup is not supported)"))
+	}
+	return errors.Join(errs...)
+}
+
+// A logEntry is what a worker appends to the page log: a fetched page's
+// record and its place (Page), or a group's decisions (Decisions).
+type logEntry struct {
+	Page      *placedRecord  `json:"page,omitempty"`
+	Decisions []pages.Record `json:"decisions,omitempty"`
+}
+
+// A placedRecord is a fetched page's record and where the shared detector
+// placed it, as the index takes it (the record has the cluster).
+type placedRecord struct {
+	Record    pages.Record `json:"record"`
+	Master    string       `json:"master"`
+	Duplicate bool         `json:"duplicate,omitempty"`
+	Edited    bool         `json:"edited,omitempty"`
+}
+
+// page returns the processed page the entry holds, placed.
+func (e *placedRecord) page() hook.Page {
+	p := hook.FromRecord(e.Record)
+	p.Result.Master, p.Result.Duplicate, p.Result.Edited = e.Master, e.Duplicate, e.Edited
+	return p
+}
+
+// shared reports whether the crawl is one worker's part of a shared one.
+func (c *committer) shared() bool { return c.opts.Share != nil }
+
+// atTurn is the hook's AtTurn on a shared crawl: it appends the page's
+// record, as the hook is about to record it, with its place.
+func (c *committer) atTurn(n uint32, p hook.Page) error {
+	rec, err := c.recordOf(p)
+	if err != nil {
+		return err
+	}
+	payload, err := json.Marshal(logEntry{Page: &placedRecord{Record: rec, Master: p.Result.Master,
+		Duplicate: p.Result.Duplicate, Edited: p.Result.Edited}})
+	if err != nil {
+		return err
+	}
+	return c.opts.Share.Log.Append(context.Background(), n, payload)
+}
+
+// shareDecisions appends the group's decisions (the records in c.batch of
+// URLs not fetched) as one note, before the group's frontier commit.
+func (c *committer) shareDecisions(ctx context.Context) error {
+	var ds []pages.Record
+	for _, w := range c.batch.Writes() {
+		if w.Record.Status != pages.Fetched {
+			ds = append(ds, w.Record)
+		}
+	}
+	if len(ds) == 0 {
+		return nil
+	}
+	payload, err := json.Marshal(logEntry{Decisions: ds})
+	if err != nil {
+		return err
+	}
+	err = c.opts.Share.Detector.Aside(func(n uint32) error { return c.opts.Share.Log.AppendNote(ctx, n, payload) })
+	if err != nil {
+		return fmt.Errorf("crawler: sharing %d decisions: %w", len(ds), err)
+	}
+	return nil
+}
