@@ -13,34 +13,33 @@ import (
 
 	"github.com/google/renameio/v2"
 
-	"github.com/doppel-search/doppel/crawler/frontier"
-	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/pagelog"
-	"github.com/doppel-search/doppel/crawler/pages"
-	"github.com/doppel-search/doppel/indexer"
 )
 
 // A Follower keeps the records and the search index of a crawl shared
 // among workers (Options.Share): it reads the crawl's page log in the
-// shared detector's order and records and indexes each page as its worker
-// placed it (hook.Place), and records each group's decisions. Its data
+// shared detector's order and applies each entry as a one-machine crawl's
+// committer applies a page: the page goes through the Follower's own
+// detector (hook.Replay: in the shared order it decides exactly as the
+// shared detector did), is recorded and indexed; each group's decisions
+// are recorded (never over a page fetched since). As the crawl grows, and
+// whenever the log pauses, it re-clusters as a one-machine crawl does
+// (star clusters, records and index following), which the shared detector
+// cannot: so the crawl's clusters are a one-machine crawl's. Its data
 // directory is an ordinary crawl directory, which OpenView (doppel
-// serve) reads, and the index in it may be sharded (Options.Shards).
+// serve) reads, with the detector's snapshot; the index in it may be
+// sharded (Options.Shards).
 //
 // It keeps its position in the log (the file follow.pos) after the
 // records and the index it has applied are durable, and resumes from it
-// when opened again: a crash re-applies what was applied after it, which
-// changes nothing (a record put again, a document added again with the
-// same place). A Follower is the only writer of its directory.
+// when opened again (Open's replay restores the detector, as for any
+// crawl): a crash re-applies what was applied after it, which changes
+// nothing. A Follower is the only writer of its directory.
 type Follower struct {
-	dir   string
-	opts  Options
-	pages *pages.Store
-	index Store
-	hook  *hook.Hook
-	front frontier.Queue // empty: the crawl's frontier is the workers'; for View
+	dir  string
+	c    *Crawler
+	opts Options
 
-	batch     pages.Batch
 	pending   int       // entries applied since the last flush
 	lastFlush time.Time // when the last flush ended
 	pos       uint32    // durable: every committed number below it is recorded and indexed
@@ -77,53 +76,20 @@ const positionFile = "follow.pos"
 // OpenFollower opens (or creates) the data directory dir of a shared
 // crawl's records and index. opts are the crawl's options, saved in dir
 // as Open saves them (a later OpenFollower with no Seeds uses the saved
-// ones); Share and Frontier are not used.
+// ones); Share and Frontier are not used (the directory's frontier stays
+// empty: the crawl's is the workers').
 func OpenFollower(dir string, opts Options) (*Follower, error) {
 	opts.Share, opts.Frontier = nil, nil
-	opts, err := resolveOptions(dir, opts)
+	pos, err := readPosition(dir)
 	if err != nil {
 		return nil, err
 	}
-	if err := makeDir(dir); err != nil {
-		return nil, err
-	}
-	f := &Follower{dir: dir, opts: opts, lastFlush: time.Now()}
-	if f.pos, err = readPosition(dir); err != nil {
-		return nil, err
-	}
-	if f.front, err = frontier.Open(filepath.Join(dir, frontierFile), frontier.Options{NoSync: opts.NoSync, LockTimeout: lockTimeout}); err != nil {
-		return nil, inUse(dir, err)
-	}
-	if f.pages, err = pages.Open(filepath.Join(dir, pagesFile), pages.Options{NoSync: opts.NoSync, Timeout: lockTimeout}); err != nil {
-		f.front.Close()
-		return nil, inUse(dir, err)
-	}
-	if f.index, err = openIndex(dir, opts.Shards, indexer.Options{Policy: opts.Policy, NoAutoFlush: true,
-		Source: indexer.SourceFunc(func(ctx context.Context, id string) (*indexer.Doc, error) { return f.hook.SourceDoc(ctx, id) })}); err != nil {
-		f.pages.Close()
-		f.front.Close()
-		return nil, inUse(dir, err)
-	}
-	if f.hook, err = hook.New(hook.Options{Index: f.index, Source: f.recorded, Language: opts.Language, NoDedup: true}); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := saveOptions(dir, opts); err != nil {
-		f.Close()
-		return nil, err
-	}
-	// The site statistics the index leaves template text out by.
-	err = f.pages.Each(func(r pages.Record) error {
-		if r.Status == pages.Fetched {
-			f.hook.Observe(hook.FromRecord(r))
-		}
-		return nil
-	})
+	c, err := Open(dir, opts)
 	if err != nil {
-		f.Close()
 		return nil, err
 	}
-	f.n.position.Store(f.pos)
+	f := &Follower{dir: dir, c: c, opts: c.opts, lastFlush: time.Now(), pos: pos}
+	f.n.position.Store(pos)
 	return f, nil
 }
 
@@ -139,17 +105,16 @@ func (f *Follower) Stats() FollowStats {
 
 // View returns a View of the records and the index, valid until Close
 // (for serving searches while following). Closing it does nothing.
-func (f *Follower) View() *View {
-	return &View{opts: f.opts, pages: f.pages, front: f.front, index: f.index}
-}
+func (f *Follower) View() *View { return f.c.View() }
 
 // Follow applies the entries of es, which must start at Position, until
 // ctx ends, making them durable every 1000 pages and at least every
-// Options.RefreshInterval while entries wait; then it makes what it
-// applied durable and returns ctx's error. trim, if not nil, is called
-// with each new durable position (pagelog.Log.Trim: the entries behind
-// the only reader may go). An entry it cannot read is an error, which
-// stops it (the position stays before the entry).
+// Options.RefreshInterval while entries wait, and re-clustering as the
+// crawl grows and when no entry came for a RefreshInterval; then it makes
+// what it applied durable and returns ctx's error. trim, if not nil, is
+// called with each new durable position (pagelog.Log.Trim: the entries
+// behind the only reader may go). An entry it cannot read or apply is an
+// error, which stops it (the position stays before the entry).
 func (f *Follower) Follow(ctx context.Context, es Entries, trim func(ctx context.Context, below uint32) error) error {
 	for {
 		wait := f.opts.RefreshInterval
@@ -157,7 +122,7 @@ func (f *Follower) Follow(ctx context.Context, es Entries, trim func(ctx context
 			wait -= time.Since(f.lastFlush)
 		}
 		if wait <= 0 {
-			if err := f.flush(ctx, es.Position(), trim); err != nil {
+			if err := f.flush(ctx, es.Position(), false, trim); err != nil {
 				return err
 			}
 			continue
@@ -172,17 +137,17 @@ func (f *Follower) Follow(ctx context.Context, es Entries, trim func(ctx context
 			}
 			f.n.position.Store(es.Position())
 			if f.pending >= flushPages {
-				if err := f.flush(ctx, es.Position(), trim); err != nil {
+				if err := f.flush(ctx, es.Position(), false, trim); err != nil {
 					return err
 				}
 			}
 		case ctx.Err() != nil:
-			if err := f.flush(context.WithoutCancel(ctx), es.Position(), trim); err != nil {
+			if err := f.flush(context.WithoutCancel(ctx), es.Position(), false, trim); err != nil {
 				return err
 			}
 			return ctx.Err()
-		case errors.Is(err, context.DeadlineExceeded):
-			if err := f.flush(ctx, es.Position(), trim); err != nil {
+		case errors.Is(err, context.DeadlineExceeded): // the log pauses
+			if err := f.flush(ctx, es.Position(), f.pending == 0, trim); err != nil {
 				return err
 			}
 		default:
@@ -191,55 +156,26 @@ func (f *Follower) Follow(ctx context.Context, es Entries, trim func(ctx context
 	}
 }
 
-// apply records and indexes one entry.
+// apply applies one entry.
 func (f *Follower) apply(ctx context.Context, e pagelog.Entry) error {
 	var le logEntry
 	if err := json.Unmarshal(e.Payload, &le); err != nil {
 		return err
 	}
-	for _, d := range le.Decisions {
-		if d.URL == "" || d.Status == pages.Fetched {
-			return fmt.Errorf("a decision without URL or of a fetched page (%q)", d.URL)
-		}
-		if prev, ok, err := f.latest(d.URL); err != nil {
-			return err
-		} else if ok && prev.Status == pages.Fetched {
-			continue // fetched by another worker since
-		}
-		f.batch.Put(d)
-		f.n.decisions.Add(1)
-	}
-	f.pending += len(le.Decisions)
-	if le.Page == nil {
-		return nil
-	}
-	rec := le.Page.Record
-	if rec.URL == "" || rec.Status != pages.Fetched || rec.Cluster == "" {
-		return fmt.Errorf("a page entry without URL or cluster (%q)", rec.URL)
-	}
-	f.batch.Put(rec)
-	if le.Page.Master == rec.URL {
-		f.batch.SetMaster(rec.Cluster, rec.URL)
-	}
-	if err := f.hook.Place(ctx, le.Page.page()); err != nil {
-		return err
-	}
-	f.pending++
-	f.n.pages.Add(1)
-	return nil
+	pages, decisions, err := f.c.commit.applyLogged(ctx, le)
+	f.pending += pages + decisions
+	f.n.pages.Add(int64(pages))
+	f.n.decisions.Add(int64(decisions))
+	return err
 }
 
-// flush commits the records applied, then the index, then the position
-// pos, and trims the log behind it.
-func (f *Follower) flush(ctx context.Context, pos uint32, trim func(context.Context, uint32) error) error {
-	if f.pending > 0 || !f.batch.Empty() {
-		if _, err := f.pages.Commit(&f.batch); err != nil {
-			return fmt.Errorf("crawler: recording the log's pages: %w", err)
-		}
-		f.batch = pages.Batch{}
-		if err := f.index.Flush(ctx); err != nil {
-			return fmt.Errorf("crawler: indexing the log's pages: %w", err)
-		}
+// flush makes what was applied durable — records, then index — after
+// re-clustering if the crawl has grown enough since the last time, or
+// if idle and pages came since; then it keeps the position pos and trims
+// the log behind it.
+func (f *Follower) flush(ctx context.Context, pos uint32, idle bool, trim func(context.Context, uint32) error) error {
+	if err := f.c.commit.flushLogged(ctx, idle); err != nil {
+		return err
 	}
 	f.pending, f.lastFlush = 0, time.Now()
 	if pos == f.pos {
@@ -257,31 +193,8 @@ func (f *Follower) flush(ctx context.Context, pos uint32, trim func(context.Cont
 	return nil
 }
 
-// latest returns the record of url, pending or stored.
-func (f *Follower) latest(url string) (pages.Record, bool, error) {
-	if rec, ok := f.batch.Pending(url); ok {
-		return rec, true, nil
-	}
-	return f.pages.Get(url)
-}
-
-// recorded returns the page recorded for url: the hook's page source.
-func (f *Follower) recorded(url string) (hook.Page, bool, error) {
-	rec, ok, err := f.latest(url)
-	if err != nil || !ok || rec.Status != pages.Fetched {
-		return hook.Page{}, false, err
-	}
-	return hook.FromRecord(rec), true, nil
-}
-
-// Close closes the stores (call it after Follow has returned).
-func (f *Follower) Close() error {
-	var errs []error
-	if f.index != nil {
-		errs = append(errs, f.index.Close())
-	}
-	return errors.Join(append(errs, f.pages.Close(), f.front.Close())...)
-}
+// Close closes the crawl directory (call it after Follow has returned).
+func (f *Follower) Close() error { return f.c.Close() }
 
 // readPosition reads the position kept in dir, 0 if none.
 func readPosition(dir string) (uint32, error) {

@@ -49,15 +49,15 @@ func (l *fakeLog) from(pos uint32) *fakeLog {
 	return out
 }
 
-func pageEntry(t *testing.T, n uint32, url, cluster, master string, duplicate bool, text string) pagelog.Entry {
+func pageEntry(t *testing.T, n uint32, url, text string) pagelog.Entry {
 	t.Helper()
 	rec := pages.Record{Page: page.Page{URL: url, Title: "Title of " + url, Blocks: []string{text}, Text: text},
-		Status: pages.Fetched, Cluster: cluster, FetchedAt: time.Unix(1, 0).UTC()}
-	data, err := json.Marshal(logEntry{Page: &placedRecord{Record: rec, Master: master, Duplicate: duplicate}})
+		Status: pages.Fetched, FetchedAt: time.Unix(1, 0).UTC()}
+	data, err := json.Marshal(logEntry{Page: &rec})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pagelog.Entry{N: n, Cluster: cluster, Payload: data}
+	return pagelog.Entry{N: n, Payload: data}
 }
 
 func decisionEntry(t *testing.T, n uint32, recs ...pages.Record) pagelog.Entry {
@@ -77,11 +77,11 @@ func decisionEntry(t *testing.T, n uint32, recs ...pages.Record) pagelog.Entry {
 func TestFollower(t *testing.T) {
 	const a, b, c, d = "http://h/a", "http://h/a/print", "http://h/private/c", "http://h/d"
 	log := &fakeLog{entries: []pagelog.Entry{
-		pageEntry(t, 0, b, "c1", b, false, "the annual leave policy of the company in full"),
-		pageEntry(t, 1, a, "c1", a, true, "the annual leave policy of the company in full"), // takes the cluster over
+		pageEntry(t, 0, b, "the annual leave policy of the company in full"),
+		pageEntry(t, 1, a, "the annual leave policy of the company in full"), // takes the cluster over
 		decisionEntry(t, 3, pages.Record{Page: page.Page{URL: c}, Status: pages.Skipped, Reason: "disallowed by robots.txt"},
 			pages.Record{Page: page.Page{URL: d}, Status: pages.Failed, Reason: "HTTP 503", Transient: true}),
-		pageEntry(t, 5, d, "c2", d, false, "the travel expenses form and how to fill it in"),
+		pageEntry(t, 5, d, "the travel expenses form and how to fill it in"),
 		decisionEntry(t, 6, pages.Record{Page: page.Page{URL: d}, Status: pages.Failed, Reason: "HTTP 500"}), // a stale worker's
 	}}
 	dir := filepath.Join(t.TempDir(), "crawl")

@@ -9,6 +9,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/pages"
+	"github.com/doppel-search/doppel/crawler/traps"
 	"github.com/doppel-search/doppel/dedup"
 )
 
@@ -66,26 +67,11 @@ func (s *Share) validate(o Options) error {
 }
 
 // A logEntry is what a worker appends to the page log: a fetched page's
-// record and its place (Page), or a group's decisions (Decisions).
+// record, with the cluster the shared detector gave it (Page), or a
+// group's decisions (Decisions).
 type logEntry struct {
-	Page      *placedRecord  `json:"page,omitempty"`
+	Page      *pages.Record  `json:"page,omitempty"`
 	Decisions []pages.Record `json:"decisions,omitempty"`
-}
-
-// A placedRecord is a fetched page's record and where the shared detector
-// placed it, as the index takes it (the record has the cluster).
-type placedRecord struct {
-	Record    pages.Record `json:"record"`
-	Master    string       `json:"master"`
-	Duplicate bool         `json:"duplicate,omitempty"`
-	Edited    bool         `json:"edited,omitempty"`
-}
-
-// page returns the processed page the entry holds, placed.
-func (e *placedRecord) page() hook.Page {
-	p := hook.FromRecord(e.Record)
-	p.Result.Master, p.Result.Duplicate, p.Result.Edited = e.Master, e.Duplicate, e.Edited
-	return p
 }
 
 // shared reports whether the crawl is one worker's part of a shared one.
@@ -98,8 +84,7 @@ func (c *committer) atTurn(n uint32, p hook.Page) error {
 	if err != nil {
 		return err
 	}
-	payload, err := json.Marshal(logEntry{Page: &placedRecord{Record: rec, Master: p.Result.Master,
-		Duplicate: p.Result.Duplicate, Edited: p.Result.Edited}})
+	payload, err := json.Marshal(logEntry{Page: &rec})
 	if err != nil {
 		return err
 	}
@@ -127,4 +112,83 @@ func (c *committer) shareDecisions(ctx context.Context) error {
 		return fmt.Errorf("crawler: sharing %d decisions: %w", len(ds), err)
 	}
 	return nil
+}
+
+// applyLogged applies an entry of a shared crawl's page log (a
+// Follower's): its decisions recorded, unless the URL was fetched since;
+// its page put through this crawl's detector (hook.Replay: in the log's
+// order it decides as the shared detector did), recorded with its fetch
+// and indexed, as a live page is. It returns the pages and decisions
+// applied.
+func (c *committer) applyLogged(ctx context.Context, le logEntry) (pageCount, decisions int, err error) {
+	for _, d := range le.Decisions {
+		if d.URL == "" || d.Status == pages.Fetched {
+			return 0, decisions, fmt.Errorf("a decision without URL or of a fetched page (%q)", d.URL)
+		}
+		prev, ok, err := c.latest(d.URL)
+		if err != nil {
+			return 0, decisions, err
+		}
+		if ok && prev.Status == pages.Fetched {
+			continue // fetched by another worker since
+		}
+		c.batch.Put(d)
+		c.countDecision(d.Status)
+		decisions++
+	}
+	if le.Page == nil {
+		return 0, decisions, nil
+	}
+	rec := *le.Page
+	if rec.URL == "" || rec.Status != pages.Fetched {
+		return 0, decisions, fmt.Errorf("a page entry without URL (%q)", rec.URL)
+	}
+	c.recording = recording{url: rec.URL, etag: rec.ETag, modified: rec.Modified, hash: rec.Hash, linkHash: rec.LinkHash,
+		links: rec.Links, sched: rec.Schedule, fetched: rec.FetchedAt}
+	p, err := c.hook.Replay(ctx, hook.FromRecord(rec), true)
+	if err != nil {
+		return 0, decisions, err
+	}
+	if err := c.record(p); err != nil {
+		return 0, decisions, err
+	}
+	c.countPage(p.URL, p.Title, p.Result, traps.Unique)
+	c.sinceFlush++
+	c.sinceSnapshot++
+	return 1, decisions, nil
+}
+
+// flushLogged makes the entries applied durable, as a group's commit and
+// the index's flush do: the records committed, re-clustered if the crawl
+// grew enough (or, idle, if any page came since the last time), the index
+// flushed and its watermark stored, the detector's snapshot written when
+// due.
+func (c *committer) flushLogged(ctx context.Context, idle bool) error {
+	c.fbatch = frontier.Batch{} // the crawl's frontier is the workers'
+	stored, err := c.pages.Commit(&c.batch)
+	if err != nil {
+		return err
+	}
+	if len(stored) > 0 {
+		c.lastRev = max(c.lastRev, stored[len(stored)-1].Rev)
+	}
+	c.batch = pages.Batch{}
+	if idle && c.sinceRecluster > 0 {
+		err = c.recluster(ctx, nil)
+	} else {
+		err = c.maybeRecluster(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	if err := c.flushIndex(true); err != nil {
+		return err
+	}
+	if c.watermark > c.stored {
+		if err := c.pages.SetIndexedThrough(c.watermark); err != nil {
+			return err
+		}
+		c.stored = c.watermark
+	}
+	return c.maybeSnapshot()
 }

@@ -14,7 +14,12 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/frontier/redisfrontier"
+	"github.com/doppel-search/doppel/crawler/hook"
+	"github.com/doppel-search/doppel/crawler/pagelog"
+	"github.com/doppel-search/doppel/dedup"
+	"github.com/doppel-search/doppel/dedup/signatures/redissig"
 	"github.com/doppel-search/doppel/internal/redistest"
+	"github.com/redis/go-redis/v9"
 )
 
 // latencySite serves hosts h0.test … h(N-1).test (all on one loopback
@@ -92,20 +97,45 @@ func (s *latencySite) check(b *testing.B, hosts int) (minGap time.Duration, extr
 	return minGap, float64(others) / float64(hosts)
 }
 
+// benchShare returns a worker's shared detector and page log of the crawl
+// under prefix, with the detector's signatures and the log.
+func benchShare(rdb redis.UniversalClient, prefix string) (*Share, *redissig.Signatures, *pagelog.Log, error) {
+	ctx := context.Background()
+	dopts := hook.DetectorOptions()
+	cfg := dopts.SharedConfig()
+	sig, err := redissig.Open(ctx, rdb, cfg.Limits, redissig.Options{Prefix: prefix + ":sig", HammingK: cfg.HammingK})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	det, err := dedup.NewShared(nil, dopts, sig)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	plog, err := pagelog.Open(ctx, rdb, pagelog.Options{Prefix: prefix})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return &Share{Detector: det, Log: plog}, sig, plog, nil
+}
+
 // BenchmarkWorkers crawls a latency-bound site — DOPPEL_WORKERS_HOSTS
 // hosts (default 1,000) of DOPPEL_WORKERS_PAGES pages (default 3), each
 // response 50 ms late, on loopback — with 1, 2 and 4 workers (crawlers
-// in this process, each with a directory of its own, sharing a frontier
-// on a Redis Cluster of three masters), each with parallelism 2, so that
+// in this process, each with a directory of its own, sharing a frontier,
+// the near-duplicate detector and the page log on a Redis Cluster of
+// three masters, while a Follower records and indexes the crawl from the
+// log), each with parallelism 2, so that
 // one worker is bound by latency, not CPU. It reports pages/s, the
 // speed-up over one worker, the least time between two requests to one
 // host as the server saw them arrive (min-gap-ms: pages, robots.txt,
 // probes and sitemaps alike) and the requests a host got beyond its pages
 // (extra/host: robots.txt, the soft-404 probe and the sitemap, once
-// among the workers). Each request to a host goes when none is in flight
+// among the workers), and how long after the workers ended the follower
+// had applied every page (follower-lag-s). Each request to a host goes when none is in flight
 // and the delay (100 ms) after the one before was answered, so the least
 // gap is about the latency and the delay. It fails if a page was fetched
-// twice or not at all, or if two requests to a host came closer than its
+// twice or not at all, if the follower did not record every page, or if
+// two requests to a host came closer than its
 // delay.
 //
 //	go test ./crawler -run XXX -bench Workers -benchtime 1x -timeout 0
@@ -120,7 +150,7 @@ func BenchmarkWorkers(b *testing.B) {
 	var one float64
 	for _, n := range []int{1, 2, 4} {
 		b.Run(fmt.Sprint("workers=", n), func(b *testing.B) {
-			var pagesPerS, gap, extra float64
+			var pagesPerS, gap, extra, lag float64
 			for run := 0; b.Loop(); run++ {
 				site := &latencySite{latency: latency, perHost: perHost, log: map[string][]arrival{}}
 				srv := newSite(b, site)
@@ -137,18 +167,33 @@ func BenchmarkWorkers(b *testing.B) {
 				}
 				prefix := fmt.Sprintf("bench%d-%d-%d", n, run, time.Now().UnixNano())
 				var workers []*Crawler
+				var sig *redissig.Signatures
+				var plog *pagelog.Log
 				for w := range n {
 					q, err := redisfrontier.New(rdb, redisfrontier.Options{Prefix: prefix, Holder: fmt.Sprint("w", w), Delay: delay})
 					if err != nil {
 						b.Fatal(err)
 					}
+					var share *Share
+					if share, sig, plog, err = benchShare(rdb, prefix); err != nil {
+						b.Fatal(err)
+					}
 					c, err := Open(b.TempDir(), Options{Seeds: seeds, Parallelism: 2, HostParallelism: 1, Delay: delay,
-						NoSync: true, MaxPages: 10 * hosts * perHost, Client: client, Frontier: q})
+						NoSync: true, MaxPages: 10 * hosts * perHost, Client: client, Frontier: q, Share: share})
 					if err != nil {
 						b.Fatal(err)
 					}
 					workers = append(workers, c)
 				}
+				f, err := OpenFollower(b.TempDir(), Options{Seeds: seeds, NoSync: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				fctx, stopFollowing := context.WithCancel(context.Background())
+				followed := make(chan error, 1)
+				go func() {
+					followed <- f.Follow(fctx, plog.Reader(pagelog.FatesOf(sig), 0, pagelog.ReaderOptions{}), plog.Trim)
+				}()
 				start := time.Now()
 				var wg sync.WaitGroup
 				took := make([]time.Duration, n)
@@ -162,6 +207,16 @@ func BenchmarkWorkers(b *testing.B) {
 				}
 				wg.Wait()
 				elapsed := time.Since(start)
+				turn, _, _, err := sig.Outcomes(context.Background(), 0, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for f.Stats().Position < turn {
+					time.Sleep(time.Millisecond)
+				}
+				behind := time.Since(start) - elapsed
+				stopFollowing()
+				<-followed
 				fetched := int64(0)
 				for w, c := range workers {
 					st := c.Stats()
@@ -169,9 +224,11 @@ func BenchmarkWorkers(b *testing.B) {
 					fetched += st.Fetched
 					c.Close()
 				}
-				if fetched != int64(hosts*perHost) {
-					b.Errorf("%d workers fetched %d pages, want %d", n, fetched, hosts*perHost)
+				if fetched != int64(hosts*perHost) || f.Stats().Pages != fetched {
+					b.Errorf("%d workers fetched %d pages and the follower recorded %d, want %d", n, fetched, f.Stats().Pages, hosts*perHost)
 				}
+				f.Close()
+				lag = behind.Seconds()
 				minGap, ex := site.check(b, hosts)
 				if minGap < delay {
 					b.Errorf("two requests to one host %v apart, its delay is %v", minGap, delay)
@@ -181,6 +238,7 @@ func BenchmarkWorkers(b *testing.B) {
 			b.ReportMetric(pagesPerS, "pages/s")
 			b.ReportMetric(gap, "min-gap-ms")
 			b.ReportMetric(extra, "extra/host")
+			b.ReportMetric(lag, "follower-lag-s")
 			if n == 1 {
 				one = pagesPerS
 			} else if one > 0 {

@@ -343,8 +343,11 @@ func (d *Detector) InsertTurn(p *Prepared, atTurn func(n uint32, res Result) err
 // worker hands on beside its documents (a crawl's decisions, which its
 // page log carries as notes that readers deliver though the number is
 // given up). fn should be short, like InsertTurn's atTurn: until the
-// number is given up, the workers after it wait. Aside returns fn's
-// error, or an error of the Shared.
+// number is given up, the workers after it wait. If the number's lease
+// ran out before it was given up (fn took too long: a reader may have
+// passed it), fn is called again with a new number: what it hands on
+// must bear being delivered twice. Aside returns fn's error, or an error
+// of the Shared.
 //
 // On a Detector made with New it returns [ErrNotShared].
 func (d *Detector) Aside(fn func(n uint32) error) error {
@@ -354,15 +357,23 @@ func (d *Detector) Aside(fn func(n uint32) error) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	r := d.remote
-	n, _, err := r.sh.Begin(r.ctx)
-	if err != nil {
-		return fmt.Errorf("dedup: %w", err)
+	for {
+		n, _, err := r.sh.Begin(r.ctx)
+		if err != nil {
+			return fmt.Errorf("dedup: %w", err)
+		}
+		ferr := fn(n)
+		err = r.sh.Abandon(r.ctx, n)
+		switch {
+		case ferr != nil:
+			return ferr
+		case errors.Is(err, signatures.ErrLost):
+			continue
+		case err != nil:
+			return fmt.Errorf("dedup: %w", err)
+		}
+		return nil
 	}
-	ferr := fn(n)
-	if err := r.sh.Abandon(r.ctx, n); err != nil && ferr == nil {
-		return fmt.Errorf("dedup: %w", err)
-	}
-	return ferr
 }
 
 // insert inserts rec under the next number of the shared sequence,

@@ -870,6 +870,24 @@ func testSharedAside(t *testing.T, rdb *redis.ClusterClient) {
 	if len(as) != len(docs) {
 		t.Fatalf("%d assignments after %d documents and %d numbers aside", len(as), len(docs), len(docs))
 	}
+	// A number whose lease runs out while fn works is taken again: fn is
+	// called with a new one.
+	slow := openShared(t, rdb, sharedPrefix(), sharedConfigs[0], nil, 100*time.Millisecond)
+	var got []uint32
+	err := slow.Aside(func(n uint32) error {
+		got = append(got, n)
+		if len(got) == 1 {
+			time.Sleep(300 * time.Millisecond)
+			// A reader's poll gives n up.
+			if _, _, _, err := slow.remote.sh.(*redissig.Signatures).Outcomes(context.Background(), 0, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return nil
+	})
+	if err != nil || len(got) != 2 || got[0] == got[1] {
+		t.Errorf("Aside with a lease run out: %v, numbers %v; want fn called again with a new number", err, got)
+	}
 	e, err := New(nil, sharedConfigs[0].opts)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/dedup/cluster"
@@ -35,8 +36,10 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	data := fs.String("data", "", "keep the crawl in this `directory`, new, empty or an earlier demo's (default: a temporary one, removed at exit)")
 	addr := fs.String("addr", "127.0.0.1:8080", "serve the search UI on this `address` (another free port if it is taken)")
+	siteOnly := fs.String("site-only", "", "only serve the demo intranet, on this loopback `address`, until Ctrl-C: a site for doppel crawl or doppel worker")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: doppel demo [--data DIR] [--addr 127.0.0.1:8080]\n\n"+
+		fmt.Fprintln(stderr, "usage: doppel demo [--data DIR] [--addr 127.0.0.1:8080]\n"+
+			"       doppel demo --site-only 127.0.0.1:8000\n\n"+
 			"Serves the bundled demo intranet on 127.0.0.1, crawls, deduplicates and indexes it, prints its\n"+
 			"near-duplicate clusters and a few collapsed example queries, then serves the search UI until\n"+
 			"Ctrl-C. Demo users: guest (public pages), hr-staff (also the HR pages under /hr/) and admin\n"+
@@ -45,6 +48,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
+	}
+	if *siteOnly != "" {
+		return serveDemoSite(ctx, *siteOnly, stdout)
 	}
 	dir, cleanup, err := demoDir(*data)
 	if err != nil {
@@ -112,6 +118,30 @@ func startDemoSite() (site string, stop func(), err error) {
 	srv := &http.Server{Handler: demosite.Handler()}
 	go srv.Serve(ln)
 	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
+}
+
+// serveDemoSite serves the demo intranet alone on the loopback address
+// addr until ctx is done.
+func serveDemoSite(ctx context.Context, addr string, stdout io.Writer) error {
+	if !isLoopback(addr) {
+		return fmt.Errorf("--site-only %s: give a loopback address such as 127.0.0.1:8000", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("starting the demo intranet: %w", err)
+	}
+	srv := &http.Server{Handler: demosite.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "Demo intranet: http://%s/ (%d pages, plus crawler traps; the HR pages are under /hr/); Ctrl-C stops\n", ln.Addr(), len(demosite.Pages()))
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		srv.Close()
+		<-served
+		return nil
+	case err := <-served:
+		return err
+	}
 }
 
 // demoCrawlError is the demo's error for a failed crawl: an interrupted

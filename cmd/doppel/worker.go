@@ -74,7 +74,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			"and its restart). Workers may join and leave at any time: a worker killed mid-crawl holds its\n"+
 			"URLs for --lease, then the others fetch them. Give every worker the same seeds and options (the\n"+
 			"first worker's are the crawl's). Stops when Ctrl-C (or, with --once, when the crawl has nothing\n"+
-			"left to fetch). Not yet on a shared crawl: revisits and re-clustering.\n\nFlags:")
+			"left to fetch). Not yet on a shared crawl: revisits.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {

@@ -503,24 +503,6 @@ func (h *Hook) Replay(ctx context.Context, p Page, reindex bool) (Page, error) {
 	return p, nil
 }
 
-// Place records and indexes a page another process placed (p.Result
-// is final): a shared crawl's page, whose cluster a worker's shared
-// detector decided, taken from the page log by the process that keeps the
-// records and the index (crawler.Follower). The page's template blocks
-// and anchors are told to the site statistics, as Replay does, so that
-// the index leaves out the same template text. The detector is not used.
-func (h *Hook) Place(ctx context.Context, p Page) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.observe(&p)
-	if h.opts.Recorder != nil {
-		if err := h.opts.Recorder.Record(p); err != nil {
-			return err
-		}
-	}
-	return h.index(ctx, p)
-}
-
 // Observe restores, after a restart, what a recorded page the detector
 // already holds (read from a snapshot) told the hook: its template blocks
 // and anchors to the site statistics, and its language, if it is the

@@ -77,7 +77,9 @@ type Shared interface {
 	// number is given up (ErrLost), so that a master is elected once, by
 	// a document verified against the master it replaces.
 	Commit(ctx context.Context, c *Commit) (group uint32, hash uint64, err error)
-	// Abandon gives up doc: it is never committed.
+	// Abandon gives up doc: it is never committed. It returns ErrLost if
+	// doc was no longer leased to the caller (given up already, its lease
+	// run out, or committed).
 	Abandon(ctx context.Context, doc uint32) error
 	// Assignments calls fn with every committed document in number order.
 	Assignments(ctx context.Context, fn func(Assigned) error) error

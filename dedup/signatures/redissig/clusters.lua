@@ -178,12 +178,13 @@ if op == 'commit' then
   return {'OK', g, h}
 end
 
--- abandon: ARGV[2] doc. Gives the number up.
+-- abandon: ARGV[2] doc. Gives the number up; returns 0 if it was no longer
+-- leased (given up already, or committed), 1 otherwise.
 if op == 'abandon' then
   local doc = tonumber(ARGV[2])
-  redis.call('HDEL', LEASE, doc)
+  local held = redis.call('HDEL', LEASE, doc)
   if turn() == doc then advance(doc + 1) end
-  return 1
+  return held
 end
 
 -- outcomes: ARGV[2] from, ARGV[3] count (>= 1). Gives up the numbers at

@@ -126,10 +126,15 @@ func (s *Signatures) Begin(ctx context.Context) (doc uint32, settled bool, err e
 	return uint32(r[0].(int64)), settled, nil
 }
 
-// Abandon gives up doc.
+// Abandon gives up doc; it returns signatures.ErrLost if doc was no
+// longer leased (given up already, its lease run out, or committed).
 func (s *Signatures) Abandon(ctx context.Context, doc uint32) error {
-	if _, err := s.cluster(ctx, "abandon", doc); err != nil {
+	v, err := s.cluster(ctx, "abandon", doc)
+	if err != nil {
 		return fmt.Errorf("redissig: abandon: %w", err)
+	}
+	if held, _ := v.(int64); held == 0 {
+		return fmt.Errorf("redissig: abandon %d: %w", doc, signatures.ErrLost)
 	}
 	return nil
 }

@@ -109,6 +109,9 @@ func testLease(t *testing.T, rdb *redis.ClusterClient) {
 	if err := s.Wait(ctx, 0, nil); !errors.Is(err, signatures.ErrLost) {
 		t.Errorf("Wait of a number given up = %v, want ErrLost", err)
 	}
+	if err := s.Abandon(ctx, 0); !errors.Is(err, signatures.ErrLost) {
+		t.Errorf("Abandon of a number given up = %v, want ErrLost", err)
+	}
 	// A number given up by its worker passes its turn at once.
 	begin(t, s, 2, true)
 	begin(t, s, 3, false)
