@@ -284,23 +284,9 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 // insert assigns a fetched page its cluster, records it into c.batch and
 // indexes it (hook.Insert), and counts it.
 func (c *committer) insert(ctx context.Context, r *result) (dedup.Result, error) {
-	// Anchor texts known now: committed ones, those of groups the record
-	// writer has not committed yet, and those of pages earlier in this
-	// group.
-	// The writer's first: a group it commits meanwhile is then in the
-	// store when the store is read.
-	var pending []string
-	if c.writer != nil {
-		pending = c.writer.unwrittenAnchors(r.url)
-	}
-	anchors, err := c.pages.Anchors(r.url)
+	anchors, err := c.anchorsOf(r.url)
 	if err != nil {
 		return dedup.Result{}, err
-	}
-	for _, a := range append(pending, c.batch.PendingAnchors(r.url)...) {
-		if a != "" && len(anchors) < pages.MaxAnchors && !slices.Contains(anchors, a) {
-			anchors = append(anchors, a)
-		}
 	}
 	r.prep.SetAnchors(anchors)
 	p, err := c.hook.Insert(ctx, r.prep)
@@ -310,6 +296,28 @@ func (c *committer) insert(ctx context.Context, r *result) (dedup.Result, error)
 	c.countPage(p.URL, p.Title, p.Result, r.verdict)
 	c.sinceFlush++
 	return p.Result, nil
+}
+
+// anchorsOf returns the anchor texts of links to url known now: committed
+// ones, those of groups the record writer has not committed yet, and
+// those of pages earlier in this group.
+func (c *committer) anchorsOf(url string) ([]string, error) {
+	// The writer's first: a group it commits meanwhile is then in the
+	// store when the store is read.
+	var pending []string
+	if c.writer != nil {
+		pending = c.writer.unwrittenAnchors(url)
+	}
+	anchors, err := c.pages.Anchors(url)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range append(pending, c.batch.PendingAnchors(url)...) {
+		if a != "" && len(anchors) < pages.MaxAnchors && !slices.Contains(anchors, a) {
+			anchors = append(anchors, a)
+		}
+	}
+	return anchors, nil
 }
 
 // recording is what the committer knows of the page the hook is about to
@@ -626,6 +634,21 @@ func (c *committer) flushIndex(force bool) error {
 	return nil
 }
 
+// flushIndexNow writes what is left of the index batch at once (after
+// the records it holds) and stores the watermark in the page store.
+func (c *committer) flushIndexNow() error {
+	if err := c.flushIndex(true); err != nil {
+		return err
+	}
+	if c.watermark > c.stored {
+		if err := c.pages.SetIndexedThrough(c.watermark); err != nil {
+			return err
+		}
+		c.stored = c.watermark
+	}
+	return nil
+}
+
 // waitFlush waits for the index write in progress, if any, and moves the
 // watermark past its pages.
 func (c *committer) waitFlush() error {
@@ -732,14 +755,8 @@ func (c *committer) finish(recluster bool) error {
 			return err
 		}
 	}
-	if err := c.flushIndex(true); err != nil {
+	if err := c.flushIndexNow(); err != nil {
 		return err
-	}
-	if c.watermark > c.stored {
-		if err := c.pages.SetIndexedThrough(c.watermark); err != nil {
-			return err
-		}
-		c.stored = c.watermark
 	}
 	if fb.Len() > 0 {
 		if _, err := c.front.Commit(&fb); err != nil {

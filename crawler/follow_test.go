@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -69,9 +70,19 @@ func decisionEntry(t *testing.T, n uint32, recs ...pages.Record) pagelog.Entry {
 	return pagelog.Entry{N: n, Payload: data, Note: true}
 }
 
+func anchorsEntry(t *testing.T, n uint32, anchors map[string][]string) pagelog.Entry {
+	t.Helper()
+	data, err := json.Marshal(logEntry{Anchors: anchors})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pagelog.Entry{N: n, Payload: data, Note: true}
+}
+
 // TestFollower: a Follower records and indexes a shared crawl's log as
-// its workers placed each page (a copy hidden under its master, a master
-// taken over), records the decisions but never over a fetched page, keeps
+// its own detector places each page (a copy hidden under its master, a
+// master taken over), indexes a page with the anchor texts found before
+// it, records the decisions but never over a fetched page, keeps
 // its position, resumes from it, re-applies what a crash lost without a
 // change, and refuses a damaged position.
 func TestFollower(t *testing.T) {
@@ -81,6 +92,7 @@ func TestFollower(t *testing.T) {
 		pageEntry(t, 1, a, "the annual leave policy of the company in full"), // takes the cluster over
 		decisionEntry(t, 3, pages.Record{Page: page.Page{URL: c}, Status: pages.Skipped, Reason: "disallowed by robots.txt"},
 			pages.Record{Page: page.Page{URL: d}, Status: pages.Failed, Reason: "HTTP 503", Transient: true}),
+		anchorsEntry(t, 4, map[string][]string{d: {"Expenses form"}}),
 		pageEntry(t, 5, d, "the travel expenses form and how to fill it in"),
 		decisionEntry(t, 6, pages.Record{Page: page.Page{URL: d}, Status: pages.Failed, Reason: "HTTP 500"}), // a stale worker's
 	}}
@@ -132,6 +144,9 @@ func TestFollower(t *testing.T) {
 		t.Errorf("stats %+v: want 3 pages and 2 decisions (the stale one left out)", st)
 	}
 	check(f)
+	if rec, _, err := f.c.pages.Get(d); err != nil || !slices.Contains(rec.Anchors, "Expenses form") {
+		t.Errorf("%s recorded with anchors %q (%v), want the anchor text another worker found", d, rec.Anchors, err)
+	}
 	f.Close()
 
 	// Reopened without seeds: the saved options and the position.

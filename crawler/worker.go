@@ -72,6 +72,9 @@ func (s *Share) validate(o Options) error {
 type logEntry struct {
 	Page      *pages.Record  `json:"page,omitempty"`
 	Decisions []pages.Record `json:"decisions,omitempty"`
+	// Anchors are the anchor texts of the group's links, by target URL:
+	// what a page fetched later, by any worker, is indexed with.
+	Anchors map[string][]string `json:"anchors,omitempty"`
 }
 
 // shared reports whether the crawl is one worker's part of a shared one.
@@ -92,7 +95,8 @@ func (c *committer) atTurn(n uint32, p hook.Page) error {
 }
 
 // shareDecisions appends the group's decisions (the records in c.batch of
-// URLs not fetched) as one note, before the group's frontier commit.
+// URLs not fetched) and the anchor texts of its links as one note, before
+// the group's frontier commit.
 func (c *committer) shareDecisions(ctx context.Context) error {
 	var ds []pages.Record
 	for _, w := range c.batch.Writes() {
@@ -100,10 +104,11 @@ func (c *committer) shareDecisions(ctx context.Context) error {
 			ds = append(ds, w.Record)
 		}
 	}
-	if len(ds) == 0 {
+	anchors := c.batch.AllAnchors()
+	if len(ds) == 0 && len(anchors) == 0 {
 		return nil
 	}
-	payload, err := json.Marshal(logEntry{Decisions: ds})
+	payload, err := json.Marshal(logEntry{Decisions: ds, Anchors: anchors})
 	if err != nil {
 		return err
 	}
@@ -116,9 +121,10 @@ func (c *committer) shareDecisions(ctx context.Context) error {
 
 // applyLogged applies an entry of a shared crawl's page log (a
 // Follower's): its decisions recorded, unless the URL was fetched since;
-// its page put through this crawl's detector (hook.Replay: in the log's
-// order it decides as the shared detector did), recorded with its fetch
-// and indexed, as a live page is. It returns the pages and decisions
+// its page put through this crawl's site statistics and detector
+// (hook.Arrive: in the log's order it decides as the shared detector did),
+// recorded with its fetch and indexed, as a live page is, with the anchor
+// texts every worker found before it. It returns the pages and decisions
 // applied.
 func (c *committer) applyLogged(ctx context.Context, le logEntry) (pageCount, decisions int, err error) {
 	for _, d := range le.Decisions {
@@ -136,16 +142,29 @@ func (c *committer) applyLogged(ctx context.Context, le logEntry) (pageCount, de
 		c.countDecision(d.Status)
 		decisions++
 	}
+	for u, texts := range le.Anchors {
+		c.batch.AddAnchors(u, texts...)
+		for _, t := range texts {
+			if t != "" {
+				c.hook.Anchors().Observe(t, u)
+			}
+		}
+	}
 	if le.Page == nil {
 		return 0, decisions, nil
 	}
 	rec := *le.Page
+	// Indexed with the anchor texts every worker found, as one machine
+	// indexes a page with those it found.
+	if rec.Anchors, err = c.anchorsOf(rec.URL); err != nil {
+		return 0, decisions, err
+	}
 	if rec.URL == "" || rec.Status != pages.Fetched {
 		return 0, decisions, fmt.Errorf("a page entry without URL (%q)", rec.URL)
 	}
 	c.recording = recording{url: rec.URL, etag: rec.ETag, modified: rec.Modified, hash: rec.Hash, linkHash: rec.LinkHash,
 		links: rec.Links, sched: rec.Schedule, fetched: rec.FetchedAt}
-	p, err := c.hook.Replay(ctx, hook.FromRecord(rec), true)
+	p, err := c.hook.Arrive(ctx, hook.FromRecord(rec))
 	if err != nil {
 		return 0, decisions, err
 	}
@@ -181,14 +200,8 @@ func (c *committer) flushLogged(ctx context.Context, idle bool) error {
 	if err != nil {
 		return err
 	}
-	if err := c.flushIndex(true); err != nil {
+	if err := c.flushIndexNow(); err != nil {
 		return err
-	}
-	if c.watermark > c.stored {
-		if err := c.pages.SetIndexedThrough(c.watermark); err != nil {
-			return err
-		}
-		c.stored = c.watermark
 	}
 	return c.maybeSnapshot()
 }

@@ -69,6 +69,8 @@ fetched=$(cat "$out"/w*.log | sed -n 's/^pages fetched: *\([0-9]*\).*/\1/p' | py
 # The follower has applied the crawl when it has recorded every page the workers fetched.
 until [ "$(curl -s http://127.0.0.1:$((port + 11))/api/stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["documents"])')" = "$fetched" ]; do sleep 0.5; done
 secs=$(python3 -c "import time; print(round(time.time() - $start, 2))")
+# The log has paused: the follower re-clusters once it has waited a refresh interval (10 s) for an entry.
+sleep 25
 kill -INT "$serve"
 wait "$serve" || true
 echo "doppel shared: workers=$workers pages=$fetched crawl_seconds=$crawled followed_seconds=$secs $(grep -h '^pages fetched' "$out"/w*.log | tr -s ' ' | paste -sd';')"

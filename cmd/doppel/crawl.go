@@ -186,39 +186,50 @@ func reportProgress(c *crawler.Crawler, w io.Writer, terminal bool, start time.T
 		interval = redrawInterval
 	}
 	logger := slog.New(slog.NewTextHandler(w, nil))
+	first := c.Stats().Fetched
+	drawn := 0 // length of the line on the terminal
+	stopTicking := every(interval, func() {
+		st := c.Stats()
+		rate := float64(st.Fetched-first) / time.Since(start).Seconds()
+		if terminal {
+			line := fmt.Sprintf("fetched %d  queued %d  unique %d  near-duplicates %d  skipped %d  errors %d  %.1f pages/s",
+				st.Fetched, st.Queued, st.Unique, st.Duplicates, st.Skipped, st.Errors, rate)
+			if st.Revisits > 0 {
+				line += fmt.Sprintf("  revisits %d (304 %d, changed %d, gone %d)", st.Revisits, st.NotModified, st.Changed+st.Trivial, st.Gone)
+			}
+			// Blank out what is left of a longer previous line.
+			fmt.Fprintf(w, "\r%s%s", line, strings.Repeat(" ", max(0, drawn-len(line))))
+			drawn = len(line)
+			return
+		}
+		logger.Info("crawl", "fetched", st.Fetched, "queued", st.Queued, "unique", st.Unique,
+			"near_duplicates", st.Duplicates, "skipped", st.Skipped, "errors", st.Errors, "pages_per_s", fmt.Sprintf("%.1f", rate),
+			"revisits", st.Revisits, "not_modified", st.NotModified, "unchanged", st.Unchanged, "trivial", st.Trivial,
+			"changed", st.Changed, "gone", st.Gone, "retries", st.Retries, "scheduled", st.Scheduled)
+	})
+	return func() {
+		stopTicking()
+		if drawn > 0 {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+// every calls fn every interval, from a goroutine of its own, until the
+// returned function is called (which waits for a call in progress).
+func every(interval time.Duration, fn func()) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		tick := time.NewTicker(interval)
 		defer tick.Stop()
-		first := c.Stats().Fetched
-		drawn := 0 // length of the line on the terminal
 		for {
 			select {
 			case <-done:
-				if drawn > 0 {
-					fmt.Fprintln(w)
-				}
 				return
 			case <-tick.C:
+				fn()
 			}
-			st := c.Stats()
-			rate := float64(st.Fetched-first) / time.Since(start).Seconds()
-			if terminal {
-				line := fmt.Sprintf("fetched %d  queued %d  unique %d  near-duplicates %d  skipped %d  errors %d  %.1f pages/s",
-					st.Fetched, st.Queued, st.Unique, st.Duplicates, st.Skipped, st.Errors, rate)
-				if st.Revisits > 0 {
-					line += fmt.Sprintf("  revisits %d (304 %d, changed %d, gone %d)", st.Revisits, st.NotModified, st.Changed+st.Trivial, st.Gone)
-				}
-				// Blank out what is left of a longer previous line.
-				fmt.Fprintf(w, "\r%s%s", line, strings.Repeat(" ", max(0, drawn-len(line))))
-				drawn = len(line)
-				continue
-			}
-			logger.Info("crawl", "fetched", st.Fetched, "queued", st.Queued, "unique", st.Unique,
-				"near_duplicates", st.Duplicates, "skipped", st.Skipped, "errors", st.Errors, "pages_per_s", fmt.Sprintf("%.1f", rate),
-				"revisits", st.Revisits, "not_modified", st.NotModified, "unchanged", st.Unchanged, "trivial", st.Trivial,
-				"changed", st.Changed, "gone", st.Gone, "retries", st.Retries, "scheduled", st.Scheduled)
 		}
 	})
 	return func() { close(done); wg.Wait() }

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -276,20 +275,8 @@ func crawlOptions(ctx context.Context, sc *sharedcrawl.Crawl, data string, stder
 // the returned function is called.
 func reportFollow(f *crawler.Follower, w io.Writer) (stop func()) {
 	logger := slog.New(slog.NewTextHandler(w, nil))
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(progressInterval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-			st := f.Stats()
-			logger.Info("follow", "pages", st.Pages, "decisions", st.Decisions, "position", st.Position)
-		}
+	return every(progressInterval, func() {
+		st := f.Stats()
+		logger.Info("follow", "pages", st.Pages, "decisions", st.Decisions, "position", st.Position)
 	})
-	return func() { close(done); wg.Wait() }
 }

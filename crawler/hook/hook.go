@@ -478,6 +478,27 @@ func (h *Hook) Replay(ctx context.Context, p Page, reindex bool) (Page, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.observe(&p)
+	return h.replay(ctx, p, reindex)
+}
+
+// Arrive inserts a page another process fetched and parsed (a worker of
+// a shared crawl: crawler.Follower takes its pages from the crawl's log,
+// in the shared order) as Prepare and Insert would have inserted it here:
+// its index text stripped of the site template by this hook's
+// statistics, which it is counted in, its cluster assigned by this hook's
+// detector, indexed. It neither records nor calls OnPage. The returned
+// Page carries the text and the Result.
+func (h *Hook) Arrive(ctx context.Context, p Page) (Page, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p.Text = strings.Join(h.opts.Templates.ObserveStrip(p.Host, p.Blocks), "\n\n")
+	h.observeAnchors(&p)
+	return h.replay(ctx, p, true)
+}
+
+// replay assigns p's cluster, as Replay does, and indexes it if reindex
+// is set; the caller holds h.mu and has told the statistics.
+func (h *Hook) replay(ctx context.Context, p Page, reindex bool) (Page, error) {
 	switch {
 	case h.opts.NoDedup:
 		p.Result = singleton(p.URL)

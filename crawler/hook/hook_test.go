@@ -229,3 +229,63 @@ func TestOnePathRecordThenIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestArrive: pages processed by two hooks (two workers, each seeing
+// half the site) arrive, in order, at a third: it strips the site
+// template as one hook processing every page would (the workers' own
+// texts kept a block the whole site repeats), and places and indexes
+// them as that hook does.
+func TestArrive(t *testing.T) {
+	template := "Intranet of the Example company, all rights reserved, call the help desk on 4242 for anything."
+	page := func(i int) (string, string) {
+		return fmt.Sprintf("http://intra.example/p%d", i), fmt.Sprintf("<html><head><title>Page %d</title></head><body><main><p>%s</p><p>Page %d is about topic number %d, with words of its own: %s.</p></main></body></html>",
+			i, template, i, i, strings.Repeat(string(rune('a'+i%26))+string(rune('a'+i/26))+" ", 12)) // digits read alike in templates
+	}
+	var oneDocs, arrivedDocs []indexer.Doc
+	one, err := New(Options{Index: sinkFunc(func(d indexer.Doc, _ indexer.Placement) error { oneDocs = append(oneDocs, d); return nil })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	workers := make([]*Hook, 2)
+	var processed []Page
+	for w := range workers {
+		if workers[w], err = New(Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 40 {
+		u, body := page(i)
+		if _, err := one.Process(context.Background(), u, header("text/html"), []byte(body), nil); err != nil {
+			t.Fatal(err)
+		}
+		p, err := workers[i%2].Process(context.Background(), u, header("text/html"), []byte(body), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		processed = append(processed, p)
+	}
+	follower, err := New(Options{Index: sinkFunc(func(d indexer.Doc, _ indexer.Placement) error { arrivedDocs = append(arrivedDocs, d); return nil })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stripped := 0
+	for i, p := range processed {
+		p.Result = dedup.Result{}
+		got, err := follower.Arrive(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Result.Cluster == "" || got.Result.Master != got.URL {
+			t.Errorf("%s arrived as %+v", p.URL, got.Result)
+		}
+		if fmt.Sprint(arrivedDocs[i]) != fmt.Sprint(oneDocs[i]) {
+			t.Errorf("arrived document %d %+v, one hook's %+v", i, arrivedDocs[i], oneDocs[i])
+		}
+		if p.Text != arrivedDocs[i].Body {
+			stripped++
+		}
+	}
+	if stripped == 0 {
+		t.Error("the workers' texts are all the follower's: the test does not tell their statistics apart")
+	}
+}
