@@ -18,14 +18,15 @@ import (
 // their clusters with the workers' shared detector and queues their
 // links in the shared frontier; at each page's turn in the detector's
 // order, before the page is committed there, it appends the page's
-// record with its place (a logEntry) to the shared page log, and it
-// appends the decisions of each group (URLs skipped or failed) as a note
-// under a number of their own (dedup.Detector.Aside). One Follower reads
-// the log in number order into the crawl's records and index. The
-// worker keeps its own records too, for its decisions and its restart,
-// but no index. What a shared crawl does not do yet: revisits (the shared
-// detector has no removals or new versions), re-clustering, and sharing
-// anchor texts between workers.
+// record (a logEntry) to the shared page log, and it appends each group's
+// decisions (URLs skipped or failed) and anchor texts as a note under a
+// number of their own (dedup.Detector.Aside). One Follower reads the log
+// in number order and applies it through this committer and a detector
+// of its own (applyLogged, flushLogged): the crawl's records and index,
+// re-clustered as one machine's are. The worker keeps its own records
+// too, for its decisions and its restart, but no index. What a shared
+// crawl does not do yet: revisits (the shared detector has no removals
+// or new versions).
 
 // Share is what the workers of a shared crawl share besides the
 // frontier.

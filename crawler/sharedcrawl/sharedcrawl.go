@@ -186,5 +186,5 @@ func (c *Crawl) Close() error {
 	if c.Detector == nil {
 		return nil
 	}
-	return errors.Join(c.Detector.Close())
+	return c.Detector.Close()
 }
