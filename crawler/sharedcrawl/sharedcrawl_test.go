@@ -2,6 +2,7 @@ package sharedcrawl_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -373,4 +374,58 @@ func fetched(mu *sync.Mutex, hits map[string]int) int {
 		}
 	}
 	return k
+}
+
+// TestRestartedWorker: a worker stopped mid-crawl and opened again on its
+// directory goes on with the crawl (its records replayed without the
+// detector, whose state is on the cluster), and the follower's crawl is
+// still the one-machine crawl's.
+func TestRestartedWorker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Redis Cluster")
+	}
+	s := httptest.NewServer(site(60, 10*time.Millisecond))
+	defer s.Close()
+	want := oneMachine(t, s.URL+"/p0")
+	rc := redistest.Start(t, 3, 0)
+	rdb := rc.Client()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	run := func(stopAfter int64) int64 {
+		sc, err := sharedcrawl.Open(ctx, rdb, sharedcrawl.Options{Name: "restart", Worker: "w", Lease: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sc.Close()
+		c, err := crawler.Open(dir, sc.Options(options(s.URL+"/p0")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		rctx, stop := context.WithCancel(ctx)
+		defer stop()
+		if stopAfter > 0 {
+			go func() {
+				for c.Stats().Fetched < stopAfter && rctx.Err() == nil {
+					time.Sleep(5 * time.Millisecond)
+				}
+				stop()
+			}()
+		}
+		if err := c.Run(rctx); err != nil && (stopAfter == 0 || !errors.Is(err, context.Canceled)) {
+			t.Fatal(err)
+		}
+		return c.Stats().Fetched
+	}
+	got := follow(t, ctx, rdb, "restart", s.URL+"/p0", func() {
+		first := run(20)
+		if first >= int64(want.fetched) {
+			t.Fatalf("the first run fetched %d pages: not stopped mid-crawl", first)
+		}
+		if all := run(0); all != int64(want.fetched) {
+			t.Errorf("the worker's records count %d pages after its restart, want %d", all, want.fetched)
+		}
+	})
+	compare(t, got, want)
 }
