@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -39,10 +40,21 @@ func (s *sharedFlags) define(fs *flag.FlagSet) {
 // open opens the shared crawl, as a worker (or, with follower, as the
 // follower), with the detector's similarity.
 func (s *sharedFlags) open(ctx context.Context, worker string, opts crawler.Options, follower bool) (*sharedcrawl.Crawl, *redis.ClusterClient, error) {
+	if err := sharedcrawl.CheckName(s.name); err != nil {
+		return nil, nil, err
+	}
 	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: splitList(s.redis)})
+	// Fail at once on a cluster that cannot be reached, rather than after
+	// the stores' retries through a failover (30 s).
+	ping, cancel := context.WithTimeout(ctx, 10*time.Second)
+	err := rdb.Ping(ping).Err()
+	cancel()
+	if err != nil {
+		rdb.Close()
+		return nil, nil, fmt.Errorf("cannot reach the Redis Cluster at %s: %w", s.redis, err)
+	}
 	so := sharedcrawl.Options{Name: s.name, Worker: worker, Similarity: opts.Similarity, Lease: s.lease, Replicas: s.replicas}
 	var sc *sharedcrawl.Crawl
-	var err error
 	if follower {
 		sc, err = sharedcrawl.OpenFollower(ctx, rdb, so)
 	} else {
@@ -113,10 +125,17 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer rdb.Close()
 	defer sc.Close()
-	if opts, err = sc.Announce(ctx, opts); err != nil {
+	crawl, err := sc.Announce(ctx, opts)
+	if err != nil {
 		return err
 	}
-	c, err := crawler.Open(f.data, sc.Options(opts))
+	if crawl.Similarity != opts.Similarity {
+		return fmt.Errorf("crawl %q judges copies by %s; this worker was given %s: give every worker the same options", sc.Name, crawl.Similarity, opts.Similarity)
+	}
+	if mine, theirs := announced(opts), announced(crawl); mine != theirs {
+		fmt.Fprintf(stderr, "doppel worker: crawl %q has the options its first worker announced, which differ from this worker's flags: using the crawl's\n", sc.Name)
+	}
+	c, err := crawler.Open(f.data, sc.Options(crawl))
 	if err != nil {
 		return err
 	}
@@ -169,6 +188,12 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return errInterrupted
 	}
 	return err
+}
+
+// announced returns opts as a crawl announces them, to compare.
+func announced(opts crawler.Options) string {
+	data, _ := json.Marshal(opts)
+	return string(data)
 }
 
 // ignoreCanceled drops the context cancellation a stopped Watch returns.
@@ -280,3 +305,15 @@ func reportFollow(f *crawler.Follower, w io.Writer) (stop func()) {
 		logger.Info("follow", "pages", st.Pages, "decisions", st.Decisions, "position", st.Position)
 	})
 }
+
+// redisLog takes go-redis's own messages (each failed dial of its pool,
+// which it retries) to slog at debug level: the commands report the error
+// that stops them, once.
+type redisLog struct{}
+
+// Printf logs the message at debug level.
+func (redisLog) Printf(ctx context.Context, format string, v ...any) {
+	slog.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
+}
+
+func init() { redis.SetLogger(redisLog{}) }

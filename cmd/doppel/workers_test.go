@@ -185,6 +185,14 @@ func TestWorkerCommands(t *testing.T) {
 	if code := <-bDone; code != 0 {
 		t.Fatalf("worker b: exit %d: %s", code, bErr.String())
 	}
+	if strings.Contains(aErr.String()+bErr.String(), "differ") {
+		t.Errorf("workers given the same options were told they differ: %s %s", aErr.String(), bErr.String())
+	}
+	// A worker that would judge copies otherwise is refused.
+	code, _, stderr := doppel(t, "worker", "--redis", addrs, "--crawl", "tc", "--data", t.TempDir(), "--config", cfg, "--similarity", "cosine", "--once")
+	if code != 1 || !strings.Contains(stderr, "judges copies by resemblance") {
+		t.Errorf("a worker with another similarity: exit %d, %s", code, stderr)
+	}
 	cancel()
 	if code := <-served; code != 0 {
 		t.Fatalf("serve: exit %d: %s", code, serveErr.String())
@@ -234,5 +242,31 @@ func getJSON(t *testing.T, url string, v any) {
 	}
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWorkerErrors: doppel worker says what is missing or wrong, once,
+// and does not start.
+func TestWorkerErrors(t *testing.T) {
+	data := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no redis", []string{"--data", data, "--seed", "http://127.0.0.1:9/"}, 2, "--redis"},
+		{"no seed", []string{"--redis", "127.0.0.1:1", "--data", data}, 2, "--seed"},
+		{"serve flag", []string{"--redis", "127.0.0.1:1", "--data", data, "--seed", "http://127.0.0.1:9/", "--serve", "127.0.0.1:0"}, 2, "keeps no index"},
+		{"status off loopback", []string{"--redis", "127.0.0.1:1", "--data", data, "--seed", "http://127.0.0.1:9/", "--status", "0.0.0.0:8091"}, 1, "loopback"},
+		{"bad crawl name", []string{"--redis", "127.0.0.1:1", "--crawl", "a{b}", "--data", data, "--seed", "http://127.0.0.1:9/"}, 1, "crawl name"},
+		{"cluster down", []string{"--redis", "127.0.0.1:1", "--data", data, "--seed", "http://127.0.0.1:9/", "--once"}, 1, "connection refused"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := doppel(t, append([]string{"worker"}, tc.args...)...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "pool.go") {
+				t.Errorf("exit %d, want %d; stderr %q, want %q and no go-redis pool messages", code, tc.code, stderr, tc.want)
+			}
+		})
 	}
 }

@@ -54,6 +54,15 @@ type Options struct {
 // namePattern is what a crawl's name may hold: redissig's prefixes.
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9:_.-]+$`)
 
+// CheckName reports whether name may name a crawl (Options.Name): empty
+// (the default) or letters, digits and ":_.-".
+func CheckName(name string) error {
+	if name != "" && !namePattern.MatchString(name) {
+		return fmt.Errorf("sharedcrawl: crawl name %q may only hold letters, digits and \":_.-\"", name)
+	}
+	return nil
+}
+
 // A Crawl is what one worker or follower shares of a crawl.
 type Crawl struct {
 	Name       string
@@ -93,8 +102,8 @@ func OpenFollower(ctx context.Context, rdb redis.UniversalClient, opts Options) 
 	if opts.Name == "" {
 		opts.Name = "doppel"
 	}
-	if !namePattern.MatchString(opts.Name) {
-		return nil, fmt.Errorf("sharedcrawl: crawl name %q may only hold letters, digits and \":_.-\"", opts.Name)
+	if err := CheckName(opts.Name); err != nil {
+		return nil, err
 	}
 	if opts.Worker == "" {
 		host, _ := os.Hostname()
