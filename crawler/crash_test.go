@@ -32,6 +32,9 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(followChildEnv); dir != "" {
+		followChild(dir)
+	}
 	if seed := os.Getenv(childEnv); seed != "" {
 		opts := testOptions(seed)
 		opts.Delay = 5 * time.Millisecond // slow enough to be killed mid-crawl
