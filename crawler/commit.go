@@ -67,7 +67,12 @@ type committer struct {
 	sinceSnapshot int
 	opened        Opened // how replay restored the crawl
 
-	recrawl   *recrawl  // revisit policy and page states
+	recrawl *recrawl // revisit policy and page states
+	// A shared crawl's follower: the shared frontier its revisits are
+	// scheduled in (nil: the crawl's own frontier), and, on a worker, the
+	// revisits fetched in the group being built, for its note.
+	schedule  frontier.Queue
+	revisited []*revisited
 	recording recording // the fetch the hook is recording
 	transient []string  // URLs recorded as transient failures, retried by the next Run
 	seeds     *seedWatch
@@ -253,6 +258,8 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 		c.noteReason(r)
 	case c.retry(r, now):
 		return mark, false, true, nil
+	case r.prev != nil && c.shared():
+		mark, unique = c.shareRevisit(r, now)
 	case r.prev != nil:
 		mark, unique, err = c.revisit(ctx, r, now)
 	case r.status == pages.Fetched:

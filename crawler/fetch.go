@@ -25,6 +25,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/share"
 	"github.com/doppel-search/doppel/crawler/traps"
 	"github.com/doppel-search/doppel/dedup/features"
+	"github.com/doppel-search/doppel/page"
 )
 
 // task is the frontier payload of a queued URL.
@@ -39,6 +40,18 @@ type task struct {
 	// After is the earliest time (Unix milliseconds) to fetch: a retry's
 	// backoff, or the host's Retry-After.
 	After int64 `json:"after,omitempty"`
+	// Copy is the copy the crawl has of a page to revisit, when the
+	// revisit is scheduled by a shared crawl's Follower: the worker that
+	// claims it may have no record of the page.
+	Copy *copyOf `json:"copy,omitempty"`
+}
+
+// copyOf is what a worker needs of the crawl's copy of a page to fetch it
+// again: its validators for a conditional request and its content hash.
+type copyOf struct {
+	ETag     string `json:"etag,omitempty"`
+	Modified string `json:"modified,omitempty"`
+	Hash     uint64 `json:"hash,omitempty"`
 }
 
 // A result is what a worker found out about one popped URL, for the
@@ -290,6 +303,9 @@ func (f *fetcher) work(ctx context.Context, col *colly.Collector, item frontier.
 	case known && !r.task.Revisit: // recorded before a crash, not yet marked done
 		r.known = rec.Status
 		return r
+	case r.task.Revisit && r.task.Copy != nil: // the shared crawl's copy, perhaps not this worker's
+		c := r.task.Copy
+		r.prev = &pages.Record{Page: page.Page{URL: item.URL}, Status: pages.Fetched, ETag: c.ETag, Modified: c.Modified, Hash: c.Hash}
 	case known && rec.Status == pages.Fetched:
 		r.prev = &rec
 	}

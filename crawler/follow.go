@@ -76,9 +76,14 @@ const positionFile = "follow.pos"
 // OpenFollower opens (or creates) the data directory dir of a shared
 // crawl's records and index. opts are the crawl's options, saved in dir
 // as Open saves them (a later OpenFollower with no Seeds uses the saved
-// ones); Share and Frontier are not used (the directory's frontier stays
-// empty: the crawl's is the workers').
+// ones); Share is not used. opts.Frontier, if set, is the workers' shared
+// frontier, in which the Follower schedules every page's revisits (with
+// the copy's validators: the worker that claims one may not have the
+// page's record) — it owns the revisit schedule, as it holds every record
+// — and which Close closes; without it, nothing is revisited. The
+// directory's own frontier stays empty.
 func OpenFollower(dir string, opts Options) (*Follower, error) {
+	schedule := opts.Frontier
 	opts.Share, opts.Frontier = nil, nil
 	pos, err := readPosition(dir)
 	if err != nil {
@@ -88,6 +93,7 @@ func OpenFollower(dir string, opts Options) (*Follower, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.commit.schedule = schedule
 	f := &Follower{dir: dir, c: c, opts: c.opts, lastFlush: time.Now(), pos: pos}
 	f.n.position.Store(pos)
 	return f, nil
@@ -193,8 +199,15 @@ func (f *Follower) flush(ctx context.Context, pos uint32, idle bool, trim func(c
 	return nil
 }
 
-// Close closes the crawl directory (call it after Follow has returned).
-func (f *Follower) Close() error { return f.c.Close() }
+// Close closes the crawl directory and the shared frontier, if any (call
+// it after Follow has returned).
+func (f *Follower) Close() error {
+	err := f.c.Close()
+	if s := f.c.commit.schedule; s != nil {
+		err = errors.Join(err, s.Close())
+	}
+	return err
+}
 
 // readPosition reads the position kept in dir, 0 if none.
 func readPosition(dir string) (uint32, error) {

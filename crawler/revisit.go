@@ -113,6 +113,22 @@ func revisitPayload(depth int) []byte {
 	return p
 }
 
+// revisitTask is the payload of a revisit of url that the committer
+// schedules itself: revisitPayload, with the copy's validators when the
+// revisit goes to a shared crawl's workers (c.schedule), which may not
+// have the page's record.
+func (c *committer) revisitTask(url string, depth int) []byte {
+	if c.schedule == nil {
+		return revisitPayload(depth)
+	}
+	t := task{Depth: depth, Revisit: true}
+	if rec, ok, err := c.latest(url); err == nil && ok {
+		t.Copy = &copyOf{ETag: rec.ETag, Modified: rec.Modified, Hash: rec.Hash}
+	}
+	p, _ := json.Marshal(t)
+	return p
+}
+
 // markDone marks a URL done in fb and schedules its revisit, if any.
 func markDone(fb *frontier.Batch, d doneMark) {
 	fb.Done(d.url, d.outcome)
@@ -263,7 +279,7 @@ func (c *committer) recheck(clusterID, url string, now time.Time) {
 		if m.ID == url {
 			continue
 		}
-		c.fbatch.Schedule(m.ID, now, PriorityRevisit, revisitPayload(0))
+		c.fbatch.Schedule(m.ID, now, PriorityRevisit, c.revisitTask(m.ID, 0))
 		n++
 	}
 }
@@ -302,7 +318,7 @@ func (c *committer) checkLeft(old, now []string, at time.Time) {
 		if err != nil || !ok || rec.Status != pages.Fetched {
 			continue // not fetched yet (the queue has it) or no longer a page
 		}
-		c.fbatch.Schedule(u, at, PriorityUnique, revisitPayload(0))
+		c.fbatch.Schedule(u, at, PriorityUnique, c.revisitTask(u, 0))
 		c.linksLeft.Add(1)
 		n++
 	}

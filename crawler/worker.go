@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/crawler/traps"
 	"github.com/doppel-search/doppel/dedup"
+	"github.com/doppel-search/doppel/page"
 )
 
 // A crawl shared among workers (Options.Share) splits the committer's
@@ -24,9 +26,12 @@ import (
 // in number order and applies it through this committer and a detector
 // of its own (applyLogged, flushLogged): the crawl's records and index,
 // re-clustered as one machine's are. The worker keeps its own records
-// too, for its decisions and its restart, but no index. What a shared
-// crawl does not do yet: revisits (the shared detector has no removals
-// or new versions).
+// too, for its decisions and its restart, but no index. Revisits are the
+// follower's to schedule (the shared detector has no removals or new
+// versions): a worker fetches one with the copy's validators from its
+// task and hands what it found on in its group's note (shareRevisit), and
+// the follower applies it through the committer's revisit path
+// (applyRevisit).
 
 // Share is what the workers of a shared crawl share besides the
 // frontier.
@@ -76,6 +81,27 @@ type logEntry struct {
 	// Anchors are the anchor texts of the group's links, by target URL:
 	// what a page fetched later, by any worker, is indexed with.
 	Anchors map[string][]string `json:"anchors,omitempty"`
+	// Revisits are the group's pages fetched again, for the follower,
+	// which holds their records, to update.
+	Revisits []*revisited `json:"revisits,omitempty"`
+}
+
+// revisited is what a worker found fetching a page again: what the
+// committer's revisit path takes (see committer.revisit).
+type revisited struct {
+	URL         string       `json:"url"`
+	Status      pages.Status `json:"status"`
+	Reason      string       `json:"reason,omitempty"`
+	Transient   bool         `json:"transient,omitempty"`
+	NotModified bool         `json:"not_modified,omitempty"`
+	ETag        string       `json:"etag,omitempty"`
+	Modified    string       `json:"modified,omitempty"`
+	Hash        uint64       `json:"hash,omitempty"`
+	LinkHash    uint64       `json:"link_hash,omitempty"`
+	MainLinks   []string     `json:"main_links,omitempty"`
+	FetchedAt   time.Time    `json:"fetched_at"`
+	// Page is the new version, when the content changed.
+	Page *page.Page `json:"page,omitempty"`
 }
 
 // shared reports whether the crawl is one worker's part of a shared one.
@@ -105,17 +131,18 @@ func (c *committer) shareDecisions(ctx context.Context) error {
 			ds = append(ds, w.Record)
 		}
 	}
-	anchors := c.batch.AllAnchors()
-	if len(ds) == 0 && len(anchors) == 0 {
+	anchors, revisits := c.batch.AllAnchors(), c.revisited
+	c.revisited = nil
+	if len(ds) == 0 && len(anchors) == 0 && len(revisits) == 0 {
 		return nil
 	}
-	payload, err := json.Marshal(logEntry{Decisions: ds, Anchors: anchors})
+	payload, err := json.Marshal(logEntry{Decisions: ds, Anchors: anchors, Revisits: revisits})
 	if err != nil {
 		return err
 	}
 	err = c.opts.Share.Detector.Aside(func(n uint32) error { return c.opts.Share.Log.AppendNote(ctx, n, payload) })
 	if err != nil {
-		return fmt.Errorf("crawler: sharing %d decisions: %w", len(ds), err)
+		return fmt.Errorf("crawler: sharing %d decisions and %d revisits: %w", len(ds), len(revisits), err)
 	}
 	return nil
 }
@@ -151,6 +178,11 @@ func (c *committer) applyLogged(ctx context.Context, le logEntry) (pageCount, de
 			}
 		}
 	}
+	for _, v := range le.Revisits {
+		if err := c.applyRevisit(ctx, v); err != nil {
+			return 0, decisions, err
+		}
+	}
 	if le.Page == nil {
 		return 0, decisions, nil
 	}
@@ -175,6 +207,10 @@ func (c *committer) applyLogged(ctx context.Context, le logEntry) (pageCount, de
 	c.countPage(p.URL, p.Title, p.Result, traps.Unique)
 	c.sinceFlush++
 	c.sinceSnapshot++
+	if c.schedule != nil {
+		at := c.nextVisit(c.batch.Latest(p.URL), false, p.Result.Master == p.URL, rec.FetchedAt)
+		c.fbatch.Schedule(p.URL, at, PriorityRevisit, c.revisitTask(p.URL, 0))
+	}
 	return 1, decisions, nil
 }
 
@@ -184,7 +220,6 @@ func (c *committer) applyLogged(ctx context.Context, le logEntry) (pageCount, de
 // flushed and its watermark stored, the detector's snapshot written when
 // due.
 func (c *committer) flushLogged(ctx context.Context, idle bool) error {
-	c.fbatch = frontier.Batch{} // the crawl's frontier is the workers'
 	stored, err := c.pages.Commit(&c.batch)
 	if err != nil {
 		return err
@@ -204,5 +239,59 @@ func (c *committer) flushLogged(ctx context.Context, idle bool) error {
 	if err := c.flushIndexNow(); err != nil {
 		return err
 	}
+	// The revisits, scheduled in the workers' frontier once the records
+	// they follow are durable (without one, nothing is scheduled).
+	if c.schedule != nil && c.fbatch.Len() > 0 {
+		if _, err := c.schedule.Commit(&c.fbatch); err != nil {
+			return err
+		}
+	}
+	c.fbatch = frontier.Batch{}
 	return c.maybeSnapshot()
+}
+
+// shareRevisit hands what fetching a page again found to the follower,
+// which holds the page's record and the detector that can take its new
+// version (the shared detector cannot): in the group's note
+// (shareDecisions). The URL is done here; the follower schedules its next
+// visit. The page's links are queued as any page's.
+func (c *committer) shareRevisit(r *result, now time.Time) (doneMark, bool) {
+	c.revisits.Add(1)
+	v := &revisited{URL: r.url, Status: r.status, Reason: r.reason, Transient: r.transient, NotModified: r.notModified,
+		ETag: r.etag, Modified: r.modified, Hash: r.hash, LinkHash: r.linkHash, MainLinks: r.mainLinks, FetchedAt: now}
+	if r.prep != nil {
+		p := r.prep.Page().Page
+		v.Page = &p
+	}
+	c.revisited = append(c.revisited, v)
+	return doneMark{url: r.url, outcome: string(pages.Fetched), depth: r.task.Depth}, true
+}
+
+// applyRevisit applies a revisit a worker handed on (a Follower's): the
+// committer's revisit path on the page's record — kept, updated through
+// this crawl's detector, or removed — and its next visit scheduled.
+func (c *committer) applyRevisit(ctx context.Context, v *revisited) error {
+	prev, ok, err := c.latest(v.URL)
+	if err != nil || !ok || prev.Status != pages.Fetched {
+		return err // gone since, or never recorded: nothing to revisit
+	}
+	r := &result{url: v.URL, status: v.Status, reason: v.Reason, transient: v.Transient, notModified: v.NotModified,
+		etag: v.ETag, modified: v.Modified, hash: v.Hash, linkHash: v.LinkHash, mainLinks: v.MainLinks, prev: &prev, popped: true}
+	if v.Page != nil {
+		p := hook.Page{Page: *v.Page}
+		if p.Anchors, err = c.anchorsOf(v.URL); err != nil {
+			return err
+		}
+		if r.prep, err = c.hook.PreparePage(p); err != nil {
+			return err
+		}
+	}
+	mark, _, err := c.revisit(ctx, r, v.FetchedAt)
+	if err != nil {
+		return err
+	}
+	if !mark.revisit.IsZero() {
+		c.fbatch.Schedule(v.URL, mark.revisit, PriorityRevisit, c.revisitTask(v.URL, mark.depth))
+	}
+	return nil
 }

@@ -85,7 +85,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			"and its restart). Workers may join and leave at any time: a worker killed mid-crawl holds its\n"+
 			"URLs for --lease, then the others fetch them. Give every worker the same seeds and options (the\n"+
 			"first worker's are the crawl's). Stops when Ctrl-C (or, with --once, when the crawl has nothing\n"+
-			"left to fetch). Not yet on a shared crawl: revisits.\n\nFlags:")
+			"left to fetch); kept running, it fetches the revisits serve --redis schedules.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -241,7 +241,7 @@ func serveShared(ctx context.Context, sf *sharedFlags, data, addr string, id ide
 	if err != nil {
 		return err
 	}
-	f, err := crawler.OpenFollower(data, opts)
+	f, err := crawler.OpenFollower(data, sc.FollowerOptions(opts))
 	if err != nil {
 		return err
 	}

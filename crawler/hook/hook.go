@@ -410,13 +410,18 @@ func (p *Prepared) Fingerprint() dedup.Fingerprint {
 // crawler learns more of them between Prepare and Insert).
 func (p *Prepared) SetAnchors(anchors []string) { p.page.Anchors = anchors }
 
-// Prepare strips the site template from a parsed page and computes its
-// signatures. header supplies Last-Modified (may be nil); anchors are the
-// anchor texts of links to the page known so far (indexed; may be nil).
-// It runs concurrently with other Prepare and Insert calls; Insert assigns
-// clusters in the order it is called.
-func (h *Hook) Prepare(pageURL string, header http.Header, parsed *Parsed, anchors []string) (*Prepared, error) {
-	p := Page{Page: fromParsed(pageURL, header, parsed, h.opts.Groups(pageURL), anchors)}
+// Page returns the prepared page (its Result still empty): what a worker
+// of a shared crawl hands on for another process to prepare again
+// (PreparePage).
+func (p *Prepared) Page() Page { return p.page }
+
+// PreparePage prepares a page another process fetched and parsed (a
+// shared crawl's new version of a page, from its log) as Prepare would
+// have here: its index text stripped of the site template by this hook's
+// statistics, which it is counted in, and signed by this hook's detector,
+// for Update.
+func (h *Hook) PreparePage(p Page) (*Prepared, error) {
+	p.Result = dedup.Result{}
 	p.Text = strings.Join(h.opts.Templates.ObserveStrip(p.Host, p.Blocks), "\n\n")
 	h.observeAnchors(&p)
 	prep := &Prepared{page: p}
@@ -428,6 +433,15 @@ func (h *Hook) Prepare(pageURL string, header http.Header, parsed *Parsed, ancho
 		prep.doc = doc
 	}
 	return prep, nil
+}
+
+// Prepare strips the site template from a parsed page and computes its
+// signatures. header supplies Last-Modified (may be nil); anchors are the
+// anchor texts of links to the page known so far (indexed; may be nil).
+// It runs concurrently with other Prepare and Insert calls; Insert assigns
+// clusters in the order it is called.
+func (h *Hook) Prepare(pageURL string, header http.Header, parsed *Parsed, anchors []string) (*Prepared, error) {
+	return h.PreparePage(Page{Page: fromParsed(pageURL, header, parsed, h.opts.Groups(pageURL), anchors)})
 }
 
 // Insert assigns a prepared page its cluster, records it, indexes it and

@@ -67,7 +67,7 @@ func CheckName(name string) error {
 type Crawl struct {
 	Name       string
 	Worker     string
-	Frontier   *redisfrontier.Frontier // nil for a follower
+	Frontier   *redisfrontier.Frontier // a worker's, or where a follower schedules revisits
 	Signatures *redissig.Signatures
 	Detector   *dedup.Detector // nil for a follower
 	Log        *pagelog.Log
@@ -86,18 +86,16 @@ func Open(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Crawl,
 	dopts := hook.DetectorOptions()
 	dopts.Similarity = opts.Similarity
 	if c.Detector, err = dedup.NewShared(nil, dopts, c.Signatures); err != nil {
-		return nil, err
-	}
-	if c.Frontier, err = redisfrontier.New(rdb, redisfrontier.Options{Prefix: c.Name, Holder: c.Worker, Lease: opts.Lease,
-		Replicas: opts.Replicas, Context: ctx}); err != nil {
-		c.Detector.Close()
+		c.Frontier.Close()
 		return nil, err
 	}
 	return c, nil
 }
 
-// OpenFollower opens what the follower of the crawl opts.Name reads: the
-// signatures (for the fates of the log's numbers), the log and the roll.
+// OpenFollower opens what the follower of the crawl opts.Name uses: the
+// signatures (for the fates of the log's numbers), the log, the roll and
+// the frontier (to schedule revisits in: crawler.OpenFollower with
+// FollowerOptions).
 func OpenFollower(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Crawl, error) {
 	if opts.Name == "" {
 		opts.Name = "doppel"
@@ -124,6 +122,10 @@ func OpenFollower(ctx context.Context, rdb redis.UniversalClient, opts Options) 
 	if c.Roll, err = fleet.New(rdb, fleet.Options{Prefix: opts.Name}); err != nil {
 		return nil, err
 	}
+	if c.Frontier, err = redisfrontier.New(rdb, redisfrontier.Options{Prefix: c.Name, Holder: c.Worker, Lease: opts.Lease,
+		Replicas: opts.Replicas, Context: ctx}); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -133,6 +135,14 @@ func OpenFollower(ctx context.Context, rdb redis.UniversalClient, opts Options) 
 func (c *Crawl) Options(opts crawler.Options) crawler.Options {
 	opts.Frontier = c.Frontier
 	opts.Share = &crawler.Share{Detector: c.Detector, Log: c.Log}
+	return opts
+}
+
+// FollowerOptions returns opts with the crawl's frontier, for
+// crawler.OpenFollower: the follower schedules the revisits there, and
+// closes it.
+func (c *Crawl) FollowerOptions(opts crawler.Options) crawler.Options {
+	opts.Frontier = c.Frontier
 	return opts
 }
 

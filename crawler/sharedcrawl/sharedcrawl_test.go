@@ -220,7 +220,7 @@ func follow(t *testing.T, ctx context.Context, rdb redis.UniversalClient, name, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := crawler.OpenFollower(t.TempDir(), options(seed))
+	f, err := crawler.OpenFollower(t.TempDir(), sc.FollowerOptions(options(seed)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,4 +428,128 @@ func TestRestartedWorker(t *testing.T) {
 		}
 	})
 	compare(t, got, want)
+}
+
+// TestRevisits: on a shared crawl the follower schedules every page's
+// revisit in the workers' frontier; two workers kept watching fetch them
+// (conditionally, with the copy's validators, whichever worker fetched
+// the page first) and hand what they found to the follower, which keeps
+// an unchanged page, takes a changed one's new version into its records
+// and index, and takes a page gone out of the index.
+func TestRevisits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Redis Cluster")
+	}
+	var (
+		mu      sync.Mutex
+		changed bool
+		ifNone  = map[string]int{} // conditional requests by path
+	)
+	base := site(20, 2*time.Millisecond)
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		ch := changed
+		if r.Header.Get("If-None-Match") != "" {
+			ifNone[r.URL.Path]++
+		}
+		mu.Unlock()
+		switch {
+		case ch && r.URL.Path == "/p5":
+			http.NotFound(w, r)
+			return
+		case ch && r.URL.Path == "/p3":
+			fmt.Fprint(w, "<html><head><title>Page 3</title></head><body><main><h1>Page 3</h1><p>Rewritten: the zeppelin timetable for the autumn, with every stop and the quarterly maintenance windows listed in full.</p></main></body></html>")
+			return
+		}
+		w.Header().Set("ETag", `"`+r.URL.Path+`"`)
+		if r.Header.Get("If-None-Match") == `"`+r.URL.Path+`"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		base.ServeHTTP(w, r)
+	}))
+	defer s.Close()
+	opts := options(s.URL + "/p0")
+	opts.Revisit = crawler.RevisitOptions{MinInterval: 300 * time.Millisecond, MaxInterval: 600 * time.Millisecond,
+		Prior: 400 * time.Millisecond, CopyFactor: 1, Sitemaps: -1}
+	opts.RefreshInterval = 200 * time.Millisecond // the follower schedules at each flush
+	rc := redistest.Start(t, 3, 0)
+	rdb := rc.Client()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	wctx, stopWorkers := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for w := range 2 {
+		sc, err := sharedcrawl.Open(ctx, rdb, sharedcrawl.Options{Name: "revisits", Worker: fmt.Sprint("w", w), Lease: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sc.Close()
+		c, err := crawler.Open(t.TempDir(), sc.Options(opts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		wg.Go(func() {
+			if err := c.Watch(wctx); err != nil && !errors.Is(err, context.Canceled) {
+				t.Error(err)
+			}
+		})
+	}
+	fsc, err := sharedcrawl.OpenFollower(ctx, rdb, sharedcrawl.Options{Name: "revisits"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := crawler.OpenFollower(t.TempDir(), fsc.FollowerOptions(opts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fctx, stopFollowing := context.WithCancel(ctx)
+	followed := make(chan error, 1)
+	go func() { followed <- f.Follow(fctx, fsc.Reader(f.Position()), fsc.Log.Trim) }()
+
+	status := func(u string) (e crawler.Entry) {
+		f.View().Entries(func(x crawler.Entry) error {
+			if x.URL == u {
+				e = x
+			}
+			return nil
+		})
+		return e
+	}
+	// The crawl, then the site changes, then the revisits see it.
+	for deadline := time.Now().Add(time.Minute); f.Stats().Pages < 27; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the follower has %d pages", f.Stats().Pages)
+		}
+	}
+	mu.Lock()
+	changed = true
+	mu.Unlock()
+	p3, p5 := s.URL+"/p3", s.URL+"/p5"
+	text := func(u string) string { t, _ := f.View().Text(u); return t }
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if status(p5).Status == "gone" && strings.Contains(text(p3), "zeppelin") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the change: %s %+v, %s text %q", p5, status(p5), p3, text(p3))
+		}
+	}
+	stopWorkers()
+	wg.Wait()
+	stopFollowing()
+	<-followed
+	if e := status(p3); e.Status != "fetched" || !e.Indexed {
+		t.Errorf("%s after its change: %+v, want fetched and indexed", p3, e)
+	}
+	if e := status(p5); e.Indexed {
+		t.Errorf("%s gone but still indexed: %+v", p5, e)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ifNone) == 0 {
+		t.Error("no revisit was a conditional request")
+	}
 }
