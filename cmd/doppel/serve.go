@@ -28,6 +28,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	data := fs.String("data", "", "the crawl's data `directory` (required unless --shards)")
 	shards := fs.String("shards", "", "search the index in shards other processes serve (doppel shard), at these comma-separated base `URLs`, shard 0 first, instead of the data directory's index")
+	indexShards := fs.Int("index-shards", 0, "with --redis and --data: keep a new directory's index of the shared crawl in `N` bleve shards, routed by cluster (doppel shard serves each)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
 	var sf sharedFlags
 	sf.define(fs)
@@ -63,12 +64,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if *indexShards != 0 && (sf.redis == "" || *data == "" || *indexShards < 1) {
+		fmt.Fprintln(stderr, "doppel serve: --index-shards N (N ≥ 1) is for a shared crawl's directory: give --redis and --data")
+		return errUsage
+	}
 	if sf.redis != "" && *data != "" {
 		if *shards != "" {
 			fmt.Fprintln(stderr, "doppel serve: --redis with --data keeps the crawl's index in DIR; --shards is not for it")
 			return errUsage
 		}
-		return serveShared(ctx, &sf, *data, *addr, opts, stdout, stderr)
+		return serveShared(ctx, &sf, *data, *indexShards, *addr, opts, stdout, stderr)
 	}
 	var remote *shard.Index
 	if *shards != "" {

@@ -228,10 +228,11 @@ func listenStatus(c *crawler.Crawler, roll *fleet.Roll, addr string) (*server, e
 }
 
 // serveShared serves the crawl shared on the Redis Cluster of sf while
-// keeping its records and index in data: a crawler.Follower reads the
-// crawl's page log into data, from where it stopped, and the search
-// answers from what it has applied.
-func serveShared(ctx context.Context, sf *sharedFlags, data, addr string, id identity, stdout, stderr io.Writer) error {
+// keeping its records and index in data (a new index in shards bleve
+// shards, if above 1): a crawler.Follower reads the crawl's page log into
+// data, from where it stopped, and the search answers from what it has
+// applied.
+func serveShared(ctx context.Context, sf *sharedFlags, data string, shards int, addr string, id identity, stdout, stderr io.Writer) error {
 	sc, rdb, err := sf.open(ctx, "", crawler.Options{}, true)
 	if err != nil {
 		return err
@@ -241,6 +242,7 @@ func serveShared(ctx context.Context, sf *sharedFlags, data, addr string, id ide
 	if err != nil {
 		return err
 	}
+	opts.Shards = shards
 	f, err := crawler.OpenFollower(data, sc.FollowerOptions(opts))
 	if err != nil {
 		return err

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -115,7 +117,7 @@ func TestServeWorkers(t *testing.T) {
 
 // TestWorkerCommands: two doppel worker processes' worth of commands
 // crawl the demo intranet through a Redis Cluster while doppel serve
-// --redis --data keeps the crawl's records and index; what serve keeps
+// --redis --data keeps the crawl's records and index, in two shards; what serve keeps
 // is what doppel crawl keeps of the same site — every URL's status, the
 // clusters, the masters and what the index holds — and each worker
 // serves its own status page, which lists both.
@@ -138,7 +140,7 @@ func TestWorkerCommands(t *testing.T) {
 	served := make(chan int, 1)
 	go func() {
 		served <- run(ctx, []string{"serve", "--data", shared, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0",
-			"--redis", addrs, "--crawl", "tc"}, &serveOut, &serveErr)
+			"--redis", addrs, "--crawl", "tc", "--index-shards", "2"}, &serveOut, &serveErr)
 	}()
 	// Worker a crawls one pass; worker b keeps watching until stopped.
 	var aOut, aErr, bOut, bErr syncBuffer
@@ -196,6 +198,9 @@ func TestWorkerCommands(t *testing.T) {
 	cancel()
 	if code := <-served; code != 0 {
 		t.Fatalf("serve: exit %d: %s", code, serveErr.String())
+	}
+	if _, err := os.Stat(filepath.Join(shared, "index", "shards.json")); err != nil {
+		t.Errorf("the shared crawl's index is not in shards: %v", err)
 	}
 	got := exportEntries(t, shared)
 	byURL := map[string]crawler.Entry{}
