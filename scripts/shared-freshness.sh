@@ -31,21 +31,14 @@ ndd=${NDD:-$(command -v ndd || echo /tmp/tuning/ndd)}
 seconds=$((minutes * 60))
 delay=$(awk -v r="$rate" 'BEGIN { printf "%dms", 1000 / r }')
 pids=()
+# shellcheck source=scripts/redis-cluster.sh
+source "$here/scripts/redis-cluster.sh"
 cleanup() {
 	kill "${pids[@]}" 2>/dev/null || true
-	for p in $rport $((rport + 1)) $((rport + 2)); do redis-cli -p "$p" shutdown nosave >/dev/null 2>&1 || true; done
+	redis_cluster_stop "$rport"
 }
 trap cleanup EXIT
-nodes=""
-for p in $rport $((rport + 1)) $((rport + 2)); do
-	mkdir -p "$out/redis/$p"
-	redis-server --port "$p" --bind 127.0.0.1 --cluster-enabled yes --dir "$out/redis/$p" --save "" --appendonly no --daemonize yes >/dev/null
-	nodes="$nodes 127.0.0.1:$p"
-done
-sleep 0.5
-# shellcheck disable=SC2086
-redis-cli --cluster create $nodes --cluster-yes >/dev/null
-until redis-cli -p "$rport" cluster info | grep -q cluster_state:ok; do sleep 0.2; done
+redis_cluster_start "$rport" "$out"
 "$ndd" living -pages "$pages" -seed "$seed" -port "$port" -log "$out/living.log" -no-sitemap >"$out/living.out" 2>&1 &
 pids+=($!)
 cat >"$out/crawl.json" <<JSON
