@@ -239,7 +239,7 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 	c.health.noteFailure(r)
 	switch {
 	case !r.popped: // a sitemap's findings
-		if c.shared() { // no revisits on a shared crawl
+		if c.shared() { // a worker schedules no revisits: the follower does
 			break
 		}
 		for _, u := range r.revisitNow {
@@ -271,7 +271,7 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 			unique = !res.Duplicate
 			mark.revisit = c.nextVisit(c.batch.Latest(r.url), false, res.Master == r.url, now)
 		case err == nil:
-			unique = !res.Duplicate // no revisits on a shared crawl
+			unique = !res.Duplicate // its revisit is the follower's to schedule
 		case c.shared() && errors.Is(err, dedup.ErrDuplicateID):
 			// Another worker inserted it and died before its done mark
 			// and its links: its links are queued, nothing is recorded.

@@ -36,9 +36,8 @@ import (
 // crawl): a crash re-applies what was applied after it, which changes
 // nothing. A Follower is the only writer of its directory.
 type Follower struct {
-	dir  string
-	c    *Crawler
-	opts Options
+	dir string
+	c   *Crawler
 
 	pending   int       // entries applied since the last flush
 	lastFlush time.Time // when the last flush ended
@@ -94,7 +93,7 @@ func OpenFollower(dir string, opts Options) (*Follower, error) {
 		return nil, err
 	}
 	c.commit.schedule = schedule
-	f := &Follower{dir: dir, c: c, opts: c.opts, lastFlush: time.Now(), pos: pos}
+	f := &Follower{dir: dir, c: c, lastFlush: time.Now(), pos: pos}
 	f.n.position.Store(pos)
 	return f, nil
 }
@@ -123,7 +122,7 @@ func (f *Follower) View() *View { return f.c.View() }
 // error, which stops it (the position stays before the entry).
 func (f *Follower) Follow(ctx context.Context, es Entries, trim func(ctx context.Context, below uint32) error) error {
 	for {
-		wait := f.opts.RefreshInterval
+		wait := f.c.opts.RefreshInterval
 		if f.pending > 0 {
 			wait -= time.Since(f.lastFlush)
 		}

@@ -187,7 +187,7 @@ func (c *committer) restored(r pages.Record, res dedup.Result) {
 // scheduleMissing schedules the revisit of every fetched page that has
 // none and is not queued: due its policy interval after its last fetch.
 func (c *committer) scheduleMissing() error {
-	if c.shared() { // no revisits on a shared crawl
+	if c.shared() { // a worker schedules no revisits: the follower does
 		return nil
 	}
 	missing := maps.Clone(c.recrawl.states)

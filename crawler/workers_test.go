@@ -46,13 +46,7 @@ func TestWorkersShareRedisFrontier(t *testing.T) {
 		mu.Unlock()
 		var i int
 		fmt.Sscanf(r.URL.Path, "/p%d", &i)
-		var links []string
-		for _, j := range []int{2*i + 1, 2*i + 2} {
-			if j < n {
-				links = append(links, fmt.Sprintf("/p%d", j))
-			}
-		}
-		writePage(w, fmt.Sprintf("page number %d of the shared crawl, %s", i, strings.Repeat(fmt.Sprint(" word", i), i%5+1)), links...)
+		writePage(w, fmt.Sprintf("page number %d of the shared crawl, %s", i, strings.Repeat(fmt.Sprint(" word", i), i%5+1)), treeLinks(i, n)...)
 	}))
 	rc := redistest.Start(t, 3, 0)
 	rdb := rc.Client()
@@ -196,12 +190,7 @@ func TestWorkersPoliteAtTheServer(t *testing.T) {
 		}
 		var i int
 		fmt.Sscanf(r.URL.Path, "/p%d", &i)
-		links := []string{"/private/secret"}
-		for _, j := range []int{2*i + 1, 2*i + 2} {
-			if j < n {
-				links = append(links, fmt.Sprintf("/p%d", j))
-			}
-		}
+		links := append([]string{"/private/secret"}, treeLinks(i, n)...)
 		writePage(w, fmt.Sprintf("page number %d of the polite crawl, %s", i, strings.Repeat(fmt.Sprint(" word", i), i%5+1)), links...)
 	}))
 	rc := redistest.Start(t, 3, 0)
@@ -254,4 +243,16 @@ func TestWorkersPoliteAtTheServer(t *testing.T) {
 			t.Errorf("request %d came %v after the one before, under a delay of %v", i, gap, delay)
 		}
 	}
+}
+
+// treeLinks returns the links of page /p<i> of a site of n pages in a
+// binary tree: /p<2i+1> and /p<2i+2>, those below n.
+func treeLinks(i, n int) []string {
+	var links []string
+	for _, j := range []int{2*i + 1, 2*i + 2} {
+		if j < n {
+			links = append(links, fmt.Sprintf("/p%d", j))
+		}
+	}
+	return links
 }

@@ -248,7 +248,8 @@ func serveShared(ctx context.Context, sf *sharedFlags, data string, shards int, 
 		return err
 	}
 	defer f.Close()
-	srv, err := listen(f.View(), f.View().Store(), nil, sc.Roll, addr, id, stdout, stderr)
+	v := f.View()
+	srv, err := listen(v, v.Store(), nil, sc.Roll, addr, id, stdout, stderr)
 	if err != nil {
 		return err
 	}

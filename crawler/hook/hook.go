@@ -422,8 +422,7 @@ func (p *Prepared) Page() Page { return p.page }
 // for Update.
 func (h *Hook) PreparePage(p Page) (*Prepared, error) {
 	p.Result = dedup.Result{}
-	p.Text = strings.Join(h.opts.Templates.ObserveStrip(p.Host, p.Blocks), "\n\n")
-	h.observeAnchors(&p)
+	h.strip(&p)
 	prep := &Prepared{page: p}
 	if !h.opts.NoDedup {
 		doc, err := h.opts.Detector.Prepare(h.dedupDoc(&p))
@@ -505,8 +504,7 @@ func (h *Hook) Replay(ctx context.Context, p Page, reindex bool) (Page, error) {
 func (h *Hook) Arrive(ctx context.Context, p Page) (Page, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	p.Text = strings.Join(h.opts.Templates.ObserveStrip(p.Host, p.Blocks), "\n\n")
-	h.observeAnchors(&p)
+	h.strip(&p)
 	return h.replay(ctx, p, true)
 }
 
@@ -550,6 +548,14 @@ func (h *Hook) Observe(p Page) {
 	if p.Lang != "" {
 		h.language(p.Lang)
 	}
+}
+
+// strip counts p in the site's template and anchor statistics and sets
+// its index text: its blocks without the site template (Prepare's first
+// step).
+func (h *Hook) strip(p *Page) {
+	p.Text = strings.Join(h.opts.Templates.ObserveStrip(p.Host, p.Blocks), "\n\n")
+	h.observeAnchors(p)
 }
 
 // observe tells the template and anchor statistics of p; the caller holds
