@@ -140,3 +140,49 @@ func TestMaxScanOracle(t *testing.T) {
 		})
 	}
 }
+
+// TestRelaxedKeepsStrict: when fewer documents than a page hold every
+// word, the page is filled with those holding some — after the ones
+// holding all, even when a relaxed search stops at MaxScan before it
+// reaches them, and whatever the scores (a short title holding one word
+// outscores a long page holding both). A correct word added to a query
+// never takes its page off the page.
+func TestRelaxedKeepsStrict(t *testing.T) {
+	ix := memIndex(t, indexer.Options{})
+	ctx := context.Background()
+	add := func(id, title, body string) {
+		if err := ix.Add(ctx, indexer.Doc{ID: id, URL: "http://intra/" + id, Host: "intra", Title: title, Body: body},
+			indexer.Placement{ID: id, Cluster: "c" + id, Master: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 40 {
+		add(fmt.Sprintf("walnut%02d", i), "Walnut", "walnut")
+	}
+	add("target", "Orchard notes", "the walnut trees of the orchard "+strings.Repeat("and a long text about other trees ", 20)+"quartz")
+	if err := ix.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, maxScan := range []int{10, -1} {
+		for _, facets := range []bool{false, true} {
+			s := New(ix, Options{MaxScan: maxScan})
+			for _, q := range []string{"quartz", "walnut quartz", "orchard walnut quartz"} {
+				res, err := s.Search(ctx, Request{Query: q, Size: 10, Facets: facets})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := ids(res.Hits); len(got) == 0 || got[0] != "target" {
+					t.Errorf("MaxScan %d, facets %v, %q: %v; want the page holding every word first", maxScan, facets, q, got)
+				}
+			}
+			// Relaxed: the page is filled with pages holding walnut.
+			res, err := s.Search(ctx, Request{Query: "walnut quartz", Size: 10, Facets: facets})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Hits) != 10 {
+				t.Errorf("MaxScan %d, facets %v: %d hits, want a full page of relaxed matches after the strict one", maxScan, facets, len(res.Hits))
+			}
+		}
+	}
+}

@@ -401,7 +401,7 @@ type compiled struct {
 	// relaxed, if not nil, returns what to search when text matches
 	// fewer documents than a page, given the terms that are common in the
 	// index (see userquery.Parser.Relaxed; nil: none).
-	relaxed   func(common func(string) bool) query.Query
+	relaxed   func(common func([]string) bool) query.Query
 	snippet   query.Query // the terms to mark in body snippets (nil: none)
 	truncated bool        // the Plain query was cut to MaxQueryBytes
 	// tier is the query on the first tier: the documents holding every
@@ -427,7 +427,7 @@ func (s *Searcher) compile(q string, syn Syntax) (compiled, error) {
 			c.tier = s.bound(t)
 		}
 		if p.Relaxed(parsed, nil) != nil {
-			c.relaxed = func(common func(string) bool) query.Query { return s.bound(p.Relaxed(parsed, common)) }
+			c.relaxed = func(common func([]string) bool) query.Query { return s.bound(p.Relaxed(parsed, common)) }
 		}
 		return c, nil
 	}
@@ -484,12 +484,35 @@ func (s *Searcher) bleveQuery(q string) (query.Query, error) {
 	return parsed, nil
 }
 
-// commonShare is the share of documents above which a term is common: it
+// commonShare is the share of documents above which a word is common: it
 // only scores in a relaxed query (Lucene's cutoff frequency; 1 %, as
-// Elasticsearch's common terms query had by default). A term in no
-// document is left out of the count too: it says nothing about which
-// document is wanted.
+// Elasticsearch's common terms query had by default). A word's share is
+// its terms' (one per language analyzing it differently) added up. A
+// word in no document is left out of the count too: it says nothing
+// about which document is wanted.
 const commonShare = 0.01
+
+// strictFirst returns the hits of a query's strict search (every one of
+// them: fewer than a page) followed by the other hits of its relaxed
+// search, each list in its own order. A document holding every word of a
+// query thus ranks above those holding only some, whatever the scores
+// (a short page holding most words can outscore a long one holding all),
+// and a relaxed search stopped at Options.MaxScan before it reached the
+// documents holding every word cannot lose them: a correct word added to
+// a query never takes the page holding them all off the page.
+func strictFirst(strict, relaxed []*search.DocumentMatch) []*search.DocumentMatch {
+	out := slices.Clone(strict)
+	in := make(map[string]bool, len(strict))
+	for _, h := range strict {
+		in[h.ID] = true
+	}
+	for _, h := range relaxed {
+		if !in[h.ID] {
+			out = append(out, h)
+		}
+	}
+	return out
+}
 
 // relaxed builds cq's relaxed query with the index's common terms.
 func (s *Searcher) relaxed(cq compiled) (query.Query, error) {
@@ -498,7 +521,13 @@ func (s *Searcher) relaxed(cq compiled) (query.Query, error) {
 		return nil, err
 	}
 	defer release()
-	return cq.relaxed(func(t string) bool { sh := share(t); return sh == 0 || sh > commonShare }), nil
+	return cq.relaxed(func(terms []string) bool {
+		sh := 0.0
+		for _, t := range terms {
+			sh += share(t)
+		}
+		return sh == 0 || sh > commonShare
+	}), nil
 }
 
 // filtered restricts q to documents (not member records) the user may see,
@@ -602,16 +631,17 @@ func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, out *Re
 	need := r.Page * r.Size
 	var order []string
 	var best map[string]*rep
+	var strict []*search.DocumentMatch // every match of cq.text, once relaxed
 	for window, first := max(3*need, 30), true; ; window *= 2 {
 		res, err := s.candidates(ctx, q, window, first, r.ByDate, false)
 		if err == nil && first && res.Total < uint64(r.Size) && cq.relaxed != nil {
 			// Fewer documents than a page hold every word: the page is
-			// filled with those holding most of them, which rank below
-			// (the share of the words a field holds is in the score).
-			// The choice depends on the page size only, so paging is
-			// stable.
+			// filled with those holding most of them, after those
+			// holding all (strictFirst). The choice depends on the page
+			// size only, so paging is stable.
 			var relaxed query.Query
 			if relaxed, err = s.relaxed(cq); err == nil {
+				strict = res.Hits
 				q, cq.relaxed = s.filtered(relaxed, r), nil
 				res, err = s.candidates(ctx, q, window, true, r.ByDate, false)
 			}
@@ -622,6 +652,9 @@ func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, out *Re
 		if first {
 			first = false
 			out.Total, out.Exact = total(res)
+		}
+		if strict != nil && !r.ByDate {
+			res.Hits = strictFirst(strict, res.Hits)
 		}
 		order, best = group(res.Hits, r.ByDate, false, time.Time{})
 		if len(order) >= need || len(res.Hits) < window || uint64(window) >= res.Total {
@@ -650,6 +683,7 @@ func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, out 
 		}
 	}
 	q := s.filtered(cq.text, r)
+	var strict []*search.DocumentMatch // every match of cq.text, once relaxed
 	for first := true; ; window *= 2 {
 		count := 0
 		if first {
@@ -658,15 +692,19 @@ func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, out 
 		rk, err := s.top(ctx, q, window, false, count)
 		if err == nil && first && rk.total < uint64(r.Size) && cq.relaxed != nil {
 			// As in collapse: the page is filled with documents holding
-			// most of the words.
+			// most of the words, after those holding all.
 			var relaxed query.Query
 			if relaxed, err = s.relaxed(cq); err == nil {
+				strict = rk.hits
 				q, cq.relaxed = s.filtered(relaxed, r), nil
 				rk, err = s.top(ctx, q, window, false, count)
 			}
 		}
 		if err != nil {
 			return nil, nil, err
+		}
+		if strict != nil {
+			rk.hits = strictFirst(strict, rk.hits)
 		}
 		order, best := group(rk.hits, false, false, time.Time{})
 		if first {
@@ -781,7 +819,11 @@ func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, out 
 		if err == nil && total < uint64(r.Size) && !capped && cq.relaxed != nil {
 			var relaxed query.Query
 			if relaxed, err = s.relaxed(cq); err == nil {
+				strict := hits
 				hits, total, capped, err = s.allCandidates(ctx, s.filtered(relaxed, r), window, r.ByDate)
+				if !r.ByDate {
+					hits = strictFirst(strict, hits)
+				}
 			}
 		}
 		if err != nil {

@@ -45,9 +45,13 @@ func (p *Parser) Build(q Parsed) query.Query {
 // terms" of Elasticsearch): they only score, and the words a document
 // needs are counted among the others, which keeps out the many documents
 // that hold only a title's common words ("Java SE 17 & JDK 17"); when
-// every term is common, all count. It is nil when it would match what
-// Build's query matches (fewer than two distinct plain words).
-func (p *Parser) Relaxed(q Parsed, common func(term string) bool) query.Query {
+// every word is common, all count. A word is judged by all its terms
+// together (the terms each language's analyzer makes of it: "core" and
+// the French stem "cor" are one word, as common as both together), so
+// a rare stem of a common word does not make the word rare. It is nil
+// when it would match what Build's query matches (fewer than two
+// distinct plain words).
+func (p *Parser) Relaxed(q Parsed, common func(terms []string) bool) query.Query {
 	n := 0
 	for _, f := range p.text {
 		n = max(n, len(distinctWords(p.plainWordsIn(f.Name, plainText(q)))))
@@ -70,7 +74,7 @@ func plainText(q Parsed) string {
 
 // build makes q's query; the documents must hold the plain words in a
 // text field of within, if set, else of p.
-func (p *Parser) build(q Parsed, strict bool, common func(string) bool, within *Parser) query.Query {
+func (p *Parser) build(q Parsed, strict bool, common func([]string) bool, within *Parser) query.Query {
 	var must, should, not []query.Query
 	for _, c := range q.Clauses {
 		if c.Occur == Should && c.Field == "" && !c.Phrase {
@@ -232,16 +236,16 @@ func (p *Parser) everyTerm(text string, plain bool, boost float64) query.Query {
 
 // termsIn returns, with a boost of 0 (the words query scores), the
 // documents holding every required word of text (strict) or MinShould of
-// its uncommon ones (all of them if every one is common; a word is
-// common when each of its terms is).
-func (p *Parser) termsIn(text string, strict bool, common func(string) bool) query.Query {
+// its uncommon ones (all of them if every one is common; common judges a
+// word by all its terms).
+func (p *Parser) termsIn(text string, strict bool, common func([]string) bool) query.Query {
 	if strict {
 		return p.everyTerm(text, true, 0)
 	}
 	return p.terms(text, true, 0, func(ws []word, all []query.Query) query.Query {
 		var rare []query.Query
 		for i, w := range ws {
-			if common == nil || slices.ContainsFunc(w.terms, func(t string) bool { return !common(t) }) {
+			if common == nil || !common(w.terms) {
 				rare = append(rare, all[i])
 			}
 		}

@@ -89,3 +89,19 @@ func TestSearchInLanguages(t *testing.T) {
 		}
 	}
 }
+
+// TestRelaxedJudgesWords: a relaxed query asks the caller about a word
+// with every term its languages make of it, at once — the German stem
+// of "Häuser" cannot make the word rare on its own.
+func TestRelaxedJudgesWords(t *testing.T) {
+	p := testParser().With(Languages{Analyzers: []string{de.AnalyzerName}})
+	var asked [][]string
+	p.Relaxed(p.Parse("Häuser lake"), func(terms []string) bool {
+		asked = append(asked, slices.Clone(terms))
+		return false
+	})
+	want := [][]string{{"häuser", "haus"}, {"lake", "lak"}}
+	if !slices.EqualFunc(asked, want, slices.Equal) {
+		t.Errorf("asked about %v, want %v", asked, want)
+	}
+}

@@ -306,11 +306,11 @@ func TestRelaxed(t *testing.T) {
 	}
 	// Common terms only score: the words a document needs are counted
 	// among the others.
-	common := func(t string) bool { return t == "lunch" }
+	common := func(terms []string) bool { return slices.Contains(terms, "lunch") }
 	if got := search(t, ix, p.Relaxed(p.Parse("vpn lunch print"), common)); !sameSet(got, []string{"vpn", "vpn-print"}) {
 		t.Errorf("Relaxed with lunch common matched %v, want the pages with vpn or print", got)
 	}
-	all := func(string) bool { return true }
+	all := func([]string) bool { return true }
 	if got := search(t, ix, p.Relaxed(p.Parse("vpn lunch print"), all)); !sameSet(got, []string{"vpn-print"}) {
 		t.Errorf("Relaxed with every term common matched %v, want two of the three words as without", got)
 	}
