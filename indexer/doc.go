@@ -70,7 +70,9 @@
 // languages) — a bleve document type per language, DocType + "/" + the
 // language's analyzer ("doppel/de") — stored, with term vectors for
 // highlighting, all going into the default _all field; url, host, cluster, groups (an array) and
-// simhash (16 lower-case hex digits) as keywords; master as a boolean;
+// simhash (16 lower-case hex digits) as keywords; names, the keys of the
+// title ([TitleKeys]), and words, the title's and headings' words, as
+// keywords neither stored nor in _all; master as a boolean;
 // last_modified as a datetime (absent when unknown). Bleve has no
 // index-time field boosts, so the title is boosted at query time:
 // [TextQuery] builds title^[TitleBoost] OR headings^2 OR anchors^1.5 OR

@@ -126,6 +126,9 @@ func docMapping(analyzer string) *mapping.DocumentMapping {
 	words := keywordField()
 	words.Store, words.DocValues, words.IncludeTermVectors = false, false, true
 	dm.AddFieldMappingsAt(FieldWords, words)
+	names := keywordField()
+	names.Store, names.DocValues = false, false
+	dm.AddFieldMappingsAt(FieldNames, names)
 	master := bleve.NewBooleanFieldMapping()
 	master.IncludeInAll = false
 	dm.AddFieldMappingsAt(FieldMaster, master)
@@ -286,6 +289,9 @@ func toData(d *Doc) docData {
 	}
 	if w := titleWords(d.Title, d.Headings); len(w) > 0 {
 		m[FieldWords] = w
+	}
+	if k := TitleKeys(d.Title); len(k) > 0 {
+		m[FieldNames] = k
 	}
 	if d.Lang != "" {
 		m[FieldLang] = d.Lang

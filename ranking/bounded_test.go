@@ -186,3 +186,55 @@ func TestRelaxedKeepsStrict(t *testing.T) {
 		}
 	}
 }
+
+// TestNames: a page's title pasted whole, or the identifier it documents,
+// finds that page first among many holding the same words more often
+// (a book's chapters all end "- The Rust Programming Language"; a stub
+// page holds little text).
+func TestNames(t *testing.T) {
+	ix := memIndex(t, indexer.Options{})
+	ctx := context.Background()
+	add := func(id, title, body string) {
+		if err := ix.Add(ctx, indexer.Doc{ID: id, URL: "http://intra/" + id, Host: "intra", Title: title, Body: body},
+			indexer.Placement{ID: id, Cluster: "c" + id, Master: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unsafe := strings.Repeat("unsafe code in rust: raw pointers and unsafe functions. ", 10)
+	for i := range 30 {
+		add(fmt.Sprintf("ch%02d", i), fmt.Sprintf("Unsafe Rust %d - The Rust Programming Language", i), unsafe)
+	}
+	add("stub", "unsafe - The Rust Programming Language", "The first edition of the book is no longer distributed.")
+	for _, v := range []string{"epi16", "epi32", "epi64"} {
+		add("mm512_slli_"+v, "_mm512_slli_"+v+" in core::arch::x86_64 - Rust", "Shift packed 16-bit integers left by imm8 while shifting in zeros. _mm512_slli_"+v+" _mm512_mask_slli_"+v)
+		add("mm512_mask_slli_"+v, "_mm512_mask_slli_"+v+" in core::arch::x86_64 - Rust", "Shift packed 16-bit integers left by imm8 while shifting in zeros. _mm512_mask_slli_"+v+" _mm512_mask_slli_"+v+" "+strings.Repeat(v+" ", 5))
+	}
+	// A module's page, and its items' pages holding its whole title as
+	// a phrase in theirs and its path over and over in their text.
+	add("iter", "core::iter - Rust", "Composable external iteration.")
+	for _, item := range []string{"Iterator", "Map", "Filter", "Chain", "Zip", "Rev", "Peekable", "Skip", "Take", "Fuse", "once", "empty", "repeat", "from_fn", "successors"} {
+		add("iter-"+item, item+" in core::iter - Rust", strings.Repeat("core::iter::"+item+" ", 8))
+	}
+	if err := ix.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := New(ix, Options{})
+	for _, tc := range []struct{ q, want string }{
+		{"core::iter - Rust", "iter"},
+		{"core::iter", "iter"},
+		{"unsafe - The Rust Programming Language", "stub"},
+		{"_mm512_slli_epi16 in core::arch::x86_64 - Rust", "mm512_slli_epi16"},
+		{"_mm512_slli_epi16", "mm512_slli_epi16"},
+		{"_mm512_mask_slli_epi32", "mm512_mask_slli_epi32"},
+	} {
+		for _, facets := range []bool{false, true} {
+			res, err := s.Search(ctx, Request{Query: tc.q, Size: 10, Facets: facets})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(res.Hits); len(got) == 0 || got[0] != tc.want {
+				t.Errorf("facets %v, %q: %v; want %s first", facets, tc.q, got, tc.want)
+			}
+		}
+	}
+}

@@ -348,7 +348,7 @@ func New(ix indexer.Searcher, opts Options) *Searcher {
 	opts.EnsureDefaults()
 	langs := &languages{ix: ix}
 	plain := userquery.New(userquery.Options{Fields: plainFields(), Mapping: ix.Mapping(), MaxBytes: opts.MaxQueryBytes,
-		PhraseBoost: opts.PhraseBoost, AllField: indexer.FieldAll})
+		PhraseBoost: opts.PhraseBoost, AllField: indexer.FieldAll, NameField: indexer.FieldNames, NameKey: indexer.NameKey})
 	return &Searcher{ix: ix, opts: opts, plain: plain, langs: langs}
 }
 

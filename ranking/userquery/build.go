@@ -96,6 +96,9 @@ func (p *Parser) build(q Parsed, strict bool, common func([]string) bool, within
 	if text := plainText(q); text != "" {
 		ws := p.words(text)
 		should = append(should, ws...)
+		if nq := p.name(text); nq != nil && len(ws) > 0 {
+			should = append(should, nq)
+		}
 		if len(ws) > 0 {
 			if within != nil {
 				must = append(must, Filter(within.termsIn(text, strict, common)))
@@ -372,6 +375,19 @@ func (p *Parser) words(text string) []query.Query {
 		}
 	}
 	return out
+}
+
+// name returns the query for the documents named text (Options.NameField),
+// nil if the parser has no name field or text no key.
+func (p *Parser) name(text string) query.Query {
+	if p.opts.NameField == "" || p.opts.NameKey == nil {
+		return nil
+	}
+	k := p.opts.NameKey(text)
+	if k == "" {
+		return nil
+	}
+	return term(k, p.opts.NameField, p.opts.NameBoost)
 }
 
 // clause returns the query of a clause other than plain words, or nil if

@@ -87,6 +87,19 @@ type Options struct {
 	// same documents, at a fraction of the cost on a large index. It
 	// scores nothing either way. Default "": one per field.
 	AllField string
+	// NameField, if set, is a keyword field holding each document's
+	// names — its title whole and the parts of it that name the page on
+	// their own (indexer.TitleKeys) — as NameKey writes them. A query
+	// whose plain words, as typed or pasted, are one of a document's
+	// names then scores NameBoost more in that document: a pasted
+	// title or an exact identifier is the strongest evidence of the page
+	// wanted, and a term lookup costs one posting list.
+	NameField string
+	// NameKey is the key of a query's plain words in NameField ("" for
+	// none); required with NameField.
+	NameKey func(text string) string
+	// NameBoost weighs a name match. Default 10.
+	NameBoost float64
 }
 
 // A Parser reads user queries. It is safe for concurrent use.
@@ -125,6 +138,9 @@ func (o *Options) EnsureDefaults() *Options {
 	}
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = 512
+	}
+	if o.NameBoost <= 0 {
+		o.NameBoost = 10
 	}
 	return o
 }
