@@ -181,6 +181,15 @@ func TestCrawlDemoSite(t *testing.T) {
 			family[u] = norm(p.Family)
 		}
 	}
+	t.Run("every demo page English", func(t *testing.T) {
+		// Its markup says so; "/hr/" (human resources), "/mirror/it/" and
+		// "/notices/it/" (the IT department's) name no language.
+		for u := range family {
+			if r := recs[u]; r.Lang != "en" {
+				t.Errorf("%s: language %q, want en", u, r.Lang)
+			}
+		}
+	})
 	t.Run("every demo page fetched", func(t *testing.T) {
 		for u := range family {
 			if r := recs[u]; r.Status != pages.Fetched {

@@ -86,12 +86,15 @@ type Options struct {
 	Similarity dedup.Similarity
 	// Language is the language whose pages are preferred as masters of
 	// their clusters, before the shortest URL (a BCP 47 tag such as "en"
-	// or "da"; compared by its primary subtag). A page's language is the
-	// one its URL path names ("/manual/da/", "ch01.ja.html": the site
-	// section it is in), else the hreflang of an alternate link to
-	// itself, else its <html lang> or Content-Language.
+	// or "da"; compared by its primary subtag); of those, a page whose
+	// URL names no language section or that language's ("/manual/en/")
+	// before one in another language's section ("/manual/da/", which
+	// keeps untranslated English pages). A page's language is the
+	// hreflang of an alternate link to itself, else its <html lang> or
+	// Content-Language, else the language its text is in, and the
+	// section its URL names only where the text agrees (lang.Of).
 	// Default "": the language of the first page the crawl processes —
-	// its seed's, the site section it started from.
+	// its seed's.
 	Language string
 	// Groups assigns access groups to documents by URL prefix; the first
 	// matching rule wins. Default: no groups (public).

@@ -56,6 +56,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/internal/lang"
 	"github.com/doppel-search/doppel/ranking/multiterm"
 	"github.com/doppel-search/doppel/ranking/userquery"
 )
@@ -186,7 +187,10 @@ type Request struct {
 	// a cluster represented by its master is shown by the member in the
 	// first of them that a member the user may see is in, if the master
 	// is not (a language copy stands in for the page only when no page
-	// of the user's language does). Empty: masters as they are.
+	// of the user's language does), and of members in one language by
+	// the master's place in the user's language section of the site, if
+	// any (an untranslated page of /manual/da/ for a reader of Danish).
+	// Empty: masters as they are.
 	Languages []string
 	// Members is how many other members of each hit's cluster — those the
 	// user may see, the master first — come with the hit (Hit.Members),
@@ -1225,26 +1229,45 @@ func (s *Searcher) fields(ctx context.Context, ids []string, snippet query.Query
 }
 
 // inLanguage returns the member of a cluster (its members ms) that shows
-// it to the user of r in place of a master in the language lang: the
-// visible member in the first of r.Languages that some visible member is
-// in, if lang is not that language; nil if the master stays. Among
-// members of that language the indexed ones come first, then the
-// shortest URL. Cost: O(len(ms)·len(r.Languages)).
-func inLanguage(ms []indexer.Member, lang string, r Request) *indexer.Member {
+// it to the user of r in place of a master in the language masterLang:
+// the visible member in the first of r.Languages that some visible member
+// is in; among those in that language (or, if none is in one of them,
+// among the master's equals), the member whose URL is the master's place
+// in the section of the first of r.Languages (lang.Parallel:
+// "/manual/da/x.html" for "/manual/en/x.html", a page not translated
+// yet, in the section's navigation); nil if the master stays. Among
+// equals the indexed members come first, then the shortest URL. Cost:
+// O(len(ms)·len(r.Languages)).
+func inLanguage(ms []indexer.Member, masterLang string, r Request) *indexer.Member {
 	rank := func(l string) int {
 		if i := slices.Index(r.Languages, l); i >= 0 && l != "" {
 			return i
 		}
 		return len(r.Languages)
 	}
+	master := ""
+	for _, m := range ms {
+		if m.Master {
+			master = m.URL
+		}
+	}
+	// key ranks a member in the language l at url: by its language, then
+	// by the language section its URL names as the master's place there.
+	key := func(l, url string) int {
+		k := rank(l) * (len(r.Languages) + 1)
+		if s := lang.FromURL(url); master != "" && lang.Parallel(url, master) {
+			return k + rank(s)
+		}
+		return k + len(r.Languages)
+	}
 	var best *indexer.Member
-	bestRank := rank(lang)
+	bestRank := key(masterLang, master)
 	for i := range ms {
 		m := &ms[i]
 		if !indexer.Visible(m.Groups, r.Groups) {
 			continue
 		}
-		switch k := rank(m.Lang); {
+		switch k := key(m.Lang, m.URL); {
 		case k < bestRank:
 			best, bestRank = m, k
 		case k == bestRank && best != nil && (m.Indexed && !best.Indexed ||

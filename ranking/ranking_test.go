@@ -678,3 +678,39 @@ func TestInLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestInLanguageSection: a page not translated yet is English in the
+// Danish section too, and a reader of Danish is shown it there, in the
+// section's navigation — but a translation in a language the reader reads
+// first, and no copy whose URL merely has a language's name in it
+// ("/mirror/it/", the IT department's mirror).
+func TestInLanguageSection(t *testing.T) {
+	untranslated := []indexer.Member{
+		{ID: "en", URL: "http://x/manual/en/a.html", Master: true, Indexed: true, Lang: "en"},
+		{ID: "da", URL: "http://x/manual/da/a.html", Lang: "en"},
+		{ID: "de", URL: "http://x/manual/de/a.html", Lang: "de"},
+		{ID: "it", URL: "http://x/mirror/it/manual/en/a.html", Lang: "en"},
+		{ID: "fr", URL: "http://x/manual/fr/b.html", Lang: "en"}, // another page's place
+	}
+	for _, tc := range []struct {
+		langs []string
+		want  string // "": the master stays
+	}{
+		{nil, ""},
+		{[]string{"en"}, ""},
+		{[]string{"en", "da"}, ""},
+		{[]string{"da"}, "da"},
+		{[]string{"da", "en"}, "da"},
+		{[]string{"fr", "da"}, "da"},
+		{[]string{"da", "de"}, "de"},
+		{[]string{"de", "da"}, "de"},
+		{[]string{"da", "fr"}, "da"},
+		{[]string{"it"}, ""},
+		{[]string{"fr"}, ""},
+	} {
+		got := inLanguage(untranslated, "en", Request{Languages: tc.langs})
+		if id := ""; got != nil && got.ID != tc.want || got == nil && tc.want != id {
+			t.Errorf("languages %v: %+v, want %q", tc.langs, got, tc.want)
+		}
+	}
+}

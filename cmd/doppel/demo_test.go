@@ -55,6 +55,12 @@ func startDemo(t *testing.T, args ...string) (stdout, base string, stop func() i
 	}
 }
 
+// demoHit is what TestDemo reads of an API search hit.
+type demoHit struct {
+	URL  string `json:"url"`
+	Lang string `json:"lang"`
+}
+
 // TestDemo checks the demo's report against the export of the crawl it
 // made: the summary, every cluster with more than one member, and for each
 // example query hit its number of similar pages.
@@ -70,6 +76,51 @@ func TestDemo(t *testing.T) {
 	if g, h := hr("guest"), hr("hr-staff"); g != 0 || h == 0 {
 		t.Errorf("HR pages in results: guest %d, hr-staff %d; want 0 and some", g, h)
 	}
+	// Every page is read as English — its markup says so — though "/hr/"
+	// (human resources) and "/mirror/it/" (the IT department's mirror)
+	// look like Croatian and Italian sections: English stemming finds an
+	// HR page by another form of its words, and "the", an English stop
+	// word, matches no page.
+	search := func(user string, params string) (total int, hits []demoHit) {
+		resp, err := http.Get(base + "api/search?user=" + user + "&" + params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var res struct {
+			Total int       `json:"total"`
+			Hits  []demoHit `json:"hits"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
+			t.Fatal(err)
+		}
+		return res.Total, res.Hits
+	}
+	if _, hits := search("hr-staff", "size=100&q="+url.QueryEscape("host:* OR hr")); !slices.ContainsFunc(hits, func(h demoHit) bool { return strings.Contains(h.URL, "/hr/") }) {
+		t.Errorf("hr-staff's search lists no /hr/ page: %v", hits)
+	} else {
+		for _, h := range hits {
+			if h.Lang != "en" {
+				t.Errorf("%s: language %q, want en", h.URL, h.Lang)
+			}
+		}
+	}
+	for _, l := range []string{"hr", "it"} {
+		if n, hits := search("admin", "lang="+l+"&q="+url.QueryEscape("host:*")); n != 0 {
+			t.Errorf("%d pages in language %s, want none: %v", n, l, hits)
+		}
+	}
+	if _, hits := search("hr-staff", "q=relocating"); !slices.ContainsFunc(hits, func(h demoHit) bool { return strings.HasSuffix(h.URL, "/hr/relocation.html") }) {
+		t.Errorf("hr-staff's search for relocating: %v, want /hr/relocation.html", hits)
+	}
+	// A query of stop words only matches every page (ranking/userquery);
+	// analyzed as Croatian and Italian, the /hr/ and /mirror/it/ pages
+	// kept "the" as a word, and it found 40 of them and nothing else.
+	all, _ := search("admin", "q=.")
+	if n, hits := search("admin", "size=100&q=the"); n != all || n <= 40 {
+		t.Errorf("q=the (an English stop word): %d results, want every page's %d: %v", n, all, hits)
+	}
+
 	// The printed example queries are what the UI answers the admin.
 	site0 := regexp.MustCompile(`Demo intranet: (http://127\.0\.0\.1:\d+) `).FindStringSubmatch(out)
 	printed := regexp.MustCompile(`(?m)^  "(.+)": \d+ results\n((?:    .*\n)*)`).FindAllStringSubmatch(out, -1)

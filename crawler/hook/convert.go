@@ -22,20 +22,17 @@ import (
 
 // fromParsed is the page a parsed response says: its URL and host, the
 // cleaner's title, headings, tagged text, blocks and language, the
-// Last-Modified header (else the markup's date), the language (the URL's
-// section, the page's hreflang to itself, its markup, then the
-// Content-Language header's first tag; failing those, the language its
-// text is in, lang.Detect), the access groups and the anchor
-// texts known. Text, the blocks without site template, is left to
+// Last-Modified header (else the markup's date), the language (lang.Of:
+// the page's hreflang to itself, its markup, then the Content-Language
+// header's first tag; failing those, the language its text is in, and
+// the URL's language section only where the text agrees), the access
+// groups and the anchor texts known. Text, the blocks without site template, is left to
 // Prepare.
 func fromParsed(pageURL string, header http.Header, parsed *Parsed, groups, anchors []string) page.Page {
 	c := parsed.Page
 	p := page.Page{URL: pageURL, Title: c.Title, Headings: c.Headings, Tagged: c.Tagged, Blocks: c.Blocks,
-		Groups: groups, Lang: lang.Of(pageURL, c.Hreflang, c.Language, firstTag(header.Get("Content-Language"))), Anchors: anchors, LastModified: c.LastModified,
-		Truncated: parsed.Truncated, Type: parsed.Type}
-	if p.Lang == "" {
-		p.Lang = lang.Detect(leading(c.Blocks, detectBytes))
-	}
+		Groups: groups, Anchors: anchors, LastModified: c.LastModified, Truncated: parsed.Truncated, Type: parsed.Type}
+	p.Lang = lang.Of(pageURL, leading(c.Blocks, detectBytes), c.Hreflang, c.Language, firstTag(header.Get("Content-Language")))
 	if lm, err := http.ParseTime(header.Get("Last-Modified")); err == nil {
 		p.LastModified = lm.UTC()
 	}
@@ -46,7 +43,7 @@ func fromParsed(pageURL string, header http.Header, parsed *Parsed, groups, anch
 }
 
 // detectBytes is how much of a page's text language detection reads at
-// most (lang.Detect reads its first 3,000 words).
+// most (lang.Of and lang.Detect read its first 3,000 words).
 const detectBytes = 32 << 10
 
 // leading returns the blocks joined by blank lines, cut after the block

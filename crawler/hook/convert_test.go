@@ -117,8 +117,22 @@ func TestFromParsed(t *testing.T) {
 	if p := fromParsed("http://x/f.pdf", http.Header{}, undeclared, nil, nil); p.Lang != "de" {
 		t.Fatalf("German text, no language declared: Lang %q, want de", p.Lang)
 	}
-	if p := fromParsed("http://x/manual/fr/f.pdf", http.Header{}, undeclared, nil, nil); p.Lang != "fr" {
-		t.Fatalf("German text in the French section: Lang %q, want the section's fr", p.Lang)
+	// The URL's language section does not outweigh the text or the
+	// markup ("/hr/" is human resources), but names a language the text
+	// agrees with where the text is too short to say.
+	if p := fromParsed("http://x/manual/fr/f.pdf", http.Header{}, undeclared, nil, nil); p.Lang != "de" {
+		t.Fatalf("German text in the French section: Lang %q, want the text's de", p.Lang)
+	}
+	english := &Parsed{Page: &clean.Page{Title: "Relocation", Language: "en", Blocks: []string{"Employees who move receive support."}}}
+	if p := fromParsed("http://x/hr/relocation.html", http.Header{}, english, nil, nil); p.Lang != "en" {
+		t.Fatalf(`lang="en" under /hr/: Lang %q, want en`, p.Lang)
+	}
+	short := &Parsed{Page: &clean.Page{Title: "Ferien", Blocks: []string{"Die Häuser am See werden im Sommer vermietet."}}}
+	if p := fromParsed("http://x/de/f.html", http.Header{}, short, nil, nil); p.Lang != "de" {
+		t.Fatalf("a German sentence in the German section: Lang %q, want de", p.Lang)
+	}
+	if p := fromParsed("http://x/f.html", http.Header{}, short, nil, nil); p.Lang != "" {
+		t.Fatalf("a German sentence, no section: Lang %q, want none", p.Lang)
 	}
 }
 

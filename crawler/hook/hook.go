@@ -143,9 +143,11 @@ type Options struct {
 	Anchors *clean.Anchors
 	// Language is the language whose pages are preferred as masters of
 	// their clusters (dedup.Document.Preference), before the detector's
-	// master policy: a BCP 47 tag, compared by its primary subtag.
+	// master policy: a BCP 47 tag, compared by its primary subtag. Of
+	// its pages, one whose URL names that language's section or none
+	// comes before one in another language's section (lang.FromURL).
 	// Default "": the language of the first page Prepare or Replay sees
-	// with one — a crawl's seed, the site section it started from.
+	// with one — a crawl's seed's.
 	Language string
 	// MaxBodyBytes is the largest body processed; the first MaxBodyBytes
 	// bytes of a larger one are (Page.Truncated). Default 5 MiB.
@@ -202,10 +204,17 @@ type Page struct {
 // templated pages look less alike than they are.
 func (h *Hook) dedupDoc(p *Page) dedup.Document {
 	d := dedup.Document{ID: p.URL, URL: p.URL, Text: strings.Join(p.Blocks, "\n\n"), Tagged: p.Tagged}
-	// A page in the crawl's language first, then an HTML page before a
-	// document of the same text (or the other way with PreferDocuments).
+	// A page in the crawl's language first, and of those one whose URL
+	// names that language's section, or none, before one in another
+	// language's section (the Apache manual's /da/ section keeps
+	// untranslated English pages: the /en/ page is master); then an HTML
+	// page before a document of the same text (or the other way with
+	// PreferDocuments).
 	if p.Lang != "" && p.Lang == h.language(p.Lang) {
 		d.Preference = 2
+		if s := lang.FromURL(p.URL); s == "" || s == p.Lang {
+			d.Preference = 4
+		}
 	}
 	if (p.Type == "") != h.opts.PreferDocuments {
 		d.Preference++

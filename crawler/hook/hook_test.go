@@ -14,6 +14,7 @@ import (
 
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/page"
 )
 
 func header(ctype string) http.Header {
@@ -287,5 +288,45 @@ func TestArrive(t *testing.T) {
 	}
 	if stripped == 0 {
 		t.Error("the workers' texts are all the follower's: the test does not tell their statistics apart")
+	}
+}
+
+// TestMasterPreference: in a crawl of English, an English page whose URL
+// names English or no section is the better master, then an English
+// page in another language's section (an untranslated copy; "/hr/" reads
+// as Croatian here, though not for the page's language), then a page in
+// another language; an HTML page before a document of the same rank.
+func TestMasterPreference(t *testing.T) {
+	h, err := New(Options{Language: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := []struct {
+		url, lang, typ string
+	}{
+		{"http://x/manual/en/a.html", "en", ""},
+		{"http://x/manual/a.html", "en", ""},
+		{"http://x/manual/en/a.pdf", "en", "pdf"},
+		{"http://x/manual/da/a.html", "en", ""}, // untranslated
+		{"http://x/hr/a.html", "en", ""},        // the URL cannot tell human resources from Croatian
+		{"http://x/manual/da/a.pdf", "en", "pdf"},
+		{"http://x/manual/da/b.html", "da", ""},
+		{"http://x/manual/b.html", "", ""},
+		{"http://x/manual/da/b.pdf", "da", "pdf"},
+	}
+	prefs := make([]int, len(order))
+	for i, o := range order {
+		p := Page{Page: page.Page{URL: o.url, Lang: o.lang, Type: o.typ}}
+		prefs[i] = h.dedupDoc(&p).Preference
+	}
+	for i := 1; i < len(prefs); i++ {
+		if prefs[i] > prefs[i-1] {
+			t.Errorf("%s (%d) is preferred to %s (%d)", order[i].url, prefs[i], order[i-1].url, prefs[i-1])
+		}
+	}
+	for _, pair := range [][2]int{{1, 2}, {2, 3}, {5, 6}} {
+		if prefs[pair[0]] == prefs[pair[1]] {
+			t.Errorf("%s and %s are equally preferred (%d)", order[pair[0]].url, order[pair[1]].url, prefs[pair[0]])
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -67,6 +68,7 @@ var stopWords = sync.OnceValue(func() map[string][]int {
 const (
 	detectWords = 3000 // the first words of the text are read
 	minStops    = 8    // stop words of the language found, at least
+	minAgree    = 1.5  // stop words of a URL's language in a text that agrees with it, at least (agrees)
 	minShare    = 0.15 // share of the words read that are stop words of some language, at least
 	minLead     = 2    // times the stop words of the next language, at least
 	minCJK      = 0.3  // share of the tokens that must be CJK for a CJK answer
@@ -88,6 +90,40 @@ const (
 // documents that do not declare their language: what a page declares
 // comes first (see Of).
 func Detect(text string) string {
+	return read(text).language(minStops)
+}
+
+// agrees reports whether the text counted, too short or too mixed for
+// Detect to name its language, is consistent with its being in the language l:
+// CJK text for Chinese, Japanese or Korean; for a language told by its
+// stop words, Detect's share of stop words, at least one and a half
+// stop words of l, and no language with more than twice l's. So Danish
+// text that Detect cannot tell from Norwegian agrees with "da", a
+// heading and a sentence of German with "de", and English text with
+// neither. It is how Of tells that a page's text agrees with the
+// language section its URL names. Bokmål and Nynorsk ("nb", "nn") are
+// told by the Norwegian stop words.
+func (s stats) agrees(l string) bool {
+	if l == "nb" || l == "nn" {
+		l = "no"
+	}
+	i := slices.Index(stopLanguages, l)
+	if i < 0 {
+		return s.words > 0 && float64(s.cjk) >= minCJK*float64(s.words) && (l == "ja" || l == "ko" || strings.HasPrefix(l, "zh"))
+	}
+	c := s.counts[i]
+	return c >= minAgree && float64(s.anyStop) >= minShare*float64(s.words-s.cjk) && c*minLead >= slices.Max(s.counts)
+}
+
+// stats is what Detect counts in a text.
+type stats struct {
+	counts                            []float64 // per language of stopLanguages
+	words, cjk, kana, hangul, anyStop int
+}
+
+// read counts the words, CJK tokens and stop words of text's first
+// detectWords words.
+func read(text string) stats {
 	stops := stopWords()
 	counts := make([]float64, len(stopLanguages))
 	var words, cjk, kana, hangul, anyStop int
@@ -130,6 +166,13 @@ func Detect(text string) string {
 			counts[i] += 1 / float64(len(stops[w]))
 		}
 	})
+	return stats{counts, words, cjk, kana, hangul, anyStop}
+}
+
+// language returns the language the counts say, with at least the given
+// number of stop words of it (least), or "".
+func (s stats) language(least float64) string {
+	counts, words, cjk, kana, hangul, anyStop := s.counts, s.words, s.cjk, s.kana, s.hangul, s.anyStop
 	if words == 0 {
 		return ""
 	}
@@ -156,7 +199,7 @@ func Detect(text string) string {
 		}
 	}
 	c := counts[best]
-	if c < minStops || float64(anyStop) < minShare*float64(words-cjk) || c < minLead*second {
+	if c < least || float64(anyStop) < minShare*float64(words-cjk) || c < minLead*second {
 		return ""
 	}
 	return stopLanguages[best]

@@ -1,7 +1,12 @@
-// Package lang reads the language of a page — from its markup, its URL
-// or a browser's Accept-Language header — as the primary language
-// subtag ("en", "da"; "zh-hans" and "zh-hant" for Chinese), the form in
-// which Doppel compares languages.
+// Package lang reads the language of a page and of its reader as the
+// primary language subtag ("en", "da"; "zh-hans" and "zh-hant" for
+// Chinese), the form in which Doppel compares languages. A page's
+// language is what it declares (its hreflang to itself, <html lang>,
+// Content-Language), else what its text is in (Detect), and the
+// language section its URL names only where the text agrees (Of): "/hr/"
+// may be human resources, and a language section keeps pages not
+// translated yet. A reader's languages come from Accept-Language
+// (Accepted).
 package lang
 
 import (
@@ -54,26 +59,66 @@ func init() {
 // "/docs/pt-br/", "/zh_CN/"), or a part of the file name after its first
 // dot, as content negotiation and translated manuals name translations
 // ("index.html.de", "ch01.ja.html", "index.zh-cn.html"). The last one
-// wins.
+// wins. A path word may look like a section ("/hr/" for human resources,
+// "/it/" for the IT department): a URL's language is a guess that Of
+// takes only where the page's text agrees.
 func FromURL(raw string) string {
+	l, _ := sectionOf(raw)
+	return l
+}
+
+// Parallel reports whether the URLs a and b name a language section
+// each, in the same place, and are otherwise the same: one page's places
+// in two language sections of a site ("/manual/da/mod/core.html" and
+// "/manual/en/mod/core.html", "ch01.ja.html" and "ch01.en.html"), or the
+// same URL naming one. A section named in one URL only, or in different
+// places, is not parallel ("/mirror/it/manual/vpn.html" to
+// "/manual/vpn.html").
+func Parallel(a, b string) bool {
+	la, ra := sectionOf(a)
+	lb, rb := sectionOf(b)
+	return la != "" && lb != "" && ra == rb
+}
+
+// sectionOf returns the language a URL's path names (see FromURL) and
+// the URL with that part left out, "" and "" if none.
+func sectionOf(raw string) (l, rest string) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	segs := strings.Split(strings.Trim(u.Path, "/"), "/")
-	found := ""
+	at, part := -1, -1 // the segment, and the file-name part of it (-1: the whole segment)
 	for i, s := range segs {
 		parts := []string{s}
 		if i == len(segs)-1 && strings.Count(s, ".") >= 2 {
-			parts = strings.Split(s, ".")[1:]
+			parts = strings.Split(s, ".")
 		}
-		for _, part := range parts {
-			if l := section(part); l != "" {
-				found = l
+		for j, p := range parts {
+			if len(parts) > 1 && j == 0 {
+				continue // the name before the first dot
+			}
+			if sl := section(p); sl != "" {
+				l, at, part = sl, i, j
+				if len(parts) == 1 {
+					part = -1
+				}
 			}
 		}
 	}
-	return found
+	if l == "" {
+		return "", ""
+	}
+	if part < 0 {
+		segs[at] = "\x00"
+	} else {
+		parts := strings.Split(segs[at], ".")
+		parts[part] = "\x00"
+		segs[at] = strings.Join(parts, ".")
+	}
+	u.Path = strings.Join(segs, "/")
+	u.RawPath = ""
+	return l, u.String()
 }
 
 // section returns the language a path segment or file-name part names,
@@ -101,21 +146,43 @@ func isRegion(s string) bool {
 	return true
 }
 
-// Of returns a page's language: the one its URL names — the site section
-// it is in, which readers navigate by — else the first of declared that
-// is a language tag (a page passes the hreflang of an alternate link to
-// itself, then its <html lang> or Content-Language), else "". A section
-// keeps the pages not translated yet in the original language, often with
-// that language in their markup (the Apache manual's /da/ section holds
-// 237 pages with lang="en"); they still belong to the section.
-func Of(pageURL string, declared ...string) string {
-	if l := FromURL(pageURL); l != "" {
-		return l
-	}
+// Of returns a page's language, as a primary subtag, "" if unknown:
+//
+//  1. what the page declares: the first of declared that is a language
+//     tag (a page passes the hreflang of an alternate link to itself,
+//     then its <html lang>, then its Content-Language header);
+//  2. else the language its text is in, as Detect reads it (Chinese in
+//     a Traditional Chinese section, "/zh-tw/", is Traditional);
+//  3. else the language its URL names (FromURL) where the text, too
+//     short or too mixed for Detect to name a language, agrees with it
+//     (see stats.agrees): a short page in "/manual/de/" with a few German words
+//     is German, a Danish one in "/da/" that Detect cannot tell from
+//     Norwegian Danish, an English one in "/hr/" undetermined;
+//  4. else "".
+//
+// A URL alone never decides: path words look like language sections
+// ("/hr/" for human resources, "/it/" for the IT department), and a
+// language section keeps the pages not translated yet in the original
+// language, marked as such (the Apache manual's /da/ section holds 237
+// English pages with lang="en"). Where a page's section is a language
+// other than its own matters to which page is master of a cluster and
+// which a reader is shown (crawler/hook, ranking); not to how its words
+// are indexed. Cost: that of Detect when the page declares nothing.
+func Of(pageURL, text string, declared ...string) string {
 	for _, d := range declared {
 		if l := Primary(d); l != "" {
 			return l
 		}
+	}
+	s := read(text)
+	d, u := s.language(minStops), FromURL(pageURL)
+	switch {
+	case d == "zh-hans" && u == "zh-hant": // Detect does not tell the two apart
+		return u
+	case d != "":
+		return d
+	case u != "" && s.agrees(u):
+		return u
 	}
 	return ""
 }

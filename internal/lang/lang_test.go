@@ -35,20 +35,65 @@ func TestFromURL(t *testing.T) {
 	}
 }
 
-func TestOf(t *testing.T) {
+func TestParallel(t *testing.T) {
 	for _, tc := range []struct {
-		url      string
-		declared []string
-		want     string
+		a, b string
+		want bool
 	}{
-		{"http://x/manual/da/", []string{"de", "en"}, "da"}, // the section first
-		{"http://x/manual/", []string{"de", "en"}, "de"},    // then what the page declares, in order
-		{"http://x/manual/", []string{"", "en"}, "en"},
-		{"http://x/manual/", []string{"x-klingon!", "en"}, "en"},
-		{"http://x/manual/", nil, ""},
+		{"http://x/manual/da/mod/core.html", "http://x/manual/en/mod/core.html", true},
+		{"http://x/manual/da/mod/core.html", "http://x/manual/da/mod/core.html", true},
+		{"http://x/ref/ch01.ja.html", "http://x/ref/ch01.en.html", true},
+		{"http://x/index.html.de", "http://x/index.html.fr", true},
+		{"http://x/manual/da/mod/core.html", "http://x/manual/en/mod/http.html", false},
+		{"http://x/manual/da/mod/core.html", "http://y/manual/en/mod/core.html", false},
+		{"http://x/mirror/it/manual/vpn.html", "http://x/manual/vpn.html", false}, // a section in one only
+		{"http://x/manual/vpn.html", "http://x/manual/vpn.html", false},           // no section
+		{"http://x/da/manual/a.html", "http://x/manual/da/a.html", false},         // in different places
+		{"http://x/ref/ch01.ja.html", "http://x/ja/ref/ch01.html", false},
 	} {
-		if got := Of(tc.url, tc.declared...); got != tc.want {
-			t.Errorf("Of(%q, %q) = %q, want %q", tc.url, tc.declared, got, tc.want)
+		if got := Parallel(tc.a, tc.b); got != tc.want {
+			t.Errorf("Parallel(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+func TestOf(t *testing.T) {
+	const (
+		english = "This page explains how the server is configured to listen on the addresses and ports that you choose, and what happens when it is restarted. It is one of the pages of the manual that you should read first."
+		danish  = "Denne side forklarer, hvordan serveren sættes op til at lytte på de adresser og porte, som du vælger, og hvad der sker, når den bliver genstartet. Det er en af de sider i manualen, som du bør læse først."
+		croat   = "Ova stranica objašnjava kako se poslužitelj podešava da sluša na adresama i vratima koje odaberete, i što se događa kada se ponovno pokrene. To je jedna od stranica priručnika koje biste trebali pročitati prvo."
+	)
+	for _, tc := range []struct {
+		name, url, text string
+		declared        []string
+		want            string
+	}{
+		// What the page declares comes first, in order, whatever its URL
+		// and text say.
+		{"markup beats URL", "http://x/mirror/it/manual/vpn.html", english, []string{"", "en"}, "en"},
+		{"markup beats URL and text", "http://x/manual/da/", english, []string{"", "da"}, "da"},
+		{"hreflang before markup", "http://x/manual/", "", []string{"de", "en"}, "de"},
+		{"Content-Language", "http://x/hr/relocation.html", croat, []string{"", "", "en-GB"}, "en"},
+		{"not a tag", "http://x/manual/", "", []string{"x-klingon!", "en"}, "en"},
+		// Else the text.
+		{"text beats URL", "http://x/hr/relocation.html", english, nil, "en"},
+		{"text beats another section", "http://x/manual/da/", english + " " + english, nil, "en"},
+		{"text in its section", "http://x/manual/en/", english, nil, "en"},
+		{"Chinese in a Traditional section", "http://x/zh-tw/a.html", "本頁說明如何設定伺服器。", nil, "zh-hant"},
+		{"Chinese in a Simplified section", "http://x/zh-cn/a.html", "本页说明如何配置服务器。", nil, "zh-hans"},
+		// Else the URL's section, where the text, too short or too mixed
+		// for Detect, agrees with it.
+		{"Danish, or Norwegian, in /da/", "http://x/manual/da/", danish, nil, "da"},
+		{"Danish, or Norwegian, nowhere", "http://x/manual/", danish, nil, ""},
+		{"German heading and sentence in /de/", "http://x/manual/de/", "Willkommen. Hier finden Sie das Handbuch für den Server.", nil, "de"},
+		{"English in /hr/", "http://x/hr/", "Welcome to the pages of human resources.", nil, ""},
+		{"undetermined Croatian in /hr/", "http://x/hr/", croat, nil, ""}, // its stop words lean to Polish
+		{"undetermined text in /hr/", "http://x/hr/", "VPN · SSO · HR-42 · 2026", nil, ""},
+		{"empty text", "http://x/manual/da/", "", nil, ""},
+		{"nothing", "http://x/manual/", "", nil, ""},
+	} {
+		if got := Of(tc.url, tc.text, tc.declared...); got != tc.want {
+			t.Errorf("%s: Of(%q, %.20q…, %q) = %q, want %q", tc.name, tc.url, tc.text, tc.declared, got, tc.want)
 		}
 	}
 }

@@ -314,7 +314,7 @@ func (b *builder) add(ctx context.Context, rec jsonl.Record, clusters map[string
 	}
 	h := xxhash.Sum64String(rec.ID)
 	p := page.Page{URL: u, Host: hostOf(u), Title: title, Tagged: title, Blocks: lines, Text: strings.Join(lines, "\n\n"),
-		Lang: lang.Detect(rec.Text)}
+		Lang: lang.Of(u, rec.Text)}
 	if h%10 != 0 {
 		p.LastModified = b.o.Now.Add(-time.Duration(h>>8%(3*365*24*3600)) * time.Second)
 	}
