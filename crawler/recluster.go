@@ -86,14 +86,18 @@ func (c *committer) recluster(ctx context.Context, force map[string]bool) error 
 
 // place records and indexes again the fetched page of assignment a when
 // its record or its cluster's recorded master (recorded) differ from a,
-// or when force is set; dup says a's cluster has other members.
+// when its index text stripped by the site-template statistics known now
+// differs from its record's (hook.Restrip: pages stripped before their
+// host's or section's template was known), or when force is set; dup
+// says a's cluster has other members.
 func (c *committer) place(ctx context.Context, a dedup.Assignment, dup bool, recorded map[string]string, force bool, fixes *pages.Batch) error {
 	cl := string(a.Cluster)
 	rec, ok, err := c.pages.Get(a.ID)
 	if err != nil || !ok || rec.Status != pages.Fetched {
 		return err
 	}
-	if rec.Cluster == cl && recorded[cl] == a.Master && !force {
+	restripped := c.hook.Restrip(&rec.Page)
+	if rec.Cluster == cl && recorded[cl] == a.Master && !force && !restripped {
 		return nil
 	}
 	rec.Cluster = cl
