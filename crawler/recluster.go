@@ -32,8 +32,10 @@ func (c *committer) maybeRecluster(ctx context.Context) error {
 // (dedup.Detector.Recluster: the same whatever the arrival order, every
 // member resembling its master) and makes records and index follow: each
 // fetched page whose cluster or cluster master is not the one its record
-// and the recorded masters say, and each page in force (replay: the pages
-// the index may lack), is recorded and indexed again with its new place,
+// and the recorded masters say, each page whose index text the site
+// statistics known now strip otherwise (hook.Restrip), and each page in
+// force (replay: the pages the index may lack), is recorded and indexed
+// again with its new place and text,
 // masters first. The records are committed (through the record writer,
 // when one runs) before the index is flushed, as for any page. Cost: the
 // detector's rebuild, one record read per page, and an index Add per page
