@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -255,6 +256,48 @@ func TestCrawlDemoSite(t *testing.T) {
 			}
 			if tc.first != "" && (len(res.Hits) == 0 || res.Hits[0].URL != norm(tc.first)) {
 				t.Errorf("%q: %+v, want %s first", tc.q, res.Hits, tc.first)
+			}
+		}
+	})
+	t.Run("no printer hit matches only the site template", func(t *testing.T) {
+		// "Printer-friendly version" is a link on every manual page, inside
+		// its main content: template of the manual section, and a template
+		// link text. A hit for "printer" must hold the word in an indexed
+		// field without that phrase, and no snippet may show it; the pages
+		// that are about printers are still found.
+		search := ranking.New(c.Index(), ranking.Options{})
+		template := regexp.MustCompile(`(?i)\bprinter-friendly version\b`) // not "printer-friendly versions" in a news item
+		for _, user := range []struct {
+			name   string
+			groups []string
+		}{{"guest", nil}, {"admin", []string{"hr", "admin"}}} {
+			res, err := search.Search(context.Background(), ranking.Request{Query: "printer", Size: 100, Groups: user.groups})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := map[string]bool{}
+			for _, h := range res.Hits {
+				found[h.URL] = true
+				d, err := c.Index().Document(h.ID)
+				if err != nil || d == nil {
+					t.Fatalf("%s: hit %s: document %v, %v", user.name, h.ID, d, err)
+				}
+				fields := strings.Join(slices.Concat([]string{d.Title, d.Body}, d.Headings, d.Anchors), "\n")
+				if !strings.Contains(strings.ToLower(template.ReplaceAllString(fields, "")), "printer") {
+					t.Errorf("%s: hit %s matches printer only in the template: %q", user.name, h.URL, fields)
+				}
+				var snippet strings.Builder
+				for _, sp := range h.Snippet {
+					snippet.WriteString(sp.Text)
+				}
+				if template.MatchString(snippet.String()) {
+					t.Errorf("%s: the snippet of %s shows the template: %q", user.name, h.URL, snippet.String())
+				}
+			}
+			for _, p := range []string{"/manual/printing.html", "/news/fewer-printers.html", "/teams/hardware-engineering.html"} {
+				if !found[norm(p)] {
+					t.Errorf("%s: %s, about printers, is not a hit for printer", user.name, p)
+				}
 			}
 		}
 	})

@@ -32,8 +32,10 @@ func (c *committer) maybeRecluster(ctx context.Context) error {
 // (dedup.Detector.Recluster: the same whatever the arrival order, every
 // member resembling its master) and makes records and index follow: each
 // fetched page whose cluster or cluster master is not the one its record
-// and the recorded masters say, and each page in force (replay: the pages
-// the index may lack), is recorded and indexed again with its new place,
+// and the recorded masters say, each page whose index text the site
+// statistics known now strip otherwise (hook.Restrip), and each page in
+// force (replay: the pages the index may lack), is recorded and indexed
+// again with its new place and text,
 // masters first. The records are committed (through the record writer,
 // when one runs) before the index is flushed, as for any page. Cost: the
 // detector's rebuild, one record read per page, and an index Add per page
@@ -86,14 +88,18 @@ func (c *committer) recluster(ctx context.Context, force map[string]bool) error 
 
 // place records and indexes again the fetched page of assignment a when
 // its record or its cluster's recorded master (recorded) differ from a,
-// or when force is set; dup says a's cluster has other members.
+// when its index text stripped by the site-template statistics known now
+// differs from its record's (hook.Restrip: pages stripped before their
+// host's or section's template was known), or when force is set; dup
+// says a's cluster has other members.
 func (c *committer) place(ctx context.Context, a dedup.Assignment, dup bool, recorded map[string]string, force bool, fixes *pages.Batch) error {
 	cl := string(a.Cluster)
 	rec, ok, err := c.pages.Get(a.ID)
 	if err != nil || !ok || rec.Status != pages.Fetched {
 		return err
 	}
-	if rec.Cluster == cl && recorded[cl] == a.Master && !force {
+	restripped := c.hook.Restrip(&rec.Page)
+	if rec.Cluster == cl && recorded[cl] == a.Master && !force && !restripped {
 		return nil
 	}
 	rec.Cluster = cl

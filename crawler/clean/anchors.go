@@ -108,6 +108,27 @@ func (a *Anchors) Template(text string) bool {
 	return s != nil && s.template
 }
 
+// StripBlocks returns the blocks of a page's text that are not a template
+// anchor text (see [Anchors.Template]): the text of a link the site puts
+// on many pages ("Printer-friendly version" in a list of links inside the
+// main content) is its own block, found on too few of the host's pages
+// for the block statistics of [Templates] to see. When every block would
+// go, it returns a copy of blocks unchanged, as [Templates.Strip] does: a
+// page's own text, however short, stays. blocks is not modified. Cost
+// O(total length of blocks).
+func (a *Anchors) StripBlocks(blocks []string) []string {
+	out := make([]string, 0, len(blocks))
+	for _, b := range blocks {
+		if !a.Template(b) {
+			out = append(out, b)
+		}
+	}
+	if len(out) == 0 {
+		return append(out, blocks...)
+	}
+	return out
+}
+
 // Keep returns the texts that are not template, in order (a new slice;
 // nil if none is kept).
 func (a *Anchors) Keep(texts []string) []string {

@@ -59,3 +59,35 @@ func TestAnchorsDefaultAndBound(t *testing.T) {
 		t.Errorf("Edit on %d pages is not template by default", DefaultTemplateTargets+1)
 	}
 }
+
+func TestAnchorsStripBlocks(t *testing.T) {
+	a := NewAnchors(AnchorOptions{})
+	for i := range DefaultTemplateTargets + 1 {
+		a.Observe("Printer-friendly version", fmt.Sprintf("/print/%d", i))
+		a.Observe("Permalink", fmt.Sprintf("/p/%d;jsessionid=%d", i, i))
+	}
+	a.Observe("Fewer printers, lower costs", "/news/fewer-printers.html")
+	for _, tc := range []struct {
+		name     string
+		in, want []string
+	}{
+		{"template link texts go", []string{"Colour printing is for managers.", "Printer-friendly  VERSION", "Permalink"},
+			[]string{"Colour printing is for managers."}},
+		{"a link text naming one page stays", []string{"Fewer printers, lower costs", "Printer-friendly version"},
+			[]string{"Fewer printers, lower costs"}},
+		{"a block holding more than the link text stays", []string{"Ask for a printer-friendly version at the desk."},
+			[]string{"Ask for a printer-friendly version at the desk."}},
+		{"all template: keep all", []string{"Printer-friendly version", "Permalink"}, []string{"Printer-friendly version", "Permalink"}},
+		{"empty", nil, []string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := slices.Clone(tc.in)
+			if got := a.StripBlocks(in); !slices.Equal(got, tc.want) {
+				t.Errorf("StripBlocks = %q, want %q", got, tc.want)
+			}
+			if !slices.Equal(in, tc.in) {
+				t.Error("StripBlocks modified its input")
+			}
+		})
+	}
+}

@@ -34,13 +34,18 @@ func (o *TemplateOptions) EnsureDefaults() *TemplateOptions {
 }
 
 // Templates recognises site templates (boilerplate) from collection
-// statistics: for each host, the number of observed pages and, for each
-// block, on how many of them it appears. A block is identified by the
+// statistics: for each host, and for each section of a host (the first
+// segment of the URL path, see [Section]), the number of observed pages
+// and, for each block, on how many of them it appears. A section's own
+// template — the links every manual page has ("Printer-friendly
+// version"), the banner of every print copy — is on most of the
+// section's pages but on few of the host's. A block is identified by the
 // xxhash of its key: lower-cased, white space collapsed, and every decimal
 // digit read as 0, so "© 2024" and "Page 3 of 12" lines that differ only
 // by numbers count as one block.
 //
-// Memory is O(distinct blocks per host) — 8-byte hash and a counter each.
+// Memory is O(distinct blocks per host and per section) — 8-byte hash and
+// a counter each.
 // The zero value is ready to use with the default options. Templates is
 // safe for concurrent use: every method takes a mutex.
 type Templates struct {
@@ -49,6 +54,8 @@ type Templates struct {
 	hosts map[string]*hostStats
 }
 
+// hostStats are the statistics of a host, or of a section of a host
+// (keyed host + "/" + section: a host name holds no slash).
 type hostStats struct {
 	Pages  int            `json:"pages"`
 	Blocks map[uint64]int `json:"blocks"` // block key hash → pages containing it
@@ -88,23 +95,58 @@ func blockKey(block string) uint64 {
 // page counts once). Observe each page once; observing it again counts it
 // again. Cost O(total length of blocks).
 func (t *Templates) Observe(host string, blocks []string) {
+	t.ObservePage(host, "", blocks)
+}
+
+// ObservePage is Observe for the page at path (a URL path) of host: it
+// counts the page in the host's statistics and in its section's. An
+// empty path counts it in the host's only.
+func (t *Templates) ObservePage(host, path string, blocks []string) {
 	keys := blockKeys(blocks)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.observe(host, keys)
+	if path != "" {
+		t.observe(sectionKey(host, path), keys)
+	}
 }
 
 // ObserveStrip is Observe then Strip in one step, hashing each block once.
 func (t *Templates) ObserveStrip(host string, blocks []string) []string {
+	return t.ObserveStripPage(host, "", blocks)
+}
+
+// ObserveStripPage is ObservePage then StripPage in one step, hashing
+// each block once.
+func (t *Templates) ObserveStripPage(host, path string, blocks []string) []string {
 	keys := blockKeys(blocks)
 	t.mu.Lock()
 	t.observe(host, keys)
-	out := t.strip(host, blocks, keys)
+	if path != "" {
+		t.observe(sectionKey(host, path), keys)
+	}
+	out := t.strip(host, path, blocks, keys)
 	t.mu.Unlock()
 	if len(out) == 0 {
 		return append(out, blocks...)
 	}
 	return out
+}
+
+// Section returns the section of a page at path (a URL path): its first
+// segment, "manual" for "/manual/vpn.html" and "/manual/"; "" for a page
+// at the root ("/", "/about.html"), which are a section too.
+func Section(path string) string {
+	seg, _, found := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	if !found {
+		return ""
+	}
+	return seg
+}
+
+// sectionKey is the key of the statistics of path's section of host.
+func sectionKey(host, path string) string {
+	return host + "/" + Section(path)
 }
 
 func blockKeys(blocks []string) []uint64 {
@@ -149,9 +191,17 @@ func (t *Templates) Pages(host string) int {
 // template, such as the site's home page), it returns a copy of blocks
 // unchanged. blocks is not modified. Cost O(total length of blocks).
 func (t *Templates) Strip(host string, blocks []string) []string {
+	return t.StripPage(host, "", blocks)
+}
+
+// StripPage is Strip for the page at path of host: a block is template
+// when it is found on more than MaxShare of the host's observed pages, or
+// of its section's (once MinPages pages of the section have been
+// observed). An empty path judges by the host's statistics only.
+func (t *Templates) StripPage(host, path string, blocks []string) []string {
 	keys := blockKeys(blocks)
 	t.mu.Lock()
-	out := t.strip(host, blocks, keys)
+	out := t.strip(host, path, blocks, keys)
 	t.mu.Unlock()
 	if len(out) == 0 {
 		return append(out, blocks...)
@@ -159,22 +209,34 @@ func (t *Templates) Strip(host string, blocks []string) []string {
 	return out
 }
 
-// strip returns the non-template blocks (all before MinPages pages); t.mu
-// is held.
-func (t *Templates) strip(host string, blocks []string, keys []uint64) []string {
+// strip returns the blocks that are template neither on the host nor in
+// path's section (each judged once MinPages of its pages have been
+// observed); t.mu is held.
+func (t *Templates) strip(host, path string, blocks []string, keys []uint64) []string {
 	out := make([]string, 0, len(blocks))
-	opts := t.opts
-	h := t.hosts[host]
-	if h == nil || h.Pages < opts.MinPages {
-		return append(out, blocks...)
+	stats := []*hostStats{t.hosts[host]}
+	if path != "" {
+		stats = append(stats, t.hosts[sectionKey(host, path)])
 	}
-	limit := opts.MaxShare * float64(h.Pages)
 	for i, b := range blocks {
-		if float64(h.Blocks[keys[i]]) <= limit {
+		if !t.template(stats, keys[i]) {
 			out = append(out, b)
 		}
 	}
 	return out
+}
+
+// template reports whether the block key k is on more than MaxShare of
+// the pages of any of stats that has MinPages pages.
+func (t *Templates) template(stats []*hostStats, k uint64) bool {
+	o := t.opts
+	o.EnsureDefaults() // the zero Templates
+	for _, h := range stats {
+		if h != nil && h.Pages >= o.MinPages && float64(h.Blocks[k]) > o.MaxShare*float64(h.Pages) {
+			return true
+		}
+	}
+	return false
 }
 
 // templatesFormat is the persisted form; Version guards future changes.

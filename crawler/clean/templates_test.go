@@ -304,3 +304,75 @@ func TestObserveStripEqualsObserveThenStrip(t *testing.T) {
 		t.Errorf("template blocks not stripped: %q", got)
 	}
 }
+
+// A block on most pages of a section is template there, though it is on
+// few of the host's pages; a section of too few pages, the root section
+// and other sections are judged by the host's statistics alone.
+func TestTemplatesStripPageSection(t *testing.T) {
+	tp := NewTemplates(TemplateOptions{})
+	links := []string{"Printer-friendly version", "IT department copy"}
+	own := func(s string, i int) string { return fmt.Sprintf("Own text of %s page %c.", s, 'a'+i) }
+	for i := range 6 { // the manual: 6 pages with the links, 1 index without
+		tp.ObservePage("h", fmt.Sprintf("/manual/%d.html", i), append([]string{own("manual", i)}, links...))
+	}
+	tp.ObservePage("h", "/manual/", []string{"Staff manual"})
+	for i := range 20 { // the rest of the host
+		tp.ObservePage("h", fmt.Sprintf("/news/%d.html", i), []string{own("news", i), "Posted in News"})
+	}
+	for i := range 3 { // a small section
+		tp.ObservePage("h", fmt.Sprintf("/hr/%d.html", i), []string{own("hr", i), "HR only"})
+	}
+	for i := range 6 { // another host's manual
+		tp.ObservePage("o", fmt.Sprintf("/manual/%d.html", i), []string{own("other", i), "Other chrome"})
+	}
+	for _, tc := range []struct {
+		name, path string
+		in, want   []string
+	}{
+		{"section template", "/manual/9.html", append([]string{"New text."}, links...), []string{"New text."}},
+		{"section index keeps its text", "/manual/", []string{"Staff manual"}, []string{"Staff manual"}},
+		{"another section's template", "/news/9.html", []string{"New text.", "Posted in News"}, []string{"New text."}},
+		{"not template outside its section", "/teams/1.html", append([]string{"New text."}, links...), append([]string{"New text."}, links...)},
+		{"section below MinPages", "/hr/9.html", []string{"New text.", "HR only"}, []string{"New text.", "HR only"}},
+		{"root section", "/about.html", append([]string{"New text."}, links...), append([]string{"New text."}, links...)},
+		{"no path: the host's statistics only", "", append([]string{"New text."}, links...), append([]string{"New text."}, links...)},
+		{"other hosts do not count", "/manual/9.html", []string{"New text.", "Other chrome"}, []string{"New text.", "Other chrome"}},
+		{"all template: keep all", "/manual/9.html", links, links},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := slices.Clone(tc.in)
+			if got := tp.StripPage("h", tc.path, in); !slices.Equal(got, tc.want) {
+				t.Errorf("StripPage(%q) = %q, want %q", tc.path, got, tc.want)
+			}
+			if !slices.Equal(in, tc.in) {
+				t.Error("StripPage modified its input")
+			}
+		})
+	}
+	if got := tp.Pages("h"); got != 30 {
+		t.Errorf("Pages(h) = %d, want 30 (sections are not hosts)", got)
+	}
+	// ObserveStripPage counts the page, then strips it like StripPage.
+	got := tp.ObserveStripPage("h", "/manual/10.html", append([]string{"Newer text."}, links...))
+	if want := []string{"Newer text."}; !slices.Equal(got, want) {
+		t.Errorf("ObserveStripPage = %q, want %q", got, want)
+	}
+	if got := tp.Pages("h"); got != 31 {
+		t.Errorf("Pages(h) after ObserveStripPage = %d, want 31", got)
+	}
+}
+
+func TestSection(t *testing.T) {
+	for _, tc := range []struct{ path, want string }{
+		{"/manual/vpn.html", "manual"},
+		{"/manual/", "manual"},
+		{"/notices/it/maintenance-2026-01.html", "notices"},
+		{"/about.html", ""},
+		{"/", ""},
+		{"", ""},
+	} {
+		if got := Section(tc.path); got != tc.want {
+			t.Errorf("Section(%q) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
+}

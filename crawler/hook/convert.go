@@ -102,13 +102,15 @@ func IndexChange(ch dedup.Change) indexer.Change {
 // from a Page to what the index holds. Anchor texts that are site
 // template (see Options.Anchors) are left out.
 func (h *Hook) IndexDoc(p Page) indexer.Doc {
-	return indexer.Doc{ID: p.URL, URL: p.URL, Host: p.Host, Title: p.Title, Headings: p.Headings, Body: p.Text, Template: templateBlocks(p),
+	return indexer.Doc{ID: p.URL, URL: p.URL, Host: p.Host, Title: p.Title, Headings: p.Headings, Body: p.Text, Template: h.templateBlocks(p),
 		Anchors: h.opts.Anchors.Keep(p.Anchors), LastModified: p.LastModified, Groups: p.Groups, Lang: p.Lang, Type: p.Type, Simhash: p.Result.Simhash}
 }
 
 // templateBlocks returns the blocks of p's main content that its indexed
-// text left out as site template.
-func templateBlocks(p Page) []string {
+// text left out as site template, but for template anchor texts
+// (clean.Anchors.StripBlocks): the links a site puts on many pages are no
+// text of p's own, even where its master lacks them (indexer.Difference).
+func (h *Hook) templateBlocks(p Page) []string {
 	if len(p.Blocks) == 0 {
 		return nil
 	}
@@ -118,7 +120,7 @@ func templateBlocks(p Page) []string {
 	}
 	var out []string
 	for _, b := range p.Blocks {
-		if !kept[b] {
+		if !kept[b] && !h.opts.Anchors.Template(b) {
 			out = append(out, b)
 		}
 	}

@@ -560,17 +560,50 @@ func (h *Hook) Observe(p Page) {
 }
 
 // strip counts p in the site's template and anchor statistics and sets
-// its index text: its blocks without the site template (Prepare's first
-// step).
+// its index text (Prepare's first step; see indexText).
 func (h *Hook) strip(p *Page) {
-	p.Text = strings.Join(h.opts.Templates.ObserveStrip(p.Host, p.Blocks), "\n\n")
+	p.Text = h.indexText(h.opts.Templates.ObserveStripPage(p.Host, urlPath(p.URL), p.Blocks))
 	h.observeAnchors(p)
+}
+
+// indexText returns p's index text from kept, its blocks without those
+// that are template on its host or in its section (clean.Templates): kept
+// without the blocks that are a template anchor text (clean.Anchors) —
+// the links a site puts inside the main content of many pages.
+func (h *Hook) indexText(kept []string) string {
+	return strings.Join(h.opts.Anchors.StripBlocks(kept), "\n\n")
+}
+
+// Restrip sets p's index text again from its blocks by the statistics
+// known now, without counting p in them, and reports whether it changed:
+// the first pages of a host or section are stripped before its template
+// is known (clean.TemplateOptions.MinPages), and a link text is template
+// only once it has named enough pages (clean.AnchorOptions.Targets), so a
+// crawl strips its pages again when its statistics have grown (package
+// crawler: at each re-clustering) and indexes those whose text changed.
+func (h *Hook) Restrip(p *page.Page) bool {
+	if len(p.Blocks) == 0 {
+		return false
+	}
+	text := h.indexText(h.opts.Templates.StripPage(p.Host, urlPath(p.URL), p.Blocks))
+	changed := text != p.Text
+	p.Text = text
+	return changed
+}
+
+// urlPath returns the path of a page's URL ("" if it does not parse).
+func urlPath(pageURL string) string {
+	u, err := url.Parse(pageURL)
+	if err != nil {
+		return ""
+	}
+	return u.EscapedPath()
 }
 
 // observe tells the template and anchor statistics of p; the caller holds
 // h.mu.
 func (h *Hook) observe(p *Page) {
-	h.opts.Templates.Observe(p.Host, p.Blocks)
+	h.opts.Templates.ObservePage(p.Host, urlPath(p.URL), p.Blocks)
 	h.observeAnchors(p)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -328,5 +329,81 @@ func TestMasterPreference(t *testing.T) {
 		if prefs[pair[0]] == prefs[pair[1]] {
 			t.Errorf("%s and %s are equally preferred (%d)", order[pair[0]].url, order[pair[1]].url, prefs[pair[0]])
 		}
+	}
+}
+
+// TestRestrip: the first pages of a section are stripped before its
+// template is known; Restrip, once it is, takes out the section's
+// template blocks and the template link texts, leaves a page's own text
+// (all of it when all of it is template) and reports a change once.
+// IndexDoc keeps the section's template blocks in Template (a copy's own
+// lines against its master) but not the template link texts.
+func TestRestrip(t *testing.T) {
+	h, err := New(Options{NoDedup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := []string{"Printer-friendly version", "Permalink"}
+	manual := func(i int) page.Page {
+		return page.Page{URL: fmt.Sprintf("http://intra.example/manual/%d.html", i), Host: "intra.example",
+			Blocks: append([]string{fmt.Sprintf("Manual page %c on printers and scanners.", 'a'+i), "Maintained by the IT team."}, links...)}
+	}
+	print := func(i int) page.Page {
+		return page.Page{URL: fmt.Sprintf("http://intra.example/print/manual/%d.html", i), Host: "intra.example",
+			Blocks: []string{fmt.Sprintf("Manual page %c on printers and scanners.", 'a'+i), "Printed from the intranet."}}
+	}
+	var first []page.Page // as Prepare stripped them
+	prep := func(p page.Page) page.Page {
+		if len(p.Blocks) == 4 { // a manual page: the crawler counts its links
+			h.Anchors().Observe(links[0], strings.Replace(p.URL, "/manual/", "/print/manual/", 1))
+			h.Anchors().Observe(links[1], p.URL+";jsessionid=1")
+		}
+		pr, err := h.PreparePage(Page{Page: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pr.Page().Page
+	}
+	for i := range 2 { // fewer than clean.TemplateOptions.MinPages
+		first = append(first, prep(manual(i)), prep(print(i)))
+	}
+	for _, p := range first {
+		if p.Text != strings.Join(p.Blocks, "\n\n") {
+			t.Fatalf("%s stripped before its section's template is known: %q", p.URL, p.Text)
+		}
+	}
+	for i := 2; i < 8; i++ {
+		prep(manual(i))
+		prep(print(i))
+	}
+	for i := range 12 { // the rest of the host: the manual is a section of it
+		prep(page.Page{URL: fmt.Sprintf("http://intra.example/news/%d.html", i), Host: "intra.example",
+			Blocks: []string{fmt.Sprintf("News item %c.", 'a'+i)}})
+	}
+	for _, tc := range []struct {
+		name     string
+		page     page.Page
+		text     string   // after Restrip
+		template []string // IndexDoc's
+	}{
+		{"manual page", first[0], "Manual page a on printers and scanners.", []string{"Maintained by the IT team."}},
+		{"print copy", first[1], "Manual page a on printers and scanners.", []string{"Printed from the intranet."}},
+		{"all template: keep all", page.Page{URL: "http://intra.example/manual/", Host: "intra.example", Blocks: links,
+			Text: strings.Join(links, "\n\n")}, strings.Join(links, "\n\n"), nil},
+		{"no blocks", page.Page{URL: "http://intra.example/manual/x.pdf", Host: "intra.example", Text: "x"}, "x", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := tc.page
+			changed := h.Restrip(&p)
+			if p.Text != tc.text || changed != (tc.text != tc.page.Text) {
+				t.Errorf("Restrip: %v, text %q; want %v, %q", changed, p.Text, tc.text != tc.page.Text, tc.text)
+			}
+			if h.Restrip(&p) {
+				t.Error("Restrip changed the text again")
+			}
+			if d := h.IndexDoc(Page{Page: p}); d.Body != tc.text || !slices.Equal(d.Template, tc.template) {
+				t.Errorf("IndexDoc: body %q, template %q; want %q, %q", d.Body, d.Template, tc.text, tc.template)
+			}
+		})
 	}
 }
