@@ -27,7 +27,9 @@ type module struct {
 func dir(modPath string) string { return "/rust/" + strings.ReplaceAll(modPath, "::", "/") + "/" }
 
 // itemPath is the URL path of an item of a module.
-func itemPath(modPath string, it item) string { return dir(modPath) + it.kind + "." + it.name + ".html" }
+func itemPath(modPath string, it item) string {
+	return dir(modPath) + it.kind + "." + it.name + ".html"
+}
 
 // apiPages returns the API reference: the crates' pages, core::arch, then
 // each module's index page followed by its items' pages.
