@@ -219,7 +219,7 @@ register with one bit per lane and either keep the lanes of src or zero the lane
 // operation, lane width, vector width and mask variant of the site's
 // size, then the TBM scalar intrinsics.
 func x86Items(opts Options) []item {
-	ops, widths := x86Ops[:3], []int{16, 32}
+	ops, widths := x86Ops[:4], []int{8, 16, 32}
 	if opts.Large {
 		ops, widths = x86Ops, []int{8, 16, 32, 64}
 	}
@@ -365,7 +365,7 @@ types of the same size, which reinterpret the bits of a register without changin
 
 // neonItems returns the Neon intrinsics of the site's size.
 func neonItems(opts Options) []item {
-	fams, types, qs := neonFamilies[:3], []string{"s8", "s16", "u16", "f64", "p16"}, []string{""}
+	fams, types, qs := neonFamilies[:5], []string{"s8", "s16", "u16", "f64", "p16"}, []string{""}
 	if opts.Large {
 		fams, types, qs = neonFamilies, []string{"s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", "f32", "f64", "p8", "p16"}, []string{"", "q"}
 	}

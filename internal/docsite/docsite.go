@@ -41,7 +41,7 @@ import (
 type Options struct {
 	// Large makes the full site of the measurements in docs/findability.md:
 	// every intrinsic family of the reference and std::arch copies of the
-	// architecture modules: about 2,200 API pages instead of about 200.
+	// architecture modules: about 2,200 API pages instead of about 350.
 	// The manual is the same. Default false.
 	Large bool
 }

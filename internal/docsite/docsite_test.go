@@ -35,7 +35,7 @@ func TestPagesAreDeterministicAndUnique(t *testing.T) {
 				t.Errorf("%s: Of %s is no page", p.Path, p.Of)
 			}
 		}
-		lo, hi := 250, 400
+		lo, hi := 300, 500
 		if opts.Large {
 			lo, hi = 2000, 4000
 		}
