@@ -2,6 +2,7 @@ package findcheck_test
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net/http/httptest"
@@ -157,9 +158,11 @@ func writeFiles(t *testing.T, dir string, pages []docsite.Page, base string, tru
 	}
 	write("site.jsonl", func(f *os.File) error { return docsite.WriteJSONL(f, pages, base) })
 	write("site.pairs.jsonl", func(f *os.File) error { _, err := truth.WriteTo(f); return err })
-	write("export.jsonl", func(f *os.File) error {
+	write("export.jsonl", func(f *os.File) error { // as doppel export writes it
+		enc := json.NewEncoder(f)
+		enc.SetEscapeHTML(false)
 		for _, e := range entries {
-			if _, err := fmt.Fprintf(f, "{\"url\":%q,\"status\":%q,\"master\":%q,\"indexed\":%t}\n", e.URL, e.Status, e.Master, e.Indexed); err != nil {
+			if err := enc.Encode(e); err != nil {
 				return err
 			}
 		}
