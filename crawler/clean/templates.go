@@ -175,6 +175,27 @@ func (t *Templates) observe(host string, keys []uint64) {
 	}
 }
 
+// Known reports whether the statistics that judge a page at path of
+// host are both known: MinPages pages of the host, and of path's section
+// (an empty path: the host's only), have been observed. A page stripped
+// before they were kept blocks that are template.
+func (t *Templates) Known(host, path string) bool {
+	o := t.opts
+	o.EnsureDefaults()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	keys := []string{host}
+	if path != "" {
+		keys = append(keys, sectionKey(host, path))
+	}
+	for _, k := range keys {
+		if h := t.hosts[k]; h == nil || h.Pages < o.MinPages {
+			return false
+		}
+	}
+	return true
+}
+
 // Pages returns how many pages of host have been observed.
 func (t *Templates) Pages(host string) int {
 	t.mu.Lock()

@@ -243,6 +243,12 @@ type Hook struct {
 	// page's (under langMu).
 	langMu sync.Mutex
 	lang   string
+	// early holds the pages stripped before the template statistics of
+	// their host and section were known (clean.Templates.Known), the
+	// ones Restrip strips again: at most MinPages-1 a host and a
+	// section. Under earlyMu.
+	earlyMu sync.Mutex
+	early   map[string]bool
 }
 
 // EnsureDefaults sets every zero field but Detector to its default (each
@@ -562,8 +568,17 @@ func (h *Hook) Observe(p Page) {
 // strip counts p in the site's template and anchor statistics and sets
 // its index text (Prepare's first step; see indexText).
 func (h *Hook) strip(p *Page) {
-	p.Text = h.indexText(h.opts.Templates.ObserveStripPage(p.Host, urlPath(p.URL), p.Blocks))
+	path := urlPath(p.URL)
+	p.Text = h.indexText(h.opts.Templates.ObserveStripPage(p.Host, path, p.Blocks))
 	h.observeAnchors(p)
+	if !h.opts.Templates.Known(p.Host, path) {
+		h.earlyMu.Lock()
+		if h.early == nil {
+			h.early = map[string]bool{}
+		}
+		h.early[p.URL] = true
+		h.earlyMu.Unlock()
+	}
 }
 
 // indexText returns p's index text from kept, its blocks without those
@@ -575,14 +590,27 @@ func (h *Hook) indexText(kept []string) string {
 }
 
 // Restrip sets p's index text again from its blocks by the statistics
-// known now, without counting p in them, and reports whether it changed:
-// the first pages of a host or section are stripped before its template
-// is known (clean.TemplateOptions.MinPages), and a link text is template
-// only once it has named enough pages (clean.AnchorOptions.Targets), so a
-// crawl strips its pages again when its statistics have grown (package
-// crawler: at each re-clustering) and indexes those whose text changed.
+// known now, without counting p in them, and reports whether it changed,
+// if p is one of the first pages of its host or section, stripped before
+// their template was known (clean.TemplateOptions.MinPages, clean.
+// Templates.Known); it leaves every other page as it is. A crawl strips
+// those pages again when its statistics have grown (package crawler: at
+// each re-clustering) and indexes those whose text changed; each is
+// stripped again until the statistics are known. The pages stripped
+// later keep their text: re-judging every page by statistics that keep
+// moving near their thresholds changed and indexed again 13,617 pages of
+// a crawl of 10,552.
 func (h *Hook) Restrip(p *page.Page) bool {
 	if len(p.Blocks) == 0 {
+		return false
+	}
+	h.earlyMu.Lock()
+	early := h.early[p.URL]
+	if early && h.opts.Templates.Known(p.Host, urlPath(p.URL)) {
+		delete(h.early, p.URL)
+	}
+	h.earlyMu.Unlock()
+	if !early {
 		return false
 	}
 	text := h.indexText(h.opts.Templates.StripPage(p.Host, urlPath(p.URL), p.Blocks))

@@ -407,3 +407,41 @@ func TestRestrip(t *testing.T) {
 		})
 	}
 }
+
+// TestRestripOnlyEarly: a page stripped once its host's and section's
+// statistics were known keeps its text when they move later (a block
+// that becomes template on more pages): only the first pages are
+// stripped again.
+func TestRestripOnlyEarly(t *testing.T) {
+	h, err := New(Options{NoDedup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep := func(i int, blocks ...string) page.Page {
+		p := page.Page{URL: fmt.Sprintf("http://intra.example/docs/%d.html", i), Host: "intra.example", Blocks: blocks}
+		pr, err := h.PreparePage(Page{Page: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pr.Page().Page
+	}
+	var pages []page.Page
+	for i := range 10 {
+		pages = append(pages, prep(i, fmt.Sprintf("Page %d's own text.", i)))
+	}
+	late := prep(10, "Page 10's own text.", "Updated weekly.")
+	for i := 11; i < 40; i++ {
+		prep(i, fmt.Sprintf("Page %d's own text.", i), "Updated weekly.")
+	}
+	if h.Restrip(&late) {
+		t.Errorf("a page stripped with known statistics was stripped again: %q", late.Text)
+	}
+	if !strings.Contains(late.Text, "Updated weekly.") {
+		t.Errorf("late page's text %q lost its block", late.Text)
+	}
+	for _, p := range pages[:2] {
+		if h.Restrip(&p) {
+			t.Errorf("%s: an early page without template blocks changed: %q", p.URL, p.Text)
+		}
+	}
+}
