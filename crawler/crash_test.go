@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -322,6 +323,13 @@ func TestKillDuringRecrawl(t *testing.T) {
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
+		}
+		// On a busy machine the child may take longer than the pause to
+		// start: the pause runs from when it has written its options.
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(filepath.Join(dir, optionsFile)); err == nil || time.Now().After(deadline) {
+				break
+			}
 		}
 		time.Sleep(time.Duration(400+round*277) * time.Millisecond)
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
