@@ -25,6 +25,7 @@ const ExampleConfig = `{
   "seeds": ["https://intranet.example/"],
   "allowed_hosts": ["intranet.example", "wiki.intranet.example"],
   "allowed_prefixes": [],
+  "follow_links_outside": false,
   "max_depth": 10,
   "max_pages": 1000,
   "ignore_robots": false,
@@ -57,6 +58,7 @@ type config struct {
 	Seeds           []string         `json:"seeds"`
 	AllowedHosts    []string         `json:"allowed_hosts"`
 	AllowedPrefixes []string         `json:"allowed_prefixes"`
+	FollowOutside   bool             `json:"follow_links_outside"`
 	MaxDepth        int              `json:"max_depth"`
 	MaxPages        int              `json:"max_pages"`
 	IgnoreRobots    bool             `json:"ignore_robots"`
@@ -117,7 +119,7 @@ func duration(d time.Duration) string {
 // NoSync is not written.
 func (o Options) MarshalJSON() ([]byte, error) {
 	return json.Marshal(config{
-		Seeds: o.Seeds, AllowedHosts: o.AllowedHosts, AllowedPrefixes: o.AllowedPrefixes,
+		Seeds: o.Seeds, AllowedHosts: o.AllowedHosts, AllowedPrefixes: o.AllowedPrefixes, FollowOutside: o.FollowLinksOutside,
 		MaxDepth: o.MaxDepth, MaxPages: o.MaxPages, IgnoreRobots: o.IgnoreRobots,
 		Delay: duration(o.Delay), Parallelism: o.Parallelism, HostParallelism: o.HostParallelism, Timeout: duration(o.Timeout),
 		MaxRetries: o.MaxRetries, RetryBackoff: duration(o.RetryBackoff),
@@ -200,7 +202,7 @@ func ParseConfig(data []byte) (Options, error) {
 		rv.Sitemaps = -1 // "0s": never
 	}
 	return Options{
-		Seeds: c.Seeds, AllowedHosts: c.AllowedHosts, AllowedPrefixes: c.AllowedPrefixes,
+		Seeds: c.Seeds, AllowedHosts: c.AllowedHosts, AllowedPrefixes: c.AllowedPrefixes, FollowLinksOutside: c.FollowOutside,
 		MaxDepth: c.MaxDepth, MaxPages: c.MaxPages, IgnoreRobots: c.IgnoreRobots,
 		Delay: delay, Parallelism: c.Parallelism, HostParallelism: c.HostParallelism, Timeout: timeout, RefreshInterval: refresh,
 		MaxRetries: c.MaxRetries, RetryBackoff: backoff, Revisit: rv,

@@ -110,6 +110,8 @@ type Crawler struct {
 	commit *committer
 	fetch  *fetcher
 	maps   *sitemaps
+	// files reads the file URLs of the seeds' folders.
+	files *share.Folders
 	// running is the dispatcher of the Run in progress, nil between runs.
 	running atomic.Pointer[dispatcher]
 }
@@ -181,7 +183,8 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		opts.SMB = &share.Transport{}
 	}
 	c := &Crawler{opts: opts, n: &counters{}, fatal: &fatal{},
-		pacer: polite.New(polite.Options{Parallelism: opts.HostParallelism, Delay: max(opts.Delay, 0)})}
+		pacer: polite.New(polite.Options{Parallelism: opts.HostParallelism, Delay: max(opts.Delay, 0)}),
+		files: &share.Folders{Paths: opts.folderPaths(), FollowLinksOutside: opts.FollowLinksOutside}}
 	if c.front = opts.Frontier; c.front == nil {
 		if c.front, err = frontier.Open(filepath.Join(dir, frontierFile), frontier.Options{NoSync: opts.NoSync, LockTimeout: lockTimeout}); err != nil {
 			return nil, inUse(dir, err)
@@ -230,7 +233,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		return nil, err
 	}
 	c.commit = cm
-	c.fetch = &fetcher{opts: &c.opts, admit: adm, hook: cm.hook, pages: c.pages, shared: c.shared, maps: c.maps, fatal: c.fatal}
+	c.fetch = &fetcher{opts: &c.opts, admit: adm, hook: cm.hook, pages: c.pages, shared: c.shared, maps: c.maps, fatal: c.fatal, files: c.files}
 	if err := saveOptions(dir, opts); err != nil {
 		c.Close()
 		return nil, err
@@ -321,14 +324,14 @@ func newHook(opts *Options, dir string, index indexer.Writer, cm *committer) (*h
 	return h, snap, err
 }
 
-// Close closes the stores and logs off the SMB sessions. In-flight URLs
-// are fetched again by the next Run.
+// Close closes the stores and the folders and logs off the SMB sessions.
+// In-flight URLs are fetched again by the next Run.
 func (c *Crawler) Close() error {
 	var det error
 	if c.commit != nil && c.commit.hook != nil && c.opts.Share == nil { // a shared detector is its maker's to close
 		det = c.commit.hook.Detector().Close()
 	}
-	return errors.Join(c.index.Close(), c.pages.Close(), c.front.Close(), c.opts.SMB.Close(), det)
+	return errors.Join(c.index.Close(), c.pages.Close(), c.front.Close(), c.opts.SMB.Close(), c.files.Close(), det)
 }
 
 // Stats returns the counters so far.

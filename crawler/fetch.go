@@ -191,6 +191,8 @@ type fetcher struct {
 	// host's sitemaps at a turn of its own then.
 	shared frontier.Shared
 	maps   *sitemaps
+	// files reads file URLs (the seeds' folders).
+	files *share.Folders
 	*fatal
 }
 
@@ -221,7 +223,7 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 	if f.shared != nil {
 		base = gated{base: base, q: f.shared, claimed: true}
 	}
-	col.WithTransport(withFiles(f.opts.Logins.Transport(base), f.opts.SMB))
+	col.WithTransport(withFiles(f.opts.Logins.Transport(base), f.files, f.opts.SMB))
 	col.SetRequestTimeout(f.opts.Timeout)
 	col.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
 	col.OnResponse(func(resp *colly.Response) {
@@ -240,6 +242,7 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 		if resp.Headers != nil {
 			header = *resp.Headers
 		}
+		var refused *share.RefusedError
 		switch code := resp.StatusCode; {
 		case code == http.StatusNotModified && r.prev != nil:
 			r.status, r.notModified = pages.Fetched, true
@@ -250,6 +253,8 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 			r.failStatus(code, header)
 		case errors.Is(err, login.ErrLoginPage):
 			r.skip("login page or logout link")
+		case errors.As(err, &refused): // outside the folders: a symbolic link, a loop
+			r.skip(refused.Reason)
 		default: // no answer: refused, reset, timed out, no such host, TLS, a login refused
 			r.failWith(err)
 		}
@@ -257,11 +262,11 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 	return col
 }
 
-// withFiles returns base able to fetch file URLs (a local folder) and smb
-// URLs (an SMB share, with smb's credentials) too: a folder is served as
-// a listing of links, a file with the content type of its extension.
-func withFiles(base http.RoundTripper, smb *share.Transport) http.RoundTripper {
-	files := http.NewFileTransport(http.Dir("/"))
+// withFiles returns base able to fetch file URLs (files: the crawl's
+// local folders) and smb URLs (an SMB share, with smb's credentials) too:
+// a folder is served as a listing of links, a file with the content type
+// of its extension.
+func withFiles(base http.RoundTripper, files *share.Folders, smb *share.Transport) http.RoundTripper {
 	if t, ok := base.(*http.Transport); ok {
 		t = t.Clone()
 		t.RegisterProtocol("file", files)

@@ -35,6 +35,14 @@ type Options struct {
 	// AllowedPrefixes, if set, also limits the crawl to URLs starting
 	// with one of these prefixes.
 	AllowedPrefixes []string
+	// FollowLinksOutside follows the symbolic links of a local folder
+	// (a file:// seed's) whose targets lie outside it: a linked file is
+	// read, a linked folder crawled as if it were inside. Default false:
+	// such a link is refused and recorded as skipped ("a symbolic link
+	// leads out of the crawl's folder"). Links out of the folder by URL
+	// ("../", "%2e%2e/", "..%2f") and link loops are refused either way.
+	// An SMB share's links are its server's (see package share).
+	FollowLinksOutside bool
 	// MaxDepth is the most links followed from a seed. Default 10.
 	MaxDepth int
 	// MaxPages is how many distinct pages the crawl fetches in all, across
@@ -396,6 +404,18 @@ func (o Options) folders() []string {
 			continue
 		}
 		out = append(out, u[:strings.LastIndex(u, "/")+1])
+	}
+	return out
+}
+
+// folderPaths returns the local folders the file seeds name (see
+// folders), as paths: what the crawl's file transport serves.
+func (o Options) folderPaths() []string {
+	var out []string
+	for _, f := range o.folders() {
+		if u, err := url.Parse(f); err == nil && u.Scheme == "file" {
+			out = append(out, u.Path)
+		}
 	}
 	return out
 }

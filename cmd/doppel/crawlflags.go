@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -35,14 +36,16 @@ type crawlFlags struct {
 	once         bool
 	netrc        string
 	login        string
+	followOut    bool
 	identity     func() (identity, error) // reads the identity flags
+	stderr       io.Writer                // where warnings go
 }
 
 // newCrawlFlags defines the flags of doppel crawl, with its usage message
 // on stderr.
 func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
-	f := &crawlFlags{}
+	f := &crawlFlags{stderr: stderr}
 	fs.Var(&f.seeds, "seed", "start `URL` (repeatable); without it, the crawl saved in --data resumes")
 	fs.StringVar(&f.data, "data", "", "data `directory` for the frontier, page records and index (required)")
 	fs.StringVar(&f.config, "config", "", "JSON configuration `file` (flags override it)")
@@ -59,6 +62,7 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 	fs.StringVar(&f.serveAddr, "serve", "", "also serve the search UI and API on this `address` while crawling")
 	fs.StringVar(&f.netrc, "netrc", "", "netrc `file` of Basic or NTLM credentials by host (machine HOST login USER password PW), readable by its owner only; never stored")
 	fs.StringVar(&f.login, "login", "", "JSON `file` of logins by URL prefix — forms, headers, credentials, access groups — with secrets as ${ENV_VAR}; never stored")
+	fs.BoolVar(&f.followOut, "follow-links-outside", false, "follow the symbolic links of a local folder (file:// seed) that lead out of it (default: refused and recorded as skipped)")
 	fs.BoolVar(&f.once, "once", false, "one pass: crawl what is new and what is due, then stop (default: keep the crawl fresh until stopped)")
 	f.identity = identityFlags(fs)
 	fs.Usage = func() {
@@ -75,7 +79,9 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 			"DOPPEL_SMB_DOMAIN from the environment, never stored).\n"+
 			"Sites behind a login: --netrc FILE (Basic or NTLM, as the server asks) and --login FILE (login\n"+
 			"forms, bearer headers, access groups; secrets as ${ENV_VAR}); pass them again when resuming.\n"+
-			"Credentials in a seed URL (http://user:password@host/) are used for its host and never stored.\n"+
+			"Credentials in a seed URL (http://user:password@host/) are used for its host and never stored,\n"+
+			"but every user of this machine can read a command line (ps, /proc/PID/cmdline): doppel warns,\n"+
+			"and --netrc or --login is the place for a password.\n"+
 			"Exit status 1: error, 2: usage.\n\nFlags:\n")
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "\nThe configuration file (--config) is JSON: crawler.Options in snake_case, durations as Go\n"+
@@ -104,6 +110,7 @@ func (f *crawlFlags) options(fs *flag.FlagSet) (crawler.Options, error) {
 	if flagErr != nil {
 		return crawler.Options{}, flagErr
 	}
+	warnSeedPasswords(f.stderr, fs.Name(), opts.Seeds)
 	if user := os.Getenv("DOPPEL_SMB_USER"); user != "" { // never a flag or a file: kept out of crawl.json and ps
 		opts.SMB = &share.Transport{User: user, Password: os.Getenv("DOPPEL_SMB_PASSWORD"), Domain: os.Getenv("DOPPEL_SMB_DOMAIN")}
 	}
@@ -113,6 +120,28 @@ func (f *crawlFlags) options(fs *flag.FlagSet) (crawler.Options, error) {
 	}
 	opts.Logins = logins
 	return opts, nil
+}
+
+// warnSeedPasswords warns on w, once per seed, that a seed URL holds a
+// password (http://user:password@host/): the crawl takes it out of the
+// URL before anything is stored or shown, but on the command line every
+// user of the machine reads it (ps, /proc/PID/cmdline), and in a
+// configuration file whoever may read the file. The warning shows the
+// seed redacted (user:xxxxx@host) and points to --netrc and --login.
+func warnSeedPasswords(w io.Writer, command string, seeds []string) {
+	for _, s := range seeds {
+		u, err := url.Parse(s)
+		if err != nil || u.User == nil {
+			continue
+		}
+		if _, ok := u.User.Password(); !ok {
+			continue
+		}
+		fmt.Fprintf(w, "doppel %s: warning: the seed %s holds a password, which every user of this machine can read\n"+
+			"  on the command line (ps, /proc/PID/cmdline) and whoever can read a configuration file in it; give it\n"+
+			"  in a --netrc file (machine %s login %s password …, readable by its owner only) or a --login\n"+
+			"  file (\"password\": \"${ENV_VAR}\") instead\n", command, u.Redacted(), u.Hostname(), u.User.Username())
+	}
 }
 
 // logins reads --netrc and --login, nil if neither is given.
@@ -163,6 +192,8 @@ func (f *crawlFlags) apply(opts *crawler.Options, name string) error {
 		opts.Similarity, err = dedup.ParseSimilarity(f.similarity)
 	case "language":
 		opts.Language = f.language
+	case "follow-links-outside":
+		opts.FollowLinksOutside = f.followOut
 	}
 	return err
 }

@@ -134,4 +134,39 @@ func TestSecretsNeverShown(t *testing.T) {
 	if strings.Contains(export, "alice") {
 		t.Error("the export shows the seed's user")
 	}
+	if !strings.Contains(stderr.String(), "warning: the seed http://alice:xxxxx@") || !strings.Contains(stderr.String(), "--netrc") {
+		t.Errorf("no warning that the seed holds a password:\n%s", stderr.String())
+	}
+}
+
+// TestSeedPasswordWarning: a seed holding a password gets one warning
+// on stderr, which shows it redacted and points to --netrc and --login;
+// a seed with a user and no password, or none, gets none.
+func TestSeedPasswordWarning(t *testing.T) {
+	for _, tc := range []struct {
+		seeds []string
+		want  []string // lines the warning must hold; nil: no warning
+	}{
+		{[]string{"http://alice:s3cret-Pw@intra.example/"}, []string{"doppel crawl: warning: the seed http://alice:xxxxx@intra.example/ holds a password",
+			"/proc/PID/cmdline", "--netrc file (machine intra.example login alice password", "--login"}},
+		{[]string{"https://intra.example/", "http://bob:p%40ss@wiki.example:8080/x"}, []string{"http://bob:xxxxx@wiki.example:8080/x"}},
+		{[]string{"http://carol@intra.example/", "file:///srv/share/", "https://intra.example/"}, nil},
+	} {
+		var w bytes.Buffer
+		warnSeedPasswords(&w, "crawl", tc.seeds)
+		got := w.String()
+		if tc.want == nil && got != "" {
+			t.Errorf("%v: warned %q", tc.seeds, got)
+		}
+		for _, want := range tc.want {
+			if !strings.Contains(got, want) {
+				t.Errorf("%v: warning %q lacks %q", tc.seeds, got, want)
+			}
+		}
+		for _, secret := range []string{"s3cret", "p%40ss", "p@ss"} {
+			if strings.Contains(got, secret) {
+				t.Errorf("%v: the warning shows the password: %q", tc.seeds, got)
+			}
+		}
+	}
 }

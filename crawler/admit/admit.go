@@ -38,8 +38,9 @@ const (
 type Options struct {
 	// Folders are the local folders and SMB shares' folders a crawl may
 	// read, as URL prefixes ("file:///srv/share/",
-	// "smb://files.example/reports/"); a file or smb URL outside them is
-	// out of scope. Default none: no file or smb URL is.
+	// "smb://files.example/reports/"), normalized as URLs are; a file or
+	// smb URL outside them is out of scope, and a link to one is refused
+	// (ReasonOutsideFolders). Default none: no file or smb URL is.
 	Folders []string
 	// Client supplies the Transport (and Jar) robots.txt is fetched
 	// with; its timeout and redirect policy are Timeout and MaxRedirects.
@@ -48,7 +49,9 @@ type Options struct {
 	// AllowedHosts are the hosts (host or host:port) the crawl may fetch.
 	AllowedHosts []string
 	// AllowedPrefixes, if set, also limit the crawl to URLs starting with
-	// one of them.
+	// one of them, both as spelt and with their paths decoded
+	// (urlnorm.DecodedPath): a link under a prefix whose decoded path
+	// leaves it ("/docs/..%2Fadmin/") is refused.
 	AllowedPrefixes []string
 	// IgnoreRobots disables robots.txt. Default false.
 	IgnoreRobots bool
@@ -147,6 +150,9 @@ type Admission struct {
 	guard    *traps.Guard
 	families *traps.Families
 	soft     *traps.SoftNotFound
+	// folders are Options.Folders normalized; decodedPrefixes are
+	// Options.AllowedPrefixes, each decoded (decodedForm).
+	folders, decodedPrefixes []string
 
 	mu     sync.Mutex
 	robots map[string]*hostRobots
@@ -192,34 +198,65 @@ func New(opts Options) *Admission {
 	if opts.Client != nil {
 		client.Transport, client.Jar = opts.Client.Transport, opts.Client.Jar
 	}
+	var folders, decoded []string
+	for _, f := range opts.Folders {
+		if n, err := urlnorm.Normalize(f, opts.Norm); err == nil && strings.HasSuffix(f, "/") == strings.HasSuffix(n, "/") {
+			f = n
+		}
+		folders = append(folders, f)
+	}
+	for _, p := range opts.AllowedPrefixes {
+		if u, err := url.Parse(p); err == nil {
+			p = decodedForm(u)
+		}
+		decoded = append(decoded, p)
+	}
 	return &Admission{
-		opts:     opts,
-		client:   client,
-		guard:    traps.NewGuard(opts.Traps, urlnorm.Template),
-		families: traps.NewFamilies(opts.Traps),
-		soft:     traps.NewSoftNotFound(0),
-		robots:   map[string]*hostRobots{},
+		folders:         folders,
+		decodedPrefixes: decoded,
+		opts:            opts,
+		client:          client,
+		guard:           traps.NewGuard(opts.Traps, urlnorm.Template),
+		families:        traps.NewFamilies(opts.Traps),
+		soft:            traps.NewSoftNotFound(0),
+		robots:          map[string]*hostRobots{},
 	}
 }
 
 // Normalize normalizes a URL with the Admission's options.
 func (a *Admission) Normalize(raw string) (string, error) { return urlnorm.Normalize(raw, a.opts.Norm) }
 
+// ReasonOutsideFolders is the reason a file or smb URL outside the
+// crawl's Folders is refused with.
+const ReasonOutsideFolders = "outside the crawl's folders"
+
 // InScope reports whether u may be crawled at all: http or https, an
-// allowed host, an allowed prefix; or a file or smb URL in one of the
-// Folders.
+// allowed host, an allowed prefix (by its spelling and by its path
+// decoded, see urlnorm.DecodedPath); or a file or smb URL in one of the
+// Folders. u is a normalized URL.
 func (a *Admission) InScope(u *url.URL) bool {
+	in, _ := a.scope(u)
+	return in
+}
+
+// scope reports whether the normalized URL u is in scope and, when it is
+// not, why it is refused rather than ignored: a file or smb URL outside
+// the Folders (a share's page or link leads out of its folder), an http
+// URL under an allowed prefix by its spelling but not once its path is
+// decoded ("/docs/..%2Fadmin"). Other URLs out of scope (other hosts)
+// are ignored: refusal is "".
+func (a *Admission) scope(u *url.URL) (in bool, refusal string) {
 	if u.Scheme == "file" || u.Scheme == "smb" {
 		s := u.String()
-		for _, f := range a.opts.Folders {
+		for _, f := range a.folders {
 			if strings.HasPrefix(s, f) {
-				return true
+				return true, ""
 			}
 		}
-		return false
+		return false, ReasonOutsideFolders
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return false
+		return false, ""
 	}
 	hostOK := false
 	for _, h := range a.opts.AllowedHosts {
@@ -229,18 +266,33 @@ func (a *Admission) InScope(u *url.URL) bool {
 		}
 	}
 	if !hostOK {
-		return false
+		return false, ""
 	}
 	if len(a.opts.AllowedPrefixes) == 0 {
-		return true
+		return true, ""
 	}
-	s := u.String()
-	for _, p := range a.opts.AllowedPrefixes {
-		if strings.HasPrefix(s, p) {
-			return true
+	s, decoded := u.String(), decodedForm(u)
+	for i, p := range a.opts.AllowedPrefixes {
+		if !strings.HasPrefix(s, p) {
+			continue
 		}
+		if strings.HasPrefix(decoded, a.decodedPrefixes[i]) {
+			return true, ""
+		}
+		refusal = "its path leaves the allowed prefix " + p + " once decoded"
 	}
-	return false
+	return false, refusal
+}
+
+// decodedForm returns u with its path as a server may read it
+// (urlnorm.DecodedPath), its scheme and host lowercased: what an allowed
+// prefix is compared with once decoded.
+func decodedForm(u *url.URL) string {
+	s := strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + urlnorm.DecodedPath(u)
+	if u.RawQuery != "" || u.ForceQuery {
+		s += "?" + u.RawQuery
+	}
+	return s
 }
 
 // Seed normalizes a seed URL and checks that it is in scope.
@@ -266,7 +318,12 @@ func (a *Admission) Link(raw string) Decision {
 		return Decision{Verdict: Ignore, Reason: err.Error()}
 	}
 	pu, err := url.Parse(u)
-	if err != nil || !a.InScope(pu) {
+	if err != nil {
+		return Decision{URL: u, Verdict: Ignore, Reason: "out of scope"}
+	}
+	if in, refusal := a.scope(pu); !in && refusal != "" {
+		return Decision{URL: u, Verdict: Refuse, Reason: refusal}
+	} else if !in {
 		return Decision{URL: u, Verdict: Ignore, Reason: "out of scope"}
 	}
 	if !a.robotsAllow(pu) {

@@ -299,3 +299,45 @@ func TestLearnShared(t *testing.T) {
 		t.Errorf("a host another crawler is learning: %v, %v; want Busy", got, err)
 	}
 }
+
+// TestLinkScopeSpellings: a link leaves the crawl's folder or allowed
+// prefix however its ".." is spelt — percent-encoded, behind an encoded
+// slash, with backslashes — and is refused with a reason, never
+// followed; a link that stays inside is followed.
+func TestLinkScopeSpellings(t *testing.T) {
+	a := New(Options{AllowedHosts: []string{"intra.example"}, AllowedPrefixes: []string{"http://intra.example/docs/"},
+		Folders: []string{"file:///srv/share/", "smb://files.example/docs/reports/"}, IgnoreRobots: true})
+	for _, tc := range []struct {
+		raw     string
+		verdict Verdict
+		url     string
+		reason  string
+	}{
+		{"file:///srv/share/a/b.txt", Follow, "file:///srv/share/a/b.txt", ""},
+		{"file:///srv/share/a/%2e%2e/b.txt", Follow, "file:///srv/share/b.txt", ""},
+		{"file:///srv/share/../etc/passwd", Refuse, "file:///srv/etc/passwd", ReasonOutsideFolders},
+		{"file:///srv/share/%2e%2e/%2e%2e/%2e%2e/etc/passwd", Refuse, "file:///etc/passwd", ReasonOutsideFolders},
+		{"file:///srv/share/%2E%2E/x", Refuse, "file:///srv/x", ReasonOutsideFolders},
+		{"file:///srv/share/.%2e/x", Refuse, "file:///srv/x", ReasonOutsideFolders},
+		{"file:///srv/share/..%2fx", Refuse, "file:///srv/x", ReasonOutsideFolders},
+		{"file:///srv/share/..%5cx", Refuse, "file:///srv/x", ReasonOutsideFolders},
+		{`file:///srv/share/..\x`, Refuse, "file:///srv/x", ReasonOutsideFolders},
+		{"file:///srv/shared/x", Refuse, "file:///srv/shared/x", ReasonOutsideFolders},
+		{"file:///etc/passwd", Refuse, "file:///etc/passwd", ReasonOutsideFolders},
+		{"smb://files.example/docs/reports/q3.pdf", Follow, "smb://files.example/docs/reports/q3.pdf", ""},
+		{"smb://files.example/docs/reports/%2e%2e/hr/", Refuse, "smb://files.example/docs/hr/", ReasonOutsideFolders},
+		{`smb://files.example/docs/reports/..\hr\pay.pdf`, Refuse, "smb://files.example/docs/hr/pay.pdf", ReasonOutsideFolders},
+		{"smb://files.example/docs/reports/..%2f..%2fadmin$/", Refuse, "smb://files.example/admin$/", ReasonOutsideFolders},
+		{"http://intra.example/docs/a.html", Follow, "http://intra.example/docs/a.html", ""},
+		{"http://intra.example/docs/%2e%2e/admin/", Ignore, "http://intra.example/admin/", "out of scope"},
+		{"http://intra.example/docs/..%2fadmin/", Refuse, "http://intra.example/docs/..%2Fadmin/", "once decoded"},
+		{"http://intra.example/docs/x/..%2F..%2F..%2Fadmin/", Refuse, "http://intra.example/docs/x/..%2F..%2F..%2Fadmin/", "once decoded"},
+		{`http://intra.example/docs/..%5Cadmin/`, Refuse, `http://intra.example/docs/..%5Cadmin/`, "once decoded"},
+		{"http://intra.example/docs/a%2Fb.html", Follow, "http://intra.example/docs/a%2Fb.html", ""},
+	} {
+		d := a.Link(tc.raw)
+		if d.Verdict != tc.verdict || d.URL != tc.url || !strings.Contains(d.Reason, tc.reason) {
+			t.Errorf("Link(%s) = %+v, want verdict %d, URL %q, reason containing %q", tc.raw, d, tc.verdict, tc.url, tc.reason)
+		}
+	}
+}

@@ -1,9 +1,18 @@
 // Package share lets a crawl read SMB/CIFS shares (Windows file shares,
-// Samba) like sites: an http.RoundTripper for smb://host[:port]/share/path
-// URLs, which serves a folder as a listing of links to its entries and a
-// file with the content type of its extension, as Go's file transport
-// does for a local folder. The client is cloudsoda/go-smb2 (pure Go, SMB
-// 2 and 3, NTLMv2).
+// Samba) and local folders like sites: http.RoundTrippers for
+// smb://host[:port]/share/path URLs (Transport) and for file:///path URLs
+// (Folders), which serve a folder as a listing of links to its entries
+// and a file with the content type of its extension, as Go's file
+// transport does. The SMB client is cloudsoda/go-smb2 (pure Go, SMB 2 and
+// 3, NTLMv2).
+//
+// Neither reads outside what it serves: Folders opens each local folder
+// as an os.Root, which refuses a path that leaves it by ".." or by a
+// symbolic link, and refuses link loops; a Transport asks the server
+// for names under the share only, and the server resolves the share's
+// links (Samba refuses those that lead out of the share, its "wide
+// links = no" default). What is refused is a *RefusedError whose
+// reason the crawl records.
 //
 // Credentials are the Transport's (a guest session when User is empty):
 // they are never part of a URL, so never recorded or shown.
@@ -39,6 +48,7 @@ type Transport struct {
 // A mount is one share mounted over one session, served as files.
 type mount struct {
 	session *smb2.Session
+	share   *smb2.Share
 	files   http.RoundTripper
 }
 
@@ -53,9 +63,17 @@ func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if name == "" {
 		return nil, fmt.Errorf("share: %s names no share", r.URL)
 	}
+	for _, seg := range strings.FieldsFunc(r.URL.Path, func(c rune) bool { return c == '/' || c == '\\' }) {
+		if seg == ".." { // a crawl asks for normalized URLs only
+			return nil, &RefusedError{URL: r.URL.String(), Reason: ReasonOutside}
+		}
+	}
 	m, err := t.mount(r.Context(), r.URL.Host, name)
 	if err != nil {
 		return nil, err
+	}
+	if dir := strings.TrimSuffix(rest, "/"); dir != rest && dir != "" && m.loop(dir) {
+		return nil, &RefusedError{URL: r.URL.String(), Reason: ReasonLinkLoop}
 	}
 	inner := r.Clone(r.Context())
 	inner.URL.Scheme, inner.URL.Host, inner.URL.Path, inner.URL.RawPath = "file", "", "/"+rest, ""
@@ -78,6 +96,45 @@ func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		resp.Header.Set("Location", loc)
 	}
 	return resp, nil
+}
+
+// loop reports whether the folder dir of the share is one of the folders
+// it lies in (the same file id as the share's root or one of the folders
+// of its path): the server followed a link back up, and the path would
+// never end (loop/loop/loop/…). The server resolves the share's links
+// itself and shows none, so this is how a client sees a loop. Cost: one
+// open and one query per segment of dir.
+func (m *mount) loop(dir string) bool {
+	id := func(name string) uint64 {
+		f, err := m.share.Open(name)
+		if err != nil {
+			return 0
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return 0
+		}
+		if st, ok := fi.(*smb2.FileStat); ok {
+			return st.FileId
+		}
+		return 0
+	}
+	self := id(dir)
+	if self == 0 { // no such folder, or a server that gives no ids
+		return false
+	}
+	for up := dir; up != ""; {
+		if i := strings.LastIndexByte(up, '/'); i >= 0 {
+			up = up[:i]
+		} else {
+			up = ""
+		}
+		if id(up) == self {
+			return true
+		}
+	}
+	return false
 }
 
 // key names host's share name in t.shares.
@@ -130,7 +187,7 @@ func (t *Transport) mount(ctx context.Context, host, name string) (*mount, error
 		_ = s.Logoff()
 		return nil, fmt.Errorf("share: mounting %s on %s: %w", name, host, err)
 	}
-	m := &mount{session: s, files: http.NewFileTransportFS(sh.DirFS("."))}
+	m := &mount{session: s, share: sh, files: http.NewFileTransportFS(sh.DirFS("."))}
 	if t.shares == nil {
 		t.shares = map[string]*mount{}
 	}

@@ -56,13 +56,20 @@ func (o *Options) drop(name string) bool {
 //
 //   - scheme and host lowercased, the fragment dropped, the default port
 //     (:80 for http, :443 for https) dropped;
-//   - path parameters named in DropParams (";jsessionid=...") removed, "."
-//     and ".." segments resolved (RFC 3986 §5.2.4), an empty path becomes "/";
+//   - in the path, percent-encoded unreserved characters decoded and the
+//     other escapes' hex digits uppercased (RFC 3986 §6.2.2), so that
+//     "%2e%2e" is a ".." segment; then path parameters named in DropParams
+//     (";jsessionid=...") removed, "." and ".." segments resolved (RFC 3986
+//     §5.2.4), an empty path becomes "/";
 //   - query parameters named in DropParams removed, the rest re-encoded in
 //     canonical form (url.QueryEscape of the decoded key and value) and
 //     sorted by key, then value; a "?" with nothing left after it is dropped.
 //
-// Percent-encoding in the path is kept as given. Userinfo ("user:password@")
+// Other percent-encoding in the path is kept ("%2F" is not a "/": see
+// [DecodedPath] for the path a server may read). A file or smb URL's path
+// is decoded in full instead, a backslash read as a "/" (as Windows, SMB
+// and browsers' file URLs read it), its dot segments removed, then
+// escaped again: it names one file, whatever its spelling. Userinfo ("user:password@")
 // is dropped: it names no other page, and a credential must never be stored
 // or shown with a URL (a crawl's logins carry it; see package login). Surrounding
 // whitespace is trimmed. Errors wrap ErrInvalid or ErrScheme.
@@ -120,7 +127,11 @@ func normalizeURL(u *url.URL, opts *Options) (string, error) {
 	b.WriteString(scheme)
 	b.WriteString("://")
 	b.WriteString(host)
-	b.WriteString(cleanPath(u.EscapedPath(), opts))
+	if scheme == "smb" {
+		b.WriteString(cleanPath(filePath(u), opts))
+	} else {
+		b.WriteString(cleanPath(decodeUnreserved(u.EscapedPath()), opts))
+	}
 	if q := cleanQuery(u.RawQuery, opts); q != "" {
 		b.WriteByte('?')
 		b.WriteString(q)
@@ -135,20 +146,37 @@ func normalizeFile(u *url.URL, opts *Options) (string, error) {
 	if u.Opaque != "" || (u.Host != "" && !strings.EqualFold(u.Host, "localhost")) {
 		return "", fmt.Errorf("%w: %q is not a file of this machine", ErrInvalid, u.String())
 	}
-	return "file://" + cleanPath(u.EscapedPath(), opts), nil
+	return "file://" + cleanPath(filePath(u), opts), nil
 }
 
-// cleanPath strips dropped path parameters, then removes dot segments.
-func cleanPath(p string, opts *Options) string {
+// filePath returns the path of a file or smb URL decoded in full, its
+// backslashes made slashes, escaped again: the name of the file it
+// reads, spelled one way.
+func filePath(u *url.URL) string {
+	return (&url.URL{Path: strings.ReplaceAll(u.Path, `\`, "/")}).EscapedPath()
+}
+
+// DecodedPath returns the path of u as a server that decodes every
+// percent-escape ("%2F" too) and reads a backslash as a "/" would read it,
+// with its dot segments removed (RFC 3986 §5.2.4) after decoding: what a
+// scope check compares, so that "/docs/..%2F..%2Fadmin" or
+// "/docs/..\\admin" is not taken for a page under /docs/. An empty path
+// is "/". For a normalized file or smb URL it is the URL's path (u.Path).
+// Cost: O(len(path)).
+func DecodedPath(u *url.URL) string {
+	p := strings.ReplaceAll(u.Path, `\`, "/")
 	if p == "" || p[0] != '/' {
 		p = "/" + p
 	}
+	return removeDots(p)
+}
+
+// removeDots removes the "." and ".." segments of the absolute path p
+// (RFC 3986 §5.2.4).
+func removeDots(p string) string {
 	segs := strings.Split(p[1:], "/")
 	out := make([]string, 0, len(segs))
 	for i, s := range segs {
-		if strings.IndexByte(s, ';') >= 0 {
-			s = stripParams(s, opts)
-		}
 		last := i == len(segs)-1
 		switch s {
 		case ".":
@@ -167,6 +195,64 @@ func cleanPath(p string, opts *Options) string {
 		}
 	}
 	return "/" + strings.Join(out, "/")
+}
+
+// decodeUnreserved decodes the percent-encoded unreserved characters of
+// the escaped path p (ALPHA, DIGIT, "-", ".", "_", "~") and uppercases
+// the hex digits of the other escapes (RFC 3986 §6.2.2.1–2). A "%" not
+// followed by two hex digits is kept.
+func decodeUnreserved(p string) string {
+	if strings.IndexByte(p, '%') < 0 {
+		return p
+	}
+	var b strings.Builder
+	b.Grow(len(p))
+	for i := 0; i < len(p); i++ {
+		if p[i] != '%' || i+2 >= len(p) || !isHex(p[i+1]) || !isHex(p[i+2]) {
+			b.WriteByte(p[i])
+			continue
+		}
+		c := unhex(p[i+1])<<4 | unhex(p[i+2])
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+			b.WriteByte(c)
+		} else {
+			b.WriteByte('%')
+			b.WriteString(strings.ToUpper(p[i+1 : i+3]))
+		}
+		i += 2
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
+}
+
+// cleanPath strips dropped path parameters, then removes dot segments.
+func cleanPath(p string, opts *Options) string {
+	if p == "" || p[0] != '/' {
+		p = "/" + p
+	}
+	if strings.IndexByte(p, ';') >= 0 {
+		segs := strings.Split(p, "/")
+		for i, s := range segs {
+			if strings.IndexByte(s, ';') >= 0 {
+				segs[i] = stripParams(s, opts)
+			}
+		}
+		p = strings.Join(segs, "/")
+	}
+	return removeDots(p)
 }
 
 // stripParams removes ";name=value" parameters whose name is dropped.

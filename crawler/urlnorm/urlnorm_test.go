@@ -172,6 +172,7 @@ func FuzzNormalize(f *testing.F) {
 	for _, s := range []string{
 		"http://h/a/./b/../c?b=2&a=1#x", "HTTPS://H:443/;jsessionid=1?utm_a=1",
 		"http://[::1]:80/%20?q=a+b", "http://h/?bad=%zz", "http://u@h/a//b/..", "ftp://x",
+		"http://h/a/%2e%2E/%7e;jsessionid=1", "file:///a/%2e%2e/b%5c..%5cc", `smb://h/s/..\x/%2f`,
 	} {
 		f.Add(s)
 	}
@@ -192,4 +193,61 @@ func FuzzNormalize(f *testing.F) {
 			t.Fatalf("template of %q unstable", n)
 		}
 	})
+}
+
+// TestNormalizeDotSegments: a dot segment however it is spelled —
+// percent-encoded in either case, half encoded, behind an encoded slash
+// or a backslash in a file or smb URL — is removed, so no spelling of
+// ".." keeps a URL under a folder it leaves.
+func TestNormalizeDotSegments(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://h/a/%2e%2e/b", "http://h/b"},
+		{"http://h/a/%2E%2E/b", "http://h/b"},
+		{"http://h/a/.%2e/b", "http://h/b"},
+		{"http://h/a/%2e/b", "http://h/a/b"},
+		{"http://h/a/%2e%2e", "http://h/"},
+		{"http://h/%7euser/%41", "http://h/~user/A"},
+		{"http://h/a%2fb", "http://h/a%2Fb"},       // an encoded slash is not a slash on the web
+		{"http://h/a/..%2fb", "http://h/a/..%2Fb"}, // nor a dot segment: see DecodedPath
+		{"http://h/a/%2e%2e;jsessionid=1/b", "http://h/b"},
+		{"file:///srv/share/%2e%2e/%2e%2e/etc/passwd", "file:///etc/passwd"},
+		{"file:///srv/share/..%2f..%2fetc%2fpasswd", "file:///etc/passwd"},
+		{"file:///srv/share/..%5C..%5Cetc%5Cpasswd", "file:///etc/passwd"},
+		{`file:///srv/share/..\..\etc\passwd`, "file:///etc/passwd"},
+		{"file:///srv/share/.%2E/x", "file:///srv/x"},
+		{"file:///srv/share/a%20b%25c", "file:///srv/share/a%20b%25c"},
+		{"smb://h/docs/reports/%2e%2e/hr/", "smb://h/docs/hr/"},
+		{"smb://h/docs/reports/..%2fhr%2f", "smb://h/docs/hr/"},
+		{`smb://h/docs/reports/..\hr\x.txt`, "smb://h/docs/hr/x.txt"},
+	}
+	for _, tc := range tests {
+		got, err := Normalize(tc.in, Options{})
+		if err != nil || got != tc.want {
+			t.Errorf("Normalize(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			continue
+		}
+		if again, err := Normalize(got, Options{}); err != nil || again != got {
+			t.Errorf("not idempotent: Normalize(%q) = %q, %v", got, again, err)
+		}
+	}
+}
+
+func TestDecodedPath(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://h/docs/a", "/docs/a"},
+		{"http://h", "/"},
+		{"http://h/docs/..%2F..%2Fadmin", "/admin"},
+		{`http://h/docs/..%5Cadmin`, "/admin"},
+		{"http://h/docs/%2e%2e/admin/", "/admin/"},
+		{"http://h/docs/caf%C3%A9/", "/docs/café/"},
+	}
+	for _, tc := range tests {
+		u, err := url.Parse(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := DecodedPath(u); got != tc.want {
+			t.Errorf("DecodedPath(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
 }
