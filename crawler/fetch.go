@@ -218,10 +218,11 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 			col.SetCookieJar(cl.Jar)
 		}
 	}
+	base = decoding{base: base, limit: int64(max(f.opts.MaxBodyBytes, f.opts.MaxDocumentBytes))}
 	if f.shared != nil {
 		base = gated{base: base, q: f.shared, claimed: true}
 	}
-	col.WithTransport(withFiles(f.opts.Logins.Transport(base), f.opts.SMB))
+	col.WithTransport(plain{withFiles(f.opts.Logins.Transport(base), f.opts.SMB)})
 	col.SetRequestTimeout(f.opts.Timeout)
 	col.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
 	col.OnResponse(func(resp *colly.Response) {
@@ -235,6 +236,11 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 		r := resp.Ctx.GetAny(ctxResult).(*result)
 		if ctx.Err() != nil {
 			return // interrupted: the URL stays in flight and is fetched again on resume
+		}
+		var decode *DecodeError
+		if errors.As(err, &decode) {
+			r.skip(decode.Error())
+			return
 		}
 		var header http.Header
 		if resp.Headers != nil {
