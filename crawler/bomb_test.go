@@ -67,6 +67,8 @@ func bombs() []bomb {
 			body: bombtest.LaughsDOCX, status: pages.Skipped, reason: "docx: malformed XML"},
 		{name: "odt-laughs", path: "/laughs.odt", header: h("Content-Type", "application/vnd.oasis.opendocument.text"),
 			body: bombtest.LaughsODT, status: pages.Skipped, reason: "odt: malformed XML"},
+		{name: "links", path: "/", header: h("Content-Type", "text/html"),
+			body: func() []byte { return manyLinks(100000) }, status: pages.Fetched, reason: "links: the first 10000 of 100000 followed"},
 	}
 }
 
@@ -200,6 +202,9 @@ func TestBombChild(t *testing.T) {
 	start := time.Now()
 	opts := testOptions(seed)
 	opts.MaxPages = 20
+	if n, err := strconv.Atoi(os.Getenv("DOPPEL_BOMB_LINKS")); err == nil {
+		opts.MaxLinksPerPage = n // to measure the bound's effect
+	}
 	c, err := Open(filepath.Join(dir, "crawl"), opts)
 	if err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
