@@ -69,10 +69,10 @@ func (d decoding) RoundTrip(r *http.Request) (*http.Response, error) {
 			codings = append(codings, c)
 		}
 	}
+	resp.Header.Del("Content-Encoding")
 	if len(codings) == 0 {
 		return resp, nil
 	}
-	resp.Header.Del("Content-Encoding")
 	resp.Header.Del("Content-Length")
 	resp.ContentLength = -1
 	body := &decoded{encoding: header, in: &counter{r: resp.Body}, closer: resp.Body, limit: d.limit}
