@@ -263,7 +263,7 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 	case r.prev != nil:
 		mark, unique, err = c.revisit(ctx, r, now)
 	case r.status == pages.Fetched:
-		c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash, linkHash: r.linkHash, fetched: now}
+		c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash, linkHash: r.linkHash, fetched: now, reason: r.reason}
 		var res dedup.Result
 		res, err = c.insert(ctx, r)
 		switch {
@@ -338,6 +338,7 @@ type recording struct {
 	links          []string // Record.Links
 	sched          schedule.State
 	fetched        time.Time
+	reason         string // a bound the page hit (Record.Reason)
 }
 
 // record is the hook's Recorder: it puts the page's record in the group
@@ -368,7 +369,7 @@ func (c *committer) recordOf(p hook.Page) (pages.Record, error) {
 	rec := hook.Record(p)
 	if rc := c.recording; rc.url == p.URL {
 		rec.FetchedAt, rec.ETag, rec.Modified, rec.Hash, rec.Schedule = rc.fetched, rc.etag, rc.modified, rc.hash, rc.sched
-		rec.LinkHash, rec.Links = rc.linkHash, rc.links
+		rec.LinkHash, rec.Links, rec.Reason = rc.linkHash, rc.links, rc.reason
 		return rec, nil
 	}
 	old, ok, err := c.latest(p.URL)
@@ -377,7 +378,7 @@ func (c *committer) recordOf(p hook.Page) (pages.Record, error) {
 	}
 	if ok {
 		rec.FetchedAt, rec.ETag, rec.Modified, rec.Hash, rec.Schedule = old.FetchedAt, old.ETag, old.Modified, old.Hash, old.Schedule
-		rec.LinkHash, rec.Links = old.LinkHash, old.Links
+		rec.LinkHash, rec.Links, rec.Reason = old.LinkHash, old.Links, old.Reason
 	}
 	return rec, nil
 }

@@ -38,6 +38,7 @@ const ExampleConfig = `{
   "refresh_interval": "10s",
   "max_body_bytes": 5242880,
   "max_document_bytes": 52428800,
+  "max_links_per_page": 10000,
   "prefer_documents": false,
   "user_agent": "DoppelBot/1.0",
   "max_redirects": 5,
@@ -72,6 +73,7 @@ type config struct {
 	RefreshInterval string           `json:"refresh_interval"`
 	MaxBodyBytes    int              `json:"max_body_bytes"`
 	MaxDocBytes     int              `json:"max_document_bytes"`
+	MaxLinks        int              `json:"max_links_per_page"`
 	PreferDocuments bool             `json:"prefer_documents"`
 	UserAgent       string           `json:"user_agent"`
 	MaxRedirects    int              `json:"max_redirects"`
@@ -126,7 +128,7 @@ func (o Options) MarshalJSON() ([]byte, error) {
 		Revisit: revisitConfig{Policy: o.Revisit.Policy, Budget: o.Revisit.Budget, MinInterval: duration(o.Revisit.MinInterval),
 			MaxInterval: duration(o.Revisit.MaxInterval), Prior: duration(o.Revisit.Prior), CopyFactor: o.Revisit.CopyFactor,
 			TrivialBits: o.Revisit.TrivialBits, Sitemaps: duration(o.Revisit.Sitemaps)},
-		RefreshInterval: duration(o.RefreshInterval), MaxBodyBytes: o.MaxBodyBytes, MaxDocBytes: o.MaxDocumentBytes,
+		RefreshInterval: duration(o.RefreshInterval), MaxBodyBytes: o.MaxBodyBytes, MaxDocBytes: o.MaxDocumentBytes, MaxLinks: o.MaxLinksPerPage,
 		PreferDocuments: o.PreferDocuments, UserAgent: o.UserAgent,
 		MaxRedirects: o.MaxRedirects,
 		Traps: trapsConfig{MaxPerTemplate: o.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: o.Traps.MaxDuplicatesPerTemplate,
@@ -206,7 +208,7 @@ func ParseConfig(data []byte) (Options, error) {
 		MaxDepth: c.MaxDepth, MaxPages: c.MaxPages, IgnoreRobots: c.IgnoreRobots,
 		Delay: delay, Parallelism: c.Parallelism, HostParallelism: c.HostParallelism, Timeout: timeout, RefreshInterval: refresh,
 		MaxRetries: c.MaxRetries, RetryBackoff: backoff, Revisit: rv,
-		MaxBodyBytes: c.MaxBodyBytes, MaxDocumentBytes: c.MaxDocBytes, PreferDocuments: c.PreferDocuments,
+		MaxBodyBytes: c.MaxBodyBytes, MaxDocumentBytes: c.MaxDocBytes, MaxLinksPerPage: c.MaxLinks, PreferDocuments: c.PreferDocuments,
 		UserAgent: c.UserAgent, MaxRedirects: c.MaxRedirects,
 		Traps: traps.Options{MaxPerTemplate: c.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: c.Traps.MaxDuplicatesPerTemplate,
 			MaxSegments: c.Traps.MaxSegments, MaxRepeats: c.Traps.MaxRepeats, MaxURLLength: c.Traps.MaxURLLength},

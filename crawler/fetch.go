@@ -63,7 +63,8 @@ type result struct {
 	popped   bool // from the frontier (not a sitemap's list): counts as in flight
 
 	status  pages.Status // Fetched, Skipped, Failed or Gone; "" for a URL recorded before (known)
-	reason  string       // for Skipped, Failed and Gone
+	reason  string       // for Skipped, Failed and Gone; for Fetched, a bound the page hit (note)
+	note    string       // a bound a fetched page hit: "links: the first N of M followed"
 	verdict traps.Verdict
 	prep    *hook.Prepared // Fetched, unless unchanged
 	links   []link         // links to queue (or to record as refused)
@@ -220,10 +221,11 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 			col.SetCookieJar(cl.Jar)
 		}
 	}
+	base = decoding{base: base, limit: int64(max(f.opts.MaxBodyBytes, f.opts.MaxDocumentBytes))}
 	if f.shared != nil {
 		base = gated{base: base, q: f.shared, claimed: true}
 	}
-	col.WithTransport(withFiles(f.opts.Logins.Transport(base), f.files, f.opts.SMB))
+	col.WithTransport(plain{withFiles(f.opts.Logins.Transport(base), f.files, f.opts.SMB)})
 	col.SetRequestTimeout(f.opts.Timeout)
 	col.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
 	col.OnResponse(func(resp *colly.Response) {
@@ -237,6 +239,11 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 		r := resp.Ctx.GetAny(ctxResult).(*result)
 		if ctx.Err() != nil {
 			return // interrupted: the URL stays in flight and is fetched again on resume
+		}
+		var decode *DecodeError
+		if errors.As(err, &decode) {
+			r.skip(decode.Error())
+			return
 		}
 		var header http.Header
 		if resp.Headers != nil {
@@ -424,7 +431,7 @@ func (f *fetcher) process(r *result, resp *colly.Response) error {
 		f.addLinks(r, parsed.Links)
 	}
 	r.mainLinks, r.linkHash = linkSet(r.mainLinks)
-	r.status = pages.Fetched
+	r.status, r.reason = pages.Fetched, r.note
 	if r.prev != nil && r.prev.Hash == r.hash {
 		return nil // fetched again, unchanged: nothing to prepare
 	}
@@ -472,7 +479,12 @@ func (f *fetcher) deferToCanonical(r *result, named string) (deferred bool, err 
 
 // addLinks adds a page's followed links to r with their anchor texts,
 // one level deeper, and notes those of its main content (r.mainLinks).
+// Only the first MaxLinksPerPage links are considered (r.note says so).
 func (f *fetcher) addLinks(r *result, links []clean.Link) {
+	if n := f.opts.MaxLinksPerPage; n > 0 && len(links) > n {
+		r.note = fmt.Sprintf("links: the first %d of %d followed", n, len(links))
+		links = links[:n]
+	}
 	for _, l := range links {
 		if l.NoFollow {
 			continue

@@ -231,7 +231,7 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 		}
 		linksChanged, links := c.linkChange(prev, r, now)
 		c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash,
-			linkHash: r.linkHash, links: links, sched: prev.Schedule, fetched: now}
+			linkHash: r.linkHash, links: links, sched: prev.Schedule, fetched: now, reason: r.reason}
 		p, change, err := c.hook.Update(ctx, r.prep)
 		if err != nil {
 			return mark, false, err

@@ -246,6 +246,7 @@ func TestPageWithManyLinks(t *testing.T) {
 	opts := testOptions(s.URL + "/")
 	opts.MaxPages = 20
 	opts.MaxBodyBytes = 20 << 20
+	opts.MaxLinksPerPage = -1 // every link decided (the bound: TestBombs/links)
 	dir := t.TempDir()
 	c := crawl(t, dir, opts)
 	st := c.Stats()

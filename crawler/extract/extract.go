@@ -112,6 +112,12 @@ type Limits struct {
 	// Timeout bounds the time one extraction takes, checked between pages
 	// and parts (Document.Cut when it runs out). Default 30s.
 	Timeout time.Duration
+	// MaxMemory is the most memory a PDFium instance (WebAssembly) may
+	// take; a PDF that needs more is refused ("pdf: memory limit: …").
+	// At most two instances run at once, so PDFs take at most twice this.
+	// The first PDF read in a process sets it for the process. Default
+	// 256 MiB.
+	MaxMemory int64
 }
 
 // EnsureDefaults fills the zero fields with their defaults and returns l.
@@ -131,12 +137,15 @@ func (l *Limits) EnsureDefaults() *Limits {
 	if l.Timeout == 0 {
 		l.Timeout = 30 * time.Second
 	}
+	if l.MaxMemory == 0 {
+		l.MaxMemory = 256 << 20
+	}
 	return l
 }
 
 // Validate reports negative limits.
 func (l Limits) Validate() error {
-	if l.MaxBytes < 0 || l.MaxUnpacked < 0 || l.MaxPages < 0 || l.MaxText < 0 || l.Timeout < 0 {
+	if l.MaxBytes < 0 || l.MaxUnpacked < 0 || l.MaxPages < 0 || l.MaxText < 0 || l.Timeout < 0 || l.MaxMemory < 0 {
 		return errors.New("extract: limits must not be negative")
 	}
 	return nil
@@ -145,7 +154,7 @@ func (l Limits) Validate() error {
 // An Error says why a document could not be read.
 type Error struct {
 	Type   Type
-	Reason string // "encrypted", "malformed: …", "too large: …", "zip bomb: …"
+	Reason string // "encrypted", "malformed: …", "too large: …", "zip bomb: …", "memory limit: …"
 }
 
 // Error returns "pdf: encrypted" and the like.

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -29,24 +30,33 @@ import (
 // the compiled code is cached in the user's cache directory, so later
 // processes start in a fraction of that) and kept for the process.
 var pdfPool struct {
-	once sync.Once
-	pool pdfium.Pool
-	err  error
+	once  sync.Once
+	pool  pdfium.Pool
+	err   error
+	limit int64 // each instance's memory limit: Limits.MaxMemory of the first PDF read
 }
 
 // pdfInstance returns a PDFium instance from the pool; close it when
 // done.
-func pdfInstance() (pdfium.Pdfium, error) {
+func pdfInstance(lim Limits) (pdfium.Pdfium, error) {
 	pdfPool.once.Do(func() {
 		// PDFium needs WebAssembly's exception handling besides the core
-		// features (as go-pdfium's default configuration has it).
+		// features (as go-pdfium's default configuration has it). Its
+		// module declares a memory of at most 2 GiB. The runtime's own
+		// limit (WithMemoryLimitPages) is left there: a growth it refuses
+		// is refused unseen, while the allocator refuses one past
+		// MaxMemory where it is counted, and so reported (wasmmem.go).
 		rc := wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling)
+		pdfPool.limit = lim.MaxMemory
 		if dir, err := os.UserCacheDir(); err == nil {
 			if cache, err := wazero.NewCompilationCacheWithDir(filepath.Join(dir, "doppel", "wazero")); err == nil {
 				rc = rc.WithCompilationCache(cache)
 			}
 		}
-		pdfPool.pool, pdfPool.err = webassembly.Init(webassembly.Config{MinIdle: 0, MaxIdle: 2, MaxTotal: 2, RuntimeConfig: rc})
+		// An instance is closed after each document (go-pdfium reuses no
+		// worker), and its memory unmapped then (wasmAllocator).
+		ctx := experimental.WithMemoryAllocator(context.Background(), wasmAllocator{limit: uint64(lim.MaxMemory)})
+		pdfPool.pool, pdfPool.err = webassembly.Init(webassembly.Config{Context: ctx, MinIdle: 0, MaxIdle: 2, MaxTotal: 2, RuntimeConfig: rc})
 	})
 	if pdfPool.err != nil {
 		return nil, pdfPool.err
@@ -58,12 +68,21 @@ func pdfInstance() (pdfium.Pdfium, error) {
 // dictionary) and its text, page by page: lines joined into blocks, a
 // block ending at a blank line, words hyphenated at a line's end joined
 // again.
-func readPDF(r *run, body []byte) error {
-	inst, err := pdfInstance()
+func readPDF(r *run, body []byte) (err error) {
+	inst, err := pdfInstance(r.lim)
 	if err != nil {
 		return fail(PDF, "no PDF reader: %v", err)
 	}
 	defer inst.Close()
+	// A memory that grew to its limit during this reading (or, rarely, a
+	// reading beside it) refuses the document, whatever PDFium made of
+	// the allocations that failed.
+	hits := memoryHits.Load()
+	defer func() {
+		if memoryHits.Load() != hits {
+			err = fail(PDF, "memory limit: PDFium needed more than %d MiB", pdfPool.limit>>20)
+		}
+	}()
 	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &body})
 	switch {
 	case errors.Is(err, pdfiumerrors.ErrPassword):

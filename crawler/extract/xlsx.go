@@ -1,9 +1,7 @@
 package extract
 
 import (
-	"bytes"
 	"encoding/xml"
-	"errors"
 	"io"
 	"strconv"
 	"strings"
@@ -25,34 +23,38 @@ func readSheets(a *archive) error {
 		if !a.r.page() {
 			return nil
 		}
-		data, err := a.part(name)
-		if err != nil {
+		rc, err := a.open(name)
+		if err != nil || rc == nil {
 			return err
 		}
-		if more, err := sheetRows(a.r, data, shared); err != nil || !more {
+		more, err := sheetRows(a.r, rc, shared)
+		rc.Close()
+		if err != nil || !more {
 			return err
 		}
 	}
 	return nil
 }
 
-// sharedStrings reads the workbook's shared strings, in order.
+// sharedStrings reads the workbook's shared strings, in order: at most
+// MaxText bytes of them (the later ones are left empty, and the document
+// is Cut).
 func sharedStrings(a *archive) ([]string, error) {
-	data, err := a.part("xl/sharedStrings.xml")
-	if err != nil || data == nil {
+	rc, err := a.open("xl/sharedStrings.xml")
+	if err != nil || rc == nil {
 		return nil, err
 	}
+	defer rc.Close()
 	var out []string
 	var b strings.Builder
 	in, inT := false, false
-	d := xml.NewDecoder(bytes.NewReader(data))
+	kept := 0
+	d := xmlDecoder(rc, a.r.lim.MaxText)
 	for {
 		tok, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
 		if err != nil {
-			return nil, fail(XLSX, "malformed XML: %v", err)
+			_, err = tokenErr(a.r, err)
+			return out, err
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -67,12 +69,17 @@ func sharedStrings(a *archive) ([]string, error) {
 			switch t.Name.Local {
 			case "si":
 				in = false
+				if kept += b.Len(); kept > a.r.lim.MaxText {
+					a.r.doc.Cut = true
+					out = append(out, "")
+					continue
+				}
 				out = append(out, b.String())
 			case "t":
 				inT = false
 			}
 		case xml.CharData:
-			if inT {
+			if inT && b.Len() <= a.r.lim.MaxText {
 				b.Write(t)
 			}
 		}
@@ -81,25 +88,25 @@ func sharedStrings(a *archive) ([]string, error) {
 
 // sheetRows adds a sheet's rows to the run as blocks; false when the run
 // is full.
-func sheetRows(r *run, data []byte, shared []string) (bool, error) {
-	d := xml.NewDecoder(bytes.NewReader(data))
+// A row is cut at MaxText bytes: cells that name one long shared string
+// many times would otherwise make a row of terabytes.
+func sheetRows(r *run, data io.Reader, shared []string) (bool, error) {
+	d := xmlDecoder(data, r.lim.MaxText)
 	var row []string
 	var cellType string
 	var val strings.Builder
 	inV := false
+	rowBytes := 0
 	for {
 		tok, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			return true, nil
-		}
 		if err != nil {
-			return false, fail(XLSX, "malformed XML: %v", err)
+			return tokenErr(r, err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
 			case "row":
-				row = row[:0]
+				row, rowBytes = row[:0], 0
 			case "c":
 				cellType = ""
 				for _, at := range t.Attr {
@@ -116,14 +123,17 @@ func sheetRows(r *run, data []byte, shared []string) (bool, error) {
 			case "v", "t":
 				inV = false
 			case "c":
-				row = append(row, cellValue(cellType, val.String(), shared))
+				if v := cellValue(cellType, val.String(), shared); rowBytes <= r.lim.MaxText {
+					row = append(row, v)
+					rowBytes += len(v) + 1
+				}
 			case "row":
 				if !r.block(strings.Join(row, " ")) {
 					return false, nil
 				}
 			}
 		case xml.CharData:
-			if inV {
+			if inV && val.Len() <= r.lim.MaxText {
 				val.Write(t)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -28,9 +29,12 @@ func openArchive(r *run, body []byte) (*archive, error) {
 	return &archive{r: r, zr: zr}, nil
 }
 
-// part returns the file name's bytes, nil if the archive has none. The
-// bytes of every part read count against MaxUnpacked.
-func (a *archive) part(name string) ([]byte, error) {
+// open returns a reader of the part name, nil if the archive has none.
+// The bytes read of every part count against MaxUnpacked, and a part
+// whose declared size would take them past it is refused before it is
+// read (archive/zip holds a part to its declared size: a part that
+// inflates past it is an error).
+func (a *archive) open(name string) (io.ReadCloser, error) {
 	f := a.file(name)
 	if f == nil {
 		return nil, nil
@@ -38,21 +42,100 @@ func (a *archive) part(name string) ([]byte, error) {
 	if f.Flags&0x1 != 0 {
 		return nil, fail(a.r.doc.Type, "encrypted")
 	}
+	if left := a.r.lim.MaxUnpacked - a.unpacked; f.UncompressedSize64 > uint64(left) {
+		return nil, a.bomb(fmt.Sprintf("%s declares %d bytes (%d compressed)", name, f.UncompressedSize64, f.CompressedSize64))
+	}
 	rc, err := f.Open()
 	if err != nil {
 		return nil, fail(a.r.doc.Type, "malformed: %s: %v", name, err)
 	}
-	defer rc.Close()
-	left := a.r.lim.MaxUnpacked - a.unpacked
-	data, err := io.ReadAll(io.LimitReader(rc, left+1))
-	a.unpacked += int64(len(data))
+	return &partReader{a: a, name: name, rc: rc}, nil
+}
+
+// bomb is the error of parts that expand beyond MaxUnpacked.
+func (a *archive) bomb(what string) *Error {
+	return fail(a.r.doc.Type, "zip bomb: the parts expand beyond %d bytes: %s", a.r.lim.MaxUnpacked, what)
+}
+
+// A partReader reads a part, counting its bytes against MaxUnpacked.
+type partReader struct {
+	a    *archive
+	name string
+	rc   io.ReadCloser
+}
+
+func (p *partReader) Read(b []byte) (int, error) {
+	n, err := p.rc.Read(b)
+	p.a.unpacked += int64(n)
 	switch {
-	case int64(len(data)) > left:
-		return nil, fail(a.r.doc.Type, "zip bomb: the parts expand beyond %d bytes", a.r.lim.MaxUnpacked)
-	case err != nil:
-		return nil, fail(a.r.doc.Type, "malformed: %s: %v", name, err)
+	case p.a.unpacked > p.a.r.lim.MaxUnpacked:
+		return n, p.a.bomb(p.name)
+	case err != nil && !errors.Is(err, io.EOF):
+		return n, fail(p.a.r.doc.Type, "malformed: %s: %v", p.name, err)
 	}
-	return data, nil
+	return n, err
+}
+
+func (p *partReader) Close() error { return p.rc.Close() }
+
+// part returns the bytes of a small part (metadata, a manifest) read
+// whole, at most 1 MiB of it; nil if the archive has none.
+func (a *archive) part(name string) ([]byte, error) {
+	rc, err := a.open(name)
+	if err != nil || rc == nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(io.LimitReader(rc, 1<<20))
+}
+
+// xmlDecoder returns a decoder of the XML part r that never buffers more
+// than a run of maxRun bytes without markup: encoding/xml reads a text
+// or an attribute value whole into one token, so a part of one long text
+// would be held in memory whole; such a part stops at the run
+// (errLongRun). The decoder expands no entity but the five of XML.
+func xmlDecoder(r io.Reader, maxRun int) *xml.Decoder {
+	return xml.NewDecoder(&runLimit{r: r, max: maxRun})
+}
+
+// errLongRun ends a part with a run of text longer than the text limit:
+// the document is cut there.
+var errLongRun = errors.New("extract: a run of text beyond the text limit")
+
+// runLimit fails a read once more than max bytes pass without a '<'.
+type runLimit struct {
+	r   io.Reader
+	max int
+	run int
+}
+
+func (l *runLimit) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for _, c := range p[:n] {
+		if c == '<' {
+			l.run = 0
+		} else if l.run++; l.run > l.max {
+			return 0, errLongRun
+		}
+	}
+	return n, err
+}
+
+// tokenErr is what a decoder's error means for a run: the end of the
+// part (nil, more true), a cut at a long run (the document is Cut:
+// more false), or an error — a part's own (a zip bomb) or malformed XML.
+func tokenErr(r *run, err error) (more bool, _ error) {
+	var e *Error
+	switch {
+	case errors.Is(err, io.EOF):
+		return true, nil
+	case errors.Is(err, errLongRun):
+		r.doc.Cut = true
+		return false, nil
+	case errors.As(err, &e):
+		return false, e
+	}
+	return false, fail(r.doc.Type, "malformed XML: %v", err)
 }
 
 func (a *archive) file(name string) *zip.File {
@@ -101,17 +184,14 @@ type grammar struct {
 // blocks streams the XML part data and adds its blocks to the run; false
 // when the run is full. A malformed part (undefined entities included:
 // the decoder expands none, so entity bombs fail here) is an error.
-func (g grammar) blocks(r *run, data []byte) (bool, error) {
-	d := xml.NewDecoder(bytes.NewReader(data))
+func (g grammar) blocks(r *run, data io.Reader) (bool, error) {
+	d := xmlDecoder(data, r.lim.MaxText)
 	var b strings.Builder
 	depth, inText := 0, 0
 	for {
 		tok, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			return true, nil
-		}
 		if err != nil {
-			return false, fail(r.doc.Type, "malformed XML: %v", err)
+			return tokenErr(r, err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -142,8 +222,8 @@ func (g grammar) blocks(r *run, data []byte) (bool, error) {
 				inText--
 			}
 		case xml.CharData:
-			if depth > 0 && (g.text == nil || inText > 0) {
-				b.Write(t)
+			if depth > 0 && (g.text == nil || inText > 0) && b.Len() <= r.lim.MaxText {
+				b.Write(t) // a block past MaxText cuts the document (run.block)
 			}
 		}
 	}
@@ -237,14 +317,16 @@ func (a *archive) read(g grammar, names ...string) error {
 		if len(names) > 1 && !a.r.page() {
 			return nil
 		}
-		data, err := a.part(name)
+		rc, err := a.open(name)
 		if err != nil {
 			return err
 		}
-		if data == nil {
+		if rc == nil {
 			return fail(a.r.doc.Type, "malformed: no %s", name)
 		}
-		if more, err := g.blocks(a.r, data); err != nil || !more {
+		more, err := g.blocks(a.r, rc)
+		rc.Close()
+		if err != nil || !more {
 			return err
 		}
 	}

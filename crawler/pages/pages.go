@@ -52,7 +52,7 @@ type Record struct {
 	Seq       uint64    `json:"seq"` // order of first storage, from 1
 	Rev       uint64    `json:"rev"` // order of the last storage: every Put of any record takes the next
 	Status    Status    `json:"status"`
-	Reason    string    `json:"reason,omitempty"`
+	Reason    string    `json:"reason,omitempty"` // why skipped, failed or gone; for a fetched page, a bound it hit ("links: the first …")
 	FetchedAt time.Time `json:"fetched_at"`
 	Simhash   uint64    `json:"simhash,omitempty"`
 	Cluster   string    `json:"cluster,omitempty"` // the cluster the page joined (or founded); see Store.Master

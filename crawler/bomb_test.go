@@ -1,0 +1,247 @@
+package crawler
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/doppel-search/doppel/crawler/pages"
+	"github.com/doppel-search/doppel/internal/bombtest"
+)
+
+// maxCrawlRSS is the most a crawl of one bomb may take: the peak
+// resident size of the whole crawling process (issue 36).
+const maxCrawlRSS = 512 << 20
+
+// A bomb is a hostile resource served at /bomb, linked from the seed
+// (or the seed itself, at /), and what the crawl must record of it.
+type bomb struct {
+	name   string
+	path   string // where it is served: "/bomb" (linked from /) or "/"
+	header http.Header
+	body   func() []byte
+	status pages.Status
+	reason string // a part of the reason recorded for path
+	slow   bool   // run only with DOPPEL_SLOW_TESTS set
+}
+
+const gib = 1 << 30
+
+func bombs() []bomb {
+	h := func(kv ...string) http.Header {
+		hd := http.Header{}
+		for i := 0; i < len(kv); i += 2 {
+			hd.Set(kv[i], kv[i+1])
+		}
+		return hd
+	}
+	return []bomb{
+		{name: "gzip", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip"),
+			body: func() []byte { return bombtest.HTML(gib).Gzip() }, status: pages.Skipped, reason: "decompression bomb"},
+		{name: "deflate", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "deflate"),
+			body: func() []byte { return bombtest.HTML(gib).Zlib() }, status: pages.Skipped, reason: "decompression bomb"},
+		{name: "raw-deflate", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "deflate"),
+			body: func() []byte { return bombtest.HTML(gib).Deflate }, status: pages.Skipped, reason: "decompression bomb"},
+		{name: "gzip-gzip", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip, gzip"),
+			body: func() []byte { return gzipOf(bombtest.HTML(gib).Gzip()) }, status: pages.Skipped, reason: "content encoding"},
+		{name: "br", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "br"),
+			body: func() []byte { return randomBytes(1 << 20) }, status: pages.Skipped, reason: "content encoding br"},
+		{name: "xml.gz", path: "/bomb.xml.gz", header: h("Content-Type", "application/octet-stream"),
+			body: func() []byte { return bombtest.HTML(gib).Gzip() }, status: pages.Skipped, reason: "content type"},
+		{name: "pdf", path: "/bomb.pdf", header: h("Content-Type", "application/pdf"),
+			body: func() []byte { return bombtest.PDF(gib) }, status: pages.Skipped, reason: "pdf: "},
+		{name: "docx", path: "/bomb.docx", header: h("Content-Type", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
+			body: func() []byte { return bombtest.DOCX(gib) }, status: pages.Skipped, reason: "docx: zip bomb"},
+		{name: "docx-laughs", path: "/laughs.docx", header: h("Content-Type", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
+			body: bombtest.LaughsDOCX, status: pages.Skipped, reason: "docx: malformed XML"},
+		{name: "odt-laughs", path: "/laughs.odt", header: h("Content-Type", "application/vnd.oasis.opendocument.text"),
+			body: bombtest.LaughsODT, status: pages.Skipped, reason: "odt: malformed XML"},
+		{name: "links", path: "/", header: h("Content-Type", "text/html"),
+			body: func() []byte { return manyLinks(100000) }, status: pages.Fetched, reason: "links: the first 10000 of 100000 followed"},
+	}
+}
+
+// gzipOf compresses b with gzip.
+func gzipOf(b []byte) []byte {
+	var out bytes.Buffer
+	w := gzip.NewWriter(&out)
+	_, _ = w.Write(b)
+	_ = w.Close()
+	return out.Bytes()
+}
+
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// manyLinks is a page of n links to distinct pages.
+func manyLinks(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString("<html><body><main><p>The index of every record in the archive.</p>")
+	for i := range n {
+		fmt.Fprintf(&b, `<a href="/p/%d">record %d</a> `, i, i)
+	}
+	b.WriteString("</main></body></html>")
+	return b.Bytes()
+}
+
+// bombOutcome is what the child crawl reports to the test.
+type bombOutcome struct {
+	Err     string                  `json:"err,omitempty"`
+	PeakKB  int64                   `json:"peak_kb"`
+	Seconds float64                 `json:"seconds"`
+	Records map[string]pages.Record `json:"records"`
+}
+
+// TestBombs crawls each bomb in a child process (this test binary run
+// again, TestBombChild) and checks that the crawl finishes, records the
+// bomb with its reason, and peaks at most at maxCrawlRSS. The test
+// process serves the bombs; the child only crawls.
+func TestBombs(t *testing.T) {
+	if os.Getenv("DOPPEL_BOMB_SEED") != "" {
+		t.Skip("the child crawl")
+	}
+	for _, b := range bombs() {
+		t.Run(b.name, func(t *testing.T) {
+			if b.slow && os.Getenv("DOPPEL_SLOW_TESTS") == "" {
+				t.Skip("set DOPPEL_SLOW_TESTS=1 to run")
+			}
+			body := b.body()
+			mux := http.NewServeMux()
+			mux.HandleFunc("/robots.txt", http.NotFound)
+			serve := func(w http.ResponseWriter, r *http.Request) {
+				for k, v := range b.header {
+					w.Header()[k] = v
+				}
+				_, _ = w.Write(body)
+			}
+			if b.path == "/" {
+				mux.HandleFunc("/{$}", serve)
+			} else {
+				mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "text/html")
+					fmt.Fprintf(w, `<html><head><title>Reports</title></head><body><main><p>The latest report of the year, as a download: <a href="%s">the report</a>.</p></main></body></html>`, b.path)
+				})
+				mux.HandleFunc(b.path, serve)
+			}
+			mux.HandleFunc("/p/{i}", func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				fmt.Fprintf(w, "<html><body><main><p>Archive record %s: a distinct entry of its own with words of its own, number %s.</p></main></body></html>",
+					r.PathValue("i"), strings.Repeat(r.PathValue("i")+" ", 3))
+			})
+			s := newSite(t, mux)
+			out := runBombChild(t, s.URL+"/")
+			t.Logf("%s: peak RSS %d MB, %.1f s; %s: %s %q", b.name, out.PeakKB>>10, out.Seconds, b.path, out.Records[s.URL+b.path].Status, out.Records[s.URL+b.path].Reason)
+			if out.Err != "" {
+				t.Fatalf("the crawl failed: %s", out.Err)
+			}
+			rec, ok := out.Records[s.URL+b.path]
+			if !ok {
+				t.Fatalf("no record of %s among %d", b.path, len(out.Records))
+			}
+			if rec.Status != b.status || !strings.Contains(rec.Reason, b.reason) {
+				t.Errorf("%s recorded as %s %q, want %s with %q", b.path, rec.Status, rec.Reason, b.status, b.reason)
+			}
+			if out.PeakKB<<10 > maxCrawlRSS {
+				t.Errorf("the crawl peaked at %d MB, want at most %d MB", out.PeakKB>>10, maxCrawlRSS>>20)
+			}
+		})
+	}
+}
+
+// runBombChild crawls seed in a child process and returns what it found.
+func runBombChild(t *testing.T, seed string) bombOutcome {
+	t.Helper()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestBombChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "DOPPEL_BOMB_SEED="+seed, "DOPPEL_BOMB_DIR="+dir)
+	outText, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the child crawl: %v\n%s", err, tail(outText, 4000))
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "outcome.json"))
+	if err != nil {
+		t.Fatalf("the child crawl left no outcome: %v\n%s", err, tail(outText, 4000))
+	}
+	var out bombOutcome
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func tail(b []byte, n int) []byte { return b[max(0, len(b)-n):] }
+
+// TestBombChild is the child of TestBombs: it crawls DOPPEL_BOMB_SEED
+// (at most 20 pages) into DOPPEL_BOMB_DIR and writes outcome.json there
+// with the peak resident size of the process (VmHWM).
+func TestBombChild(t *testing.T) {
+	seed, dir := os.Getenv("DOPPEL_BOMB_SEED"), os.Getenv("DOPPEL_BOMB_DIR")
+	if seed == "" {
+		t.Skip("run by TestBombs")
+	}
+	out := bombOutcome{Records: map[string]pages.Record{}}
+	start := time.Now()
+	opts := testOptions(seed)
+	opts.MaxPages = 20
+	if n, err := strconv.Atoi(os.Getenv("DOPPEL_BOMB_LINKS")); err == nil {
+		opts.MaxLinksPerPage = n // to measure the bound's effect
+	}
+	c, err := Open(filepath.Join(dir, "crawl"), opts)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		err = c.Run(ctx)
+		cancel()
+		if err == nil {
+			err = c.pages.Each(func(r pages.Record) error {
+				r.Blocks, r.Text, r.Links = nil, "", nil
+				out.Records[r.URL] = r
+				return nil
+			})
+		}
+		c.Close()
+	}
+	if err != nil {
+		out.Err = err.Error()
+	}
+	out.Seconds = time.Since(start).Seconds()
+	out.PeakKB = peakKB()
+	data, _ := json.Marshal(out)
+	if err := os.WriteFile(filepath.Join(dir, "outcome.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// peakKB is the process's peak resident size in KiB (VmHWM), 0 if
+// unknown.
+func peakKB() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return n
+		}
+	}
+	return 0
+}

@@ -1,0 +1,232 @@
+// Package bombtest makes decompression bombs for tests: gzip, zlib and raw
+// DEFLATE streams, a PDF with a huge FlateDecode stream, a DOCX whose
+// document part inflates hugely, and XML entity bombs ("billion
+// laughs"). A stream that expands to a gibibyte is about a mebibyte and
+// is made in milliseconds: a mebibyte of one byte is compressed once, and
+// its compressed form, which after the first repeats exactly (the window
+// then holds only that byte), is copied.
+package bombtest
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"encoding/binary"
+	"fmt"
+	"hash/adler32"
+	"hash/crc32"
+)
+
+const chunk = 1 << 20
+
+// A Stream is a raw DEFLATE stream and what it expands to: Prefix, then
+// N bytes of Fill, then Suffix.
+type Stream struct {
+	Deflate []byte
+	Prefix  []byte
+	Fill    byte
+	N       int64 // a multiple of 1 MiB (rounded up)
+	Suffix  []byte
+}
+
+// Size is the number of bytes the stream expands to.
+func (s Stream) Size() int64 { return int64(len(s.Prefix)) + s.N + int64(len(s.Suffix)) }
+
+// Deflate returns the raw DEFLATE stream of prefix, n bytes of fill
+// (rounded up to a whole MiB) and suffix.
+func Deflate(prefix []byte, fill byte, n int64, suffix []byte) Stream {
+	chunks := max((n+chunk-1)/chunk, 1)
+	var buf bytes.Buffer
+	w, _ := flate.NewWriter(&buf, flate.BestCompression)
+	one := bytes.Repeat([]byte{fill}, chunk)
+	_, _ = w.Write(prefix)
+	// After a chunk or two the compressor's window holds only fill, and
+	// a chunk (ended by a sync flush, so byte-aligned) compresses to the
+	// same bytes every time: find two equal ones in a row.
+	var ends []int
+	for len(ends) < 3 || !bytes.Equal(buf.Bytes()[ends[len(ends)-3]:ends[len(ends)-2]], buf.Bytes()[ends[len(ends)-2]:ends[len(ends)-1]]) {
+		if len(ends) > 8 {
+			panic("bombtest: the compressed chunks do not repeat")
+		}
+		_, _ = w.Write(one)
+		_ = w.Flush()
+		ends = append(ends, buf.Len())
+	}
+	k := len(ends)
+	head := buf.Bytes()[:ends[k-2]] // prefix and k-1 chunks
+	rep := buf.Bytes()[ends[k-2]:ends[k-1]]
+	_, _ = w.Write(suffix)
+	_ = w.Close()
+	tail := buf.Bytes()[ends[k-1]:]
+	out := make([]byte, 0, len(head)+int(chunks)*len(rep)+len(tail))
+	out = append(out, head...)
+	for range chunks - int64(k-1) {
+		out = append(out, rep...)
+	}
+	out = append(out, tail...)
+	if chunks < int64(k-1) { // smaller than the warm-up: compress it plainly
+		buf.Reset()
+		w.Reset(&buf)
+		_, _ = w.Write(prefix)
+		for range chunks {
+			_, _ = w.Write(one)
+		}
+		_, _ = w.Write(suffix)
+		_ = w.Close()
+		out = bytes.Clone(buf.Bytes())
+	}
+	return Stream{Deflate: out, Prefix: prefix, Fill: fill, N: chunks * chunk, Suffix: suffix}
+}
+
+// sums returns the CRC-32 (IEEE) and Adler-32 of what s expands to.
+func (s Stream) sums() (uint32, uint32) {
+	crc := crc32.NewIEEE()
+	ad := adler32.New()
+	_, _ = crc.Write(s.Prefix)
+	_, _ = ad.Write(s.Prefix)
+	one := bytes.Repeat([]byte{s.Fill}, chunk)
+	for range s.N / chunk {
+		_, _ = crc.Write(one)
+		_, _ = ad.Write(one)
+	}
+	_, _ = crc.Write(s.Suffix)
+	_, _ = ad.Write(s.Suffix)
+	return crc.Sum32(), ad.Sum32()
+}
+
+// Gzip returns s as a gzip member (RFC 1952), with its CRC and size.
+func (s Stream) Gzip() []byte {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	_ = zw.Close()
+	hdr := b.Bytes()[:10]
+	crc, _ := s.sums()
+	out := append(bytes.Clone(hdr), s.Deflate...)
+	out = binary.LittleEndian.AppendUint32(out, crc)
+	return binary.LittleEndian.AppendUint32(out, uint32(s.Size()))
+}
+
+// Zlib returns s as a zlib stream (RFC 1950): what HTTP's "deflate"
+// content coding and PDF's FlateDecode are.
+func (s Stream) Zlib() []byte {
+	_, ad := s.sums()
+	out := append([]byte{0x78, 0xda}, s.Deflate...)
+	return binary.BigEndian.AppendUint32(out, ad)
+}
+
+// HTML returns a gzip-able HTML page of about n bytes: a paragraph of
+// n spaces between words.
+func HTML(n int64) Stream {
+	return Deflate([]byte("<!DOCTYPE html><html><head><title>A bomb</title></head><body><p>It starts like a page"), ' ', n,
+		[]byte(" and ends like one.</p></body></html>"))
+}
+
+// PDF returns a one-page PDF whose content stream is a FlateDecode
+// stream of n zero bytes (an n of 1 GiB makes a PDF of about 1 MiB).
+func PDF(n int64) []byte {
+	s := Deflate(nil, 0, n, nil).Zlib()
+	var b bytes.Buffer
+	var offs []int
+	obj := func(body string, stream []byte) {
+		offs = append(offs, b.Len())
+		fmt.Fprintf(&b, "%d 0 obj\n%s", len(offs), body)
+		if stream != nil {
+			b.WriteString("\nstream\n")
+			b.Write(stream)
+			b.WriteString("\nendstream")
+		}
+		b.WriteString("\nendobj\n")
+	}
+	b.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	obj("<< /Type /Catalog /Pages 2 0 R >>", nil)
+	obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>", nil)
+	obj("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << >> >>", nil)
+	obj(fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>", len(s)), s)
+	obj("<< /Title (A bomb) >>", nil)
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R /Info 5 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offs)+1, xref)
+	return b.Bytes()
+}
+
+// A Part is a member of a zip archive: Name, and either Data (stored
+// deflated) or a Stream (written as it is).
+type Part struct {
+	Name   string
+	Data   []byte
+	Stream *Stream
+}
+
+// Zip returns a zip archive of parts.
+func Zip(parts ...Part) []byte {
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	for _, p := range parts {
+		if p.Stream == nil {
+			w, err := zw.Create(p.Name)
+			if err != nil {
+				panic(err)
+			}
+			_, _ = w.Write(p.Data)
+			continue
+		}
+		crc, _ := p.Stream.sums()
+		w, err := zw.CreateRaw(&zip.FileHeader{Name: p.Name, Method: zip.Deflate, CRC32: crc,
+			CompressedSize64: uint64(len(p.Stream.Deflate)), UncompressedSize64: uint64(p.Stream.Size())})
+		if err != nil {
+			panic(err)
+		}
+		_, _ = w.Write(p.Stream.Deflate)
+	}
+	if err := zw.Close(); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}
+
+const contentTypes = `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
+	`<Default Extension="xml" ContentType="application/xml"/>` +
+	`<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`
+
+const wordStart = `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>`
+const wordEnd = `</w:t></w:r></w:p></w:body></w:document>`
+
+// DOCX returns a DOCX whose word/document.xml is one paragraph of n
+// letters: well-formed, and a zip bomb for n of a gibibyte.
+func DOCX(n int64) []byte {
+	s := Deflate([]byte(wordStart), 'a', n, []byte(wordEnd))
+	return Zip(Part{Name: "[Content_Types].xml", Data: []byte(contentTypes)}, Part{Name: "word/document.xml", Stream: &s})
+}
+
+// Laughs returns an XML document that a parser expanding entities
+// would blow up to 10^levels copies of "lol" ("billion laughs": 9
+// levels), its root element holding the last entity.
+func Laughs(root string, levels int) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "<?xml version=\"1.0\"?>\n<!DOCTYPE %s [\n<!ENTITY lol0 \"lol\">\n", root)
+	for i := 1; i <= levels; i++ {
+		fmt.Fprintf(&b, "<!ENTITY lol%d \"%s\">\n", i, bytes.Repeat(fmt.Appendf(nil, "&lol%d;", i-1), 10))
+	}
+	fmt.Fprintf(&b, "]>\n%s", root)
+	return b.Bytes()
+}
+
+// LaughsDOCX returns a DOCX whose document part is a billion laughs.
+func LaughsDOCX() []byte {
+	doc := Laughs("w:document", 9)
+	doc = bytes.Replace(doc, []byte("]>\nw:document"),
+		[]byte(`]><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>&lol9;</w:t></w:r></w:p></w:body></w:document>`), 1)
+	return Zip(Part{Name: "[Content_Types].xml", Data: []byte(contentTypes)}, Part{Name: "word/document.xml", Data: doc})
+}
+
+// LaughsODT returns an ODT whose content.xml is a billion laughs.
+func LaughsODT() []byte {
+	doc := Laughs("office:document-content", 9)
+	doc = bytes.Replace(doc, []byte("]>\noffice:document-content"),
+		[]byte(`]><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text><text:p>&lol9;</text:p></office:text></office:body></office:document-content>`), 1)
+	return Zip(Part{Name: "mimetype", Data: []byte("application/vnd.oasis.opendocument.text")}, Part{Name: "content.xml", Data: doc})
+}
