@@ -493,7 +493,11 @@ func (f *fetcher) addLinks(r *result, links []clean.Link) {
 		if d.Verdict == admit.Ignore || d.URL == r.url {
 			continue
 		}
-		r.links = append(r.links, link{Decision: d, text: l.Text, task: task{Depth: r.task.Depth + 1}})
+		text := l.Text
+		if !hook.AnchorCarries(f.opts.groupsFor(r.url), f.opts.groupsFor(d.URL)) {
+			text = "" // a restricted page's words must not make a page of wider access findable
+		}
+		r.links = append(r.links, link{Decision: d, text: text, task: task{Depth: r.task.Depth + 1}})
 		if l.Main && d.Verdict == admit.Follow {
 			r.mainLinks = append(r.mainLinks, d.URL)
 		}

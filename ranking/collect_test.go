@@ -44,7 +44,7 @@ func testTopIsBleveSort(t *testing.T, policy indexer.Policy) {
 		if i%5 == 0 {
 			q = ""
 		}
-		cq, err := s.compile(q, Plain)
+		cq, err := s.compile(context.Background(), q, Plain, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +131,7 @@ func (x ignoring) Search(ctx context.Context, req *bleve.SearchRequest) (*bleve.
 
 func (s *Searcher) mustCompile(t *testing.T, q string) query.Query {
 	t.Helper()
-	cq, err := s.compile(q, Plain)
+	cq, err := s.compile(context.Background(), q, Plain, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

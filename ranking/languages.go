@@ -143,17 +143,13 @@ func (l *languages) forText(names []string, text string, share func(string) floa
 }
 
 // forQuery returns the languages to analyze the words of text in (see
-// forText), reading the index's terms if it has more than one language.
-func (l *languages) forQuery(text string) userquery.Languages {
+// forText), reading the terms of the documents the user may see (share,
+// termStats.share) if the index has more than one language.
+func (l *languages) forQuery(text string, share func(string) float64) userquery.Languages {
 	names := l.analyzers()
 	if len(names) == 1 {
 		return userquery.Languages{}
 	}
-	share, release, err := l.ix.TermShares()
-	if err != nil {
-		return l.forText(names, text, nil)
-	}
-	defer release()
 	return l.forText(names, text, share)
 }
 
@@ -163,16 +159,16 @@ func (l *languages) forQuery(text string) userquery.Languages {
 // different terms of its text. Left to bleve, such a query would take
 // the analyzer of whichever document type its mapping happened to list
 // first.
-func (l *languages) inLanguages(q query.Query) query.Query {
+func (l *languages) inLanguages(q query.Query, share func(string) float64) query.Query {
 	return multiterm.Rewrite(q, func(q query.Query) query.Query {
 		switch q := q.(type) {
 		case *query.MatchQuery:
 			if q.Analyzer == "" {
-				return l.each(l.forQuery(q.Match).Analyzers, q.Match, func(a string) query.Query { c := *q; c.Analyzer = a; return &c })
+				return l.each(l.forQuery(q.Match, share).Analyzers, q.Match, func(a string) query.Query { c := *q; c.Analyzer = a; return &c })
 			}
 		case *query.MatchPhraseQuery:
 			if q.Analyzer == "" {
-				return l.each(l.forQuery(q.MatchPhrase).Analyzers, q.MatchPhrase, func(a string) query.Query { c := *q; c.Analyzer = a; return &c })
+				return l.each(l.forQuery(q.MatchPhrase, share).Analyzers, q.MatchPhrase, func(a string) query.Query { c := *q; c.Analyzer = a; return &c })
 			}
 		}
 		return q

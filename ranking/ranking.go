@@ -48,6 +48,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -300,6 +301,9 @@ type Searcher struct {
 	opts  Options
 	plain *userquery.Parser
 	langs *languages
+
+	totalsMu sync.Mutex
+	totals   map[string]visibleTotal // records each set of groups may see (termStats)
 }
 
 // plainFields are the fields a Plain query searches and may name, with
@@ -385,10 +389,16 @@ func (s *Searcher) searchError(ctx context.Context, err error, query bool) error
 	var mt *multiterm.Error
 	switch {
 	case errors.As(err, &mt):
-		if errors.Is(mt, multiterm.ErrTermTooLong) {
+		// The message names the query as written and nothing the index
+		// holds: no count of terms (a count left of the budget told which
+		// words and URLs exist in pages the user may not see).
+		switch {
+		case errors.Is(mt, multiterm.ErrTermTooLong):
 			return fmt.Errorf("%w: the %s is longer than %d characters", ErrTooBroad, mt.Query, mt.Limit)
+		case errors.Is(mt, multiterm.ErrTooComplex):
+			return fmt.Errorf("%w: the %s is too complex; make it simpler", ErrTooBroad, mt.Query)
 		}
-		return fmt.Errorf("%w: the %s matches more than %d terms in %s; make it more specific", ErrTooBroad, mt.Query, mt.Limit, mt.Field)
+		return fmt.Errorf("%w: the %s matches too many words; make it more specific", ErrTooBroad, mt.Query)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return fmt.Errorf("%w (over %v): %w", ErrTimeout, s.opts.Timeout, ctx.Err())
 	case ctx.Err() != nil:
@@ -414,24 +424,31 @@ type compiled struct {
 	// required are those words' terms (userquery.Parser.Required).
 	tier     query.Query
 	required [][]string
+	// stats are the term counts of the documents the user may see.
+	stats *termStats
 }
 
-// compile reads the query q in syntax syn; blank matches everything.
-func (s *Searcher) compile(q string, syn Syntax) (compiled, error) {
+// compile reads the query q in syntax syn for a user of groups; blank
+// matches everything. Every decision it takes from the index's terms
+// (which languages analyze a word, which words a long query keeps, which
+// terms a wildcard expands to) reads the documents the user may see
+// only.
+func (s *Searcher) compile(ctx context.Context, q string, syn Syntax, groups []string) (compiled, error) {
+	st := s.termStats(ctx, groups)
 	if syn == Plain {
 		parsed := s.plain.Parse(q)
 		var words []string
 		for _, c := range parsed.Clauses {
 			words = append(words, c.Text)
 		}
-		p := s.reduce(s.plain.With(s.langs.forQuery(strings.Join(words, " "))), parsed)
-		c := compiled{text: s.bound(p.Build(parsed)), snippet: p.Snippet(parsed, indexer.FieldBody), truncated: parsed.Truncated,
-			required: p.Required(parsed)}
+		p := s.reduce(s.plain.With(s.langs.forQuery(strings.Join(words, " "), st.share)), parsed, st)
+		c := compiled{text: s.bound(p.Build(parsed), groups), snippet: p.Snippet(parsed, indexer.FieldBody), truncated: parsed.Truncated,
+			required: p.Required(parsed), stats: st}
 		if t := p.Within(parsed, indexer.FieldTitle, indexer.FieldHeadings, indexer.FieldAnchors); t != nil {
-			c.tier = s.bound(t)
+			c.tier = s.bound(t, groups)
 		}
 		if p.Relaxed(parsed, nil) != nil {
-			c.relaxed = func(common func([]string) bool) query.Query { return s.bound(p.Relaxed(parsed, common)) }
+			c.relaxed = func(common func([]string) bool) query.Query { return s.bound(p.Relaxed(parsed, common), groups) }
 		}
 		return c, nil
 	}
@@ -439,29 +456,27 @@ func (s *Searcher) compile(q string, syn Syntax) (compiled, error) {
 	if err != nil {
 		return compiled{}, err
 	}
-	text = s.bound(s.langs.inLanguages(text))
-	return compiled{text: text, snippet: text}, nil
+	text = s.bound(s.langs.inLanguages(text, st.share), groups)
+	return compiled{text: text, snippet: text, stats: st}, nil
 }
 
 // reduce returns p reduced to Options.MaxWords of q's plain words (see
-// userquery.Parser.Reduce), or p if q has no more or the index's term
-// counts cannot be read.
-func (s *Searcher) reduce(p *userquery.Parser, q userquery.Parsed) *userquery.Parser {
+// userquery.Parser.Reduce), ranked by the documents the user may see that
+// hold them, or p if q has no more.
+func (s *Searcher) reduce(p *userquery.Parser, q userquery.Parsed, st *termStats) *userquery.Parser {
 	if s.opts.MaxWords <= 0 {
 		return p
 	}
-	share, release, err := s.ix.TermShares()
-	if err != nil {
-		return p
-	}
-	defer release()
-	return p.Reduce(q, s.opts.MaxWords, share)
+	return p.Reduce(q, s.opts.MaxWords, st.share)
 }
 
 // bound limits the expansion of q's multi-term queries to
-// Options.MaxTerms.
-func (s *Searcher) bound(q query.Query) query.Query {
-	q, _ = multiterm.Bound(q, multiterm.Options{MaxTerms: s.opts.MaxTerms})
+// Options.MaxTerms terms that documents a user of groups may see hold
+// (multiterm.Options.Visible): a term only hidden pages hold is neither
+// searched nor counted, so that neither the answer nor "too broad" says
+// it exists.
+func (s *Searcher) bound(q query.Query, groups []string) query.Query {
+	q, _ = multiterm.Bound(q, multiterm.Options{MaxTerms: s.opts.MaxTerms, Visible: indexer.VisibleTo(groups)})
 	return q
 }
 
@@ -518,20 +533,16 @@ func strictFirst(strict, relaxed []*search.DocumentMatch) []*search.DocumentMatc
 	return out
 }
 
-// relaxed builds cq's relaxed query with the index's common terms.
+// relaxed builds cq's relaxed query with the terms common in the
+// documents the user may see.
 func (s *Searcher) relaxed(cq compiled) (query.Query, error) {
-	share, release, err := s.ix.TermShares()
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	return cq.relaxed(func(terms []string) bool {
 		sh := 0.0
 		for _, t := range terms {
-			sh += share(t)
+			sh += cq.stats.share(t)
 		}
 		return sh == 0 || sh > commonShare
-	}), nil
+	}), cq.stats.err
 }
 
 // filtered restricts q to documents (not member records) the user may see,
@@ -575,7 +586,7 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	r.Page, r.Size = max(r.Page, 1), min(cmp.Or(max(r.Size, 0), 10), 100)
-	cq, err := s.compile(r.Query, r.Syntax)
+	cq, err := s.compile(ctx, r.Query, r.Syntax, r.Groups)
 	if err != nil {
 		return nil, err
 	}
@@ -751,40 +762,29 @@ func (s *Searcher) tierHits(ctx context.Context, cq compiled, r Request, window 
 	return rk, int(n), err == nil, err
 }
 
-// A recordCounter counts the records TermShares divides by
-// ([indexer.Index.DocCount]; a sharded index sums its shards').
-type recordCounter interface {
-	DocCount() (uint64, error)
-}
-
 // estimate returns an upper bound of the documents cq's text matches —
-// the fewest documents holding one of its required words, any of the
-// word's terms, from the index's term counts — and false when it cannot
-// say (no required word, or an index that does not count its records).
-// Cost: one dictionary lookup per term.
+// the fewest documents the user may see holding one of its required
+// words, any of the word's terms — and false when it cannot say (no
+// required word, or the counts could not be read). Cost: one count per
+// term (termStats).
 func (s *Searcher) estimate(cq compiled) (uint64, bool) {
-	ix, ok := s.ix.(recordCounter)
-	if !ok || len(cq.required) == 0 {
+	if len(cq.required) == 0 || cq.stats == nil {
 		return 0, false
 	}
-	n, err := ix.DocCount()
-	if err != nil {
-		return 0, false
-	}
-	share, release, err := s.ix.TermShares()
-	if err != nil {
-		return 0, false
-	}
-	defer release()
-	fewest := 1.0
-	for _, w := range cq.required {
-		held := 0.0
+	fewest := uint64(0)
+	for i, w := range cq.required {
+		held := uint64(0)
 		for _, t := range w {
-			held += share(t)
+			held += cq.stats.count(t)
 		}
-		fewest = min(fewest, held)
+		if i == 0 || held < fewest {
+			fewest = held
+		}
 	}
-	return uint64(fewest*float64(n) + 0.5), true
+	if cq.stats.err != nil {
+		return 0, false
+	}
+	return fewest, true
 }
 
 // collapseAll is collapse reading every candidate (at most
@@ -1345,7 +1345,7 @@ func (s *Searcher) Members(ctx context.Context, cluster string, groups []string,
 		slices.SortStableFunc(ms, func(a, b indexer.Member) int { return b.Length - a.Length })
 	default:
 		score := map[string]float64{}
-		if cq, err := s.compile(queryString, Plain); err == nil && strings.TrimSpace(queryString) != "" {
+		if cq, err := s.compile(ctx, queryString, Plain, groups); err == nil && strings.TrimSpace(queryString) != "" {
 			var ids []string
 			for _, m := range ms {
 				ids = append(ids, m.ID)

@@ -74,7 +74,7 @@ func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (
 	if n >= 8 {
 		fuzzy.SetFuzziness(2)
 	}
-	req := bleve.NewSearchRequestOptions(visible(s.bound(fuzzy)), suggestHits, 0, false)
+	req := bleve.NewSearchRequestOptions(visible(s.bound(fuzzy, groups)), suggestHits, 0, false)
 	req.IncludeLocations = true
 	res, err := s.ix.Search(ctx, req)
 	if err != nil {
@@ -155,7 +155,7 @@ func (s *Searcher) Complete(ctx context.Context, typed string, groups []string) 
 	}
 	prefix := bleve.NewPrefixQuery(last)
 	prefix.SetField(indexer.FieldWords)
-	req := bleve.NewSearchRequestOptions(s.filtered(s.bound(prefix), Request{Groups: groups}), suggestHits, 0, false)
+	req := bleve.NewSearchRequestOptions(s.filtered(s.bound(prefix, groups), Request{Groups: groups}), suggestHits, 0, false)
 	req.IncludeLocations = true
 	req.Fields = []string{indexer.FieldTitle}
 	res, err := s.ix.Search(ctx, req)

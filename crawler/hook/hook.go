@@ -302,6 +302,32 @@ func Attach(col *colly.Collector, opts Options) (*Hook, error) {
 	return h, nil
 }
 
+// AnchorCarries reports whether the anchor text of a link from a page of
+// the access groups source to a page of the groups target may be indexed
+// with the target: only if everyone who may see the target may see the
+// source — the source is public, or the target is restricted to groups
+// all of which the source admits (nil or empty: public). Otherwise a user
+// who may see the target but not the source would find the target by
+// words only the source holds (a link from /hr/ to a public page, its
+// anchor text "grievance procedure"). The anchors given to Process,
+// Prepare and Prepared.SetAnchors are indexed as given: a caller
+// collecting them filters them with AnchorCarries, as package crawler
+// does.
+func AnchorCarries(source, target []string) bool {
+	if len(source) == 0 {
+		return true
+	}
+	if len(target) == 0 {
+		return false
+	}
+	for _, g := range target {
+		if !slices.Contains(source, g) {
+			return false
+		}
+	}
+	return true
+}
+
 // Detector returns the hook's detector.
 func (h *Hook) Detector() *dedup.Detector { return h.opts.Detector }
 

@@ -445,3 +445,24 @@ func TestRestripOnlyEarly(t *testing.T) {
 		}
 	}
 }
+
+// TestAnchorCarries: an anchor text is indexed with its target only when
+// everyone who may see the target may see the link's source.
+func TestAnchorCarries(t *testing.T) {
+	for _, tc := range []struct {
+		source, target []string
+		want           bool
+	}{
+		{nil, nil, true},
+		{nil, []string{"hr"}, true},
+		{[]string{"hr"}, nil, false},
+		{[]string{"hr"}, []string{"hr"}, true},
+		{[]string{"hr"}, []string{"it"}, false},
+		{[]string{"hr"}, []string{"hr", "it"}, false}, // an "it" user sees the target, not the source
+		{[]string{"hr", "it"}, []string{"hr"}, true},
+	} {
+		if got := AnchorCarries(tc.source, tc.target); got != tc.want {
+			t.Errorf("AnchorCarries(%v, %v) = %v, want %v", tc.source, tc.target, got, tc.want)
+		}
+	}
+}

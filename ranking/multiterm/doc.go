@@ -20,8 +20,23 @@
 // match and phrase queries read one posting list per word, and numeric and
 // date ranges a few dozen.
 //
-// Cost: enumerating is O(terms walked) in the dictionary's automaton, at
-// most the field's dictionary (a regular expression that matches few terms
-// but starts with ".*" walks all of it: 0.3 s for 100,000 terms); the
-// search then reads at most MaxTerms posting lists.
+// Before any term is read, a regular expression (and a wildcard, as the
+// expression it is read as) is refused with [ErrTooComplex] by its shape:
+// longer than Options.MaxRegexBytes, a repetition over Options.MaxRepeat,
+// or a program over Options.MaxRegexInsts instructions. Terms are then
+// matched by Go's regexp (RE2), never by bleve's automaton, whose
+// construction cannot be stopped and is exponential in the worst case
+// ("/.{0,1000}y.{0,1000}/" spent over 30 s of CPU in it).
+//
+// With Options.Visible (a user's access filter), only terms that a
+// visible document holds are expanded to and counted: the answer and the
+// error are those the visible documents alone would give.
+//
+// Cost: enumerating is O(terms walked) in the dictionary from the
+// pattern's literal prefix (fuzzy terms: the index's Levenshtein
+// automaton), each term matched in O(MaxRegexInsts × its length), at most
+// the field's dictionary (a regular expression that starts with ".*"
+// walks all of it: 0.3 s for 100,000 terms), with the context checked
+// every 64 terms read; with Visible, one conjunction per matching term.
+// The search then reads at most MaxTerms posting lists.
 package multiterm

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -24,6 +25,12 @@ var (
 	// ErrTermTooLong means a fuzzy term is longer than
 	// Options.MaxFuzzyRunes.
 	ErrTermTooLong = errors.New("multiterm: fuzzy term too long")
+	// ErrTooComplex means a regular expression (or the one a wildcard
+	// is read as) is longer than Options.MaxRegexBytes, repeats more
+	// than Options.MaxRepeat times, or compiles to more than
+	// Options.MaxRegexInsts instructions; it is refused before any
+	// term is read.
+	ErrTooComplex = errors.New("multiterm: regular expression too complex")
 )
 
 // An Error says which multi-term query a search refused.
@@ -36,8 +43,11 @@ type Error struct {
 
 // Error implements error.
 func (e *Error) Error() string {
-	if errors.Is(e.Err, ErrTermTooLong) {
+	switch {
+	case errors.Is(e.Err, ErrTermTooLong):
 		return fmt.Sprintf("multiterm: the %s has more than %d characters", e.Query, e.Limit)
+	case errors.Is(e.Err, ErrTooComplex):
+		return fmt.Sprintf("multiterm: the %s is too complex", e.Query)
 	}
 	return fmt.Sprintf("multiterm: the %s matches more than %d terms in %s", e.Query, e.Limit, e.Field)
 }
@@ -54,6 +64,32 @@ type Options struct {
 	// MaxFuzzyRunes is the longest term a fuzzy query may have: its
 	// Levenshtein automaton grows with the term. Default 64.
 	MaxFuzzyRunes int
+	// MaxRegexBytes is the longest regular expression (or wildcard, as
+	// the expression it is read as) a query may have. Default 1000
+	// (Elasticsearch's index.max_regex_length).
+	MaxRegexBytes int
+	// MaxRepeat is the largest count of a repetition ({n}, {n,m}) a
+	// regular expression may have. Default 100.
+	MaxRepeat int
+	// MaxRegexInsts is how many instructions of Go's regexp/syntax a
+	// regular expression may compile to once simplified (x{0,100} is 100
+	// copies of x): matching a term costs at most this times the term's
+	// length. Default 300. Regular expressions are matched with Go's
+	// regexp (RE2: time linear in the term, no backtracking, no
+	// determinized automaton to build), never with bleve's automaton,
+	// which builds up to 10,000 states of 256 transitions each before the
+	// first term is read and cannot be stopped: "/.{0,30}y.{0,30}/" took
+	// 1.5 s there before failing, "/.{0,1000}y.{0,1000}/" over 30 s.
+	MaxRegexInsts int
+	// Visible, if not nil, is the documents whose terms count: a
+	// dictionary term that no document matching Visible holds is not
+	// expanded to (as if the index did not hold it) and does not count
+	// against MaxTerms, so that neither the answer nor the error depends
+	// on documents outside it (a user's access filter, see package
+	// ranking). Each term of the dictionary walk costs one conjunction
+	// of its posting list with Visible, stopped at the first document.
+	// Expand (the sharded path) does not filter.
+	Visible query.Query
 }
 
 // EnsureDefaults sets every zero field to its default (each field's doc
@@ -64,6 +100,15 @@ func (o *Options) EnsureDefaults() *Options {
 	}
 	if o.MaxFuzzyRunes <= 0 {
 		o.MaxFuzzyRunes = 64
+	}
+	if o.MaxRegexBytes <= 0 {
+		o.MaxRegexBytes = 1000
+	}
+	if o.MaxRepeat <= 0 {
+		o.MaxRepeat = 100
+	}
+	if o.MaxRegexInsts <= 0 {
+		o.MaxRegexInsts = 300
 	}
 	return o
 }
@@ -80,17 +125,17 @@ const checkEvery = 64
 // once, by the first search that expands it.
 func Bound(q query.Query, opts Options) (query.Query, int) {
 	opts.EnsureDefaults()
-	b := &budget{left: opts.MaxTerms, max: opts.MaxTerms, maxFuzzy: opts.MaxFuzzyRunes}
+	b := &budget{left: opts.MaxTerms, max: opts.MaxTerms, opts: opts}
 	n := 0
 	return b.bound(q, &n), n
 }
 
 // budget is the terms the bounded queries of one tree may still expand to.
 type budget struct {
-	mu       sync.Mutex
-	left     int
-	max      int
-	maxFuzzy int
+	mu   sync.Mutex
+	left int
+	max  int
+	opts Options // defaults applied
 }
 
 // take spends n terms; it reports false if fewer are left.
@@ -211,7 +256,7 @@ func (q *bounded) Searcher(ctx context.Context, i index.IndexReader, m mapping.I
 	if field == "" {
 		field = m.DefaultSearchField()
 	}
-	terms, dists, err := q.expand(ctx, i, field)
+	terms, dists, err := q.expand(ctx, i, m, field)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +288,7 @@ func (q *bounded) Expand(ctx context.Context, r index.IndexReader, m mapping.Ind
 	if field == "" {
 		field = m.DefaultSearchField()
 	}
-	terms, dists, err := q.expand(ctx, r, field)
+	terms, dists, err := q.expand(ctx, r, nil, field)
 	if err != nil {
 		return nil, err
 	}
@@ -276,15 +321,65 @@ func (q *bounded) Validate() error {
 	switch {
 	case q.kind == fuzzyKind && (q.fuzziness < 0 || q.fuzziness > searcher.MaxFuzziness):
 		return fmt.Errorf("multiterm: %s: fuzziness must be 1 or %d", q.what, searcher.MaxFuzziness)
-	case q.kind == fuzzyKind && utf8.RuneCountInString(q.text) > q.budget.maxFuzzy:
-		return &Error{Query: q.what, Limit: q.budget.maxFuzzy, Err: ErrTermTooLong}
+	case q.kind == fuzzyKind && utf8.RuneCountInString(q.text) > q.budget.opts.MaxFuzzyRunes:
+		return &Error{Query: q.what, Limit: q.budget.opts.MaxFuzzyRunes, Err: ErrTermTooLong}
+	case q.kind == regexpKind:
+		if _, err := compileRegexp(q.text, q.budget.opts); err != nil {
+			if errors.Is(err, ErrTooComplex) {
+				return &Error{Query: q.what, Err: ErrTooComplex}
+			}
+			return fmt.Errorf("multiterm: %s: %w", q.what, err)
+		}
 	}
 	return nil
 }
 
+// compileRegexp returns pattern compiled to match whole terms, or an
+// error wrapping ErrTooComplex if it exceeds o's bounds (checked in
+// that order, each before the costlier next step: its length, then its
+// repetitions once parsed, then its program once simplified). Cost:
+// O(len(pattern)) to parse, O(MaxRegexInsts) to compile.
+func compileRegexp(pattern string, o Options) (*regexp.Regexp, error) {
+	if len(pattern) > o.MaxRegexBytes {
+		return nil, fmt.Errorf("%w: longer than %d bytes", ErrTooComplex, o.MaxRegexBytes)
+	}
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		var se *syntax.Error
+		if errors.As(err, &se) && (se.Code == syntax.ErrInvalidRepeatSize || se.Code == syntax.ErrLarge || se.Code == syntax.ErrNestingDepth) {
+			return nil, fmt.Errorf("%w: %v", ErrTooComplex, err)
+		}
+		return nil, err
+	}
+	if n := maxRepeat(re); n > o.MaxRepeat {
+		return nil, fmt.Errorf("%w: a repetition of %d, at most %d", ErrTooComplex, n, o.MaxRepeat)
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return nil, err
+	}
+	if len(prog.Inst) > o.MaxRegexInsts {
+		return nil, fmt.Errorf("%w: %d instructions, at most %d", ErrTooComplex, len(prog.Inst), o.MaxRegexInsts)
+	}
+	return regexp.Compile(`^(?:` + pattern + `)$`)
+}
+
+// maxRepeat returns the largest count of a repetition in re.
+func maxRepeat(re *syntax.Regexp) int {
+	n := 0
+	if re.Op == syntax.OpRepeat {
+		n = max(re.Min, re.Max)
+	}
+	for _, s := range re.Sub {
+		n = max(n, maxRepeat(s))
+	}
+	return n
+}
+
 // expand returns the query's terms in field, enumerating them on the first
-// call.
-func (q *bounded) expand(ctx context.Context, r index.IndexReader, field string) ([]string, []uint8, error) {
+// call; m is the mapping to search Options.Visible with, nil not to
+// filter.
+func (q *bounded) expand(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, field string) ([]string, []uint8, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.expanded {
@@ -296,9 +391,16 @@ func (q *bounded) expand(ctx context.Context, r index.IndexReader, field string)
 	limit := q.budget.remaining()
 	var terms []string
 	var dists []uint8
+	walked := 0
 	add := func(term string, dist uint8) error {
-		if len(terms)%checkEvery == 0 {
+		if walked++; walked%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if m != nil && q.budget.opts.Visible != nil {
+			held, err := heldBy(ctx, r, m, field, term, q.budget.opts.Visible)
+			if err != nil || !held {
 				return err
 			}
 		}
@@ -312,11 +414,11 @@ func (q *bounded) expand(ctx context.Context, r index.IndexReader, field string)
 	var err error
 	switch q.kind {
 	case regexpKind:
-		err = expandRegexp(r, field, q.text, add)
+		err = expandRegexp(ctx, r, field, q.text, q.budget.opts, add)
 	case prefixKind:
-		err = walk(dict(r, field, q.text))(add)
+		err = walk(dict(r, field, q.text))(ctx, add)
 	case fuzzyKind:
-		err = expandFuzzy(r, field, q.text, q.fuzziness, q.prefix, add)
+		err = expandFuzzy(ctx, r, field, q.text, q.fuzziness, q.prefix, add)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -328,15 +430,37 @@ func (q *bounded) expand(ctx context.Context, r index.IndexReader, field string)
 	return terms, dists, nil
 }
 
+// heldBy reports whether a document matching visible holds term in
+// field. Cost: a conjunction of the term's posting list with visible,
+// stopped at the first match.
+func heldBy(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, field, term string, visible query.Query) (bool, error) {
+	t := query.NewTermQuery(term)
+	t.SetField(field)
+	s, err := query.NewConjunctionQuery([]query.Query{t, visible}).Searcher(ctx, r, m, search.SearcherOptions{})
+	if err != nil {
+		return false, err
+	}
+	defer s.Close()
+	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0)}
+	dm, err := s.Next(sctx)
+	return dm != nil, err
+}
+
 // walk returns a function that calls add with every term of a dictionary
-// (with its edit distance, for fuzzy dictionaries) and closes it.
-func walk(d index.FieldDict, err error) func(add func(string, uint8) error) error {
-	return func(add func(string, uint8) error) error {
+// (with its edit distance, for fuzzy dictionaries) and closes it,
+// checking ctx every checkEvery terms read.
+func walk(d index.FieldDict, err error) func(ctx context.Context, add func(string, uint8) error) error {
+	return func(ctx context.Context, add func(string, uint8) error) error {
 		if err != nil {
 			return err
 		}
 		defer d.Close()
-		for {
+		for n := 1; ; n++ {
+			if n%checkEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 			e, err := d.Next()
 			if err != nil || e == nil {
 				return err
@@ -358,13 +482,11 @@ func dict(r index.IndexReader, field, prefix string) (index.FieldDict, error) {
 }
 
 // expandRegexp calls add with the terms of field that pattern matches
-// whole, through the index's automaton if it has one, and otherwise as
-// bleve's NewRegexpSearcher does (the leftmost match must span the term).
-func expandRegexp(r index.IndexReader, field, pattern string, add func(string, uint8) error) error {
-	if ir, ok := r.(index.IndexReaderRegexp); ok {
-		return walk(ir.FieldDictRegexp(field, pattern))(add)
-	}
-	re, err := regexp.Compile(pattern)
+// whole, walking the dictionary from the pattern's literal prefix and
+// matching each term with Go's regexp (see Options.MaxRegexInsts for
+// why not the index's automaton).
+func expandRegexp(ctx context.Context, r index.IndexReader, field, pattern string, o Options, add func(string, uint8) error) error {
+	re, err := compileRegexp(pattern, o)
 	if err != nil {
 		return err
 	}
@@ -372,8 +494,8 @@ func expandRegexp(r index.IndexReader, field, pattern string, add func(string, u
 	if complete {
 		return add(prefix, 0)
 	}
-	return walk(dict(r, field, prefix))(func(t string, _ uint8) error {
-		if m := re.FindStringIndex(t); m != nil && m[0] == 0 && m[1] == len(t) {
+	return walk(dict(r, field, prefix))(ctx, func(t string, _ uint8) error {
+		if re.MatchString(t) {
 			return add(t, 0)
 		}
 		return nil
@@ -382,15 +504,15 @@ func expandRegexp(r index.IndexReader, field, pattern string, add func(string, u
 
 // expandFuzzy calls add with the terms of field within fuzziness edits of
 // term that share its first prefix runes.
-func expandFuzzy(r index.IndexReader, field, term string, fuzziness, prefix int, add func(string, uint8) error) error {
+func expandFuzzy(ctx context.Context, r index.IndexReader, field, term string, fuzziness, prefix int, add func(string, uint8) error) error {
 	pre := term
 	if n := prefix; n < utf8.RuneCountInString(term) {
 		pre = string([]rune(term)[:max(n, 0)])
 	}
 	if ir, ok := r.(index.IndexReaderFuzzy); ok {
-		return walk(ir.FieldDictFuzzy(field, term, fuzziness, pre))(add)
+		return walk(ir.FieldDictFuzzy(field, term, fuzziness, pre))(ctx, add)
 	}
-	return walk(dict(r, field, pre))(func(t string, _ uint8) error {
+	return walk(dict(r, field, pre))(ctx, func(t string, _ uint8) error {
 		if d, exceeded := search.LevenshteinDistanceMax(term, t, fuzziness); !exceeded && d <= fuzziness {
 			return add(t, uint8(d))
 		}

@@ -229,3 +229,85 @@ func FuzzBound(f *testing.F) {
 		}
 	})
 }
+
+// TestTooComplex: costly regular expressions and wildcards are refused
+// by their shape with ErrTooComplex before any term is read, and cheap
+// ones of the same families are answered (the refusal is asserted, not
+// a latency: bleve's automaton spent over 30 s on the first of them).
+func TestTooComplex(t *testing.T) {
+	ix := indexes(t)["scorch"]
+	for _, tc := range []struct {
+		q       string
+		refused bool
+	}{
+		{"/.{0,1000}y.{0,1000}/", true},
+		{"/.{0,101}/", true},
+		{"/.{0,100}y.{0,100}/", true},
+		{"/((((a{0,9}){0,9}){0,9}){0,9})/", true},
+		{"/" + strings.Repeat("a", 1001) + "/", true},
+		// What bleve's automaton took 0.5–1.5 s for, to fail at 10,000
+		// states, RE2 matches in time linear in each term.
+		{"/.{0,30}y.{0,30}/", false},
+		{"/(.{0,10}){0,10}x/", false},
+		{"/[a-z]{0,20}x[a-z]{0,20}/", false},
+		{"/.{0,16}y.{0,16}/", false},
+		{"/(a|b)*a(a|b){12}/", false},
+		{"/y.[a-c]/", false},
+		{"/.*e.*/", false},
+		{"*e*", false},
+		{"?" + strings.Repeat("?", 200), false}, // 201 "." are 201 instructions and more: see below
+		{"x?" + strings.Repeat("?", 400), true},
+	} {
+		q, _ := Bound(parse(t, tc.q), Options{MaxTerms: 1000})
+		_, err := ids(ix, q)
+		if got := errors.Is(err, ErrTooComplex); got != tc.refused {
+			t.Errorf("%.40q: %v, refused %v, want %v", tc.q, err, got, tc.refused)
+		}
+		if !tc.refused && err != nil {
+			t.Errorf("%.40q: %v", tc.q, err)
+		}
+	}
+}
+
+// TestVisible: with Options.Visible, terms no visible document holds are
+// neither searched nor counted against MaxTerms, so a query and its
+// errors are what they would be on the visible documents alone.
+func TestVisible(t *testing.T) {
+	for name, ix := range indexes(t) {
+		t.Run(name, func(t *testing.T) {
+			// Visible: the documents of the "x" words (d00, d02, …).
+			visible := func() query.Query {
+				var qs []query.Query
+				for c := 'a'; c <= 'z'; c++ {
+					tq := query.NewTermQuery("x" + string(c) + string(c))
+					tq.SetField("body")
+					qs = append(qs, tq)
+				}
+				return query.NewDisjunctionQuery(qs)
+			}
+			for _, tc := range []struct {
+				q        string
+				maxTerms int
+				want     int // hits
+				tooBroad bool
+			}{
+				{"body:/y.*/", 1, 0, false},  // 26 terms, all hidden
+				{"body:/.*/", 27, 26, false}, // 26 visible x words and "common"
+				{"body:/.*/", 26, 0, true},
+				{"body:y*", 1, 0, false},
+				{"body:yaa~1", 1, 1, false}, // yaa (hidden) and xaa
+				{"body:xaa~1", 1, 1, false}, // xaa and yaa (hidden)
+			} {
+				q, _ := Bound(parse(t, tc.q), Options{MaxTerms: tc.maxTerms, Visible: visible()})
+				req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{q, visible()}), 1000, 0, false)
+				res, err := ix.SearchInContext(context.Background(), req)
+				switch {
+				case tc.tooBroad != errors.Is(err, ErrTooManyTerms):
+					t.Errorf("%q at most %d terms: err %v, want too broad %v", tc.q, tc.maxTerms, err, tc.tooBroad)
+				case err == nil && len(res.Hits) != tc.want:
+					t.Errorf("%q: %d hits, want %d", tc.q, len(res.Hits), tc.want)
+				}
+			}
+		})
+	}
+}
