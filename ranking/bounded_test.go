@@ -148,14 +148,8 @@ func TestMaxScanOracle(t *testing.T) {
 // outscores a long page holding both). A correct word added to a query
 // never takes its page off the page.
 func TestRelaxedKeepsStrict(t *testing.T) {
-	ix := memIndex(t, indexer.Options{})
+	ix, add := singles(t)
 	ctx := context.Background()
-	add := func(id, title, body string) {
-		if err := ix.Add(ctx, indexer.Doc{ID: id, URL: "http://intra/" + id, Host: "intra", Title: title, Body: body},
-			indexer.Placement{ID: id, Cluster: "c" + id, Master: id}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	for i := range 40 {
 		add(fmt.Sprintf("walnut%02d", i), "Walnut", "walnut")
 	}
@@ -192,14 +186,8 @@ func TestRelaxedKeepsStrict(t *testing.T) {
 // (a book's chapters all end "- The Rust Programming Language"; a stub
 // page holds little text).
 func TestNames(t *testing.T) {
-	ix := memIndex(t, indexer.Options{})
+	ix, add := singles(t)
 	ctx := context.Background()
-	add := func(id, title, body string) {
-		if err := ix.Add(ctx, indexer.Doc{ID: id, URL: "http://intra/" + id, Host: "intra", Title: title, Body: body},
-			indexer.Placement{ID: id, Cluster: "c" + id, Master: id}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	unsafe := strings.Repeat("unsafe code in rust: raw pointers and unsafe functions. ", 10)
 	for i := range 30 {
 		add(fmt.Sprintf("ch%02d", i), fmt.Sprintf("Unsafe Rust %d - The Rust Programming Language", i), unsafe)
@@ -235,6 +223,18 @@ func TestNames(t *testing.T) {
 			if got := ids(res.Hits); len(got) == 0 || got[0] != tc.want {
 				t.Errorf("facets %v, %q: %v; want %s first", facets, tc.q, got, tc.want)
 			}
+		}
+	}
+}
+
+// singles returns an empty index and a function adding a public page of
+// its own cluster to it.
+func singles(t *testing.T) (*indexer.Index, func(id, title, body string)) {
+	ix := memIndex(t, indexer.Options{})
+	return ix, func(id, title, body string) {
+		if err := ix.Add(context.Background(), indexer.Doc{ID: id, URL: "http://intra/" + id, Host: "intra", Title: title, Body: body},
+			indexer.Placement{ID: id, Cluster: "c" + id, Master: id}); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
