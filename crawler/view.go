@@ -39,6 +39,11 @@ func OpenView(dir string) (*View, error) {
 		return nil, err
 	}
 	v := &View{opts: opts, owned: true}
+	for _, name := range []string{pagesFile, frontierFile} {
+		if err := missing(dir, name); err != nil {
+			return nil, damaged(dir, err)
+		}
+	}
 	if v.pages, err = pages.Open(filepath.Join(dir, pagesFile), pages.Options{ReadOnly: true, Timeout: lockTimeout}); err != nil {
 		return nil, inUse(dir, err)
 	}
@@ -46,10 +51,14 @@ func OpenView(dir string) (*View, error) {
 		v.pages.Close()
 		return nil, inUse(dir, err)
 	}
-	if v.index, err = openIndex(dir, 0, indexer.Options{Policy: opts.Policy, ReadOnly: true}); err != nil {
+	if v.index, err = openIndexChecked(dir, 0, indexer.Options{Policy: opts.Policy, ReadOnly: true}); err != nil {
 		v.pages.Close()
 		v.front.Close()
 		return nil, inUse(dir, err)
+	}
+	if err := agree(dir, v.pages, v.index); err != nil {
+		v.Close()
+		return nil, damaged(dir, err)
 	}
 	return v, nil
 }
@@ -63,6 +72,11 @@ func OpenViewWith(dir string, index Store) (*View, error) {
 		return nil, err
 	}
 	v := &View{opts: opts, owned: true, foreign: true, index: index}
+	for _, name := range []string{pagesFile, frontierFile} {
+		if err := missing(dir, name); err != nil {
+			return nil, damaged(dir, err)
+		}
+	}
 	if v.pages, err = pages.Open(filepath.Join(dir, pagesFile), pages.Options{ReadOnly: true, Timeout: lockTimeout}); err != nil {
 		return nil, inUse(dir, err)
 	}
