@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/blevesearch/bleve/v2/util"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/doppel-search/doppel/crawler/frontier"
@@ -93,11 +94,10 @@ func missing(dir, name string) error {
 }
 
 // checkIndexFiles checks the files of the index at path before bleve
-// reads them: every segment's checksum and every bbolt file (root.bolt).
+// reads them: every bbolt file (scorch's root.bolt) and the segments its
+// latest snapshot names (files a crash left half-written, which scorch
+// removes when it opens, are not read).
 func checkIndexFiles(path string) error {
-	if err := storecheck.Segments(path); err != nil {
-		return err
-	}
 	return filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -112,7 +112,41 @@ func checkIndexFiles(path string) error {
 		if err != nil {
 			return err
 		}
-		return db.Close()
+		var segments []string
+		err = db.View(func(tx *bolt.Tx) error {
+			snaps := tx.Bucket(util.BoltSnapshotsBucket)
+			if snaps == nil {
+				return nil
+			}
+			k, _ := snaps.Cursor().Last()
+			if k == nil {
+				return nil
+			}
+			last := snaps.Bucket(k)
+			if last == nil {
+				return nil
+			}
+			return last.ForEachBucket(func(name []byte) error {
+				if seg := last.Bucket(name); seg != nil {
+					if file := seg.Get(util.BoltPathKey); file != nil {
+						segments = append(segments, filepath.Join(filepath.Dir(p), filepath.Base(string(file))))
+					}
+				}
+				return nil
+			})
+		})
+		if cerr := db.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return storecheck.Damaged(p, err)
+		}
+		for _, seg := range segments {
+			if err := storecheck.Segment(seg); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
@@ -189,5 +223,6 @@ func openIndexChecked(dir string, shards int, opts indexer.Options) (Store, erro
 func indexDamage(err error) bool {
 	msg := err.Error()
 	return !strings.Contains(msg, "timeout") && !strings.Contains(msg, "no index there") &&
-		!errors.Is(err, fs.ErrPermission) && !errors.Is(err, shard.ErrNotSharded)
+		!errors.Is(err, fs.ErrPermission) && !errors.Is(err, shard.ErrNotSharded) && !errors.Is(err, shard.ErrShardCount) &&
+		!errors.Is(err, indexer.ErrMapping)
 }

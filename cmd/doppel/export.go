@@ -55,7 +55,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return bw.Flush()
 	}
-	w, err := jsonl.Create(*out)
+	w, err := jsonl.CreateTo(*out, stdout)
 	if err != nil {
 		return err
 	}

@@ -9,8 +9,8 @@
 // refuses a file shorter than its high-water mark, walks every bucket,
 // key and value with faults turned into panics and panics into errors,
 // then runs bbolt's own [bolt.Tx.Check] (free pages, reachability).
-// [Protect] does the same for any other reader (a bleve index). [Segments]
-// verifies the CRC-32 every zap segment of a bleve index ends with, which
+// [Protect] does the same for any other reader (a bleve index). [Segment]
+// verifies the CRC-32 a zap segment of a bleve index ends with, which
 // bleve does not check when it opens one.
 //
 // Every damage is reported as an [*Error] naming the file; errors.Is(err,
@@ -27,7 +27,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 
@@ -252,28 +251,14 @@ func walk(b *bolt.Bucket) error {
 // sink keeps walk's reads from being optimized away.
 var sink byte
 
-// Segments verifies every zap segment (a file named *.zap) under dir, in
-// any subdirectory: the CRC-32 in its last 4 bytes (big endian) must be
-// the checksum of the bytes before them. A missing dir is not an error.
-// Cost: one read of the segments.
-func Segments(dir string) error {
-	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".zap") {
-			return nil
-		}
-		return segment(path)
-	})
-}
-
-// segment verifies the zap segment at path.
-func segment(path string) error {
+// Segment verifies the zap segment (a bleve index's file) at path: the
+// CRC-32 in its last 4 bytes (big endian) must be the checksum of the
+// bytes before them. Cost: one read of the file.
+func Segment(path string) error {
 	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Error{Path: path, Err: errors.New("the file is missing")}
+	}
 	if err != nil {
 		return fmt.Errorf("storecheck: %w", err)
 	}
