@@ -31,6 +31,7 @@ import (
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // ErrDamaged is wrapped by every [*Error].
@@ -192,14 +193,11 @@ func readPrefix(path string, n int64) ([]byte, error) {
 }
 
 // boltDamage reports whether an error of bolt.Open says the file is
-// damaged (and not, say, locked or unreadable).
+// damaged (and not locked by another process, absent or unreadable).
 func boltDamage(err error) bool {
 	var pe *fs.PathError
-	if errors.As(err, &pe) || errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist) {
-		return false
-	}
-	msg := err.Error()
-	return !strings.Contains(msg, "timeout") && !strings.Contains(msg, "permission")
+	return !errors.As(err, &pe) && !errors.Is(err, bolterrors.ErrTimeout) &&
+		!errors.Is(err, fs.ErrPermission) && !errors.Is(err, fs.ErrNotExist)
 }
 
 // CheckBolt checks the open database db, whose file is path, as OpenBolt
