@@ -129,7 +129,7 @@ func plan(st []StoreState) {
 			}
 			st[i].Repair = "rebuilt from the search index"
 			st[i].Lost = "URLs skipped or failed, fetch times, validators (ETag, Last-Modified), revisit histories, links, " +
-				"and near-duplicates the index left out (policy skip): a crawl fetches those again"
+				"and near-duplicates the index left out (policy skip); a crawl fetches again only those with a revisit scheduled in the frontier"
 		case frontierFile:
 			if !recsOK {
 				st[i].Repair = "none until pages.db is repaired"
@@ -169,7 +169,7 @@ func Repair(dir string, now time.Time) ([]StoreState, error) {
 		if err := os.Rename(s.Path, s.Path+suffix); err != nil {
 			return fmt.Errorf("crawler: moving %s aside: %w", s.Path, err)
 		}
-		s.Repair += "; the damaged one kept as " + filepath.Base(s.Path+suffix)
+		s.Repair += "; the old one kept as " + filepath.Base(s.Path+suffix)
 		return nil
 	}
 	recs, front, idx, snap := &st[1], &st[2], &st[3], &st[4]
@@ -384,8 +384,11 @@ func Sound(st []StoreState) bool {
 
 // Line is how `doppel check` prints a store's state: one line.
 func (s StoreState) Line() string {
-	if s.Err == nil {
+	if s.Err == nil && s.Repair == "" {
 		return fmt.Sprintf("%-13s ok", s.Name)
+	}
+	if s.Err == nil {
+		return fmt.Sprintf("%-13s ok; %s", s.Name, s.Repair)
 	}
 	msg := s.Err.Error()
 	var d *storecheck.Error
