@@ -205,6 +205,11 @@ func openIndexChecked(dir string, shards int, opts indexer.Options) (Store, erro
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil, &storecheck.Error{Path: path, Err: errors.New("its folder is missing")}
 		}
+		// bleve would start an empty index in the folder.
+		meta := filepath.Join(path, "index_meta.json")
+		if _, err := os.Stat(meta); errors.Is(err, fs.ErrNotExist) && !shard.IsSharded(path) {
+			return nil, &storecheck.Error{Path: meta, Err: errors.New("the file is missing")}
+		}
 	}
 	var s Store
 	err := storecheck.Protect(path, func() error {

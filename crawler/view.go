@@ -302,6 +302,9 @@ func (v *View) Summary() (Summary, error) {
 // loadOptions reads the options an earlier Open saved in dir.
 func loadOptions(dir string) (Options, error) {
 	if _, err := os.Stat(filepath.Join(dir, optionsFile)); err != nil {
+		if lostOptions(dir) {
+			return Options{}, fmt.Errorf("crawler: %s is missing (the crawl's options; its records are there): pass the seeds again to replace it", filepath.Join(dir, optionsFile))
+		}
 		return Options{}, fmt.Errorf("crawler: no earlier crawl in %s", dir)
 	}
 	return resolveOptions(dir, Options{})

@@ -14,15 +14,17 @@ import (
 	"github.com/doppel-search/doppel/crawler"
 )
 
-// A damage is done to one file of a data directory.
+// A damage is done to one file of a data directory: do gives its new
+// bytes; nil do deletes it.
 type damage struct {
 	name string
 	do   func(data []byte) []byte
 }
 
-// damages cut a file to nothing or to half, or garble 64 bytes at its
-// start, middle or near its end.
+// damages delete a file, cut it to nothing or to half, or garble 64
+// bytes at its start, middle or near its end.
 var damages = []damage{
+	{"deleted", nil},
 	{"empty", func([]byte) []byte { return nil }},
 	{"half", func(b []byte) []byte { return b[:len(b)/2] }},
 	{"garbled-start", func(b []byte) []byte { return garble(b, 0) }},
@@ -111,18 +113,24 @@ func TestDamagedStores(t *testing.T) {
 	}
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
-	files := storeFiles(t, base)
+	files := append(storeFiles(t, base), "index") // and the index's folder, deleted whole
 	for _, file := range files {
 		for _, dmg := range damages {
+			if file == "index" && dmg.do != nil {
+				continue
+			}
 			t.Run(file+"/"+dmg.name, func(t *testing.T) {
 				dir := filepath.Join(t.TempDir(), "data")
 				copyDir(t, base, dir)
 				path := filepath.Join(dir, file)
-				data, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
+				var data []byte
+				var err error
+				if dmg.do == nil {
+					err = os.RemoveAll(path)
+				} else if data, err = os.ReadFile(path); err == nil {
+					err = os.WriteFile(path, dmg.do(data), 0o644)
 				}
-				if err := os.WriteFile(path, dmg.do(data), 0o644); err != nil {
+				if err != nil {
 					t.Fatal(err)
 				}
 				refused, serveRefused := 0, false
