@@ -185,6 +185,14 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	c := &Crawler{opts: opts, n: &counters{}, fatal: &fatal{},
 		pacer: polite.New(polite.Options{Parallelism: opts.HostParallelism, Delay: max(opts.Delay, 0)}),
 		files: &share.Folders{Paths: opts.folderPaths(), FollowLinksOutside: opts.FollowLinksOutside}}
+	for _, name := range []string{pagesFile, frontierFile} {
+		if name == frontierFile && opts.Frontier != nil {
+			continue
+		}
+		if err := missing(dir, name); err != nil {
+			return nil, damaged(dir, err)
+		}
+	}
 	if c.front = opts.Frontier; c.front == nil {
 		if c.front, err = frontier.Open(filepath.Join(dir, frontierFile), frontier.Options{NoSync: opts.NoSync, LockTimeout: lockTimeout}); err != nil {
 			return nil, inUse(dir, err)
@@ -204,11 +212,19 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	}
 	cm := &committer{opts: &c.opts, front: c.front, pages: c.pages, pacer: c.pacer, counters: c.n, fatal: c.fatal,
 		queued: map[string][]string{}, yields: yields{}, recrawl: newRecrawl(opts.Revisit), dir: dir}
-	if c.index, err = openIndex(dir, opts.Shards, indexer.Options{Policy: opts.Policy, NoAutoFlush: true,
+	if c.index, err = openIndexChecked(dir, opts.Shards, indexer.Options{Policy: opts.Policy, NoAutoFlush: true,
 		Source: indexer.SourceFunc(func(ctx context.Context, id string) (*indexer.Doc, error) { return cm.hook.SourceDoc(ctx, id) })}); err != nil {
 		c.front.Close()
 		c.pages.Close()
 		return nil, inUse(dir, err)
+	}
+	if opts.Share == nil {
+		if err := agree(dir, c.pages, c.index); err != nil {
+			c.index.Close()
+			c.front.Close()
+			c.pages.Close()
+			return nil, damaged(dir, err)
+		}
 	}
 	cm.index = c.index
 	c.maps = newSitemaps(&c.opts, c.pages, c.pacer, c.shared, c.n, c.fatal)
@@ -240,7 +256,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	}
 	if err := cm.replay(); err != nil {
 		c.Close()
-		return nil, err
+		return nil, damaged(dir, err)
 	}
 	cm.opened.Duration = time.Since(start)
 	return c, nil
@@ -286,11 +302,13 @@ func makeDir(dir string) error {
 	return nil
 }
 
+// inUse returns err as a user reads it: a lock another process holds, a
+// damaged store (see damaged), or err itself.
 func inUse(dir string, err error) error {
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return fmt.Errorf("crawler: data directory %s is in use by another process: %w", dir, err)
 	}
-	return err
+	return damaged(dir, err)
 }
 
 // newHook returns the hook a crawl processes pages with: the crawl's

@@ -207,6 +207,9 @@ func resolveOptions(dir string, opts Options) (Options, error) {
 		path := filepath.Join(dir, optionsFile)
 		data, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
+			if lostOptions(dir) {
+				return opts, fmt.Errorf("crawler: %s is missing (the crawl's options; its records are there): pass the seeds again to replace it", path)
+			}
 			return opts, errors.New("crawler: no seeds, and no earlier crawl in " + dir + " to resume")
 		}
 		if err != nil {
@@ -229,6 +232,13 @@ func resolveOptions(dir string, opts Options) (Options, error) {
 		return opts, errors.New("crawler: no seeds")
 	}
 	return *opts.EnsureDefaults(), nil
+}
+
+// lostOptions reports whether dir holds a crawl's records without its
+// options file.
+func lostOptions(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, pagesFile))
+	return err == nil
 }
 
 // takeCredentials returns opts with the credentials of its seeds

@@ -39,6 +39,11 @@ func OpenView(dir string) (*View, error) {
 		return nil, err
 	}
 	v := &View{opts: opts, owned: true}
+	for _, name := range []string{pagesFile, frontierFile} {
+		if err := missing(dir, name); err != nil {
+			return nil, damaged(dir, err)
+		}
+	}
 	if v.pages, err = pages.Open(filepath.Join(dir, pagesFile), pages.Options{ReadOnly: true, Timeout: lockTimeout}); err != nil {
 		return nil, inUse(dir, err)
 	}
@@ -46,10 +51,14 @@ func OpenView(dir string) (*View, error) {
 		v.pages.Close()
 		return nil, inUse(dir, err)
 	}
-	if v.index, err = openIndex(dir, 0, indexer.Options{Policy: opts.Policy, ReadOnly: true}); err != nil {
+	if v.index, err = openIndexChecked(dir, 0, indexer.Options{Policy: opts.Policy, ReadOnly: true}); err != nil {
 		v.pages.Close()
 		v.front.Close()
 		return nil, inUse(dir, err)
+	}
+	if err := agree(dir, v.pages, v.index); err != nil {
+		v.Close()
+		return nil, damaged(dir, err)
 	}
 	return v, nil
 }
@@ -63,6 +72,11 @@ func OpenViewWith(dir string, index Store) (*View, error) {
 		return nil, err
 	}
 	v := &View{opts: opts, owned: true, foreign: true, index: index}
+	for _, name := range []string{pagesFile, frontierFile} {
+		if err := missing(dir, name); err != nil {
+			return nil, damaged(dir, err)
+		}
+	}
 	if v.pages, err = pages.Open(filepath.Join(dir, pagesFile), pages.Options{ReadOnly: true, Timeout: lockTimeout}); err != nil {
 		return nil, inUse(dir, err)
 	}
@@ -288,6 +302,9 @@ func (v *View) Summary() (Summary, error) {
 // loadOptions reads the options an earlier Open saved in dir.
 func loadOptions(dir string) (Options, error) {
 	if _, err := os.Stat(filepath.Join(dir, optionsFile)); err != nil {
+		if lostOptions(dir) {
+			return Options{}, fmt.Errorf("crawler: %s is missing (the crawl's options; its records are there): pass the seeds again to replace it", filepath.Join(dir, optionsFile))
+		}
 		return Options{}, fmt.Errorf("crawler: no earlier crawl in %s", dir)
 	}
 	return resolveOptions(dir, Options{})

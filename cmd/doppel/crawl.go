@@ -174,7 +174,7 @@ func crawlAndReport(ctx context.Context, c *crawler.Crawler, dir string, keep bo
 	case ctx.Err() != nil:
 		return errInterrupted
 	}
-	return err
+	return crawler.Damage(dir, err) // a damaged record met on the way: one line and what to do
 }
 
 // reportProgress reports the crawl's counters until the returned function

@@ -208,6 +208,8 @@ func TestCrawlErrors(t *testing.T) {
 		{"export without data", []string{"export"}, 2, "--data is required"},
 		{"export of nothing", []string{"export", "--data", filepath.Join(dir, "none")}, 1, "no earlier crawl"},
 		{"export with an argument", []string{"export", "--data", dir, "extra"}, 2, "unexpected arguments"},
+		{"check without data", []string{"check"}, 2, "--data is required"},
+		{"check of nothing", []string{"check", "--data", filepath.Join(dir, "none")}, 1, "no earlier crawl"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := doppel(t, tc.args...)
@@ -267,7 +269,7 @@ func TestBadSeeds(t *testing.T) {
 // TestUsageErrorIsShort: a misspelled flag prints the error and one line,
 // not the flags.
 func TestUsageErrorIsShort(t *testing.T) {
-	for _, cmd := range []string{"crawl", "serve", "export", "dedup", "eval", "extract", "demo"} {
+	for _, cmd := range []string{"crawl", "serve", "export", "check", "dedup", "eval", "extract", "demo"} {
 		code, _, stderr := doppel(t, cmd, "--sede", "x")
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")
 		if code != 2 || len(lines) != 2 || !strings.Contains(lines[0], "flag provided but not defined: -sede") ||

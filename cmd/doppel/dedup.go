@@ -137,7 +137,7 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	job := dedupJob{det: det, src: src, total: total, workers: *workers, quiet: *quiet, star: *clustering == "star", memProfile: *memProfile, gc: gc}
-	nclusters, err := job.run(ctx, *out, *pairsPath, stderr)
+	nclusters, err := job.run(ctx, *out, *pairsPath, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -183,15 +183,15 @@ type dedupJob struct {
 // pairsPath (if not empty), then writes each document's cluster to out.
 // Each file is committed only when complete. It returns the number of
 // clusters.
-func (j dedupJob) run(ctx context.Context, out, pairsPath string, stderr io.Writer) (int, error) {
-	clusters, err := jsonl.Create(out)
+func (j dedupJob) run(ctx context.Context, out, pairsPath string, stdout, stderr io.Writer) (int, error) {
+	clusters, err := jsonl.CreateTo(out, stdout)
 	if err != nil {
 		return 0, err
 	}
 	defer clusters.Abort() // no-op after Commit
 	var pairs *jsonl.Writer
 	if pairsPath != "" {
-		if pairs, err = jsonl.Create(pairsPath); err != nil {
+		if pairs, err = jsonl.CreateTo(pairsPath, stdout); err != nil {
 			return 0, err
 		}
 		defer pairs.Abort()

@@ -50,17 +50,18 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		enc := json.NewEncoder(bw)
 		enc.SetEscapeHTML(false)
 		if err := v.Entries(func(e crawler.Entry) error { return enc.Encode(e) }); err != nil {
-			return err
+			bw.Flush()
+			return crawler.Damage(*data, err) // after the lines read before it
 		}
 		return bw.Flush()
 	}
-	w, err := jsonl.Create(*out)
+	w, err := jsonl.CreateTo(*out, stdout)
 	if err != nil {
 		return err
 	}
 	defer w.Abort()
 	if err := v.Entries(func(e crawler.Entry) error { return w.Write(e) }); err != nil {
-		return err
+		return crawler.Damage(*data, err)
 	}
 	return w.Commit()
 }

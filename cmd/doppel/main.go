@@ -52,6 +52,7 @@ var commands = []command{
 	{"crawl", "crawl an intranet into a data directory (resumable), deduplicating and indexing, and keep it fresh", runCrawl},
 	{"run", "crawl, keep fresh and serve search from one process (crawl --serve)", runRun},
 	{"export", "print one JSON line per URL a crawl has seen", runExport},
+	{"check", "check a crawl's stores and repair what can be from those that survive", runCheck},
 	{"serve", "serve the search UI and JSON API over a crawl", runServe},
 	{"worker", "join a crawl shared on a Redis Cluster as one of its workers", runWorker},
 	{"shard", "serve one shard of a sharded index to doppel serve --shards", runShard},

@@ -16,6 +16,8 @@ import (
 
 	"github.com/gocolly/colly/v2/queue"
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/doppel-search/doppel/internal/storecheck"
 )
 
 // PriorityKey is the colly request-context key holding a request's priority:
@@ -127,7 +129,7 @@ func Open(path string, opts Options) (*Frontier, error) {
 	if timeout == 0 {
 		timeout = 5 * time.Second
 	}
-	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: timeout, NoSync: opts.NoSync, ReadOnly: opts.ReadOnly})
+	db, err := storecheck.OpenBolt(path, 0o644, &bolt.Options{Timeout: timeout, NoSync: opts.NoSync, ReadOnly: opts.ReadOnly})
 	if err != nil {
 		return nil, fmt.Errorf("frontier: open %s: %w", path, err)
 	}
@@ -870,6 +872,9 @@ func (f *Frontier) All(fn func(url string, state State, outcome string) error) e
 	f.wmu.Unlock()
 	return f.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bURLs).ForEach(func(k, v []byte) error {
+			if err := checkState(k, v); err != nil {
+				return err
+			}
 			state, outcome := State(v[0]), ""
 			switch _, claimed := inFlight[string(k)]; {
 			case state == Done:
@@ -879,6 +884,41 @@ func (f *Frontier) All(fn func(url string, state State, outcome string) error) e
 			}
 			return fn(string(k), state, outcome)
 		})
+	})
+}
+
+// checkState checks a URL's stored state v.
+func checkState(url, v []byte) error {
+	if len(v) == 0 || State(v[0]) < Pending || State(v[0]) > Done {
+		return fmt.Errorf("%w: state of %.200q", ErrCorrupt, url)
+	}
+	return nil
+}
+
+// Verify reads every stored URL state and queue item and checks that they
+// decode and agree. An error wrapping ErrCorrupt says the file is
+// damaged. Cost: one read of the whole file.
+func (f *Frontier) Verify() error {
+	return f.db.View(func(tx *bolt.Tx) error {
+		if err := tx.Bucket(bURLs).ForEach(checkState); err != nil {
+			return err
+		}
+		for _, name := range [][]byte{bPending, bInFlight} {
+			err := tx.Bucket(name).ForEach(func(k, v []byte) error {
+				u, _, err := decodeItem(v)
+				if err != nil || len(k) != 16 {
+					return fmt.Errorf("%w: %s item %x", ErrCorrupt, name, k)
+				}
+				if tx.Bucket(bURLs).Get([]byte(u)) == nil {
+					return fmt.Errorf("%w: %s item %.200q is not a known URL", ErrCorrupt, name, u)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 

@@ -32,6 +32,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/doppel-search/doppel/crawler/schedule"
+	"github.com/doppel-search/doppel/internal/storecheck"
 	"github.com/doppel-search/doppel/page"
 )
 
@@ -80,6 +81,10 @@ type Record struct {
 // MaxLinks bounds Record.Links.
 const MaxLinks = 1000
 
+// ErrCorrupt is wrapped by every error for stored data that does not
+// decode: the file is damaged (see Store.Verify).
+var ErrCorrupt = errors.New("pages: corrupt store")
+
 // ErrNoURL is returned for a record without URL.
 var ErrNoURL = errors.New("pages: record without URL")
 
@@ -127,7 +132,7 @@ func (o *Options) EnsureDefaults() *Options {
 // exist.
 func Open(path string, opts Options) (*Store, error) {
 	opts.EnsureDefaults()
-	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: opts.Timeout, NoSync: opts.NoSync, ReadOnly: opts.ReadOnly})
+	db, err := storecheck.OpenBolt(path, 0o644, &bolt.Options{Timeout: opts.Timeout, NoSync: opts.NoSync, ReadOnly: opts.ReadOnly})
 	if err != nil {
 		return nil, fmt.Errorf("pages: opening %s: %w", path, err)
 	}
@@ -338,7 +343,7 @@ func number(tx *bolt.Tx, r Record, assigned map[string]uint64, move bool) (Recor
 	} else if data := byURL.Get([]byte(r.URL)); data != nil {
 		var prev Record
 		if err := decode(data, &prev); err != nil {
-			return Record{}, fmt.Errorf("corrupt record for %s: %w", r.URL, err)
+			return Record{}, fmt.Errorf("record for %s: %w", r.URL, err)
 		}
 		old = prev.Seq
 	}
@@ -367,7 +372,7 @@ func addAnchors(tx *bolt.Tx, byURL map[string][]string) error {
 		var have []string
 		if data := b.Get([]byte(url)); data != nil {
 			if err := json.Unmarshal(data, &have); err != nil {
-				return fmt.Errorf("corrupt anchors of %s: %w", url, err)
+				return fmt.Errorf("%w: anchors of %s: %v", ErrCorrupt, url, err)
 			}
 		}
 		n := len(have)
@@ -454,13 +459,48 @@ func (s *Store) Each(fn func(Record) error) error {
 		for k, url := c.First(); k != nil; k, url = c.Next() {
 			var r Record
 			if err := decode(byURL.Get(url), &r); err != nil {
-				return fmt.Errorf("pages: corrupt record for %s: %w", url, err)
+				return fmt.Errorf("pages: record for %.200s: %w", url, err)
 			}
 			if err := fn(r); err != nil {
 				return err
 			}
 		}
 		return nil
+	})
+}
+
+// Verify decodes every record, anchor list and master, and checks that
+// the records' two indexes (by URL, by sequence number) agree. An error
+// wrapping ErrCorrupt says the file is damaged. Cost: one read and decode
+// of the whole store.
+func (s *Store) Verify() error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		byURL, bySeq := tx.Bucket(bucketByURL), tx.Bucket(bucketBySeq)
+		n := 0
+		err := bySeq.ForEach(func(k, url []byte) error {
+			var r Record
+			if err := decode(byURL.Get(url), &r); err != nil {
+				return fmt.Errorf("pages: record for %.200s: %w", url, err)
+			}
+			if len(k) != 8 || r.URL != string(url) || r.Seq != binary.BigEndian.Uint64(k) {
+				return fmt.Errorf("%w: sequence entry %x does not match its record %.200q", ErrCorrupt, k, url)
+			}
+			n++
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if m := byURL.Stats().KeyN; m != n {
+			return fmt.Errorf("%w: %d records by URL, %d by sequence number", ErrCorrupt, m, n)
+		}
+		return tx.Bucket(bucketAnch).ForEach(func(url, data []byte) error {
+			var have []string
+			if err := json.Unmarshal(data, &have); err != nil {
+				return fmt.Errorf("%w: anchors of %.200s: %v", ErrCorrupt, url, err)
+			}
+			return nil
+		})
 	})
 }
 
@@ -480,7 +520,9 @@ func (s *Store) Anchors(url string) ([]string, error) {
 	var out []string
 	err := s.db.View(func(tx *bolt.Tx) error {
 		if data := tx.Bucket(bucketAnch).Get([]byte(url)); data != nil {
-			return json.Unmarshal(data, &out)
+			if err := json.Unmarshal(data, &out); err != nil {
+				return fmt.Errorf("%w: %v", ErrCorrupt, err)
+			}
 		}
 		return nil
 	})
@@ -514,6 +556,12 @@ func (s *Store) SetIndexedThrough(rev uint64) error {
 	return err
 }
 
+// ResetIndexedThrough forgets the index watermark (IndexedThrough
+// returns 0): for an index rebuilt empty, which lacks every record.
+func (s *Store) ResetIndexedThrough() error {
+	return s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Delete(keyIndexed) })
+}
+
 // IndexedThrough returns the revision SetIndexedThrough last recorded (0
 // if never).
 func (s *Store) IndexedThrough() (uint64, error) {
@@ -544,11 +592,11 @@ func decode(data []byte, r *Record) error {
 	if len(data) > 0 && data[0] != '{' {
 		var err error
 		if data, err = snappy.Decode(nil, data); err != nil {
-			return err
+			return fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
 	}
 	if err := json.Unmarshal(data, r); err != nil {
-		return err
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	if r.Rev == 0 { // stored before revisions existed
 		r.Rev = r.Seq

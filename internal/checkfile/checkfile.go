@@ -6,7 +6,8 @@
 // A file is: an 8-byte magic, the payload, the payload length (8 bytes,
 // little endian) and its CRC-32C (4 bytes). [Write] goes through a temporary
 // file in the same directory that is fsynced and renamed over the target
-// (github.com/google/renameio).
+// (github.com/google/renameio) — or, for "-" and special files (a device,
+// a pipe), standard output or the file itself (package outfile).
 package checkfile
 
 import (
@@ -18,7 +19,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/google/renameio/v2"
+	"github.com/doppel-search/doppel/internal/outfile"
 )
 
 // ErrCorrupt is wrapped by every error [Read] returns for a file that exists
@@ -29,7 +30,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 const trailerLen = 8 + 4
 
-// Write atomically replaces path with magic, the bytes produced by write,
+// Write atomically replaces path (see the package doc) with magic, the bytes produced by write,
 // and the integrity trailer. magic must be exactly 8 bytes. The file has
 // mode 0644.
 func Write(path string, magic string, write func(io.Writer) error) error {
@@ -46,7 +47,7 @@ func Write(path string, magic string, write func(io.Writer) error) error {
 	binary.LittleEndian.PutUint64(trailer[:8], uint64(payload))
 	binary.LittleEndian.PutUint32(trailer[8:], crc32.Checksum(buf.Bytes()[len(magic):], castagnoli))
 	buf.Write(trailer[:])
-	if err := renameio.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := outfile.WriteFile(path, nil, buf.Bytes()); err != nil {
 		return fmt.Errorf("checkfile: writing %s: %w", path, err)
 	}
 	return nil
