@@ -269,7 +269,7 @@ func TestDiffOfLongPages(t *testing.T) {
 // Now: 400, whoever sends it; a value of commas and blanks is anonymous;
 // from a peer that is not a trusted proxy the header is ignored.
 func TestIdentityHeader(t *testing.T) {
-	srv, ts := floodServer(t, 1, Options{GroupsHeader: "X-Doppel-Groups"})
+	srv, ts := floodServer(t, 1, Options{GroupsHeader: "X-Doppel-Groups", TrustedProxies: loopback})
 	_ = ts
 	for _, tc := range []struct {
 		remote string
@@ -305,7 +305,28 @@ func TestIdentityHeader(t *testing.T) {
 	if st := srv.Stats(); st.RepeatedIdentity != 3 || st.UntrustedIdentity != 2 {
 		t.Errorf("stats %+v: want 3 repeated, 2 untrusted", st)
 	}
-	// Configured proxies replace the loopback default.
+	// By default no peer is trusted, not even loopback: a local process
+	// neither forges a user's groups nor an address for the per-client
+	// limits.
+	def, err := New(srv.s, Options{GroupsHeader: "X-Doppel-Groups"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, remote := range []string{"127.0.0.1:5000", "[::1]:5000"} {
+		req := httptest.NewRequest(http.MethodGet, "/?q=canteen", nil)
+		req.RemoteAddr = remote
+		req.Header.Set("X-Doppel-Groups", "hr")
+		req.Header.Set("X-Forwarded-For", "203.0.113.7")
+		w := httptest.NewRecorder()
+		def.ServeHTTP(w, req)
+		if strings.Contains(w.Body.String(), "groups: hr") {
+			t.Errorf("from %s with no trusted proxies: the groups header was believed", remote)
+		}
+		if c := def.client(req); strings.Contains(c, "203.0.113.7") {
+			t.Errorf("from %s with no trusted proxies: counted as the forwarded %s", remote, c)
+		}
+	}
+	// Configured proxies are the only ones believed.
 	srv2, err := New(srv.s, Options{GroupsHeader: "X-Doppel-Groups", TrustedProxies: mustPrefixes("10.1.0.0/16")})
 	if err != nil {
 		t.Fatal(err)
@@ -327,7 +348,7 @@ func TestIdentityHeader(t *testing.T) {
 // closed to everybody unless AdminGroups names who may; AdminHandler
 // serves them on an administrators' listener.
 func TestAdminClosedByDefault(t *testing.T) {
-	srv, ts := floodServer(t, 1, Options{GroupsHeader: "X-Doppel-Groups"})
+	srv, ts := floodServer(t, 1, Options{GroupsHeader: "X-Doppel-Groups", TrustedProxies: loopback})
 	for _, groups := range []string{"", "admin", "hr"} {
 		for _, p := range []string{"/status", "/api/stats", "/metrics"} {
 			code, body := get(t, ts.URL+p, "X-Doppel-Groups", groups)
@@ -439,6 +460,9 @@ func TestHugeQueryIsNotEchoed(t *testing.T) {
 func limiterOptions(all, perClient int) limiter.Options {
 	return limiter.Options{MaxConcurrent: all, PerClient: perClient}
 }
+
+// loopback trusts a proxy on this host: the test servers' clients.
+var loopback = mustPrefixes("127.0.0.0/8", "::1/128")
 
 func mustPrefixes(ps ...string) []netip.Prefix {
 	var out []netip.Prefix

@@ -39,7 +39,7 @@ func liveCrawl(now time.Time) *Crawl {
 func TestStatusShowsCrawl(t *testing.T) {
 	now := time.Now()
 	crawl := liveCrawl(now)
-	ts := testServer(t, Options{GroupsHeader: "X-Groups", AdminGroups: []string{"admin"},
+	ts := testServer(t, Options{GroupsHeader: "X-Groups", TrustedProxies: loopback, AdminGroups: []string{"admin"},
 		Status: func() Status { return Status{Documents: 352, Crawl: crawl} }})
 	code, body := get(t, ts.URL+"/status", "X-Groups", "admin")
 	if code != 200 {
@@ -93,7 +93,7 @@ func TestStatusShowsCrawl(t *testing.T) {
 		t.Error("/api/stats holds the payload unescaped")
 	}
 
-	ts = testServer(t, Options{GroupsHeader: "X-Groups", AdminGroups: []string{"admin"}})
+	ts = testServer(t, Options{GroupsHeader: "X-Groups", TrustedProxies: loopback, AdminGroups: []string{"admin"}})
 	if _, body := get(t, ts.URL+"/status", "X-Groups", "admin"); strings.Contains(body, `id="hosts"`) || strings.Contains(body, `id="crawl-chart"`) {
 		t.Error("the status page shows a crawl section with no crawl")
 	}
@@ -163,7 +163,7 @@ func TestVisit(t *testing.T) {
 // clashes with the Server's own is an error of New.
 func TestMetricsOption(t *testing.T) {
 	extra := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "doppel_crawl_test_gauge", Help: "A test."}, func() float64 { return 42 })
-	ts := testServer(t, Options{GroupsHeader: "X-Groups", AdminGroups: []string{"admin"}, Metrics: []prometheus.Collector{extra}})
+	ts := testServer(t, Options{GroupsHeader: "X-Groups", TrustedProxies: loopback, AdminGroups: []string{"admin"}, Metrics: []prometheus.Collector{extra}})
 	if _, body := get(t, ts.URL+"/metrics", "X-Groups", "admin"); !strings.Contains(body, "doppel_crawl_test_gauge 42") {
 		t.Errorf("/metrics lacks the extra collector's gauge")
 	}

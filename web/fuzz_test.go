@@ -115,7 +115,7 @@ func buildAccessCorpus(t testing.TB) *accessCorpus {
 	if err := ix.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	c.srv, err = New(ranking.New(ix, ranking.Options{Timeout: fuzzTimeout}), Options{GroupsHeader: "X-Groups", AdminGroups: []string{"admin"},
+	c.srv, err = New(ranking.New(ix, ranking.Options{Timeout: fuzzTimeout}), Options{GroupsHeader: "X-Groups", TrustedProxies: loopback, AdminGroups: []string{"admin"},
 		Timeout: fuzzTimeout, Text: func(id string) (string, bool) { s, ok := texts[id]; return s, ok },
 		Limits: limiterOptions(1000, 1000)})
 	if err != nil {

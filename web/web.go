@@ -7,9 +7,9 @@
 // Who the user is: with Options.GroupsHeader set, the user's groups are
 // read from that request header (comma-separated), which a reverse proxy
 // in front of Doppel sets after authenticating the user. The header is
-// honoured only from Options.TrustedProxies (by default loopback
-// addresses: a proxy on the same host); from any other peer it is ignored
-// and the request is anonymous. A request carrying the header more than
+// honoured only from Options.TrustedProxies (by default none: the
+// proxy's address must be given, loopback included); from any other peer
+// it is ignored and the request is anonymous. A request carrying the header more than
 // once is refused (400): a proxy that appends its header to the client's
 // must not let the client's win. Otherwise, with Options.DemoUsers, the
 // visitor picks a demo user (the "user" query parameter, remembered in a
@@ -103,7 +103,9 @@ type Options struct {
 	// notation) whose GroupsHeader and X-Forwarded-For are believed; from
 	// any other peer GroupsHeader is ignored (the request is anonymous:
 	// public documents only) and counted in Stats.UntrustedIdentity.
-	// Default: loopback addresses (127.0.0.0/8, ::1).
+	// Default: none — no peer is believed, not even loopback: any local
+	// process could otherwise forge a user's groups or an address for
+	// the per-client limits.
 	TrustedProxies []netip.Prefix
 	// DemoUsers, when GroupsHeader is empty, lets visitors pick a user;
 	// the first is the default.
@@ -148,9 +150,6 @@ type Options struct {
 func (o *Options) EnsureDefaults() *Options {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
-	}
-	if o.TrustedProxies == nil {
-		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 3 * time.Second

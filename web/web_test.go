@@ -121,7 +121,7 @@ func apiSearch(t *testing.T, base, q string, header ...string) apiResult {
 }
 
 func TestAPISearchCollapsesAndFiltersByGroups(t *testing.T) {
-	ts := testServer(t, Options{GroupsHeader: "X-Doppel-Groups"})
+	ts := testServer(t, Options{GroupsHeader: "X-Doppel-Groups", TrustedProxies: loopback})
 	for _, tc := range []struct {
 		groups     string
 		total      int
@@ -427,7 +427,7 @@ func TestSearchPageAndWhatDiffers(t *testing.T) {
 }
 
 func TestHealthAndMetrics(t *testing.T) {
-	ts := testServer(t, Options{GroupsHeader: "X-Groups", AdminGroups: []string{"admin"}})
+	ts := testServer(t, Options{GroupsHeader: "X-Groups", TrustedProxies: loopback, AdminGroups: []string{"admin"}})
 	if code, body := get(t, ts.URL+"/healthz"); code != 200 || body != "ok\n" {
 		t.Errorf("healthz: %d %q", code, body)
 	}
@@ -441,7 +441,7 @@ func TestHealthAndMetrics(t *testing.T) {
 }
 
 func TestStatusIsForAdmins(t *testing.T) {
-	ts := testServer(t, Options{GroupsHeader: "X-Groups", AdminGroups: []string{"admin"}})
+	ts := testServer(t, Options{GroupsHeader: "X-Groups", TrustedProxies: loopback, AdminGroups: []string{"admin"}})
 	for _, tc := range []struct {
 		groups string
 		code   int
@@ -464,7 +464,7 @@ func TestStatusIsForAdmins(t *testing.T) {
 // the deadline 503; /metrics counts them.
 func TestBusyTimeoutAndMetrics(t *testing.T) {
 	block := make(chan struct{})
-	srv, ts := floodServer(t, 1, Options{Timeout: 600 * time.Millisecond, GroupsHeader: "X-Groups", AdminGroups: []string{"admin"},
+	srv, ts := floodServer(t, 1, Options{Timeout: 600 * time.Millisecond, GroupsHeader: "X-Groups", TrustedProxies: loopback, AdminGroups: []string{"admin"},
 		Limits: limiter.Options{MaxConcurrent: 2, PerClient: 1, MaxWait: 50 * time.Millisecond, Tarpit: 100 * time.Millisecond}})
 	text := srv.opts.Text
 	srv.opts.Text = func(id string) (string, bool) { <-block; return text(id) }
@@ -573,7 +573,7 @@ func TestOpenSearchAndBackLinks(t *testing.T) {
 // offers them as links and shows the filters in force as chips that a
 // new query keeps.
 func TestFacets(t *testing.T) {
-	ts := testServer(t, Options{GroupsHeader: "X-Doppel-Groups"})
+	ts := testServer(t, Options{GroupsHeader: "X-Doppel-Groups", TrustedProxies: loopback})
 	type result struct {
 		Total  int
 		Hits   []struct{ URL, Host string }

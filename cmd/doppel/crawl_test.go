@@ -385,7 +385,7 @@ func TestServe(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--data", dir, "--addr", "127.0.0.1:0", "--groups-header", "X-Groups", "--admin-groups", "admin"}, &stdout, &stderr)
+		done <- run(ctx, []string{"serve", "--data", dir, "--addr", "127.0.0.1:0", "--groups-header", "X-Groups", "--trusted-proxies", "127.0.0.1", "--admin-groups", "admin"}, &stdout, &stderr)
 	}()
 	base := searchUI(t, &stdout, &stderr, "serve did not start")
 	count := func(groups string) int {

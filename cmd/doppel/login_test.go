@@ -51,7 +51,7 @@ func TestSecretsNeverShown(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"crawl", "--once", "--data", dir, "--delay", "0", "--login", logins,
 			"--seed", seedWithPassword, "--seed", ntlm.URL + "/", "--seed", form.URL + "/", "--seed", bearer.URL + "/",
-			"--serve", "127.0.0.1:0", "--groups-header", "X-Doppel-Groups", "--admin-groups", "admin"}, &stdout, &stderr)
+			"--serve", "127.0.0.1:0", "--groups-header", "X-Doppel-Groups", "--trusted-proxies", "127.0.0.1", "--admin-groups", "admin"}, &stdout, &stderr)
 	}()
 	base := searchUI(t, &stdout, &stderr, "crawl --serve did not start serving")
 	for deadline := time.Now().Add(time.Minute); !strings.Contains(stdout.String(), "pages fetched:"); time.Sleep(20 * time.Millisecond) {

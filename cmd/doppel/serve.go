@@ -115,15 +115,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 type identity struct {
 	web       web.Options // GroupsHeader, TrustedProxies, DemoUsers, AdminGroups
 	adminAddr string      // the administrators' listener, if any
-	trustSet  bool        // --trusted-proxies was given
+	// demoAnywhere serves demo users on an address that is not
+	// loopback (--demo-users-anywhere).
+	demoAnywhere bool
 }
 
 // identityFlags defines the flags that say who a visitor is and who
 // administers, and returns a function that reads them after parsing.
 func identityFlags(fs *flag.FlagSet) func() (identity, error) {
 	header := fs.String("groups-header", "", "request `header` with the user's access groups, comma-separated, set by your reverse proxy (believed only from --trusted-proxies)")
-	trusted := fs.String("trusted-proxies", "", "comma-separated `addresses` and CIDR networks of the reverse proxies whose --groups-header and X-Forwarded-For are believed (default: loopback, 127.0.0.0/8 and ::1)")
-	demoUsers := fs.String("demo-users", "", "selectable demo users, e.g. \"guest=;alice=hr,it\" (ignored with --groups-header)")
+	trusted := fs.String("trusted-proxies", "", "comma-separated `addresses` and CIDR networks of the reverse proxies whose --groups-header and X-Forwarded-For are believed (default: none; 127.0.0.1 for a proxy on this host)")
+	demoUsers := fs.String("demo-users", "", "selectable demo users, e.g. \"guest=;alice=hr,it\" (ignored with --groups-header; only on a loopback address unless --demo-users-anywhere)")
+	demoAnywhere := fs.Bool("demo-users-anywhere", false, "serve --demo-users on an address that is not loopback: anybody who connects picks any user and reads what that user may")
 	admins := fs.String("admin-groups", "", "comma-separated `groups` that may see the status page, /api/stats and /metrics (default: nobody; see --admin-addr)")
 	adminAddr := fs.String("admin-addr", "", "also serve the status page, /api/stats and /metrics, to anybody who connects, on this loopback `address` (e.g. 127.0.0.1:8081)")
 	return func() (identity, error) {
@@ -139,7 +142,7 @@ func identityFlags(fs *flag.FlagSet) func() (identity, error) {
 			return identity{}, fmt.Errorf("--admin-addr %s: give a loopback address such as 127.0.0.1:8081 (anybody who connects sees every document's counts; elsewhere use --admin-groups)", *adminAddr)
 		}
 		return identity{web: web.Options{GroupsHeader: *header, TrustedProxies: proxies, DemoUsers: users, AdminGroups: splitList(*admins)},
-			adminAddr: *adminAddr, trustSet: *trusted != ""}, nil
+			adminAddr: *adminAddr, demoAnywhere: *demoAnywhere}, nil
 	}
 }
 
@@ -154,16 +157,19 @@ func splitList(s string) []string {
 	return out
 }
 
-// warning returns what serving on addr with these identity settings
-// should warn about, if anything: a groups header with no trusted proxies
-// on an address others can reach.
-func (id identity) warning(addr string) string {
-	if id.web.GroupsHeader == "" || id.trustSet || isLoopback(addr) {
-		return ""
+// check returns why serving on addr with these identity settings would
+// not keep users apart, if it would not: a groups header believed from
+// no proxy (every request anonymous, the header a trap for whoever
+// expects it to work), or demo users — whom anybody picks — on an
+// address others can reach, unless asked for.
+func (id identity) check(addr string) error {
+	if id.web.GroupsHeader != "" && len(id.web.TrustedProxies) == 0 {
+		return fmt.Errorf("--groups-header %s is believed only from --trusted-proxies, and none is given: give your reverse proxy's address (127.0.0.1 for a proxy on this host), and let only it reach %s", id.web.GroupsHeader, addr)
 	}
-	return fmt.Sprintf("warning: listening on %s, not a loopback address, with --groups-header %s but no --trusted-proxies:\n"+
-		"  the header is believed only from loopback (a proxy on this host); requests from elsewhere are anonymous.\n"+
-		"  Give --trusted-proxies with your reverse proxy's address, and let only it reach %s.\n", addr, id.web.GroupsHeader, addr)
+	if len(id.web.DemoUsers) > 0 && id.web.GroupsHeader == "" && !isLoopback(addr) && !id.demoAnywhere {
+		return fmt.Errorf("demo users on %s, not a loopback address: anybody who connects could pick any user and read what that user may; serve them on 127.0.0.1, or add --demo-users-anywhere", addr)
+	}
+	return nil
 }
 
 // parseTrustedProxies parses "10.0.0.5,192.168.1.0/24,::1"; empty gives
@@ -250,8 +256,8 @@ func listen(v *crawler.View, store indexer.Searcher, live *crawler.Crawler, roll
 	if err != nil {
 		return nil, err
 	}
-	if w := id.warning(addr); w != "" {
-		fmt.Fprint(stderr, w)
+	if err := id.check(addr); err != nil {
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -56,18 +56,34 @@ func TestIdentityWarningsAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := id.warning(":8080"); !strings.Contains(w, "no --trusted-proxies") {
-		t.Errorf("groups header on all interfaces with no trusted proxies: warning %q", w)
-	}
-	if w := id.warning("127.0.0.1:8080"); w != "" {
-		t.Errorf("on loopback: warning %q", w)
+	for _, addr := range []string{":8080", "127.0.0.1:8080"} {
+		if err := id.check(addr); err == nil || !strings.Contains(err.Error(), "--trusted-proxies") {
+			t.Errorf("groups header on %s with no trusted proxies: %v, want a refusal naming --trusted-proxies", addr, err)
+		}
 	}
 	id, _ = parse("--groups-header", "X-Groups", "--trusted-proxies", "10.0.0.5")
-	if w := id.warning(":8080"); w != "" || !slices.Equal(id.web.TrustedProxies, []netip.Prefix{netip.MustParsePrefix("10.0.0.5/32")}) {
-		t.Errorf("with trusted proxies: warning %q, %v", w, id.web.TrustedProxies)
+	if err := id.check(":8080"); err != nil || !slices.Equal(id.web.TrustedProxies, []netip.Prefix{netip.MustParsePrefix("10.0.0.5/32")}) {
+		t.Errorf("with trusted proxies: %v, %v", err, id.web.TrustedProxies)
 	}
-	if id, _ = parse(); id.warning(":8080") != "" {
-		t.Error("no groups header: a warning")
+	if id, _ = parse(); id.check(":8080") != nil {
+		t.Error("no groups header, no demo users: refused")
+	}
+	for _, tc := range []struct {
+		args []string
+		addr string
+		ok   bool
+	}{
+		{[]string{"--demo-users", "guest=;alice=hr"}, "127.0.0.1:8080", true},
+		{[]string{"--demo-users", "guest=;alice=hr"}, "0.0.0.0:8080", false},
+		{[]string{"--demo-users", "guest=;alice=hr", "--demo-users-anywhere"}, "0.0.0.0:8080", true},
+	} {
+		id, err := parse(tc.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := id.check(tc.addr); (err == nil) != tc.ok {
+			t.Errorf("%v on %s: %v, want ok %v", tc.args, tc.addr, err, tc.ok)
+		}
 	}
 	if _, err := parse("--admin-addr", "0.0.0.0:8081"); err == nil || !strings.Contains(err.Error(), "loopback") {
 		t.Errorf("--admin-addr on all interfaces: %v", err)
