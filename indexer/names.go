@@ -26,12 +26,17 @@ const maxNameKey = 256
 // after its last whole word within 256 bytes.
 func NameKey(text string) string {
 	var b strings.Builder
+	full := false
 	tokens.Scan(text, func(start, end int, lower bool) {
+		if full {
+			return
+		}
 		w := text[start:end]
 		if !lower {
 			w = strings.ToLower(w)
 		}
 		if b.Len()+1+len(w) > maxNameKey {
+			full = true // the words after it would not be the text's
 			return
 		}
 		if b.Len() > 0 {

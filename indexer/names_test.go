@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -45,6 +46,9 @@ func TestNameKey(t *testing.T) {
 	long := ""
 	for range 100 {
 		long += "word "
+	}
+	if k := NameKey("a " + strings.Repeat("x", 300) + " tail"); k != "a" {
+		t.Errorf("NameKey of a word too long for the key between two: %q, want the words before it", k)
 	}
 	if k := NameKey(long); len(k) > maxNameKey || k[len(k)-1] == ' ' || len(k) < maxNameKey-5 {
 		t.Errorf("NameKey of a long text: %d bytes %q…, want its first whole words within %d", len(k), k[:20], maxNameKey)
