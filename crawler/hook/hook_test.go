@@ -425,13 +425,16 @@ func TestRestripOnlyEarly(t *testing.T) {
 		}
 		return pr.Page().Page
 	}
+	// Each page's own block, told apart by its letters (digits do not
+	// tell blocks apart: "Page 1" and "Page 2" are one template block).
+	own := func(i int) string { return "Own text " + strings.Repeat("x", i+1) + "." }
 	var pages []page.Page
 	for i := range 10 {
-		pages = append(pages, prep(i, fmt.Sprintf("Page %d's own text.", i)))
+		pages = append(pages, prep(i, own(i)))
 	}
-	late := prep(10, "Page 10's own text.", "Updated weekly.")
+	late := prep(10, own(10), "Updated weekly.")
 	for i := 11; i < 40; i++ {
-		prep(i, fmt.Sprintf("Page %d's own text.", i), "Updated weekly.")
+		prep(i, own(i), "Updated weekly.")
 	}
 	if h.Restrip(&late) {
 		t.Errorf("a page stripped with known statistics was stripped again: %q", late.Text)
