@@ -2,6 +2,7 @@ package extract
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -17,8 +18,13 @@ import (
 //   - a line at a page's top or bottom edge (up to edgeLines of them,
 //     from the edge inwards, each only if those nearer the edge are left
 //     out too) that is a page number alone ("7", "- 7 -", "iv", "Page 7
-//     of 20"), or that is, numbers aside, the line at the same edge of
-//     another page ("Chapter 2: Spreadsheet-like data 9");
+//     of 20"); that is, numbers aside, the line at the same edge of
+//     another page ("Chapter 2: Spreadsheet-like data 9"); or that
+//     begins or ends with the page's number, as a running header names
+//     the chapter and the page ("Chapter 6: Image files 25", a chapter of
+//     one page): the number of the page, counted from the document's
+//     first, plus an offset that the edge lines of at least three pages
+//     and a quarter of them agree on;
 //   - a table of contents' dot leaders and page numbers ("1.2 Export to
 //     text files . . . . . 4" reads "1.2 Export to text files", as the
 //     page's own table of contents does).
@@ -49,6 +55,7 @@ func stripFurniture(pages [][]string) [][]string {
 			}
 		}
 	}
+	offset := numberOffsets(pages)
 	out := make([][]string, len(pages))
 	for p, lines := range pages {
 		drop := make([]bool, len(lines))
@@ -60,7 +67,7 @@ func stripFurniture(pages [][]string) [][]string {
 						continue
 					}
 					l := lines[e.line]
-					if !isPageNumber(l) && pagesOf[edge{top, furnitureKey(l)}] < 2 {
+					if !isPageNumber(l) && pagesOf[edge{top, furnitureKey(l)}] < 2 && !numbered(l, p, offset[top]) {
 						break
 					}
 					drop[e.line] = true
@@ -80,6 +87,78 @@ func stripFurniture(pages [][]string) [][]string {
 		out[p] = kept
 	}
 	return out
+}
+
+// noOffset is numberOffsets' value for an edge without page numbers.
+const noOffset = -1 << 30
+
+// numberOffsets returns, for the top edge (true) and the bottom edge
+// (false), the offset between the numbers that begin or end the pages'
+// edge lines and the pages' positions (0 for the first) that at least
+// three pages, and a quarter of them, agree on; noOffset if none.
+func numberOffsets(pages [][]string) map[bool]int {
+	out := map[bool]int{true: noOffset, false: noOffset}
+	for _, top := range []bool{true, false} {
+		count := map[int]int{}
+		for p, lines := range pages {
+			seen := map[int]bool{}
+			for _, e := range edgesOf(lines) {
+				if e.top != top {
+					continue
+				}
+				for _, n := range edgeNumbers(lines[e.line]) {
+					if off := n - p; !seen[off] {
+						seen[off] = true
+						count[off]++
+					}
+				}
+			}
+		}
+		best, most := noOffset, 0
+		for off, n := range count {
+			if n > most || n == most && off < best {
+				best, most = off, n
+			}
+		}
+		if most >= 3 && most*4 >= len(pages) {
+			out[top] = best
+		}
+	}
+	return out
+}
+
+// maxHeader is the longest running header or footer line, in bytes.
+const maxHeader = 160
+
+// edgeNumbers returns the numbers a line of at most maxHeader bytes
+// begins and ends with ("25" of "Chapter 6: Image files 25"), at most
+// 5 digits each.
+func edgeNumbers(line string) []int {
+	if len(line) > maxHeader {
+		return nil
+	}
+	var out []int
+	f := strings.Fields(line)
+	for _, w := range []string{f[0], f[len(f)-1]} {
+		if n, err := strconv.Atoi(w); err == nil && len(w) <= 5 && n >= 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// numbered reports whether line begins or ends with the number of page p
+// plus offset.
+func numbered(line string, p, offset int) bool {
+	if offset == noOffset {
+		return false
+	}
+	for _, n := range edgeNumbers(line) {
+		if n-p == offset {
+			return true
+		}
+	}
+	return false
 }
 
 // An edgeLine is the position of a non-empty line near a page's top or

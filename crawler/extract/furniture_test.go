@@ -61,6 +61,29 @@ func TestStripFurniture(t *testing.T) {
 			{"Top two", "x <- 1", "e", "f", "g", "h", "Bottom two"},
 		},
 	}, {
+		name: "headers that end with the page's number, chapters of one page",
+		pages: [][]string{
+			{"Chapter 1: Introduction 5", "Body one.", "Ends one."},
+			{"Chapter 1: Introduction 6", "Body two.", "Ends two."},
+			{"Chapter 2: Methods 7", "Body three.", "Ends three."},
+			{"8 Chapter 3: Results", "Body four.", "Ends four."},
+		},
+		want: [][]string{{"Body one.", "Ends one."}, {"Body two.", "Ends two."}, {"Body three.", "Ends three."}, {"Body four.", "Ends four."}},
+	}, {
+		name: "numbers at the edges that do not follow the pages stay",
+		pages: [][]string{
+			{"Revenue rose 12", "Body one.", "Ends one."},
+			{"Costs fell by 40", "Body two.", "Ends two."},
+			{"Margins were 3", "Body three.", "Ends three."},
+			{"Staff grew by 9", "Body four.", "Ends four."},
+		},
+		want: [][]string{
+			{"Revenue rose 12", "Body one.", "Ends one."},
+			{"Costs fell by 40", "Body two.", "Ends two."},
+			{"Margins were 3", "Body three.", "Ends three."},
+			{"Staff grew by 9", "Body four.", "Ends four."},
+		},
+	}, {
 		name:  "one page keeps its edges",
 		pages: [][]string{{"Memo", "Text of the memo.", "1"}},
 		want:  [][]string{{"Memo", "Text of the memo.", "1"}},
