@@ -177,6 +177,20 @@ type Options struct {
 	// EditFloor is the lowest resemblance EditAllowance accepts. Default
 	// 0.8.
 	EditFloor float64
+	// Containment, when positive, also accepts a Hybrid pair verified by
+	// Resemblance whose resemblance is below Threshold if one of the two
+	// is an extracted document (Document.Extracted) and the pair are
+	// twins by Broder's containment: the share of each one's shingles
+	// found in the other is at least Containment, and of one of them at
+	// least Threshold. A PDF holds the text of the page it was made from
+	// plus what its layout adds, and the page its navigation; what is
+	// left of that after extraction (crawler/extract) costs a share of
+	// the shingles each way. A document mostly contained in a larger one
+	// whose rest it lacks (a chapter and the book that holds it) is not
+	// accepted. The pair's score is then the larger containment. It needs
+	// Exact verification. Pairs of two pages (neither Extracted) are
+	// never judged by it. Default 0: resemblance alone.
+	Containment float64
 	// Verify is how Hybrid verifies candidates. Default Exact.
 	Verify Verification
 	// ShingleWidth is w for word w-shingles. Default 5.
@@ -334,6 +348,9 @@ func (o Options) Validate() error {
 	}
 	if c.EditAllowance < 0 {
 		errs = append(errs, fmt.Errorf("dedup: negative edit allowance %d", c.EditAllowance))
+	}
+	if c.Containment < 0 || c.Containment > 1 {
+		errs = append(errs, fmt.Errorf("dedup: containment %v not in [0, 1]", c.Containment))
 	}
 	if c.EditFloor <= 0 || c.EditFloor > 1 {
 		errs = append(errs, fmt.Errorf("dedup: edit floor %v not in (0, 1]", c.EditFloor))

@@ -73,8 +73,12 @@ func skip(format string, args ...any) error {
 // (dedup.Options.EditAllowance). Dates are dropped first — month and
 // weekday names, the numbers written with them, numeric dates — so
 // templated pages that differ by a date are copies; other numbers stay
-// (x86 and x86_64 builds of one API page are different pages). The
-// shortest URL is master.
+// (x86 and x86_64 builds of one API page are different pages). A
+// document (PDF, DOCX, …) and a page, or two documents, are also copies
+// when each holds at least 0.85 of the other's shingles and one at least
+// 0.9 (dedup.Options.Containment): the text and its format's furniture —
+// but not a chapter and the book that holds it. The shortest URL is
+// master.
 //
 // Pages that share their vocabulary but not their text — API reference
 // pages of one template, class pages with the same inherited-member lists
@@ -87,6 +91,7 @@ func DetectorOptions() dedup.Options {
 		Terms:         features.Options{StripDates: true},
 		Similarity:    dedup.Resemblance,
 		EditAllowance: 3,
+		Containment:   0.85,
 		Master:        cluster.ShortestURL,
 	}
 }
@@ -161,7 +166,7 @@ type Options struct {
 	Source PageSource
 	// Documents bounds the reading of each document (crawler/extract:
 	// bytes, unpacked bytes, pages, text, time). Default: extract's
-	// defaults (50 MiB, 200 MiB, 2000 pages, 5 MiB of text, 30 s).
+	// defaults (50 MiB, 200 MiB, 2000 pages, 5 MiB of text, 5 min).
 	Documents extract.Limits
 	// PreferDocuments makes a document (PDF, DOCX, …) the master of its
 	// cluster before an HTML page with the same text. Default false: the
@@ -203,7 +208,7 @@ type Page struct {
 // the pages seen before, and removing shared labels would make copies of
 // templated pages look less alike than they are.
 func (h *Hook) dedupDoc(p *Page) dedup.Document {
-	d := dedup.Document{ID: p.URL, URL: p.URL, Text: strings.Join(p.Blocks, "\n\n"), Tagged: p.Tagged}
+	d := dedup.Document{ID: p.URL, URL: p.URL, Text: strings.Join(p.Blocks, "\n\n"), Tagged: p.Tagged, Extracted: p.Type != ""}
 	// A page in the crawl's language first, and of those one whose URL
 	// names that language's section, or none, before one in another
 	// language's section (the Apache manual's /da/ section keeps
