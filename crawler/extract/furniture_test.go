@@ -145,6 +145,16 @@ func TestPageLines(t *testing.T) {
 	}
 }
 
+// TestBlockSoftHyphens: a soft hyphen (U+00AD) leaves the word whole,
+// a form feed is white space.
+func TestBlockSoftHyphens(t *testing.T) {
+	r := newRun(DOCX, *(&Limits{}).EnsureDefaults())
+	r.block("re\u00adusable\fparts")
+	if want := []string{"reusable parts"}; !slices.Equal(r.doc.Blocks, want) {
+		t.Errorf("blocks %q, want %q", r.doc.Blocks, want)
+	}
+}
+
 // TestPrintedLinks: a link target printed in parentheses after the
 // link's text leaves; a URL in the text stays.
 func TestPrintedLinks(t *testing.T) {

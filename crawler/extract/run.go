@@ -22,11 +22,12 @@ func newRun(t Type, lim Limits) *run {
 	return &run{doc: &Document{Type: t}, lim: lim, start: now, deadline: now.Add(lim.Timeout)}
 }
 
-// block adds a block of text, its white space collapsed; an empty one is
-// dropped. It reports false once the text limit is reached (the document
-// is then Cut): stop reading.
+// block adds a block of text, its white space collapsed (form feeds
+// too) and its soft hyphens (U+00AD, where a word processor may break a
+// word) taken out; an empty one is dropped. It reports false once the
+// text limit is reached (the document is then Cut): stop reading.
 func (r *run) block(s string) bool {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(strings.ReplaceAll(s, "\u00ad", "")), " ")
 	if s == "" {
 		return !r.doc.Cut
 	}
