@@ -117,9 +117,10 @@ type Limits struct {
 	// Timeout bounds the time one extraction takes, checked between pages
 	// and parts. A reading that runs out of it fails ("too slow: …"):
 	// it is not cut there, as where the time runs out depends on the
-	// machine's load, and a document's text must not. Default 5 minutes:
-	// 2000 pages of R's reference manual take 5 s of CPU, and 40 s on a
-	// machine at a load of 33 on 2 cores.
+	// machine's load, and a document's text must not. Default 10 minutes:
+	// 2000 pages of R's reference manual take 5 s of CPU, 40 s on a
+	// machine at a load of 33 on 2 cores, and up to about 4 minutes
+	// with four more busy goroutines beside it (TestDeterministic -large).
 	Timeout time.Duration
 	// MaxMemory is the most memory a PDFium instance (WebAssembly) may
 	// take; a PDF that needs more is refused ("pdf: memory limit: …").
@@ -144,7 +145,7 @@ func (l *Limits) EnsureDefaults() *Limits {
 		l.MaxText = 5 << 20
 	}
 	if l.Timeout == 0 {
-		l.Timeout = 5 * time.Minute
+		l.Timeout = 10 * time.Minute
 	}
 	if l.MaxMemory == 0 {
 		l.MaxMemory = 256 << 20

@@ -166,7 +166,7 @@ type Options struct {
 	Source PageSource
 	// Documents bounds the reading of each document (crawler/extract:
 	// bytes, unpacked bytes, pages, text, time). Default: extract's
-	// defaults (50 MiB, 200 MiB, 2000 pages, 5 MiB of text, 5 min).
+	// defaults (50 MiB, 200 MiB, 2000 pages, 5 MiB of text, 10 min).
 	Documents extract.Limits
 	// PreferDocuments makes a document (PDF, DOCX, …) the master of its
 	// cluster before an HTML page with the same text. Default false: the
