@@ -278,6 +278,7 @@ func Wrap(idx bleve.Index, opts Options) (*Index, error) {
 	if !ok || im.TypeMapping[DocType] == nil || im.TypeMapping[MemberType] == nil {
 		return nil, ErrMapping
 	}
+	moveLanguageDefaults(im)
 	x := &Index{idx: idx, opts: opts, editedKnown: im.TypeMapping[MemberType].Properties[fieldMemberEdited] != nil,
 		diffKnown: im.TypeMapping[DocType].Properties[FieldDiff] != nil}
 	x.reset()

@@ -54,6 +54,10 @@ const (
 	FieldWords = "words"
 )
 
+// textFields are the text fields of a searchable document, analyzed in
+// the page's language and in [FieldAll].
+var textFields = []string{FieldTitle, FieldHeadings, FieldBody, FieldAnchors}
+
 // TitleBoost is the query-time boost [TextQuery] gives the title field.
 const TitleBoost = 3
 
@@ -94,10 +98,16 @@ func Mapping() *mapping.IndexMappingImpl {
 }
 
 // docMapping returns the mapping of a searchable document whose text
-// fields are analyzed by analyzer. Only [DocType]'s mapping names the
-// analyzer on its fields; a language's type sets it as the type's
-// default, so that bleve's AnalyzerNameForPath, which takes the first
-// type naming one on a field, answers [AnalyzerName] whatever the order.
+// fields are analyzed by analyzer. Bleve answers which analyzer a query
+// on a path analyzes with (AnalyzerNameForPath) from the first document
+// type, in map order, that names one for the path: on a field mapping,
+// else as a default analyzer. So only [DocType]'s mapping names the
+// analyzer on its text fields, and a language's type names its analyzer
+// as the default of each text field's property — never as the type's
+// default, which would answer for every path no field names (the _all
+// field, a user's own fields) as one language or another from run to
+// run. Query analysis is then [AnalyzerName] for the text fields and
+// the index's default analyzer elsewhere, whatever the order.
 func docMapping(analyzer string) *mapping.DocumentMapping {
 	text := func(inAll bool) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
@@ -112,13 +122,12 @@ func docMapping(analyzer string) *mapping.DocumentMapping {
 	}
 
 	dm := bleve.NewDocumentStaticMapping()
-	if analyzer != AnalyzerName {
-		dm.DefaultAnalyzer = analyzer
+	for _, name := range textFields {
+		dm.AddFieldMappingsAt(name, text(true))
+		if analyzer != AnalyzerName {
+			dm.Properties[name].DefaultAnalyzer = analyzer
+		}
 	}
-	dm.AddFieldMappingsAt(FieldTitle, text(true))
-	dm.AddFieldMappingsAt(FieldHeadings, text(true))
-	dm.AddFieldMappingsAt(FieldBody, text(true))
-	dm.AddFieldMappingsAt(FieldAnchors, text(true))
 	dm.AddFieldMappingsAt(FieldTemplate, storedField(bleve.NewTextFieldMapping()))
 	for _, name := range []string{FieldURL, FieldHost, FieldCluster, FieldGroups, FieldSimhash, FieldLang, FieldType} {
 		dm.AddFieldMappingsAt(name, keywordField())
@@ -420,4 +429,25 @@ func toMemberData(cluster string, m Member) memberData {
 		md[fieldMemberModified] = m.LastModified.UTC()
 	}
 	return md
+}
+
+// moveLanguageDefaults gives an index mapping made before the language
+// types named their analyzer per text field (see docMapping) the
+// mapping it would have now: each language type's default analyzer
+// becomes the default of its text fields' properties. Documents are
+// analyzed as before; queries on _all and on paths no field names are
+// analyzed by the index's default analyzer instead of a language's
+// picked at random.
+func moveLanguageDefaults(im *mapping.IndexMappingImpl) {
+	for name, dm := range im.TypeMapping {
+		if !strings.HasPrefix(name, DocType+"/") || dm.DefaultAnalyzer == "" {
+			continue
+		}
+		for _, f := range textFields {
+			if p := dm.Properties[f]; p != nil && p.DefaultAnalyzer == "" {
+				p.DefaultAnalyzer = dm.DefaultAnalyzer
+			}
+		}
+		dm.DefaultAnalyzer = ""
+	}
 }
