@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,15 +88,86 @@ func Mapping() *mapping.IndexMappingImpl {
 	im := bleve.NewIndexMapping()
 	im.DefaultAnalyzer = AnalyzerName
 	im.DefaultType = DocType
-	dm := docMapping(AnalyzerName)
-	im.DefaultMapping = dm
-	im.AddDocumentMapping(DocType, dm)
-	for _, a := range languageTypes() {
-		im.AddDocumentMapping(DocType+"/"+strings.TrimPrefix(a, analyzerPrefix), docMapping(a))
-	}
+	docTypes(im)
+	im.DefaultMapping = im.TypeMapping[DocType]
 	im.AddDocumentMapping(MemberType, memberMapping())
 	return im
 }
+
+// docTypes adds Doppel's searchable document types to im: [DocType]
+// and one per language.
+func docTypes(im *mapping.IndexMappingImpl) {
+	im.AddDocumentMapping(DocType, docMapping(AnalyzerName))
+	for _, a := range languageTypes() {
+		im.AddDocumentMapping(DocType+"/"+strings.TrimPrefix(a, analyzerPrefix), docMapping(a))
+	}
+}
+
+// fieldNames returns the names of the fields of Doppel's documents.
+func fieldNames() []string {
+	var out []string
+	for name := range docMapping(AnalyzerName).Properties {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// AddTo adds Doppel's searchable document types to m, a user's own index
+// mapping, for an index that holds the user's documents and Doppel's
+// (see [Wrap]): [DocType] and a type per language ("doppel/de", …), with
+// the fields described in the package documentation. It leaves m's
+// default type, default mapping, default analyzer, default field (_all)
+// and type field as they are, and adds no type default analyzer, so
+// that the user's documents are indexed and queried as before: a match
+// query on _all, or on a field of theirs, is analyzed as it was. (A
+// query on one of Doppel's field names is analyzed as Doppel's.)
+// Doppel's documents add their text to _all, as the user's do; member
+// and difference records go to a separate index (Options.Records,
+// made with [RecordsMapping]).
+//
+// Field names are shared by every type of a bleve index, so the user's
+// documents must not have fields of Doppel's names: AddTo returns an
+// error wrapping [ErrMapping], changing nothing, if m maps one of them
+// (or one of Doppel's type names) already, and a user whose documents
+// have such a field unmapped (dynamic) must rename it or keep Doppel's
+// documents in an index of their own ([Open]). The names are title,
+// headings, body, anchors, template, url, host, cluster, master, diff,
+// last_modified, groups, simhash, lang, type, words and names.
+func AddTo(m *mapping.IndexMappingImpl) error {
+	types := []string{DocType, MemberType}
+	for _, a := range languageTypes() {
+		types = append(types, DocType+"/"+strings.TrimPrefix(a, analyzerPrefix))
+	}
+	var clash []string
+	for _, t := range types {
+		if m.TypeMapping[t] != nil {
+			clash = append(clash, "type "+t)
+		}
+	}
+	mappings := []*mapping.DocumentMapping{m.DefaultMapping}
+	for _, dm := range m.TypeMapping {
+		mappings = append(mappings, dm)
+	}
+	for _, f := range fieldNames() {
+		for _, dm := range mappings {
+			if dm != nil && dm.Properties[f] != nil {
+				clash = append(clash, "field "+f)
+				break
+			}
+		}
+	}
+	if len(clash) > 0 {
+		return fmt.Errorf("%w: the mapping already has %s", ErrMapping, strings.Join(clash, ", "))
+	}
+	docTypes(m)
+	return nil
+}
+
+// RecordsMapping returns the mapping of the index that holds the member
+// and difference records of a user's own index (Options.Records; see
+// [AddTo]): Doppel's own, [Mapping].
+func RecordsMapping() *mapping.IndexMappingImpl { return Mapping() }
 
 // docMapping returns the mapping of a searchable document whose text
 // fields are analyzed by analyzer. Bleve answers which analyzer a query
