@@ -111,18 +111,19 @@
 //	err = ix.Flush(ctx)
 //
 // A user's own bleve index, with documents and a mapping of the user's:
-// [AddTo] adds Doppel's document types to the mapping, leaving its
-// default type, default analyzer and _all as they are, and [Wrap] takes
-// the index with Options.Records, a second index (made with
-// [RecordsMapping]) for the member and difference records. The user's
-// index then holds their documents and Doppel's whole documents, and
-// nothing else: their queries, match-all listings, facets and DocCount
-// give what they gave before for their documents (TestUserSearchUnchanged
-// checks it), with Doppel's documents besides where they match (their
-// text is in _all, analyzed by Doppel's analyzers). Wrap a query with
-// [Index.Searchable] to see only Doppel's documents, or leave them out
-// with a must-not clause on [FieldMaster]. Field names are shared by every type
-// of a bleve index, so the user's documents must not have fields of
-// Doppel's names (AddTo lists them). Close flushes and leaves both
-// indexes open: they are the user's. See ExampleAddTo.
+// [AddTo] adds Doppel's document types to the mapping, leaving its default
+// type, default analyzer and _all as they are, and [Wrap] takes the index
+// with Options.Records, a second index (made with [RecordsMapping]) for
+// the member and difference records. The user's index then holds their
+// documents and Doppel's whole documents, and nothing else: their queries,
+// match-all listings, facets and DocCount give what they gave before for
+// their documents (TestUserSearchUnchanged checks it), with Doppel's
+// documents besides where they match (their text is in _all, analyzed by
+// Doppel's analyzers). Wrap a query with [Index.Searchable] to see only
+// Doppel's documents, or leave them out with a must-not clause on
+// [FieldMaster]. Field names are shared by every type of a bleve index, so
+// the user's documents must not have fields of Doppel's names (AddTo lists
+// them), and Add, Update and Remove refuse the id of one of the user's
+// documents ([ErrUserDocument]). Close flushes and leaves both indexes
+// open: they are the user's. See ExampleAddTo.
 package indexer

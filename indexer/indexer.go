@@ -34,6 +34,10 @@ var (
 	// extended) without Options.Records, or Options.Records lacks the
 	// member type.
 	ErrRecords = errors.New("indexer: a user's own index needs Options.Records, an index created with indexer.RecordsMapping, for member and difference records")
+	// ErrUserDocument: Add, Update or Remove was given the id of one of
+	// the user's own documents in a user's index (see [AddTo]); it is
+	// left as it is.
+	ErrUserDocument = errors.New("indexer: the id is a document of the user's own, not Doppel's")
 	// ErrUnavailable: Remove or Update needs a document the index does
 	// not hold (a near-duplicate left out under Skip that becomes master,
 	// or moves) and Options.Source has none (or is not set).
@@ -389,6 +393,9 @@ func (x *Index) Add(ctx context.Context, d Doc, r Placement) error {
 	if err := x.writable(); err != nil {
 		return err
 	}
+	if err := x.notUsers(d.ID); err != nil {
+		return err
+	}
 	if err := x.add(ctx, d, r); err != nil {
 		return err
 	}
@@ -425,6 +432,36 @@ func checkDoc(id string, r Placement) error {
 		return fmt.Errorf("%w: doc %q, result %q", ErrMismatch, id, r.ID)
 	case r.Cluster == "":
 		return fmt.Errorf("%w: doc %q", ErrCluster, id)
+	}
+	return nil
+}
+
+// notUsers returns an error wrapping [ErrUserDocument] if id is a user's
+// own document in a user's index (see [AddTo]), which Doppel must neither
+// replace nor delete. Cost, on a user's index only: a stored-document
+// load.
+func (x *Index) notUsers(id string) error {
+	if !x.split {
+		return nil
+	}
+	if _, ok := x.docs[id]; ok {
+		return nil
+	}
+	if x.writing != nil {
+		if _, ok := x.writing.docs[id]; ok {
+			return nil
+		}
+	}
+	sd, err := x.idx.Document(id)
+	if err != nil {
+		return fmt.Errorf("indexer: load %q: %w", id, err)
+	}
+	if sd == nil {
+		return nil
+	}
+	d, err := fromStored(id, sd)
+	if err != nil || d.Cluster == "" {
+		return fmt.Errorf("%w: %q", ErrUserDocument, id)
 	}
 	return nil
 }
@@ -663,6 +700,9 @@ func (x *Index) Remove(ctx context.Context, ch Change) error {
 	if err := x.writable(); err != nil {
 		return err
 	}
+	if err := x.notUsers(ch.ID); err != nil {
+		return err
+	}
 	if err := x.leave(ctx, ch, true); err != nil {
 		return err
 	}
@@ -694,6 +734,9 @@ func (x *Index) Update(ctx context.Context, d Doc, ch Change) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if err := x.writable(); err != nil {
+		return err
+	}
+	if err := x.notUsers(ch.ID); err != nil {
 		return err
 	}
 	if ch.Left {

@@ -462,3 +462,61 @@ func TestUserIndexReplay(t *testing.T) {
 		t.Errorf("the state compared lacks the skipped copy:\n%s", clean)
 	}
 }
+
+// TestUserDocumentsKept: Add, Update and Remove refuse the id of one of
+// the user's own documents, which stays as it was; Doppel's own
+// documents are added again (a recrawl) and removed as usual.
+func TestUserDocumentsKept(t *testing.T) {
+	ctx := context.Background()
+	m := userMapping()
+	if err := indexer.AddTo(m); err != nil {
+		t.Fatal(err)
+	}
+	idx := indexUserDocs(t, m)
+	records, err := bleve.NewMemOnly(indexer.RecordsMapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { records.Close() })
+	ix, err := indexer.Wrap(idx, indexer.Options{Records: records})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	at := indexer.Placement{Cluster: "c", Master: "u1"}
+	errs := map[string]error{
+		"Add":    ix.Add(ctx, indexer.Doc{ID: "u1", Body: "replaced"}, at),
+		"Update": ix.Update(ctx, indexer.Doc{ID: "u1", Body: "replaced"}, indexer.Change{ID: "u1", Cluster: "c", Master: "u1", Placement: at}),
+		"Remove": ix.Remove(ctx, indexer.Change{ID: "u1", Cluster: "c"}),
+	}
+	for name, err := range errs {
+		if !errors.Is(err, indexer.ErrUserDocument) {
+			t.Errorf("%s of the user's document = %v, want ErrUserDocument", name, err)
+		}
+	}
+	if err := ix.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	q := bleve.NewMatchQuery("Tuesday") // on _all, analyzed as u1 was
+	if res, err := idx.Search(bleve.NewSearchRequest(q)); err != nil || len(res.Hits) != 1 || res.Hits[0].ID != "u1" {
+		t.Errorf("the user's document after the refused writes: %v (%v)", res, err)
+	}
+	page := indexer.Doc{ID: "http://intranet/a", Body: "A page."}
+	for range 2 {
+		if err := ix.Add(ctx, page, indexer.Placement{Cluster: "ca", Master: page.ID}); err != nil {
+			t.Fatalf("adding Doppel's page: %v", err)
+		}
+		if err := ix.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ix.Remove(ctx, indexer.Change{ID: page.ID, Cluster: "ca"}); err != nil {
+		t.Fatalf("removing Doppel's page: %v", err)
+	}
+	if err := ix.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := idx.DocCount(); err != nil || n != uint64(len(userDocs)) {
+		t.Errorf("DocCount after the page left = %d (%v), want the user's %d", n, err, len(userDocs))
+	}
+}
