@@ -91,7 +91,7 @@
 //
 // Packages ranking and web read the index through [Searcher], package
 // crawler writes it through [Writer]; [*Index] implements both, over one
-// bleve index. Their doc comments state the contract a second
+// bleve index (two for a user's own index: see [Wrap]). Their doc comments state the contract a second
 // implementation (shards of bleve behind an IndexAlias, an index over
 // HTTP) must keep — what a search sees, what must be atomic, what may be
 // batched, what replay relies on — and package indexer/indextest checks
