@@ -35,7 +35,6 @@ import (
 	"github.com/doppel-search/doppel/crawler/extract"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/cluster"
-	"github.com/doppel-search/doppel/dedup/features"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/internal/lang"
 	"github.com/doppel-search/doppel/page"
@@ -62,33 +61,6 @@ func (e *SkipError) Is(target error) bool { return target == ErrSkipped }
 
 func skip(format string, args ...any) error {
 	return &SkipError{Reason: fmt.Sprintf(format, args...)}
-}
-
-// DetectorOptions are the near-duplicate settings Doppel uses for web
-// pages. A page is a copy of another when their main contents, as cleaned,
-// are the same up to small edits: resemblance of word 5-shingles of at
-// least 0.9, or, on short pages where three small edits (a print banner, a
-// changed title, an inserted word) already cost a fifth of the shingles,
-// at least 0.8 with no more than three edits' worth of differing shingles
-// (dedup.Options.EditAllowance). Dates are dropped first — month and
-// weekday names, the numbers written with them, numeric dates — so
-// templated pages that differ by a date are copies; other numbers stay
-// (x86 and x86_64 builds of one API page are different pages). The
-// shortest URL is master.
-//
-// Pages that share their vocabulary but not their text — API reference
-// pages of one template, class pages with the same inherited-member lists
-// — are not copies under this rule, which is why it does not use
-// bag-of-words cosine: set Similarity to dedup.Cosine for sites whose
-// copies carry spam-like scattered word edits, at the price of joining
-// such pages.
-func DetectorOptions() dedup.Options {
-	return dedup.Options{
-		Terms:         features.Options{StripDates: true},
-		Similarity:    dedup.Resemblance,
-		EditAllowance: 3,
-		Master:        cluster.ShortestURL,
-	}
 }
 
 // A Sink receives every processed page for indexing, with its cluster.
@@ -123,7 +95,7 @@ func (f RecorderFunc) Record(p Page) error { return f(p) }
 // Options configures a Hook. All fields are optional.
 type Options struct {
 	// Detector assigns clusters. Default: a new detector with
-	// DetectorOptions.
+	// dedup.Web, the settings for web pages.
 	Detector *dedup.Detector
 	// Index receives every processed page under its near-duplicate
 	// policy. Default nil: no indexing.
@@ -276,7 +248,7 @@ func New(opts Options) (*Hook, error) {
 		return nil, err
 	}
 	if opts.Detector == nil {
-		det, err := dedup.New(nil, DetectorOptions())
+		det, err := dedup.New(nil, dedup.Web())
 		if err != nil {
 			return nil, err
 		}
