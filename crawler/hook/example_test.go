@@ -43,7 +43,7 @@ func Example() {
 	collector := colly.NewCollector() // your collector
 	collector.OnHTML("a[href]", func(e *colly.HTMLElement) { e.Request.Visit(e.Attr("href")) })
 
-	h, err := hook.Attach(collector, hook.Options{
+	h, err := hook.Attach(context.Background(), collector, hook.Options{
 		Index: ix,
 		OnPage: func(p hook.Page) {
 			fmt.Printf("%s duplicate=%v\n", strings.TrimPrefix(p.URL, srv.URL), p.Result.Duplicate)

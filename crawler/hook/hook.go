@@ -29,8 +29,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gocolly/colly/v2"
-
 	"github.com/doppel-search/doppel/crawler/clean"
 	"github.com/doppel-search/doppel/crawler/extract"
 	"github.com/doppel-search/doppel/dedup"
@@ -139,16 +137,24 @@ type Options struct {
 	// cluster before an HTML page with the same text. Default false: the
 	// HTML page, which opens in the browser, is the master.
 	PreferDocuments bool
-	// OnPage is called after each page is processed (from colly's callback
-	// goroutine; pages are processed one at a time).
+	// OnPage is called after each page is inserted or updated, from the
+	// goroutine that processed it (colly's callback goroutine), once the
+	// hook is free again: it may call the hook. Pages are assigned their
+	// clusters one at a time, but with an asynchronous collector OnPage
+	// may be called for two pages at once.
 	OnPage func(Page)
 	// NoDedup turns detection off: every page is its own cluster and
 	// master, and is indexed. For crawls that only need the index, and for
 	// measuring what detection costs. Default false.
 	NoDedup bool
-	// OnSkip is called, by Attach's callback only, with each response not
-	// processed and why (a *SkipError or a processing error).
+	// OnSkip is called, by Attach's callbacks only, with each response
+	// deliberately not processed and why (a *SkipError). Default nil.
 	OnSkip func(url string, err error)
+	// OnError is called, by Attach's callbacks only, with each response
+	// that could not be processed (a detector, recorder or index error, the
+	// context's end) and each page that could not be removed. Default: the
+	// error is logged (package log). Hook.Err returns the first.
+	OnError func(url string, err error)
 	// AtTurn, with a Detector shared among workers (dedup.NewShared), is
 	// called by Insert at the page's turn in the shared order, before the
 	// detector commits it, with the page's document number and the page
@@ -221,6 +227,13 @@ type Hook struct {
 	// section. Under earlyMu.
 	earlyMu sync.Mutex
 	early   map[string]bool
+	// links holds what Attach learned of the pages' links: the anchor
+	// texts pointing to each URL, and the pages Attach keeps when
+	// Options.Source is nil (see Attach). Nil before Attach.
+	links *linkState
+	// errMu guards err, the first error Attach's callbacks met.
+	errMu sync.Mutex
+	err   error
 }
 
 // EnsureDefaults sets every zero field but Detector to its default (each
@@ -256,22 +269,6 @@ func New(opts Options) (*Hook, error) {
 	}
 	opts.EnsureDefaults()
 	return &Hook{opts: opts, lang: lang.Primary(opts.Language)}, nil
-}
-
-// Attach registers a Hook on col: every successful response is processed.
-// Call Flush when the crawl is done.
-func Attach(col *colly.Collector, opts Options) (*Hook, error) {
-	h, err := New(opts)
-	if err != nil {
-		return nil, err
-	}
-	col.OnResponse(func(r *colly.Response) {
-		u := r.Request.URL.String()
-		if _, err := h.Process(context.Background(), u, *r.Headers, r.Body, nil); err != nil && h.opts.OnSkip != nil {
-			h.opts.OnSkip(u, err)
-		}
-	})
-	return h, nil
 }
 
 // AnchorCarries reports whether the anchor text of a link from a page of
@@ -385,7 +382,8 @@ func parseDocument(t extract.Type, body []byte, lim extract.Limits) (*Parsed, er
 	return &Parsed{Page: p, Truncated: doc.Cut, Type: string(t)}, nil
 }
 
-// Process parses a response (see Parse), prepares and inserts the page.
+// Process parses a response (see Parse), prepares the page and puts it
+// (Put: a page the detector holds already is updated, others inserted).
 func (h *Hook) Process(ctx context.Context, pageURL string, header http.Header, body []byte, anchors []string) (Page, error) {
 	parsed, err := h.Parse(pageURL, header, body)
 	if err != nil {
@@ -395,7 +393,7 @@ func (h *Hook) Process(ctx context.Context, pageURL string, header http.Header, 
 	if err != nil {
 		return Page{}, err
 	}
-	return h.Insert(ctx, prep)
+	return h.Put(ctx, prep)
 }
 
 // A Prepared page has been stripped of its site template and signed, and
@@ -460,7 +458,46 @@ func (h *Hook) Prepare(pageURL string, header http.Header, parsed *Parsed, ancho
 // calls OnPage.
 func (h *Hook) Insert(ctx context.Context, prep *Prepared) (Page, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	p, err := h.insert(ctx, prep)
+	h.mu.Unlock()
+	if err != nil {
+		return Page{}, err
+	}
+	h.onPage(p)
+	return p, nil
+}
+
+// Put inserts a prepared page, or, if the detector holds its URL already
+// (a recrawl's new version of it), updates it as Update does: what a
+// crawl that visits a page again calls. Under NoDedup it inserts, which
+// replaces the page in the index. It is serialized with Insert and
+// Update, and calls OnPage.
+func (h *Hook) Put(ctx context.Context, prep *Prepared) (Page, error) {
+	h.mu.Lock()
+	var p Page
+	var err error
+	if _, held := h.opts.Detector.Fingerprint(prep.page.URL); held && !h.opts.NoDedup {
+		p, _, err = h.update(ctx, prep)
+	} else {
+		p, err = h.insert(ctx, prep)
+	}
+	h.mu.Unlock()
+	if err != nil {
+		return Page{}, err
+	}
+	h.onPage(p)
+	return p, nil
+}
+
+// onPage calls OnPage, if set, with p.
+func (h *Hook) onPage(p Page) {
+	if h.opts.OnPage != nil {
+		h.opts.OnPage(p)
+	}
+}
+
+// insert is Insert without OnPage; the caller holds h.mu.
+func (h *Hook) insert(ctx context.Context, prep *Prepared) (Page, error) {
 	p := prep.page
 	var err error
 	switch {
@@ -486,9 +523,7 @@ func (h *Hook) Insert(ctx context.Context, prep *Prepared) (Page, error) {
 	if err := h.index(ctx, p); err != nil {
 		return Page{}, err
 	}
-	if h.opts.OnPage != nil {
-		h.opts.OnPage(p)
-	}
+	h.keep(p)
 	return p, nil
 }
 
@@ -647,7 +682,17 @@ type PageSource func(url string) (p Page, ok bool, err error)
 // OnPage is called. Like Insert, it is serialized with Insert and Replay.
 func (h *Hook) Update(ctx context.Context, prep *Prepared) (Page, dedup.Change, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	p, ch, err := h.update(ctx, prep)
+	h.mu.Unlock()
+	if err != nil {
+		return Page{}, dedup.Change{}, err
+	}
+	h.onPage(p)
+	return p, ch, nil
+}
+
+// update is Update without OnPage; the caller holds h.mu.
+func (h *Hook) update(ctx context.Context, prep *Prepared) (Page, dedup.Change, error) {
 	p := prep.page
 	var ch dedup.Change
 	if prep.doc == nil {
@@ -673,9 +718,7 @@ func (h *Hook) Update(ctx context.Context, prep *Prepared) (Page, dedup.Change, 
 			return Page{}, dedup.Change{}, err
 		}
 	}
-	if h.opts.OnPage != nil {
-		h.opts.OnPage(p)
-	}
+	h.keep(p)
 	return p, ch, nil
 }
 
@@ -707,6 +750,7 @@ func (h *Hook) Remove(ctx context.Context, url string) (dedup.Change, error) {
 			return dedup.Change{}, err
 		}
 	}
+	h.forget(url)
 	return ch, nil
 }
 
