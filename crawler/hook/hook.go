@@ -6,10 +6,11 @@
 // optional [Recorder] keeps the page) and Index (the [Sink], an
 // indexer.Index, indexes it under its near-duplicate policy):
 //
-//	h, err := hook.Attach(collector, hook.Options{Index: ix})
+//	h, err := hook.Attach(ctx, collector, hook.Options{Index: ix})
 //	…
-//	collector.Visit(seed)
+//	collector.Visit(seed) // each night: pages seen again are updated, 404s removed
 //	h.Flush(ctx)
+//	err = h.Err()         // the first error; each also goes to Options.OnError
 //
 // A Hook is also the processing step of Doppel's own crawler (package
 // crawler), which adds a persistent frontier, admission rules and restart
