@@ -90,8 +90,16 @@ func prose(topic string) string {
 // master gone whose copy must take its place in the index, and a shorter
 // URL of a page that takes its cluster over. No error; the index and the
 // detector show the second night's site; the redirect stub is followed;
-// pages carry the anchor texts of the links to them.
+// pages carry the anchor texts of the links to them. The 404s and 410s
+// reach the hook through colly's OnError, or, with
+// ParseHTTPErrorResponse, its OnResponse.
 func TestAttachRecrawl(t *testing.T) {
+	for _, parseErrors := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ParseHTTPErrorResponse=%v", parseErrors), func(t *testing.T) { testAttachRecrawl(t, parseErrors) })
+	}
+}
+
+func testAttachRecrawl(t *testing.T, parseErrors bool) {
 	s := newSite(t)
 	base := s.srv.URL
 	home := func(extra ...[2]string) {
@@ -121,6 +129,7 @@ func TestAttachRecrawl(t *testing.T) {
 		t.Fatal(err)
 	}
 	col := colly.NewCollector(colly.AllowURLRevisit())
+	col.ParseHTTPErrorResponse = parseErrors
 	col.OnHTML("a[href]", func(e *colly.HTMLElement) { e.Request.Visit(e.Attr("href")) })
 	var mu sync.Mutex
 	seen := map[string]Page{}

@@ -40,7 +40,7 @@ import (
 )
 
 // ErrSkipped is what every [SkipError] is, for errors.Is.
-var ErrSkipped = errors.New("skipped")
+var ErrSkipped = errors.New("hook: skipped")
 
 // A SkipError says why a response was deliberately not processed (not
 // HTML or plain text, marked noindex, not a document at all, a redirect
