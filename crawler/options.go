@@ -93,7 +93,7 @@ type Options struct {
 	// indexer.Skip.
 	Policy indexer.Policy
 	// Similarity is how two pages are judged copies (see
-	// hook.DetectorOptions): dedup.Resemblance, the same text up to small
+	// dedup.Web): dedup.Resemblance, the same text up to small
 	// edits (default), or dedup.Cosine, the same vocabulary, for sites
 	// whose copies carry spam-like scattered word edits — it also joins
 	// distinct pages that share their words, such as the pages of an API
