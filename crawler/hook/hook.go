@@ -39,6 +39,7 @@ import (
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/internal/lang"
 	"github.com/doppel-search/doppel/page"
+	"github.com/doppel-search/doppel/page/pagedate"
 )
 
 // ErrSkipped is what every [SkipError] is, for errors.Is.
@@ -74,7 +75,10 @@ func skip(format string, args ...any) error {
 // weekday names, the numbers written with them, numeric dates — so
 // templated pages that differ by a date are copies; other numbers stay
 // (x86 and x86_64 builds of one API page are different pages). The
-// shortest URL is master.
+// master is the newest page (cluster.Newest): of a series — monthly
+// notices that are copies but for their date — the issue whose title
+// names the latest date (package page/pagedate); between pages of one
+// date or none, as true copies are, the shortest URL.
 //
 // Pages that share their vocabulary but not their text — API reference
 // pages of one template, class pages with the same inherited-member lists
@@ -87,7 +91,7 @@ func DetectorOptions() dedup.Options {
 		Terms:         features.Options{StripDates: true},
 		Similarity:    dedup.Resemblance,
 		EditAllowance: 3,
-		Master:        cluster.ShortestURL,
+		Master:        cluster.Newest,
 	}
 }
 
@@ -203,7 +207,7 @@ type Page struct {
 // the pages seen before, and removing shared labels would make copies of
 // templated pages look less alike than they are.
 func (h *Hook) dedupDoc(p *Page) dedup.Document {
-	d := dedup.Document{ID: p.URL, URL: p.URL, Text: strings.Join(p.Blocks, "\n\n"), Tagged: p.Tagged}
+	d := dedup.Document{ID: p.URL, URL: p.URL, Text: strings.Join(p.Blocks, "\n\n"), Tagged: p.Tagged, Time: pagedate.Of(p.Page)}
 	// A page in the crawl's language first, and of those one whose URL
 	// names that language's section, or none, before one in another
 	// language's section (the Apache manual's /da/ section keeps
