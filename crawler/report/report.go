@@ -152,7 +152,7 @@ func Build(src Source, index Index, opts Options) (*Report, error) {
 	}
 	byCluster := map[string][]member{}
 	masters := map[string]string{}
-	r := &Report{}
+	r := &Report{Largest: []Cluster{}, Twins: []Cluster{}, Series: []Cluster{}} // [] in JSON when empty
 	err := src.EachRecord(func(rec pages.Record, c, master string) error {
 		if rec.Status != pages.Fetched {
 			if rec.Status == pages.Skipped && strings.HasPrefix(rec.Reason, "canonical URL is ") {
@@ -211,7 +211,7 @@ func Build(src Source, index Index, opts Options) (*Report, error) {
 		return cmp.Or(cmp.Compare(b.Size, a.Size), strings.Compare(a.Master, b.Master), strings.Compare(a.ID, b.ID))
 	})
 	r.Shared = len(shared)
-	r.Largest = shared[:min(opts.Top, len(shared))]
+	r.Largest = append(r.Largest, shared[:min(opts.Top, len(shared))]...)
 	for _, c := range shared {
 		if len(c.Formats) > 1 {
 			r.TwinClusters++

@@ -136,7 +136,7 @@ func TestSeriesNeedsTwoDates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.SeriesClusters != 0 || len(r.Series) != 0 {
+		if r.SeriesClusters != 0 || r.Series == nil || len(r.Series) != 0 {
 			t.Errorf("%q: %d series, want none", titles, r.SeriesClusters)
 		}
 	}
