@@ -134,6 +134,12 @@ type Space struct {
 	KeptOutText int64 `json:"kept_out_text_bytes"`
 }
 
+// A member is what the report keeps of a fetched page.
+type member struct {
+	url, title, format string
+	date               time.Time
+}
+
 // Build reads the crawl's records from src and the index's ids from
 // index and returns the report. It fails with the first error either
 // returns (a damaged store). Cost: one pass over the records and over the
@@ -146,10 +152,6 @@ func Build(src Source, index Index, opts Options) (*Report, error) {
 	if err := index.EachID(func(id string) error { indexed[id] = true; return nil }); err != nil {
 		return nil, err
 	}
-	type member struct {
-		url, title, format string
-		date               time.Time
-	}
 	byCluster := map[string][]member{}
 	masters := map[string]string{}
 	r := &Report{Largest: []Cluster{}, Twins: []Cluster{}, Series: []Cluster{}} // [] in JSON when empty
@@ -161,8 +163,7 @@ func Build(src Source, index Index, opts Options) (*Report, error) {
 			return nil
 		}
 		r.Pages++
-		format := cmp.Or(rec.Type, HTML)
-		byCluster[c] = append(byCluster[c], member{rec.URL, rec.Title, format, pagedate.Of(rec.Page)})
+		byCluster[c] = append(byCluster[c], member{rec.URL, rec.Title, cmp.Or(rec.Type, HTML), pagedate.Of(rec.Page)})
 		masters[c] = master
 		if master != rec.URL {
 			r.Duplicates++
@@ -185,46 +186,54 @@ func Build(src Source, index Index, opts Options) (*Report, error) {
 	}
 	var shared []Cluster
 	for id, ms := range byCluster {
-		if len(ms) < 2 {
-			continue
+		if len(ms) > 1 {
+			shared = append(shared, summarize(id, masters[id], ms))
 		}
-		c := Cluster{ID: id, Master: masters[id], Size: len(ms), Formats: map[string]int{}}
-		for _, m := range ms {
-			c.Formats[m.format]++
-			if m.url == c.Master {
-				c.Title, c.MasterDate = m.title, m.date
-			}
-			if m.date.IsZero() {
-				continue
-			}
-			c.Dated++
-			if c.Oldest.IsZero() || m.date.Before(c.Oldest) {
-				c.Oldest = m.date
-			}
-			if m.date.After(c.Newest) {
-				c.Newest = m.date
-			}
-		}
-		shared = append(shared, c)
 	}
 	slices.SortFunc(shared, func(a, b Cluster) int {
 		return cmp.Or(cmp.Compare(b.Size, a.Size), strings.Compare(a.Master, b.Master), strings.Compare(a.ID, b.ID))
 	})
 	r.Shared = len(shared)
 	r.Largest = append(r.Largest, shared[:min(opts.Top, len(shared))]...)
-	for _, c := range shared {
-		if len(c.Formats) > 1 {
-			r.TwinClusters++
-			if len(r.Twins) < opts.Top {
-				r.Twins = append(r.Twins, c)
-			}
+	r.Twins, r.TwinClusters = pick(r.Twins, shared, opts.Top, func(c Cluster) bool { return len(c.Formats) > 1 })
+	r.Series, r.SeriesClusters = pick(r.Series, shared, opts.Top, func(c Cluster) bool { return c.Dated >= 2 && !c.Oldest.Equal(c.Newest) })
+	return r, nil
+}
+
+// summarize returns the cluster id of the members ms, master its
+// master's URL.
+func summarize(id, master string, ms []member) Cluster {
+	c := Cluster{ID: id, Master: master, Size: len(ms), Formats: map[string]int{}}
+	for _, m := range ms {
+		c.Formats[m.format]++
+		if m.url == master {
+			c.Title, c.MasterDate = m.title, m.date
 		}
-		if c.Dated >= 2 && !c.Oldest.Equal(c.Newest) {
-			r.SeriesClusters++
-			if len(r.Series) < opts.Top {
-				r.Series = append(r.Series, c)
+		if m.date.IsZero() {
+			continue
+		}
+		c.Dated++
+		if c.Oldest.IsZero() || m.date.Before(c.Oldest) {
+			c.Oldest = m.date
+		}
+		if m.date.After(c.Newest) {
+			c.Newest = m.date
+		}
+	}
+	return c
+}
+
+// pick appends to out the first top clusters of cs that keep says to
+// keep, and returns it with how many clusters keep keeps in all.
+func pick(out, cs []Cluster, top int, keep func(Cluster) bool) ([]Cluster, int) {
+	n := 0
+	for _, c := range cs {
+		if keep(c) {
+			n++
+			if len(out) < top {
+				out = append(out, c)
 			}
 		}
 	}
-	return r, nil
+	return out, n
 }
