@@ -100,8 +100,9 @@ type Options struct {
 	// reference.
 	Similarity dedup.Similarity
 	// Language is the language whose pages are preferred as masters of
-	// their clusters, before the shortest URL (a BCP 47 tag such as "en"
-	// or "da"; compared by its primary subtag); of those, a page whose
+	// their clusters, before the detector's master policy (the newest page
+	// of a series, else the shortest URL: dedup.Web) (a BCP 47
+	// tag such as "en" or "da"; compared by its primary subtag); of those, a page whose
 	// URL names no language section or that language's ("/manual/en/")
 	// before one in another language's section ("/manual/da/", which
 	// keeps untranslated English pages). A page's language is the

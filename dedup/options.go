@@ -260,7 +260,10 @@ type Options struct {
 // numbers written with them, numeric dates (features.Options.StripDates)
 // — so templated pages that differ by a date are copies; other numbers
 // stay (x86 and x86_64 builds of one API page are different pages). The
-// shortest URL is master (cluster.ShortestURL, on Document.URL; among
+// master is the newest document (cluster.Newest, on Document.Time): of a
+// series — monthly notices that are copies but for their date — the issue
+// whose title names the latest date; between documents of one date or
+// none, as true copies are, the shortest URL (on Document.URL; among
 // documents without a URL the first seen stays master).
 //
 // The zero Options are the definition of the shared evaluation corpus
@@ -284,7 +287,7 @@ func Web() Options {
 		Terms:         features.Options{StripDates: true},
 		Similarity:    Resemblance,
 		EditAllowance: 3,
-		Master:        cluster.ShortestURL,
+		Master:        cluster.Newest,
 	}
 }
 

@@ -37,6 +37,7 @@ import (
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/internal/lang"
 	"github.com/doppel-search/doppel/page"
+	"github.com/doppel-search/doppel/page/pagedate"
 )
 
 // ErrSkipped is what every [SkipError] is, for errors.Is.
@@ -182,7 +183,7 @@ type Page struct {
 // the pages seen before, and removing shared labels would make copies of
 // templated pages look less alike than they are.
 func (h *Hook) dedupDoc(p *Page) dedup.Document {
-	d := dedup.Document{ID: p.URL, URL: p.URL, Text: strings.Join(p.Blocks, "\n\n"), Tagged: p.Tagged}
+	d := dedup.Document{ID: p.URL, URL: p.URL, Text: strings.Join(p.Blocks, "\n\n"), Tagged: p.Tagged, Time: pagedate.Of(p.Page)}
 	// A page in the crawl's language first, and of those one whose URL
 	// names that language's section, or none, before one in another
 	// language's section (the Apache manual's /da/ section keeps
