@@ -60,12 +60,16 @@ type Pair struct {
 // it joins, and with at most MaxFanout earlier members of any one cluster
 // (the first ones to arrive, for exact copies of a page).
 type Result struct {
-	ID         string
-	Cluster    cluster.ID // the cluster the document is in
-	Master     string     // id of the cluster's master after the document was added
-	Duplicate  bool       // the document joined an existing cluster
-	NewMaster  bool       // it joined one and became its master (policy)
-	Unsignable bool       // no signature could be computed: alone in its cluster
+	ID        string
+	Cluster   cluster.ID // the cluster the document is in
+	Master    string     // id of the cluster's master after the document was added
+	Duplicate bool       // the document joined an existing cluster
+	NewMaster bool       // it joined one and became its master (policy)
+	// Demoted is, with NewMaster, the id of the master the document took
+	// the cluster over from, now a member: an index that keeps masters
+	// apart demotes it. "" otherwise.
+	Demoted    string
+	Unsignable bool // no signature could be computed: alone in its cluster
 	// Edited says the document joined its cluster through
 	// Options.EditAllowance: close to the master (a few small edits on a
 	// short page) but below the Threshold. An index may want to keep such
@@ -645,6 +649,7 @@ func (d *Detector) assign(idx uint32, rec *record, pairs bool) Result {
 		d.clusters.join(g, idx)
 		d.assigned.Join(idx, g)
 		if res.NewMaster {
+			res.Demoted = d.docs[d.assigned.Master(g)].member.ID
 			d.assigned.SetMaster(g, idx)
 			d.stats.NewMasters++
 		}

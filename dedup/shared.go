@@ -448,7 +448,9 @@ func (r *remote) insertAs(n uint32, settled bool, rec *record, atTurn func(uint3
 		ref := r.refs[uint32(dec.best)]
 		c.Join, c.Expect = uint32(dec.best), ref.Master
 		res.Cluster = idOf(ref.Hash)
-		if !dec.newMaster {
+		if dec.newMaster {
+			res.Demoted = d.doc(ref.Master).member.ID
+		} else {
 			res.Master = d.doc(ref.Master).member.ID
 		}
 	} else {

@@ -53,6 +53,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/doppel-search/doppel/crawler/fleet"
+	"github.com/doppel-search/doppel/crawler/report"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/internal/lang"
 	"github.com/doppel-search/doppel/ranking"
@@ -113,6 +114,10 @@ type Options struct {
 	// Status returns the status page's numbers; nil shows only what the
 	// index knows.
 	Status func() Status
+	// Duplicates returns the crawl's duplicates report, shown to
+	// administrators at /status/duplicates (package crawler/report); nil:
+	// that page answers 404.
+	Duplicates func() (*report.Report, error)
 	// Metrics are more collectors to serve on /metrics, such as a running
 	// crawl's (package crawler/crawlmetrics). Default: none.
 	Metrics []prometheus.Collector
@@ -242,9 +247,10 @@ func (srv *Server) routes() {
 	srv.mux.HandleFunc("GET /suggest.js", suggestScript)
 	metrics := promhttp.HandlerFor(srv.registry, promhttp.HandlerOpts{})
 	for path, h := range map[string]http.Handler{
-		"GET /status":    http.HandlerFunc(srv.statusPage),
-		"GET /api/stats": http.HandlerFunc(srv.apiStats),
-		"GET /metrics":   metrics,
+		"GET /status":            http.HandlerFunc(srv.statusPage),
+		"GET /api/stats":         http.HandlerFunc(srv.apiStats),
+		"GET /status/duplicates": http.HandlerFunc(srv.duplicatesPage),
+		"GET /metrics":           metrics,
 	} {
 		srv.admin.Handle(path, h)
 		srv.mux.Handle(path, srv.adminOnly(h))
@@ -711,7 +717,7 @@ func (srv *Server) status() Status {
 	return st
 }
 
-const adminOnly = "The status page, /api/stats and /metrics count every document, access-controlled ones included: they are for administrators."
+const adminOnly = "The status pages, /api/stats and /metrics count every document, access-controlled ones included: they are for administrators."
 
 // adminOnly lets only administrators through to h.
 func (srv *Server) adminOnly(h http.Handler) http.Handler {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/features"
 )
 
@@ -183,7 +184,7 @@ func pdfOf(pages [][]string) []byte {
 // resemblance is the detector's: word 5-shingles of the texts, dates
 // left out.
 func resemblance(t *testing.T, a, b string) float64 {
-	ext, err := features.New(DetectorOptions().Terms)
+	ext, err := features.New(dedup.Web().Terms)
 	if err != nil {
 		t.Fatal(err)
 	}
