@@ -16,6 +16,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/ranking"
 )
 
 // redTeamIndex indexes a small intranet on loopback: public VPN manual
@@ -167,6 +168,58 @@ func TestRedTeamScores(t *testing.T) {
 	if scored == 0 {
 		t.Error("no answer has hits of different scores: the test compares nothing")
 	}
+}
+
+// TestRedTeamScoreChannel measures what remains of the score channel
+// (docs/search.md, "What a user can observe"): a guest's queries over
+// words visible pages hold, asked of the index with the HR section (whose
+// 36 pages hold vpn, canteen, service desk, staff) and of the one
+// without. The hits must be the same; how many queries rank them in
+// another order, or give them other relative scores, is logged: bleve
+// scores with the whole index's document frequencies.
+//
+//	go test ./web -run TestRedTeamScoreChannel -v
+func TestRedTeamScoreChannel(t *testing.T) {
+	with := ranking.New(redTeamIndex(t, true), ranking.Options{})
+	without := ranking.New(redTeamIndex(t, false), ranking.Options{})
+	ctx := context.Background()
+	order, scores, total := 0, 0, 0
+	for _, syn := range []ranking.Syntax{ranking.Plain, ranking.Bleve} {
+		for _, q := range []string{"vpn", "canteen", "vpn canteen", "service desk", "vpn laptop", "canteen lunch",
+			"vpn service desk", "the vpn client", "canteen free", "staff vpn access", "desk tickets", "it team vpn",
+			"menu noon", "printers vpn", "renew vpn", "install client"} {
+			a, err1 := with.Search(ctx, ranking.Request{Query: q, Syntax: syn, Size: 100})
+			b, err2 := without.Search(ctx, ranking.Request{Query: q, Syntax: syn, Size: 100})
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%q: %v, %v", q, err1, err2)
+			}
+			total++
+			ids := func(r *ranking.Result) []string {
+				var out []string
+				for _, h := range r.Hits {
+					out = append(out, h.ID)
+				}
+				return out
+			}
+			ia, ib := ids(a), ids(b)
+			if !slices.Equal(slices.Sorted(slices.Values(ia)), slices.Sorted(slices.Values(ib))) {
+				t.Errorf("LEAK %v %q: hits %v, without the hidden pages %v", syn, q, ia, ib)
+				continue
+			}
+			if !slices.Equal(ia, ib) {
+				order++
+				t.Logf("%v %q ranks otherwise:\n  with the hidden pages:    %v\n  without the hidden pages: %v", syn, q, ia, ib)
+				continue
+			}
+			for i := range a.Hits {
+				if relativeScore(a.Hits[i].Score, a.Hits[0].Score) != relativeScore(b.Hits[i].Score, b.Hits[0].Score) {
+					scores++
+					break
+				}
+			}
+		}
+	}
+	t.Logf("of %d queries over visible words, %d rank their hits in another order, %d more give them other relative scores", total, order, scores)
 }
 
 // hitSet returns a search answer with its hits in id order. Their rank
