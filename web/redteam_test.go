@@ -170,20 +170,19 @@ func TestRedTeamScores(t *testing.T) {
 	}
 }
 
-// TestRedTeamScoreChannel measures what remains of the score channel
-// (docs/search.md, "What a user can observe"): a guest's queries over
-// words visible pages hold, asked of the index with the HR section (whose
-// 36 pages hold vpn, canteen, service desk, staff) and of the one
-// without. The hits must be the same; how many queries rank them in
-// another order, or give them other relative scores, is logged: bleve
-// scores with the whole index's document frequencies.
-//
-//	go test ./web -run TestRedTeamScoreChannel -v
-func TestRedTeamScoreChannel(t *testing.T) {
+// TestRedTeamOrder: a guest's queries over words visible pages hold,
+// asked of the index with the HR section (whose 36 pages hold vpn,
+// canteen, service desk, staff) and of the one without, give the same
+// hits in the same order with the same scores: ranking scores with the
+// statistics of the pages the user may see (userScored). With the whole
+// index's, 2 of these 32 queries ranked otherwise and 15 more gave other
+// relative scores. (Hits of equal scores come in index order, which
+// hidden pages can change: not compared here, see "What a user can
+// observe".)
+func TestRedTeamOrder(t *testing.T) {
 	with := ranking.New(redTeamIndex(t, true), ranking.Options{})
 	without := ranking.New(redTeamIndex(t, false), ranking.Options{})
 	ctx := context.Background()
-	order, scores, total := 0, 0, 0
 	for _, syn := range []ranking.Syntax{ranking.Plain, ranking.Bleve} {
 		for _, q := range []string{"vpn", "canteen", "vpn canteen", "service desk", "vpn laptop", "canteen lunch",
 			"vpn service desk", "the vpn client", "canteen free", "staff vpn access", "desk tickets", "it team vpn",
@@ -193,40 +192,23 @@ func TestRedTeamScoreChannel(t *testing.T) {
 			if err1 != nil || err2 != nil {
 				t.Fatalf("%q: %v, %v", q, err1, err2)
 			}
-			total++
-			ids := func(r *ranking.Result) []string {
+			hits := func(r *ranking.Result) []string {
 				var out []string
 				for _, h := range r.Hits {
-					out = append(out, h.ID)
+					out = append(out, fmt.Sprintf("%s %.9g", h.ID, h.Score))
 				}
 				return out
 			}
-			ia, ib := ids(a), ids(b)
-			if !slices.Equal(slices.Sorted(slices.Values(ia)), slices.Sorted(slices.Values(ib))) {
-				t.Errorf("LEAK %v %q: hits %v, without the hidden pages %v", syn, q, ia, ib)
-				continue
-			}
-			if !slices.Equal(ia, ib) {
-				order++
-				t.Logf("%v %q ranks otherwise:\n  with the hidden pages:    %v\n  without the hidden pages: %v", syn, q, ia, ib)
-				continue
-			}
-			for i := range a.Hits {
-				if relativeScore(a.Hits[i].Score, a.Hits[0].Score) != relativeScore(b.Hits[i].Score, b.Hits[0].Score) {
-					scores++
-					break
-				}
+			if ha, hb := hits(a), hits(b); !slices.Equal(ha, hb) {
+				t.Errorf("%v %q:\n  with the hidden pages:    %v\n  without the hidden pages: %v", syn, q, ha, hb)
 			}
 		}
 	}
-	t.Logf("of %d queries over visible words, %d rank their hits in another order, %d more give them other relative scores", total, order, scores)
 }
 
 // hitSet returns a search answer with its hits in id order. Their rank
-// order is left out of the comparison: it follows tf-idf scores, whose
-// document frequencies are the whole index's (a known channel, see
-// docs/search.md, "What a user can observe"); which hits, how many, and
-// every count are compared.
+// order is left out of the comparison (TestRedTeamOrder compares it):
+// which hits, how many, and every count are compared.
 func hitSet(body string) string {
 	var v map[string]any
 	if json.Unmarshal([]byte(body), &v) != nil {

@@ -463,7 +463,7 @@ func (q *bounded) expand(ctx context.Context, r index.IndexReader, m mapping.Ind
 func Held(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, field, term string, visible query.Query) (bool, error) {
 	t := query.NewTermQuery(term)
 	t.SetField(field)
-	s, err := query.NewConjunctionQuery([]query.Query{t, visible}).Searcher(ctx, r, m, search.SearcherOptions{})
+	s, err := query.NewConjunctionQuery([]query.Query{t, visible}).Searcher(ctx, r, m, search.SearcherOptions{Score: "none"})
 	if err != nil {
 		return false, err
 	}
