@@ -160,7 +160,10 @@ func (st *termStats) scored(q query.Query) query.Query {
 // index's, a visible word that hidden pages also hold weighs less, and
 // the relative scores and the order of hits told how many hidden pages
 // hold it. Cost: one count search per field and term the query scores
-// (termStats.fieldCount), up to Options.MaxTerms for a wildcard.
+// (termStats.fieldCount), up to Options.MaxTerms for a wildcard. It is
+// skipped only when the user may see every record, member records
+// (which the access filter does not count) included: in practice it is
+// paid by every search of an index that holds clusters.
 type userScored struct {
 	query.Query
 	st *termStats
