@@ -40,6 +40,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"math"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -754,6 +755,22 @@ func (srv *Server) apiError(w http.ResponseWriter, err error) {
 	writeJSON(w, status, map[string]string{"error": srv.errorText(err)})
 }
 
+// relativeScore returns score as a share of top, the score of the
+// page's first hit (0 if top is not positive). A tf-idf score is
+// multiplied by a query norm computed from every query term's document
+// frequency in the whole index — a word only pages the user may not see
+// hold weighs in it, a word no page holds does not — so an absolute
+// score told a guest whether such a word exists. The norm is one factor
+// for every hit of a search, and the share cancels it; rounded to six
+// decimals, so that the last bits of the floating-point division, where
+// the norm still shows, do not.
+func relativeScore(score, top float64) float64 {
+	if top <= 0 {
+		return 0
+	}
+	return math.Round(score/top*1e6) / 1e6
+}
+
 // apiHit is a search result in the JSON API.
 type apiHit struct {
 	ranking.Hit
@@ -768,7 +785,12 @@ func (srv *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hits := make([]apiHit, 0, len(res.Hits))
+	top := 0.0
+	if len(res.Hits) > 0 {
+		top = res.Hits[0].Score
+	}
 	for _, h := range res.Hits {
+		h.Score = relativeScore(h.Score, top)
 		var b strings.Builder
 		for _, s := range h.Snippet {
 			if s.Match {
