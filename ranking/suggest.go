@@ -19,20 +19,38 @@ import (
 // to count which word they hold.
 const suggestHits = 200
 
-// Suggest returns q with each word that no title or heading the user
-// may see holds replaced by the nearest word that such titles and
-// headings hold most often (one edit away, or two for words of eight
-// letters or more; indexer.FieldWords) — Google's "Did you mean" — and
-// "" if no word was replaced. Only pages the user may see are read, so a
-// word that only a page they may not see holds is never suggested.
-// Words shorter than four letters, CJK and digits are left as typed.
-// Cost: one or two searches per word of q.
+// titleWeight is how many occurrences in text one occurrence in a title
+// or heading counts for when near words are weighed.
+const titleWeight = 5
+
+// Suggest returns q with each word that no page the user may see holds
+// (in its title, headings or text) replaced by the nearest word such
+// pages hold — Google's "Did you mean" — and "" if no word was replaced.
+// Near is a Damerau distance in which a transposition, a missed letter
+// and a keyboard neighbour's letter cost less than other edits (see
+// editCost); among equals the word used most often in the titles,
+// headings and text of the pages read wins. Only pages the user may see
+// are read, so a word that only a page they may not see holds is never
+// suggested. Operators (site:…, type:…, any name:value), quoted phrases,
+// AND/OR/NOT, CJK, digits and words shorter than three letters are left
+// as typed. Cost: two searches per word of q.
 func (s *Searcher) Suggest(ctx context.Context, q string, groups []string) (string, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	type word struct{ start, end int }
 	var words []word
-	tokens.Scan(q, func(start, end int, _ bool) { words = append(words, word{start, end}) })
+	protected := operatorRanges(q)
+	tokens.Scan(q, func(start, end int, _ bool) {
+		for _, p := range protected {
+			if start < p[1] && end > p[0] {
+				return
+			}
+		}
+		if w := q[start:end]; w == "AND" || w == "OR" || w == "NOT" {
+			return
+		}
+		words = append(words, word{start, end})
+	})
 	var b strings.Builder
 	last, changed := 0, false
 	for _, w := range words {
@@ -54,75 +72,217 @@ func (s *Searcher) Suggest(ctx context.Context, q string, groups []string) (stri
 	return b.String(), nil
 }
 
+// operatorRanges returns the byte ranges of q that Suggest leaves as
+// typed: quoted phrases and name:value operators (to the next blank).
+func operatorRanges(q string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(q); {
+		switch {
+		case q[i] == '"':
+			end := strings.IndexByte(q[i+1:], '"')
+			if end < 0 {
+				return append(out, [2]int{i, len(q)})
+			}
+			out = append(out, [2]int{i, i + end + 2})
+			i += end + 2
+		case q[i] == ' ' || q[i] == '\t':
+			i++
+		default:
+			end := strings.IndexAny(q[i:], " \t\"")
+			if end < 0 {
+				end = len(q) - i
+			}
+			if strings.Contains(q[i:i+end], ":") {
+				out = append(out, [2]int{i, i + end})
+			}
+			i += end
+		}
+	}
+	return out
+}
+
+// maxCost is the dearest correction suggested for a word of n letters.
+func maxCost(n int) float64 {
+	switch {
+	case n <= 3:
+		return cheap
+	case n <= 4:
+		return 1
+	case n <= 6:
+		return 1 + cheap
+	}
+	return 2
+}
+
 // nearest returns the word to suggest for the word typed, "" if it needs
-// none: it is short, not a word of letters, or a title or heading the
-// user may see holds it.
+// none: it is short, not a word of letters, a page the user may see
+// holds it, or no such page holds a word near enough.
 func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (string, error) {
 	n := utf8.RuneCountInString(typed)
-	if n < 4 || strings.IndexFunc(typed, func(r rune) bool { return tokens.IsCJK(r) || r >= '0' && r <= '9' }) >= 0 {
+	if n < 3 || strings.IndexFunc(typed, func(r rune) bool { return tokens.IsCJK(r) || r >= '0' && r <= '9' }) >= 0 {
 		return "", nil
 	}
 	visible := func(q query.Query) query.Query { return s.filtered(q, Request{Groups: groups}) }
 	exact := bleve.NewTermQuery(typed)
 	exact.SetField(indexer.FieldWords)
-	if held, err := s.exists(ctx, visible(exact)); err != nil || held {
+	known := []query.Query{exact}
+	for _, f := range []string{indexer.FieldTitle, indexer.FieldHeadings, indexer.FieldBody} {
+		m := bleve.NewMatchQuery(typed)
+		m.SetField(f)
+		known = append(known, m)
+	}
+	if held, err := s.exists(ctx, visible(bleve.NewDisjunctionQuery(known...))); err != nil || held {
 		return "", err
 	}
-	fuzzy := bleve.NewFuzzyQuery(typed)
-	fuzzy.SetField(indexer.FieldWords)
-	fuzzy.SetFuzziness(1)
-	if n >= 8 {
-		fuzzy.SetFuzziness(2)
+	fuzziness := 2
+	if n <= 4 {
+		fuzziness = 1
 	}
-	req := bleve.NewSearchRequestOptions(visible(s.bound(fuzzy, groups)), suggestHits, 0, false)
-	req.IncludeLocations = true
+	var near []query.Query
+	for _, f := range []string{indexer.FieldWords, indexer.FieldAll} {
+		fq := bleve.NewFuzzyQuery(typed)
+		fq.SetField(f)
+		fq.SetFuzziness(fuzziness)
+		near = append(near, fq)
+	}
+	req := bleve.NewSearchRequestOptions(visible(s.bound(bleve.NewDisjunctionQuery(near...), groups)), suggestHits, 0, false)
+	req.Fields = []string{indexer.FieldTitle, indexer.FieldHeadings, indexer.FieldBody}
 	res, err := s.ix.Search(ctx, req)
 	if err != nil {
 		return "", s.searchError(ctx, err, false)
 	}
-	held := map[string]int{} // near word → documents holding it
+	limit := maxCost(n)
+	type cand struct {
+		cost float64
+		uses int
+	}
+	cands := map[string]*cand{}
+	count := func(text string, weight int) {
+		tokens.Scan(text, func(start, end int, lower bool) {
+			w := text[start:end]
+			if !lower {
+				w = strings.ToLower(w)
+			}
+			c := cands[w]
+			if c == nil {
+				if d := utf8.RuneCountInString(w) - n; d > 2 || d < -2 {
+					return
+				}
+				c = &cand{cost: editCost(typed, w)}
+				cands[w] = c
+			}
+			if c.cost <= limit {
+				c.uses += weight
+			}
+		})
+	}
 	for _, h := range res.Hits {
-		for w := range h.Locations[indexer.FieldWords] {
-			held[w]++
+		for _, f := range []string{indexer.FieldTitle, indexer.FieldHeadings, indexer.FieldBody} {
+			weight := titleWeight
+			if f == indexer.FieldBody {
+				weight = 1
+			}
+			switch v := h.Fields[f].(type) {
+			case string:
+				count(v, weight)
+			case []any:
+				for _, e := range v {
+					if t, ok := e.(string); ok {
+						count(t, weight)
+					}
+				}
+			}
 		}
 	}
-	type cand struct {
-		word       string
-		dist, docs int
+	best, bestCost, bestUses := "", 0.0, 0
+	for w, c := range cands {
+		if c.uses == 0 || w == typed {
+			continue
+		}
+		better := best == "" || c.cost < bestCost ||
+			c.cost == bestCost && (c.uses > bestUses || c.uses == bestUses && w < best)
+		if better {
+			best, bestCost, bestUses = w, c.cost, c.uses
+		}
 	}
-	var cands []cand
-	for w, docs := range held {
-		cands = append(cands, cand{w, distance(typed, w), docs})
-	}
-	if len(cands) == 0 {
-		return "", nil
-	}
-	best := slices.MinFunc(cands, func(a, b cand) int {
-		return cmp.Or(a.dist-b.dist, b.docs-a.docs, strings.Compare(a.word, b.word))
-	})
-	return best.word, nil
+	return best, nil
 }
 
-// distance is the Levenshtein distance between a and b, in runes.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
+// cheap is the cost of a likely slip: a transposition, a missed letter,
+// a doubled letter or a keyboard neighbour's letter; other edits cost 1.
+const cheap = 0.75
+
+// editCost is the weighted restricted Damerau–Levenshtein (optimal string
+// alignment) distance from typed to word, in runes: each insertion,
+// deletion, substitution and transposition of adjacent letters is one
+// edit, and the likely slips cost cheap instead of 1.
+func editCost(typed, word string) float64 {
+	a, b := []rune(typed), []rune(word)
+	d := make([][]float64, len(a)+1)
+	for i := range d {
+		d[i] = make([]float64, len(b)+1)
+		d[i][0] = float64(i)
 	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
+	for j := 1; j <= len(b); j++ {
+		d[0][j] = float64(j) * cheap
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			sub := 0.0
+			if a[i-1] != b[j-1] {
+				sub = 1
+				if neighbours(a[i-1], b[j-1]) {
+					sub = cheap
+				}
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			extra := 1.0 // a letter typed that the word lacks
+			if i >= 2 && (a[i-2] == a[i-1] || neighbours(a[i-2], a[i-1])) || i < len(a) && neighbours(a[i], a[i-1]) {
+				extra = cheap
+			}
+			d[i][j] = min(d[i-1][j]+extra, d[i][j-1]+cheap, d[i-1][j-1]+sub)
+			if i >= 2 && j >= 2 && a[i-1] == b[j-2] && a[i-2] == b[j-1] && a[i-1] != a[i-2] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+cheap)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	return d[len(a)][len(b)]
+}
+
+// qwerty is the letter rows of a QWERTY keyboard.
+var qwerty = [...]string{"1234567890", "qwertyuiop", "asdfghjkl", "zxcvbnm"}
+
+// neighbours reports whether keys a and b touch on a QWERTY keyboard
+// (same row, next to each other, or the rows above and below within one
+// key).
+func neighbours(a, b rune) bool {
+	ra, ca := key(a)
+	rb, cb := key(b)
+	if ra < 0 || rb < 0 || a == b {
+		return false
+	}
+	dr, dc := ra-rb, ca-cb
+	switch dr {
+	case 0:
+		return dc == 1 || dc == -1
+	case 1, -1:
+		// Each row sits about half a key right of the one above it.
+		if dr == 1 { // a below b
+			return dc == 0 || dc == -1
+		}
+		return dc == 0 || dc == 1
+	}
+	return false
+}
+
+// key returns the row and column of r on a QWERTY keyboard, -1s if it
+// has none.
+func key(r rune) (row, col int) {
+	for i, line := range qwerty {
+		if c := strings.IndexRune(line, r); c >= 0 {
+			return i, c
+		}
+	}
+	return -1, -1
 }
 
 // A Completion is what a user typing may mean: a word of titles and
@@ -138,24 +298,39 @@ const maxCompletions = 8
 
 // Complete returns completions of the partial query typed: the words of
 // titles and headings the user may see that begin with its last word,
-// most frequent first, then the titles of the best pages holding one of
-// them; at most 8, nothing for a last word shorter than two letters.
-// Cost: one search.
+// then the titles of the best pages holding one of them; at most 8,
+// nothing for a last word shorter than two letters. The last word is
+// completed in the context of the words before it: only pages whose
+// titles or headings hold those words too are read, and a word that
+// follows the word before it in a title ("connecting to" → "connecting
+// to the") comes before the others, then the most frequent. Cost: one
+// search.
 func (s *Searcher) Complete(ctx context.Context, typed string, groups []string) ([]Completion, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	var last, head string
-	tokens.Scan(typed, func(start, end int, _ bool) {
-		if end == len(strings.TrimRightFunc(typed, func(r rune) bool { return r == ' ' })) {
-			last, head = strings.ToLower(typed[start:end]), typed[:start]
+	var before []string
+	end := len(strings.TrimRightFunc(typed, func(r rune) bool { return r == ' ' }))
+	tokens.Scan(typed, func(start, stop int, _ bool) {
+		w := strings.ToLower(typed[start:stop])
+		if stop == end {
+			last, head = w, typed[:start]
+			return
 		}
+		before = append(before, w)
 	})
 	if utf8.RuneCountInString(last) < 2 || strings.HasSuffix(typed, " ") {
 		return nil, nil
 	}
 	prefix := bleve.NewPrefixQuery(last)
 	prefix.SetField(indexer.FieldWords)
-	req := bleve.NewSearchRequestOptions(s.filtered(s.bound(prefix, groups), Request{Groups: groups}), suggestHits, 0, false)
+	must := []query.Query{s.bound(prefix, groups)}
+	for _, w := range before {
+		t := bleve.NewTermQuery(w)
+		t.SetField(indexer.FieldWords)
+		must = append(must, t)
+	}
+	req := bleve.NewSearchRequestOptions(s.filtered(bleve.NewConjunctionQuery(must...), Request{Groups: groups}), suggestHits, 0, false)
 	req.IncludeLocations = true
 	req.Fields = []string{indexer.FieldTitle}
 	res, err := s.ix.Search(ctx, req)
@@ -165,17 +340,33 @@ func (s *Searcher) Complete(ctx context.Context, typed string, groups []string) 
 		}
 		return nil, err
 	}
-	held := map[string]int{}
+	held := map[string]int{} // word → pages holding it
+	next := map[string]int{} // word → titles where it follows the word before
 	for _, h := range res.Hits {
 		for w := range h.Locations[indexer.FieldWords] {
-			held[w]++
+			if strings.HasPrefix(w, last) {
+				held[w]++
+			}
+		}
+		if t, _ := h.Fields[indexer.FieldTitle].(string); t != "" && len(before) > 0 {
+			prev := ""
+			tokens.Scan(t, func(start, stop int, _ bool) {
+				w := strings.ToLower(t[start:stop])
+				if prev == before[len(before)-1] && strings.HasPrefix(w, last) {
+					next[w]++
+				}
+				prev = w
+			})
 		}
 	}
 	var out []Completion
 	for w, n := range held {
 		out = append(out, Completion{Text: head + w, Kind: "word", Count: n})
 	}
-	slices.SortFunc(out, func(a, b Completion) int { return cmp.Or(b.Count-a.Count, strings.Compare(a.Text, b.Text)) })
+	slices.SortFunc(out, func(a, b Completion) int {
+		na, nb := next[strings.TrimPrefix(a.Text, head)], next[strings.TrimPrefix(b.Text, head)]
+		return cmp.Or(nb-na, b.Count-a.Count, strings.Compare(a.Text, b.Text))
+	})
 	out = out[:min(len(out), maxCompletions/2)]
 	seen := map[string]bool{}
 	for _, h := range res.Hits {

@@ -20,6 +20,7 @@ func TestSuggest(t *testing.T) {
 		{ID: "cal", Title: "Holiday calendar 2026"},
 		{ID: "cal2", Title: "Holiday calendar 2027"},
 		{ID: "colander", Title: "Kitchen colander"},
+		{ID: "chess", Title: "Chess tournament"},
 		{ID: "secret", Title: "Zeppelin project plan", Groups: []string{"hr"}},
 	} {
 		d.URL = "http://intra/" + d.ID
@@ -38,7 +39,11 @@ func TestSuggest(t *testing.T) {
 		want   string
 	}{
 		{"vpnn", nil, "vpn"},
-		{"vpm", nil, ""}, // under four letters: left as typed
+		{"vpm", nil, "vpn"}, // m and n are keyboard neighbours
+		{"vp", nil, ""},     // under three letters: left as typed
+		{"site:vpnn vpnn", nil, "site:vpnn vpn"},
+		{`"vpnn" vpnn`, nil, `"vpnn" vpn`},
+		{"conencting", nil, "connecting"}, // a transposition is one edit
 		{"connectin to the vpn", nil, "connecting to the vpn"},
 		{"Holliday calender", nil, "holiday calendar"}, // calendar (2 pages) before colander
 		{"holiday calendar", nil, ""},
@@ -73,6 +78,15 @@ func TestSuggest(t *testing.T) {
 	}
 	if got := texts("zep", []string{"hr"}); !slices.Contains(got, "word:zeppelin") {
 		t.Errorf("Complete(zep) for hr = %v", got)
+	}
+	if got := texts("connecting to", nil); len(got) == 0 || got[0] != "word:connecting to" || slices.Contains(got, "word:connecting tournament") {
+		t.Errorf("Complete(connecting to) = %v, want connecting to first and no tournament", got)
+	}
+	if got := texts("chess to", nil); !slices.Contains(got, "word:chess tournament") {
+		t.Errorf("Complete(chess to) = %v, want chess tournament", got)
+	}
+	if got := texts("kitchen ca", nil); slices.Contains(got, "word:kitchen calendar") {
+		t.Errorf("Complete(kitchen ca) = %v: calendar is in no title with kitchen", got)
 	}
 	if got := texts("h", nil); len(got) != 0 {
 		t.Errorf("Complete(h) = %v, want nothing for one letter", got)

@@ -833,8 +833,8 @@ func (srv *Server) suggestion(r *http.Request, res *ranking.Result) string {
 func (srv *Server) apiSuggest(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	for name := range q {
-		if name != "q" {
-			srv.apiError(w, fmt.Errorf("%w: unknown parameter %q (known: q)", errBadRequest, name))
+		if name != "q" && name != "user" { // user: the demo user, as for /api/search (identify)
+			srv.apiError(w, fmt.Errorf("%w: unknown parameter %q (known: q, user)", errBadRequest, name))
 			return
 		}
 	}

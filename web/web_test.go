@@ -652,6 +652,9 @@ func TestSuggestions(t *testing.T) {
 	if code, js := get(t, ts.URL+"/suggest.js"); code != 200 || !strings.Contains(js, `/api/suggest?q=`) {
 		t.Errorf("/suggest.js: %d", code)
 	}
+	if code, _ := get(t, ts.URL+"/api/suggest?q=conn&user=guest"); code != http.StatusOK {
+		t.Errorf("/api/suggest with the user parameter /api/search takes: %d", code)
+	}
 	if code, _ := get(t, ts.URL+"/api/suggest?q=can&x=1"); code != http.StatusBadRequest {
 		t.Errorf("/api/suggest with an unknown parameter: %d", code)
 	}
