@@ -109,7 +109,7 @@ func maxCost(n int) float64 {
 	case n <= 4:
 		return 1
 	case n <= 6:
-		return 1 + cheap
+		return 1 + missed
 	}
 	return 2
 }
@@ -131,18 +131,14 @@ func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (
 		m.SetField(f)
 		known = append(known, m)
 	}
-	if held, err := s.exists(ctx, visible(bleve.NewDisjunctionQuery(known...))); err != nil || held {
+	if held, err := s.holds(ctx, visible(bleve.NewDisjunctionQuery(known...)), typed); err != nil || held {
 		return "", err
-	}
-	fuzziness := 2
-	if n <= 4 {
-		fuzziness = 1
 	}
 	var near []query.Query
 	for _, f := range []string{indexer.FieldWords, indexer.FieldAll} {
 		fq := bleve.NewFuzzyQuery(typed)
 		fq.SetField(f)
-		fq.SetFuzziness(fuzziness)
+		fq.SetFuzziness(2) // a transposition is two Levenshtein edits
 		near = append(near, fq)
 	}
 	req := bleve.NewSearchRequestOptions(visible(s.bound(bleve.NewDisjunctionQuery(near...), groups)), suggestHits, 0, false)
@@ -208,9 +204,60 @@ func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (
 	return best, nil
 }
 
-// cheap is the cost of a likely slip: a transposition, a missed letter,
-// a doubled letter or a keyboard neighbour's letter; other edits cost 1.
+// holds reports whether a page matching q (read: the best knownHits)
+// holds the word typed as such in its title, headings or text: a match
+// of the stemmed text alone ("farewel" matches farewell) is not enough.
+func (s *Searcher) holds(ctx context.Context, q query.Query, typed string) (bool, error) {
+	req := bleve.NewSearchRequestOptions(q, knownHits, 0, false)
+	req.Fields = []string{indexer.FieldTitle, indexer.FieldHeadings, indexer.FieldBody}
+	res, err := s.ix.Search(ctx, req)
+	if err != nil {
+		return false, s.searchError(ctx, err, false)
+	}
+	found := false
+	for _, h := range res.Hits {
+		for _, text := range fieldTexts(h.Fields) {
+			tokens.Scan(text, func(start, end int, lower bool) {
+				w := text[start:end]
+				found = found || w == typed || !lower && strings.ToLower(w) == typed
+			})
+		}
+		if found {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// knownHits is how many of the pages matching a word typed are read to
+// see whether one holds it as typed.
+const knownHits = 50
+
+// fieldTexts returns the stored title, headings and body of a hit.
+func fieldTexts(fields map[string]any) []string {
+	var out []string
+	for _, f := range []string{indexer.FieldTitle, indexer.FieldHeadings, indexer.FieldBody} {
+		switch v := fields[f].(type) {
+		case string:
+			out = append(out, v)
+		case []any:
+			for _, e := range v {
+				if t, ok := e.(string); ok {
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// cheap is the cost of a likely slip: a transposition, a doubled letter
+// or a keyboard neighbour's letter; other edits cost 1.
 const cheap = 0.75
+
+// missed is the cost of the likeliest slip, a letter left out: "printr"
+// is printer rather than print.
+const missed = 0.7
 
 // editCost is the weighted restricted Damerau–Levenshtein (optimal string
 // alignment) distance from typed to word, in runes: each insertion,
@@ -224,7 +271,7 @@ func editCost(typed, word string) float64 {
 		d[i][0] = float64(i)
 	}
 	for j := 1; j <= len(b); j++ {
-		d[0][j] = float64(j) * cheap
+		d[0][j] = float64(j) * missed
 	}
 	for i := 1; i <= len(a); i++ {
 		for j := 1; j <= len(b); j++ {
@@ -239,7 +286,7 @@ func editCost(typed, word string) float64 {
 			if i >= 2 && (a[i-2] == a[i-1] || neighbours(a[i-2], a[i-1])) || i < len(a) && neighbours(a[i], a[i-1]) {
 				extra = cheap
 			}
-			d[i][j] = min(d[i-1][j]+extra, d[i][j-1]+cheap, d[i-1][j-1]+sub)
+			d[i][j] = min(d[i-1][j]+extra, d[i][j-1]+missed, d[i-1][j-1]+sub)
 			if i >= 2 && j >= 2 && a[i-1] == b[j-2] && a[i-2] == b[j-1] && a[i-1] != a[i-2] {
 				d[i][j] = min(d[i][j], d[i-2][j-2]+cheap)
 			}

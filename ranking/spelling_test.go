@@ -1,0 +1,163 @@
+package ranking
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/internal/demosite"
+	"github.com/doppel-search/doppel/internal/tokens"
+)
+
+// demoSearcher returns a Searcher over the demo intranet's pages, all
+// public, and the distinct lowercase words of their titles and of their
+// titles and text.
+func demoSearcher(t *testing.T) (s *Searcher, titleWords []string, vocabulary map[string]bool) {
+	t.Helper()
+	ix := memIndex(t, indexer.Options{})
+	ctx := context.Background()
+	vocabulary = map[string]bool{}
+	seen := map[string]bool{}
+	for i, p := range demosite.Pages() {
+		d := indexer.Doc{ID: p.Path, URL: "http://127.0.0.1" + p.Path, Title: p.Title, Body: p.Text}
+		if err := ix.Add(ctx, d, indexer.Placement{ID: d.ID, Cluster: d.ID, Master: d.ID}); err != nil {
+			t.Fatalf("page %d: %v", i, err)
+		}
+		for _, w := range tokens.Append(nil, p.Title+" "+p.Text) {
+			vocabulary[strings.ToLower(w)] = true
+		}
+		for _, w := range tokens.Append(nil, p.Title) {
+			w = strings.ToLower(w)
+			if !seen[w] && strings.IndexFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) < 0 {
+				seen[w] = true
+				titleWords = append(titleWords, w)
+			}
+		}
+	}
+	if err := ix.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(titleWords)
+	return New(ix, Options{}), titleWords, vocabulary
+}
+
+// misspell returns w with one random slip: a letter left out, a letter
+// added (a keyboard neighbour of the one before), a letter replaced by a
+// keyboard neighbour, or two letters swapped.
+func misspell(w string, rng *rand.Rand) string {
+	r := []rune(w)
+	i := rng.IntN(len(r))
+	near := func(c rune) rune {
+		var ns []rune
+		for _, line := range qwerty {
+			for _, k := range line {
+				if neighbours(c, k) && k >= 'a' {
+					ns = append(ns, k)
+				}
+			}
+		}
+		if len(ns) == 0 {
+			return c
+		}
+		return ns[rng.IntN(len(ns))]
+	}
+	switch rng.IntN(4) {
+	case 0: // deletion
+		return string(slices.Delete(r, i, i+1))
+	case 1: // insertion
+		return string(slices.Insert(r, i+1, near(r[i])))
+	case 2: // substitution by a keyboard neighbour
+		r[i] = near(r[i])
+		return string(r)
+	}
+	if i == len(r)-1 {
+		i--
+	}
+	r[i], r[i+1] = r[i+1], r[i] // transposition
+	return string(r)
+}
+
+// TestSpellingOnDemo measures Suggest on misspellings generated
+// deterministically from the demo's title words (of four letters or
+// more at one edit, six or more at two; a slip that makes another word
+// of the demo is skipped) and on the correctly spelled title words, and
+// checks the cases people reported.
+func TestSpellingOnDemo(t *testing.T) {
+	s, words, vocabulary := demoSearcher(t)
+	ctx := context.Background()
+	for _, tc := range []struct{ q, want string }{
+		{"pritner", "printer"},
+		{"printr", "printer"},
+		{"holliday", "holidays"},
+		{"vpm", "vpn"},
+		{"laptp", "laptop"},
+		{"site:127.0.0.1", ""},
+		{"site:127.0.0.1 pritner", "site:127.0.0.1 printer"},
+		{`"pritner" laptp`, `"pritner" laptop`},
+	} {
+		if got, err := s.Suggest(ctx, tc.q, nil); err != nil || got != tc.want {
+			t.Errorf("Suggest(%q) = %q, %v; want %q", tc.q, got, err, tc.want)
+		}
+	}
+
+	rng := rand.New(rand.NewPCG(39, 2))
+	for _, tc := range []struct {
+		edits, minLen int
+		floor         float64
+	}{
+		{1, 4, 0.97}, // measured 0.985
+		{2, 6, 0.73}, // measured 0.754
+	} {
+		tried, fixed := 0, 0
+		var missed []string
+		for _, w := range words {
+			if len(w) < tc.minLen {
+				continue
+			}
+			typo := w
+			for range tc.edits {
+				typo = misspell(typo, rng)
+			}
+			if vocabulary[typo] {
+				continue
+			}
+			tried++
+			got, err := s.Suggest(ctx, typo, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got == w {
+				fixed++
+			} else if len(missed) < 10 {
+				missed = append(missed, typo+"→"+got+" (not "+w+")")
+			}
+		}
+		share := float64(fixed) / float64(tried)
+		t.Logf("%d edit(s): %d of %d corrected (%.3f); missed e.g. %v", tc.edits, fixed, tried, share, missed)
+		if tried < 50 || share < tc.floor {
+			t.Errorf("%d edit(s): %d of %d corrected (%.3f), want at least %.2f", tc.edits, fixed, tried, share, tc.floor)
+		}
+	}
+
+	quiet := 0
+	var loud []string
+	for _, w := range words {
+		got, err := s.Suggest(ctx, w, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got == "" {
+			quiet++
+		} else {
+			loud = append(loud, w+"→"+got)
+		}
+	}
+	share := float64(quiet) / float64(len(words))
+	t.Logf("correct title words: %d of %d get no suggestion (%.3f); %v", quiet, len(words), share, loud)
+	if share < 0.99 {
+		t.Errorf("correct title words: %d of %d get no suggestion (%.3f), want at least 0.99", quiet, len(words), share)
+	}
+}
