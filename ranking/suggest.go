@@ -126,7 +126,7 @@ func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (
 	exact := bleve.NewTermQuery(typed)
 	exact.SetField(indexer.FieldWords)
 	known := []query.Query{exact}
-	for _, f := range []string{indexer.FieldTitle, indexer.FieldHeadings, indexer.FieldBody} {
+	for _, f := range textFields {
 		m := bleve.NewMatchQuery(typed)
 		m.SetField(f)
 		known = append(known, m)
@@ -142,7 +142,7 @@ func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (
 		near = append(near, fq)
 	}
 	req := bleve.NewSearchRequestOptions(visible(s.bound(bleve.NewDisjunctionQuery(near...), groups)), suggestHits, 0, false)
-	req.Fields = []string{indexer.FieldTitle, indexer.FieldHeadings, indexer.FieldBody}
+	req.Fields = textFields
 	res, err := s.ix.Search(ctx, req)
 	if err != nil {
 		return "", s.searchError(ctx, err, false)
@@ -173,26 +173,22 @@ func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (
 		})
 	}
 	for _, h := range res.Hits {
-		for _, f := range []string{indexer.FieldTitle, indexer.FieldHeadings, indexer.FieldBody} {
+		for _, f := range textFields {
 			weight := titleWeight
 			if f == indexer.FieldBody {
 				weight = 1
 			}
-			switch v := h.Fields[f].(type) {
-			case string:
-				count(v, weight)
-			case []any:
-				for _, e := range v {
-					if t, ok := e.(string); ok {
-						count(t, weight)
-					}
-				}
+			for _, text := range fieldTexts(h.Fields, f) {
+				count(text, weight)
 			}
 		}
 	}
+	if c := cands[typed]; c != nil && c.uses > 0 {
+		return "", nil // a page read holds it as typed (the check above missed its stem)
+	}
 	best, bestCost, bestUses := "", 0.0, 0
 	for w, c := range cands {
-		if c.uses == 0 || w == typed {
+		if c.uses == 0 {
 			continue
 		}
 		better := best == "" || c.cost < bestCost ||
@@ -209,18 +205,20 @@ func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (
 // of the stemmed text alone ("farewel" matches farewell) is not enough.
 func (s *Searcher) holds(ctx context.Context, q query.Query, typed string) (bool, error) {
 	req := bleve.NewSearchRequestOptions(q, knownHits, 0, false)
-	req.Fields = []string{indexer.FieldTitle, indexer.FieldHeadings, indexer.FieldBody}
+	req.Fields = textFields
 	res, err := s.ix.Search(ctx, req)
 	if err != nil {
 		return false, s.searchError(ctx, err, false)
 	}
 	found := false
 	for _, h := range res.Hits {
-		for _, text := range fieldTexts(h.Fields) {
-			tokens.Scan(text, func(start, end int, lower bool) {
-				w := text[start:end]
-				found = found || w == typed || !lower && strings.ToLower(w) == typed
-			})
+		for _, f := range textFields {
+			for _, text := range fieldTexts(h.Fields, f) {
+				tokens.Scan(text, func(start, end int, lower bool) {
+					w := text[start:end]
+					found = found || w == typed || !lower && strings.ToLower(w) == typed
+				})
+			}
 		}
 		if found {
 			return true, nil
@@ -233,22 +231,24 @@ func (s *Searcher) holds(ctx context.Context, q query.Query, typed string) (bool
 // see whether one holds it as typed.
 const knownHits = 50
 
-// fieldTexts returns the stored title, headings and body of a hit.
-func fieldTexts(fields map[string]any) []string {
-	var out []string
-	for _, f := range []string{indexer.FieldTitle, indexer.FieldHeadings, indexer.FieldBody} {
-		switch v := fields[f].(type) {
-		case string:
-			out = append(out, v)
-		case []any:
-			for _, e := range v {
-				if t, ok := e.(string); ok {
-					out = append(out, t)
-				}
+// textFields are the stored fields Suggest reads words from.
+var textFields = []string{indexer.FieldTitle, indexer.FieldHeadings, indexer.FieldBody}
+
+// fieldTexts returns the stored values of field f of a hit.
+func fieldTexts(fields map[string]any, f string) []string {
+	switch v := fields[f].(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, e := range v {
+			if t, ok := e.(string); ok {
+				out = append(out, t)
 			}
 		}
+		return out
 	}
-	return out
+	return nil
 }
 
 // cheap is the cost of a likely slip: a transposition, a doubled letter
