@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
@@ -122,6 +123,9 @@ func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (
 	if n < 3 || strings.IndexFunc(typed, func(r rune) bool { return tokens.IsCJK(r) || r >= '0' && r <= '9' }) >= 0 {
 		return "", nil
 	}
+	if dropped(typed) {
+		return "", nil // a stop word: the index keeps no trace of it, yet it is a word
+	}
 	visible := func(q query.Query) query.Query { return s.filtered(q, Request{Groups: groups}) }
 	exact := bleve.NewTermQuery(typed)
 	exact.SetField(indexer.FieldWords)
@@ -230,6 +234,17 @@ func (s *Searcher) holds(ctx context.Context, q query.Query, typed string) (bool
 // knownHits is how many of the pages matching a word typed are read to
 // see whether one holds it as typed.
 const knownHits = 50
+
+// textAnalysis is the mapping that analyzes text fields
+// (indexer.AnalyzerName).
+var textAnalysis = sync.OnceValue(indexer.Mapping)
+
+// dropped reports whether the text analyzer leaves nothing of word: a
+// stop word, which no page is indexed as holding.
+func dropped(word string) bool {
+	ts, err := textAnalysis().AnalyzeText(indexer.AnalyzerName, []byte(word))
+	return err == nil && len(ts) == 0
+}
 
 // textFields are the stored fields Suggest reads words from.
 var textFields = []string{indexer.FieldTitle, indexer.FieldHeadings, indexer.FieldBody}
