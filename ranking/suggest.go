@@ -34,7 +34,8 @@ const titleWeight = 5
 // are read, so a word that only a page they may not see holds is never
 // suggested. Operators (site:…, type:…, any name:value), quoted phrases,
 // AND/OR/NOT, CJK, digits and words shorter than three letters are left
-// as typed. Cost: two searches per word of q.
+// as typed. Cost: two searches per word of q (three if the swapped
+// forms are too broad).
 func (s *Searcher) Suggest(ctx context.Context, q string, groups []string) (string, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
@@ -138,18 +139,43 @@ func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (
 	if held, err := s.holds(ctx, visible(bleve.NewDisjunctionQuery(known...)), typed); err != nil || held {
 		return "", err
 	}
-	var near []query.Query
-	for _, f := range []string{indexer.FieldWords, indexer.FieldAll} {
-		fq := bleve.NewFuzzyQuery(typed)
-		fq.SetField(f)
-		fq.SetFuzziness(2) // a transposition is two Levenshtein edits
-		near = append(near, fq)
+	// A transposition is two Levenshtein edits: words of six letters or
+	// more, which may hold two slips, are also looked for with each pair
+	// of neighbouring letters swapped back.
+	forms := []string{typed}
+	if r := []rune(typed); len(r) >= 6 {
+		for i := range len(r) - 1 {
+			if r[i] != r[i+1] {
+				sw := slices.Clone(r)
+				sw[i], sw[i+1] = sw[i+1], sw[i]
+				forms = append(forms, string(sw))
+			}
+		}
 	}
-	req := bleve.NewSearchRequestOptions(visible(s.bound(bleve.NewDisjunctionQuery(near...), groups)), suggestHits, 0, false)
-	req.Fields = textFields
-	res, err := s.ix.Search(ctx, req)
+	var near []query.Query
+	for _, form := range forms {
+		for _, f := range []string{indexer.FieldWords, indexer.FieldAll} {
+			fq := bleve.NewFuzzyQuery(form)
+			fq.SetField(f)
+			fq.SetFuzziness(2)
+			near = append(near, fq)
+		}
+	}
+	search := func(near []query.Query) (*bleve.SearchResult, error) {
+		req := bleve.NewSearchRequestOptions(visible(s.bound(bleve.NewDisjunctionQuery(near...), groups)), suggestHits, 0, false)
+		req.Fields = textFields
+		res, err := s.ix.Search(ctx, req)
+		if err != nil {
+			return nil, s.searchError(ctx, err, false)
+		}
+		return res, nil
+	}
+	res, err := search(near)
+	if errors.Is(err, ErrTooBroad) && len(near) > 2 {
+		res, err = search(near[:2]) // the word as typed only
+	}
 	if err != nil {
-		return "", s.searchError(ctx, err, false)
+		return "", err
 	}
 	limit := maxCost(n)
 	type cand struct {
