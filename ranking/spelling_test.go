@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
 
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/internal/demosite"
@@ -15,9 +18,17 @@ import (
 // demoSearcher returns a Searcher over the demo intranet's pages, all
 // public, and the distinct lowercase words of their titles and of their
 // titles and text.
-func demoSearcher(t *testing.T) (s *Searcher, titleWords []string, vocabulary map[string]bool) {
+func demoSearcher(t testing.TB) (s *Searcher, titleWords []string, vocabulary map[string]bool) {
 	t.Helper()
-	ix := memIndex(t, indexer.Options{})
+	bi, err := bleve.NewMemOnly(indexer.Mapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := indexer.Wrap(bi, indexer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
 	ctx := context.Background()
 	vocabulary = map[string]bool{}
 	seen := map[string]bool{}
@@ -174,4 +185,44 @@ func TestSpellingOnDemo(t *testing.T) {
 	if share < 0.99 {
 		t.Errorf("correct words: %d of %d get no suggestion (%.3f), want at least 0.99", quiet, len(correct), share)
 	}
+}
+
+// BenchmarkCompleteDemo times completions of what people type on the
+// demo — the first two to five letters of a title word, alone and after
+// the title's word before it — beside the search for the whole word, as
+// a reference; it reports each one's median and 99th percentile.
+func BenchmarkCompleteDemo(b *testing.B) {
+	s, words, _ := demoSearcher(b)
+	var typed []string
+	for i, w := range words {
+		for n := 2; n <= min(5, len(w)); n++ {
+			typed = append(typed, w[:n])
+			if i > 0 {
+				typed = append(typed, words[i-1]+" "+w[:n])
+			}
+		}
+	}
+	rand.New(rand.NewPCG(39, 3)).Shuffle(len(typed), func(i, j int) { typed[i], typed[j] = typed[j], typed[i] })
+	ctx := context.Background()
+	run := func(b *testing.B, do func(q string) error) {
+		var lat []time.Duration
+		i := 0
+		for b.Loop() {
+			start := time.Now()
+			if err := do(typed[i%len(typed)]); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(start))
+			i++
+		}
+		slices.Sort(lat)
+		b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50_ms")
+		b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds())/1000, "p99_ms")
+	}
+	b.Run("complete", func(b *testing.B) {
+		run(b, func(q string) error { _, err := s.Complete(ctx, q, nil); return err })
+	})
+	b.Run("search-reference", func(b *testing.B) {
+		run(b, func(q string) error { _, err := s.Search(ctx, Request{Query: q}); return err })
+	})
 }
