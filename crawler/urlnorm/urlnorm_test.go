@@ -269,3 +269,63 @@ func TestDecodedPath(t *testing.T) {
 		}
 	}
 }
+
+func TestShape(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://w/index.php/Filecmp", "w/index.php/*"},
+		{"http://w/index.php/Os.path", "w/index.php/*.path"},
+		{"http://w/index.php/Talk:Filecmp", "w/index.php/Talk:*"},
+		{"http://w/index.php/Special:WhatLinksHere/Filecmp", "w/index.php/Special:WhatLinksHere/*"},
+		{"http://w/index.php?title=Filecmp", "w/*.php?title=*"},
+		{"http://w/index.php?title=Filecmp&action=edit", "w/*.php?action=*&title=*"},
+		{"http://w/index.php?title=Os&action=history", "w/*.php?action=*&title=*"},
+		{"http://w/index.php?title=Os&action=edit&section=3", "w/*.php?action=*&section=*&title=*"},
+		{"http://w/index.php?title=Special:WhatLinksHere/Os", "w/*.php?title=Special:WhatLinksHere/*"},
+		{"http://w/index.php?title=Special:UserLogin&returnto=Os", "w/*.php?returnto=*&title=Special:*"},
+		{"http://h/doc/python3/html/library/os.html", "h/doc/{n}/html/library/*.html"},
+		{"http://h/doc/pkg/", "h/doc/pkg/"},
+		{"http://h/doc/pkg/?C=N;O=D", "h/doc/pkg/?C=*&O=*"},
+		{"http://h/r/2026/report-7.pdf", "h/r/{n}/*.pdf"},
+		{"http://h/", "h/"},
+	}
+	for _, tc := range tests {
+		if got := Shape(tc.in); got != tc.want {
+			t.Errorf("Shape(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestView(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://h/doc/?C=N;O=D", ViewSort},
+		{"http://h/doc/?C=M;O=A", ViewSort},
+		{"http://h/doc/?C=S&O=A&V=1", ViewSort},
+		{"http://h/doc/?O=D", ViewSort},
+		{"http://h/doc/?C=N;O=D;P=*.txt", ViewSort},
+		{"http://h/doc/?C=X;O=D", ""},
+		{"http://h/doc/?C=N;O=D;page=2", ""},
+		{"http://h/page?c=n", ""},
+		{"http://w/index.php?title=Os&printable=yes", ViewPrint},
+		{"http://w/index.php?title=Os&printable=no", ""},
+		{"http://h/a?print=1", ViewPrint},
+		{"http://h/a?print", ViewPrint},
+		{"http://h/a?format=print", ViewPrint},
+		{"http://h/a?view=Printable", ViewPrint},
+		{"http://h/post?share=twitter&nb=1", ViewShare},
+		{"http://h/a?action=share", ViewShare},
+		{"http://w/index.php?title=Os&feed=atom&action=history", ViewFeed},
+		{"http://h/blog/feed/", ViewFeed},
+		{"http://h/news.rss", ViewFeed},
+		{"http://h/a?format=atom", ViewFeed},
+		{"http://h/feedback/", ""},
+		{"http://h/a?format=pdf", ""},
+		{"http://h/a?action=edit", ""},
+		{"http://h/a", ""},
+	}
+	for _, tc := range tests {
+		got, ok := View(tc.in)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("View(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+}
