@@ -231,7 +231,8 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	aopts := admit.Options{AllowedHosts: opts.AllowedHosts, AllowedPrefixes: opts.AllowedPrefixes,
 		IgnoreRobots: opts.IgnoreRobots, UserAgent: opts.UserAgent, Timeout: opts.Timeout, MaxBodyBytes: opts.MaxBodyBytes,
 		MaxRedirects: opts.MaxRedirects, Traps: opts.Traps, Norm: opts.norm(), OnRobots: c.maps.onRobots, Client: opts.Client,
-		Folders: opts.folders()}
+		Folders: opts.folders(), FetchViews: opts.FetchViews}
+	aopts.Exclude, _ = admit.CompileExclude(opts.Exclude) // valid: resolveOptions validated them
 	if c.shared != nil {
 		// robots.txt and the probe are learnt at a claimed URL's turn.
 		aopts.Shared = c.shared
