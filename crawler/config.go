@@ -49,7 +49,7 @@ const ExampleConfig = `{
               "prior": "24h", "copy_factor": 4, "trivial_bits": 3, "sitemaps": "1h"},
   "traps": {"max_per_template": 0, "max_duplicates_per_template": 20,
             "max_segments": 12, "max_repeats": 3, "max_url_length": 1024,
-            "demote_useless_after": 5, "max_useless_per_family": 25},
+            "demote_useless_after": 5, "max_useless_per_family": 20},
   "drop_params": ["utm_*", "sessionid", "jsessionid", "phpsessid", "sid", "gclid", "fbclid"],
   "policy": "skip",
   "similarity": "resemblance",

@@ -23,7 +23,7 @@ func TestExampleConfig(t *testing.T) {
 	if opts.Delay != 100*time.Millisecond || opts.Timeout != 10*time.Second || opts.Policy != indexer.Skip ||
 		opts.Traps.MaxDuplicatesPerTemplate != 20 || len(opts.Groups) != 1 || opts.Groups[0].Groups[0] != "hr" ||
 		len(opts.AllowedHosts) != 2 || opts.MaxBodyBytes != 5242880 || opts.NoDedup || len(opts.Exclude) != 2 ||
-		opts.Traps.MaxUselessPerFamily != 25 {
+		opts.Traps.MaxUselessPerFamily != 20 {
 		t.Errorf("example read as %+v", opts)
 	}
 	// The example is complete: it has every field of the format.

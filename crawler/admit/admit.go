@@ -430,12 +430,12 @@ func (a *Admission) Trapped(u string) (reason string, trapped bool) {
 // learns its requests yield.
 func (a *Admission) Family(u string) string { return urlnorm.Shape(u) }
 
-// ObserveYield counts a request of u: useful (a page kept, a URL not
-// known before) or useless, with why. It reports whether the request
-// demoted u's family (its URLs are fetched after every other) and
-// whether it stopped it (Trapped), see traps.Yields.
-func (a *Admission) ObserveYield(u string, useful bool, why string) (demoted, stopped bool) {
-	return a.yields.Observe(urlnorm.Shape(u), useful, why)
+// ObserveYield counts a request of u and what it yielded (a page kept
+// or a URL not known before, a copy, nothing), with why. It reports
+// whether the request demoted u's family (its URLs are fetched after
+// every other) and whether it stopped it (Trapped), see traps.Yields.
+func (a *Admission) ObserveYield(u string, o traps.Outcome, why string) (demoted, stopped bool) {
+	return a.yields.Observe(urlnorm.Shape(u), o, why)
 }
 
 // Demoted reports whether u's family is demoted: its requests have

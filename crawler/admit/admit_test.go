@@ -380,7 +380,7 @@ func TestLinkExcludeViewsFamilies(t *testing.T) {
 	}
 	// A family whose requests yield nothing: demoted, then stopped.
 	for i, want := range []struct{ demoted, stopped bool }{{false, false}, {true, false}, {false, false}, {false, true}} {
-		d, st := a.ObserveYield(fmt.Sprintf("%s/w/index.php?title=T%c&action=info", s.URL, 'a'+i), false, "marked noindex")
+		d, st := a.ObserveYield(fmt.Sprintf("%s/w/index.php?title=T%c&action=info", s.URL, 'a'+i), traps.Nothing, "marked noindex")
 		if d != want.demoted || st != want.stopped {
 			t.Errorf("useless request %d: demoted %v stopped %v, want %+v", i+1, d, st, want)
 		}

@@ -64,7 +64,7 @@ type Options struct {
 	DemoteUselessAfter int
 	// MaxUselessPerFamily is how many useless requests a URL family may
 	// make, while they are at least 95 % of its requests, before none of
-	// its URLs is fetched any more. Default 25.
+	// its URLs is fetched any more. Default 20.
 	MaxUselessPerFamily int
 }
 
@@ -87,7 +87,7 @@ func (o *Options) EnsureDefaults() *Options {
 		o.DemoteUselessAfter = 5
 	}
 	if o.MaxUselessPerFamily == 0 {
-		o.MaxUselessPerFamily = 25
+		o.MaxUselessPerFamily = 20
 	}
 	return o
 }

@@ -10,13 +10,16 @@ import (
 
 // Yields learns, per URL family (the crawler passes urlnorm.Shape: every
 // article of a wiki one family, its edit links another), what fetching
-// the family's URLs yields: a page kept, a URL not known before, or
-// nothing — a page marked noindex, a copy of a page of the same name, a
-// listing or redirect that leads nowhere new, another type, an error.
-// A family whose requests are nearly all useless (at least 95 %) is
-// demoted once DemoteUselessAfter of them were (the crawl fetches its
-// URLs after every other) and stopped once MaxUselessPerFamily were
-// (none of its URLs is fetched any more). It is safe for concurrent use.
+// the family's URLs yields (an Outcome): a page kept or a URL not known
+// before (Useful), a copy of a page of the same name (Copy), or nothing —
+// a page marked noindex, a listing or redirect that leads nowhere new,
+// another type, an error (Nothing). A family whose requests are nearly
+// all copies or nothing (at least 95 %) is demoted once
+// DemoteUselessAfter of them were (the crawl fetches its URLs after
+// every other); once MaxUselessPerFamily of them yielded nothing, it is
+// stopped (none of its URLs is fetched any more). Copies alone never
+// stop a family: a copy fetched is a copy known, shown with its
+// original ("1 similar"). It is safe for concurrent use.
 type Yields struct {
 	demote, stop int
 	mu           sync.Mutex
@@ -24,10 +27,21 @@ type Yields struct {
 }
 
 type yield struct {
-	useful, useless  int
+	useful, useless  int // useless: copies and nothing
+	nothing          int
 	demoted, stopped bool
 	why              map[string]int // useless requests by what they yielded
 }
+
+// An Outcome is what one request of a family yielded.
+type Outcome int
+
+// The outcomes.
+const (
+	Useful  Outcome = iota // a page kept, or a URL not known before
+	Copy                   // a copy of a page of the same name
+	Nothing                // noindex, a listing or redirect to nothing new, another type, an error
+)
 
 // NewYields returns empty statistics with the bounds of opts.
 func NewYields(opts Options) *Yields {
@@ -39,11 +53,11 @@ func NewYields(opts Options) *Yields {
 // were useless.
 func (y *yield) mostlyUseless() bool { return 20*y.useful <= y.useless }
 
-// Observe counts one request of a URL of family: useful, or useless
-// with why (a short phrase: "marked noindex", "copies"). It reports
-// whether this request demoted the family and whether it stopped it.
-// Cost: O(1).
-func (y *Yields) Observe(family string, useful bool, why string) (demotedNow, stoppedNow bool) {
+// Observe counts one request of a URL of family and what it yielded,
+// with why if not Useful (a short phrase: "marked noindex", "copies").
+// It reports whether this request demoted the family and whether it
+// stopped it. Cost: O(1).
+func (y *Yields) Observe(family string, o Outcome, why string) (demotedNow, stoppedNow bool) {
 	y.mu.Lock()
 	defer y.mu.Unlock()
 	f := y.m[family]
@@ -51,11 +65,14 @@ func (y *Yields) Observe(family string, useful bool, why string) (demotedNow, st
 		f = &yield{why: map[string]int{}}
 		y.m[family] = f
 	}
-	if useful {
+	if o == Useful {
 		f.useful++
 		return false, false
 	}
 	f.useless++
+	if o == Nothing {
+		f.nothing++
+	}
 	if len(f.why) < 8 || f.why[why] > 0 {
 		f.why[why]++
 	}
@@ -65,7 +82,7 @@ func (y *Yields) Observe(family string, useful bool, why string) (demotedNow, st
 	if !f.demoted && f.useless >= y.demote {
 		f.demoted, demotedNow = true, true
 	}
-	if !f.stopped && f.useless >= y.stop {
+	if !f.stopped && f.nothing >= y.stop {
 		f.stopped, stoppedNow = true, true
 	}
 	return demotedNow, stoppedNow
@@ -88,7 +105,12 @@ func (y *Yields) Stopped(family string) (reason string, stopped bool) {
 	if f == nil || !f.stopped {
 		return "", false
 	}
-	whys := slices.SortedFunc(maps.Keys(f.why), func(a, b string) int { return f.why[b] - f.why[a] })
+	whys := slices.SortedFunc(maps.Keys(f.why), func(a, b string) int { // most first, then by name
+		if d := f.why[b] - f.why[a]; d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
 	parts := make([]string, len(whys))
 	for i, w := range whys {
 		parts[i] = fmt.Sprintf("%d %s", f.why[w], w)
