@@ -18,6 +18,11 @@ import (
 // status 130 and can be resumed.
 var errInterrupted = errors.New("interrupted; run the same command again to resume")
 
+// errBudget reports a one-pass crawl (--once) that stopped at its page
+// budget with URLs still queued: its summary's last line says so, and
+// it exits with status 3.
+var errBudget = errors.New("stopped at the page budget")
+
 // progressInterval is how often progress is logged when stderr is not a
 // terminal, and redrawInterval how often the progress line is redrawn when
 // it is (tests shorten them).
@@ -63,6 +68,9 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if err := checkServeFlags(fs, f.serveAddr, stderr); err != nil {
+		return err
+	}
 	if err := checkCrawlCounts(fs, stderr); err != nil {
 		return err
 	}
@@ -104,11 +112,23 @@ func crawlAndServe(ctx context.Context, c *crawler.Crawler, f *crawlFlags, id id
 	serveCtx, stopServing := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.serve(serveCtx) }()
-	if err := crawlAndReport(ctx, c, f.data, !f.once, stdout, stderr); err != nil || !f.once {
+	err = crawlAndReport(ctx, c, f.data, !f.once, stdout, stderr)
+	budget := errors.Is(err, errBudget) // still served: the exit status says it at the end
+	if err != nil && !budget || !f.once {
 		stopServing()
 		return errors.Join(err, <-served)
 	}
 	fmt.Fprintln(stdout, "The crawl is done; still serving its index. Ctrl-C stops.")
+	if budget {
+		select {
+		case <-ctx.Done():
+		case err := <-served:
+			stopServing()
+			return errors.Join(err, errBudget)
+		}
+		stopServing()
+		return errors.Join(<-served, errBudget)
+	}
 	select {
 	case <-ctx.Done():
 	case err := <-served:
@@ -173,6 +193,8 @@ func crawlAndReport(ctx context.Context, c *crawler.Crawler, dir string, keep bo
 		return nil
 	case ctx.Err() != nil:
 		return errInterrupted
+	case err == nil && !keep && c.BudgetSpent():
+		return errBudget
 	}
 	return crawler.Damage(dir, err) // a damaged record met on the way: one line and what to do
 }
@@ -192,8 +214,8 @@ func reportProgress(c *crawler.Crawler, w io.Writer, terminal bool, start time.T
 		st := c.Stats()
 		rate := float64(st.Fetched-first) / time.Since(start).Seconds()
 		if terminal {
-			line := fmt.Sprintf("fetched %d  queued %d  unique %d  near-duplicates %d  skipped %d  errors %d  %.1f pages/s",
-				st.Fetched, st.Queued, st.Unique, st.Duplicates, st.Skipped, st.Errors, rate)
+			line := fmt.Sprintf("requests %d  fetched %d  queued %d  unique %d  near-duplicates %d  skipped %d  errors %d  %.1f pages/s",
+				st.Requests, st.Fetched, st.Queued, st.Unique, st.Duplicates, st.Skipped, st.Errors, rate)
 			if st.Revisits > 0 {
 				line += fmt.Sprintf("  revisits %d (304 %d, changed %d, gone %d)", st.Revisits, st.NotModified, st.Changed+st.Trivial, st.Gone)
 			}
@@ -202,7 +224,7 @@ func reportProgress(c *crawler.Crawler, w io.Writer, terminal bool, start time.T
 			drawn = len(line)
 			return
 		}
-		logger.Info("crawl", "fetched", st.Fetched, "queued", st.Queued, "unique", st.Unique,
+		logger.Info("crawl", "requests", st.Requests, "fetched", st.Fetched, "queued", st.Queued, "unique", st.Unique,
 			"near_duplicates", st.Duplicates, "skipped", st.Skipped, "errors", st.Errors, "pages_per_s", fmt.Sprintf("%.1f", rate),
 			"revisits", st.Revisits, "not_modified", st.NotModified, "unchanged", st.Unchanged, "trivial", st.Trivial,
 			"changed", st.Changed, "gone", st.Gone, "retries", st.Retries, "scheduled", st.Scheduled)
@@ -252,6 +274,7 @@ func printSummary(w io.Writer, c *crawler.Crawler, dir string, elapsed time.Dura
 	if err != nil {
 		fmt.Fprintf(w, "summary: %v\n", err)
 	}
+	fmt.Fprintf(w, "requests:          %d of --max-pages %d (pages kept, skipped and failed; robots.txt and sitemaps aside)\n", st.Requests, c.Options().MaxPages)
 	fmt.Fprintf(w, "pages fetched:     %d\n", st.Fetched)
 	fmt.Fprintf(w, "  unique:          %d\n", st.Unique)
 	fmt.Fprintf(w, "  near-duplicates: %d\n", st.Duplicates)
@@ -269,9 +292,18 @@ func printSummary(w io.Writer, c *crawler.Crawler, dir string, elapsed time.Dura
 	fmt.Fprintf(w, "scheduled:         %d revisits, next %s\n", st.Scheduled, next)
 	fmt.Fprintf(w, "clusters:          %d\n", sum.Clusters)
 	fmt.Fprintf(w, "searchable:        %d documents (policy %s)\n", sum.Searchable, c.Options().Policy)
-	if max := c.Options().MaxPages; st.Fetched >= int64(max) && st.Queued > 0 {
-		fmt.Fprintf(w, "stopped:           at the page budget, %d pages (--max-pages), with %d URLs still queued: raise it to go on\n", max, st.Queued)
+	if fams := c.Families(); len(fams) > 0 {
+		stopped := 0
+		for _, s := range fams {
+			if s == "stopped" {
+				stopped++
+			}
+		}
+		fmt.Fprintf(w, "URL families:      %d whose requests yielded nothing (%d stopped, %d demoted; see the status page)\n", len(fams), stopped, len(fams)-stopped)
 	}
 	fmt.Fprintf(w, "elapsed:           %s\n", elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "data directory:    %s\n", dir)
+	if c.BudgetSpent() { // the last line
+		fmt.Fprintf(w, "stopped:           at the page budget, %d requests (--max-pages), with %d URLs still queued: raise it to go on\n", c.Options().MaxPages, st.Queued)
+	}
 }

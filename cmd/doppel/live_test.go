@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -148,6 +149,7 @@ func TestCrawlServeShowsCrawlHealth(t *testing.T) {
 		want   float64
 	}{
 		{`doppel_crawl_urls{outcome="fetched"}`, float64(summaryValue(t, summary, "pages fetched"))},
+		{`doppel_crawl_requests`, float64(summaryValue(t, summary, "requests"))},
 		{`doppel_crawl_urls{outcome="skipped"}`, float64(summaryValue(t, summary, "skipped"))},
 		{`doppel_crawl_urls{outcome="failed"}`, float64(summaryValue(t, summary, "errors"))},
 		{`doppel_crawl_queue_depth`, float64(summaryValue(t, summary, "queued"))},
@@ -170,6 +172,9 @@ func TestCrawlServeShowsCrawlHealth(t *testing.T) {
 	}
 
 	page := getBody(t, admin+"status")
+	if want := fmt.Sprintf(`<td id="requests">%d of 1000</td>`, summaryValue(t, summary, "requests")); !strings.Contains(page, want) {
+		t.Errorf("the status page lacks %s", want)
+	}
 	row := regexp.MustCompile(`<tr class="host"><td class="name">` + regexp.QuoteMeta(host) + `</td><td class="fetched">(\d+)</td><td class="errors">(\d+)</td><td class="queued">(\d+)</td>`).FindStringSubmatch(page)
 	if row == nil || row[1] != "3" || row[2] != "3" || row[3] != "0" {
 		t.Errorf("status page host row %q, want %s with 3 pages, 3 failed fetches, 0 queued", row, host)

@@ -26,7 +26,8 @@
 // then serves the search UI until Ctrl-C.
 //
 // Exit status: 0 success; 1 error; 2 usage error (bad flags or arguments);
-// 130 a crawl interrupted by SIGINT or SIGTERM, which prints "interrupted;
+// 3 a one-pass crawl (--once) that stopped at its page budget with URLs
+// still queued, as its summary's last line says; 130 a crawl interrupted by SIGINT or SIGTERM, which prints "interrupted;
 // run the same command again to resume" (an interrupted demo exits 1, an
 // interrupted serve or demo search UI 0).
 package main
@@ -92,6 +93,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return 0
 			case errors.Is(err, errUsage):
 				return 2
+			case errors.Is(err, errBudget): // the summary's last line said so
+				return 3
 			case errors.Is(err, errInterrupted):
 				fmt.Fprintf(stderr, "doppel %s: %v\n", c.name, err)
 				return 130
