@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"context"
 	"net/http/httptest"
 	"net/url"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/internal/appsite"
+	"github.com/doppel-search/doppel/ranking"
 )
 
 // keptCurve returns, for the requests the site logged (its page
@@ -70,6 +72,25 @@ func TestWikiRequestsPerPage(t *testing.T) {
 		}
 		if strings.Contains(strings.Join(r.Headings, "\n"), "edit") || strings.Contains(r.Text, "Retrieved from") {
 			t.Errorf("%s: headings %q, text %q hold the furniture", title, r.Headings, r.Text)
+		}
+	}
+	// A copy never stands for its original on the original's exact
+	// title.
+	search := ranking.New(c.Index(), ranking.Options{})
+	for cp, orig := range w.Copies {
+		name := strings.ReplaceAll(orig, "_", " ")
+		for _, q := range []string{name, strings.ToLower(name)} {
+			res, err := search.Search(context.Background(), ranking.Request{Query: q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Hits) == 0 || res.Hits[0].URL != s.URL+"/index.php/"+orig {
+				var got []string
+				for _, h := range res.Hits {
+					got = append(got, strings.TrimPrefix(h.URL, s.URL))
+				}
+				t.Errorf("search %q: %v; want the article first, not %s", q, got, cp)
+			}
 		}
 	}
 	at, kept := keptCurve(t, c, w.Log)
