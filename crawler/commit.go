@@ -474,7 +474,7 @@ func uselessWhy(reason string) string {
 	case strings.Contains(reason, "redirect"):
 		return "redirects to known pages"
 	case strings.HasPrefix(reason, "content type"):
-		return "of another type"
+		return traps.WhyType
 	case reason == admit.ReasonSoft404:
 		return "soft 404s"
 	case strings.HasPrefix(reason, "HTTP "):

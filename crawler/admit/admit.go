@@ -423,6 +423,11 @@ func (a *Admission) Trapped(u string) (reason string, trapped bool) {
 	if reason, trapped = a.families.Trapped(urlnorm.Template(u)); trapped {
 		return reason, true
 	}
+	if t := urlnorm.TypeShape(u); t != "" {
+		if reason, trapped = a.yields.Stopped(t); trapped {
+			return reason, true
+		}
+	}
 	return a.yields.Stopped(urlnorm.Shape(u))
 }
 
@@ -431,16 +436,26 @@ func (a *Admission) Trapped(u string) (reason string, trapped bool) {
 func (a *Admission) Family(u string) string { return urlnorm.Shape(u) }
 
 // ObserveYield counts a request of u and what it yielded (a page kept
-// or a URL not known before, a copy, nothing), with why. It reports
-// whether the request demoted u's family (its URLs are fetched after
-// every other) and whether it stopped it (Trapped), see traps.Yields.
+// or a URL not known before, a copy, nothing), with why, for its family
+// (urlnorm.Shape) and, if useful or of another type (traps.WhyType),
+// its file type's (urlnorm.TypeShape: every *.gz of the host). It reports whether the request demoted u's family (its
+// URLs are fetched after every other) and whether it stopped it
+// (Trapped), see traps.Yields.
 func (a *Admission) ObserveYield(u string, o traps.Outcome, why string) (demoted, stopped bool) {
+	if t := urlnorm.TypeShape(u); t != "" && (o == traps.Useful || why == traps.WhyType) {
+		a.yields.Observe(t, o, why)
+	}
 	return a.yields.Observe(urlnorm.Shape(u), o, why)
 }
 
-// Demoted reports whether u's family is demoted: its requests have
-// yielded nothing.
-func (a *Admission) Demoted(u string) bool { return a.yields.Demoted(urlnorm.Shape(u)) }
+// Demoted reports whether u's family, or its file type's, is demoted:
+// their requests have yielded nothing.
+func (a *Admission) Demoted(u string) bool {
+	if t := urlnorm.TypeShape(u); t != "" && a.yields.Demoted(t) {
+		return true
+	}
+	return a.yields.Demoted(urlnorm.Shape(u))
+}
 
 // Families returns the URL families demoted or stopped so far
 // ("demoted" or "stopped", by urlnorm.Shape).

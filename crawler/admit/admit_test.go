@@ -394,6 +394,18 @@ func TestLinkExcludeViewsFamilies(t *testing.T) {
 	if d := a.Link(s.URL + "/w/index.php?title=Other"); d.Verdict != Follow {
 		t.Errorf("an article, another family: %+v", d)
 	}
+	// A file type whose requests are all of another type is stopped
+	// everywhere on the host; noindex pages of a type stop no type.
+	for i := range 4 {
+		a.ObserveYield(fmt.Sprintf("%s/doc/p%d/changelog.gz", s.URL, i), traps.Nothing, traps.WhyType)
+		a.ObserveYield(fmt.Sprintf("%s/doc/p%d/index.html", s.URL, i), traps.Nothing, "marked noindex")
+	}
+	if d := a.Link(s.URL + "/doc/other/changelog.gz"); d.Verdict != Refuse || !strings.Contains(d.Reason, "*.gz") {
+		t.Errorf("a gzip file after four of another type: %+v", d)
+	}
+	if d := a.Link(s.URL + "/doc/other/index.html"); d.Verdict != Follow {
+		t.Errorf("a page of another folder after noindex pages elsewhere: %+v", d)
+	}
 	if _, err := CompileExclude([]string{"(edit"}); err == nil {
 		t.Error("a pattern that does not compile was accepted")
 	}

@@ -33,6 +33,11 @@ type yield struct {
 	why              map[string]int // useless requests by what they yielded
 }
 
+// WhyType is the why of a request that yielded a body of another type
+// than pages (a gzip archive, an image): what a file's extension
+// foretells, so the only useless outcome a file type's family learns.
+const WhyType = "of another type"
+
 // An Outcome is what one request of a family yielded.
 type Outcome int
 

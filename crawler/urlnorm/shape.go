@@ -146,3 +146,20 @@ func View(u string) (string, bool) {
 	}
 	return "", false
 }
+
+// TypeShape returns the coarsest family of URL u: its host and the
+// extension of its file name, wherever the file lies
+// ("h/…/*.gz" for every gzip file of a documentation tree, whose
+// folders each hold one), or "" for a URL with a query or without an
+// extension. A crawl learns what such a family yields beside its Shape.
+func TypeShape(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.RawQuery != "" {
+		return ""
+	}
+	name := nameShape(path.Base(p.EscapedPath()))
+	if !strings.HasPrefix(name, "*.") {
+		return ""
+	}
+	return strings.ToLower(p.Host) + "/…/" + name
+}

@@ -295,6 +295,22 @@ func TestShape(t *testing.T) {
 	}
 }
 
+func TestTypeShape(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"http://H/doc/bash/changelog.Debian.gz", "h/…/*.gz"},
+		{"http://h/doc/zlib1g/changelog.gz", "h/…/*.gz"},
+		{"http://h/doc/a/index.html", "h/…/*.html"},
+		{"http://h/doc/a/", ""},
+		{"http://h/doc/a/README", ""},
+		{"http://h/index.php?title=X", ""},
+		{"http://h/index.php/Talk:X", ""},
+	} {
+		if got := TypeShape(tc.in); got != tc.want {
+			t.Errorf("TypeShape(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
 func TestView(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"http://h/doc/?C=N;O=D", ViewSort},
