@@ -119,24 +119,17 @@ func crawlAndServe(ctx context.Context, c *crawler.Crawler, f *crawlFlags, id id
 		return errors.Join(err, <-served)
 	}
 	fmt.Fprintln(stdout, "The crawl is done; still serving its index. Ctrl-C stops.")
-	if budget {
-		select {
-		case <-ctx.Done():
-		case err := <-served:
-			stopServing()
-			return errors.Join(err, errBudget)
-		}
-		stopServing()
-		return errors.Join(<-served, errBudget)
-	}
 	select {
 	case <-ctx.Done():
-	case err := <-served:
 		stopServing()
-		return err
+		err = <-served
+	case err = <-served:
+		stopServing()
 	}
-	stopServing()
-	return <-served
+	if err == nil && budget {
+		return errBudget
+	}
+	return err
 }
 
 // runRun is `doppel run`: crawl, keep fresh and serve from one process —

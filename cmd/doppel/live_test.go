@@ -217,3 +217,37 @@ func TestCrawlServeShowsCrawlHealth(t *testing.T) {
 		t.Errorf("serve exit %d: %s", code, serr.String())
 	}
 }
+
+// TestCrawlServeAtBudget: a one-pass crawl that stops at its page budget
+// while serving says so on its summary's last line, goes on serving, and
+// exits 3 when stopped.
+func TestCrawlServeAtBudget(t *testing.T) {
+	site := demoServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"crawl", "--once", "--seed", site + "/", "--data", t.TempDir(), "--delay", "0", "--max-pages", "3",
+			"--serve", "127.0.0.1:0"}, &stdout, &stderr)
+	}()
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(stdout.String(), "still serving"); time.Sleep(10 * time.Millisecond) {
+		select {
+		case code := <-done:
+			t.Fatalf("exited %d before serving on: %s", code, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the crawl did not finish: %s", stderr.String())
+		}
+	}
+	summary, _, _ := strings.Cut(stdout.String(), "The crawl is done")
+	lines := strings.Split(strings.TrimSpace(summary), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "stopped:           at the page budget, 3 requests") {
+		t.Errorf("the summary's last line: %q", last)
+	}
+	cancel()
+	if code := <-done; code != 3 {
+		t.Errorf("exit %d after Ctrl-C, want 3 (stopped at the page budget): %s", code, stderr.String())
+	}
+}

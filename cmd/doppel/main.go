@@ -93,7 +93,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return 0
 			case errors.Is(err, errUsage):
 				return 2
-			case errors.Is(err, errBudget): // the summary's last line said so
+			case err == errBudget: // the summary's last line said so
 				return 3
 			case errors.Is(err, errInterrupted):
 				fmt.Fprintf(stderr, "doppel %s: %v\n", c.name, err)
