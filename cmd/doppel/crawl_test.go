@@ -469,7 +469,7 @@ func TestProgressTerminalLine(t *testing.T) {
 	if !strings.HasSuffix(out, "\n") || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "\r") {
 		t.Fatalf("want one line redrawn with \\r and ended by a newline, got %q", out)
 	}
-	line := regexp.MustCompile(`^fetched \d+  queued \d+  unique \d+  near-duplicates \d+  skipped \d+  errors \d+  \d+\.\d pages/s *$`)
+	line := regexp.MustCompile(`^requests \d+  fetched \d+  queued \d+  unique \d+  near-duplicates \d+  skipped \d+  errors \d+  \d+\.\d pages/s *$`)
 	redraws := strings.Split(strings.TrimSuffix(out, "\n"), "\r")[1:]
 	for _, r := range redraws {
 		if !line.MatchString(r) {
