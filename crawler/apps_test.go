@@ -63,13 +63,10 @@ func TestWikiRequestsPerPage(t *testing.T) {
 			t.Errorf("%s: %+v, want it kept", p, r.Status)
 		}
 	}
-	// The skin's furniture is template: the site name in the title, the
-	// "[edit]" links beside headings, the "Retrieved from" footer.
+	// The skin's furniture is not text: the "[edit]" links beside
+	// headings, the "Retrieved from" footer.
 	for _, title := range w.Articles {
 		r := recs[s.URL+"/index.php/"+title]
-		if want := strings.ReplaceAll(title, "_", " "); r.Title != want {
-			t.Errorf("%s titled %q, want %q", title, r.Title, want)
-		}
 		if strings.Contains(strings.Join(r.Headings, "\n"), "edit") || strings.Contains(r.Text, "Retrieved from") {
 			t.Errorf("%s: headings %q, text %q hold the furniture", title, r.Headings, r.Text)
 		}

@@ -62,10 +62,6 @@ type Templates struct {
 type hostStats struct {
 	Pages  int            `json:"pages"`
 	Blocks map[uint64]int `json:"blocks"` // block key hash → pages containing it
-	// Titles counts the titles observed (ObserveTitle), Suffixes the
-	// pages whose title ends in each candidate site name (its key hash).
-	Titles   int            `json:"titles,omitempty"`
-	Suffixes map[uint64]int `json:"suffixes,omitempty"`
 }
 
 // NewTemplates returns empty statistics.
@@ -318,67 +314,4 @@ func (t *Templates) UnmarshalBinary(data []byte) error {
 	defer t.mu.Unlock()
 	t.hosts = f.Hosts
 	return nil
-}
-
-// titleSeparators part a title from the site name a site appends to
-// every title ("Filecmp - Intranet Wiki", "Travel | Acme", "Page — Docs").
-var titleSeparators = []string{" - ", " – ", " — ", " | ", " · ", " :: "}
-
-// titleSuffix returns the part of title from its last separator on
-// (" - Intranet Wiki"), "" if it has none or nothing before it.
-func titleSuffix(title string) string {
-	best := -1
-	for _, sep := range titleSeparators {
-		if i := strings.LastIndex(title, sep); i > best {
-			best = i
-		}
-	}
-	if best <= 0 {
-		return ""
-	}
-	return title[best:]
-}
-
-// ObserveTitle records the title of one page of host: what follows its
-// last separator (" - ", " | ", " – ", …) counts as a candidate site
-// name. Observe each page's title once. Cost O(len(title)).
-func (t *Templates) ObserveTitle(host, title string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.hosts == nil {
-		t.hosts = map[string]*hostStats{}
-	}
-	h := t.hosts[host]
-	if h == nil {
-		h = &hostStats{Blocks: map[uint64]int{}}
-		t.hosts[host] = h
-	}
-	h.Titles++
-	if s := titleSuffix(title); s != "" {
-		if h.Suffixes == nil {
-			h.Suffixes = map[uint64]int{}
-		}
-		h.Suffixes[blockKey(s)]++
-	}
-}
-
-// StripTitle returns title without the site name that the host repeats
-// in its titles: the part from the last separator on, when it ends more
-// than MaxShare of the host's observed titles, once MinPages titles are
-// observed ("Filecmp - Intranet Wiki" → "Filecmp"). Otherwise title as
-// it is. Cost O(len(title)).
-func (t *Templates) StripTitle(host, title string) string {
-	s := titleSuffix(title)
-	if s == "" {
-		return title
-	}
-	o := t.opts
-	o.EnsureDefaults()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	h := t.hosts[host]
-	if h == nil || h.Titles < o.MinPages || float64(h.Suffixes[blockKey(s)]) <= o.MaxShare*float64(h.Titles) {
-		return title
-	}
-	return strings.TrimSpace(title[:len(title)-len(s)])
 }

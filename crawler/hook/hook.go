@@ -463,10 +463,6 @@ func (p *Prepared) Page() Page { return p.page }
 // for Update.
 func (h *Hook) PreparePage(p Page) (*Prepared, error) {
 	p.Result = dedup.Result{}
-	// The site name the host ends every title with (" - Intranet
-	// Wiki") is template, as its repeated blocks are.
-	h.opts.Templates.ObserveTitle(p.Host, p.Title)
-	p.Title = h.opts.Templates.StripTitle(p.Host, p.Title)
 	h.strip(&p)
 	prep := &Prepared{page: p}
 	if !h.opts.NoDedup {
@@ -619,7 +615,7 @@ func (h *Hook) indexText(kept []string) string {
 	return strings.Join(h.opts.Anchors.StripBlocks(kept), "\n\n")
 }
 
-// Restrip sets p's index text (and its title, StripTitle) again by the statistics
+// Restrip sets p's index text again from its blocks by the statistics
 // known now, without counting p in them, and reports whether it changed,
 // if p is one of the first pages of its host or section, stripped before
 // their template was known (clean.TemplateOptions.MinPages, clean.
@@ -644,9 +640,8 @@ func (h *Hook) Restrip(p *page.Page) bool {
 		return false
 	}
 	text := h.indexText(h.opts.Templates.StripPage(p.Host, urlPath(p.URL), p.Blocks))
-	title := h.opts.Templates.StripTitle(p.Host, p.Title)
-	changed := text != p.Text || title != p.Title
-	p.Text, p.Title = text, title
+	changed := text != p.Text
+	p.Text = text
 	return changed
 }
 
