@@ -111,22 +111,6 @@ func table(t *testing.T, doc string) (rows map[string][2]string, before, after s
 	return rows, doc[:i], doc[j+len(end):]
 }
 
-// readmeJobs returns the jobs the README's package table gives, if any.
-func readmeJobs(dir string) map[string]string {
-	jobs := map[string]string{}
-	data, err := os.ReadFile(filepath.Join(dir, "README.md"))
-	if err != nil {
-		return jobs
-	}
-	re := regexp.MustCompile("^\\| `([^`]+)` \\| (.*) \\|$")
-	for _, line := range strings.Split(string(data), "\n") {
-		if m := re.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
-			jobs[m[1]] = m[2]
-		}
-	}
-	return jobs
-}
-
 // synopsis is the first sentence of a package comment, without "Package x".
 func synopsis(doc string) string {
 	s := doc
@@ -153,15 +137,11 @@ func TestPackageTable(t *testing.T) {
 	rows, before, after := table(t, string(data))
 	ps := list(t, dir)
 	if *update {
-		readme := readmeJobs(dir)
 		var b strings.Builder
 		b.WriteString(begin + "\n\n| package | job | imports (Doppel's own) |\n|---|---|---|\n")
 		for _, p := range ps {
 			name := short(p.ImportPath)
 			job := rows[name][0]
-			if job == "" {
-				job = readme[name]
-			}
 			if job == "" {
 				job = synopsis(p.Doc)
 			}
