@@ -337,7 +337,7 @@ func newHook(opts *Options, dir string, index indexer.Writer, cm *committer) (*h
 		h, err := hook.New(hopts)
 		return h, nil, err
 	}
-	dopts := hook.DetectorOptions()
+	dopts := dedup.Web()
 	dopts.Similarity = opts.Similarity
 	det, snap, err := openDetector(dir, dopts)
 	if err != nil {

@@ -108,15 +108,16 @@ type Options struct {
 	// indexer.Skip.
 	Policy indexer.Policy
 	// Similarity is how two pages are judged copies (see
-	// hook.DetectorOptions): dedup.Resemblance, the same text up to small
+	// dedup.Web): dedup.Resemblance, the same text up to small
 	// edits (default), or dedup.Cosine, the same vocabulary, for sites
 	// whose copies carry spam-like scattered word edits — it also joins
 	// distinct pages that share their words, such as the pages of an API
 	// reference.
 	Similarity dedup.Similarity
 	// Language is the language whose pages are preferred as masters of
-	// their clusters, before the shortest URL (a BCP 47 tag such as "en"
-	// or "da"; compared by its primary subtag); of those, a page whose
+	// their clusters, before the detector's master policy (the newest page
+	// of a series, else the shortest URL: dedup.Web) (a BCP 47
+	// tag such as "en" or "da"; compared by its primary subtag); of those, a page whose
 	// URL names no language section or that language's ("/manual/en/")
 	// before one in another language's section ("/manual/da/", which
 	// keeps untranslated English pages). A page's language is the

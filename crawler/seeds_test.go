@@ -87,13 +87,12 @@ func TestNoSeedStopsAtOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			start := time.Now()
 			err = c.Run(context.Background())
 			if !errors.Is(err, ErrNoSeed) || !strings.Contains(err.Error(), tc.reason) {
 				t.Fatalf("Run = %v, want ErrNoSeed naming %q", err, tc.reason)
 			}
-			if took := time.Since(start); took > 5*time.Second || c.Stats().Retries > 0 {
-				t.Errorf("took %v with %d retries, want at once", took, c.Stats().Retries)
+			if c.Stats().Retries > 0 { // at once: no retry (read in the count, not in a time)
+				t.Errorf("%d retries, want at once", c.Stats().Retries)
 			}
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("the error is not one line: %q", err)

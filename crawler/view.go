@@ -194,6 +194,25 @@ func (v *View) Entries(fn func(Entry) error) error {
 	return nil
 }
 
+// EachRecord calls fn for every record in crawl order with, for a
+// fetched page, its cluster and the cluster's current master (as Entries
+// gives them; "" for other records), and stops at the first error fn
+// returns: what a report on the clusters reads (package crawler/report).
+// Cost: one pass over the records.
+func (v *View) EachRecord(fn func(r pages.Record, cluster, master string) error) error {
+	masters, err := v.pages.Masters()
+	if err != nil {
+		return err
+	}
+	return v.pages.Each(func(r pages.Record) error {
+		if r.Status != pages.Fetched {
+			return fn(r, "", "")
+		}
+		c, m := clusterOf(r, masters)
+		return fn(r, c, m)
+	})
+}
+
 // clusterOf returns the cluster and current master of a fetched record.
 func clusterOf(r pages.Record, masters map[string]string) (string, string) {
 	c := r.Cluster

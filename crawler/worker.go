@@ -37,7 +37,7 @@ import (
 // frontier.
 type Share struct {
 	// Detector assigns the clusters of every worker's pages: a detector
-	// made with dedup.NewShared under hook.DetectorOptions, with
+	// made with dedup.NewShared under dedup.Web, with
 	// Options.Similarity, on every worker.
 	Detector *dedup.Detector
 	// Log receives each page at its turn and each group's decisions

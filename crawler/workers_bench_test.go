@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/frontier/redisfrontier"
-	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/pagelog"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/signatures/redissig"
@@ -101,7 +100,7 @@ func (s *latencySite) check(b *testing.B, hosts int) (minGap time.Duration, extr
 // under prefix, with the detector's signatures and the log.
 func benchShare(rdb redis.UniversalClient, prefix string) (*Share, *redissig.Signatures, *pagelog.Log, error) {
 	ctx := context.Background()
-	dopts := hook.DetectorOptions()
+	dopts := dedup.Web()
 	cfg := dopts.SharedConfig()
 	sig, err := redissig.Open(ctx, rdb, cfg.Limits, redissig.Options{Prefix: prefix + ":sig", HammingK: cfg.HammingK})
 	if err != nil {

@@ -35,6 +35,11 @@ type Document struct {
 	// (package crawler prefers pages in the language it started in).
 	// Optional; default 0.
 	Preference int
+	// Extracted says the text was read out of a laid-out document (PDF,
+	// DOCX, ODT, …: package crawler/extract), which carries what its
+	// pages need and a web page does not. A pair with such a document is
+	// also verified by containment (Options.Containment). Optional.
+	Extracted bool
 }
 
 // A Pair is a detected near-duplicate pair: A arrived before B.
@@ -55,12 +60,16 @@ type Pair struct {
 // it joins, and with at most MaxFanout earlier members of any one cluster
 // (the first ones to arrive, for exact copies of a page).
 type Result struct {
-	ID         string
-	Cluster    cluster.ID // the cluster the document is in
-	Master     string     // id of the cluster's master after the document was added
-	Duplicate  bool       // the document joined an existing cluster
-	NewMaster  bool       // it joined one and became its master (policy)
-	Unsignable bool       // no signature could be computed: alone in its cluster
+	ID        string
+	Cluster   cluster.ID // the cluster the document is in
+	Master    string     // id of the cluster's master after the document was added
+	Duplicate bool       // the document joined an existing cluster
+	NewMaster bool       // it joined one and became its master (policy)
+	// Demoted is, with NewMaster, the id of the master the document took
+	// the cluster over from, now a member: an index that keeps masters
+	// apart demotes it. "" otherwise.
+	Demoted    string
+	Unsignable bool // no signature could be computed: alone in its cluster
 	// Edited says the document joined its cluster through
 	// Options.EditAllowance: close to the master (a few small edits on a
 	// short page) but below the Threshold. An index may want to keep such
@@ -127,6 +136,7 @@ type record struct {
 	slot       uint32
 	spilled    bool
 	banded     bool // the document has band keys
+	extracted  bool // Document.Extracted: pairs with it are verified by containment too
 	unsignable bool
 	edited     bool // joined its cluster through the edit allowance
 }
@@ -418,7 +428,7 @@ func (d *Detector) prepareWith(doc Document, s signers) *Prepared {
 	// Filters (stop words, stemming, numbers, dates) apply to everything
 	// compared; with the default options tokens pass unchanged.
 	tokens := d.ext.FilterTokens(features.Tokens(doc.Text))
-	rec := &record{member: cluster.Member{ID: doc.ID, URL: doc.URL, Time: doc.Time, Quality: doc.Quality, Preference: doc.Preference}}
+	rec := &record{member: cluster.Member{ID: doc.ID, URL: doc.URL, Time: doc.Time, Quality: doc.Quality, Preference: doc.Preference}, extracted: doc.Extracted}
 	rec.content = contentHash(tokens, d.ext.FilterTokens(features.Tokens(doc.Tagged)), doc.Meta)
 	if len(tokens) == 0 {
 		rec.unsignable = true
@@ -639,6 +649,7 @@ func (d *Detector) assign(idx uint32, rec *record, pairs bool) Result {
 		d.clusters.join(g, idx)
 		d.assigned.Join(idx, g)
 		if res.NewMaster {
+			res.Demoted = d.docs[d.assigned.Master(g)].member.ID
 			d.assigned.SetMaster(g, idx)
 			d.stats.NewMasters++
 		}
@@ -1026,7 +1037,7 @@ func (d *Detector) matchHybrid(a, b *record) (float64, bool) {
 	case o.Similarity == Cosine:
 		s = cosineOf(d.setOf(a, 0), d.setOf(b, 1))
 	default:
-		return d.matchShingles(d.setOf(a, 0), d.setOf(b, 1))
+		return d.matchShingles(d.setOf(a, 0), d.setOf(b, 1), a.extracted || b.extracted)
 	}
 	return s, s >= o.Threshold
 }
@@ -1044,8 +1055,9 @@ func cosineOf(a, b []uint64) float64 {
 }
 
 // matchShingles is matchHybrid on the exact Jaccard similarity of two
-// shingle sets, with the edit allowance.
-func (d *Detector) matchShingles(a, b []uint64) (float64, bool) {
+// shingle sets, with the edit allowance, and, when twins (one of the two
+// is an extracted document), with containment: see twinScore.
+func (d *Detector) matchShingles(a, b []uint64, twins bool) (float64, bool) {
 	o := &d.opts
 	inter := features.Intersection(a, b)
 	union := len(a) + len(b) - inter
@@ -1053,12 +1065,40 @@ func (d *Detector) matchShingles(a, b []uint64) (float64, bool) {
 		return 0, false
 	}
 	s := float64(inter) / float64(union)
-	if s < o.Threshold && o.EditAllowance > 0 {
+	if s >= o.Threshold {
+		return s, true
+	}
+	if twins && o.Containment > 0 {
+		if c, ok := twinScore(inter, len(a), len(b), o.Threshold, o.Containment); ok {
+			return c, true
+		}
+	}
+	if o.EditAllowance > 0 {
 		// A few small edits on a short page: see Options.EditAllowance.
 		differ := union - inter
 		return s, s >= o.EditFloor && differ <= o.EditAllowance*2*o.ShingleWidth
 	}
-	return s, s >= o.Threshold
+	return s, false
+}
+
+// twinScore decides, by Broder's containment, whether two shingle sets
+// of sizes na and nb sharing inter shingles are one text and its version
+// in another format: the share of either set found in the other (its
+// containment) is at least floor, and of one of them at least threshold
+// — what is left over is a format's furniture (a page's navigation, a
+// PDF's printed link targets, an index), a bounded share of each. It
+// returns the larger containment as the pair's score, at least
+// threshold. A set contained in the other (at least threshold) whose
+// other holds much more (its containment below floor) is a part of it,
+// such as a chapter of the book that holds it: a partial copy, not a
+// twin.
+func twinScore(inter, na, nb int, threshold, floor float64) (float64, bool) {
+	if na == 0 || nb == 0 {
+		return 0, false
+	}
+	ca, cb := float64(inter)/float64(na), float64(inter)/float64(nb)
+	hi, lo := max(ca, cb), min(ca, cb)
+	return hi, hi >= threshold && lo >= floor
 }
 
 // index makes rec, document idx, findable as a candidate, within the

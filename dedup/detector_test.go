@@ -263,8 +263,8 @@ func TestMasterPolicy(t *testing.T) {
 	opts := Options{}
 	opts.Master = 1 // cluster.ShortestURL
 	_, results := run(t, opts, docs)
-	if !results[1].NewMaster || results[1].Master != "short" || results[1].Cluster != results[0].Cluster {
-		t.Errorf("second result %+v: want it to take over as master of the same cluster", results[1])
+	if !results[1].NewMaster || results[1].Master != "short" || results[1].Demoted != "long" || results[1].Cluster != results[0].Cluster {
+		t.Errorf("second result %+v: want it to take over as master of the same cluster, demoting long", results[1])
 	}
 }
 

@@ -143,3 +143,35 @@ func ExampleReadSnapshot() {
 	// Output:
 	// /print/manual/printing → /manual/printing
 }
+
+// The web preset on strings alone, with no statistics table: a copy with a
+// banner and another date is found (the zero Options, at resemblance 0.9
+// alone, put it in a cluster of its own), and a copy under a shorter URL
+// takes its cluster over — Demoted names the master it replaced, for an
+// index kept in step.
+func ExampleWeb() {
+	text := "Expense claims are filed in the finance portal within thirty days of the end of a trip. Attach a photo of every receipt, " +
+		"note the project code, and ask your manager to approve the claim before the end of the month so that it is paid with your salary."
+	det, err := dedup.New(nil, dedup.Web())
+	if err != nil {
+		panic(err)
+	}
+	for _, d := range []dedup.Document{
+		{ID: "/finance/travel/expenses.html", Text: "Updated 3 March 2025. " + text},
+		{ID: "/print/finance/travel/expenses.html", Text: "Printer-friendly version. Updated 9 June 2025. " + text},
+		{ID: "/expenses", Text: "Updated 3 March 2025. " + text},
+		{ID: "/canteen", Text: "The staff canteen is open from eight until three; the menu of the week is on the notice board by the lifts."},
+	} {
+		d.URL = d.ID
+		res, err := det.Add(d)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%s: cluster of %s, duplicate %v, demoted %q\n", res.ID, res.Master, res.Duplicate, res.Demoted)
+	}
+	// Output:
+	// /finance/travel/expenses.html: cluster of /finance/travel/expenses.html, duplicate false, demoted ""
+	// /print/finance/travel/expenses.html: cluster of /finance/travel/expenses.html, duplicate true, demoted ""
+	// /expenses: cluster of /expenses, duplicate true, demoted "/finance/travel/expenses.html"
+	// /canteen: cluster of /canteen, duplicate false, demoted ""
+}

@@ -52,7 +52,7 @@ type Change struct {
 	Left bool
 	// Result (Update only) is the document's place after the change as
 	// Insert reports it — Cluster, Master, Duplicate (it shares its
-	// cluster), NewMaster (it took the cluster over), Edited, Simhash —
+	// cluster), NewMaster (it took the cluster over) and Demoted, Edited, Simhash —
 	// with Pairs listing the near-duplicates found of the new version,
 	// earlier or later, each pair ordered by arrival (nil when the content
 	// is unchanged: its near-duplicates are those it had).
@@ -287,16 +287,16 @@ func (d *Detector) Update(p *Prepared) (Change, error) {
 	d.docs[idx] = rec
 	found, _, _, dense := d.verify(idx, rec, true)
 	defer d.spill(idx, rec)
+	demoted := ""
 	if !isMaster && d.mayLead(rec, score, g) {
+		demoted = d.docs[ref.master].member.ID
 		d.assigned.SetMaster(g, idx)
 		d.stats.NewMasters++
-		ch.Result.NewMaster = true
 	}
 	d.index(idx, rec, dense)
 	pairs := d.link(idx, found)
-	newMaster := ch.Result.NewMaster
 	ch.Result = d.resultOf(idx)
-	ch.Result.NewMaster = newMaster
+	ch.Result.NewMaster, ch.Result.Demoted = demoted != "", demoted
 	ch.Result.Pairs = pairs
 	ch.Master = ch.Result.Master
 	return ch, nil

@@ -329,8 +329,8 @@ func TestReplace(t *testing.T) {
 		mustAdd(t, d, Document{ID: "m", Time: t0.Add(time.Hour), Text: text})
 		mustAdd(t, d, Document{ID: "a", Time: t0, Text: edited(base, 10)})
 		ch := mustReplace(t, d, Document{ID: "a", Time: t0.Add(2 * time.Hour), Text: edited(base, 10, 20)})
-		if ch.Left || !ch.Result.NewMaster || ch.Master != "a" || ch.Result.Master != "a" {
-			t.Errorf("change %+v: want a to take over", ch)
+		if ch.Left || !ch.Result.NewMaster || ch.Result.Demoted != "m" || ch.Master != "a" || ch.Result.Master != "a" {
+			t.Errorf("change %+v: want a to take over from m", ch)
 		}
 	})
 	t.Run("not stored", func(t *testing.T) {

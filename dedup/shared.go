@@ -448,7 +448,9 @@ func (r *remote) insertAs(n uint32, settled bool, rec *record, atTurn func(uint3
 		ref := r.refs[uint32(dec.best)]
 		c.Join, c.Expect = uint32(dec.best), ref.Master
 		res.Cluster = idOf(ref.Hash)
-		if !dec.newMaster {
+		if dec.newMaster {
+			res.Demoted = d.doc(ref.Master).member.ID
+		} else {
 			res.Master = d.doc(ref.Master).member.ID
 		}
 	} else {
@@ -568,7 +570,7 @@ func (d *Detector) sharedClusters() ([]cluster.Cluster, error) {
 const recordVersion = 1
 
 // encodeRecord encodes a record for a Shared: a version byte, flags
-// (banded, unsignable), the member's attributes, the 64-bit signatures,
+// (banded, unsignable, extracted), the member's attributes, the 64-bit signatures,
 // then the I-Match signatures, the verification set, the sketch and the
 // super shingles, each a count and its values (8 bytes a value). The
 // band keys are computed again from the set or sketch (bandsOf).
@@ -580,6 +582,9 @@ func encodeRecord(s snapRecord) []byte {
 	}
 	if s.Unsignable {
 		flags |= 2
+	}
+	if s.Extracted {
+		flags |= 4
 	}
 	b = append(b, recordVersion, flags)
 	str := func(v string) { b = binary.AppendUvarint(b, uint64(len(v))); b = append(b, v...) }
@@ -615,7 +620,7 @@ func decodeRecord(raw []byte) (snapRecord, error) {
 		return snapRecord{}, fmt.Errorf("record version %d, not %d", v, recordVersion)
 	}
 	flags := d.byte()
-	s := snapRecord{Live: true, Banded: flags&1 != 0, Unsignable: flags&2 != 0}
+	s := snapRecord{Live: true, Banded: flags&1 != 0, Unsignable: flags&2 != 0, Extracted: flags&4 != 0}
 	s.Member.ID, s.Member.URL = d.str(), d.str()
 	if t := d.str(); t != "" && d.err == nil {
 		if err := s.Member.Time.UnmarshalBinary([]byte(t)); err != nil {

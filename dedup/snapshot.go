@@ -19,7 +19,7 @@ import (
 // snapshotVersion changes whenever what a snapshot holds, or how
 // documents are signed, changes: a snapshot of another version is not
 // read (ErrSnapshotMismatch), and its owner rebuilds the Detector.
-const snapshotVersion = 3
+const snapshotVersion = 4
 
 // Errors of [ReadSnapshot].
 var (
@@ -63,6 +63,7 @@ type snapRecord struct {
 	Change              uint64
 	Sigs                []imatch.Signature
 	Unsignable, Edited  bool
+	Extracted           bool
 	Spilled             bool
 	Slot                uint32
 }
@@ -72,7 +73,7 @@ type snapRecord struct {
 func snapOf(r *record) snapRecord {
 	return snapRecord{Live: true, Member: r.member, Set: r.set, Sketch: r.sketch(), Banded: r.banded, Supers: r.supers(),
 		Whole: r.whole, FP: uint64(r.fp), Change: uint64(r.change), Content: r.content, Sigs: r.sigs, Unsignable: r.unsignable, Edited: r.edited,
-		Spilled: r.spilled, Slot: r.slot}
+		Extracted: r.extracted, Spilled: r.spilled, Slot: r.slot}
 }
 
 // recordOf returns the record of the snapshot form r.
@@ -83,7 +84,7 @@ func recordOf(r *snapRecord) *record {
 	}
 	return &record{member: r.Member, set: r.Set, more: more, banded: r.Banded, whole: r.Whole,
 		fp: simhash.Simhash(r.FP), change: simhash.Simhash(r.Change), content: r.Content, sigs: r.Sigs, unsignable: r.Unsignable, edited: r.Edited,
-		spilled: r.Spilled, slot: r.Slot}
+		extracted: r.Extracted, spilled: r.Spilled, slot: r.Slot}
 }
 
 // optionsKey names what in o decides signatures and clusters: not where

@@ -44,6 +44,9 @@
 // records past a flush watermark; adding a document again is an idempotent
 // upsert). There is no second store to reconcile.
 //
+// (An index that holds a user's documents too keeps its member and
+// difference records in a second index, written after it: see [Wrap].)
+//
 // Member records never match a query on the searchable fields (title,
 // headings, body, anchors, url, host, cluster, master, last_modified,
 // groups, simhash, lang), but they do match a match-all query: wrap
@@ -69,20 +72,26 @@
 // language's stop words and stemmer; English's for English and unknown
 // languages) — a bleve document type per language, DocType + "/" + the
 // language's analyzer ("doppel/de") — stored, with term vectors for
-// highlighting, all going into the default _all field; url, host, cluster, groups (an array) and
-// simhash (16 lower-case hex digits) as keywords; names, the keys of the
+// highlighting, all going into the default _all field; url, host,
+// cluster, groups (an array) and simhash (16 lower-case hex digits) as
+// keywords; names, the keys of the
 // title ([TitleKeys]), and words, the title's and headings' words, as
 // keywords neither stored nor in _all; master as a boolean;
 // last_modified as a datetime (absent when unknown). Bleve has no
 // index-time field boosts, so the title is boosted at query time:
 // [TextQuery] builds title^[TitleBoost] OR headings^2 OR anchors^1.5 OR
-// body, and query strings may write title:word^3 themselves.
+// body, and query strings may write title:word^3 themselves. A plain
+// bleve query on _all (a match query without a field) is analyzed by the
+// index's default analyzer, [AnalyzerName], in every run: it finds
+// English pages and pages of unknown language by their words' stems, and
+// pages of other languages where their stems agree; [TextQuery] analyzes
+// its words in every language.
 //
 // # Interfaces
 //
 // Packages ranking and web read the index through [Searcher], package
 // crawler writes it through [Writer]; [*Index] implements both, over one
-// bleve index. Their doc comments state the contract a second
+// bleve index (two for a user's own index: see [Wrap]). Their doc comments state the contract a second
 // implementation (shards of bleve behind an IndexAlias, an index over
 // HTTP) must keep — what a search sees, what must be atomic, what may be
 // batched, what replay relies on — and package indexer/indextest checks
@@ -93,8 +102,28 @@
 //
 // # Library use
 //
-// A user with an existing bleve index creates it with [Mapping] (adding
-// type mappings of their own if they like) and wraps it with [Wrap];
-// everybody else calls [Open] on a directory. Then, per document:
-// res, _ := detector.Add(doc); ix.Add(ctx, indexer.Doc{...}, res).
+// Doppel's own index: [Open] a directory (or [Wrap] a bleve index created
+// with [Mapping]), then, per document, let a detector place it and add it
+// with its placement, as Example_library does:
+//
+//	res, err := detector.Add(dedup.Document{ID: id, URL: url, Text: body})
+//	err = ix.Add(ctx, indexer.Doc{ID: id, URL: url, Title: title, Body: body}, hook.Placement(res))
+//	err = ix.Flush(ctx)
+//
+// A user's own bleve index, with documents and a mapping of the user's:
+// [AddTo] adds Doppel's document types to the mapping, leaving its default
+// type, default analyzer and _all as they are, and [Wrap] takes the index
+// with Options.Records, a second index (made with [RecordsMapping]) for
+// the member and difference records. The user's index then holds their
+// documents and Doppel's whole documents, and nothing else: their queries,
+// match-all listings, facets and DocCount give what they gave before for
+// their documents (TestUserSearchUnchanged checks it), with Doppel's
+// documents besides where they match (their text is in _all, analyzed by
+// Doppel's analyzers). Wrap a query with [Index.Searchable] to see only
+// Doppel's documents, or leave them out with a must-not clause on
+// [FieldMaster]. Field names are shared by every type of a bleve index, so
+// the user's documents must not have fields of Doppel's names (AddTo lists
+// them), and Add, Update and Remove refuse the id of one of the user's
+// documents ([ErrUserDocument]). Close flushes and leaves both indexes
+// open: they are the user's. See ExampleAddTo.
 package indexer

@@ -64,14 +64,16 @@ func Example() {
 	// p2 http://wiki/printer?print=1 indexed=false master=false
 }
 
-// A user creating their own bleve index with Doppel's fields, here in
-// memory, and wrapping it. Results are ranked with the title boosted.
+// A user creating a bleve index with Doppel's mapping, here in memory,
+// and wrapping it (for a mapping of the user's own, see AddTo). Results
+// are ranked with the title boosted.
 func ExampleMapping() {
 	m := indexer.Mapping()
 	idx, err := bleve.NewMemOnly(m)
 	if err != nil {
 		log.Fatal(err)
 	}
+	defer idx.Close() // the Index leaves it open
 	ix, err := indexer.Wrap(idx, indexer.Options{Policy: indexer.Hidden})
 	if err != nil {
 		log.Fatal(err)
@@ -234,4 +236,122 @@ func ExampleParsePolicy() {
 	p, err := indexer.ParsePolicy("hidden")
 	fmt.Println(p, err, p == indexer.Hidden)
 	// Output: hidden <nil> true
+}
+
+// Library use with Doppel's own index: the detector decides each
+// document's placement, hook.Placement hands it to the index, which
+// indexes the master and leaves the copy out (policy Skip).
+func Example_library() {
+	dir, err := os.MkdirTemp("", "doppel-index")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+
+	detector, err := dedup.New(nil, dedup.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ix, err := indexer.Open(dir, indexer.Options{}) // or indexer.Wrap(yourIndex, …): see AddTo
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ix.Close()
+
+	text := "Expenses are claimed in the finance portal within thirty days of the end of a trip, with a photo of every receipt."
+	for _, doc := range []dedup.Document{
+		{ID: "expenses", URL: "http://intranet/expenses", Text: text},
+		{ID: "expenses-print", URL: "http://intranet/expenses?print=1", Text: text},
+	} {
+		res, err := detector.Add(doc)
+		if err != nil {
+			log.Fatal(err)
+		}
+		err = ix.Add(ctx, indexer.Doc{ID: doc.ID, URL: doc.URL, Title: "Expenses", Body: doc.Text}, hook.Placement(res))
+		if err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := ix.Flush(ctx); err != nil {
+		log.Fatal(err)
+	}
+
+	res, err := ix.Search(ctx, bleve.NewSearchRequest(ix.Searchable(indexer.TextQuery("receipt"))))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		fmt.Println("hit:", h.ID)
+	}
+	fmt.Println("indexed:", ix.Stats().Indexed, "skipped:", ix.Stats().Skipped)
+	// Output:
+	// hit: expenses
+	// indexed: 1 skipped: 1
+}
+
+// Doppel beside a user's own documents, in the user's own index: AddTo
+// adds Doppel's document types to the user's mapping, leaving its
+// defaults alone; Doppel's member and difference records go to an index
+// of their own (Options.Records). The user's search code finds what it
+// found before (Doppel's pages are analyzed by Doppel's analyzers, which
+// the user's standard analyzer does not match here); the count grows by
+// Doppel's documents only, and Doppel's own queries find its pages.
+func ExampleAddTo() {
+	ctx := context.Background()
+
+	// The user's mapping and index, as they were.
+	m := bleve.NewIndexMapping()
+	if err := indexer.AddTo(m); err != nil { // the Doppel line
+		log.Fatal(err)
+	}
+	index, err := bleve.NewMemOnly(m) // or bleve.New(path, m)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer index.Close()
+	_ = index.Index("faq-1", map[string]any{"question": "How do I claim travel expenses?", "topic": "finance"})
+
+	// Doppel's records, and the Index writing to both.
+	records, err := bleve.NewMemOnly(indexer.RecordsMapping()) // or bleve.New(path, …)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer records.Close()
+	ix, err := indexer.Wrap(index, indexer.Options{Records: records})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ix.Close() // flushes; leaves index and records open, closed after it
+	text := "Expenses are claimed in the finance portal within thirty days."
+	// In a crawl these placements come from the detector (see the hook).
+	_ = ix.Add(ctx, indexer.Doc{ID: "http://intranet/expenses", Title: "Expenses", Body: text},
+		indexer.Placement{Cluster: "c1", Master: "http://intranet/expenses"})
+	_ = ix.Add(ctx, indexer.Doc{ID: "http://intranet/expenses?print=1", Title: "Expenses", Body: text},
+		indexer.Placement{Cluster: "c1", Master: "http://intranet/expenses", Duplicate: true})
+	if err := ix.Flush(ctx); err != nil {
+		log.Fatal(err)
+	}
+
+	// The user's own search code, and Doppel's search of its documents.
+	res, err := index.Search(bleve.NewSearchRequest(bleve.NewMatchQuery("expenses")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		fmt.Println("user's query:", h.ID)
+	}
+	res, err = ix.Search(ctx, bleve.NewSearchRequest(ix.Searchable(indexer.TextQuery("expenses"))))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		fmt.Println("Doppel's query:", h.ID)
+	}
+	n, _ := index.DocCount()
+	fmt.Println("documents:", n)
+	// Output:
+	// user's query: faq-1
+	// Doppel's query: http://intranet/expenses
+	// documents: 2
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -29,6 +30,14 @@ var (
 	ErrMapping  = errors.New("indexer: index mapping lacks Doppel's types (create it with indexer.Mapping)")
 	ErrCorrupt  = errors.New("indexer: corrupt stored document")
 	ErrReadOnly = errors.New("indexer: index opened read-only")
+	// ErrRecords: Wrap was given a user's own index (a mapping AddTo
+	// extended) without Options.Records, or Options.Records lacks the
+	// member type.
+	ErrRecords = errors.New("indexer: a user's own index needs Options.Records, an index created with indexer.RecordsMapping, for member and difference records")
+	// ErrUserDocument: Add, Update or Remove was given the id of one of
+	// the user's own documents in a user's index (see [AddTo]); it is
+	// left as it is.
+	ErrUserDocument = errors.New("indexer: the id is a document of the user's own, not Doppel's")
 	// ErrUnavailable: Remove or Update needs a document the index does
 	// not hold (a near-duplicate left out under Skip that becomes master,
 	// or moves) and Options.Source has none (or is not set).
@@ -77,6 +86,14 @@ type Options struct {
 	// a member that should be indexed after a hand-over stays out
 	// (counted in Stats.Unavailable).
 	Source Source
+	// Records is the index member records and difference records are
+	// written to when Wrap is given a user's own index — one whose
+	// mapping [AddTo] extended — so that the user's queries and counts
+	// never see them (see [Wrap]). Create it with [RecordsMapping]; it is
+	// the caller's, as the user's index is: Close leaves both open.
+	// Must be nil for an index created with [Mapping], which holds its
+	// records itself.
+	Records bleve.Index
 }
 
 // A Source returns documents by id for an [Index] (see Options.Source).
@@ -194,10 +211,20 @@ type Stats struct {
 // [Index.Bleve]) run concurrently and see what was flushed. It implements
 // [Searcher] and [Writer].
 type Index struct {
-	mu    sync.Mutex
-	idx   bleve.Index
-	opts  Options
-	batch *bleve.Batch
+	mu   sync.Mutex
+	idx  bleve.Index
+	opts Options
+	// rec holds member and difference records: idx itself, or, for a
+	// user's own index, Options.Records. search is what Search reads:
+	// idx, or an alias of idx and rec.
+	rec, search bleve.Index
+	// split: rec is not idx. owned: Close closes idx.
+	split, owned bool
+	// shut is closed, for the methods that do not take mu (Search).
+	shut atomic.Bool
+	// batch holds the pending changes of idx, rbatch those of rec (the
+	// same batch unless split).
+	batch, rbatch *bleve.Batch
 	// Pending state, reset by a successful Flush.
 	docs    map[string]*Doc      // id → doc indexed in the batch (nil: deleted)
 	pending map[string]memberRec // id → member record in the batch
@@ -223,6 +250,7 @@ type Index struct {
 // written is a batch being written by FlushAsync.
 type written struct {
 	batch   *bleve.Batch
+	rbatch  *bleve.Batch
 	docs    map[string]*Doc
 	pending map[string]memberRec
 	done    chan struct{}
@@ -262,30 +290,76 @@ func Open(dir string, opts Options) (*Index, error) {
 	if err != nil {
 		return nil, errors.Join(err, idx.Close())
 	}
+	x.owned = true
 	return x, nil
 }
 
 // Wrap returns an Index writing to idx, an existing bleve index created
-// with [Mapping] (possibly extended). The Index takes ownership: Close
-// closes idx. Wrap returns an error wrapping [ErrMapping] if idx's mapping
-// lacks Doppel's document types.
+// with one of two kinds of mapping:
+//
+//   - Doppel's own, [Mapping] (possibly extended with types of the
+//     caller's): idx holds Doppel's documents, difference records and
+//     member records, and Options.Records must be nil. This is what
+//     [Open] creates.
+//   - A user's own mapping that [AddTo] extended: idx is the user's
+//     index and holds their documents and Doppel's; member and
+//     difference records go to Options.Records, so that the user's
+//     queries, match-all listings and DocCount see only their documents
+//     and Doppel's whole documents. A document and its member record are
+//     then written by two batches, idx's first: after a crash between
+//     them the records are behind, and adding again what was added
+//     after the last successful Flush (the replay the [Writer] contract
+//     asks for anyway) brings them level.
+//
+// Wrap returns an error wrapping [ErrMapping] if idx's mapping has
+// neither, and [ErrRecords] if a user's index comes without
+// Options.Records (or with one lacking the member type). Close never
+// closes idx or Options.Records: the caller that created them closes
+// them after the Index (an Index from Open closes its own).
+//
+// Wrap also mends the mapping of an index created before the language
+// types named their analyzers per field (see [Mapping]), in memory, so
+// that queries on _all are analyzed by the index's default analyzer;
+// call it before searching idx.
 func Wrap(idx bleve.Index, opts Options) (*Index, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	opts.EnsureDefaults()
 	im, ok := idx.Mapping().(*mapping.IndexMappingImpl)
-	if !ok || im.TypeMapping[DocType] == nil || im.TypeMapping[MemberType] == nil {
+	if !ok || im.TypeMapping[DocType] == nil {
 		return nil, ErrMapping
 	}
-	x := &Index{idx: idx, opts: opts, editedKnown: im.TypeMapping[MemberType].Properties[fieldMemberEdited] != nil,
-		diffKnown: im.TypeMapping[DocType].Properties[FieldDiff] != nil}
+	x := &Index{idx: idx, opts: opts, rec: idx, search: idx}
+	rm := im
+	switch {
+	case im.TypeMapping[MemberType] != nil && opts.Records != nil:
+		return nil, fmt.Errorf("%w: Options.Records is for a user's own index (see AddTo); this one holds its records itself", ErrRecords)
+	case im.TypeMapping[MemberType] == nil:
+		if opts.Records == nil {
+			return nil, ErrRecords
+		}
+		rm, ok = opts.Records.Mapping().(*mapping.IndexMappingImpl)
+		if !ok || rm.TypeMapping[MemberType] == nil || rm.TypeMapping[DocType] == nil {
+			return nil, fmt.Errorf("%w: Options.Records lacks Doppel's types", ErrRecords)
+		}
+		x.rec, x.split = opts.Records, true
+		x.search = bleve.NewIndexAlias(idx, opts.Records)
+	}
+	moveLanguageDefaults(im)
+	moveLanguageDefaults(rm)
+	x.editedKnown = rm.TypeMapping[MemberType].Properties[fieldMemberEdited] != nil
+	x.diffKnown = im.TypeMapping[DocType].Properties[FieldDiff] != nil
 	x.reset()
 	return x, nil
 }
 
 func (x *Index) reset() {
 	x.batch = x.idx.NewBatch()
+	x.rbatch = x.batch
+	if x.split {
+		x.rbatch = x.rec.NewBatch()
+	}
 	x.docs = map[string]*Doc{}
 	x.pending = map[string]memberRec{}
 	x.stats.Pending = 0
@@ -317,6 +391,9 @@ func (x *Index) Add(ctx context.Context, d Doc, r Placement) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if err := x.writable(); err != nil {
+		return err
+	}
+	if err := x.notUsers(d.ID); err != nil {
 		return err
 	}
 	if err := x.add(ctx, d, r); err != nil {
@@ -355,6 +432,36 @@ func checkDoc(id string, r Placement) error {
 		return fmt.Errorf("%w: doc %q, result %q", ErrMismatch, id, r.ID)
 	case r.Cluster == "":
 		return fmt.Errorf("%w: doc %q", ErrCluster, id)
+	}
+	return nil
+}
+
+// notUsers returns an error wrapping [ErrUserDocument] if id is a user's
+// own document in a user's index (see [AddTo]), which Doppel must neither
+// replace nor delete. Cost, on a user's index only: a stored-document
+// load.
+func (x *Index) notUsers(id string) error {
+	if !x.split {
+		return nil
+	}
+	if _, ok := x.docs[id]; ok {
+		return nil
+	}
+	if x.writing != nil {
+		if _, ok := x.writing.docs[id]; ok {
+			return nil
+		}
+	}
+	sd, err := x.idx.Document(id)
+	if err != nil {
+		return fmt.Errorf("indexer: load %q: %w", id, err)
+	}
+	if sd == nil {
+		return nil
+	}
+	d, err := fromStored(id, sd)
+	if err != nil || d.Cluster == "" {
+		return fmt.Errorf("%w: %q", ErrUserDocument, id)
 	}
 	return nil
 }
@@ -593,6 +700,9 @@ func (x *Index) Remove(ctx context.Context, ch Change) error {
 	if err := x.writable(); err != nil {
 		return err
 	}
+	if err := x.notUsers(ch.ID); err != nil {
+		return err
+	}
 	if err := x.leave(ctx, ch, true); err != nil {
 		return err
 	}
@@ -624,6 +734,9 @@ func (x *Index) Update(ctx context.Context, d Doc, ch Change) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if err := x.writable(); err != nil {
+		return err
+	}
+	if err := x.notUsers(ch.ID); err != nil {
 		return err
 	}
 	if ch.Left {
@@ -695,6 +808,9 @@ func (x *Index) index(d *Doc) error {
 	if err := x.batch.Index(d.ID, toData(d)); err != nil {
 		return fmt.Errorf("indexer: index %q: %w", d.ID, err)
 	}
+	if x.split {
+		x.rbatch.Delete(d.ID) // its difference record, if it had one
+	}
 	x.docs[d.ID] = d
 	return nil
 }
@@ -711,8 +827,11 @@ func (x *Index) skip(d, master *Doc) error {
 		x.unindex(d.ID)
 		return nil
 	}
-	if err := x.batch.Index(r.ID, toData(r)); err != nil {
+	if err := x.rbatch.Index(r.ID, toData(r)); err != nil {
 		return fmt.Errorf("indexer: difference record %q: %w", r.ID, err)
+	}
+	if x.split {
+		x.batch.Delete(r.ID) // the document, if it was indexed
 	}
 	x.docs[r.ID] = nil // not a document load may return
 	x.stats.Diffs++
@@ -721,11 +840,14 @@ func (x *Index) skip(d, master *Doc) error {
 
 func (x *Index) unindex(id string) {
 	x.batch.Delete(id)
+	if x.split {
+		x.rbatch.Delete(id)
+	}
 	x.docs[id] = nil
 }
 
 func (x *Index) putMember(cluster string, m Member) error {
-	if err := x.batch.Index(memberPrefix+m.ID, toMemberData(cluster, m)); err != nil {
+	if err := x.rbatch.Index(memberPrefix+m.ID, toMemberData(cluster, m)); err != nil {
 		return fmt.Errorf("indexer: member record %q: %w", m.ID, err)
 	}
 	x.pending[m.ID] = memberRec{cluster: cluster, Member: m}
@@ -734,7 +856,7 @@ func (x *Index) putMember(cluster string, m Member) error {
 }
 
 func (x *Index) dropMember(id string) {
-	x.batch.Delete(memberPrefix + id)
+	x.rbatch.Delete(memberPrefix + id)
 	x.pending[id] = memberRec{deleted: true}
 	x.cache = nil
 }
@@ -762,8 +884,8 @@ func (x *Index) load(id string) (*Doc, error) {
 		return nil, nil
 	}
 	d, err = fromStored(id, sd)
-	if err != nil || d.Diff {
-		return nil, err
+	if err != nil || d.Diff || d.Cluster == "" {
+		return nil, err // a difference record, or a user's own document (see AddTo)
 	}
 	return d, nil
 }
@@ -772,6 +894,9 @@ func (x *Index) load(id string) (*Doc, error) {
 // hidden), member records and difference records not counted. Pending
 // documents are not counted until Flush.
 func (x *Index) Indexed() (int, error) {
+	if x.shut.Load() {
+		return 0, ErrClosed
+	}
 	res, err := x.idx.Search(bleve.NewSearchRequestOptions(documents(), 0, 0, false))
 	if err != nil {
 		return 0, err
@@ -779,16 +904,29 @@ func (x *Index) Indexed() (int, error) {
 	return int(res.Total), nil
 }
 
-// documents matches every whole document: neither member records nor
-// difference records.
+// documents matches every whole document of Doppel's: neither member
+// records, nor difference records, nor a user's own documents (see
+// [AddTo]). Every document has a master field; those records have none.
 func documents() query.Query {
-	kind := bleve.NewTermQuery(MemberType)
-	kind.SetField(fieldKind)
 	diff := bleve.NewBoolFieldQuery(true)
 	diff.SetField(FieldDiff)
 	q := bleve.NewBooleanQuery()
-	q.AddMust(bleve.NewMatchAllQuery())
-	q.AddMustNot(kind, diff)
+	q.AddMust(hasMaster())
+	q.AddMustNot(diff)
+	return q
+}
+
+// hasMaster matches the records with a master field, true or false:
+// Doppel's documents and difference records. Its boost is 0.
+func hasMaster() query.Query {
+	var qs []query.Query
+	for _, v := range []bool{true, false} {
+		q := bleve.NewBoolFieldQuery(v)
+		q.SetField(FieldMaster)
+		qs = append(qs, q)
+	}
+	q := bleve.NewDisjunctionQuery(qs...)
+	q.SetBoost(0)
 	return q
 }
 
@@ -800,6 +938,9 @@ const idPageSize = 10000
 // id order, and stops at the first error fn returns. Documents not
 // flushed yet are not included. Cost: one search per 10,000 ids.
 func (x *Index) EachID(fn func(id string) error) error {
+	if x.shut.Load() {
+		return ErrClosed
+	}
 	q := documents()
 	var after []string
 	for {
@@ -829,6 +970,9 @@ func (x *Index) EachID(fn func(id string) error) error {
 // documents deleted since the last segment merge, so a language all of
 // whose documents were removed may stay listed until then.
 func (x *Index) Languages() ([]string, error) {
+	if x.shut.Load() {
+		return nil, ErrClosed
+	}
 	dict, err := x.idx.FieldDict(FieldLang)
 	if err != nil {
 		return nil, fmt.Errorf("indexer: languages: %w", err)
@@ -869,6 +1013,9 @@ func (x *Index) Languages() ([]string, error) {
 // documents says little about which one a query wants (see
 // userquery.Parser.Relaxed). Cost: one dictionary lookup per term.
 func (x *Index) TermShares() (share func(term string) float64, release func(), err error) {
+	if x.shut.Load() {
+		return nil, nil, ErrClosed
+	}
 	adv, err := x.idx.Advanced()
 	if err != nil {
 		return nil, nil, fmt.Errorf("indexer: %w", err)
@@ -914,7 +1061,7 @@ func (x *Index) Holds(id string) (bool, error) {
 			return !rec.deleted, nil
 		}
 	}
-	adv, err := x.idx.Advanced()
+	adv, err := x.rec.Advanced()
 	if err != nil {
 		return false, fmt.Errorf("indexer: %w", err)
 	}
@@ -934,6 +1081,9 @@ func (x *Index) Holds(id string) (bool, error) {
 // documents, difference records and member records — the total
 // [Index.TermShares] divides by. Cost: one reader.
 func (x *Index) DocCount() (uint64, error) {
+	if x.shut.Load() {
+		return 0, ErrClosed
+	}
 	n, err := x.idx.DocCount()
 	if err != nil {
 		return 0, fmt.Errorf("indexer: %w", err)
@@ -995,14 +1145,14 @@ func (x *Index) FlushAsync() (wait func() error) {
 		return func() error { return ErrReadOnly }
 	case werr != nil:
 		return func() error { return werr }
-	case x.batch.Size() == 0:
+	case x.empty():
 		return func() error { return nil }
 	}
-	w := &written{batch: x.batch, docs: x.docs, pending: x.pending, done: make(chan struct{})}
+	w := &written{batch: x.batch, rbatch: x.rbatch, docs: x.docs, pending: x.pending, done: make(chan struct{})}
 	x.writing = w
 	x.reset()
 	go func() {
-		err := x.idx.Batch(w.batch)
+		err := x.write(w.batch, w.rbatch)
 		x.mu.Lock()
 		if err != nil {
 			w.err = fmt.Errorf("indexer: write batch: %w", err)
@@ -1037,11 +1187,27 @@ func (x *Index) lockIdle() error {
 	}
 }
 
+// empty reports whether nothing is pending.
+func (x *Index) empty() bool { return x.batch.Size() == 0 && x.rbatch.Size() == 0 }
+
+// write writes batch to idx, then (if split) rbatch to rec.
+func (x *Index) write(batch, rbatch *bleve.Batch) error {
+	if batch.Size() > 0 {
+		if err := x.idx.Batch(batch); err != nil {
+			return err
+		}
+	}
+	if x.split && rbatch.Size() > 0 {
+		return x.rec.Batch(rbatch)
+	}
+	return nil
+}
+
 func (x *Index) flush() error {
-	if x.batch.Size() == 0 {
+	if x.empty() {
 		return nil
 	}
-	if err := x.idx.Batch(x.batch); err != nil {
+	if err := x.write(x.batch, x.rbatch); err != nil {
 		return fmt.Errorf("indexer: write batch: %w", err)
 	}
 	x.stats.Batches++
@@ -1134,7 +1300,7 @@ func (x *Index) readMembers(ctx context.Context, clusters []string) (map[string]
 		req.Fields = []string{fieldMemberCluster, fieldMemberURL, fieldMemberTitle, fieldMemberIndexed, fieldMemberMaster,
 			fieldMemberGroups, fieldMemberModified, fieldMemberLength, fieldMemberEdited, fieldMemberLang, fieldMemberType}
 		req.SortBy([]string{"_id"})
-		res, err := x.idx.SearchInContext(ctx, req)
+		res, err := x.rec.SearchInContext(ctx, req)
 		if err != nil {
 			return nil, fmt.Errorf("indexer: members of %q: %w", clusters, err)
 		}
@@ -1199,7 +1365,18 @@ func (x *Index) readMembers(ctx context.Context, clusters []string) (map[string]
 // master's is indexed with master=false, so that it can represent the
 // cluster for them: see package ranking.) The master clause has boost 0,
 // so scores are those of q.
-func (x *Index) Searchable(q query.Query) query.Query { return SearchableUnder(x.opts.Policy, q) }
+//
+// On a user's own index (see [AddTo]) it also leaves out the user's
+// documents.
+func (x *Index) Searchable(q query.Query) query.Query {
+	q = SearchableUnder(x.opts.Policy, q)
+	if x.split && x.opts.Policy == All {
+		bq := bleve.NewBooleanQuery()
+		bq.AddMust(q, hasMaster())
+		return bq
+	}
+	return q
+}
 
 // SearchableUnder is [Index.Searchable] for an index under policy.
 func SearchableUnder(policy Policy, q query.Query) query.Query {
@@ -1217,13 +1394,18 @@ func SearchableUnder(policy Policy, q query.Query) query.Query {
 	return bq
 }
 
-// Search runs a bleve search request on the index, as what was flushed
-// stands, under ctx (its deadline stops the search). The index holds
+// Search runs a bleve search request on the index (with a user's own
+// index, on it and Options.Records together, through a bleve
+// IndexAlias), as what was flushed stands, under ctx (its deadline stops
+// the search). The index holds
 // member and difference records beside the documents: restrict req's
 // query with [Index.Searchable], or with [VisibleTo] and a filter of
 // member records as package ranking does. Safe for concurrent use.
 func (x *Index) Search(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
-	return x.idx.SearchInContext(ctx, req)
+	if x.shut.Load() {
+		return nil, ErrClosed
+	}
+	return x.search.SearchInContext(ctx, req)
 }
 
 // Mapping returns the index mapping (see [Mapping]): the analyzers a
@@ -1234,7 +1416,10 @@ func (x *Index) Mapping() mapping.IndexMapping { return x.idx.Mapping() }
 // index stands: those [Index.Searchable] admits (masters; under All,
 // every document). Cost: one search.
 func (x *Index) SearchableCount() (int, error) {
-	res, err := x.idx.Search(bleve.NewSearchRequestOptions(x.Searchable(bleve.NewMatchAllQuery()), 0, 0, false))
+	if x.shut.Load() {
+		return 0, ErrClosed
+	}
+	res, err := x.search.Search(bleve.NewSearchRequestOptions(x.Searchable(bleve.NewMatchAllQuery()), 0, 0, false))
 	if err != nil {
 		return 0, fmt.Errorf("indexer: counting searchable documents: %w", err)
 	}
@@ -1243,7 +1428,8 @@ func (x *Index) SearchableCount() (int, error) {
 
 // Bleve returns the underlying bleve index, for what Index does not
 // offer (a library user's own document types, say). It holds member and
-// difference records too. Writing to it directly bypasses the Index's
+// difference records too, unless it is a user's own index (see [Wrap]).
+// Writing Doppel's documents to it directly bypasses the Index's
 // bookkeeping.
 func (x *Index) Bleve() bleve.Index { return x.idx }
 
@@ -1267,10 +1453,19 @@ func (x *Index) Close() error {
 		return ErrClosed
 	}
 	x.closed = true
+	x.shut.Store(true)
 	if x.opts.ReadOnly {
-		return x.idx.Close()
+		return x.closeOwned()
 	}
-	return errors.Join(werr, x.flush(), x.idx.Close())
+	return errors.Join(werr, x.flush(), x.closeOwned())
+}
+
+// closeOwned closes idx if the Index opened it (Open).
+func (x *Index) closeOwned() error {
+	if !x.owned {
+		return nil
+	}
+	return x.idx.Close()
 }
 
 // PublicGroup is the value the groups field holds for a document without

@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,6 +55,10 @@ const (
 	FieldWords = "words"
 )
 
+// textFields are the text fields of a searchable document, analyzed in
+// the page's language and in [FieldAll].
+var textFields = []string{FieldTitle, FieldHeadings, FieldBody, FieldAnchors}
+
 // TitleBoost is the query-time boost [TextQuery] gives the title field.
 const TitleBoost = 3
 
@@ -83,21 +88,98 @@ func Mapping() *mapping.IndexMappingImpl {
 	im := bleve.NewIndexMapping()
 	im.DefaultAnalyzer = AnalyzerName
 	im.DefaultType = DocType
-	dm := docMapping(AnalyzerName)
-	im.DefaultMapping = dm
-	im.AddDocumentMapping(DocType, dm)
-	for _, a := range languageTypes() {
-		im.AddDocumentMapping(DocType+"/"+strings.TrimPrefix(a, analyzerPrefix), docMapping(a))
-	}
+	docTypes(im)
+	im.DefaultMapping = im.TypeMapping[DocType]
 	im.AddDocumentMapping(MemberType, memberMapping())
 	return im
 }
 
+// docTypes adds Doppel's searchable document types to im: [DocType]
+// and one per language.
+func docTypes(im *mapping.IndexMappingImpl) {
+	im.AddDocumentMapping(DocType, docMapping(AnalyzerName))
+	for _, a := range languageTypes() {
+		im.AddDocumentMapping(DocType+"/"+strings.TrimPrefix(a, analyzerPrefix), docMapping(a))
+	}
+}
+
+// fieldNames returns the names of the fields of Doppel's documents.
+func fieldNames() []string {
+	var out []string
+	for name := range docMapping(AnalyzerName).Properties {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// AddTo adds Doppel's searchable document types to m, a user's own index
+// mapping, for an index that holds the user's documents and Doppel's
+// (see [Wrap]): [DocType] and a type per language ("doppel/de", …), with
+// the fields described in the package documentation. It leaves m's
+// default type, default mapping, default analyzer, default field (_all)
+// and type field as they are, and adds no type default analyzer, so
+// that the user's documents are indexed and queried as before: a match
+// query on _all, or on a field of theirs, is analyzed as it was. (A
+// query on one of Doppel's field names is analyzed as Doppel's.)
+// Doppel's documents add their text to _all, as the user's do; member
+// and difference records go to a separate index (Options.Records,
+// made with [RecordsMapping]).
+//
+// Field names are shared by every type of a bleve index, so the user's
+// documents must not have fields of Doppel's names: AddTo returns an
+// error wrapping [ErrMapping], changing nothing, if m maps one of them
+// (or one of Doppel's type names) already, and a user whose documents
+// have such a field unmapped (dynamic) must rename it or keep Doppel's
+// documents in an index of their own ([Open]). The names are title,
+// headings, body, anchors, template, url, host, cluster, master, diff,
+// last_modified, groups, simhash, lang, type, words and names.
+func AddTo(m *mapping.IndexMappingImpl) error {
+	types := []string{DocType, MemberType}
+	for _, a := range languageTypes() {
+		types = append(types, DocType+"/"+strings.TrimPrefix(a, analyzerPrefix))
+	}
+	var clash []string
+	for _, t := range types {
+		if m.TypeMapping[t] != nil {
+			clash = append(clash, "type "+t)
+		}
+	}
+	mappings := []*mapping.DocumentMapping{m.DefaultMapping}
+	for _, dm := range m.TypeMapping {
+		mappings = append(mappings, dm)
+	}
+	for _, f := range fieldNames() {
+		for _, dm := range mappings {
+			if dm != nil && dm.Properties[f] != nil {
+				clash = append(clash, "field "+f)
+				break
+			}
+		}
+	}
+	if len(clash) > 0 {
+		return fmt.Errorf("%w: the mapping already has %s", ErrMapping, strings.Join(clash, ", "))
+	}
+	docTypes(m)
+	return nil
+}
+
+// RecordsMapping returns the mapping of the index that holds the member
+// and difference records of a user's own index (Options.Records; see
+// [AddTo]): Doppel's own, [Mapping].
+func RecordsMapping() *mapping.IndexMappingImpl { return Mapping() }
+
 // docMapping returns the mapping of a searchable document whose text
-// fields are analyzed by analyzer. Only [DocType]'s mapping names the
-// analyzer on its fields; a language's type sets it as the type's
-// default, so that bleve's AnalyzerNameForPath, which takes the first
-// type naming one on a field, answers [AnalyzerName] whatever the order.
+// fields are analyzed by analyzer. Bleve answers which analyzer a query
+// on a path analyzes with (AnalyzerNameForPath) from the first document
+// type, in map order, that names one for the path: on a field mapping,
+// else as a default analyzer. So only [DocType]'s mapping names the
+// analyzer on its text fields, and a language's type names its analyzer
+// as the default of each text field's property — never as the type's
+// default, which would answer for every path no field names (the _all
+// field, a user's own fields) as one language or another from run to
+// run. Query analysis is then [AnalyzerName] for the text fields and
+// the index's default analyzer elsewhere, whatever the order.
 func docMapping(analyzer string) *mapping.DocumentMapping {
 	text := func(inAll bool) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
@@ -112,13 +194,12 @@ func docMapping(analyzer string) *mapping.DocumentMapping {
 	}
 
 	dm := bleve.NewDocumentStaticMapping()
-	if analyzer != AnalyzerName {
-		dm.DefaultAnalyzer = analyzer
+	for _, name := range textFields {
+		dm.AddFieldMappingsAt(name, text(true))
+		if analyzer != AnalyzerName {
+			dm.Properties[name].DefaultAnalyzer = analyzer
+		}
 	}
-	dm.AddFieldMappingsAt(FieldTitle, text(true))
-	dm.AddFieldMappingsAt(FieldHeadings, text(true))
-	dm.AddFieldMappingsAt(FieldBody, text(true))
-	dm.AddFieldMappingsAt(FieldAnchors, text(true))
 	dm.AddFieldMappingsAt(FieldTemplate, storedField(bleve.NewTextFieldMapping()))
 	for _, name := range []string{FieldURL, FieldHost, FieldCluster, FieldGroups, FieldSimhash, FieldLang, FieldType} {
 		dm.AddFieldMappingsAt(name, keywordField())
@@ -420,4 +501,25 @@ func toMemberData(cluster string, m Member) memberData {
 		md[fieldMemberModified] = m.LastModified.UTC()
 	}
 	return md
+}
+
+// moveLanguageDefaults gives an index mapping made before the language
+// types named their analyzer per text field (see docMapping) the
+// mapping it would have now: each language type's default analyzer
+// becomes the default of its text fields' properties. Documents are
+// analyzed as before; queries on _all and on paths no field names are
+// analyzed by the index's default analyzer instead of a language's
+// picked at random.
+func moveLanguageDefaults(im *mapping.IndexMappingImpl) {
+	for name, dm := range im.TypeMapping {
+		if !strings.HasPrefix(name, DocType+"/") || dm.DefaultAnalyzer == "" {
+			continue
+		}
+		for _, f := range textFields {
+			if p := dm.Properties[f]; p != nil && p.DefaultAnalyzer == "" {
+				p.DefaultAnalyzer = dm.DefaultAnalyzer
+			}
+		}
+		dm.DefaultAnalyzer = ""
+	}
 }

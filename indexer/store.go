@@ -99,7 +99,10 @@ type Searcher interface {
 //     record, a hand-over's demotions and promotions, a removal and the
 //     election it causes — lands in the same batch, and a batch is
 //     written whole or not at all (a sharded implementation: per shard,
-//     keeping a cluster on one shard; see [Searcher]).
+//     keeping a cluster on one shard; see [Searcher]). An [*Index] over
+//     a user's own index writes two batches, documents first, records
+//     second, and relies on the replay below after a crash between them
+//     (see [Wrap]).
 //   - Durability and visibility. When Flush returns nil (or FlushAsync's
 //     wait does), every change accepted before it is durable and seen by
 //     searches. On error the batch's changes may be lost (Flush keeps

@@ -442,13 +442,15 @@ func (s *Searcher) compile(ctx context.Context, q string, syn Syntax, groups []s
 			words = append(words, c.Text)
 		}
 		p := s.reduce(s.plain.With(s.langs.forQuery(strings.Join(words, " "), st.share)), parsed, st)
-		c := compiled{text: s.bound(p.Build(parsed), groups), snippet: p.Snippet(parsed, indexer.FieldBody), truncated: parsed.Truncated,
+		c := compiled{text: st.scored(s.bound(p.Build(parsed), groups)), snippet: p.Snippet(parsed, indexer.FieldBody), truncated: parsed.Truncated,
 			required: p.Required(parsed), stats: st}
 		if t := p.Within(parsed, indexer.FieldTitle, indexer.FieldHeadings, indexer.FieldAnchors); t != nil {
-			c.tier = s.bound(t, groups)
+			c.tier = st.scored(s.bound(t, groups))
 		}
 		if p.Relaxed(parsed, nil) != nil {
-			c.relaxed = func(common func([]string) bool) query.Query { return s.bound(p.Relaxed(parsed, common), groups) }
+			c.relaxed = func(common func([]string) bool) query.Query {
+				return st.scored(s.bound(p.Relaxed(parsed, common), groups))
+			}
 		}
 		return c, nil
 	}
@@ -457,7 +459,7 @@ func (s *Searcher) compile(ctx context.Context, q string, syn Syntax, groups []s
 		return compiled{}, err
 	}
 	text = s.bound(s.langs.inLanguages(text, st.share), groups)
-	return compiled{text: text, snippet: text, stats: st}, nil
+	return compiled{text: st.scored(text), snippet: text, stats: st}, nil
 }
 
 // reduce returns p reduced to Options.MaxWords of q's plain words (see

@@ -40,6 +40,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"math"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -53,6 +54,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/doppel-search/doppel/crawler/fleet"
+	"github.com/doppel-search/doppel/crawler/report"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/internal/lang"
 	"github.com/doppel-search/doppel/ranking"
@@ -113,6 +115,10 @@ type Options struct {
 	// Status returns the status page's numbers; nil shows only what the
 	// index knows.
 	Status func() Status
+	// Duplicates returns the crawl's duplicates report, shown to
+	// administrators at /status/duplicates (package crawler/report); nil:
+	// that page answers 404.
+	Duplicates func() (*report.Report, error)
 	// Metrics are more collectors to serve on /metrics, such as a running
 	// crawl's (package crawler/crawlmetrics). Default: none.
 	Metrics []prometheus.Collector
@@ -242,9 +248,10 @@ func (srv *Server) routes() {
 	srv.mux.HandleFunc("GET /suggest.js", suggestScript)
 	metrics := promhttp.HandlerFor(srv.registry, promhttp.HandlerOpts{})
 	for path, h := range map[string]http.Handler{
-		"GET /status":    http.HandlerFunc(srv.statusPage),
-		"GET /api/stats": http.HandlerFunc(srv.apiStats),
-		"GET /metrics":   metrics,
+		"GET /status":            http.HandlerFunc(srv.statusPage),
+		"GET /api/stats":         http.HandlerFunc(srv.apiStats),
+		"GET /status/duplicates": http.HandlerFunc(srv.duplicatesPage),
+		"GET /metrics":           metrics,
 	} {
 		srv.admin.Handle(path, h)
 		srv.mux.Handle(path, srv.adminOnly(h))
@@ -711,7 +718,7 @@ func (srv *Server) status() Status {
 	return st
 }
 
-const adminOnly = "The status page, /api/stats and /metrics count every document, access-controlled ones included: they are for administrators."
+const adminOnly = "The status pages, /api/stats and /metrics count every document, access-controlled ones included: they are for administrators."
 
 // adminOnly lets only administrators through to h.
 func (srv *Server) adminOnly(h http.Handler) http.Handler {
@@ -748,6 +755,22 @@ func (srv *Server) apiError(w http.ResponseWriter, err error) {
 	writeJSON(w, status, map[string]string{"error": srv.errorText(err)})
 }
 
+// relativeScore returns score as a share of top, the score of the
+// page's first hit (0 if top is not positive). A tf-idf score is
+// multiplied by a query norm computed from every query term's document
+// frequency in the whole index — a word only pages the user may not see
+// hold weighs in it, a word no page holds does not — so an absolute
+// score told a guest whether such a word exists. The norm is one factor
+// for every hit of a search, and the share cancels it; rounded to six
+// decimals, so that the last bits of the floating-point division, where
+// the norm still shows, do not.
+func relativeScore(score, top float64) float64 {
+	if top <= 0 {
+		return 0
+	}
+	return math.Round(score/top*1e6) / 1e6
+}
+
 // apiHit is a search result in the JSON API.
 type apiHit struct {
 	ranking.Hit
@@ -762,7 +785,12 @@ func (srv *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hits := make([]apiHit, 0, len(res.Hits))
+	top := 0.0
+	if len(res.Hits) > 0 {
+		top = res.Hits[0].Score
+	}
 	for _, h := range res.Hits {
+		h.Score = relativeScore(h.Score, top)
 		var b strings.Builder
 		for _, s := range h.Snippet {
 			if s.Match {

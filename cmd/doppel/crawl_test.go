@@ -252,12 +252,11 @@ func TestBadSeeds(t *testing.T) {
 		{"typo", notFound.URL + "/hoem/", notFound.URL + "/hoem/: HTTP 404"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			start := time.Now()
 			code, stdout, stderr := doppel(t, "crawl", "--once", "--seed", tc.seed, "--data", filepath.Join(dir, tc.name))
 			lines := strings.Split(strings.TrimSpace(stderr), "\n")
 			last := lines[len(lines)-1]
-			if code != 1 || !strings.Contains(last, "no seed could be fetched: "+tc.reason) || time.Since(start) > 5*time.Second {
-				t.Errorf("exit %d after %v, last line %q; want 1 within 5 s naming %q\n%s", code, time.Since(start), last, tc.reason, stderr)
+			if code != 1 || !strings.Contains(last, "no seed could be fetched: "+tc.reason) {
+				t.Errorf("exit %d, last line %q; want 1 naming %q\n%s", code, last, tc.reason, stderr)
 			}
 			if !strings.Contains(stdout, "errors:            1") {
 				t.Errorf("the summary does not count the failed seed:\n%s", stdout)

@@ -5,6 +5,7 @@
 //	doppel demo   [--data DIR]
 //	doppel crawl  --seed URL [--seed URL…] --data DIR [--max-pages N] [--config FILE] [flags]
 //	doppel export --data DIR [--out FILE]
+//	doppel report --data DIR [--format text|csv|json]
 //	doppel serve  --data DIR [--shards URLS] [--addr 127.0.0.1:8080] [--groups-header H [--trusted-proxies CIDRS] | --demo-users SPEC]
 //	              [--admin-groups G | --admin-addr 127.0.0.1:8081]
 //	doppel shard  --index SHARD_DIR | --data DIR --shard N [--addr 127.0.0.1:9100]
@@ -53,6 +54,7 @@ var commands = []command{
 	{"crawl", "crawl an intranet into a data directory (resumable), deduplicating and indexing, and keep it fresh", runCrawl},
 	{"run", "crawl, keep fresh and serve search from one process (crawl --serve)", runRun},
 	{"export", "print one JSON line per URL a crawl has seen", runExport},
+	{"report", "print a crawl's duplicates: largest clusters, twins, series, budget spent on copies", runReport},
 	{"check", "check a crawl's stores and repair what can be from those that survive", runCheck},
 	{"serve", "serve the search UI and JSON API over a crawl", runServe},
 	{"worker", "join a crawl shared on a Redis Cluster as one of its workers", runWorker},

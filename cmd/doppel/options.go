@@ -34,7 +34,7 @@ func detectorFlags(fs *flag.FlagSet) func() (dedup.Options, error) {
 	numbers := fs.Bool("strip-numbers", false, "drop number tokens (digits only, not identifiers such as x509) before comparing (templated pages that differ by numbers)")
 	dates := fs.Bool("strip-dates", false, "drop month and weekday names before comparing (with --strip-numbers: dates)")
 	ngrams := fs.String("ngrams", "1", "comma-separated word n-gram sizes for I-Match and SimHash terms, e.g. 1 or 3,5")
-	master := fs.String("master", "first", "master policy: first, shortest-url, recent or quality")
+	master := fs.String("master", "first", "master policy: first, shortest-url, recent, quality or newest")
 	maxShingleDocs := fs.Int("max-shingle-docs", 0, "drop shingles found in more than this many documents (boilerplate) before comparing; 0: keep all")
 	maxFanout := fs.Int("max-fanout", dedup.DefaultMaxFanout, "most documents of one cluster kept under one signature and verified per document; signatures shared by more than 4× this many documents are ignored (-1: unbounded, quadratic on many copies)")
 	simLow := fs.Float64("simhash-low", 0, "SimHash: drop terms lighter than this fraction of the document's heaviest term")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/crawler/fleet"
+	"github.com/doppel-search/doppel/crawler/report"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/indexer/shard"
 	"github.com/doppel-search/doppel/ranking"
@@ -285,6 +286,7 @@ func newWeb(v *crawler.View, store indexer.Searcher, live *crawler.Crawler, roll
 	if v != nil {
 		opts.Text = v.Text
 		opts.Status = cachedStatus(v, 5*time.Second)
+		opts.Duplicates = cachedReport(v, time.Minute)
 	}
 	if live != nil {
 		withLiveCrawl(&opts, live)
@@ -340,6 +342,27 @@ func cachedStatus(v *crawler.View, ttl time.Duration) func() web.Status {
 		}
 		at = time.Now()
 		return last
+	}
+}
+
+// cachedReport computes the duplicates report at most once per ttl (it
+// reads every record); an error is returned, and tried again next time.
+func cachedReport(v *crawler.View, ttl time.Duration) func() (*report.Report, error) {
+	var mu sync.Mutex
+	var last *report.Report
+	var at time.Time
+	return func() (*report.Report, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if last != nil && time.Since(at) < ttl {
+			return last, nil
+		}
+		r, err := report.Build(v, v.Store(), report.Options{})
+		if err != nil {
+			return nil, err
+		}
+		last, at = r, time.Now()
+		return r, nil
 	}
 }
 

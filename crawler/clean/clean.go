@@ -327,7 +327,7 @@ func (p *Page) readContent(doc *goquery.Document, linkNodes []*html.Node) {
 		content = body.Nodes[0]
 	}
 	if content != nil {
-		w := blockWriter{anchors: map[*html.Node]bool{}}
+		w := blockWriter{anchors: map[*html.Node]bool{}, nav: navBlocks(doc)}
 		w.walk(content)
 		w.flush()
 		p.Blocks = w.blocks
@@ -574,6 +574,7 @@ type blockWriter struct {
 	blocks  []string
 	bold    []string
 	anchors map[*html.Node]bool // the <a> elements walked: the main content's links
+	nav     map[*html.Node]bool // navigation blocks left out (navBlocks)
 }
 
 func (w *blockWriter) flush() {
@@ -591,7 +592,7 @@ func (w *blockWriter) walk(n *html.Node) {
 		switch {
 		case c.Type == html.TextNode:
 			w.cur = append(w.cur, c.Data...)
-		case dropped(c):
+		case dropped(c), w.nav[c]:
 		case c.DataAtom == atom.A:
 			w.anchors[c] = true
 			w.walk(c)

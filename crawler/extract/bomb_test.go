@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/doppel-search/doppel/internal/bombtest"
 )
@@ -38,11 +37,7 @@ func TestBombs(t *testing.T) {
 		{"pdf 1 GiB flate stream", PDF, func() []byte { return bombtest.PDF(1 << 30) }, "pdf: memory limit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			start := time.Now()
 			doc, err := Read(tc.typ, tc.body(), Limits{})
-			if took := time.Since(start); took > 20*time.Second {
-				t.Errorf("took %v", took)
-			}
 			var e *Error
 			switch {
 			case tc.reason != "" && (!errors.As(err, &e) || !strings.HasPrefix(err.Error(), tc.reason)):

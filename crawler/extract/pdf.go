@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -65,9 +66,11 @@ func pdfInstance(lim Limits) (pdfium.Pdfium, error) {
 }
 
 // readPDF reads a PDF's title and modification date (its Info
-// dictionary) and its text, page by page: lines joined into blocks, a
-// block ending at a blank line, words hyphenated at a line's end joined
-// again.
+// dictionary) and its text, page by page, then leaves out what the
+// layout added (running headers and footers, page numbers, table of
+// contents leaders: stripFurniture) and joins lines into blocks (a block
+// ends at a blank line or a short line, and may go on over a page
+// break; a word hyphenated at a line's end is joined again).
 func readPDF(r *run, body []byte) (err error) {
 	inst, err := pdfInstance(r.lim)
 	if err != nil {
@@ -106,45 +109,82 @@ func readPDF(r *run, body []byte) (err error) {
 	if err != nil {
 		return fail(PDF, "malformed: %v", err)
 	}
-	for i := 0; i < count.PageCount; i++ {
-		if !r.page() {
-			break
-		}
+	// The pages are read whole before any is laid out: a running header
+	// is known by its repetition. What is held is bounded as the text
+	// kept is (MaxText, counted on the lines as read).
+	var pages [][]string
+	read := 0
+	for i := 0; i < count.PageCount && r.page(); i++ {
 		txt, err := inst.GetPageText(&requests.GetPageText{Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc.Document, Index: i}}})
 		if err != nil {
 			return fail(PDF, "malformed: page %d: %v", i+1, err)
 		}
-		if !pageBlocks(r, txt.Text) {
+		lines := pageLines(txt.Text)
+		pages = append(pages, lines)
+		for _, l := range lines {
+			read += len(l)
+		}
+		if read > r.lim.MaxText {
+			r.doc.Cut = true
 			break
 		}
 	}
+	layOut(r, stripFurniture(pages))
 	r.finish()
 	return nil
 }
 
-// pageBlocks adds a page's text (lines) to r as blocks; false when r is
-// full. A line much shorter than the page's longest (a heading, a
-// paragraph's last line) or a blank line ends a block.
-func pageBlocks(r *run, text string) bool {
-	lines := strings.Split(strings.ReplaceAll(composeAccents(text), "\r\n", "\n"), "\n")
-	longest := 0
+// pageLines returns the lines of a page's text, trimmed, accents drawn
+// before their letter put on it. PDFium marks a hyphen it found at a
+// line's end, the line break taken out, with U+0002 ("re\x02usable"): the
+// word is joined again. A form feed breaks a line.
+func pageLines(text string) []string {
+	text = strings.ReplaceAll(composeAccents(text), "\x02", "")
+	text = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\f", "\n").Replace(text)
+	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimSpace(l)
-		longest = max(longest, utf8.RuneCountInString(lines[i]))
+	}
+	return lines
+}
+
+// printedLink matches a link target a PDF prints after the link's text,
+// in parentheses, where a web page has it in the link ("RODBC
+// (https://CRAN.R-project.org/package=RODBC)", as Texinfo and browsers'
+// print styles write it), its line break, if any, joined to a space.
+var printedLink = regexp.MustCompile(`\s*\((?:https?|ftp)://[^\s()]+(?: [^\s()]+)?\)`)
+
+// layOut adds the pages' lines to r as blocks, until r is full. A line
+// much shorter than its page's longest (a heading, a paragraph's last
+// line) or a blank line ends a block; a page's last block goes on with
+// the next page's first line. Printed link targets are left out
+// (printedLink).
+func layOut(r *run, pages [][]string) {
+	block := func(s string) bool {
+		if strings.Contains(s, "://") {
+			s = printedLink.ReplaceAllString(s, "")
+		}
+		return r.block(s)
 	}
 	var para strings.Builder
-	for _, line := range lines {
-		if line != "" {
-			joinLine(&para, line)
+	for _, lines := range pages {
+		longest := 0
+		for _, l := range lines {
+			longest = max(longest, utf8.RuneCountInString(l))
 		}
-		if line == "" || utf8.RuneCountInString(line) < longest*6/10 {
-			if !r.block(para.String()) {
-				return false
+		for _, line := range lines {
+			if line != "" {
+				joinLine(&para, line)
 			}
-			para.Reset()
+			if line == "" || utf8.RuneCountInString(line) < longest*6/10 {
+				if !block(para.String()) {
+					return
+				}
+				para.Reset()
+			}
 		}
 	}
-	return r.block(para.String())
+	block(para.String())
 }
 
 // spacingAccents maps the spacing accents TeX and others draw before a

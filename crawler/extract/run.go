@@ -11,19 +11,23 @@ import (
 type run struct {
 	doc      *Document
 	lim      Limits
+	start    time.Time
 	deadline time.Time
-	text     int // bytes of text kept
+	late     bool // the time ran out: the reading stopped, and fails (Read)
+	text     int  // bytes of text kept
 }
 
 func newRun(t Type, lim Limits) *run {
-	return &run{doc: &Document{Type: t}, lim: lim, deadline: time.Now().Add(lim.Timeout)}
+	now := time.Now()
+	return &run{doc: &Document{Type: t}, lim: lim, start: now, deadline: now.Add(lim.Timeout)}
 }
 
-// block adds a block of text, its white space collapsed; an empty one is
-// dropped. It reports false once the text limit is reached (the document
-// is then Cut): stop reading.
+// block adds a block of text, its white space collapsed (form feeds
+// too) and its soft hyphens (U+00AD, where a word processor may break a
+// word) taken out; an empty one is dropped. It reports false once the
+// text limit is reached (the document is then Cut): stop reading.
 func (r *run) block(s string) bool {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(strings.ReplaceAll(s, "\u00ad", "")), " ")
 	if s == "" {
 		return !r.doc.Cut
 	}
@@ -37,13 +41,18 @@ func (r *run) block(s string) bool {
 }
 
 // page counts a page (or slide, or sheet) about to be read and reports
-// whether it may be: false once MaxPages are read or the time is up (the
-// document is then Cut).
+// whether it may be: false once MaxPages are read (the document is then
+// Cut) or the time is up (late: Read fails, as a text cut by the time
+// would depend on how busy the machine was).
 func (r *run) page() bool {
-	if r.doc.Cut {
+	if r.doc.Cut || r.late {
 		return false
 	}
-	if r.doc.Pages >= r.lim.MaxPages || time.Now().After(r.deadline) {
+	if time.Now().After(r.deadline) {
+		r.late = true
+		return false
+	}
+	if r.doc.Pages >= r.lim.MaxPages {
 		r.doc.Cut = true
 		return false
 	}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/gocolly/colly/v2"
@@ -43,7 +45,7 @@ func Example() {
 	collector := colly.NewCollector() // your collector
 	collector.OnHTML("a[href]", func(e *colly.HTMLElement) { e.Request.Visit(e.Attr("href")) })
 
-	h, err := hook.Attach(collector, hook.Options{
+	h, err := hook.Attach(context.Background(), collector, hook.Options{ // your context
 		Index: ix,
 		OnPage: func(p hook.Page) {
 			fmt.Printf("%s duplicate=%v\n", strings.TrimPrefix(p.URL, srv.URL), p.Result.Duplicate)
@@ -67,4 +69,73 @@ func Example() {
 	// /expenses duplicate=false
 	// /print/expenses duplicate=true
 	// hit /expenses, 2 pages in its cluster
+}
+
+// A nightly recrawl through the same hook: a page seen again is a new
+// version (the index follows it), a page that answers 404 or 410 is
+// removed, and the copy of a removed master takes its place in the index,
+// read back from the pages the hook keeps (indexer.Options.Source). Err
+// says whether every page went through.
+func ExampleAttach() {
+	var mu sync.Mutex
+	pages := map[string]string{
+		"/":          `<a href="/vpn">VPN</a> <a href="/print/vpn">Print</a> <a href="/canteen">Canteen</a>`,
+		"/vpn":       "Connect to the corporate network through the VPN client and sign in with your network account and the code from your authenticator app.",
+		"/print/vpn": "Connect to the corporate network through the VPN client and sign in with your network account and the code from your authenticator app. Printed copy.",
+		"/canteen":   "The staff canteen is open from eight until three; the menu of the week is on the notice board by the lifts.",
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		body, ok := pages[r.URL.Path]
+		mu.Unlock()
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><body><main><p>%s</p></main></body></html>", body)
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+
+	index, _ := bleve.NewMemOnly(indexer.Mapping()) // your index
+	var h *hook.Hook
+	ix, _ := indexer.Wrap(index, indexer.Options{Source: indexer.SourceFunc(func(ctx context.Context, id string) (*indexer.Doc, error) {
+		return h.SourceDoc(ctx, id) // the pages the hook keeps: what a hand-over needs
+	})})
+	collector := colly.NewCollector(colly.AllowURLRevisit()) // your collector, visiting again each night
+	collector.OnHTML("a[href]", func(e *colly.HTMLElement) { e.Request.Visit(e.Attr("href")) })
+	h, _ = hook.Attach(ctx, collector, hook.Options{Index: ix})
+
+	search := func(q string) {
+		res, _ := index.Search(bleve.NewSearchRequest(ix.Searchable(indexer.TextQuery(q))))
+		var ids []string
+		for _, hit := range res.Hits {
+			ids = append(ids, strings.TrimPrefix(hit.ID, srv.URL))
+		}
+		slices.Sort(ids)
+		fmt.Printf("  %s: %v\n", q, ids)
+	}
+	for night := 1; night <= 2; night++ {
+		collector.Visit(srv.URL + "/")
+		h.Flush(ctx)
+		fmt.Printf("night %d, errors: %v\n", night, h.Err())
+		search("authenticator")
+		search("lifts")
+		search("token")
+		// Before the second night: /vpn is gone, /canteen rewritten.
+		mu.Lock()
+		delete(pages, "/vpn")
+		pages["/canteen"] = "The staff restaurant now opens at seven; breakfast is served until ten and a token is needed at the till."
+		mu.Unlock()
+	}
+	// Output:
+	// night 1, errors: <nil>
+	//   authenticator: [/vpn]
+	//   lifts: [/canteen]
+	//   token: []
+	// night 2, errors: <nil>
+	//   authenticator: [/print/vpn]
+	//   lifts: []
+	//   token: [/canteen]
 }

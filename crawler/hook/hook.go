@@ -6,10 +6,11 @@
 // optional [Recorder] keeps the page) and Index (the [Sink], an
 // indexer.Index, indexes it under its near-duplicate policy):
 //
-//	h, err := hook.Attach(collector, hook.Options{Index: ix})
+//	h, err := hook.Attach(ctx, collector, hook.Options{Index: ix})
 //	…
-//	collector.Visit(seed)
+//	collector.Visit(seed) // each night: pages seen again are updated, 404s removed
 //	h.Flush(ctx)
+//	err = h.Err()         // the first error; each also goes to Options.OnError
 //
 // A Hook is also the processing step of Doppel's own crawler (package
 // crawler), which adds a persistent frontier, admission rules and restart
@@ -29,20 +30,18 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gocolly/colly/v2"
-
 	"github.com/doppel-search/doppel/crawler/clean"
 	"github.com/doppel-search/doppel/crawler/extract"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/cluster"
-	"github.com/doppel-search/doppel/dedup/features"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/internal/lang"
 	"github.com/doppel-search/doppel/page"
+	"github.com/doppel-search/doppel/page/pagedate"
 )
 
 // ErrSkipped is what every [SkipError] is, for errors.Is.
-var ErrSkipped = errors.New("skipped")
+var ErrSkipped = errors.New("hook: skipped")
 
 // A SkipError says why a response was deliberately not processed (not
 // HTML or plain text, marked noindex, not a document at all, a redirect
@@ -62,33 +61,6 @@ func (e *SkipError) Is(target error) bool { return target == ErrSkipped }
 
 func skip(format string, args ...any) error {
 	return &SkipError{Reason: fmt.Sprintf(format, args...)}
-}
-
-// DetectorOptions are the near-duplicate settings Doppel uses for web
-// pages. A page is a copy of another when their main contents, as cleaned,
-// are the same up to small edits: resemblance of word 5-shingles of at
-// least 0.9, or, on short pages where three small edits (a print banner, a
-// changed title, an inserted word) already cost a fifth of the shingles,
-// at least 0.8 with no more than three edits' worth of differing shingles
-// (dedup.Options.EditAllowance). Dates are dropped first — month and
-// weekday names, the numbers written with them, numeric dates — so
-// templated pages that differ by a date are copies; other numbers stay
-// (x86 and x86_64 builds of one API page are different pages). The
-// shortest URL is master.
-//
-// Pages that share their vocabulary but not their text — API reference
-// pages of one template, class pages with the same inherited-member lists
-// — are not copies under this rule, which is why it does not use
-// bag-of-words cosine: set Similarity to dedup.Cosine for sites whose
-// copies carry spam-like scattered word edits, at the price of joining
-// such pages.
-func DetectorOptions() dedup.Options {
-	return dedup.Options{
-		Terms:         features.Options{StripDates: true},
-		Similarity:    dedup.Resemblance,
-		EditAllowance: 3,
-		Master:        cluster.ShortestURL,
-	}
 }
 
 // A Sink receives every processed page for indexing, with its cluster.
@@ -123,7 +95,7 @@ func (f RecorderFunc) Record(p Page) error { return f(p) }
 // Options configures a Hook. All fields are optional.
 type Options struct {
 	// Detector assigns clusters. Default: a new detector with
-	// DetectorOptions.
+	// dedup.Web, the settings for web pages.
 	Detector *dedup.Detector
 	// Index receives every processed page under its near-duplicate
 	// policy. Default nil: no indexing.
@@ -161,22 +133,30 @@ type Options struct {
 	Source PageSource
 	// Documents bounds the reading of each document (crawler/extract:
 	// bytes, unpacked bytes, pages, text, time). Default: extract's
-	// defaults (50 MiB, 200 MiB, 2000 pages, 5 MiB of text, 30 s).
+	// defaults (50 MiB, 200 MiB, 2000 pages, 5 MiB of text, 10 min).
 	Documents extract.Limits
 	// PreferDocuments makes a document (PDF, DOCX, …) the master of its
 	// cluster before an HTML page with the same text. Default false: the
 	// HTML page, which opens in the browser, is the master.
 	PreferDocuments bool
-	// OnPage is called after each page is processed (from colly's callback
-	// goroutine; pages are processed one at a time).
+	// OnPage is called after each page is inserted or updated, from the
+	// goroutine that processed it (colly's callback goroutine), once the
+	// hook is free again: it may call the hook. Pages are assigned their
+	// clusters one at a time, but with an asynchronous collector OnPage
+	// may be called for two pages at once.
 	OnPage func(Page)
 	// NoDedup turns detection off: every page is its own cluster and
 	// master, and is indexed. For crawls that only need the index, and for
 	// measuring what detection costs. Default false.
 	NoDedup bool
-	// OnSkip is called, by Attach's callback only, with each response not
-	// processed and why (a *SkipError or a processing error).
+	// OnSkip is called, by Attach's callbacks only, with each response
+	// deliberately not processed and why (a *SkipError). Default nil.
 	OnSkip func(url string, err error)
+	// OnError is called, by Attach's callbacks only, with each response
+	// that could not be processed (a detector, recorder or index error, the
+	// context's end) and each page that could not be removed. Default: the
+	// error is logged (package log). Hook.Err returns the first.
+	OnError func(url string, err error)
 	// AtTurn, with a Detector shared among workers (dedup.NewShared), is
 	// called by Insert at the page's turn in the shared order, before the
 	// detector commits it, with the page's document number and the page
@@ -203,7 +183,8 @@ type Page struct {
 // the pages seen before, and removing shared labels would make copies of
 // templated pages look less alike than they are.
 func (h *Hook) dedupDoc(p *Page) dedup.Document {
-	d := dedup.Document{ID: p.URL, URL: p.URL, Text: strings.Join(p.Blocks, "\n\n"), Tagged: p.Tagged}
+	d := dedup.Document{ID: p.URL, URL: p.URL, Text: strings.Join(p.Blocks, "\n\n"), Tagged: p.Tagged, Time: pagedate.Of(p.Page),
+		Extracted: p.Type != ""}
 	// A page in the crawl's language first, and of those one whose URL
 	// names that language's section, or none, before one in another
 	// language's section (the Apache manual's /da/ section keeps
@@ -249,6 +230,13 @@ type Hook struct {
 	// section. Under earlyMu.
 	earlyMu sync.Mutex
 	early   map[string]bool
+	// links holds what Attach learned of the pages' links: the anchor
+	// texts pointing to each URL, and the pages Attach keeps when
+	// Options.Source is nil (see Attach). Nil before Attach.
+	links *linkState
+	// errMu guards err, the first error Attach's callbacks met.
+	errMu sync.Mutex
+	err   error
 }
 
 // EnsureDefaults sets every zero field but Detector to its default (each
@@ -276,7 +264,7 @@ func New(opts Options) (*Hook, error) {
 		return nil, err
 	}
 	if opts.Detector == nil {
-		det, err := dedup.New(nil, DetectorOptions())
+		det, err := dedup.New(nil, dedup.Web())
 		if err != nil {
 			return nil, err
 		}
@@ -284,22 +272,6 @@ func New(opts Options) (*Hook, error) {
 	}
 	opts.EnsureDefaults()
 	return &Hook{opts: opts, lang: lang.Primary(opts.Language)}, nil
-}
-
-// Attach registers a Hook on col: every successful response is processed.
-// Call Flush when the crawl is done.
-func Attach(col *colly.Collector, opts Options) (*Hook, error) {
-	h, err := New(opts)
-	if err != nil {
-		return nil, err
-	}
-	col.OnResponse(func(r *colly.Response) {
-		u := r.Request.URL.String()
-		if _, err := h.Process(context.Background(), u, *r.Headers, r.Body, nil); err != nil && h.opts.OnSkip != nil {
-			h.opts.OnSkip(u, err)
-		}
-	})
-	return h, nil
 }
 
 // AnchorCarries reports whether the anchor text of a link from a page of
@@ -413,7 +385,8 @@ func parseDocument(t extract.Type, body []byte, lim extract.Limits) (*Parsed, er
 	return &Parsed{Page: p, Truncated: doc.Cut, Type: string(t)}, nil
 }
 
-// Process parses a response (see Parse), prepares and inserts the page.
+// Process parses a response (see Parse), prepares the page and puts it
+// (Put: a page the detector holds already is updated, others inserted).
 func (h *Hook) Process(ctx context.Context, pageURL string, header http.Header, body []byte, anchors []string) (Page, error) {
 	parsed, err := h.Parse(pageURL, header, body)
 	if err != nil {
@@ -423,7 +396,7 @@ func (h *Hook) Process(ctx context.Context, pageURL string, header http.Header, 
 	if err != nil {
 		return Page{}, err
 	}
-	return h.Insert(ctx, prep)
+	return h.Put(ctx, prep)
 }
 
 // A Prepared page has been stripped of its site template and signed, and
@@ -488,7 +461,46 @@ func (h *Hook) Prepare(pageURL string, header http.Header, parsed *Parsed, ancho
 // calls OnPage.
 func (h *Hook) Insert(ctx context.Context, prep *Prepared) (Page, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	p, err := h.insert(ctx, prep)
+	h.mu.Unlock()
+	if err != nil {
+		return Page{}, err
+	}
+	h.onPage(p)
+	return p, nil
+}
+
+// Put inserts a prepared page, or, if the detector holds its URL already
+// (a recrawl's new version of it), updates it as Update does: what a
+// crawl that visits a page again calls. Under NoDedup it inserts, which
+// replaces the page in the index. It is serialized with Insert and
+// Update, and calls OnPage.
+func (h *Hook) Put(ctx context.Context, prep *Prepared) (Page, error) {
+	h.mu.Lock()
+	var p Page
+	var err error
+	if _, held := h.opts.Detector.Fingerprint(prep.page.URL); held && !h.opts.NoDedup {
+		p, _, err = h.update(ctx, prep)
+	} else {
+		p, err = h.insert(ctx, prep)
+	}
+	h.mu.Unlock()
+	if err != nil {
+		return Page{}, err
+	}
+	h.onPage(p)
+	return p, nil
+}
+
+// onPage calls OnPage, if set, with p.
+func (h *Hook) onPage(p Page) {
+	if h.opts.OnPage != nil {
+		h.opts.OnPage(p)
+	}
+}
+
+// insert is Insert without OnPage; the caller holds h.mu.
+func (h *Hook) insert(ctx context.Context, prep *Prepared) (Page, error) {
 	p := prep.page
 	var err error
 	switch {
@@ -514,9 +526,7 @@ func (h *Hook) Insert(ctx context.Context, prep *Prepared) (Page, error) {
 	if err := h.index(ctx, p); err != nil {
 		return Page{}, err
 	}
-	if h.opts.OnPage != nil {
-		h.opts.OnPage(p)
-	}
+	h.keep(p)
 	return p, nil
 }
 
@@ -675,7 +685,17 @@ type PageSource func(url string) (p Page, ok bool, err error)
 // OnPage is called. Like Insert, it is serialized with Insert and Replay.
 func (h *Hook) Update(ctx context.Context, prep *Prepared) (Page, dedup.Change, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	p, ch, err := h.update(ctx, prep)
+	h.mu.Unlock()
+	if err != nil {
+		return Page{}, dedup.Change{}, err
+	}
+	h.onPage(p)
+	return p, ch, nil
+}
+
+// update is Update without OnPage; the caller holds h.mu.
+func (h *Hook) update(ctx context.Context, prep *Prepared) (Page, dedup.Change, error) {
 	p := prep.page
 	var ch dedup.Change
 	if prep.doc == nil {
@@ -701,9 +721,7 @@ func (h *Hook) Update(ctx context.Context, prep *Prepared) (Page, dedup.Change, 
 			return Page{}, dedup.Change{}, err
 		}
 	}
-	if h.opts.OnPage != nil {
-		h.opts.OnPage(p)
-	}
+	h.keep(p)
 	return p, ch, nil
 }
 
@@ -735,6 +753,7 @@ func (h *Hook) Remove(ctx context.Context, url string) (dedup.Change, error) {
 			return dedup.Change{}, err
 		}
 	}
+	h.forget(url)
 	return ch, nil
 }
 

@@ -106,7 +106,7 @@ func TestAttachIndexesOneMasterPerCluster(t *testing.T) {
 	col := colly.NewCollector()
 	var skipped []string
 	var pages []Page
-	h, err := Attach(col, Options{Index: ix,
+	h, err := Attach(t.Context(), col, Options{Index: ix,
 		OnPage: func(p Page) { pages = append(pages, p) },
 		OnSkip: func(u string, err error) { skipped = append(skipped, strings.TrimPrefix(u, srv.URL)+": "+err.Error()) }})
 	if err != nil {

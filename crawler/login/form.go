@@ -21,44 +21,43 @@ const maxFormBytes = 2 << 20
 // (to tell the login form when a page comes back as it) and how many
 // times it signed in.
 type session struct {
-	mu  sync.Mutex // held while signing in; guards gen
-	gen int        // sign-ins so far
+	mu sync.Mutex // held while signing in
 
-	state  sync.RWMutex // guards jar and action
+	state  sync.RWMutex // guards jar, action and gen (written holding mu too)
 	jar    *cookiejar.Jar
 	action string // the login form's action URL, once signed in
+	gen    int    // sign-ins so far: which session jar holds
 }
 
-// current returns the session's cookies and its login form's action.
-func (s *session) current() (*cookiejar.Jar, string) {
+// current returns the session's cookies, its login form's action and
+// its generation, read together: the generation is the one of those
+// cookies.
+func (s *session) current() (*cookiejar.Jar, string, int) {
 	s.state.RLock()
 	defer s.state.RUnlock()
-	return s.jar, s.action
+	return s.jar, s.action, s.gen
 }
 
-// ensure signs in if the session never has, and returns its generation.
-func (s *session) ensure(ctx context.Context, base http.RoundTripper, site Site) (int, error) {
+// ensure signs in if the session never has.
+func (s *session) ensure(ctx context.Context, base http.RoundTripper, site Site) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.gen == 0 {
-		if err := s.signIn(ctx, base, site); err != nil {
-			return 0, err
-		}
+		return s.signIn(ctx, base, site)
 	}
-	return s.gen, nil
+	return nil
 }
 
 // renew signs in again, unless another request already did since
-// generation gen, and returns the new generation.
-func (s *session) renew(ctx context.Context, base http.RoundTripper, site Site, gen int) (int, error) {
+// generation gen (the session a request found ended), and reports
+// whether it signed in.
+func (s *session) renew(ctx context.Context, base http.RoundTripper, site Site, gen int) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.gen == gen {
-		if err := s.signIn(ctx, base, site); err != nil {
-			return 0, err
-		}
+	if s.gen != gen {
+		return false, nil
 	}
-	return s.gen, nil
+	return true, s.signIn(ctx, base, site)
 }
 
 // signIn fetches the login page, fills the form that has a password
@@ -124,8 +123,8 @@ func (s *session) signIn(ctx context.Context, base http.RoundTripper, site Site)
 	}
 	s.state.Lock()
 	s.jar, s.action = jar, target.String()
-	s.state.Unlock()
 	s.gen++
+	s.state.Unlock()
 	return nil
 }
 

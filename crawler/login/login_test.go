@@ -288,3 +288,66 @@ func mustURL(s string) *url.URL {
 	}
 	return u
 }
+
+// hookTransport runs before, if set, ahead of the round trip of each
+// request for path.
+type hookTransport struct {
+	base   http.RoundTripper
+	path   string
+	before func()
+}
+
+func (h *hookTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Path == h.path && h.before != nil {
+		h.before()
+	}
+	return h.base.RoundTrip(r)
+}
+
+// TestFormSessionRenewedByOthers: a request whose session ends because
+// other requests spent it, renewed it and spent the new one — three
+// times in a row, while the request was on its way — still gets its
+// page: only the sign-ins it does itself count against maxRenewals.
+// (The interleaving is built, not left to the scheduler: the others run
+// inside the request's round trip.)
+func TestFormSessionRenewedByOthers(t *testing.T) {
+	site := authtest.New(t, authtest.Options{Kind: authtest.Form, User: "alice", Password: secret, Session: 3, Pages: 12})
+	set := &Set{}
+	if err := set.Add(Site{Prefix: site.URL + "/", Form: &Form{URL: site.URL + "/login", Fields: map[string]Secret{"username": "alice", "password": secret}}}); err != nil {
+		t.Fatal(err)
+	}
+	hook := &hookTransport{base: http.DefaultTransport, path: "/docs/1"}
+	c := noRedirects(set.Transport(hook))
+	get := func(path string) error {
+		resp, body, err := fetch(t, c, site.URL+path)
+		if err == nil && (resp.StatusCode != 200 || !strings.Contains(body, "Protected document")) {
+			err = fmt.Errorf("%s: %d %.60q", path, resp.StatusCode, body)
+		}
+		return err
+	}
+	spent := 0
+	hook.before = func() {
+		if spent == 3 {
+			return
+		}
+		spent++
+		// Others renew the session and spend the new one: a session
+		// serves the page its sign-in leads to and two more.
+		before := site.Logins()
+		for site.Logins() == before {
+			if err := get("/docs/2"); err != nil {
+				t.Errorf("another request: %v", err)
+				return
+			}
+		}
+		if err := get("/docs/2"); err != nil {
+			t.Errorf("another request: %v", err)
+		}
+	}
+	if err := get("/docs/1"); err != nil {
+		t.Fatalf("the request whose session others renewed: %v", err)
+	}
+	if spent != 3 {
+		t.Fatalf("the others ran %d times, want 3", spent)
+	}
+}

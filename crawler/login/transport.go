@@ -14,9 +14,15 @@ import (
 	"github.com/Azure/go-ntlmssp"
 )
 
-// maxRenewals is how many times one request renews a session that ended
-// (other requests may spend a short-lived session before it is retried).
+// maxRenewals is how many times one request signs in again for a
+// session that ended (other requests may spend a short-lived session
+// before it is retried); a session another request renewed meanwhile
+// does not count.
 const maxRenewals = 2
+
+// maxSends bounds how many times one request is sent while other
+// requests keep renewing the session it finds ended.
+const maxSends = 10
 
 // maxPeekBytes is how much of a page under a form login is read to see
 // whether it is the login form instead (a longer page is not).
@@ -91,12 +97,14 @@ func (t *transport) formTrip(site Site, r *http.Request) (*http.Response, error)
 		return nil, &Error{Prefix: site.Prefix, Reason: "not crawled: " + r.URL.Path + " is the login form or a logout link", Err: ErrLoginPage}
 	}
 	s := t.session(site.Prefix)
-	gen, err := s.ensure(r.Context(), t.base, site)
-	if err != nil {
+	if err := s.ensure(r.Context(), t.base, site); err != nil {
 		return nil, err
 	}
-	for attempt := 0; ; attempt++ {
-		resp, err := s.send(t.base, r)
+	renewals := 0
+	for sends := 1; ; sends++ {
+		// gen is the session whose cookies were sent: renewing it
+		// again is not needed if another request already has.
+		resp, gen, err := s.send(t.base, r)
 		if err != nil {
 			return nil, err
 		}
@@ -105,11 +113,18 @@ func (t *transport) formTrip(site Site, r *http.Request) (*http.Response, error)
 			return resp, err
 		}
 		drain(resp)
-		if attempt == maxRenewals {
+		switch {
+		case renewals == maxRenewals:
 			return nil, &Error{Prefix: site.Prefix, Reason: "the session ended again right after signing in", Err: ErrRefused}
+		case sends == maxSends:
+			return nil, &Error{Prefix: site.Prefix, Reason: "the session kept ending while other requests renewed it", Err: ErrRefused}
 		}
-		if gen, err = s.renew(r.Context(), t.base, site, gen); err != nil {
+		signedIn, err := s.renew(r.Context(), t.base, site, gen)
+		if err != nil {
 			return nil, err
+		}
+		if signedIn {
+			renewals++
 		}
 	}
 }
@@ -129,8 +144,8 @@ func (t *transport) session(prefix string) *session {
 
 // send sends r with the session's cookies (instead of any the caller's
 // jar added) and keeps the cookies of the answer.
-func (s *session) send(base http.RoundTripper, r *http.Request) (*http.Response, error) {
-	jar, _ := s.current()
+func (s *session) send(base http.RoundTripper, r *http.Request) (*http.Response, int, error) {
+	jar, _, gen := s.current()
 	r = r.Clone(r.Context())
 	r.Header.Del("Cookie")
 	for _, c := range jar.Cookies(r.URL) {
@@ -138,12 +153,12 @@ func (s *session) send(base http.RoundTripper, r *http.Request) (*http.Response,
 	}
 	resp, err := base.RoundTrip(r)
 	if err != nil {
-		return nil, err
+		return nil, gen, err
 	}
 	if cs := resp.Cookies(); len(cs) > 0 {
 		jar.SetCookies(r.URL, cs)
 	}
-	return resp, nil
+	return resp, gen, nil
 }
 
 // ended reports whether resp says the session has ended: a redirect to
@@ -173,7 +188,7 @@ func (s *session) ended(site Site, resp *http.Response) (bool, *http.Response, e
 	if site.Form.Expired != "" && bytes.Contains(head, []byte(site.Form.Expired)) {
 		return true, resp, nil
 	}
-	_, action := s.current()
+	_, action, _ := s.current()
 	return isLoginForm(action, resp.Request.URL, head), resp, nil
 }
 

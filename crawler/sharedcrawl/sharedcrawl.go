@@ -23,7 +23,6 @@ import (
 	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/crawler/fleet"
 	"github.com/doppel-search/doppel/crawler/frontier/redisfrontier"
-	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/pagelog"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/signatures/redissig"
@@ -83,7 +82,7 @@ func Open(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Crawl,
 	if err != nil {
 		return nil, err
 	}
-	dopts := hook.DetectorOptions()
+	dopts := dedup.Web()
 	dopts.Similarity = opts.Similarity
 	if c.Detector, err = dedup.NewShared(nil, dopts, c.Signatures); err != nil {
 		c.Frontier.Close()
@@ -107,7 +106,7 @@ func OpenFollower(ctx context.Context, rdb redis.UniversalClient, opts Options) 
 		host, _ := os.Hostname()
 		opts.Worker = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
-	dopts := hook.DetectorOptions()
+	dopts := dedup.Web()
 	dopts.Similarity = opts.Similarity
 	cfg := dopts.SharedConfig()
 	c := &Crawl{Name: opts.Name, Worker: opts.Worker, rdb: rdb}

@@ -18,12 +18,19 @@ const (
 	ShortestURL                  // the member with the shortest URL (then first seen)
 	MostRecent                   // the member with the latest Time
 	HighestQuality               // the member with the highest Quality score
+	// Newest: the member with the latest Time, an undated one (zero
+	// Time) counting as older than any dated one; between equal times,
+	// ShortestURL. For series — monthly notices that are copies but for
+	// their date — whose newest issue should stand for them; where the
+	// members' times are equal or unknown, as between true copies, it is
+	// ShortestURL.
+	Newest
 )
 
-var policyNames = []string{"first", "shortest-url", "recent", "quality"}
+var policyNames = []string{"first", "shortest-url", "recent", "quality", "newest"}
 
-// String returns the policy's flag name: first, shortest-url, recent or
-// quality.
+// String returns the policy's flag name: first, shortest-url, recent,
+// quality or newest.
 func (p Policy) String() string {
 	if p < 0 || int(p) >= len(policyNames) {
 		return fmt.Sprintf("Policy(%d)", int(p))
@@ -56,6 +63,11 @@ func (p Policy) Better(a, b Member) bool {
 		return len(a.URL) < len(b.URL) || len(a.URL) == len(b.URL) && a.URL < b.URL
 	case MostRecent:
 		return a.Time.After(b.Time)
+	case Newest:
+		if !a.Time.Equal(b.Time) {
+			return a.Time.After(b.Time)
+		}
+		return ShortestURL.Better(a, b)
 	case HighestQuality:
 		return a.Quality > b.Quality
 	}
@@ -81,8 +93,8 @@ func (p Policy) Best(ms []Member) int {
 // A Member describes a document to the master policy.
 type Member struct {
 	ID      string    // document id, unique
-	URL     string    // for ShortestURL
-	Time    time.Time // for MostRecent
+	URL     string    // for ShortestURL and Newest
+	Time    time.Time // for MostRecent and Newest
 	Quality float64   // for HighestQuality
 	// Preference ranks members before any policy: the higher is the
 	// better master (default 0).

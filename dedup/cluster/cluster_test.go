@@ -24,6 +24,7 @@ func TestPolicies(t *testing.T) {
 		{ShortestURL, "b"}, // b and c tie on length: byte order decides
 		{MostRecent, "b"},
 		{HighestQuality, "c"},
+		{Newest, "b"},
 	}
 	// ShortestURL does not depend on arrival order.
 	rev := NewSet(ShortestURL)
@@ -51,8 +52,71 @@ func TestPolicies(t *testing.T) {
 	}
 }
 
+// TestNewest checks the newest policy on series and copies: the latest
+// date stands, an undated member counts as older than any dated one,
+// equal dates fall back to the shortest URL; in every arrival order the
+// same master, and Better is a strict order (never both ways, and
+// transitive) over all of them.
+func TestNewest(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, time.January, d, 0, 0, 0, 0, time.UTC) }
+	for _, tc := range []struct {
+		name    string
+		members []Member
+		want    string
+	}{
+		{"series", []Member{{ID: "jan", URL: "http://x/n-01", Time: day(1)}, {ID: "mar", URL: "http://x/n-03", Time: day(3)}, {ID: "feb", URL: "http://x/n-02", Time: day(2)}}, "mar"},
+		{"newest over shorter", []Member{{ID: "old", URL: "http://x/a", Time: day(1)}, {ID: "new", URL: "http://x/longer/path", Time: day(2)}}, "new"},
+		{"copies of one date", []Member{{ID: "copy", URL: "http://x/mirror/page", Time: day(5)}, {ID: "orig", URL: "http://x/page", Time: day(5)}}, "orig"},
+		{"undated copies", []Member{{ID: "copy", URL: "http://x/mirror/page"}, {ID: "orig", URL: "http://x/page"}}, "orig"},
+		{"dated over undated", []Member{{ID: "undated", URL: "http://x/a"}, {ID: "dated", URL: "http://x/longer", Time: day(1)}}, "dated"},
+		{"mixed", []Member{{ID: "u", URL: "http://x/u"}, {ID: "d1", URL: "http://x/d1", Time: day(1)}, {ID: "d2a", URL: "http://x/long/d2", Time: day(2)}, {ID: "d2b", URL: "http://x/d2", Time: day(2)}}, "d2b"},
+		{"preference first", []Member{{ID: "new", URL: "http://x/n", Time: day(9)}, {ID: "preferred", URL: "http://x/p", Time: day(1), Preference: 1}}, "preferred"},
+	} {
+		for _, order := range permutations(len(tc.members)) {
+			s := NewSet(Newest)
+			id := s.Found(tc.members[order[0]])
+			for _, i := range order[1:] {
+				s.Join(id, tc.members[i])
+			}
+			if got := s.Get(id).Master.ID; got != tc.want {
+				t.Errorf("%s, arrival %v: master %s, want %s", tc.name, order, got, tc.want)
+			}
+		}
+		if got := tc.members[Newest.Best(tc.members)].ID; got != tc.want {
+			t.Errorf("%s: Best = %s, want %s", tc.name, got, tc.want)
+		}
+		for _, a := range tc.members {
+			for _, b := range tc.members {
+				if Newest.Better(a, b) && Newest.Better(b, a) {
+					t.Errorf("%s: %s and %s are each better than the other", tc.name, a.ID, b.ID)
+				}
+				for _, c := range tc.members {
+					if Newest.Better(a, b) && Newest.Better(b, c) && !Newest.Better(a, c) {
+						t.Errorf("%s: %s > %s > %s but not %s > %s", tc.name, a.ID, b.ID, c.ID, a.ID, c.ID)
+					}
+				}
+			}
+		}
+	}
+}
+
+// permutations returns every order of 0…n-1.
+func permutations(n int) [][]int {
+	if n == 0 {
+		return [][]int{{}}
+	}
+	var out [][]int
+	for _, p := range permutations(n - 1) {
+		for i := 0; i <= len(p); i++ {
+			q := slices.Insert(slices.Clone(p), i, n-1)
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
 func TestParsePolicy(t *testing.T) {
-	for _, p := range []Policy{FirstSeen, ShortestURL, MostRecent, HighestQuality} {
+	for _, p := range []Policy{FirstSeen, ShortestURL, MostRecent, HighestQuality, Newest} {
 		got, err := ParsePolicy(p.String())
 		if err != nil || got != p {
 			t.Errorf("ParsePolicy(%q) = %v, %v", p.String(), got, err)
@@ -119,7 +183,7 @@ func (md *model) find(docID string) (ID, int) {
 // policy prefers among them.
 func TestRemoveAgainstModel(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, p := range []Policy{FirstSeen, ShortestURL, MostRecent, HighestQuality} {
+	for _, p := range []Policy{FirstSeen, ShortestURL, MostRecent, HighestQuality, Newest} {
 		t.Run(p.String(), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(3, uint64(p)))
 			member := func(n int) Member {
@@ -302,7 +366,7 @@ func TestPreferenceFirst(t *testing.T) {
 		{ID: "en", URL: "http://x/manual/en/a.html", Time: t0, Quality: 0.1, Preference: 1},
 		{ID: "de", URL: "http://x/de/a.html", Time: t0.Add(2 * time.Hour), Quality: 0.5},
 	}
-	for _, p := range []Policy{FirstSeen, ShortestURL, MostRecent, HighestQuality} {
+	for _, p := range []Policy{FirstSeen, ShortestURL, MostRecent, HighestQuality, Newest} {
 		for _, order := range [][]int{{0, 1, 2}, {1, 0, 2}, {2, 0, 1}, {2, 1, 0}} {
 			s := NewSet(p)
 			id := s.Found(docs[order[0]])

@@ -48,6 +48,45 @@ type unscoredQuery interface {
 	Unscored() query.Query
 }
 
+// A scoredQuery is a query package ranking scores with the statistics
+// of one user's documents (its searcher reads them from the reader it
+// is given): sent to a remote shard as the query it scores, with those
+// statistics (see Index.Search).
+type scoredQuery interface {
+	query.Query
+	Scored() query.Query
+	// Statistics returns the number of documents the query is scored
+	// over, and how many of them hold a term in a field.
+	Statistics() (docs uint64, count func(field, term string) uint64)
+}
+
+// findScored returns the first scoredQuery of q's tree, or nil.
+func findScored(q query.Query) scoredQuery {
+	switch q := q.(type) {
+	case scoredQuery:
+		return q
+	case *query.BooleanQuery:
+		for _, c := range []query.Query{q.Must, q.Should, q.MustNot, q.Filter} {
+			if f := findScored(c); f != nil {
+				return f
+			}
+		}
+	case *query.ConjunctionQuery:
+		for _, c := range q.Conjuncts {
+			if f := findScored(c); f != nil {
+				return f
+			}
+		}
+	case *query.DisjunctionQuery:
+		for _, c := range q.Disjuncts {
+			if f := findScored(c); f != nil {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
 // bleveQueries is the package of bleve's query types.
 var bleveQueries = reflect.TypeFor[query.TermQuery]().PkgPath()
 
@@ -90,6 +129,10 @@ func encodeQuery(q query.Query) (*wireQuery, error) {
 			return nil, err
 		}
 		return &wireQuery{Unscored: in}, nil
+	case scoredQuery:
+		// Scored with a user's statistics here (package ranking); a
+		// remote shard scores with the statistics of every shard.
+		return encodeQuery(q.Scored())
 	}
 	t := reflect.TypeOf(q)
 	if t.Kind() == reflect.Pointer {
@@ -201,8 +244,30 @@ type unscored struct{ query.Query }
 // Unscored returns the query filtered by.
 func (u unscored) Unscored() query.Query { return u.Query }
 
-// Searcher returns the query's searcher, scoring nothing.
+// Searcher returns the query's searcher, scoring nothing and weighing
+// nothing in the query norm, as package ranking's filters.
 func (u unscored) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options search.SearcherOptions) (search.Searcher, error) {
 	options.Score = "none"
-	return u.Query.Searcher(ctx, i, m, options)
+	s, err := u.Query.Searcher(ctx, i, m, options)
+	if err != nil {
+		return nil, err
+	}
+	return weightless{s}, nil
+}
+
+// weightless is a filter's searcher: weight 0 (see userquery.Filter).
+type weightless struct{ search.Searcher }
+
+// Weight returns 0.
+func (weightless) Weight() float64 { return 0 }
+
+// SetQueryNorm does nothing.
+func (weightless) SetQueryNorm(float64) {}
+
+// Optimize is the searcher's, if it has one.
+func (w weightless) Optimize(kind string, octx index.OptimizableContext) (index.OptimizableContext, error) {
+	if o, ok := w.Searcher.(index.Optimizable); ok {
+		return o.Optimize(kind, octx)
+	}
+	return nil, nil
 }

@@ -3,18 +3,29 @@ package shard
 import (
 	"context"
 	"errors"
+	"regexp"
 
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
+
+	"github.com/doppel-search/doppel/ranking/multiterm"
 )
+
+// The union narrows its dictionaries where the shards are.
+var _ multiterm.FilteringReader = (*union)(nil)
 
 // An Expandable query takes its terms from the index's term dictionary: a
 // prefix, a regular expression or a fuzzy term (package ranking's bounded
 // multi-term queries are). Searched in each shard alone it would expand
 // to that shard's terms, and score with another number of clauses on
 // each shard than on one index; a sharded index expands it once, against
-// the terms of all its shards, and searches what Expand returns. (A
+// the terms of all its shards, and searches what Expand returns. A
+// query bounded for a user's pages (multiterm.Options.Visible) reads
+// only the terms those pages hold: each shard narrows its own
+// dictionary (union.Filtered), so a term only hidden pages hold is
+// neither listed nor counted against the budget. (A
 // multi-term query of bleve's own types is expanded by each shard: its
 // documents are found, but may score a little differently.)
 type Expandable interface {
@@ -92,12 +103,80 @@ func expandAll(ctx context.Context, qs []query.Query, dict index.IndexReader, m 
 // A dictRequest asks a shard for the terms of a field: all of them, or
 // those with a prefix, matching a regular expression, or within an edit
 // distance of a term.
+//
+// Match and Visible narrow the answer (see multiterm.FilteringReader):
+// only terms that Match matches whole and that a document matching
+// Visible holds are listed, each shard checking its own documents, so
+// that a user's expansion neither reads nor counts a term only pages
+// they may not see hold.
 type dictRequest struct {
-	Field     string `json:"field"`
-	Kind      string `json:"kind"` // "all", "prefix", "regexp" or "fuzzy"
-	Text      string `json:"text,omitempty"`
-	Fuzziness int    `json:"fuzziness,omitempty"`
-	Prefix    string `json:"prefix,omitempty"` // fuzzy: the runes every term starts with
+	Field     string     `json:"field"`
+	Kind      string     `json:"kind"` // "all", "prefix", "regexp" or "fuzzy"
+	Text      string     `json:"text,omitempty"`
+	Fuzziness int        `json:"fuzziness,omitempty"`
+	Prefix    string     `json:"prefix,omitempty"` // fuzzy: the runes every term starts with
+	Match     string     `json:"match,omitempty"`
+	Visible   *wireQuery `json:"visible,omitempty"` // on the wire; visible in this process
+	visible   query.Query
+}
+
+// filteredDict answers dr from a snapshot's dictionary, narrowed by
+// dr.Match and dr's visible query (m reads the latter).
+func filteredDict(ctx context.Context, snap *scorch.IndexSnapshot, m mapping.IndexMapping, dr dictRequest) (index.FieldDict, error) {
+	var re *regexp.Regexp
+	if dr.Match != "" {
+		var err error
+		if re, err = regexp.Compile(`^(?:` + dr.Match + `)$`); err != nil {
+			return nil, err
+		}
+	}
+	d, err := snapshotDict(snap, dr)
+	if err != nil || (re == nil && dr.visible == nil) {
+		return d, err
+	}
+	return &narrowDict{FieldDict: d, ctx: ctx, snap: snap, m: m, field: dr.Field, re: re, visible: dr.visible}, nil
+}
+
+// A narrowDict lists the terms of a dictionary that re matches whole (if
+// not nil) and that a document matching visible holds (if not nil).
+// Cost: a match per term, then one multiterm.Held per term matched.
+type narrowDict struct {
+	index.FieldDict
+	ctx     context.Context
+	snap    *scorch.IndexSnapshot
+	m       mapping.IndexMapping
+	field   string
+	re      *regexp.Regexp
+	visible query.Query
+	read    int
+}
+
+// Next returns the next term listed, nil at the end.
+func (d *narrowDict) Next() (*index.DictEntry, error) {
+	for {
+		if d.read++; d.read%64 == 0 {
+			if err := d.ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		e, err := d.FieldDict.Next()
+		if err != nil || e == nil {
+			return nil, err
+		}
+		if d.re != nil && !d.re.MatchString(e.Term) {
+			continue
+		}
+		if d.visible != nil {
+			held, err := multiterm.Held(d.ctx, d.snap, d.m, d.field, e.Term, d.visible)
+			if err != nil {
+				return nil, err
+			}
+			if !held {
+				continue
+			}
+		}
+		return e, nil
+	}
 }
 
 // Kinds of dictRequest.
@@ -135,9 +214,21 @@ type union struct {
 	index.IndexReader // nil
 	ctx               context.Context
 	parts             []part
+	match             string      // see dictRequest
+	visible           query.Query // see dictRequest
+}
+
+// Filtered returns the union with each shard's dictionary narrowed to
+// the terms that match matches whole and that its documents matching
+// visible hold (multiterm.FilteringReader).
+func (u *union) Filtered(match string, visible query.Query) index.IndexReader {
+	c := *u
+	c.match, c.visible = match, visible
+	return &c
 }
 
 func (u *union) merged(dr dictRequest) (index.FieldDict, error) {
+	dr.Match, dr.visible = u.match, u.visible
 	dicts := make([]index.FieldDict, 0, len(u.parts))
 	for _, p := range u.parts {
 		d, err := p.dict(u.ctx, dr)

@@ -73,12 +73,12 @@ func (p *localPart) stats(ctx context.Context, req *bleve.SearchRequest) (*Stats
 	return localStats(ctx, snap, p.m, req)
 }
 
-func (p *localPart) dict(_ context.Context, dr dictRequest) (index.FieldDict, error) {
+func (p *localPart) dict(ctx context.Context, dr dictRequest) (index.FieldDict, error) {
 	snap, err := p.snapshot()
 	if err != nil {
 		return nil, err
 	}
-	d, err := snapshotDict(snap, dr)
+	d, err := filteredDict(ctx, snap, p.m, dr)
 	if err != nil {
 		snap.Close()
 		return nil, err

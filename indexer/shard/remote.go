@@ -170,6 +170,10 @@ func (p *remotePart) stats(ctx context.Context, req *bleve.SearchRequest) (*Stat
 }
 
 func (p *remotePart) dict(ctx context.Context, dr dictRequest) (index.FieldDict, error) {
+	var err error
+	if dr.Visible, err = encodeQuery(dr.visible); err != nil {
+		return nil, err
+	}
 	var es []dictEntry
 	if err := p.call(ctx, http.MethodPost, "/v1/dict", dr, &es); err != nil {
 		return nil, err

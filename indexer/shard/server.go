@@ -281,7 +281,12 @@ func (s *Server) dict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer snap.Close()
-	d, err := snapshotDict(snap, dr)
+	var err error
+	if dr.visible, err = decodeQuery(dr.Visible); err != nil {
+		fail(w, http.StatusBadRequest, err)
+		return
+	}
+	d, err := filteredDict(r.Context(), snap, s.m, dr)
 	if err != nil {
 		fail(w, http.StatusBadRequest, err)
 		return

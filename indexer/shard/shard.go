@@ -499,9 +499,24 @@ func (s *Index) Search(ctx context.Context, req *bleve.SearchRequest) (*bleve.Se
 		}
 	}
 	if s.remote {
-		st, err := s.gather(ctx, req)
-		if err != nil {
-			return nil, err
+		st := &Stats{}
+		if req.Score != "none" { // nothing scored, no statistics needed
+			var err error
+			if st, err = s.gather(ctx, req); err != nil {
+				return nil, err
+			}
+			// A query scored with one user's statistics (package
+			// ranking) is scored with them on every shard: the terms
+			// gathered, their counts the user's.
+			if sq := findScored(req.Query); sq != nil {
+				docs, count := sq.Statistics()
+				st.Docs = docs
+				for f, ts := range st.Terms {
+					for t := range ts {
+						ts[t] = count(f, t)
+					}
+				}
+			}
 		}
 		ctx = context.WithValue(withStats(ctx, st), search.MakeDocumentMatchHandlerKey, nil)
 	}

@@ -88,7 +88,9 @@ type Options struct {
 	// on documents outside it (a user's access filter, see package
 	// ranking). Each term of the dictionary walk costs one conjunction
 	// of its posting list with Visible, stopped at the first document.
-	// Expand (the sharded path) does not filter.
+	// Expand filters too: through the reader's Filtered if it is a
+	// [FilteringReader] (a sharded index, each shard filtering its own
+	// terms), else term by term as a search does.
 	Visible query.Query
 }
 
@@ -280,7 +282,9 @@ func (q *bounded) Searcher(ctx context.Context, i index.IndexReader, m mapping.I
 // A sharded index (package indexer/shard) expands with the terms of
 // every shard, so that each shard searches the same terms and scores as
 // one index would, and a shard in another process can be sent the
-// result. One difference: a regular expression matching no term
+// result. With Options.Visible, only terms a visible document holds
+// are taken, as a search takes them. One difference: a regular
+// expression matching no term
 // becomes a match-none query, which a query string's boolean query drops
 // where q's empty disjunction stays.
 func (q *bounded) Expand(ctx context.Context, r index.IndexReader, m mapping.IndexMapping) (query.Query, error) {
@@ -288,7 +292,15 @@ func (q *bounded) Expand(ctx context.Context, r index.IndexReader, m mapping.Ind
 	if field == "" {
 		field = m.DefaultSearchField()
 	}
-	terms, dists, err := q.expand(ctx, r, nil, field)
+	held := m // filter term by term
+	if f, ok := r.(FilteringReader); ok && q.budget.opts.Visible != nil {
+		match := ""
+		if q.kind == regexpKind {
+			match = q.text
+		}
+		r, held = f.Filtered(match, q.budget.opts.Visible), nil
+	}
+	terms, dists, err := q.expand(ctx, r, held, field)
 	if err != nil {
 		return nil, err
 	}
@@ -376,9 +388,24 @@ func maxRepeat(re *syntax.Regexp) int {
 	return n
 }
 
+// A FilteringReader is a reader that narrows its own term dictionaries
+// where they are kept: a sharded index's union of its shards'
+// dictionaries (package indexer/shard), where each shard lists only
+// the terms its visible documents hold, so that what a user may not see
+// is never sent, merged or counted. Expand uses Filtered in place of
+// checking each term.
+type FilteringReader interface {
+	index.IndexReader
+	// Filtered returns the reader with dictionaries that list only the
+	// terms that match matches whole (a regular expression of Go's
+	// syntax, already within Options' bounds; "" for every term) and
+	// that a document matching visible holds (see [Held]).
+	Filtered(match string, visible query.Query) index.IndexReader
+}
+
 // expand returns the query's terms in field, enumerating them on the first
 // call; m is the mapping to search Options.Visible with, nil not to
-// filter.
+// filter (the reader has: see FilteringReader).
 func (q *bounded) expand(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, field string) ([]string, []uint8, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -399,7 +426,7 @@ func (q *bounded) expand(ctx context.Context, r index.IndexReader, m mapping.Ind
 			}
 		}
 		if m != nil && q.budget.opts.Visible != nil {
-			held, err := heldBy(ctx, r, m, field, term, q.budget.opts.Visible)
+			held, err := Held(ctx, r, m, field, term, q.budget.opts.Visible)
 			if err != nil || !held {
 				return err
 			}
@@ -414,7 +441,7 @@ func (q *bounded) expand(ctx context.Context, r index.IndexReader, m mapping.Ind
 	var err error
 	switch q.kind {
 	case regexpKind:
-		err = expandRegexp(ctx, r, field, q.text, q.budget.opts, add)
+		err = expandRegexp(ctx, r, field, q.text, q.budget.opts, m != nil, add)
 	case prefixKind:
 		err = walk(dict(r, field, q.text))(ctx, add)
 	case fuzzyKind:
@@ -430,13 +457,13 @@ func (q *bounded) expand(ctx context.Context, r index.IndexReader, m mapping.Ind
 	return terms, dists, nil
 }
 
-// heldBy reports whether a document matching visible holds term in
-// field. Cost: a conjunction of the term's posting list with visible,
-// stopped at the first match.
-func heldBy(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, field, term string, visible query.Query) (bool, error) {
+// Held reports whether a document matching visible holds term in
+// field of r. Cost: a conjunction of the term's posting list with
+// visible, stopped at the first match.
+func Held(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, field, term string, visible query.Query) (bool, error) {
 	t := query.NewTermQuery(term)
 	t.SetField(field)
-	s, err := query.NewConjunctionQuery([]query.Query{t, visible}).Searcher(ctx, r, m, search.SearcherOptions{})
+	s, err := query.NewConjunctionQuery([]query.Query{t, visible}).Searcher(ctx, r, m, search.SearcherOptions{Score: "none"})
 	if err != nil {
 		return false, err
 	}
@@ -484,14 +511,16 @@ func dict(r index.IndexReader, field, prefix string) (index.FieldDict, error) {
 // expandRegexp calls add with the terms of field that pattern matches
 // whole, walking the dictionary from the pattern's literal prefix and
 // matching each term with Go's regexp (see Options.MaxRegexInsts for
-// why not the index's automaton).
-func expandRegexp(ctx context.Context, r index.IndexReader, field, pattern string, o Options, add func(string, uint8) error) error {
+// why not the index's automaton). A pattern that is a literal is added
+// as it is if literal, else looked up in the dictionary (a filtered
+// one lists it only if a visible document holds it).
+func expandRegexp(ctx context.Context, r index.IndexReader, field, pattern string, o Options, literal bool, add func(string, uint8) error) error {
 	re, err := compileRegexp(pattern, o)
 	if err != nil {
 		return err
 	}
 	prefix, complete := re.LiteralPrefix()
-	if complete {
+	if complete && literal {
 		return add(prefix, 0)
 	}
 	return walk(dict(r, field, prefix))(ctx, func(t string, _ uint8) error {

@@ -632,8 +632,36 @@ type filter struct{ query.Query }
 // process rebuilds f from (package indexer/shard sends it so).
 func (f filter) Unscored() query.Query { return f.Query }
 
-// Searcher returns the searcher of f's query, scoring nothing.
+// Searcher returns the searcher of f's query, scoring nothing and
+// weighing nothing in the query norm of the query it is part of.
 func (f filter) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options bsearch.SearcherOptions) (bsearch.Searcher, error) {
 	options.Score = "none"
-	return f.Query.Searcher(ctx, i, m, options)
+	s, err := f.Query.Searcher(ctx, i, m, options)
+	if err != nil {
+		return nil, err
+	}
+	return weightless{s}, nil
+}
+
+// weightless is a filter's searcher: its weight is 0. Bleve's query norm
+// sums the weights of a query's searchers, a filter's included, and a
+// term's weight is its idf in the whole index: the access filter's
+// terms (the groups) made every score of a search depend on how many
+// pages of each group the index holds, pages the user may not see
+// among them.
+type weightless struct{ bsearch.Searcher }
+
+// Weight returns 0.
+func (weightless) Weight() float64 { return 0 }
+
+// SetQueryNorm does nothing: the filter scores nothing.
+func (weightless) SetQueryNorm(float64) {}
+
+// Optimize lets bleve optimize the filter as its own searcher, if it
+// can (a filter in a search that scores nothing).
+func (w weightless) Optimize(kind string, octx index.OptimizableContext) (index.OptimizableContext, error) {
+	if o, ok := w.Searcher.(index.Optimizable); ok {
+		return o.Optimize(kind, octx)
+	}
+	return nil, nil
 }

@@ -99,7 +99,7 @@ func testLease(t *testing.T, rdb *redis.ClusterClient) {
 	if err := s.Wait(ctx, 1, nil); err != nil {
 		t.Fatal(err)
 	}
-	if waited := time.Since(start); waited < lease/2 || waited > lease+2*time.Second {
+	if waited := time.Since(start); waited < lease/2 { // no upper bound: a busy machine stretches it
 		t.Errorf("waited %v for a number leased for %v", waited, lease)
 	}
 	commit(t, s, 1, "b", signatures.NoCluster)

@@ -1,4 +1,4 @@
-package hook_test
+package dedup_test
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/internal/jsonl"
 )
@@ -18,7 +17,7 @@ import (
 // BenchmarkDetectorScale feeds the documents of DOPPEL_SYNTH (a JSONL
 // corpus such as `ndd synth -from SITE.jsonl -n 1000000 -lines 30` of
 // ../shared/kit makes; skipped without it) to a detector with the crawl's
-// settings, as a crawl feeds it: DetectorOptions (all three candidate
+// settings, as a crawl feeds it: dedup.Web (all three candidate
 // sources, the edit allowance), the verification sets in a file, signed
 // on every core and inserted in order, and re-clustered each time the
 // count has doubled since the last re-clustering (from 1,000 on, as
@@ -36,7 +35,7 @@ func BenchmarkDetectorScale(b *testing.B) {
 	}
 	const window = 100_000
 	for b.Loop() {
-		opts := hook.DetectorOptions()
+		opts := dedup.Web()
 		opts.SetsFile = filepath.Join(b.TempDir(), "sets")
 		det, err := dedup.New(nil, opts)
 		if err != nil {

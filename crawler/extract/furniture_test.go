@@ -1,0 +1,226 @@
+package extract
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var large = flag.Bool("large", false, "TestDeterministic: read R's reference manual (6.5 MB, 2000 pages; /usr/share/R/doc/manual/refman.pdf) instead of the small test PDF")
+
+// TestStripFurniture: running headers and footers (numbers aside, the
+// same line at the same edge of two pages) and bare page numbers leave;
+// lines that repeat elsewhere, or only once at an edge, stay; table of
+// contents entries lose their leaders and page numbers.
+func TestStripFurniture(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		pages [][]string
+		want  [][]string
+	}{{
+		name: "running header with page number, chapter start with bare number",
+		pages: [][]string{
+			{"8", "2 Spreadsheet-like data", "In this section we consider importing such files."},
+			{"Chapter 2: Spreadsheet-like data 9", "If a separator character is specified, quotes can be escaped."},
+			{"Chapter 2: Spreadsheet-like data 10", "Many OSes have conventions for escapes."},
+		},
+		want: [][]string{
+			{"2 Spreadsheet-like data", "In this section we consider importing such files."},
+			{"If a separator character is specified, quotes can be escaped."},
+			{"Many OSes have conventions for escapes."},
+		},
+	}, {
+		name: "footer of two lines, the inner one repeats only behind the outer",
+		pages: [][]string{
+			{"Body one.", "More.", "", "Annual report 2024", "Page 1 of 3"},
+			{"Body two.", "More.", "Annual report 2024", "Page 2 of 3"},
+			{"Body three.", "More.", "Annual report 2024", "- 3 -"},
+		},
+		want: [][]string{{"Body one.", "More.", ""}, {"Body two.", "More."}, {"Body three.", "More."}},
+	}, {
+		name: "an edge line that does not repeat stays, and so does what is behind it",
+		pages: [][]string{
+			{"Introduction", "Body one."},
+			{"Methods", "Body two."},
+		},
+		want: [][]string{{"Introduction", "Body one."}, {"Methods", "Body two."}},
+	}, {
+		name: "a repeated line in the middle of pages stays",
+		pages: [][]string{
+			{"Top one", "x <- 1", "a", "b", "c", "d", "Bottom one"},
+			{"Top two", "x <- 1", "e", "f", "g", "h", "Bottom two"},
+		},
+		want: [][]string{
+			{"Top one", "x <- 1", "a", "b", "c", "d", "Bottom one"},
+			{"Top two", "x <- 1", "e", "f", "g", "h", "Bottom two"},
+		},
+	}, {
+		name: "headers that end with the page's number, chapters of one page",
+		pages: [][]string{
+			{"Chapter 1: Introduction 5", "Body one.", "Ends one."},
+			{"Chapter 1: Introduction 6", "Body two.", "Ends two."},
+			{"Chapter 2: Methods 7", "Body three.", "Ends three."},
+			{"8 Chapter 3: Results", "Body four.", "Ends four."},
+		},
+		want: [][]string{{"Body one.", "Ends one."}, {"Body two.", "Ends two."}, {"Body three.", "Ends three."}, {"Body four.", "Ends four."}},
+	}, {
+		name: "numbers at the edges that do not follow the pages stay",
+		pages: [][]string{
+			{"Revenue rose 12", "Body one.", "Ends one."},
+			{"Costs fell by 40", "Body two.", "Ends two."},
+			{"Margins were 3", "Body three.", "Ends three."},
+			{"Staff grew by 9", "Body four.", "Ends four."},
+		},
+		want: [][]string{
+			{"Revenue rose 12", "Body one.", "Ends one."},
+			{"Costs fell by 40", "Body two.", "Ends two."},
+			{"Margins were 3", "Body three.", "Ends three."},
+			{"Staff grew by 9", "Body four.", "Ends four."},
+		},
+	}, {
+		name:  "one page keeps its edges",
+		pages: [][]string{{"Memo", "Text of the memo.", "1"}},
+		want:  [][]string{{"Memo", "Text of the memo.", "1"}},
+	}, {
+		name: "roman page numbers of the front matter, table of contents",
+		pages: [][]string{
+			{"Table of Contents", "Acknowledgements . . . . . . . . . 1", "1 Introduction . . . . . . 3", "i"},
+			{"1.1 Imports. . . . . . . . 3", "Appendix A References ……… 35", "ii"},
+		},
+		want: [][]string{
+			{"Table of Contents", "Acknowledgements", "1 Introduction"},
+			{"1.1 Imports", "Appendix A References"},
+		},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			got := stripFurniture(c.pages)
+			if !slices.EqualFunc(got, c.want, slices.Equal) {
+				t.Errorf("stripFurniture:\n got %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestPageNumberAndTOC(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		page bool
+	}{
+		{"7", true}, {"- 7 -", true}, {"[12]", true}, {"iv", true}, {"XII", true}, {"Page 7 of 20", true},
+		{"page 3", true}, {"7 / 20", true}, {"Seite 4", true},
+		{"Introduction", false}, {"I think so.", false}, {"2024 results", false}, {"civil", false}, {"Mix", false}, {"", false},
+	} {
+		if got := isPageNumber(c.line); got != c.page {
+			t.Errorf("isPageNumber(%q) = %v, want %v", c.line, got, c.page)
+		}
+	}
+	for _, c := range []struct{ line, entry string }{
+		{"2.3 Data Interchange Format (DIF). . . . . . . . 11", "2.3 Data Interchange Format (DIF)"},
+		{"Preface ..........  vii", "Preface"},
+		{"see section 3 ... 4", "see section 3"},
+		{"Wait... and see", ""},
+		{"Total . . . . amount", ""},
+		{"1 Introduction", ""},
+	} {
+		got, ok := tocEntry(c.line)
+		if got != c.entry || ok != (c.entry != "") {
+			t.Errorf("tocEntry(%q) = %q %v, want %q", c.line, got, ok, c.entry)
+		}
+	}
+}
+
+// TestPageLines: PDFium's mark of a hyphen it took out at a line's end
+// (U+0002) joins the word; form feeds and CR LF break lines.
+func TestPageLines(t *testing.T) {
+	got := pageLines("small re\x02usable tools\r\n  indented \fnext page\rlast")
+	want := []string{"small reusable tools", "indented", "next page", "last"}
+	if !slices.Equal(got, want) {
+		t.Errorf("pageLines = %q, want %q", got, want)
+	}
+}
+
+// TestBlockSoftHyphens: a soft hyphen (U+00AD) leaves the word whole,
+// a form feed is white space.
+func TestBlockSoftHyphens(t *testing.T) {
+	r := newRun(DOCX, *(&Limits{}).EnsureDefaults())
+	r.block("re\u00adusable\fparts")
+	if want := []string{"reusable parts"}; !slices.Equal(r.doc.Blocks, want) {
+		t.Errorf("blocks %q, want %q", r.doc.Blocks, want)
+	}
+}
+
+// TestPrintedLinks: a link target printed in parentheses after the
+// link's text leaves; a URL in the text stays.
+func TestPrintedLinks(t *testing.T) {
+	r := newRun(PDF, *(&Limits{}).EnsureDefaults())
+	layOut(r, [][]string{{
+		"The RODBC (https://CRAN.R-project.org/package=RODBC) package provides an interface,",
+		"and so does the package called DBI (https://CRAN.R-",
+		"project.org/package=DBI). See https://www.r-project.org/ for more.",
+	}})
+	got := strings.Join(r.doc.Blocks, "|")
+	want := "The RODBC package provides an interface, and so does the package called DBI. See https://www.r-project.org/ for more."
+	if got != want {
+		t.Errorf("blocks %q, want %q", got, want)
+	}
+}
+
+// TestDeterministic: a document's text depends on its bytes and the
+// limits alone. The same PDF read twice with four goroutines burning
+// every core beside it gives the same text; with a time limit too short
+// to read it, the reading fails with "too slow" rather than giving the
+// pages read so far. -large reads R's reference manual (cut at 2000
+// pages, about 25 s a reading on an idle machine).
+func TestDeterministic(t *testing.T) {
+	path := "testdata/docs/apa.en.pdf"
+	if *large {
+		path = "/usr/share/R/doc/manual/refman.pdf"
+	}
+	body, err := os.ReadFile(path)
+	if err != nil {
+		t.Skipf("no PDF to read: %v", err)
+	}
+	stop := make(chan struct{})
+	var burners sync.WaitGroup
+	for range 2 * runtime.GOMAXPROCS(0) {
+		burners.Go(func() {
+			x := uint64(1)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for range 1 << 16 {
+					x = x*6364136223846793005 + 1442695040888963407
+				}
+			}
+		})
+	}
+	var docs [2]*Document
+	for i := range docs {
+		if docs[i], err = Read(PDF, body, Limits{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	burners.Wait()
+	if !slices.Equal(docs[0].Blocks, docs[1].Blocks) || docs[0].Pages != docs[1].Pages || docs[0].Cut != docs[1].Cut {
+		t.Fatalf("two readings differ: %d blocks of %d pages (cut %v), then %d of %d (cut %v)",
+			len(docs[0].Blocks), docs[0].Pages, docs[0].Cut, len(docs[1].Blocks), docs[1].Pages, docs[1].Cut)
+	}
+	if len(docs[0].Blocks) == 0 {
+		t.Fatal("no text read")
+	}
+	_, err = Read(PDF, body, Limits{Timeout: time.Nanosecond})
+	var e *Error
+	if !errors.As(err, &e) || !strings.HasPrefix(e.Reason, "too slow: ") {
+		t.Fatalf("a time limit of 1 ns: %v, want a \"too slow\" error", err)
+	}
+}
