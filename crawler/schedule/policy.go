@@ -3,7 +3,6 @@ package schedule
 import (
 	"iter"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"time"
 )
@@ -20,9 +19,6 @@ type Options struct {
 	// Prior is the change interval a page is assumed to have before its
 	// history says otherwise (see Prior). Default 1 day.
 	Prior time.Duration
-	// Explore draws, at each revisit, the rate a page is scheduled at
-	// from its posterior (Thompson sampling) rather than taking its mean.
-	Explore bool
 }
 
 // EnsureDefaults sets every zero field to its default (each field's doc
@@ -90,7 +86,6 @@ type Adaptive struct {
 	mu    float64 // the Lagrange multiplier
 	since int     // observations since mu
 	at    float64 // pages counted at mu
-	rng   *rand.Rand
 }
 
 // replanEvents is how many observations at most the multiplier is kept.
@@ -98,31 +93,7 @@ const replanEvents = 64
 
 // NewAdaptive returns the Adaptive policy.
 func NewAdaptive(opts Options) *Adaptive {
-	return &Adaptive{opts: *opts.EnsureDefaults(), pools: map[string]*Pool{}, rng: rand.New(rand.NewPCG(1, 2))}
-}
-
-// gamma draws from the Gamma distribution of the given shape and scale 1
-// (Marsaglia & Tsang 2000; a shape below 1 boosted by U^{1/shape}).
-func (a *Adaptive) gamma(shape float64) float64 {
-	boost := 1.0
-	if shape < 1 {
-		boost = math.Pow(a.rng.Float64(), 1/shape)
-		shape++
-	}
-	d := shape - 1.0/3
-	c := 1 / math.Sqrt(9*d)
-	for {
-		x := a.rng.NormFloat64()
-		v := 1 + c*x
-		if v <= 0 {
-			continue
-		}
-		v = v * v * v
-		u := a.rng.Float64()
-		if math.Log(u) < x*x/2+d-d*v+d*math.Log(v) {
-			return d * v * boost
-		}
-	}
+	return &Adaptive{opts: *opts.EnsureDefaults(), pools: map[string]*Pool{}}
 }
 
 // Name returns "adaptive".
@@ -165,9 +136,6 @@ func (a *Adaptive) Observe(url string, s *State, at time.Time, changed bool, mod
 		a.hist.add(s.Rate, -1)
 	}
 	a.rate(s, p)
-	if a.opts.Explore {
-		s.Rate *= a.gamma(s.Shape) / s.Shape
-	}
 	a.hist.add(s.Rate, 1)
 	a.since++
 	if float64(a.since) >= min(replanEvents, a.hist.total) || a.hist.total > a.at*1.1 || a.hist.total < a.at*0.9 {
@@ -175,13 +143,10 @@ func (a *Adaptive) Observe(url string, s *State, at time.Time, changed bool, mod
 	}
 }
 
-// rate sets the page's rate and the weight of its estimate (State.Rate,
-// State.Shape) under the prior of its pool p.
+// rate sets the page's rate (State.Rate) under the prior of its pool p.
+// It is positive: both priors give every page some chance to change.
 func (a *Adaptive) rate(s *State, p *Pool) {
-	pr := a.prior(p)
-	s.Rate = EstimateRate(s.History, pr)
-	n, _ := stats(s.History)
-	s.Shape = max(pr.Changes, minShape) + n
+	s.Rate = EstimateRate(s.History, a.prior(p))
 }
 
 // Forget takes the page out of its group and of the allocation.
@@ -206,7 +171,7 @@ func (a *Adaptive) Next(s *State) time.Duration {
 		return a.opts.clamp(a.opts.Prior)
 	}
 	rate := s.Rate
-	if s.Shape == 0 { // recorded before rates were kept
+	if rate == 0 { // recorded before rates were kept
 		rate = EstimateRate(s.History, Prior{Mean: a.opts.Prior})
 	}
 	f := optimal(rate, a.mu)
@@ -226,7 +191,7 @@ func (a *Adaptive) Plan(pages iter.Seq2[string, *State]) {
 		a.pool(u).Add(0, 0, n, t)
 	}
 	for u, s := range pages {
-		if s.Shape == 0 {
+		if s.Rate == 0 {
 			a.rate(s, a.pool(u))
 		}
 		a.hist.add(s.Rate, 1)

@@ -66,10 +66,6 @@ type State struct {
 	// (per second) as of its last fetch: what the allocation counts it
 	// as until the next.
 	Rate float64 `json:"rate,omitempty"`
-	// Shape is the weight of that estimate: the shape of the Gamma
-	// posterior the rate is the mean of (the prior's pseudo-changes and
-	// the changes seen).
-	Shape float64 `json:"shape,omitempty"`
 }
 
 // minAge is the youngest Last-Modified age a first fetch takes as a

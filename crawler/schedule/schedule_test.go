@@ -24,7 +24,8 @@ func poisson(r *rand.Rand, lambda, horizon float64) []float64 {
 }
 
 // observe fetches a page whose changes are at times changes at the
-// fetch times given, with or without Last-Modified, and returns its state.
+// fetch times given, with or without Last-Modified (the time of the last
+// change, or of the site's start at 0), and returns its state.
 func observe(changes, fetches []float64, lastModified bool) State {
 	var s State
 	start := time.Unix(0, 0)
@@ -34,8 +35,11 @@ func observe(changes, fetches []float64, lastModified bool) State {
 		i := sortSearch(changes, f) // changes before f
 		changed := i > 0 && changes[i-1] > prev
 		var mod time.Time
-		if lastModified && i > 0 {
+		switch {
+		case lastModified && i > 0:
 			mod = at(changes[i-1])
+		case lastModified: // unchanged since the site began
+			mod = start
 		}
 		s.Observe(at(f), changed, mod)
 		prev = f
