@@ -39,13 +39,14 @@ func (h *histogram) add(rate, n float64) {
 	h.total = max(h.total+n, 0)
 }
 
-// multiplier is the μ that spends budget over the pages counted.
-func (h *histogram) multiplier(budget, minFreq, maxFreq float64) float64 {
+// multiplier is the μ that spends budget over the pages counted, found
+// near guess (the last one) if positive.
+func (h *histogram) multiplier(budget, minFreq, maxFreq, guess float64) float64 {
 	var groups []rateGroup
 	for b, n := range h.count {
 		if n > 0 {
 			groups = append(groups, rateGroup{rateOf(b), n})
 		}
 	}
-	return multiplierOf(groups, budget, minFreq, maxFreq)
+	return multiplierOf(groups, budget, minFreq, maxFreq, guess)
 }

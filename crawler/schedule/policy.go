@@ -89,7 +89,7 @@ type Adaptive struct {
 }
 
 // replanEvents is how many observations at most the multiplier is kept.
-const replanEvents = 64
+const replanEvents = 256
 
 // NewAdaptive returns the Adaptive policy.
 func NewAdaptive(opts Options) *Adaptive {
@@ -160,7 +160,7 @@ func (a *Adaptive) Forget(url string, s State) {
 }
 
 func (a *Adaptive) replan() {
-	a.mu = a.hist.multiplier(a.opts.Budget, 1/a.opts.MaxInterval.Seconds(), 1/a.opts.MinInterval.Seconds())
+	a.mu = a.hist.multiplier(a.opts.Budget, 1/a.opts.MaxInterval.Seconds(), 1/a.opts.MinInterval.Seconds(), a.mu)
 	a.since, a.at = 0, a.hist.total
 }
 
@@ -217,11 +217,12 @@ func multiplier(rates []float64, budget, minFreq, maxFreq float64) float64 {
 			groups = append(groups, rateGroup{l, 1})
 		}
 	}
-	return multiplierOf(groups, budget, minFreq, maxFreq)
+	return multiplierOf(groups, budget, minFreq, maxFreq, 0)
 }
 
-// multiplierOf is multiplier over pages counted by rate.
-func multiplierOf(groups []rateGroup, budget, minFreq, maxFreq float64) float64 {
+// multiplierOf is multiplier over pages counted by rate. With guess > 0
+// (the last multiplier) the search starts from a bracket around it.
+func multiplierOf(groups []rateGroup, budget, minFreq, maxFreq, guess float64) float64 {
 	total := func(mu float64) float64 {
 		sum := 0.0
 		for _, g := range groups {
@@ -232,8 +233,17 @@ func multiplierOf(groups []rateGroup, budget, minFreq, maxFreq float64) float64 
 	if total(math.Inf(1)) >= budget {
 		return math.Inf(1)
 	}
-	lo, hi := 1e-15, 1e6
-	for range 100 {
+	lo, hi, steps := 1e-15, 1e6, 100
+	if guess > 0 && !math.IsInf(guess, 1) {
+		lo, hi, steps = guess/2, guess*2, 40 // 2^(4/2^40): exact enough
+		for lo > 1e-15 && total(lo) <= budget {
+			lo /= 4
+		}
+		for hi < 1e6 && total(hi) > budget {
+			hi *= 4
+		}
+	}
+	for range steps {
 		mid := math.Sqrt(lo * hi)
 		if total(mid) > budget {
 			lo = mid

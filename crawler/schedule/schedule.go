@@ -267,25 +267,42 @@ func optimal(lambda, mu float64) float64 {
 	if target >= 1 {
 		return 0
 	}
-	// g(r) = 1 − (1+r)e^{−r} rises from 0 to 1.
-	g := func(r float64) float64 { return 1 - (1+r)*math.Exp(-r) }
-	lo, hi := 0.0, 1.0
-	for g(hi) < target {
-		hi *= 2
-		if hi > 1e6 {
-			return 0
-		}
-	}
-	for range 80 {
-		mid := (lo + hi) / 2
-		if g(mid) < target {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	if hi == 0 {
+	r := solveG(target)
+	if r == 0 || r > 1e6 {
 		return 0
 	}
-	return lambda / hi
+	return lambda / r
+}
+
+// solveG returns the r > 0 at which g(r) = 1 − (1+r)e^{−r} (rising from 0
+// to 1) equals t in (0, 1): safeguarded Newton steps (g′(r) = r·e^{−r})
+// inside a bracket that halves when a step would leave it, to a relative
+// 1e-12 — a few steps where bisection took 80.
+func solveG(t float64) float64 {
+	lo, hi := 0.0, 1.0
+	for 1-(1+hi)*math.Exp(-hi) < t {
+		lo, hi = hi, hi*2
+		if hi > 1e6 {
+			return hi
+		}
+	}
+	r := min(max(math.Sqrt(2*t), lo), hi) // g(r) ≈ r²/2 near 0
+	for range 100 {
+		e := math.Exp(-r)
+		d := 1 - (1+r)*e - t
+		if d < 0 {
+			lo = r
+		} else {
+			hi = r
+		}
+		next := r - d/(r*e)
+		if !(next > lo && next < hi) {
+			next = (lo + hi) / 2
+		}
+		if math.Abs(next-r) <= 1e-12*r {
+			return next
+		}
+		r = next
+	}
+	return r
 }

@@ -330,3 +330,12 @@ func TestMultiplierGroupsEqualRates(t *testing.T) {
 		t.Errorf("the plain sum at the multiplier %g spends %g fetches/s of a budget of 2", mu, got)
 	}
 }
+
+func TestSolveG(t *testing.T) {
+	for _, target := range []float64{1e-12, 1e-6, 0.01, 0.3, 0.5, 0.9, 0.999, 1 - 1e-9} {
+		r := solveG(target)
+		if got := 1 - (1+r)*math.Exp(-r); math.Abs(got-target) > 1e-9*max(target, 1e-3) {
+			t.Errorf("solveG(%g) = %g: g = %g", target, r, got)
+		}
+	}
+}
