@@ -42,10 +42,10 @@ import (
 // whole site's deployment or of the page's creation: see
 // Adaptive.Observe). So a page has a rate from its first fetch on,
 // before Doppel has seen it change.
-type Observation struct {
+type Observation struct { // the durations first: 24 bytes
 	Interval time.Duration `json:"Interval"`
-	Changed  bool          `json:"Changed,omitempty"`
 	Quiet    time.Duration `json:"Quiet,omitempty"`
+	Changed  bool          `json:"Changed,omitempty"`
 	First    bool          `json:"first,omitempty"`
 }
 
