@@ -144,3 +144,19 @@ func TestPoolForget(t *testing.T) {
 		t.Errorf("after a member left: %+v, want %+v", p, q)
 	}
 }
+
+// TestPlanRatesOldStates: a state recorded before rates were kept (no
+// Rate) gets one when the policy is rebuilt from the states, so it is
+// not taken for a page that never changes.
+func TestPlanRatesOldStates(t *testing.T) {
+	a := NewAdaptive(Options{Budget: 1.0 / 60, MinInterval: time.Second, MaxInterval: 24 * time.Hour, Prior: time.Hour})
+	old := &State{LastFetch: time.Unix(1_000_000, 0), History: []Observation{
+		{Interval: 10 * time.Minute, Changed: true}, {Interval: 10 * time.Minute}, {Interval: 10 * time.Minute, Changed: true}}}
+	a.Plan(func(yield func(string, *State) bool) { yield("http://h/p/1", old) })
+	if old.Rate <= 0 {
+		t.Fatalf("rate after Plan: %v, want one estimated from the history", old.Rate)
+	}
+	if got := a.Next(old); got >= 24*time.Hour {
+		t.Errorf("a page that changed twice in 30 minutes is due in %v, the maximum", got)
+	}
+}
