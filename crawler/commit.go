@@ -227,7 +227,7 @@ func (c *committer) commit(ctx context.Context, group []*result, release func())
 	}
 	release() // the group's links are queued: its workers may pop again
 	c.writer.write(c.batch, marks)
-	c.recrawl.plan(now)
+	c.recrawl.plan()
 	return c.flushIndex(false)
 }
 

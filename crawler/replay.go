@@ -121,10 +121,10 @@ func (c *committer) replay() error {
 	if err != nil {
 		return err
 	}
+	c.recrawl.plan() // before scheduleMissing asks the policy
 	if err := c.scheduleMissing(); err != nil {
 		return err
 	}
-	c.recrawl.plan(time.Now())
 	return c.finish(false)
 }
 
@@ -195,6 +195,7 @@ func (c *committer) restored(r pages.Record, res dedup.Result) {
 		r.Schedule.LastFetch = r.FetchedAt
 	}
 	c.recrawl.states[r.URL] = r.Schedule
+	c.recrawl.planned = false // the policy is given every state again
 }
 
 // scheduleMissing schedules the revisit of every fetched page that has
