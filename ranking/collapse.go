@@ -59,7 +59,7 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	}
 	if out.More = out.More || hi < len(order); out.More {
 		last := page[len(page)-1]
-		out.Cursor = cursorAt(r.Page, last, best[last], r.ByDate).encode()
+		out.Cursor = cursorAt(r.Page, page, best[last], r.ByDate).encode()
 	}
 	out.Hits, err = s.hits(ctx, page, best, cq, r)
 	return out, err
@@ -560,7 +560,7 @@ func (s *Searcher) omitted(ctx context.Context, order []string, best map[string]
 	list, pos = list[a:b], pos[a:b]
 	if hi < n && len(list) > 0 {
 		last := pos[len(pos)-1]
-		c := cursorAt(r.Page, order[last[0]], best[order[last[0]]], r.ByDate)
+		c := cursorAt(r.Page, order[last[0]:last[0]+1], best[order[last[0]]], r.ByDate)
 		c.Entry, c.Omitted = last[1], true
 		out.More, out.Cursor = true, c.encode()
 	}

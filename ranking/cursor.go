@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2/search"
@@ -16,20 +17,26 @@ import (
 var ErrCursor = errors.New("invalid cursor")
 
 // A cursor is where a page ended (Result.Cursor), as Elasticsearch's
-// search_after: the last cluster on it and that cluster's sort key. The
-// next page starts after that cluster where the result still has it — so
-// clusters added, removed or rescored before it shift nothing — and
-// otherwise after the key, before the first cluster that ranks below it.
+// search_after: the last clusters on it and the last one's sort key. The
+// next page starts after the last of those clusters the result still has
+// — so clusters added, removed or rescored before it shift nothing — and
+// if it has none, after the key, before the first cluster that ranks
+// below it (scores change as the index does: then a cluster may be
+// repeated or missed, as with search_after).
 type cursor struct {
-	Page    int     `json:"p"`           // the page it ends
-	Cluster string  `json:"c"`           // the last cluster on it
-	Entry   int     `json:"e,omitempty"` // Omitted: the entries of the cluster listed so far, less one
-	ID      string  `json:"i"`           // the cluster's best hit: its key
-	Score   float64 `json:"s"`
-	Date    string  `json:"d,omitempty"` // by date: the best hit's date key
-	Relaxed bool    `json:"r,omitempty"` // the best hit holds only some of the words
-	ByDate  bool    `json:"o,omitempty"`
-	Omitted bool    `json:"f,omitempty"`
+	Page    int    `json:"p"` // the page it ends
+	Cluster string `json:"c"` // the last cluster on it
+	// Before are the clusters before it on the page, the nearest last (at
+	// most maxAnchors−1): where Cluster is gone, the page starts after
+	// the nearest of them still there.
+	Before  []string `json:"b,omitempty"`
+	Entry   int      `json:"e,omitempty"` // Omitted: the entries of the cluster listed so far, less one
+	ID      string   `json:"i"`           // the cluster's best hit: its key
+	Score   float64  `json:"s"`
+	Date    string   `json:"d,omitempty"` // by date: the best hit's date key
+	Relaxed bool     `json:"r,omitempty"` // the best hit holds only some of the words
+	ByDate  bool     `json:"o,omitempty"`
+	Omitted bool     `json:"f,omitempty"`
 }
 
 // encode returns the cursor as a URL-safe token.
@@ -51,9 +58,15 @@ func decodeCursor(token string) (cursor, error) {
 	return c, nil
 }
 
-// cursorAt returns the cursor after the cluster c (its rep b) on page p.
-func cursorAt(p int, c string, b *rep, byDate bool) cursor {
-	return cursor{Page: p, Cluster: c, ID: b.id, Score: b.score, Date: b.date, Relaxed: b.relaxed, ByDate: byDate}
+// maxAnchors is how many clusters of a page a cursor names.
+const maxAnchors = 5
+
+// cursorAt returns the cursor after the clusters page (the last one's
+// rep b) on page p.
+func cursorAt(p int, page []string, b *rep, byDate bool) cursor {
+	last := len(page) - 1
+	return cursor{Page: p, Cluster: page[last], Before: slices.Clone(page[max(0, last-maxAnchors+1):last]), ID: b.id, Score: b.score,
+		Date: b.date, Relaxed: b.relaxed, ByDate: byDate}
 }
 
 // after reports whether a cluster of rep b ranks after the cursor's: by
@@ -125,8 +138,9 @@ func (p pager) start(order []string, best map[string]*rep) (int, bool) {
 	if p.after == nil {
 		return (p.page - 1) * p.size, true
 	}
-	for i, c := range order {
-		if c == p.after.Cluster {
+	anchors := append(slices.Clone(p.after.Before), p.after.Cluster)
+	for j := len(anchors) - 1; j >= 0; j-- {
+		if i := slices.Index(order, anchors[j]); i >= 0 {
 			return i + 1, true
 		}
 	}
