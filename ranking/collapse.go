@@ -59,7 +59,7 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	}
 	if out.More = out.More || hi < len(order); out.More {
 		last := page[len(page)-1]
-		out.Cursor = cursorAt(r.Page, page, best[last], r.ByDate).encode()
+		out.Cursor = cursorAt(r.Page, hi, page, best[last], r.ByDate).encode()
 	}
 	out.Hits, err = s.hits(ctx, page, best, cq, r)
 	return out, err
@@ -69,12 +69,11 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 // hit does, and is represented by its master unless a member matches
 // distinctly better (Options.Promote).
 type rep struct {
-	id      string  // the best hit
-	score   float64 // its score: the cluster's
-	date    string  // by date: its date sort key
-	relaxed bool    // it holds only some of a relaxed query's words
-	master  string  // the master, if it is among the hits
-	mscore  float64 // its score
+	id     string  // the best hit
+	score  float64 // its score: the cluster's
+	date   string  // by date: its date sort key
+	master string  // the master, if it is among the hits
+	mscore float64 // its score
 	// values are the facet values of the cluster's hits (when read):
 	// by facet, in Facets' order, each value once.
 	values [5][]string
@@ -126,13 +125,12 @@ func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, pg page
 	q := s.filtered(cq.text, r)
 	window := max(3*pg.need(), 30)
 	var strict []*search.DocumentMatch // every match of cq.text, when relaxed
-	var strictIDs map[string]bool
 	if relax {
 		res, err := s.candidates(ctx, q, max(window, strictDocs), false, r.ByDate, false)
 		if err != nil {
 			return nil, nil, err
 		}
-		strict, strictIDs = res.Hits, idSet(res.Hits)
+		strict = res.Hits
 		relaxed, err := s.relaxed(cq)
 		if err != nil {
 			return nil, nil, err
@@ -153,20 +151,11 @@ func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, pg page
 		if relax && !r.ByDate {
 			hits = strictFirst(strict, hits)
 		}
-		order, best := group(hits, r.ByDate, false, time.Time{}, strictIDs)
+		order, best := group(hits, r.ByDate, false, time.Time{})
 		if pg.enough(order, best) || pg.done(window) || len(res.Hits) < window || uint64(window) >= res.Total {
 			return order, best, nil
 		}
 	}
-}
-
-// idSet returns the ids of hits.
-func idSet(hits []*search.DocumentMatch) map[string]bool {
-	out := make(map[string]bool, len(hits))
-	for _, h := range hits {
-		out[h.ID] = true
-	}
-	return out
 }
 
 // countedClusters returns the clusters the cluster facet of res counted.
@@ -192,7 +181,7 @@ func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, pg p
 	if rk, est, ok, err := s.tierHits(ctx, cq, r, window, false); err != nil {
 		return nil, nil, err
 	} else if ok {
-		if order, best := group(rk.hits, false, false, time.Time{}, nil); pg.fills(order, best) {
+		if order, best := group(rk.hits, false, false, time.Time{}); pg.fills(order, best) {
 			// The tier fills the page; the query's other matches follow.
 			out.Total, out.Exact, out.AtLeast, out.More = max(est, len(order)), false, len(order), true
 			return order, best, nil
@@ -200,13 +189,11 @@ func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, pg p
 	}
 	q := s.filtered(cq.text, r)
 	var strict ranked // every match of cq.text, when relaxed
-	var strictIDs map[string]bool
 	if relax {
 		var err error
 		if strict, err = s.top(ctx, q, max(window, strictDocs), false, s.opts.MaxCandidates); err != nil {
 			return nil, nil, err
 		}
-		strictIDs = idSet(strict.hits)
 		relaxed, err := s.relaxed(cq)
 		if err != nil {
 			return nil, nil, err
@@ -226,7 +213,7 @@ func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, pg p
 		if relax {
 			hits = strictFirst(strict.hits, rk.hits)
 		}
-		order, best := group(hits, false, false, time.Time{}, strictIDs)
+		order, best := group(hits, false, false, time.Time{})
 		if first {
 			first = false
 			out.AtLeast = rk.counted
@@ -317,9 +304,9 @@ func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, pg p
 		k = 5
 	}
 	window := s.opts.MaxCandidates
-	collapse := func(hits []*search.DocumentMatch, strict map[string]bool) ([]string, map[string]*rep) {
+	collapse := func(hits []*search.DocumentMatch) ([]string, map[string]*rep) {
 		kept := slices.DeleteFunc(slices.Clone(hits), func(h *search.DocumentMatch) bool { return !f.keep(valuesOf(h, k, now)) })
-		return group(kept, r.ByDate, true, now, strict)
+		return group(kept, r.ByDate, true, now)
 	}
 	var order []string
 	var best map[string]*rep
@@ -330,7 +317,7 @@ func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, pg p
 			return nil, nil, err
 		}
 		if ok {
-			order, best = collapse(rk.hits, nil)
+			order, best = collapse(rk.hits)
 			tiered = pg.fills(order, best) && !r.Omitted
 			out.Total, out.AtLeast, out.Exact, out.More = max(est, len(order)), len(order), false, tiered
 		}
@@ -338,13 +325,11 @@ func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, pg p
 	if !tiered {
 		q := s.filtered(cq.text, r)
 		var strict []*search.DocumentMatch
-		var strictIDs map[string]bool
 		if relax {
 			var err error
 			if strict, _, _, err = s.allCandidates(ctx, q, max(window, strictDocs), r.ByDate); err != nil {
 				return nil, nil, err
 			}
-			strictIDs = idSet(strict)
 			relaxed, err := s.relaxed(cq)
 			if err != nil {
 				return nil, nil, err
@@ -358,7 +343,7 @@ func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, pg p
 		if relax && !r.ByDate {
 			hits = strictFirst(strict, hits)
 		}
-		order, best = collapse(hits, strictIDs)
+		order, best = collapse(hits)
 		out.Exact = total <= uint64(window) && !capped
 		out.Total, out.AtLeast = len(order), len(order)
 		if !out.Exact {
@@ -414,11 +399,10 @@ func total(res *bleve.SearchResult) (n int, exact bool) {
 }
 
 // group walks hits in rank order: the clusters in the order of their
-// first hits, and what each keeps; strict (may be nil) holds the hits of
-// a relaxed query that hold every word. The cluster and master flag are
+// first hits, and what each keeps. The cluster and master flag are
 // sort keys 2 and 3 (byDate: 3 and 4, after the date), the facet
 // values, if withValues, the keys after them.
-func group(hits []*search.DocumentMatch, byDate, withValues bool, now time.Time, strict map[string]bool) ([]string, map[string]*rep) {
+func group(hits []*search.DocumentMatch, byDate, withValues bool, now time.Time) ([]string, map[string]*rep) {
 	var order []string
 	best := map[string]*rep{}
 	k := 2
@@ -433,7 +417,7 @@ func group(hits []*search.DocumentMatch, byDate, withValues bool, now time.Time,
 		cur, seen := best[c]
 		if !seen {
 			order = append(order, c)
-			cur = &rep{id: h.ID, score: h.Score, relaxed: strict != nil && !strict[h.ID]}
+			cur = &rep{id: h.ID, score: h.Score}
 			if byDate {
 				cur.date = h.Sort[0]
 			}
@@ -515,10 +499,13 @@ func (s *Searcher) omitted(ctx context.Context, order []string, best map[string]
 			e += size(i)
 		}
 		for i, e := 0, 0; !found && i < len(order); i++ {
-			if pg.after.after(best[order[i]]) {
+			if pg.after.older(best[order[i]]) {
 				lo, found = e, true
 			}
 			e += size(i)
+		}
+		if !found && (!r.ByDate || missing(pg.after.Date)) {
+			lo = pg.after.Rank
 		}
 	}
 	hi := min(lo+r.Size, n)
@@ -560,7 +547,7 @@ func (s *Searcher) omitted(ctx context.Context, order []string, best map[string]
 	list, pos = list[a:b], pos[a:b]
 	if hi < n && len(list) > 0 {
 		last := pos[len(pos)-1]
-		c := cursorAt(r.Page, order[last[0]:last[0]+1], best[order[last[0]]], r.ByDate)
+		c := cursorAt(r.Page, hi, order[last[0]:last[0]+1], best[order[last[0]]], r.ByDate)
 		c.Entry, c.Omitted = last[1], true
 		out.More, out.Cursor = true, c.encode()
 	}

@@ -1,13 +1,11 @@
 package ranking
 
 import (
-	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/blevesearch/bleve/v2/search"
 )
@@ -17,24 +15,24 @@ import (
 var ErrCursor = errors.New("invalid cursor")
 
 // A cursor is where a page ended (Result.Cursor), as Elasticsearch's
-// search_after: the last clusters on it and the last one's sort key. The
-// next page starts after the last of those clusters the result still has
-// — so clusters added, removed or rescored before it shift nothing — and
-// if it has none, after the key, before the first cluster that ranks
-// below it (scores change as the index does: then a cluster may be
-// repeated or missed, as with search_after).
+// search_after: the last clusters on it (the last one's date, when sorted
+// by date) and how many results came before the next page. The next page
+// starts after the last of those clusters the result still has — so
+// clusters added, removed or rescored before it shift nothing — and if it
+// has none, by date before the first cluster older than the cursor's
+// date, else where the next page would start by number. It holds no
+// score: scores follow the whole index's term counts, pages a user may
+// not see included.
 type cursor struct {
-	Page    int    `json:"p"` // the page it ends
-	Cluster string `json:"c"` // the last cluster on it
+	Page    int    `json:"p"`           // the page it ends
+	Rank    int    `json:"n"`           // the results up to the end of that page
+	Cluster string `json:"c"`           // the last cluster on it
+	Entry   int    `json:"e,omitempty"` // Omitted: the entries of the cluster listed so far, less one
 	// Before are the clusters before it on the page, the nearest last (at
 	// most maxAnchors−1): where Cluster is gone, the page starts after
 	// the nearest of them still there.
 	Before  []string `json:"b,omitempty"`
-	Entry   int      `json:"e,omitempty"` // Omitted: the entries of the cluster listed so far, less one
-	ID      string   `json:"i"`           // the cluster's best hit: its key
-	Score   float64  `json:"s"`
-	Date    string   `json:"d,omitempty"` // by date: the best hit's date key
-	Relaxed bool     `json:"r,omitempty"` // the best hit holds only some of the words
+	Date    string   `json:"d,omitempty"` // by date: the cluster's date key
 	ByDate  bool     `json:"o,omitempty"`
 	Omitted bool     `json:"f,omitempty"`
 }
@@ -62,33 +60,16 @@ func decodeCursor(token string) (cursor, error) {
 const maxAnchors = 5
 
 // cursorAt returns the cursor after the clusters page (the last one's
-// rep b) on page p.
-func cursorAt(p int, page []string, b *rep, byDate bool) cursor {
+// rep b), which end page p at rank n.
+func cursorAt(p, n int, page []string, b *rep, byDate bool) cursor {
 	last := len(page) - 1
-	return cursor{Page: p, Cluster: page[last], Before: slices.Clone(page[max(0, last-maxAnchors+1):last]), ID: b.id, Score: b.score,
-		Date: b.date, Relaxed: b.relaxed, ByDate: byDate}
+	return cursor{Page: p, Rank: n, Cluster: page[last], Before: slices.Clone(page[max(0, last-maxAnchors+1):last]), Date: b.date, ByDate: byDate}
 }
 
-// after reports whether a cluster of rep b ranks after the cursor's: by
-// date (newest first, undated last) if sorted by date, else those holding
-// every word first; then by score, then by id, as hits are ordered.
-func (c cursor) after(b *rep) bool {
-	k := 0 // below 0: the cursor's cluster comes first
-	switch {
-	case c.ByDate && missing(c.Date) != missing(b.date):
-		k = 1
-		if missing(b.date) {
-			k = -1
-		}
-	case c.ByDate:
-		k = strings.Compare(b.date, c.Date)
-	case c.Relaxed != b.relaxed:
-		k = 1
-		if b.relaxed {
-			k = -1
-		}
-	}
-	return cmp.Or(k, cmp.Compare(b.score, c.Score), strings.Compare(c.ID, b.id)) < 0
+// older reports whether a cluster of rep b is older than the cursor's,
+// sorted by date (undated last); false when the cursor's is undated.
+func (c cursor) older(b *rep) bool {
+	return c.ByDate && !missing(c.Date) && (missing(b.date) || b.date < c.Date)
 }
 
 // missing reports whether a date sort key is that of an undated hit.
@@ -131,9 +112,10 @@ func (p pager) done(window int) bool {
 }
 
 // start returns the index in order of the page's first cluster, and
-// whether order reaches it: (page−1)·size; after a cursor, just after its
-// cluster if order has it, else the first cluster ranked after its key
-// (ok false if none is: a longer order may hold it).
+// whether order reaches it: (page−1)·size; after a cursor, just after the
+// last of its clusters that order has, else by date the first cluster
+// older than its own, else its rank (ok false if order does not reach
+// it: a longer order may).
 func (p pager) start(order []string, best map[string]*rep) (int, bool) {
 	if p.after == nil {
 		return (p.page - 1) * p.size, true
@@ -145,11 +127,14 @@ func (p pager) start(order []string, best map[string]*rep) (int, bool) {
 		}
 	}
 	for i, c := range order {
-		if p.after.after(best[c]) {
+		if p.after.older(best[c]) {
 			return i, true
 		}
 	}
-	return len(order), false
+	if p.after.ByDate && !missing(p.after.Date) {
+		return len(order), false
+	}
+	return p.after.Rank, len(order) > p.after.Rank
 }
 
 // enough reports whether order holds the page and one cluster after it.
