@@ -287,7 +287,7 @@ func (c *counter) check() {
 			byDate[k] = vs
 		}
 		dfirst, dated := c.walk(byDate, 100, false)
-		_, datedCursor := c.walk(byDate, 10, true)
+		_, datedCursor := c.walk(byDate, small, true)
 		want := c.keys("size 10", by10)
 		if len(want) != first.Total {
 			t.Errorf("q=%q user=%s %s: total %d, %d results walked at size 10", c.q, c.user, params.Encode(), first.Total, len(want))
