@@ -50,8 +50,8 @@ func decodeCursor(token string) (cursor, error) {
 	if err == nil {
 		err = json.Unmarshal(b, &c)
 	}
-	if err != nil || c.Page < 1 || c.Cluster == "" || c.Entry < 0 {
-		return cursor{}, fmt.Errorf("%w: %q is no cursor of a result page", ErrCursor, token)
+	if err != nil || c.Page < 1 || c.Rank < 0 || c.Cluster == "" || c.Entry < 0 || len(c.Before) >= maxAnchors {
+		return cursor{}, fmt.Errorf("%w: after= takes the cursor of a result page", ErrCursor)
 	}
 	return c, nil
 }
