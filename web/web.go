@@ -343,6 +343,7 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 		req.Members = n
 	}
 	req.Section, req.Type, req.Lang, req.Modified = q.Get("section"), q.Get("type"), q.Get("lang"), q.Get("modified")
+	req.After = q.Get("after")
 	req.From, req.To = date("from"), date("to")
 	switch v := q.Get("dated"); v {
 	case "", "0":
@@ -392,7 +393,7 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 // searchParams are the parameters of a search: a misspelled one is an
 // error, not a filter silently ignored.
 var searchParams = []string{"q", "syntax", "host", "section", "type", "lang", "modified", "from", "to", "dated", "since", "until",
-	"page", "size", "sort", "members", "filter", "facets", "user"}
+	"page", "size", "after", "sort", "members", "filter", "facets", "user"}
 
 // filterParams are the search parameters a new query keeps: the
 // filters and the order.
@@ -490,6 +491,7 @@ func facetLinks(q url.Values, facets map[string][]ranking.FacetValue) ([]facetVi
 	link := func(set, drop string, v string) string {
 		c := maps.Clone(q)
 		c.Del("page")
+		c.Del("after")
 		if drop != "" {
 			c.Del(drop)
 		} else {
@@ -538,7 +540,7 @@ func outcome(err error) string {
 		return "too_broad"
 	case isTimeout(err):
 		return "timeout"
-	case errors.Is(err, ranking.ErrQuery), errors.Is(err, ranking.ErrQueryTooLong), errors.Is(err, errBadRequest):
+	case errors.Is(err, ranking.ErrQuery), errors.Is(err, ranking.ErrQueryTooLong), errors.Is(err, errBadRequest), errors.Is(err, ranking.ErrCursor):
 		return "invalid"
 	case errors.Is(err, context.Canceled):
 		return "canceled"
@@ -580,18 +582,21 @@ func (srv *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	}
 	link := func(pg int) string {
 		v := r.URL.Query()
+		v.Del("after")
 		v.Set("page", strconv.Itoa(pg))
 		return "/?" + v.Encode()
 	}
 	if res.Page > 1 {
 		view.Prev = link(res.Page - 1)
 	}
-	more := res.Page*res.Size < res.Total
-	if req.Omitted {
-		more = len(res.Hits) == res.Size
-	}
-	if more && res.Page < maxPage {
-		view.Next = link(res.Page + 1)
+	if res.More && res.Page < maxPage {
+		// The next page follows the cursor: it stays in place while
+		// the index changes.
+		v := r.URL.Query()
+		v.Del("after")
+		v.Set("page", strconv.Itoa(res.Page+1))
+		v.Set("after", res.Cursor)
+		view.Next = "/?" + v.Encode()
 	}
 	view.Omitted, view.ByDate = req.Omitted, req.ByDate
 	view.Facets, view.Chips = facetLinks(r.URL.Query(), res.Facets)
@@ -599,11 +604,13 @@ func (srv *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		q.Set("q", sug)
 		q.Del("page")
+		q.Del("after")
 		view.Suggestion, view.SuggestionLink = sug, "/?"+q.Encode()
 	}
 	order := func(v string) string {
 		q := r.URL.Query()
 		q.Del("page")
+		q.Del("after")
 		q.Set("sort", v)
 		return "/?" + q.Encode()
 	}
@@ -611,6 +618,7 @@ func (srv *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	filter := func(v string) string {
 		q := r.URL.Query()
 		q.Del("page")
+		q.Del("after")
 		q.Set("filter", v)
 		if v == "1" {
 			q.Del("filter")
@@ -649,7 +657,7 @@ func (srv *Server) count(err error) {
 
 func (srv *Server) errorText(err error) string {
 	switch {
-	case errors.Is(err, ranking.ErrQueryTooLong), errors.Is(err, ranking.ErrQuery), errors.Is(err, ranking.ErrTooBroad):
+	case errors.Is(err, ranking.ErrQueryTooLong), errors.Is(err, ranking.ErrQuery), errors.Is(err, ranking.ErrTooBroad), errors.Is(err, ranking.ErrCursor):
 		return strings.TrimPrefix(err.Error(), "ranking: ")
 	case isTimeout(err):
 		return fmt.Sprintf("This took too long (over %v) and was stopped; try a more specific query, or again in a moment.", srv.opts.Timeout)
@@ -666,7 +674,7 @@ func (srv *Server) errorStatus(err error) int {
 	case errors.Is(err, ranking.ErrNotFound):
 		return http.StatusNotFound
 	case errors.Is(err, ranking.ErrQuery), errors.Is(err, ranking.ErrQueryTooLong), errors.Is(err, ranking.ErrTooBroad),
-		errors.Is(err, errBadRequest):
+		errors.Is(err, errBadRequest), errors.Is(err, ranking.ErrCursor):
 		return http.StatusBadRequest
 	case isTimeout(err):
 		return http.StatusServiceUnavailable
@@ -801,7 +809,13 @@ func (srv *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
 		}
 		hits = append(hits, apiHit{Hit: h, Snippet: h.SnippetText(), SnippetHTML: b.String()})
 	}
-	out := map[string]any{"total": res.Total, "exact": res.Exact, "page": res.Page, "size": res.Size, "hits": hits}
+	out := map[string]any{"total": res.Total, "exact": res.Exact, "page": res.Page, "size": res.Size, "hits": hits, "more": res.More}
+	if !res.Exact {
+		out["at_least"] = res.AtLeast
+	}
+	if res.More {
+		out["cursor"] = res.Cursor
+	}
 	if res.Facets != nil {
 		out["facets"] = res.Facets
 	}

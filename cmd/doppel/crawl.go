@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -132,6 +133,26 @@ func crawlAndServe(ctx context.Context, c *crawler.Crawler, f *crawlFlags, id id
 	return err
 }
 
+// runFlags returns the flags of `doppel run`, for its -h: the crawl's
+// but --serve and --once, and --addr.
+func runFlags(stderr io.Writer) *flag.FlagSet {
+	crawl, _ := newCrawlFlags(stderr)
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.String("addr", "", "`address` to serve search on, e.g. 127.0.0.1:8080 (required)")
+	crawl.VisitAll(func(f *flag.Flag) {
+		if f.Name != "serve" && f.Name != "once" {
+			fs.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: doppel run --data DIR --addr ADDR [--seed URL…] [crawl flags]\n\n"+
+			"Crawls (or goes on with the crawl in DIR), keeps the index fresh and serves search on ADDR\n"+
+			"until Ctrl-C: `doppel crawl --serve ADDR`.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
 // runRun is `doppel run`: crawl, keep fresh and serve from one process —
 // `doppel crawl --serve ADDR` under the name an intranet search service
 // is started with.
@@ -153,10 +174,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			fmt.Fprintf(stderr, "doppel run: --%s is not a run flag (run always serves, and keeps the crawl fresh)\n", name)
 			return errUsage
 		case name == "h" || name == "help":
-			fmt.Fprintln(stderr, "usage: doppel run --data DIR --addr ADDR [--seed URL…] [crawl flags]\n\n"+
-				"Crawls (or goes on with the crawl in DIR), keeps the index fresh and serves search on ADDR\n"+
-				"until Ctrl-C: `doppel crawl --serve ADDR`. The crawl flags are those of `doppel crawl -h`.")
-			return errUsage
+			return parseFlags(runFlags(stderr), []string{"-h"}, stderr)
 		}
 		translated = append(translated, a)
 	}

@@ -11,6 +11,7 @@
 //	doppel shard  --index SHARD_DIR | --data DIR --shard N [--addr 127.0.0.1:9100]
 //	doppel dedup  --in docs.jsonl[.gz] --out clusters.jsonl [flags]
 //	doppel eval   --in docs.jsonl[.gz] [--truth pairs.jsonl.gz] [flags]
+//	doppel version
 //
 // Run "doppel COMMAND -h" for the flags of a command.
 //
@@ -62,6 +63,7 @@ var commands = []command{
 	{"dedup", "assign every document of a JSONL file to a near-duplicate cluster", runDedup},
 	{"eval", "measure every method against ground truth and print the tables", runEval},
 	{"extract", "print the text of documents (PDF, DOCX, PPTX, XLSX, ODT, ODP, ODS) as a crawl reads it", runExtract},
+	{"version", "print the version, the source revision it was built from and the Go version", runVersion},
 }
 
 func main() {
@@ -78,6 +80,9 @@ func main() {
 
 // run executes the command line args and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "-version" || args[0] == "--version") {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {

@@ -273,7 +273,7 @@ func searchVPN(b *browser) {
 		t.Errorf("the search box holds %q after the search, want vpn", q)
 	}
 	total := run(b, "reading #total", chromedp.Text(chromedp.ID("total")))
-	if !regexp.MustCompile(`^(About )?\d+ results`).MatchString(total) {
+	if !regexp.MustCompile(`^(About )?\d+(–\d+)? results`).MatchString(total) {
 		t.Errorf("#total = %q, want \"N results\"", total)
 	}
 	hs := b.hits()
