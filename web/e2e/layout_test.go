@@ -37,18 +37,26 @@ const fitJS = `(() => { const q = document.getElementById('q');
 	return {scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth,
 		boxRight: q ? Math.ceil(q.getBoundingClientRect().right) : -1}; })()`
 
-// layoutWidths opens the search, no-results and status pages at each of
-// widths (as a phone at the narrow ones: the viewport meta tag counts) and
-// checks that none scrolls sideways and the search box is inside the
-// window, saving a screenshot of each.
+// layoutWidths opens the search, no-results, cluster, what-differs and
+// status pages at each of widths (as a phone at the narrow ones: the
+// viewport meta tag counts) and checks that none scrolls sideways and the
+// search box is inside the window, saving a screenshot of each.
 func layoutWidths(b *browser) {
 	t := b.t
+	b.do("searching vpn", chromedp.Navigate(b.base+"/?q=vpn"), chromedp.WaitVisible(chromedp.CSS("ol#results > li.hit")))
+	links := run(b, "reading a cluster and a what-differs link", chromedp.Evaluate[[]string](
+		`[document.querySelector('a.cluster'), document.querySelector('a.diff')].map(a => a ? a.href : '')`))
+	if len(links) != 2 || links[0] == "" || links[1] == "" {
+		t.Fatalf("the vpn results have no cluster page or what-differs link: %q", links)
+	}
 	pages := []struct {
 		name, url, wait string
 	}{
 		{"home", b.base + "/", "#q"},
 		{"search", b.base + "/?q=vpn", "ol#results > li.hit"},
 		{"no-results", b.base + "/?q=vpn&host=nowhere.invalid", "#no-results"},
+		{"cluster", links[0], "#members"},
+		{"what-differs", links[1], "#diff"},
 		{"status", b.admin + "/status", "#hosts"},
 	}
 	for _, w := range widths {
