@@ -257,6 +257,14 @@ func (srv *Server) routes() {
 		srv.mux.Handle(path, srv.adminOnly(h))
 	}
 	srv.admin.HandleFunc("GET /healthz", healthz)
+	// The administrators' pages have the search box too: on the
+	// administrators' listener it searches as a visitor with no groups
+	// (public documents only), rather than answering 404.
+	srv.admin.Handle("GET /{$}", srv.limited(srv.searchPage))
+	srv.admin.Handle("GET /cluster/{id}", srv.limited(srv.clusterPage))
+	srv.admin.Handle("GET /diff/{id}", srv.limited(srv.diffPage))
+	srv.admin.Handle("GET /api/suggest", srv.limited(srv.apiSuggest))
+	srv.admin.HandleFunc("GET /suggest.js", suggestScript)
 }
 
 func healthz(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") }
@@ -287,10 +295,16 @@ func (srv *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // AdminHandler returns a handler for an administrators' listener (on a
 // loopback address, say): the status page, /api/stats, /metrics and
-// /healthz, with no identity checks.
+// /healthz, with no identity checks, and the search pages for the status
+// pages' search box, which show public documents only.
 func (srv *Server) AdminHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		securityHeaders(w)
+		if name, n := srv.tooLongParam(r); name != "" {
+			srv.tooLong.Add(1)
+			srv.refuse(w, r, http.StatusRequestURITooLong, fmt.Sprintf("The %s is too long (%d bytes; at most %d).", name, n, srv.opts.MaxQueryBytes))
+			return
+		}
 		srv.admin.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, user{name: "admin", admin: true})))
 	})
 }

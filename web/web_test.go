@@ -29,6 +29,13 @@ const xss = `<script>alert("x")</script>`
 // title, URL and body carry an XSS payload.
 func testServer(t *testing.T, opts Options) *httptest.Server {
 	t.Helper()
+	_, ts := testIntranet(t, opts)
+	return ts
+}
+
+// testIntranet is testServer with its Server.
+func testIntranet(t *testing.T, opts Options) (*Server, *httptest.Server) {
+	t.Helper()
 	texts := map[string]string{}
 	opts.Text = func(id string) (string, bool) { s, ok := texts[id]; return s, ok }
 	bi, err := bleve.NewMemOnly(indexer.Mapping())
@@ -59,8 +66,7 @@ func testServer(t *testing.T, opts Options) *httptest.Server {
 		id := "http://intra/news/" + string(rune('a'+i))
 		add(id, "News "+string(rune('a'+i)), "Canteen news item number "+string(rune('a'+i))+" about lunch.", nil, "n"+string(rune('a'+i)), id)
 	}
-	_, ts := startServer(t, ix, opts)
-	return ts
+	return startServer(t, ix, opts)
 }
 
 // startServer flushes ix and serves it with opts on a test server,

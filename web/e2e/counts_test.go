@@ -243,9 +243,9 @@ func (c *counter) walk(params url.Values, size int, byCursor bool) (countsResult
 	}
 }
 
-// fit returns size, or big if n results take more than 100 pages of
+// pageSize returns size, or big if n results take more than 100 pages of
 // size (a result of more than 1,000 clusters is walked by 100).
-func fit(n, size, big int) int {
+func pageSize(n, size, big int) int {
 	if n > 100*size {
 		return big
 	}
@@ -282,11 +282,11 @@ func (c *counter) check() {
 			t.Logf("q=%q user=%s %s: about %d–%d results, not exact: the counts are bounds", c.q, c.user, params.Encode(), probe.AtLeast, probe.Total)
 			continue
 		}
-		small := fit(probe.Total, 10, 100) // page numbers stop at 100 (web's maxPage)
+		small := pageSize(probe.Total, 10, 100) // page numbers stop at 100 (web's maxPage)
 		first, by10 := c.walk(params, small, false)
 		_, by100 := c.walk(params, 100, false)
 		_, byCursor := c.walk(params, small, true)
-		_, byCursor7 := c.walk(params, fit(probe.Total, 7, 100), true)
+		_, byCursor7 := c.walk(params, pageSize(probe.Total, 7, 100), true)
 		byDate := url.Values{"sort": {"date"}}
 		for k, vs := range params {
 			byDate[k] = vs
@@ -317,7 +317,7 @@ func (c *counter) check() {
 				for k, vs := range params {
 					p[k] = vs
 				}
-				sizes := []int{fit(v.Count, 10, 100), 100}
+				sizes := []int{pageSize(v.Count, 10, 100), 100}
 				if omitted || sizes[0] == 100 {
 					sizes = []int{100}
 				}
