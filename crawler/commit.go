@@ -46,6 +46,7 @@ type committer struct {
 	fbatch      frontier.Batch      // frontier changes of the group being built
 	writer      *recordWriter       // commits the groups' records in the background; nil outside Run
 	queued      map[string][]string // template without copies yet → its URLs queued at normal priority
+	shaped      map[string][]string // family (urlnorm.Shape) not demoted → its URLs queued above PriorityUseless
 	yields      yields              // new URLs found per page of each numbered template
 	lastRev     uint64              // revision of the last committed record
 	sinceFlush  int                 // fetched pages added to the index since its last flush
@@ -214,6 +215,8 @@ func (c *committer) commit(ctx context.Context, group []*result, release func())
 	if err != nil {
 		return err
 	}
+	c.noteQueued(added)
+	c.observeDecisions(group, added)
 	if c.shared() {
 		if err := c.shareDecisions(ctx); err != nil {
 			return err
@@ -222,10 +225,9 @@ func (c *committer) commit(ctx context.Context, group []*result, release func())
 	if _, err := c.front.Commit(&c.fbatch); err != nil {
 		return err
 	}
-	c.noteQueued(added)
 	release() // the group's links are queued: its workers may pop again
 	c.writer.write(c.batch, marks)
-	c.recrawl.plan(now)
+	c.recrawl.plan()
 	return c.flushIndex(false)
 }
 
@@ -237,6 +239,9 @@ func (c *committer) commit(ctx context.Context, group []*result, release func())
 func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark doneMark, unique, settled bool, err error) {
 	mark = doneMark{url: r.url, outcome: string(r.status), depth: r.task.Depth}
 	c.health.noteFailure(r)
+	if r.popped && r.requested && !r.task.Revisit {
+		c.requests.Add(1)
+	}
 	switch {
 	case !r.popped: // a sitemap's findings
 		if c.shared() { // a worker schedules no revisits: the follower does
@@ -253,7 +258,7 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 		markDone(&c.fbatch, mark)
 		return mark, false, true, nil
 	case c.seedResult(r):
-		c.batch.Put(pages.Record{Page: page.Page{URL: r.url}, Status: r.status, Reason: r.reason, FetchedAt: now, Transient: r.transient})
+		c.batch.Put(pages.Record{Page: page.Page{URL: r.url}, Status: r.status, Reason: r.reason, FetchedAt: now, Transient: r.transient, Requested: r.requested})
 		c.countDecision(r.status)
 		c.noteReason(r)
 	case c.retry(r, now):
@@ -278,7 +283,7 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 			err, unique = nil, true
 		}
 	default:
-		c.batch.Put(pages.Record{Page: page.Page{URL: r.url}, Status: r.status, Reason: r.reason, FetchedAt: now, Transient: r.transient})
+		c.batch.Put(pages.Record{Page: page.Page{URL: r.url}, Status: r.status, Reason: r.reason, FetchedAt: now, Transient: r.transient, Requested: r.requested})
 		c.countDecision(r.status)
 		c.noteReason(r)
 		if r.verdict == traps.NotFound {
@@ -408,6 +413,74 @@ func (c *committer) countPage(u, title string, res dedup.Result, v traps.Verdict
 		delete(c.queued, tmpl)
 	}
 	c.admit.Observe(u, v, string(res.Cluster))
+	switch v {
+	case traps.Duplicate:
+		c.observeYield(u, traps.Copy, "copies")
+	case traps.Empty:
+		c.observeYield(u, traps.Nothing, "empty")
+	default:
+		c.observeYield(u, traps.Useful, "")
+	}
+}
+
+// observeYield tells u's family (urlnorm.Shape) what its request
+// yielded (see traps.Yields); a family demoted now has its URLs still
+// queued moved after every other.
+func (c *committer) observeYield(u string, o traps.Outcome, why string) {
+	if demoted, _ := c.admit.ObserveYield(u, o, why); demoted {
+		fam := c.admit.Family(u)
+		for _, q := range c.shaped[fam] {
+			c.fbatch.Reprioritize(q, PriorityUseless)
+		}
+		delete(c.shaped, fam)
+	}
+}
+
+// observeDecisions tells the families of the group's URLs skipped or
+// failed after a request what the request yielded: useful if it queued a
+// URL not known before (a listing's files, a redirect's or canonical
+// URL's target), else nothing — with why, from its reason. A transient
+// failure tells nothing.
+func (c *committer) observeDecisions(group []*result, adds []addition) {
+	added := make(map[string]bool, len(adds))
+	for _, a := range adds {
+		added[a.url] = true
+	}
+	for _, r := range group {
+		if !r.popped || !r.requested || r.prev != nil || r.transient || r.status != pages.Skipped && r.status != pages.Failed {
+			continue
+		}
+		o := traps.Nothing
+		for _, l := range r.links {
+			if added[l.URL] {
+				o = traps.Useful
+				break
+			}
+		}
+		c.observeYield(r.url, o, uselessWhy(r.reason))
+	}
+}
+
+// uselessWhy names, for a family's statistics, what a request that
+// yielded nothing met, from the reason its URL was skipped or failed.
+func uselessWhy(reason string) string {
+	switch {
+	case strings.Contains(reason, "noindex"):
+		return "marked noindex"
+	case strings.HasPrefix(reason, "canonical URL"):
+		return "canonical URLs known"
+	case reason == "directory listing":
+		return "listings of nothing new"
+	case strings.Contains(reason, "redirect"):
+		return "redirects to known pages"
+	case strings.HasPrefix(reason, "content type"):
+		return traps.WhyType
+	case reason == admit.ReasonSoft404:
+		return "soft 404s"
+	case strings.HasPrefix(reason, "HTTP "):
+		return "HTTP errors"
+	}
+	return "skipped"
 }
 
 // sameName reports whether a page titled title is named like master, the
@@ -596,6 +669,9 @@ func (c *committer) linkPriority(l link, fromUnique bool) int {
 	if c.admit.HasDuplicates(l.URL) {
 		priority = min(priority, PriorityFamily)
 	}
+	if c.admit.Demoted(l.URL) {
+		priority = min(priority, PriorityUseless)
+	}
 	return priority
 }
 
@@ -603,6 +679,10 @@ func (c *committer) linkPriority(l link, fromUnique bool) int {
 // demote them if their template produces a copy.
 func (c *committer) noteQueued(adds []addition) {
 	for _, a := range adds {
+		if a.priority > PriorityUseless {
+			fam := c.admit.Family(a.url)
+			c.shaped[fam] = append(c.shaped[fam], a.url)
+		}
 		if a.priority > PriorityFamily {
 			tmpl := c.admit.Template(a.url)
 			c.queued[tmpl] = append(c.queued[tmpl], a.url)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/doppel-search/doppel/crawler/admit"
 	"github.com/doppel-search/doppel/crawler/traps"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/indexer"
@@ -25,6 +26,8 @@ const ExampleConfig = `{
   "seeds": ["https://intranet.example/"],
   "allowed_hosts": ["intranet.example", "wiki.intranet.example"],
   "allowed_prefixes": [],
+  "exclude": ["[?&]action=(edit|history|info)", "/Special:"],
+  "fetch_views": false,
   "follow_links_outside": false,
   "max_depth": 10,
   "max_pages": 1000,
@@ -45,7 +48,8 @@ const ExampleConfig = `{
   "revisit": {"policy": "adaptive", "budget": 10, "min_interval": "1h", "max_interval": "720h",
               "prior": "24h", "copy_factor": 4, "trivial_bits": 3, "sitemaps": "1h"},
   "traps": {"max_per_template": 0, "max_duplicates_per_template": 20,
-            "max_segments": 12, "max_repeats": 3, "max_url_length": 1024},
+            "max_segments": 12, "max_repeats": 3, "max_url_length": 1024,
+            "demote_useless_after": 5, "max_useless_per_family": 20},
   "drop_params": ["utm_*", "sessionid", "jsessionid", "phpsessid", "sid", "gclid", "fbclid"],
   "policy": "skip",
   "similarity": "resemblance",
@@ -59,6 +63,8 @@ type config struct {
 	Seeds           []string         `json:"seeds"`
 	AllowedHosts    []string         `json:"allowed_hosts"`
 	AllowedPrefixes []string         `json:"allowed_prefixes"`
+	Exclude         []string         `json:"exclude"`
+	FetchViews      bool             `json:"fetch_views"`
 	FollowOutside   bool             `json:"follow_links_outside"`
 	MaxDepth        int              `json:"max_depth"`
 	MaxPages        int              `json:"max_pages"`
@@ -103,6 +109,8 @@ type trapsConfig struct {
 	MaxSegments              int `json:"max_segments"`
 	MaxRepeats               int `json:"max_repeats"`
 	MaxURLLength             int `json:"max_url_length"`
+	DemoteUselessAfter       int `json:"demote_useless_after"`
+	MaxUselessPerFamily      int `json:"max_useless_per_family"`
 }
 
 // duration writes d as a Go duration string; "" for the zero value
@@ -122,6 +130,7 @@ func duration(d time.Duration) string {
 func (o Options) MarshalJSON() ([]byte, error) {
 	return json.Marshal(config{
 		Seeds: o.Seeds, AllowedHosts: o.AllowedHosts, AllowedPrefixes: o.AllowedPrefixes, FollowOutside: o.FollowLinksOutside,
+		Exclude: o.Exclude, FetchViews: o.FetchViews,
 		MaxDepth: o.MaxDepth, MaxPages: o.MaxPages, IgnoreRobots: o.IgnoreRobots,
 		Delay: duration(o.Delay), Parallelism: o.Parallelism, HostParallelism: o.HostParallelism, Timeout: duration(o.Timeout),
 		MaxRetries: o.MaxRetries, RetryBackoff: duration(o.RetryBackoff),
@@ -132,7 +141,8 @@ func (o Options) MarshalJSON() ([]byte, error) {
 		PreferDocuments: o.PreferDocuments, UserAgent: o.UserAgent,
 		MaxRedirects: o.MaxRedirects,
 		Traps: trapsConfig{MaxPerTemplate: o.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: o.Traps.MaxDuplicatesPerTemplate,
-			MaxSegments: o.Traps.MaxSegments, MaxRepeats: o.Traps.MaxRepeats, MaxURLLength: o.Traps.MaxURLLength},
+			MaxSegments: o.Traps.MaxSegments, MaxRepeats: o.Traps.MaxRepeats, MaxURLLength: o.Traps.MaxURLLength,
+			DemoteUselessAfter: o.Traps.DemoteUselessAfter, MaxUselessPerFamily: o.Traps.MaxUselessPerFamily},
 		DropParams: o.DropParams, Policy: o.Policy, Similarity: o.Similarity, Language: o.Language, Groups: o.Groups, NoDedup: o.NoDedup,
 	})
 }
@@ -205,13 +215,15 @@ func ParseConfig(data []byte) (Options, error) {
 	}
 	return Options{
 		Seeds: c.Seeds, AllowedHosts: c.AllowedHosts, AllowedPrefixes: c.AllowedPrefixes, FollowLinksOutside: c.FollowOutside,
+		Exclude: c.Exclude, FetchViews: c.FetchViews,
 		MaxDepth: c.MaxDepth, MaxPages: c.MaxPages, IgnoreRobots: c.IgnoreRobots,
 		Delay: delay, Parallelism: c.Parallelism, HostParallelism: c.HostParallelism, Timeout: timeout, RefreshInterval: refresh,
 		MaxRetries: c.MaxRetries, RetryBackoff: backoff, Revisit: rv,
 		MaxBodyBytes: c.MaxBodyBytes, MaxDocumentBytes: c.MaxDocBytes, MaxLinksPerPage: c.MaxLinks, PreferDocuments: c.PreferDocuments,
 		UserAgent: c.UserAgent, MaxRedirects: c.MaxRedirects,
 		Traps: traps.Options{MaxPerTemplate: c.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: c.Traps.MaxDuplicatesPerTemplate,
-			MaxSegments: c.Traps.MaxSegments, MaxRepeats: c.Traps.MaxRepeats, MaxURLLength: c.Traps.MaxURLLength},
+			MaxSegments: c.Traps.MaxSegments, MaxRepeats: c.Traps.MaxRepeats, MaxURLLength: c.Traps.MaxURLLength,
+			DemoteUselessAfter: c.Traps.DemoteUselessAfter, MaxUselessPerFamily: c.Traps.MaxUselessPerFamily},
 		DropParams: c.DropParams, Policy: c.Policy, Similarity: c.Similarity, Language: c.Language, Groups: c.Groups, NoDedup: c.NoDedup,
 	}, nil
 }
@@ -259,6 +271,9 @@ func (o Options) Validate() error {
 	errs = append(errs, o.negatives()...)
 	if err := o.Traps.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if _, err := admit.CompileExclude(o.Exclude); err != nil {
+		errs = append(errs, fmt.Errorf("exclude: %w", err))
 	}
 	if _, err := indexer.ParsePolicy(o.Policy.String()); err != nil {
 		errs = append(errs, fmt.Errorf("policy: %w", err))

@@ -22,7 +22,8 @@ func TestExampleConfig(t *testing.T) {
 	}
 	if opts.Delay != 100*time.Millisecond || opts.Timeout != 10*time.Second || opts.Policy != indexer.Skip ||
 		opts.Traps.MaxDuplicatesPerTemplate != 20 || len(opts.Groups) != 1 || opts.Groups[0].Groups[0] != "hr" ||
-		len(opts.AllowedHosts) != 2 || opts.MaxBodyBytes != 5242880 || opts.NoDedup {
+		len(opts.AllowedHosts) != 2 || opts.MaxBodyBytes != 5242880 || opts.NoDedup || len(opts.Exclude) != 2 ||
+		opts.Traps.MaxUselessPerFamily != 20 {
 		t.Errorf("example read as %+v", opts)
 	}
 	// The example is complete: it has every field of the format.
@@ -69,6 +70,10 @@ func TestValidate(t *testing.T) {
 		{"negative timeout", func(o *Options) { o.Timeout = -time.Second }, "timeout must not be negative"},
 		{"negative trap rule", func(o *Options) { o.Traps.MaxSegments = -1 }, "MaxSegments must not be negative"},
 		{"unknown policy", func(o *Options) { o.Policy = 7 }, "policy:"},
+		{"exclude pattern", func(o *Options) { o.Exclude = []string{`[?&]action=edit`, `/Special:`} }, ""},
+		{"bad exclude pattern", func(o *Options) { o.Exclude = []string{`/ok/`, `(edit`} }, `exclude: pattern "(edit"`},
+		{"empty exclude pattern", func(o *Options) { o.Exclude = []string{""} }, "exclude: an empty pattern"},
+		{"negative family bound", func(o *Options) { o.Traps.MaxUselessPerFamily = -1 }, "MaxUselessPerFamily must not be negative"},
 		{"unknown similarity", func(o *Options) { o.Similarity = 9 }, "similarity: unknown"},
 		{"group rule without prefix", func(o *Options) { o.Groups = []GroupRule{{Groups: []string{"hr"}}} }, "groups[0]: a rule needs a prefix"},
 	} {

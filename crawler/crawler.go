@@ -37,6 +37,10 @@ const (
 	PriorityUnique    = 10  // a link found on a page with unique content
 	PriorityDuplicate = 0   // a link found on a near-duplicate page
 	PriorityFamily    = -5  // a link whose host and path template has produced near-duplicates
+	// PriorityUseless: a link of a URL family whose requests have yielded
+	// nothing (always noindex, copies, listings or redirects of nothing
+	// new, errors: see traps.Yields), fetched after every other.
+	PriorityUseless = -20
 )
 
 // Group commit and index flush policy.
@@ -56,6 +60,10 @@ const (
 // Skipped and Errors count records, across restarts; the revisit
 // counters count what this process did.
 type Stats struct {
+	// Requests counts the requests for URLs not fetched before (pages
+	// kept, fetches skipped or failed, retries): what MaxPages bounds.
+	// Across restarts, a URL recorded after a request counts once.
+	Requests   int64
 	Fetched    int64 // pages fetched and processed (distinct pages, in the index's sense)
 	Unique     int64 // fetched pages that founded a cluster
 	Duplicates int64 // fetched pages that joined a cluster
@@ -121,7 +129,7 @@ type Crawler struct {
 // (across restarts: replay counts them again); the others count what this
 // process did.
 type counters struct {
-	fetched, unique, dups, skipped, errs atomic.Int64
+	fetched, unique, dups, skipped, errs, requests atomic.Int64
 
 	revisits, notModified, unchanged, trivial, changed, gone, retries, sitemapHints, linksLeft atomic.Int64
 
@@ -211,7 +219,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		return nil, inUse(dir, err)
 	}
 	cm := &committer{opts: &c.opts, front: c.front, pages: c.pages, pacer: c.pacer, counters: c.n, fatal: c.fatal,
-		queued: map[string][]string{}, yields: yields{}, recrawl: newRecrawl(opts.Revisit), dir: dir}
+		queued: map[string][]string{}, shaped: map[string][]string{}, yields: yields{}, recrawl: newRecrawl(opts.Revisit), dir: dir}
 	if c.index, err = openIndexChecked(dir, opts.Shards, indexer.Options{Policy: opts.Policy, NoAutoFlush: true,
 		Source: indexer.SourceFunc(func(ctx context.Context, id string) (*indexer.Doc, error) { return cm.hook.SourceDoc(ctx, id) })}); err != nil {
 		c.front.Close()
@@ -231,7 +239,8 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	aopts := admit.Options{AllowedHosts: opts.AllowedHosts, AllowedPrefixes: opts.AllowedPrefixes,
 		IgnoreRobots: opts.IgnoreRobots, UserAgent: opts.UserAgent, Timeout: opts.Timeout, MaxBodyBytes: opts.MaxBodyBytes,
 		MaxRedirects: opts.MaxRedirects, Traps: opts.Traps, Norm: opts.norm(), OnRobots: c.maps.onRobots, Client: opts.Client,
-		Folders: opts.folders()}
+		Folders: opts.folders(), FetchViews: opts.FetchViews}
+	aopts.Exclude, _ = admit.CompileExclude(opts.Exclude) // valid: resolveOptions validated them
 	if c.shared != nil {
 		// robots.txt and the probe are learnt at a claimed URL's turn.
 		aopts.Shared = c.shared
@@ -355,7 +364,7 @@ func (c *Crawler) Close() error {
 // Stats returns the counters so far.
 func (c *Crawler) Stats() Stats {
 	n := c.n
-	st := Stats{Fetched: n.fetched.Load(), Unique: n.unique.Load(), Duplicates: n.dups.Load(),
+	st := Stats{Requests: n.requests.Load(), Fetched: n.fetched.Load(), Unique: n.unique.Load(), Duplicates: n.dups.Load(),
 		Skipped: n.skipped.Load(), Errors: n.errs.Load(),
 		Revisits: n.revisits.Load(), NotModified: n.notModified.Load(), Unchanged: n.unchanged.Load(),
 		Trivial: n.trivial.Load(), Changed: n.changed.Load(), Gone: n.gone.Load(), Retries: n.retries.Load(),
@@ -452,7 +461,7 @@ func (c *Crawler) run(ctx context.Context, keep bool) error {
 	}
 	defer c.sampleHistory()() // samples now, while the crawl runs and at its end
 	results := make(chan *result, 2*c.opts.Parallelism)
-	budget := func(fresh int) bool { return c.n.fetched.Load()+int64(fresh) < int64(c.opts.MaxPages) }
+	budget := func(fresh int) bool { return c.n.requests.Load()+int64(fresh) < int64(c.opts.MaxPages) }
 	d := newDispatcher(ctx, c.front, c.pacer, c.fatal, budget, keep)
 	c.running.Store(d)
 	defer c.running.Store(nil)
@@ -538,3 +547,16 @@ func (c *Crawler) fetchLoop(ctx context.Context, col *colly.Collector, d *dispat
 // NextRevisit returns when the earliest scheduled revisit is due, and
 // false if none is scheduled.
 func (c *Crawler) NextRevisit() (time.Time, bool) { return c.front.NextDue() }
+
+// Families returns the URL families (urlnorm.Shape) whose requests the
+// crawl has learnt yield nothing, by family: "demoted" (fetched after
+// every other URL) or "stopped" (no longer fetched); see traps.Yields.
+func (c *Crawler) Families() map[string]string { return c.commit.admit.Families() }
+
+// BudgetSpent reports whether the crawl has made its MaxPages requests
+// with URLs still queued: it stopped at its page budget, not because
+// nothing was left to fetch.
+func (c *Crawler) BudgetSpent() bool {
+	st := c.Stats()
+	return st.Requests >= int64(c.opts.MaxPages) && st.Queued > 0
+}

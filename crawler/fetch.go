@@ -61,6 +61,9 @@ type result struct {
 	task     task
 	priority int
 	popped   bool // from the frontier (not a sitemap's list): counts as in flight
+	// requested: a request for the URL was sent (it counts against
+	// MaxPages unless a revisit, and tells its family's yield).
+	requested bool
 
 	status  pages.Status // Fetched, Skipped, Failed or Gone; "" for a URL recorded before (known)
 	reason  string       // for Skipped, Failed and Gone; for Fetched, a bound the page hit (note)
@@ -344,6 +347,7 @@ func (f *fetcher) work(ctx context.Context, col *colly.Collector, item frontier.
 	}
 	rctx := colly.NewContext()
 	rctx.Put(ctxResult, r)
+	r.requested = true
 	err = col.Request(http.MethodGet, item.URL, nil, rctx, header)
 	if ctx.Err() != nil {
 		return nil

@@ -35,6 +35,18 @@ type Options struct {
 	// AllowedPrefixes, if set, also limits the crawl to URLs starting
 	// with one of these prefixes.
 	AllowedPrefixes []string
+	// Exclude are URL patterns the crawl leaves out: Go regular
+	// expressions (RE2 syntax) matched anywhere in the normalized URL
+	// unless anchored ("[?&]action=(edit|history)", "/Special:",
+	// "^https://wiki\\.example/private/"). A link one matches is
+	// recorded as skipped ("excluded by the crawl's pattern …") and never
+	// fetched. Default none.
+	Exclude []string
+	// FetchViews fetches the URLs whose shape says they show another page
+	// in another form (urlnorm.View): a file listing's sort orders
+	// ("?C=M;O=A"), print, share and feed views. Default false: they are
+	// recorded as skipped without a request.
+	FetchViews bool
 	// FollowLinksOutside follows the symbolic links of a local folder
 	// (a file:// seed's) whose targets lie outside it: a linked file is
 	// read, a linked folder crawled as if it were inside. Default false:
@@ -45,9 +57,12 @@ type Options struct {
 	FollowLinksOutside bool
 	// MaxDepth is the most links followed from a seed. Default 10.
 	MaxDepth int
-	// MaxPages is how many distinct pages the crawl fetches in all, across
-	// restarts; revisits of pages already fetched do not count. Default
-	// 1000.
+	// MaxPages is how many requests the crawl makes for URLs not fetched
+	// before, in all, across restarts: pages kept, and fetches skipped
+	// (noindex, a canonical URL elsewhere, a listing, another type, a
+	// redirect) or failed, retries included. robots.txt, the soft-404
+	// probe and sitemaps aside, and revisits of pages already fetched do
+	// not count. Default 1000.
 	MaxPages int
 	// IgnoreRobots disables robots.txt. Default false: robots.txt is
 	// honoured.

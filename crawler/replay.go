@@ -112,15 +112,19 @@ func (c *committer) replay() error {
 			tmpl := c.admit.Template(u)
 			c.queued[tmpl] = append(c.queued[tmpl], u)
 		}
+		if st == frontier.Pending && !c.admit.Demoted(u) {
+			fam := c.admit.Family(u)
+			c.shaped[fam] = append(c.shaped[fam], u)
+		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	c.recrawl.plan() // before scheduleMissing asks the policy
 	if err := c.scheduleMissing(); err != nil {
 		return err
 	}
-	c.recrawl.plan(time.Now())
 	return c.finish(false)
 }
 
@@ -130,11 +134,19 @@ func (c *committer) replayDecision(r pages.Record) {
 	switch r.Status {
 	case pages.Skipped:
 		c.skipped.Add(1)
+		if r.Requested {
+			c.requests.Add(1)
+		}
 		if r.Reason == admit.ReasonSoft404 {
 			c.admit.Observe(r.URL, traps.NotFound, "")
 		}
+	case pages.Gone:
+		c.requests.Add(1)
 	case pages.Failed:
 		c.errs.Add(1)
+		if r.Requested {
+			c.requests.Add(1)
+		}
 		if r.Transient {
 			c.transient = append(c.transient, r.URL)
 		}
@@ -177,11 +189,13 @@ func (c *committer) restored(r pages.Record, res dedup.Result) {
 	if len(features.Tokens(strings.Join(r.Blocks, " "))) == 0 {
 		v = traps.Empty
 	}
+	c.requests.Add(1)
 	c.countPage(r.URL, r.Title, res, v)
 	if r.Schedule.LastFetch.IsZero() { // recorded before revisits existed
 		r.Schedule.LastFetch = r.FetchedAt
 	}
 	c.recrawl.states[r.URL] = r.Schedule
+	c.recrawl.planned = false // the policy is given every state again
 }
 
 // scheduleMissing schedules the revisit of every fetched page that has

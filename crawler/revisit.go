@@ -3,7 +3,6 @@ package crawler
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"slices"
 	"time"
 
@@ -22,22 +21,19 @@ const (
 	PriorityRetry   = -10 // a URL fetched again after a transient failure, once its backoff is over
 )
 
-// Planning: the revisit policy divides the budget among pages again when
-// the crawl has grown by a tenth, and at least every replanEvery.
-const replanEvery = 10 * time.Minute
-
 // maxRecheck bounds how many members of a cluster are fetched at once when
 // its master changed.
 const maxRecheck = 50
 
 // recrawl is the committer's revisit state: the policy and every fetched
-// page's schedule state, which the policy plans over.
+// page's schedule state. The policy keeps its allocation up to date as
+// pages are observed (Policy.Observe); it is given every state once, when
+// the crawl resumes, to rebuild it (plan).
 type recrawl struct {
-	opts      schedule.Options
-	policy    schedule.Policy
-	states    map[string]schedule.State // URL → state, for Plan
-	planned   int                       // pages at the last Plan
-	plannedAt time.Time
+	opts    schedule.Options
+	policy  schedule.Policy
+	states  map[string]schedule.State // URL → state
+	planned bool
 }
 
 func newRecrawl(o RevisitOptions) *recrawl {
@@ -52,20 +48,23 @@ func (rc *recrawl) average() time.Duration {
 	return min(max(d, rc.opts.MinInterval), rc.opts.MaxInterval)
 }
 
-// plan lets the policy divide the budget again when due.
-func (rc *recrawl) plan(now time.Time) {
-	n := len(rc.states)
-	if n == 0 || n < rc.planned+rc.planned/10+1 && now.Sub(rc.plannedAt) < replanEvery {
+// plan gives the policy every page's state, the first time there are
+// any: after a restart, the states the records kept. (States the policy
+// completes, such as a rate missing from an old record, are kept.)
+func (rc *recrawl) plan() {
+	if rc.planned || len(rc.states) == 0 {
 		return
 	}
-	rc.policy.Plan(func(yield func(*schedule.State) bool) {
-		for s := range maps.Values(rc.states) {
-			if !yield(&s) {
+	rc.policy.Plan(func(yield func(string, *schedule.State) bool) {
+		for u, s := range rc.states {
+			ok := yield(u, &s)
+			rc.states[u] = s
+			if !ok {
 				return
 			}
 		}
 	})
-	rc.planned, rc.plannedAt = n, now
+	rc.planned = true
 }
 
 // listing is the longest interval of a listing with schedule state st:
@@ -94,7 +93,7 @@ func (rc *recrawl) listing(st schedule.State) time.Duration {
 func (c *committer) nextVisit(rec *pages.Record, changed, master bool, now time.Time) time.Time {
 	st := rec.Schedule
 	st.History = append([]schedule.Observation(nil), st.History...)
-	st.Observe(now, changed, rec.LastModified)
+	c.recrawl.policy.Observe(rec.URL, &st, now, changed, rec.LastModified)
 	interval := c.recrawl.policy.Next(&st)
 	if !master {
 		interval = min(time.Duration(float64(interval)*c.opts.Revisit.CopyFactor), c.opts.Revisit.MaxInterval)
@@ -260,6 +259,7 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 		}
 		c.sinceFlush++
 		c.batch.Put(pages.Record{Page: page.Page{URL: r.url}, Status: r.status, Reason: r.reason, FetchedAt: now})
+		c.recrawl.policy.Forget(r.url, c.recrawl.states[r.url])
 		delete(c.recrawl.states, r.url)
 		return mark, false, nil
 	}

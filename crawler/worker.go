@@ -208,7 +208,7 @@ func (c *committer) applyLogged(ctx context.Context, le logEntry) (pageCount, de
 	c.sinceFlush++
 	c.sinceSnapshot++
 	if c.schedule != nil {
-		c.recrawl.plan(time.Now()) // as the committer plans after each group
+		c.recrawl.plan() // as the committer plans after each group
 		at := c.nextVisit(c.batch.Latest(p.URL), false, p.Result.Master == p.URL, rec.FetchedAt)
 		c.fbatch.Schedule(p.URL, at, PriorityRevisit, c.revisitTask(p.URL, 0))
 	}
@@ -287,7 +287,7 @@ func (c *committer) applyRevisit(ctx context.Context, v *revisited) error {
 			return err
 		}
 	}
-	c.recrawl.plan(time.Now())
+	c.recrawl.plan()
 	mark, _, err := c.revisit(ctx, r, v.FetchedAt)
 	if err != nil {
 		return err

@@ -50,7 +50,10 @@ func NameKey(text string) string {
 // TitleKeys returns the names a page with title goes by, as [NameKey]s,
 // each once: the title whole; the title without the site's name after
 // its last " - ", " | ", " — " or " – " ("core::iter - Rust" is also
-// "core::iter"); the last part of a path of ": "-separated parts
+// "core::iter"), and again at each of those kinds in turn ("Filecmp —
+// File and Directory Comparisons - Intranet Wiki" is also "Filecmp —
+// File and Directory Comparisons" and "Filecmp": a copy, "Copy of
+// Filecmp — …", never goes by its original's name); the last part of a path of ": "-separated parts
 // ("PostgreSQL: Documentation: 15: CREATE TABLE" is also "CREATE
 // TABLE"); and its first word when that is an identifier — holding "_",
 // "::", a digit beside a letter, or a capital after a small letter, and
@@ -68,9 +71,9 @@ func TitleKeys(title string) []string {
 	for _, sep := range []string{" - ", " | ", " — ", " – "} {
 		if i := strings.LastIndex(site, sep); i > 0 {
 			site = strings.TrimSpace(site[:i])
+			names = append(names, site) // each stage: "Filecmp — File and Directory Comparisons - Wiki" is also "Filecmp — File and Directory Comparisons"
 		}
 	}
-	names = append(names, site)
 	if i := strings.LastIndex(site, ": "); i > 0 {
 		names = append(names, site[i+2:])
 	}

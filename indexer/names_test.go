@@ -23,6 +23,11 @@ func TestTitleKeys(t *testing.T) {
 		{"Parental leave in Denmark", []string{"parental leave in denmark"}}, // a first word that is no identifier
 		{"mod_rewrite - Apache HTTP Server Version 2.4", []string{"mod rewrite apache http server version 2 4", "mod rewrite"}},
 		{"Apache | Docs | Intro", []string{"apache docs intro", "apache docs"}},
+		{"Filecmp — File and Directory Comparisons - Intranet Wiki",
+			[]string{"filecmp file and directory comparisons intranet wiki", "filecmp file and directory comparisons", "filecmp"}},
+		{"Copy of Filecmp — File and Directory Comparisons - Intranet Wiki",
+			[]string{"copy of filecmp file and directory comparisons intranet wiki", "copy of filecmp file and directory comparisons", "copy of filecmp"}},
+		{"Filecmp — File and Directory Comparisons", []string{"filecmp file and directory comparisons", "filecmp"}},
 		{"会議室の予約", []string{"会議 議室 室の の予 予約"}},
 	} {
 		if got := TitleKeys(tc.title); !slices.Equal(got, tc.want) {

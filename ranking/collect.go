@@ -217,6 +217,11 @@ type ranked struct {
 	total    uint64
 	capped   bool
 	clusters int
+	// set holds the distinct clusters when clusters is not -1.
+	set map[string]struct{}
+	// counted is the number of distinct clusters of the first matches
+	// counted (top's clusters argument), all of them or not.
+	counted int
 }
 
 // errScanned stops a search at Options.MaxScan matches.
@@ -263,8 +268,9 @@ func (s *Searcher) top(ctx context.Context, q query.Query, limit int, withValues
 			distinct[k] = struct{}{}
 		}
 	}
+	out.counted = len(distinct)
 	if c.clusters > 0 && out.total <= c.clusters && !out.capped {
-		out.clusters = len(distinct)
+		out.clusters, out.set = len(distinct), distinct
 	}
 	slices.SortFunc(out.hits, func(a, b *search.DocumentMatch) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.ID, b.ID))
@@ -294,4 +300,63 @@ func (s *Searcher) exists(ctx context.Context, q query.Query) (bool, error) {
 		return false, s.searchError(ctx, err, false)
 	}
 	return found || res.Total > 0, nil
+}
+
+// clustersUpTo counts the distinct clusters of q's matches, stopping once
+// it has found limit of them, and returns that count (at most limit) and
+// the matches read. An index that does not take the collector is counted
+// with a facet over the cluster field.
+func (s *Searcher) clustersUpTo(ctx context.Context, q query.Query, limit int) (clusters, docs int, err error) {
+	var mu sync.Mutex
+	distinct := map[string]struct{}{}
+	called := false
+	count := search.MakeDocumentMatchHandler(func(sctx *search.SearchContext) (search.DocumentMatchHandler, bool, error) {
+		dvr, err := sctx.IndexReader.DocValueReader([]string{indexer.FieldCluster})
+		if err != nil {
+			return nil, false, err
+		}
+		var cluster string
+		visit := func(_ string, term []byte) { cluster = string(term) }
+		mu.Lock()
+		called = true
+		mu.Unlock()
+		return func(d *search.DocumentMatch) error {
+			if d == nil {
+				return nil
+			}
+			cluster = ""
+			if err := dvr.VisitDocValues(d.IndexInternalID, visit); err != nil {
+				return err
+			}
+			if cluster == "" {
+				cluster = "doc:" + string(d.IndexInternalID)
+			}
+			sctx.DocumentMatchPool.Put(d)
+			mu.Lock()
+			defer mu.Unlock()
+			docs++
+			distinct[cluster] = struct{}{}
+			if len(distinct) >= limit {
+				return errScanned
+			}
+			return nil
+		}, false, nil
+	})
+	res, err := s.ix.Search(context.WithValue(ctx, search.MakeDocumentMatchHandlerKey, count), bleve.NewSearchRequestOptions(q, 0, 0, false))
+	switch {
+	case errors.Is(err, errScanned):
+		return limit, docs, nil
+	case err != nil:
+		return 0, 0, s.searchError(ctx, err, false)
+	case called || res.Total == 0:
+		return len(distinct), docs, nil
+	}
+	// An index that ignored the collector.
+	req := bleve.NewSearchRequestOptions(q, 0, 0, false)
+	req.AddFacet("clusters", bleve.NewFacetRequest(indexer.FieldCluster, s.opts.MaxCandidates))
+	if res, err = s.ix.Search(ctx, req); err != nil {
+		return 0, 0, s.searchError(ctx, err, false)
+	}
+	n, _ := total(res)
+	return min(n, limit), int(res.Total), nil
 }

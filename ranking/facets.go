@@ -161,28 +161,48 @@ func hostname(host string) string {
 	return host
 }
 
-// count returns the facets of the clusters order, each counted once by
-// the values of the hit shown for it (shown).
-func count(order []string, shown map[string]values) map[string][]FacetValue {
+// count returns the facets of the clusters order: for each value, the
+// clusters with a hit of that value (rep.values) — as many as filtering
+// by the value keeps, since a filter keeps documents before collapsing.
+// A cluster whose hits differ in a facet counts under each of their
+// values.
+func count(order []string, best map[string]*rep) map[string][]FacetValue {
 	counts := make([]map[string]int, len(Facets))
 	for i := range counts {
 		counts[i] = map[string]int{}
 	}
 	for _, c := range order {
-		for i, x := range shown[c].v {
-			if x != "" {
+		for i, vs := range best[c].values {
+			for _, x := range vs {
 				counts[i][x]++
 			}
 		}
 	}
+	return facetValues(counts)
+}
+
+// facetValues returns counts (by facet, in Facets' order) as facets, the
+// most frequent values first (at most maxFacetValues of each).
+func facetValues(counts []map[string]int) map[string][]FacetValue {
 	out := map[string][]FacetValue{}
 	for i, name := range Facets {
 		fv := make([]FacetValue, 0, len(counts[i]))
 		for v, n := range counts[i] {
-			fv = append(fv, FacetValue{v, n})
+			if n > 0 {
+				fv = append(fv, FacetValue{v, n})
+			}
 		}
 		slices.SortFunc(fv, func(a, b FacetValue) int { return cmp.Or(b.Count-a.Count, strings.Compare(a.Value, b.Value)) })
 		out[name] = fv[:min(len(fv), maxFacetValues)]
 	}
 	return out
+}
+
+// memberValues returns the facet values of a member record, at now.
+func memberValues(m *indexer.Member, now time.Time) values {
+	typ := m.Type
+	if typ == "" {
+		typ = "html"
+	}
+	return values{v: [5]string{hostOf(m.URL), sectionOf(m.URL), typ, m.Lang, dateRange(m.LastModified, now)}, at: m.LastModified}
 }

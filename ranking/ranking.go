@@ -40,7 +40,6 @@
 package ranking
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -129,6 +128,13 @@ type Options struct {
 	// upper bound, or the documents scanned). Default 10,000; negative:
 	// no bound.
 	MaxScan int
+	// RelaxBelow: a Plain query of several words is relaxed — its
+	// results are the documents holding most of the words, those holding
+	// all first — when fewer than this many clusters the user may see
+	// hold every word. The choice reads the query and the user alone (no
+	// filter, page, size or order), so that every page, size, order and
+	// facet value of a query reads the same set. Default 10.
+	RelaxBelow int
 	// MaxWords is how many of a Plain query's distinct words are
 	// searched: a longer one (a pasted title or paragraph) is reduced to
 	// its MaxWords rarest words in the index, the others neither required
@@ -200,8 +206,9 @@ type Request struct {
 	Members int
 	// Omitted lists the near-duplicates collapsing hides too (Google's
 	// filter=0): after each cluster's hit, every other member of it the
-	// user may see, marked Omitted, with the cluster's master (MasterID).
-	// Pages count entries; Total still counts clusters.
+	// user may see and the filters keep, marked Omitted, with the
+	// cluster's master (MasterID). Pages, Total and the facets count
+	// entries.
 	Omitted bool
 	// Section, Type and Lang keep only documents of that site section
 	// ("/java/"), format ("html", "pdf", …) or language; Host (above)
@@ -216,14 +223,25 @@ type Request struct {
 	From, To time.Time
 	Dated    bool
 	// Facets asks for the result's facets (Result.Facets): for each of
-	// host, section, type and language, how many clusters of the whole
-	// result (after access filtering, filters and collapsing) have each
-	// value, counted by the hit that stands for each cluster.
+	// host, section, type, language and date range, how many clusters of
+	// the whole result (after access filtering, filters and collapsing)
+	// have a matching document of each value — exactly the clusters that
+	// filtering by the value gives, since filters keep documents before
+	// collapsing (under Omitted: the entries listed). A cluster whose
+	// documents differ in a facet counts under each of their values.
 	Facets bool
 	// ByDate orders the clusters by the newest last-modified date of
 	// their matching documents the user may see, newest first, undated
 	// last (relevance among equals). Default false: by relevance.
 	ByDate bool
+	// After, if set, is a Result.Cursor of the same search (same query,
+	// user, filters and order; any size): the page is the one after the
+	// cursor's, starting after its last cluster, and Page is ignored.
+	// Unlike a page number it stays in place while the index changes, as
+	// Elasticsearch's search_after: clusters added or removed before it
+	// do not shift the next page. A token that is no cursor, or one of
+	// another order or listing (Omitted), gives ErrCursor.
+	After string
 }
 
 // MaxMembers bounds Request.Members.
@@ -284,12 +302,21 @@ func (h Hit) SnippetText() string {
 
 // Result is one page of results.
 type Result struct {
-	Total     int   // distinct clusters matching (exact if Exact)
-	Exact     bool  // false when Total is extrapolated from MaxCandidates hits
+	// Total is the number of results over every page: distinct clusters
+	// matching (under Request.Omitted, the entries listed). Exact says
+	// whether every match was counted; if not, Total is an upper bound
+	// and AtLeast the clusters counted, a lower bound ("about").
+	Total     int
+	Exact     bool
+	AtLeast   int
 	Truncated bool  // the Plain query was cut to Options.MaxQueryBytes
-	Page      int   // as requested, defaults applied
+	Page      int   // as requested, defaults applied (after a cursor: the cursor's page and one)
 	Size      int   // as requested, defaults applied
 	Hits      []Hit // at most Size, in rank order
+	// More says a next page has results; Cursor is then the token of
+	// Request.After that asks for it.
+	More   bool
+	Cursor string
 	// Facets are the result's facets, if asked for: facet name →
 	// values, most clusters first (at most 20 each).
 	Facets map[string][]FacetValue
@@ -342,6 +369,9 @@ func (o *Options) EnsureDefaults() *Options {
 	}
 	if o.MaxScan == 0 {
 		o.MaxScan = 10000
+	}
+	if o.RelaxBelow <= 0 {
+		o.RelaxBelow = 10
 	}
 	if o.MaxWords == 0 {
 		o.MaxWords = 12
@@ -579,392 +609,6 @@ func memberRecords() query.Query {
 	return k
 }
 
-// Search returns one page of collapsed results. It costs two or three
-// searches whatever the page size: one for the ranked hits (their window
-// doubling until the page's clusters are found) with a facet over the
-// cluster field for the total, one for the page's fields and snippets, and
-// one for the page's cluster members.
-func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
-	r.Page, r.Size = max(r.Page, 1), min(cmp.Or(max(r.Size, 0), 10), 100)
-	cq, err := s.compile(ctx, r.Query, r.Syntax, r.Groups)
-	if err != nil {
-		return nil, err
-	}
-	out := &Result{Page: r.Page, Size: r.Size, Truncated: cq.truncated}
-	order, best, err := s.collapse(ctx, cq, r, out)
-	if err != nil {
-		return nil, err
-	}
-	if r.Omitted {
-		out.Hits, err = s.omitted(ctx, order, best, cq, r)
-		return out, err
-	}
-	lo := min((r.Page-1)*r.Size, len(order))
-	page := order[lo:min(lo+r.Size, len(order))]
-	if len(page) == 0 {
-		return out, nil
-	}
-	out.Hits, err = s.hits(ctx, page, best, cq, r)
-	return out, err
-}
-
-// rep is what collapsing keeps of a cluster: a cluster ranks as its best
-// hit does, and is represented by its master unless a member matches
-// distinctly better (Options.Promote).
-type rep struct {
-	id      string  // the best hit
-	score   float64 // its score: the cluster's
-	master  string  // the master, if it is among the hits
-	mscore  float64 // its score
-	values  values  // the best hit's facet values (when read)
-	mvalues values  // the master's
-}
-
-// representative returns the id that stands for the cluster.
-func (b *rep) representative(promote float64) string {
-	if b.master != "" && b.score <= b.mscore*promote {
-		return b.master
-	}
-	return b.id
-}
-
-// collapse runs cq for r — relaxed when fewer documents than a page hold
-// every word — and returns the clusters of its hits in rank order, as
-// many as the page needs (its window doubling until they are found), with
-// what each keeps; it sets out's Total and Exact from the first search.
-func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, out *Result) ([]string, map[string]*rep, error) {
-	if r.faceted() {
-		return s.collapseAll(ctx, cq, r, out)
-	}
-	if !r.ByDate {
-		order, best, err := s.collapseTop(ctx, cq, r, out)
-		if !errors.Is(err, errNoCollector) {
-			return order, best, err
-		}
-	}
-	q := s.filtered(cq.text, r)
-	need := r.Page * r.Size
-	var order []string
-	var best map[string]*rep
-	var strict []*search.DocumentMatch // every match of cq.text, once relaxed
-	for window, first := max(3*need, 30), true; ; window *= 2 {
-		res, err := s.candidates(ctx, q, window, first, r.ByDate, false)
-		if err == nil && first && res.Total < uint64(r.Size) && cq.relaxed != nil {
-			// Fewer documents than a page hold every word: the page is
-			// filled with those holding most of them, after those
-			// holding all (strictFirst). The choice depends on the page
-			// size only, so paging is stable.
-			var relaxed query.Query
-			if relaxed, err = s.relaxed(cq); err == nil {
-				strict = res.Hits
-				q, cq.relaxed = s.filtered(relaxed, r), nil
-				res, err = s.candidates(ctx, q, window, true, r.ByDate, false)
-			}
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		if first {
-			first = false
-			out.Total, out.Exact = total(res)
-		}
-		if strict != nil && !r.ByDate {
-			res.Hits = strictFirst(strict, res.Hits)
-		}
-		order, best = group(res.Hits, r.ByDate, false, time.Time{})
-		if len(order) >= need || len(res.Hits) < window || uint64(window) >= res.Total {
-			return order, best, nil
-		}
-	}
-}
-
-// collapseTop is collapse by relevance with the collector of top: the
-// best hits by score (their window doubling until the page's clusters are
-// found), their cluster keys read for those only. Total is the number of
-// distinct clusters, counted as the matches come, exact up to
-// Options.MaxCandidates; beyond, the number of matching documents, an
-// upper bound. On a large index the search is bounded (Options.MaxScan):
-// first the tier, if it fills the page, then the query stopped after
-// MaxScan matches; either way Total is an upper bound, not exact.
-func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, out *Result) ([]string, map[string]*rep, error) {
-	need := r.Page * r.Size
-	window := max(3*need, 30)
-	if rk, est, ok, err := s.tierHits(ctx, cq, r, window, false); err != nil {
-		return nil, nil, err
-	} else if ok {
-		if order, best := group(rk.hits, false, false, time.Time{}); len(order) >= need {
-			out.Total, out.Exact = est, false
-			return order, best, nil
-		}
-	}
-	q := s.filtered(cq.text, r)
-	var strict []*search.DocumentMatch // every match of cq.text, once relaxed
-	for first := true; ; window *= 2 {
-		count := 0
-		if first {
-			count = s.opts.MaxCandidates
-		}
-		rk, err := s.top(ctx, q, window, false, count)
-		if err == nil && first && rk.total < uint64(r.Size) && cq.relaxed != nil {
-			// As in collapse: the page is filled with documents holding
-			// most of the words, after those holding all.
-			var relaxed query.Query
-			if relaxed, err = s.relaxed(cq); err == nil {
-				strict = rk.hits
-				q, cq.relaxed = s.filtered(relaxed, r), nil
-				rk, err = s.top(ctx, q, window, false, count)
-			}
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		if strict != nil {
-			rk.hits = strictFirst(strict, rk.hits)
-		}
-		order, best := group(rk.hits, false, false, time.Time{})
-		if first {
-			first = false
-			switch {
-			case rk.capped:
-				out.Total, out.Exact = int(rk.total), false
-				if est, ok := s.estimate(cq); ok {
-					out.Total = max(out.Total, int(est))
-				}
-			case rk.clusters >= 0: // every match counted
-				out.Total, out.Exact = rk.clusters, rk.clusters <= s.opts.MaxCandidates
-			default:
-				out.Total, out.Exact = int(rk.total), false
-			}
-		}
-		if len(order) >= need || len(rk.hits) < window || uint64(window) >= rk.total {
-			return order, best, nil
-		}
-	}
-}
-
-// tierHits returns the best window hits (withValues: with their facet
-// values) of a Plain query's first tier (compiled.tier) and the estimate
-// of the documents the whole query matches, when each of its required
-// words is in more documents than Options.MaxScan; ok is false otherwise,
-// and the caller searches the whole query.
-func (s *Searcher) tierHits(ctx context.Context, cq compiled, r Request, window int, withValues bool) (rk ranked, est int, ok bool, err error) {
-	if cq.tier == nil || s.opts.MaxScan < 0 {
-		return ranked{}, 0, false, nil
-	}
-	n, known := s.estimate(cq)
-	if !known || n <= uint64(s.opts.MaxScan) {
-		return ranked{}, 0, false, nil
-	}
-	rk, err = s.top(ctx, s.filtered(cq.tier, r), window, withValues, 0)
-	if errors.Is(err, errNoCollector) {
-		return ranked{}, 0, false, nil
-	}
-	return rk, int(n), err == nil, err
-}
-
-// estimate returns an upper bound of the documents cq's text matches —
-// the fewest documents the user may see holding one of its required
-// words, any of the word's terms — and false when it cannot say (no
-// required word, or the counts could not be read). Cost: one count per
-// term (termStats).
-func (s *Searcher) estimate(cq compiled) (uint64, bool) {
-	if len(cq.required) == 0 || cq.stats == nil {
-		return 0, false
-	}
-	fewest := uint64(0)
-	for i, w := range cq.required {
-		held := uint64(0)
-		for _, t := range w {
-			held += cq.stats.count(t)
-		}
-		if i == 0 || held < fewest {
-			fewest = held
-		}
-	}
-	if cq.stats.err != nil {
-		return 0, false
-	}
-	return fewest, true
-}
-
-// collapseAll is collapse reading every candidate (at most
-// Options.MaxCandidates) with its facet values: the documents the
-// section, type and language filters keep are grouped into clusters,
-// every one of them, and their facets counted. Total is then the number
-// of clusters, exact when every candidate was read. On a large index the
-// candidates are those of the first tier if it fills the page, else the
-// best of the first Options.MaxScan matches (see collapseTop): not exact.
-func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, out *Result) ([]string, map[string]*rep, error) {
-	f, k, now := r.filter(), 4, time.Now()
-	if r.ByDate {
-		k = 5
-	}
-	window := s.opts.MaxCandidates
-	collapse := func(hits []*search.DocumentMatch) ([]string, map[string]*rep) {
-		kept := slices.DeleteFunc(slices.Clone(hits), func(h *search.DocumentMatch) bool { return !f.keep(valuesOf(h, k, now)) })
-		return group(kept, r.ByDate, true, now)
-	}
-	var order []string
-	var best map[string]*rep
-	tiered := false
-	if !r.ByDate {
-		rk, _, ok, err := s.tierHits(ctx, cq, r, window, true)
-		if err != nil {
-			return nil, nil, err
-		}
-		if ok {
-			order, best = collapse(rk.hits)
-			tiered = len(order) >= r.Page*r.Size
-		}
-	}
-	if !tiered {
-		q := s.filtered(cq.text, r)
-		hits, total, capped, err := s.allCandidates(ctx, q, window, r.ByDate)
-		if err == nil && total < uint64(r.Size) && !capped && cq.relaxed != nil {
-			var relaxed query.Query
-			if relaxed, err = s.relaxed(cq); err == nil {
-				strict := hits
-				hits, total, capped, err = s.allCandidates(ctx, s.filtered(relaxed, r), window, r.ByDate)
-				if !r.ByDate {
-					hits = strictFirst(strict, hits)
-				}
-			}
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		order, best = collapse(hits)
-		out.Exact = total <= uint64(window) && !capped
-	}
-	out.Total = len(order)
-	if r.Facets {
-		shown, err := s.shownValues(ctx, order, best, r, now)
-		if err != nil {
-			return nil, nil, err
-		}
-		out.Facets = count(order, shown)
-	}
-	return order, best, nil
-}
-
-// allCandidates returns the best window hits of q with their facet
-// values as sort keys, how many documents matched, and whether the search
-// stopped at Options.MaxScan: by score with the collector of top, or by
-// date (or from an index that does not take the collector) with bleve's
-// sort.
-func (s *Searcher) allCandidates(ctx context.Context, q query.Query, window int, byDate bool) ([]*search.DocumentMatch, uint64, bool, error) {
-	if !byDate {
-		rk, err := s.top(ctx, q, window, true, 0)
-		if !errors.Is(err, errNoCollector) {
-			return rk.hits, rk.total, rk.capped, err
-		}
-	}
-	res, err := s.candidates(ctx, q, window, false, byDate, true)
-	if err != nil {
-		return nil, 0, false, err
-	}
-	return res.Hits, res.Total, false, nil
-}
-
-// shownValues returns the facet values of the hit each cluster of order
-// is shown by, as hits does it: the representative, but the master for a
-// promoted member with the master's title, and the member in the user's
-// language for a master in another. Member records are read only for
-// the clusters where that may change the hit.
-func (s *Searcher) shownValues(ctx context.Context, order []string, best map[string]*rep, r Request, now time.Time) (map[string]values, error) {
-	shown := make(map[string]values, len(order))
-	var check []string
-	for _, c := range order {
-		b := best[c]
-		id := b.representative(s.opts.Promote)
-		shown[c] = b.values
-		if id == b.master {
-			shown[c] = b.mvalues
-		}
-		if (id != b.master && b.master != "") || (id == b.master && len(r.Languages) > 0) {
-			check = append(check, c)
-		}
-	}
-	if len(check) == 0 {
-		return shown, nil
-	}
-	members, err := s.ix.MembersOfContext(ctx, check)
-	if err != nil {
-		return nil, s.searchError(ctx, err, false)
-	}
-	memberValues := func(m *indexer.Member) values {
-		typ := m.Type
-		if typ == "" {
-			typ = "html"
-		}
-		return values{v: [5]string{hostOf(m.URL), sectionOf(m.URL), typ, m.Lang, dateRange(m.LastModified, now)}, at: m.LastModified}
-	}
-	for _, c := range check {
-		b := best[c]
-		id := b.representative(s.opts.Promote)
-		if m := sameNamedMaster(members[c], Hit{ID: id}, b); m != nil {
-			shown[c], id = b.mvalues, m.ID
-		}
-		if id == b.master {
-			if m := inLanguage(members[c], shown[c].v[3], r); m != nil {
-				shown[c] = memberValues(m)
-			}
-		}
-	}
-	return shown, nil
-}
-
-// total reads the number of distinct clusters from the cluster facet of
-// res: exact, or an upper bound past the facet's size.
-func total(res *bleve.SearchResult) (n int, exact bool) {
-	f := res.Facets["clusters"]
-	if f == nil || f.Terms == nil {
-		return 0, false
-	}
-	n, exact = f.Terms.Len(), f.Other == 0 && f.Missing == 0
-	if !exact {
-		n += f.Other + f.Missing // at most this many
-	}
-	return n, exact
-}
-
-// group walks hits in rank order: the clusters in the order of their
-// first hits, and what each keeps. The cluster and master flag are sort
-// keys 2 and 3 (byDate: 3 and 4), the facet values, if withValues, the
-// keys after them.
-func group(hits []*search.DocumentMatch, byDate, withValues bool, now time.Time) ([]string, map[string]*rep) {
-	var order []string
-	best := map[string]*rep{}
-	k := 2
-	if byDate {
-		k = 3
-	}
-	for _, h := range hits {
-		c, master := h.Sort[k], h.Sort[k+1] == "T"
-		if c == "" {
-			c = "doc:" + h.ID
-		}
-		cur, seen := best[c]
-		if !seen {
-			order = append(order, c)
-			cur = &rep{id: h.ID, score: h.Score}
-			if withValues {
-				cur.values = valuesOf(h, k+2, now)
-			}
-			best[c] = cur
-		}
-		if master && cur.master == "" {
-			cur.master, cur.mscore = h.ID, h.Score
-			if withValues {
-				cur.mvalues = valuesOf(h, k+2, now)
-			}
-		}
-	}
-	return order, best
-}
-
 // hits builds the page's hits from its clusters: each cluster's
 // representative with its fields and snippet, shown in the reader's
 // language when its master is in another, with the number of other
@@ -1079,57 +723,6 @@ func spansText(ss []Span) string {
 		b.WriteString(s.Text)
 	}
 	return b.String()
-}
-
-// omitted builds a page of Request.Omitted: the clusters of order in rank
-// order, each as its hit followed by the other members the user may see
-// (Omitted, with the master's id), cut to the page.
-func (s *Searcher) omitted(ctx context.Context, order []string, best map[string]*rep, cq compiled, r Request) ([]Hit, error) {
-	members, err := s.ix.MembersOfContext(ctx, order)
-	if err != nil {
-		return nil, s.searchError(ctx, err, false)
-	}
-	lo, hi := (r.Page-1)*r.Size, r.Page*r.Size
-	var touched []string // clusters with entries on the page
-	first := 0           // entries before the first of them
-	n := 0
-	for _, c := range order {
-		k := 0
-		for _, m := range members[c] {
-			if indexer.Visible(m.Groups, r.Groups) {
-				k++
-			}
-		}
-		k = max(k, 1)
-		if n+k > lo && n < hi {
-			if len(touched) == 0 {
-				first = n
-			}
-			touched = append(touched, c)
-		}
-		n += k
-		if n >= hi {
-			break
-		}
-	}
-	if len(touched) == 0 {
-		return nil, nil
-	}
-	hs, err := s.hits(ctx, touched, best, cq, r)
-	if err != nil {
-		return nil, err
-	}
-	var out []Hit
-	for _, h := range hs {
-		out = append(out, h)
-		for _, m := range members[h.Cluster] {
-			if m.ID != h.ID && indexer.Visible(m.Groups, r.Groups) {
-				out = append(out, Hit{ID: m.ID, URL: m.URL, Title: m.Title, Host: hostOf(m.URL), Cluster: h.Cluster, Master: m.Master,
-					Lang: m.Lang, Type: m.Type, LastModified: m.LastModified, Omitted: true, MasterID: h.MasterID})
-			}
-		}
-	}
-	return out[lo-first : min(hi-first, len(out))], nil
 }
 
 // sameNamedMaster returns the master of a cluster whose promoted member h
@@ -1264,10 +857,11 @@ func inLanguage(ms []indexer.Member, masterLang string, r Request) *indexer.Memb
 	}
 	var best *indexer.Member
 	bestRank := key(masterLang, master)
+	f, now := r.filter(), time.Now()
 	for i := range ms {
 		m := &ms[i]
-		if !indexer.Visible(m.Groups, r.Groups) {
-			continue
+		if !indexer.Visible(m.Groups, r.Groups) || !f.keep(memberValues(m, now)) {
+			continue // a filter by a value gives results of that value
 		}
 		switch k := key(m.Lang, m.URL); {
 		case k < bestRank:

@@ -13,10 +13,20 @@ import (
 // --serve`: package internal/crawlstatus); over a finished crawl it is
 // nil and the section is not shown.
 type Crawl struct {
-	Hosts     []CrawlHost      `json:"hosts"`      // the busiest hosts, busiest first (the caller bounds them)
-	MoreHosts int              `json:"more_hosts"` // hosts not listed
-	Failures  map[string]int64 `json:"failures"`   // failed fetches by class (refused, dns, tls, …): every attempt
-	History   []CrawlSample    `json:"history"`    // the crawl over time, oldest first
+	// Requests are the requests for URLs not fetched before (pages kept,
+	// fetches skipped or failed), what the page budget (Budget,
+	// --max-pages) bounds; Skipped the URLs recorded as skipped.
+	Requests int64 `json:"requests"`
+	Budget   int   `json:"budget"`
+	Skipped  int64 `json:"skipped"`
+	// Families are the URL families the crawl learnt yield nothing
+	// (always noindex, copies, errors…), by family: "demoted" or
+	// "stopped".
+	Families  map[string]string `json:"families,omitempty"`
+	Hosts     []CrawlHost       `json:"hosts"`      // the busiest hosts, busiest first (the caller bounds them)
+	MoreHosts int               `json:"more_hosts"` // hosts not listed
+	Failures  map[string]int64  `json:"failures"`   // failed fetches by class (refused, dns, tls, …): every attempt
+	History   []CrawlSample     `json:"history"`    // the crawl over time, oldest first
 }
 
 // A CrawlHost is one row of the status page's host table.

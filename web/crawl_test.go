@@ -23,7 +23,9 @@ func liveCrawl(now time.Time) *Crawl {
 			{Host: "", Fetched: 12}, // file URLs
 		},
 		MoreHosts: 7,
-		Failures:  map[string]int64{"refused": 2, "http_4xx": 5, "dns": 0},
+		Requests:  1234, Budget: 2000, Skipped: 880,
+		Families: map[string]string{"wiki.intra/*.php?action=*&title=*": "stopped", xss + "/*": "demoted"},
+		Failures: map[string]int64{"refused": 2, "http_4xx": 5, "dns": 0},
 		History: []CrawlSample{
 			{At: now.Add(-20 * time.Second), Fetched: 0, Queued: 1},
 			{At: now.Add(-10 * time.Second), Fetched: 200, Errors: 1, Queued: 150},
@@ -47,6 +49,10 @@ func TestStatusShowsCrawl(t *testing.T) {
 	}
 	if strings.Contains(body, "<script>") {
 		t.Errorf("/status holds the payload unescaped")
+	}
+	if !strings.Contains(body, `<td id="requests">1234 of 2000</td>`) || !strings.Contains(body, `<td id="crawl-skipped">880</td>`) ||
+		!strings.Contains(body, `<td class="name">wiki.intra/*.php?action=*&amp;title=*</td><td class="state">stopped</td>`) {
+		t.Errorf("/status lacks the requests against the budget, the URLs skipped or the families learnt:\n%s", body)
 	}
 	rows := regexp.MustCompile(`(?s)<tr class="host"><td class="name">(.*?)</td><td class="fetched">(\d+)</td><td class="errors">(\d+)</td><td class="queued">(\d+)</td><td class="next">(.*?)</td></tr>`).FindAllStringSubmatch(body, -1)
 	want := [][]string{

@@ -257,6 +257,14 @@ func (srv *Server) routes() {
 		srv.mux.Handle(path, srv.adminOnly(h))
 	}
 	srv.admin.HandleFunc("GET /healthz", healthz)
+	// The administrators' pages have the search box too: on the
+	// administrators' listener it searches as a visitor with no groups
+	// (public documents only), rather than answering 404.
+	srv.admin.Handle("GET /{$}", srv.limited(srv.searchPage))
+	srv.admin.Handle("GET /cluster/{id}", srv.limited(srv.clusterPage))
+	srv.admin.Handle("GET /diff/{id}", srv.limited(srv.diffPage))
+	srv.admin.Handle("GET /api/suggest", srv.limited(srv.apiSuggest))
+	srv.admin.HandleFunc("GET /suggest.js", suggestScript)
 }
 
 func healthz(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") }
@@ -287,10 +295,16 @@ func (srv *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // AdminHandler returns a handler for an administrators' listener (on a
 // loopback address, say): the status page, /api/stats, /metrics and
-// /healthz, with no identity checks.
+// /healthz, with no identity checks, and the search pages for the status
+// pages' search box, which show public documents only.
 func (srv *Server) AdminHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		securityHeaders(w)
+		if name, n := srv.tooLongParam(r); name != "" {
+			srv.tooLong.Add(1)
+			srv.refuse(w, r, http.StatusRequestURITooLong, fmt.Sprintf("The %s is too long (%d bytes; at most %d).", name, n, srv.opts.MaxQueryBytes))
+			return
+		}
 		srv.admin.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, user{name: "admin", admin: true})))
 	})
 }
@@ -343,6 +357,7 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 		req.Members = n
 	}
 	req.Section, req.Type, req.Lang, req.Modified = q.Get("section"), q.Get("type"), q.Get("lang"), q.Get("modified")
+	req.After = q.Get("after")
 	req.From, req.To = date("from"), date("to")
 	switch v := q.Get("dated"); v {
 	case "", "0":
@@ -392,7 +407,7 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 // searchParams are the parameters of a search: a misspelled one is an
 // error, not a filter silently ignored.
 var searchParams = []string{"q", "syntax", "host", "section", "type", "lang", "modified", "from", "to", "dated", "since", "until",
-	"page", "size", "sort", "members", "filter", "facets", "user"}
+	"page", "size", "after", "sort", "members", "filter", "facets", "user"}
 
 // filterParams are the search parameters a new query keeps: the
 // filters and the order.
@@ -490,6 +505,7 @@ func facetLinks(q url.Values, facets map[string][]ranking.FacetValue) ([]facetVi
 	link := func(set, drop string, v string) string {
 		c := maps.Clone(q)
 		c.Del("page")
+		c.Del("after")
 		if drop != "" {
 			c.Del(drop)
 		} else {
@@ -538,7 +554,7 @@ func outcome(err error) string {
 		return "too_broad"
 	case isTimeout(err):
 		return "timeout"
-	case errors.Is(err, ranking.ErrQuery), errors.Is(err, ranking.ErrQueryTooLong), errors.Is(err, errBadRequest):
+	case errors.Is(err, ranking.ErrQuery), errors.Is(err, ranking.ErrQueryTooLong), errors.Is(err, errBadRequest), errors.Is(err, ranking.ErrCursor):
 		return "invalid"
 	case errors.Is(err, context.Canceled):
 		return "canceled"
@@ -580,18 +596,21 @@ func (srv *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	}
 	link := func(pg int) string {
 		v := r.URL.Query()
+		v.Del("after")
 		v.Set("page", strconv.Itoa(pg))
 		return "/?" + v.Encode()
 	}
 	if res.Page > 1 {
 		view.Prev = link(res.Page - 1)
 	}
-	more := res.Page*res.Size < res.Total
-	if req.Omitted {
-		more = len(res.Hits) == res.Size
-	}
-	if more && res.Page < maxPage {
-		view.Next = link(res.Page + 1)
+	if res.More && res.Page < maxPage {
+		// The next page follows the cursor: it stays in place while
+		// the index changes.
+		v := r.URL.Query()
+		v.Del("after")
+		v.Set("page", strconv.Itoa(res.Page+1))
+		v.Set("after", res.Cursor)
+		view.Next = "/?" + v.Encode()
 	}
 	view.Omitted, view.ByDate = req.Omitted, req.ByDate
 	view.Facets, view.Chips = facetLinks(r.URL.Query(), res.Facets)
@@ -599,11 +618,13 @@ func (srv *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		q.Set("q", sug)
 		q.Del("page")
+		q.Del("after")
 		view.Suggestion, view.SuggestionLink = sug, "/?"+q.Encode()
 	}
 	order := func(v string) string {
 		q := r.URL.Query()
 		q.Del("page")
+		q.Del("after")
 		q.Set("sort", v)
 		return "/?" + q.Encode()
 	}
@@ -611,6 +632,7 @@ func (srv *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	filter := func(v string) string {
 		q := r.URL.Query()
 		q.Del("page")
+		q.Del("after")
 		q.Set("filter", v)
 		if v == "1" {
 			q.Del("filter")
@@ -649,7 +671,7 @@ func (srv *Server) count(err error) {
 
 func (srv *Server) errorText(err error) string {
 	switch {
-	case errors.Is(err, ranking.ErrQueryTooLong), errors.Is(err, ranking.ErrQuery), errors.Is(err, ranking.ErrTooBroad):
+	case errors.Is(err, ranking.ErrQueryTooLong), errors.Is(err, ranking.ErrQuery), errors.Is(err, ranking.ErrTooBroad), errors.Is(err, ranking.ErrCursor):
 		return strings.TrimPrefix(err.Error(), "ranking: ")
 	case isTimeout(err):
 		return fmt.Sprintf("This took too long (over %v) and was stopped; try a more specific query, or again in a moment.", srv.opts.Timeout)
@@ -666,7 +688,7 @@ func (srv *Server) errorStatus(err error) int {
 	case errors.Is(err, ranking.ErrNotFound):
 		return http.StatusNotFound
 	case errors.Is(err, ranking.ErrQuery), errors.Is(err, ranking.ErrQueryTooLong), errors.Is(err, ranking.ErrTooBroad),
-		errors.Is(err, errBadRequest):
+		errors.Is(err, errBadRequest), errors.Is(err, ranking.ErrCursor):
 		return http.StatusBadRequest
 	case isTimeout(err):
 		return http.StatusServiceUnavailable
@@ -801,7 +823,13 @@ func (srv *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
 		}
 		hits = append(hits, apiHit{Hit: h, Snippet: h.SnippetText(), SnippetHTML: b.String()})
 	}
-	out := map[string]any{"total": res.Total, "exact": res.Exact, "page": res.Page, "size": res.Size, "hits": hits}
+	out := map[string]any{"total": res.Total, "exact": res.Exact, "page": res.Page, "size": res.Size, "hits": hits, "more": res.More}
+	if !res.Exact {
+		out["at_least"] = res.AtLeast
+	}
+	if res.More {
+		out["cursor"] = res.Cursor
+	}
 	if res.Facets != nil {
 		out["facets"] = res.Facets
 	}

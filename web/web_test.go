@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -29,6 +28,13 @@ const xss = `<script>alert("x")</script>`
 // printer copy and an HR-only mirror, an HR-only page, and a page whose
 // title, URL and body carry an XSS payload.
 func testServer(t *testing.T, opts Options) *httptest.Server {
+	t.Helper()
+	_, ts := testIntranet(t, opts)
+	return ts
+}
+
+// testIntranet is testServer with its Server.
+func testIntranet(t *testing.T, opts Options) (*Server, *httptest.Server) {
 	t.Helper()
 	texts := map[string]string{}
 	opts.Text = func(id string) (string, bool) { s, ok := texts[id]; return s, ok }
@@ -60,8 +66,7 @@ func testServer(t *testing.T, opts Options) *httptest.Server {
 		id := "http://intra/news/" + string(rune('a'+i))
 		add(id, "News "+string(rune('a'+i)), "Canteen news item number "+string(rune('a'+i))+" about lunch.", nil, "n"+string(rune('a'+i)), id)
 	}
-	_, ts := startServer(t, ix, opts)
-	return ts
+	return startServer(t, ix, opts)
 }
 
 // startServer flushes ix and serves it with opts on a test server,
@@ -96,8 +101,10 @@ func get(t *testing.T, u string, header ...string) (int, string) {
 }
 
 type apiResult struct {
-	Total int `json:"total"`
-	Hits  []struct {
+	Total  int    `json:"total"`
+	More   bool   `json:"more"`
+	Cursor string `json:"cursor"`
+	Hits   []struct {
 		URL     string  `json:"url"`
 		Title   string  `json:"title"`
 		Snippet string  `json:"snippet"`
@@ -193,6 +200,34 @@ func TestPagingIsStable(t *testing.T) {
 	if len(seen) != 12 {
 		t.Errorf("3 pages of 5 held %d clusters, want all 12", len(seen))
 	}
+	// By cursor: the same clusters, a next page while there is one.
+	after, walked := "", 0
+	for page := 1; ; page++ {
+		code, body := get(t, ts.URL+"/api/search?q=canteen&size=5&after="+url.QueryEscape(after))
+		if after == "" {
+			code, body = get(t, ts.URL+"/api/search?q=canteen&size=5")
+		}
+		var r apiResult
+		if err := json.Unmarshal([]byte(body), &r); code != 200 || err != nil {
+			t.Fatalf("page %d after %q: %d %s", page, after, code, body)
+		}
+		for _, h := range r.Hits {
+			if !seen[h.Cluster] {
+				t.Errorf("by cursor, page %d: cluster %s not among the pages by number", page, h.Cluster)
+			}
+			walked++
+		}
+		if r.More != (page < 3) || r.More != (r.Cursor != "") {
+			t.Fatalf("page %d: more %v, cursor %q", page, r.More, r.Cursor)
+		}
+		if !r.More {
+			break
+		}
+		after = r.Cursor
+	}
+	if walked != 12 {
+		t.Errorf("by cursor: %d hits, want 12", walked)
+	}
 }
 
 func TestBadInput(t *testing.T) {
@@ -208,6 +243,7 @@ func TestBadInput(t *testing.T) {
 		{"/api/search?syntax=bleve&q=" + strings.Repeat("a", 600), 400, "query too long"},
 		{"/api/search?syntax=lucene&q=vpn", 400, `syntax must be plain or bleve, not \"lucene\"`},
 		{"/api/search?q=vpn&page=0", 400, "page must be a positive number"},
+		{"/api/search?q=vpn&after=nonsense", 400, "invalid cursor"},
 		{"/api/search?q=vpn&size=1000", 400, "size must be at most 100"},
 		{"/api/search?q=vpn&since=yesterday", 400, "since must be a date"},
 		{"/api/cluster/c1?sort=random", 400, "unknown order"},
@@ -571,8 +607,9 @@ func TestOpenSearchAndBackLinks(t *testing.T) {
 	}
 }
 
-// TestFacets: /api/search's facets count the collapsed results each
-// user may see (a brute-force count over every page); the result page
+// TestFacets: each value of /api/search's facets counts the collapsed
+// results filtering by it gives each user, each of that value, and the
+// values cover every result; the result page
 // offers them as links and shows the filters in force as chips that a
 // new query keeps.
 func TestFacets(t *testing.T) {
@@ -592,23 +629,34 @@ func TestFacets(t *testing.T) {
 			if err := json.Unmarshal([]byte(body), &res); err != nil {
 				t.Fatal(err)
 			}
-			hosts, sections := map[string]int{}, map[string]int{}
-			for _, h := range res.Hits {
-				hosts[h.Host]++
-				u, _ := url.Parse(h.URL)
-				sec := "/"
-				if first, _, nested := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/"); nested && first != "" {
-					sec = "/" + first + "/"
-				}
-				sections[sec]++
-			}
-			for name, want := range map[string]map[string]int{"host": hosts, "section": sections} {
-				got := map[string]int{}
+			// Each value's count is the number of results filtering by
+			// it gives, each of that value; the values of each facet
+			// cover every result.
+			for _, name := range []string{"host", "section"} {
+				covered := map[string]bool{}
 				for _, v := range res.Facets[name] {
-					got[v.Value] = v.Count
+					var fres result
+					_, body := get(t, ts.URL+"/api/search?size=100&q="+url.QueryEscape(q)+"&"+name+"="+url.QueryEscape(v.Value), "X-Doppel-Groups", groups)
+					if err := json.Unmarshal([]byte(body), &fres); err != nil {
+						t.Fatal(err)
+					}
+					if fres.Total != v.Count || len(fres.Hits) != v.Count {
+						t.Errorf("groups %q q=%q %s=%s: counted %d, filtering gives %d (%d hits)", groups, q, name, v.Value, v.Count, fres.Total, len(fres.Hits))
+					}
+					for _, h := range fres.Hits {
+						u, _ := url.Parse(h.URL)
+						sec := "/"
+						if first, _, nested := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/"); nested && first != "" {
+							sec = "/" + first + "/"
+						}
+						if got := map[string]string{"host": h.Host, "section": sec}[name]; got != v.Value {
+							t.Errorf("groups %q q=%q %s=%s: %s has %s", groups, q, name, v.Value, h.URL, got)
+						}
+						covered[h.URL] = true
+					}
 				}
-				if fmt.Sprint(got) != fmt.Sprint(want) {
-					t.Errorf("groups %q q=%q facet %s: %v, brute force %v", groups, q, name, got, want)
+				if len(covered) < len(res.Hits) {
+					t.Errorf("groups %q q=%q: the %s values give %d results of %d", groups, q, name, len(covered), len(res.Hits))
 				}
 			}
 		}

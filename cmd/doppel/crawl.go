@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,6 +18,11 @@ import (
 // errInterrupted reports a crawl stopped by SIGINT/SIGTERM; it exits with
 // status 130 and can be resumed.
 var errInterrupted = errors.New("interrupted; run the same command again to resume")
+
+// errBudget reports a one-pass crawl (--once) that stopped at its page
+// budget with URLs still queued: its summary's last line says so, and
+// it exits with status 3.
+var errBudget = errors.New("stopped at the page budget")
 
 // progressInterval is how often progress is logged when stderr is not a
 // terminal, and redrawInterval how often the progress line is redrawn when
@@ -63,6 +69,9 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if err := checkServeFlags(fs, f.serveAddr, stderr); err != nil {
+		return err
+	}
 	if err := checkCrawlCounts(fs, stderr); err != nil {
 		return err
 	}
@@ -104,19 +113,44 @@ func crawlAndServe(ctx context.Context, c *crawler.Crawler, f *crawlFlags, id id
 	serveCtx, stopServing := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.serve(serveCtx) }()
-	if err := crawlAndReport(ctx, c, f.data, !f.once, stdout, stderr); err != nil || !f.once {
+	err = crawlAndReport(ctx, c, f.data, !f.once, stdout, stderr)
+	budget := errors.Is(err, errBudget) // still served: the exit status says it at the end
+	if err != nil && !budget || !f.once {
 		stopServing()
 		return errors.Join(err, <-served)
 	}
 	fmt.Fprintln(stdout, "The crawl is done; still serving its index. Ctrl-C stops.")
 	select {
 	case <-ctx.Done():
-	case err := <-served:
 		stopServing()
-		return err
+		err = <-served
+	case err = <-served:
+		stopServing()
 	}
-	stopServing()
-	return <-served
+	if err == nil && budget {
+		return errBudget
+	}
+	return err
+}
+
+// runFlags returns the flags of `doppel run`, for its -h: the crawl's
+// but --serve and --once, and --addr.
+func runFlags(stderr io.Writer) *flag.FlagSet {
+	crawl, _ := newCrawlFlags(stderr)
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.String("addr", "", "`address` to serve search on, e.g. 127.0.0.1:8080 (required)")
+	crawl.VisitAll(func(f *flag.Flag) {
+		if f.Name != "serve" && f.Name != "once" {
+			fs.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: doppel run --data DIR --addr ADDR [--seed URL…] [crawl flags]\n\n"+
+			"Crawls (or goes on with the crawl in DIR), keeps the index fresh and serves search on ADDR\n"+
+			"until Ctrl-C: `doppel crawl --serve ADDR`.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	return fs
 }
 
 // runRun is `doppel run`: crawl, keep fresh and serve from one process —
@@ -140,10 +174,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			fmt.Fprintf(stderr, "doppel run: --%s is not a run flag (run always serves, and keeps the crawl fresh)\n", name)
 			return errUsage
 		case name == "h" || name == "help":
-			fmt.Fprintln(stderr, "usage: doppel run --data DIR --addr ADDR [--seed URL…] [crawl flags]\n\n"+
-				"Crawls (or goes on with the crawl in DIR), keeps the index fresh and serves search on ADDR\n"+
-				"until Ctrl-C: `doppel crawl --serve ADDR`. The crawl flags are those of `doppel crawl -h`.")
-			return errUsage
+			return parseFlags(runFlags(stderr), []string{"-h"}, stderr)
 		}
 		translated = append(translated, a)
 	}
@@ -173,6 +204,8 @@ func crawlAndReport(ctx context.Context, c *crawler.Crawler, dir string, keep bo
 		return nil
 	case ctx.Err() != nil:
 		return errInterrupted
+	case err == nil && !keep && c.BudgetSpent():
+		return errBudget
 	}
 	return crawler.Damage(dir, err) // a damaged record met on the way: one line and what to do
 }
@@ -192,8 +225,8 @@ func reportProgress(c *crawler.Crawler, w io.Writer, terminal bool, start time.T
 		st := c.Stats()
 		rate := float64(st.Fetched-first) / time.Since(start).Seconds()
 		if terminal {
-			line := fmt.Sprintf("fetched %d  queued %d  unique %d  near-duplicates %d  skipped %d  errors %d  %.1f pages/s",
-				st.Fetched, st.Queued, st.Unique, st.Duplicates, st.Skipped, st.Errors, rate)
+			line := fmt.Sprintf("requests %d  fetched %d  queued %d  unique %d  near-duplicates %d  skipped %d  errors %d  %.1f pages/s",
+				st.Requests, st.Fetched, st.Queued, st.Unique, st.Duplicates, st.Skipped, st.Errors, rate)
 			if st.Revisits > 0 {
 				line += fmt.Sprintf("  revisits %d (304 %d, changed %d, gone %d)", st.Revisits, st.NotModified, st.Changed+st.Trivial, st.Gone)
 			}
@@ -202,7 +235,7 @@ func reportProgress(c *crawler.Crawler, w io.Writer, terminal bool, start time.T
 			drawn = len(line)
 			return
 		}
-		logger.Info("crawl", "fetched", st.Fetched, "queued", st.Queued, "unique", st.Unique,
+		logger.Info("crawl", "requests", st.Requests, "fetched", st.Fetched, "queued", st.Queued, "unique", st.Unique,
 			"near_duplicates", st.Duplicates, "skipped", st.Skipped, "errors", st.Errors, "pages_per_s", fmt.Sprintf("%.1f", rate),
 			"revisits", st.Revisits, "not_modified", st.NotModified, "unchanged", st.Unchanged, "trivial", st.Trivial,
 			"changed", st.Changed, "gone", st.Gone, "retries", st.Retries, "scheduled", st.Scheduled)
@@ -252,6 +285,7 @@ func printSummary(w io.Writer, c *crawler.Crawler, dir string, elapsed time.Dura
 	if err != nil {
 		fmt.Fprintf(w, "summary: %v\n", err)
 	}
+	fmt.Fprintf(w, "requests:          %d of --max-pages %d (pages kept, skipped and failed; robots.txt and sitemaps aside)\n", st.Requests, c.Options().MaxPages)
 	fmt.Fprintf(w, "pages fetched:     %d\n", st.Fetched)
 	fmt.Fprintf(w, "  unique:          %d\n", st.Unique)
 	fmt.Fprintf(w, "  near-duplicates: %d\n", st.Duplicates)
@@ -269,9 +303,18 @@ func printSummary(w io.Writer, c *crawler.Crawler, dir string, elapsed time.Dura
 	fmt.Fprintf(w, "scheduled:         %d revisits, next %s\n", st.Scheduled, next)
 	fmt.Fprintf(w, "clusters:          %d\n", sum.Clusters)
 	fmt.Fprintf(w, "searchable:        %d documents (policy %s)\n", sum.Searchable, c.Options().Policy)
-	if max := c.Options().MaxPages; st.Fetched >= int64(max) && st.Queued > 0 {
-		fmt.Fprintf(w, "stopped:           at the page budget, %d pages (--max-pages), with %d URLs still queued: raise it to go on\n", max, st.Queued)
+	if fams := c.Families(); len(fams) > 0 {
+		stopped := 0
+		for _, s := range fams {
+			if s == "stopped" {
+				stopped++
+			}
+		}
+		fmt.Fprintf(w, "URL families:      %d whose requests yielded nothing (%d stopped, %d demoted; see the status page)\n", len(fams), stopped, len(fams)-stopped)
 	}
 	fmt.Fprintf(w, "elapsed:           %s\n", elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "data directory:    %s\n", dir)
+	if c.BudgetSpent() { // the last line
+		fmt.Fprintf(w, "stopped:           at the page budget, %d requests (--max-pages), with %d URLs still queued: raise it to go on\n", c.Options().MaxPages, st.Queued)
+	}
 }

@@ -130,17 +130,18 @@ func TestCrawlBudgetThenResume(t *testing.T) {
 	site := demoServer(t)
 	dir := t.TempDir()
 	code, stdout, stderr := doppel(t, "crawl", "--once", "--seed", site+"/", "--data", dir, "--max-pages", "5", "--delay", "0")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3 (stopped at the page budget): %s", code, stderr)
 	}
-	if n := summaryValue(t, stdout, "pages fetched"); n != 5 {
-		t.Errorf("fetched %d pages with --max-pages 5", n)
+	if n, kept := summaryValue(t, stdout, "requests"), summaryValue(t, stdout, "pages fetched"); n != 5 || kept < 1 || kept > 5 {
+		t.Errorf("%d requests and %d pages kept with --max-pages 5", n, kept)
 	}
 	if summaryValue(t, stdout, "queued") == 0 {
 		t.Error("nothing queued after a budget-limited crawl")
 	}
-	if !strings.Contains(stdout, "stopped:           at the page budget, 5 pages (--max-pages)") {
-		t.Errorf("the summary does not say the budget stopped the crawl:\n%s", stdout)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "stopped:           at the page budget, 5 requests (--max-pages)") {
+		t.Errorf("the summary's last line does not say the budget stopped the crawl: %q\n%s", last, stdout)
 	}
 	queued := 0
 	for _, e := range exportEntries(t, dir) {
@@ -153,12 +154,14 @@ func TestCrawlBudgetThenResume(t *testing.T) {
 	}
 	// Resume without seeds, with a bigger budget.
 	code, stdout, stderr = doppel(t, "crawl", "--once", "--data", dir, "--max-pages", "100")
-	if code != 0 {
-		t.Fatalf("resume: exit %d: %s", code, stderr)
+	// 100 requests, unless the site has fewer URLs: then all of them,
+	// and the crawl was not stopped by its budget.
+	n, q := summaryValue(t, stdout, "requests"), summaryValue(t, stdout, "queued")
+	if n != 100 && (n < 5 || n > 100 || q != 0) {
+		t.Errorf("after resuming made %d requests in all with %d queued, want 100 (or all, nothing queued)", n, q)
 	}
-	// 100, unless the site has fewer pages: then all of them.
-	if n, q := summaryValue(t, stdout, "pages fetched"), summaryValue(t, stdout, "queued"); n != 100 && (n < 5 || n > 100 || q != 0) {
-		t.Errorf("after resuming fetched %d pages in all with %d queued, want 100 (or all, nothing queued)", n, q)
+	if want := map[bool]int{true: 3, false: 0}[q > 0]; code != want {
+		t.Errorf("resume: exit %d with %d queued, want %d: %s", code, q, want, stderr)
 	}
 }
 
@@ -205,6 +208,10 @@ func TestCrawlErrors(t *testing.T) {
 		{"ftp seed", []string{"crawl", "--data", filepath.Join(dir, "ftp"), "--seed", "ftp://x/"}, 1, `seeds: "ftp://x/" is not an absolute http, https, file or smb URL`},
 		{"negative pages in a config", []string{"crawl", "--data", filepath.Join(dir, "neg"), "--config", negative}, 1, "max_pages must not be negative, not -5"},
 		{"bad similarity", []string{"crawl", "--data", dir, "--seed", "http://127.0.0.1:1/", "--similarity", "jaccard"}, 1, "unknown similarity"},
+		{"admin address without serving", []string{"crawl", "--data", dir, "--seed", "http://127.0.0.1:1/", "--admin-addr", "127.0.0.1:8081"}, 2, "--admin-addr only applies with --serve"},
+		{"admin groups without serving", []string{"crawl", "--data", dir, "--seed", "http://127.0.0.1:1/", "--admin-groups", "it", "--demo-users", "a=it"}, 2, "--admin-groups, --demo-users only applies with --serve"},
+		{"bad exclude pattern", []string{"crawl", "--data", filepath.Join(dir, "ex"), "--seed", "http://127.0.0.1:1/", "--exclude", "(edit"}, 1, `exclude: pattern "(edit"`},
+		{"resume with an exclude pattern", []string{"crawl", "--data", dir, "--exclude", "/Special:"}, 2, "--exclude would be ignored"},
 		{"export without data", []string{"export"}, 2, "--data is required"},
 		{"export of nothing", []string{"export", "--data", filepath.Join(dir, "none")}, 1, "no earlier crawl"},
 		{"export with an argument", []string{"export", "--data", dir, "extra"}, 2, "unexpected arguments"},
@@ -311,10 +318,10 @@ func TestConfigFile(t *testing.T) {
 	cfg := writeFile(t, "small.json", `{"seeds": ["`+site+`/"], "max_pages": 3, "delay": "1ms", "policy": "hidden"}`)
 	dir := t.TempDir()
 	code, stdout, stderr := doppel(t, "crawl", "--once", "--data", dir, "--config", cfg, "--max-pages", "4")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3 (the page budget): %s", code, stderr)
 	}
-	if n := summaryValue(t, stdout, "pages fetched"); n != 4 || !strings.Contains(stdout, "policy hidden") {
+	if n := summaryValue(t, stdout, "requests"); n != 4 || !strings.Contains(stdout, "policy hidden") {
 		t.Errorf("config + flag override:\n%s", stdout)
 	}
 }
@@ -461,7 +468,7 @@ func TestProgressTerminalLine(t *testing.T) {
 	if !strings.HasSuffix(out, "\n") || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "\r") {
 		t.Fatalf("want one line redrawn with \\r and ended by a newline, got %q", out)
 	}
-	line := regexp.MustCompile(`^fetched \d+  queued \d+  unique \d+  near-duplicates \d+  skipped \d+  errors \d+  \d+\.\d pages/s *$`)
+	line := regexp.MustCompile(`^requests \d+  fetched \d+  queued \d+  unique \d+  near-duplicates \d+  skipped \d+  errors \d+  \d+\.\d pages/s *$`)
 	redraws := strings.Split(strings.TrimSuffix(out, "\n"), "\r")[1:]
 	for _, r := range redraws {
 		if !line.MatchString(r) {

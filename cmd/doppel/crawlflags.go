@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,6 +38,8 @@ type crawlFlags struct {
 	netrc        string
 	login        string
 	followOut    bool
+	exclude      stringList
+	fetchViews   bool
 	identity     func() (identity, error) // reads the identity flags
 	stderr       io.Writer                // where warnings go
 }
@@ -63,6 +66,8 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 	fs.StringVar(&f.netrc, "netrc", "", "netrc `file` of Basic or NTLM credentials by host (machine HOST login USER password PW), readable by its owner only; never stored")
 	fs.StringVar(&f.login, "login", "", "JSON `file` of logins by URL prefix — forms, headers, credentials, access groups — with secrets as ${ENV_VAR}; never stored")
 	fs.BoolVar(&f.followOut, "follow-links-outside", false, "follow the symbolic links of a local folder (file:// seed) that lead out of it (default: refused and recorded as skipped)")
+	fs.Var(&f.exclude, "exclude", "leave out URLs this Go regular `pattern` matches, e.g. '[?&]action=(edit|history)' (repeatable; adds to the config file's)")
+	fs.BoolVar(&f.fetchViews, "fetch-views", false, "also fetch the URLs whose shape says they show another page: a listing's sort orders (?C=M;O=A), print, share and feed views (default: recorded as skipped, not requested)")
 	fs.BoolVar(&f.once, "once", false, "one pass: crawl what is new and what is due, then stop (default: keep the crawl fresh until stopped)")
 	f.identity = identityFlags(fs)
 	fs.Usage = func() {
@@ -72,7 +77,8 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 			"page is fetched again when its schedule says it is due (conditional GET; changes re-indexed,\n"+
 			"deleted pages removed) and the sitemaps are read again, until Ctrl-C (SIGINT) or SIGTERM, which\n"+
 			"stop resumably (exit status 0). With --once it stops when nothing is left to fetch now: exit\n"+
-			"status 0 done, 130 interrupted (run the same command again to resume). Progress on stderr, a\n"+
+			"status 0 done, 3 stopped at the page budget (--max-pages: requests, not pages kept) with URLs\n"+
+			"still queued, 130 interrupted (run the same command again to resume). Progress on stderr, a\n"+
 			"summary on stdout. Giving the seeds again on a DIR with a crawl goes on with the new options.\n"+
 			"Seeds may be http(s) URLs, local folders (file:///srv/share/) and SMB shares\n"+
 			"(smb://host/share/folder/: a guest session, or DOPPEL_SMB_USER, DOPPEL_SMB_PASSWORD and\n"+
@@ -194,6 +200,10 @@ func (f *crawlFlags) apply(opts *crawler.Options, name string) error {
 		opts.Language = f.language
 	case "follow-links-outside":
 		opts.FollowLinksOutside = f.followOut
+	case "exclude":
+		opts.Exclude = append(opts.Exclude, f.exclude...)
+	case "fetch-views":
+		opts.FetchViews = f.fetchViews
 	}
 	return err
 }
@@ -212,6 +222,30 @@ func checkCrawlCounts(fs *flag.FlagSet, stderr io.Writer) error {
 	})
 	if len(bad) > 0 {
 		fmt.Fprintf(stderr, "doppel crawl: %s must be at least 1\n", strings.Join(bad, ", "))
+		return errUsage
+	}
+	return nil
+}
+
+// serveFlags are the flags of doppel crawl that only apply to what
+// --serve serves.
+var serveFlags = []string{"admin-addr", "admin-groups", "groups-header", "trusted-proxies", "demo-users", "demo-users-anywhere"}
+
+// checkServeFlags reports errUsage, with a message on stderr, if the
+// command line (fs, parsed) sets a flag of what --serve serves without
+// --serve (serveAddr): it would be silently ignored.
+func checkServeFlags(fs *flag.FlagSet, serveAddr string, stderr io.Writer) error {
+	if serveAddr != "" {
+		return nil
+	}
+	var set []string
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(serveFlags, f.Name) {
+			set = append(set, "--"+f.Name)
+		}
+	})
+	if len(set) > 0 {
+		fmt.Fprintf(stderr, "doppel crawl: %s only applies with --serve ADDR (without it the crawl serves nothing)\n", strings.Join(set, ", "))
 		return errUsage
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -148,6 +149,7 @@ func TestCrawlServeShowsCrawlHealth(t *testing.T) {
 		want   float64
 	}{
 		{`doppel_crawl_urls{outcome="fetched"}`, float64(summaryValue(t, summary, "pages fetched"))},
+		{`doppel_crawl_requests`, float64(summaryValue(t, summary, "requests"))},
 		{`doppel_crawl_urls{outcome="skipped"}`, float64(summaryValue(t, summary, "skipped"))},
 		{`doppel_crawl_urls{outcome="failed"}`, float64(summaryValue(t, summary, "errors"))},
 		{`doppel_crawl_queue_depth`, float64(summaryValue(t, summary, "queued"))},
@@ -170,6 +172,9 @@ func TestCrawlServeShowsCrawlHealth(t *testing.T) {
 	}
 
 	page := getBody(t, admin+"status")
+	if want := fmt.Sprintf(`<td id="requests">%d of 1000</td>`, summaryValue(t, summary, "requests")); !strings.Contains(page, want) {
+		t.Errorf("the status page lacks %s", want)
+	}
 	row := regexp.MustCompile(`<tr class="host"><td class="name">` + regexp.QuoteMeta(host) + `</td><td class="fetched">(\d+)</td><td class="errors">(\d+)</td><td class="queued">(\d+)</td>`).FindStringSubmatch(page)
 	if row == nil || row[1] != "3" || row[2] != "3" || row[3] != "0" {
 		t.Errorf("status page host row %q, want %s with 3 pages, 3 failed fetches, 0 queued", row, host)
@@ -210,5 +215,39 @@ func TestCrawlServeShowsCrawlHealth(t *testing.T) {
 	cancel()
 	if code := <-done; code != 0 {
 		t.Errorf("serve exit %d: %s", code, serr.String())
+	}
+}
+
+// TestCrawlServeAtBudget: a one-pass crawl that stops at its page budget
+// while serving says so on its summary's last line, goes on serving, and
+// exits 3 when stopped.
+func TestCrawlServeAtBudget(t *testing.T) {
+	site := demoServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"crawl", "--once", "--seed", site + "/", "--data", t.TempDir(), "--delay", "0", "--max-pages", "3",
+			"--serve", "127.0.0.1:0"}, &stdout, &stderr)
+	}()
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(stdout.String(), "still serving"); time.Sleep(10 * time.Millisecond) {
+		select {
+		case code := <-done:
+			t.Fatalf("exited %d before serving on: %s", code, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the crawl did not finish: %s", stderr.String())
+		}
+	}
+	summary, _, _ := strings.Cut(stdout.String(), "The crawl is done")
+	lines := strings.Split(strings.TrimSpace(summary), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "stopped:           at the page budget, 3 requests") {
+		t.Errorf("the summary's last line: %q", last)
+	}
+	cancel()
+	if code := <-done; code != 3 {
+		t.Errorf("exit %d after Ctrl-C, want 3 (stopped at the page budget): %s", code, stderr.String())
 	}
 }

@@ -11,6 +11,7 @@
 //	doppel shard  --index SHARD_DIR | --data DIR --shard N [--addr 127.0.0.1:9100]
 //	doppel dedup  --in docs.jsonl[.gz] --out clusters.jsonl [flags]
 //	doppel eval   --in docs.jsonl[.gz] [--truth pairs.jsonl.gz] [flags]
+//	doppel version
 //
 // Run "doppel COMMAND -h" for the flags of a command.
 //
@@ -27,7 +28,8 @@
 // then serves the search UI until Ctrl-C.
 //
 // Exit status: 0 success; 1 error; 2 usage error (bad flags or arguments);
-// 130 a crawl interrupted by SIGINT or SIGTERM, which prints "interrupted;
+// 3 a one-pass crawl (--once) that stopped at its page budget with URLs
+// still queued, as its summary's last line says; 130 a crawl interrupted by SIGINT or SIGTERM, which prints "interrupted;
 // run the same command again to resume" (an interrupted demo exits 1, an
 // interrupted serve or demo search UI 0).
 package main
@@ -61,6 +63,7 @@ var commands = []command{
 	{"dedup", "assign every document of a JSONL file to a near-duplicate cluster", runDedup},
 	{"eval", "measure every method against ground truth and print the tables", runEval},
 	{"extract", "print the text of documents (PDF, DOCX, PPTX, XLSX, ODT, ODP, ODS) as a crawl reads it", runExtract},
+	{"version", "print the version, the source revision it was built from and the Go version", runVersion},
 }
 
 func main() {
@@ -77,6 +80,9 @@ func main() {
 
 // run executes the command line args and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "-version" || args[0] == "--version") {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {
@@ -94,6 +100,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return 0
 			case errors.Is(err, errUsage):
 				return 2
+			case err == errBudget: // the summary's last line said so
+				return 3
 			case errors.Is(err, errInterrupted):
 				fmt.Fprintf(stderr, "doppel %s: %v\n", c.name, err)
 				return 130

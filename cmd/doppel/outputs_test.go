@@ -63,7 +63,7 @@ func TestOutputsToStdoutAndSpecialFiles(t *testing.T) {
 func TestExportToStdout(t *testing.T) {
 	site := demoServer(t)
 	dir := filepath.Join(t.TempDir(), "data")
-	if code, _, stderr := doppel(t, "crawl", "--once", "--seed", site+"/", "--data", dir, "--delay", "0", "--max-pages", "5"); code != 0 {
+	if code, _, stderr := doppel(t, "crawl", "--once", "--seed", site+"/", "--data", dir, "--delay", "0", "--max-pages", "5"); code != 3 {
 		t.Fatalf("crawl: exit %d: %s", code, stderr)
 	}
 	_, want, _ := doppel(t, "export", "--data", dir)

@@ -11,10 +11,12 @@ package admit
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,8 +31,10 @@ import (
 
 // Reasons given for refusals that other packages test for.
 const (
-	ReasonRobots  = "disallowed by robots.txt"
-	ReasonSoft404 = "soft 404: the page is the host's answer for missing pages"
+	ReasonRobots   = "disallowed by robots.txt"
+	ReasonExcluded = "excluded by the crawl's pattern" // followed by the pattern
+	ReasonView     = "not fetched: its URL is"         // followed by the view (urlnorm.View)
+	ReasonSoft404  = "soft 404: the page is the host's answer for missing pages"
 )
 
 // Options configures an Admission. AllowedHosts is required; the zero
@@ -53,6 +57,15 @@ type Options struct {
 	// (urlnorm.DecodedPath): a link under a prefix whose decoded path
 	// leaves it ("/docs/..%2Fadmin/") is refused.
 	AllowedPrefixes []string
+	// Exclude are URL patterns the crawl leaves out: a link whose
+	// normalized URL one of them matches (anywhere in it, unless
+	// anchored) is refused (ReasonExcluded) and never fetched. See
+	// CompileExclude. Default none.
+	Exclude []*regexp.Regexp
+	// FetchViews fetches the URLs urlnorm.View recognises as another form
+	// of a page (a listing's sort orders, print, share and feed views).
+	// Default false: they are refused (ReasonView).
+	FetchViews bool
 	// IgnoreRobots disables robots.txt. Default false.
 	IgnoreRobots bool
 	// UserAgent is sent with robots.txt and probe requests, and matched
@@ -149,6 +162,7 @@ type Admission struct {
 	client   *http.Client
 	guard    *traps.Guard
 	families *traps.Families
+	yields   *traps.Yields
 	soft     *traps.SoftNotFound
 	// folders are Options.Folders normalized; decodedPrefixes are
 	// Options.AllowedPrefixes, each decoded (decodedForm).
@@ -218,6 +232,7 @@ func New(opts Options) *Admission {
 		client:          client,
 		guard:           traps.NewGuard(opts.Traps, urlnorm.Template),
 		families:        traps.NewFamilies(opts.Traps),
+		yields:          traps.NewYields(opts.Traps),
 		soft:            traps.NewSoftNotFound(0),
 		robots:          map[string]*hostRobots{},
 	}
@@ -308,8 +323,10 @@ func (a *Admission) Seed(raw string) (string, error) {
 }
 
 // Link decides about a discovered link: Ignore if it does not normalize or
-// is out of scope; Refuse if robots.txt disallows it, a trap rule refuses
-// its shape, or its path template is a trap; else Follow. It may fetch the
+// is out of scope; Refuse if an Exclude pattern matches it, it is a view
+// of another page (urlnorm.View, unless FetchViews), robots.txt
+// disallows it, a trap rule refuses its shape, or its path template or
+// family is a trap; else Follow. It may fetch the
 // host's robots.txt. Whether the URL was seen before is the caller's
 // business.
 func (a *Admission) Link(raw string) Decision {
@@ -325,6 +342,14 @@ func (a *Admission) Link(raw string) Decision {
 		return Decision{URL: u, Verdict: Refuse, Reason: refusal}
 	} else if !in {
 		return Decision{URL: u, Verdict: Ignore, Reason: "out of scope"}
+	}
+	for _, re := range a.opts.Exclude {
+		if re.MatchString(u) {
+			return Decision{URL: u, Verdict: Refuse, Reason: ReasonExcluded + " " + re.String()}
+		}
+	}
+	if view, ok := urlnorm.View(u); ok && !a.opts.FetchViews {
+		return Decision{URL: u, Verdict: Refuse, Reason: ReasonView + " " + view}
 	}
 	if !a.robotsAllow(pu) {
 		return Decision{URL: u, Verdict: Refuse, Reason: ReasonRobots}
@@ -391,10 +416,67 @@ func (a *Admission) Observe(u string, v traps.Verdict, cluster string) bool {
 	return a.families.Observe(urlnorm.Template(u), v, cluster)
 }
 
-// Trapped reports whether u's path template is a trap: a URL queued before
-// the template became one is not fetched either.
+// Trapped reports whether u's path template is a trap, or its family
+// (urlnorm.Shape) stopped for yielding nothing (see ObserveYield): a URL
+// queued before is not fetched either.
 func (a *Admission) Trapped(u string) (reason string, trapped bool) {
-	return a.families.Trapped(urlnorm.Template(u))
+	if reason, trapped = a.families.Trapped(urlnorm.Template(u)); trapped {
+		return reason, true
+	}
+	if t := urlnorm.TypeShape(u); t != "" {
+		if reason, trapped = a.yields.Stopped(t); trapped {
+			return reason, true
+		}
+	}
+	return a.yields.Stopped(urlnorm.Shape(u))
+}
+
+// Family returns u's family (urlnorm.Shape), the key of what the crawl
+// learns its requests yield.
+func (a *Admission) Family(u string) string { return urlnorm.Shape(u) }
+
+// ObserveYield counts a request of u and what it yielded (a page kept
+// or a URL not known before, a copy, nothing), with why, for its family
+// (urlnorm.Shape) and, if useful or of another type (traps.WhyType),
+// its file type's (urlnorm.TypeShape: every *.gz of the host). It reports whether the request demoted u's family (its
+// URLs are fetched after every other) and whether it stopped it
+// (Trapped), see traps.Yields.
+func (a *Admission) ObserveYield(u string, o traps.Outcome, why string) (demoted, stopped bool) {
+	if t := urlnorm.TypeShape(u); t != "" && (o == traps.Useful || why == traps.WhyType) {
+		a.yields.Observe(t, o, why)
+	}
+	return a.yields.Observe(urlnorm.Shape(u), o, why)
+}
+
+// Demoted reports whether u's family, or its file type's, is demoted:
+// their requests have yielded nothing.
+func (a *Admission) Demoted(u string) bool {
+	if t := urlnorm.TypeShape(u); t != "" && a.yields.Demoted(t) {
+		return true
+	}
+	return a.yields.Demoted(urlnorm.Shape(u))
+}
+
+// Families returns the URL families demoted or stopped so far
+// ("demoted" or "stopped", by urlnorm.Shape).
+func (a *Admission) Families() map[string]string { return a.yields.Families() }
+
+// CompileExclude compiles URL patterns for Options.Exclude: Go regular
+// expressions (RE2 syntax), matched against the normalized URL. An error
+// names the first pattern that does not compile.
+func CompileExclude(patterns []string) ([]*regexp.Regexp, error) {
+	res := make([]*regexp.Regexp, 0, len(patterns))
+	for _, p := range patterns {
+		if p == "" {
+			return nil, errors.New("an empty pattern would exclude every URL")
+		}
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("pattern %q: %w", p, err)
+		}
+		res = append(res, re)
+	}
+	return res, nil
 }
 
 // HasDuplicates reports whether u's path template has produced a copy.

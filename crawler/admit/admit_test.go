@@ -341,3 +341,72 @@ func TestLinkScopeSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkExcludeViewsFamilies: an Exclude pattern, a view by its shape
+// and a family stopped for yielding nothing refuse a link, each with
+// its reason; FetchViews follows views; the query is kept as linked.
+func TestLinkExcludeViewsFamilies(t *testing.T) {
+	s, _ := site(t)
+	host := strings.TrimPrefix(s.URL, "http://")
+	exclude, err := CompileExclude([]string{`[?&]action=(edit|history)`, `/Special:`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New(Options{AllowedHosts: []string{host}, Exclude: exclude, Traps: traps.Options{DemoteUselessAfter: 2, MaxUselessPerFamily: 4}})
+	views := New(Options{AllowedHosts: []string{host}, FetchViews: true})
+	for _, tc := range []struct {
+		raw     string
+		verdict Verdict
+		reason  string
+		fetch   Verdict // with FetchViews and no patterns
+	}{
+		{s.URL + "/w/index.php?title=Os&action=edit", Refuse, ReasonExcluded + " [?&]action=(edit|history)", Follow},
+		{s.URL + "/w/index.php/Special:WhatLinksHere/Os", Refuse, ReasonExcluded + " /Special:", Follow},
+		{s.URL + "/w/index.php?title=Os&action=raw", Follow, "", Follow},
+		{s.URL + "/doc/?C=N;O=D", Refuse, ReasonView + " a sort order of a file listing", Follow},
+		{s.URL + "/w/index.php?title=Os&printable=yes", Refuse, ReasonView + " a print view", Follow},
+		{s.URL + "/doc/?sort=name;order=desc", Follow, "", Follow},
+	} {
+		d := a.Link(tc.raw)
+		if d.Verdict != tc.verdict || d.Reason != tc.reason {
+			t.Errorf("Link(%s) = %+v, want verdict %d, reason %q", tc.raw, d, tc.verdict, tc.reason)
+		}
+		if d := views.Link(tc.raw); d.Verdict != tc.fetch {
+			t.Errorf("with FetchViews, Link(%s) = %+v", tc.raw, d)
+		}
+	}
+	if d := a.Link(s.URL + "/doc/?sort=name;order=desc"); d.URL != s.URL+"/doc/?sort=name;order=desc" {
+		t.Errorf("a query with ; became %s", d.URL)
+	}
+	// A family whose requests yield nothing: demoted, then stopped.
+	for i, want := range []struct{ demoted, stopped bool }{{false, false}, {true, false}, {false, false}, {false, true}} {
+		d, st := a.ObserveYield(fmt.Sprintf("%s/w/index.php?title=T%c&action=info", s.URL, 'a'+i), traps.Nothing, "marked noindex")
+		if d != want.demoted || st != want.stopped {
+			t.Errorf("useless request %d: demoted %v stopped %v, want %+v", i+1, d, st, want)
+		}
+	}
+	if !a.Demoted(s.URL + "/w/index.php?title=Other&action=info") {
+		t.Error("the family of ?action=info is not demoted")
+	}
+	if d := a.Link(s.URL + "/w/index.php?title=Other&action=info"); d.Verdict != Refuse || !strings.Contains(d.Reason, "4 marked noindex") {
+		t.Errorf("a link of a stopped family: %+v", d)
+	}
+	if d := a.Link(s.URL + "/w/index.php?title=Other"); d.Verdict != Follow {
+		t.Errorf("an article, another family: %+v", d)
+	}
+	// A file type whose requests are all of another type is stopped
+	// everywhere on the host; noindex pages of a type stop no type.
+	for i := range 4 {
+		a.ObserveYield(fmt.Sprintf("%s/doc/p%d/changelog.gz", s.URL, i), traps.Nothing, traps.WhyType)
+		a.ObserveYield(fmt.Sprintf("%s/doc/p%d/index.html", s.URL, i), traps.Nothing, "marked noindex")
+	}
+	if d := a.Link(s.URL + "/doc/other/changelog.gz"); d.Verdict != Refuse || !strings.Contains(d.Reason, "*.gz") {
+		t.Errorf("a gzip file after four of another type: %+v", d)
+	}
+	if d := a.Link(s.URL + "/doc/other/index.html"); d.Verdict != Follow {
+		t.Errorf("a page of another folder after noindex pages elsewhere: %+v", d)
+	}
+	if _, err := CompileExclude([]string{"(edit"}); err == nil {
+		t.Error("a pattern that does not compile was accepted")
+	}
+}

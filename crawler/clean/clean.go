@@ -450,6 +450,12 @@ var droppedTags = map[atom.Atom]bool{
 	atom.Noframes: true, atom.Frameset: true,
 }
 
+// droppedClasses are classes whose elements are a page's furniture, left
+// out of the content and of headings: MediaWiki's "[edit]" links beside
+// every heading (mw-editsection), its table-of-contents toggle and the
+// "Retrieved from" footer it hides from screens (printfooter).
+var droppedClasses = []string{"mw-editsection", "editsection", "printfooter", "mw-jump-link", "toctogglespan"}
+
 // dropped reports whether the element n and its subtree are left out of
 // the content.
 func dropped(n *html.Node) bool {
@@ -461,6 +467,12 @@ func dropped(n *html.Node) bool {
 	}
 	for _, a := range n.Attr {
 		switch a.Key {
+		case "class":
+			for _, c := range droppedClasses {
+				if hasToken(a.Val, c) {
+					return true
+				}
+			}
 		case "hidden":
 			return true
 		case "aria-hidden":

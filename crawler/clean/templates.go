@@ -3,6 +3,7 @@ package clean
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -40,9 +41,11 @@ func (o *TemplateOptions) EnsureDefaults() *TemplateOptions {
 // template — the links every manual page has ("Printer-friendly
 // version"), the banner of every print copy — is on most of the
 // section's pages but on few of the host's. A block is identified by the
-// xxhash of its key: lower-cased, white space collapsed, and every decimal
-// digit read as 0, so "© 2024" and "Page 3 of 12" lines that differ only
-// by numbers count as one block.
+// xxhash of its key: lower-cased, white space collapsed, every decimal
+// digit read as 0 and every http(s) URL read as one word, so "© 2024" and
+// "Page 3 of 12" lines that differ only by numbers count as one block, as
+// do MediaWiki's footers that name each page's own address ("Retrieved
+// from "https://wiki/index.php?title=Os&oldid=770"").
 //
 // Memory is O(distinct blocks per host and per section) — 8-byte hash and
 // a counter each.
@@ -66,8 +69,14 @@ func NewTemplates(opts TemplateOptions) *Templates {
 	return &Templates{opts: *opts.EnsureDefaults(), hosts: map[string]*hostStats{}}
 }
 
+// urlPattern matches an http or https URL in a block's text.
+var urlPattern = regexp.MustCompile(`https?://[^\s"'<>“”]+`)
+
 // blockKey is the hash that identifies a block across pages.
 func blockKey(block string) uint64 {
+	if strings.Contains(block, "://") {
+		block = urlPattern.ReplaceAllLiteralString(block, "url")
+	}
 	var b strings.Builder
 	b.Grow(len(block))
 	space := false

@@ -39,6 +39,9 @@ var (
 	urls = prometheus.NewDesc("doppel_crawl_urls",
 		"URLs the crawl has recorded, by outcome: fetched pages (less those found gone), skipped URLs (robots.txt, traps, redirects, canonical, binary…), failed URLs.",
 		[]string{"outcome"}, nil)
+	requests = prometheus.NewDesc("doppel_crawl_requests",
+		"Requests for URLs not fetched before — pages kept, fetches skipped (noindex, canonical, listings, other types, redirects) or failed, retries included — across restarts: what --max-pages bounds (robots.txt, the soft-404 probe and sitemaps aside).",
+		nil, nil)
 	nearDuplicates = prometheus.NewDesc("doppel_crawl_near_duplicates",
 		"Fetched pages that joined another page's near-duplicate cluster.", nil, nil)
 	queued = prometheus.NewDesc("doppel_crawl_queue_depth",
@@ -69,7 +72,7 @@ var (
 
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{urls, nearDuplicates, queued, scheduled, revisits, notModified, content, gone,
+	for _, d := range []*prometheus.Desc{urls, requests, nearDuplicates, queued, scheduled, revisits, notModified, content, gone,
 		retries, fetchErrors, bytesRead, pacingWaits, pacingWaited} {
 		ch <- d
 	}
@@ -88,6 +91,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(urls, float64(st.Fetched), "fetched")
 	gauge(urls, float64(st.Skipped), "skipped")
 	gauge(urls, float64(st.Errors), "failed")
+	gauge(requests, float64(st.Requests))
 	gauge(nearDuplicates, float64(st.Duplicates))
 	gauge(queued, float64(st.Queued))
 	gauge(scheduled, float64(st.Scheduled))

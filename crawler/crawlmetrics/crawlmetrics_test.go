@@ -70,7 +70,7 @@ func TestCollector(t *testing.T) {
 	}
 	failures[crawler.ClassRefused], failures[crawler.ClassHTTP5xx] = 3, 7
 	src := fake{
-		st: crawler.Stats{Fetched: 120, Unique: 100, Duplicates: 20, Skipped: 9, Errors: 4, Queued: 55, Scheduled: 118,
+		st: crawler.Stats{Requests: 133, Fetched: 120, Unique: 100, Duplicates: 20, Skipped: 9, Errors: 4, Queued: 55, Scheduled: 118,
 			Revisits: 30, NotModified: 11, Unchanged: 5, Trivial: 6, Changed: 7, Gone: 1, Retries: 8},
 		h: crawler.Health{Failures: failures, Bytes: 1 << 20, Pacing: polite.Stats{Waits: 42, Waited: 2500 * time.Millisecond}},
 	}
@@ -83,6 +83,7 @@ func TestCollector(t *testing.T) {
 		{`doppel_crawl_urls{outcome="fetched"}`, "gauge", 120},
 		{`doppel_crawl_urls{outcome="skipped"}`, "gauge", 9},
 		{`doppel_crawl_urls{outcome="failed"}`, "gauge", 4},
+		{`doppel_crawl_requests`, "gauge", 133},
 		{`doppel_crawl_near_duplicates`, "gauge", 20},
 		{`doppel_crawl_queue_depth`, "gauge", 55},
 		{`doppel_crawl_revisits_scheduled`, "gauge", 118},
@@ -119,7 +120,7 @@ func TestCollector(t *testing.T) {
 	if n != len(crawler.FailureClasses()) {
 		t.Errorf("%d series of doppel_crawl_fetch_errors_total, want one per class (%d)", n, len(crawler.FailureClasses()))
 	}
-	if len(samples) != 16+len(crawler.FailureClasses()) {
-		t.Errorf("%d series in all, want %d: %v", len(samples), 16+len(crawler.FailureClasses()), samples)
+	if len(samples) != 17+len(crawler.FailureClasses()) {
+		t.Errorf("%d series in all, want %d: %v", len(samples), 17+len(crawler.FailureClasses()), samples)
 	}
 }

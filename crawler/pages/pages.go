@@ -76,6 +76,12 @@ type Record struct {
 	// Transient marks a Failed record whose failure may pass (a timeout,
 	// a refused connection, HTTP 5xx or 429): a later run tries again.
 	Transient bool `json:"transient,omitempty"`
+	// Requested marks a Skipped or Failed record made after a request for
+	// the URL (a page marked noindex, another type, an HTTP error), not
+	// decided from its link alone (robots.txt, a trap, an exclude
+	// pattern): such a request counts against the crawl's page budget.
+	// A Fetched or Gone record was always requested.
+	Requested bool `json:"requested,omitempty"`
 }
 
 // MaxLinks bounds Record.Links.

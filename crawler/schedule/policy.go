@@ -49,77 +49,180 @@ func (o Options) clamp(d time.Duration) time.Duration {
 // A Policy decides how long after a fetch a page is fetched again.
 // Policies are not safe for concurrent use.
 type Policy interface {
+	// Observe adds a fetch of the page url at time at (changed: a real
+	// change since the fetch before; modified: the server's last
+	// modification time, zero if unknown) to its state s, and updates
+	// what the policy keeps of all pages. The crawler calls it once per
+	// fetch, then Next.
+	Observe(url string, s *State, at time.Time, changed bool, modified time.Time)
+	// Forget removes a page (gone, or no longer revisited) with its last
+	// state.
+	Forget(url string, s State)
 	// Next returns the interval from a page's last fetch (s.LastFetch,
-	// just observed with State.Observe) to its next one, within
-	// [MinInterval, MaxInterval]. It may update s.
+	// just observed) to its next one, within [MinInterval, MaxInterval].
+	// It may update s.
 	Next(s *State) time.Duration
-	// Plan is given every page's state now and then — after a restart,
-	// and as the crawl grows — so that a policy that divides the budget
-	// among pages can do so. It does not change the states.
-	Plan(pages iter.Seq[*State])
+	// Plan is given every page's state at once — after a restart — to
+	// rebuild what the policy keeps of all pages; Observe and Forget keep
+	// it up to date after that. It does not change the states.
+	Plan(pages iter.Seq2[string, *State])
 	// Name is the policy's name: "adaptive", "uniform" or "nutch".
 	Name() string
 }
 
 // Adaptive is Doppel's policy: each page's change rate estimated from its
-// history (EstimateRate), the budget divided among pages to maximize
-// expected freshness (Allocate). Until Plan has run, a page is due after
-// the prior mean.
+// history (EstimateRate) — from its first fetch on, when the server dates
+// its last change — with its group's rate as prior (Pool), and the budget
+// divided among pages to maximize expected freshness (Allocate). The
+// allocation is incremental: pages are counted by rate in a histogram of
+// fixed size, and the multiplier that spends the budget is found again
+// over it every replanEvents observations (or as many as there are pages,
+// if fewer) or when the pages grew by a tenth, so an observation costs the same with a thousand pages or a
+// million.
 type Adaptive struct {
-	opts    Options
-	mu      float64 // the Lagrange multiplier of the last Plan
-	planned bool
+	opts  Options
+	pools map[string]*Pool
+	hist  histogram
+	mu    float64 // the Lagrange multiplier
+	since int     // observations since mu
+	at    float64 // pages counted at mu
 }
 
+// replanEvents is how many observations at most the multiplier is kept.
+const replanEvents = 256
+
 // NewAdaptive returns the Adaptive policy.
-func NewAdaptive(opts Options) *Adaptive { return &Adaptive{opts: *opts.EnsureDefaults()} }
+func NewAdaptive(opts Options) *Adaptive {
+	return &Adaptive{opts: *opts.EnsureDefaults(), pools: map[string]*Pool{}}
+}
 
 // Name returns "adaptive".
 func (a *Adaptive) Name() string { return "adaptive" }
 
+// pool returns the group of url's Pool.
+func (a *Adaptive) pool(url string) *Pool {
+	g := Group(url)
+	p := a.pools[g]
+	if p == nil {
+		p = &Pool{}
+		a.pools[g] = p
+	}
+	return p
+}
+
+// prior is the prior of a page of pool p: the pool's fit, or the default.
+func (a *Adaptive) prior(p *Pool) Prior {
+	if pr, ok := p.Prior(); ok {
+		return pr
+	}
+	return Prior{Mean: a.opts.Prior}
+}
+
+// Observe adds the fetch to s, the page to its group's statistics and its
+// new rate to the allocation (State.Rate). The Last-Modified date of a
+// first fetch that another page of the group gave too is taken for the
+// site's, not a change of the page: the page is known unchanged since.
+func (a *Adaptive) Observe(url string, s *State, at time.Time, changed bool, modified time.Time) {
+	p := a.pool(url)
+	known := !s.LastFetch.IsZero()
+	oldN, oldT := stats(s.History)
+	s.Observe(at, changed, modified)
+	if n := len(s.History); !known && n > 0 && s.History[n-1].First && p.SharedDate(modified) {
+		s.History[n-1].Changed = false
+	}
+	newN, newT := stats(s.History)
+	p.Add(oldN, oldT, newN, newT)
+	if known {
+		a.hist.add(s.Rate, -1)
+	}
+	a.rate(s, p)
+	a.hist.add(s.Rate, 1)
+	a.since++
+	if float64(a.since) >= min(replanEvents, a.hist.total) || a.hist.total > a.at*1.1 || a.hist.total < a.at*0.9 {
+		a.replan()
+	}
+}
+
+// rate sets the page's rate (State.Rate) under the prior of its pool p.
+// It is positive: both priors give every page some chance to change.
+func (a *Adaptive) rate(s *State, p *Pool) {
+	s.Rate = EstimateRate(s.History, a.prior(p))
+}
+
+// Forget takes the page out of its group and of the allocation.
+func (a *Adaptive) Forget(url string, s State) {
+	if s.LastFetch.IsZero() {
+		return
+	}
+	n, t := stats(s.History)
+	a.pool(url).Add(n, t, 0, 0)
+	a.hist.add(s.Rate, -1)
+}
+
+func (a *Adaptive) replan() {
+	a.mu = a.hist.multiplier(a.opts.Budget, 1/a.opts.MaxInterval.Seconds(), 1/a.opts.MinInterval.Seconds(), a.mu)
+	a.since, a.at = 0, a.hist.total
+}
+
 // Next returns the optimal interval for the page's estimated rate under
-// the multiplier of the last Plan.
+// the current multiplier; before any page is counted, the prior mean.
 func (a *Adaptive) Next(s *State) time.Duration {
-	if !a.planned {
+	if a.hist.total == 0 {
 		return a.opts.clamp(a.opts.Prior)
 	}
-	f := optimal(EstimateRate(s.History, Prior{a.opts.Prior}), a.mu)
+	rate := s.Rate
+	if rate == 0 { // recorded before rates were kept
+		rate = EstimateRate(s.History, Prior{Mean: a.opts.Prior})
+	}
+	f := optimal(rate, a.mu)
 	if f <= 0 {
 		return a.opts.MaxInterval
 	}
 	return a.opts.clamp(time.Duration(float64(time.Second) / f))
 }
 
-// Plan estimates every page's rate and finds the multiplier that spends
-// the budget. Cost: O(pages · history · 60).
-func (a *Adaptive) Plan(pages iter.Seq[*State]) {
-	var rates []float64
-	for s := range pages {
-		rates = append(rates, EstimateRate(s.History, Prior{a.opts.Prior}))
+// Plan rebuilds the groups and the allocation from every page's state:
+// O(pages · history). A state without a rate (recorded before rates were
+// kept) gets one.
+func (a *Adaptive) Plan(pages iter.Seq2[string, *State]) {
+	a.pools, a.hist = map[string]*Pool{}, histogram{}
+	for u, s := range pages {
+		n, t := stats(s.History)
+		a.pool(u).Add(0, 0, n, t)
 	}
-	if len(rates) == 0 {
-		return
+	for u, s := range pages {
+		if s.Rate == 0 {
+			a.rate(s, a.pool(u))
+		}
+		a.hist.add(s.Rate, 1)
 	}
-	a.mu = multiplier(rates, a.opts.Budget, 1/a.opts.MaxInterval.Seconds(), 1/a.opts.MinInterval.Seconds())
-	a.planned = true
+	if a.hist.total > 0 {
+		a.replan()
+	}
 }
+
+type rateGroup struct{ rate, pages float64 }
 
 // multiplier is the μ of Allocate for the given rates, budget and bounds:
 // the smallest at which the clamped optimal frequencies add up to at most
 // the budget (+Inf if minFreq everywhere already reaches it). Pages with
-// the same rate are counted once — all pages not yet revisited share
-// one, so a crawl in discovery plans in O(pages·log pages).
+// the same rate are counted once.
 func multiplier(rates []float64, budget, minFreq, maxFreq float64) float64 {
 	sorted := slices.Sorted(slices.Values(rates))
-	type group struct{ rate, pages float64 }
-	var groups []group
+	var groups []rateGroup
 	for i, l := range sorted {
 		if i > 0 && l == sorted[i-1] {
 			groups[len(groups)-1].pages++
 		} else {
-			groups = append(groups, group{l, 1})
+			groups = append(groups, rateGroup{l, 1})
 		}
 	}
+	return multiplierOf(groups, budget, minFreq, maxFreq, 0)
+}
+
+// multiplierOf is multiplier over pages counted by rate. With guess > 0
+// (the last multiplier) the search starts from a bracket around it.
+func multiplierOf(groups []rateGroup, budget, minFreq, maxFreq, guess float64) float64 {
 	total := func(mu float64) float64 {
 		sum := 0.0
 		for _, g := range groups {
@@ -130,8 +233,17 @@ func multiplier(rates []float64, budget, minFreq, maxFreq float64) float64 {
 	if total(math.Inf(1)) >= budget {
 		return math.Inf(1)
 	}
-	lo, hi := 1e-15, 1e6
-	for range 100 {
+	lo, hi, steps := 1e-15, 1e6, 100
+	if guess > 0 && !math.IsInf(guess, 1) {
+		lo, hi, steps = guess/2, guess*2, 40 // 2^(4/2^40): exact enough
+		for lo > 1e-15 && total(lo) <= budget {
+			lo /= 4
+		}
+		for hi < 1e6 && total(hi) > budget {
+			hi *= 4
+		}
+	}
+	for range steps {
 		mid := math.Sqrt(lo * hi)
 		if total(mid) > budget {
 			lo = mid
@@ -146,6 +258,7 @@ func multiplier(rates []float64, budget, minFreq, maxFreq float64) float64 {
 // over the budget (as of the last Plan; before it, the prior).
 type Uniform struct {
 	opts     Options
+	pages    int
 	interval time.Duration
 }
 
@@ -161,15 +274,36 @@ func (u *Uniform) Name() string { return "uniform" }
 // Next returns the common interval.
 func (u *Uniform) Next(*State) time.Duration { return u.interval }
 
-// Plan sets the interval to pages ÷ budget.
-func (u *Uniform) Plan(pages iter.Seq[*State]) {
-	n := 0
+// Observe adds the fetch to s; a page's first fetch counts it.
+func (u *Uniform) Observe(_ string, s *State, at time.Time, changed bool, modified time.Time) {
+	if s.LastFetch.IsZero() {
+		u.count(1)
+	}
+	s.Observe(at, changed, modified)
+}
+
+// Forget stops counting the page.
+func (u *Uniform) Forget(_ string, s State) {
+	if !s.LastFetch.IsZero() {
+		u.count(-1)
+	}
+}
+
+// count adds n pages and sets the interval to pages ÷ budget.
+func (u *Uniform) count(n int) {
+	u.pages = max(u.pages+n, 0)
+	if u.pages > 0 {
+		u.interval = u.opts.clamp(time.Duration(float64(u.pages) / u.opts.Budget * float64(time.Second)))
+	}
+}
+
+// Plan counts the pages again.
+func (u *Uniform) Plan(pages iter.Seq2[string, *State]) {
+	u.pages = 0
 	for range pages {
-		n++
+		u.pages++
 	}
-	if n > 0 {
-		u.interval = u.opts.clamp(time.Duration(float64(n) / u.opts.Budget * float64(time.Second)))
-	}
+	u.count(0)
 }
 
 // Nutch is Apache Nutch's AdaptiveFetchSchedule: a page starts at the

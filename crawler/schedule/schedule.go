@@ -34,10 +34,19 @@ import (
 // happened in it. When the server's Last-Modified time dated the change,
 // Quiet is how long before the fetch it happened (the page then stayed
 // unchanged for Quiet); 0 if unknown.
-type Observation struct {
-	Interval time.Duration
-	Changed  bool
-	Quiet    time.Duration
+//
+// The first fetch of a page whose server dated its last change (a
+// Last-Modified time) is an Observation too, with First set: the page
+// has not changed for Interval before the fetch, and, if Changed, it
+// changed then (the date is the page's own change, not the date of a
+// whole site's deployment or of the page's creation: see
+// Adaptive.Observe). So a page has a rate from its first fetch on,
+// before Doppel has seen it change.
+type Observation struct { // the durations first: 24 bytes
+	Interval time.Duration `json:"Interval"`
+	Quiet    time.Duration `json:"Quiet,omitempty"`
+	Changed  bool          `json:"Changed,omitempty"`
+	First    bool          `json:"first,omitempty"`
 }
 
 // MaxHistory is how many observations a State keeps (the most recent).
@@ -53,11 +62,25 @@ type State struct {
 	History   []Observation `json:"history,omitempty"`
 	// Interval is the Nutch policy's current interval (0: not set).
 	Interval time.Duration `json:"interval,omitempty"`
+	// Rate is the Adaptive policy's estimate of the page's change rate
+	// (per second) as of its last fetch: what the allocation counts it
+	// as until the next.
+	Rate float64 `json:"rate,omitempty"`
 }
 
+// minAge is the youngest Last-Modified age a first fetch takes as a
+// date: a server that dates every answer now (a generated page) says
+// nothing of when the page changed.
+const minAge = 2 * time.Second
+
 // Observe adds a fetch at time at that found the page changed (or not) and,
-// if known, the time the page was last modified.
+// if known, the time the page was last modified. At the first fetch, a
+// modification time at least minAge before it is kept as a First
+// observation (taken as the page's own change).
 func (s *State) Observe(at time.Time, changed bool, modified time.Time) {
+	if s.LastFetch.IsZero() && !modified.IsZero() && at.Sub(modified) >= minAge {
+		s.History = append(s.History, Observation{Interval: at.Sub(modified), Changed: true, First: true})
+	}
 	if !s.LastFetch.IsZero() && at.After(s.LastFetch) {
 		o := Observation{Interval: at.Sub(s.LastFetch), Changed: changed}
 		if changed && !modified.IsZero() && modified.After(s.LastFetch) && !modified.After(at) {
@@ -75,29 +98,72 @@ func (s *State) Observe(at time.Time, changed bool, modified time.Time) {
 	s.LastFetch = at
 }
 
-// Prior is a weak belief about a page's rate before it has been observed
-// much: as if it had been seen unchanged for Mean and changed once in an
-// interval of Mean. With it, a page seen twice unchanged is not taken for
-// one that never changes, nor a page seen changed once for one that
-// changes continuously.
+// Prior is a belief about a page's rate before it has been observed
+// much. Mean is a weak default: as if the page had been seen unchanged
+// for Mean and changed once in an interval of Mean. With it, a page seen
+// twice unchanged is not taken for one that never changes, nor a page
+// seen changed once for one that changes continuously.
+//
+// Changes and Exposure, when Changes > 0, are a Gamma(Changes, Exposure)
+// prior instead — as if Changes changes had been counted in Exposure —
+// learned from the page's group (see Pool): its mean is the group's mean
+// rate, its weight how alike the group's pages are. Static is then the
+// share of the group's pages taken never to change: a page never seen
+// changing is static with probability s/(s + (1−s)·(β/(β+T))^α) after
+// T seen unchanged (α = Changes, β = Exposure), and its rate is the
+// Gamma posterior's mean times the probability that it is not.
 type Prior struct {
-	Mean time.Duration
+	Mean     time.Duration
+	Changes  float64
+	Exposure time.Duration
+	Static   float64
 }
 
-// EstimateRate returns the maximum-likelihood change rate (changes per
-// second) of a Poisson process observed as history, with prior's
-// pseudo-observations added. A fetch interval I that saw no change has
-// likelihood e^{−λI}; one that saw a change, 1 − e^{−λI} (Cho &
-// Garcia-Molina 2003, irregular access); one whose last change the server
-// dated Quiet before the fetch (Last-Modified), λe^{−λ·Quiet} — a change
-// then, none since — which is sharper. A history without change and a
-// zero prior gives 0. Cost: O(len(history)·60) (bisection on the rate).
+// stats returns what history counts for a group's statistics: its
+// changes and the time they were counted in. A change the server dated
+// counts the time since it (with it, the likelihood of the history is a
+// Poisson count's: λⁿe^{−λt}); an undated one the whole interval.
+func stats(history []Observation) (changes float64, exposure time.Duration) {
+	for _, o := range history {
+		switch {
+		case o.Changed && !o.First && o.Quiet > 0 && o.Quiet < o.Interval:
+			changes++
+			exposure += o.Quiet
+		case o.Changed:
+			changes++
+			exposure += o.Interval
+		default:
+			exposure += o.Interval
+		}
+	}
+	return changes, exposure
+}
+
+// EstimateRate returns the change rate (changes per second) of a Poisson
+// process observed as history, with prior's pseudo-observations added:
+// the maximum-likelihood rate with the Mean prior, the posterior mean
+// with a Gamma prior when every change is dated. A fetch interval I that
+// saw no change has likelihood e^{−λI}; one that saw a change,
+// 1 − e^{−λI} (Cho & Garcia-Molina 2003, irregular access); one whose
+// last change the server dated Quiet before the fetch (Last-Modified),
+// λe^{−λ·Quiet} — a change then, none since — which is sharper, and
+// holds for any spacing of the fetches (Li, Cline & Loguinov 2017). A
+// First observation is the age the server gave at the first fetch:
+// e^{−λI}, times λ if the date is the page's own change. A page never
+// seen changing may be static (Prior.Static). A history without change
+// and a zero prior gives 0. Cost: O(len(history)·60)
+// (bisection on the rate).
 func EstimateRate(history []Observation, prior Prior) float64 {
 	var changed []float64 // intervals in which a change was seen, undated, seconds
-	dated := 0            // changes dated by Last-Modified
+	dated := 0.0          // changes dated by Last-Modified (and the Gamma prior's)
 	quiet := 0.0          // total seconds known without change
 	for _, o := range history {
 		switch {
+		case o.First:
+			quiet += o.Interval.Seconds()
+			if o.Changed {
+				dated++
+			}
 		case o.Changed && o.Quiet > 0 && o.Quiet < o.Interval:
 			dated++
 			quiet += o.Quiet.Seconds()
@@ -107,7 +173,10 @@ func EstimateRate(history []Observation, prior Prior) float64 {
 			quiet += o.Interval.Seconds()
 		}
 	}
-	if m := prior.Mean.Seconds(); m > 0 {
+	if prior.Changes > 0 {
+		dated += prior.Changes
+		quiet += prior.Exposure.Seconds()
+	} else if m := prior.Mean.Seconds(); m > 0 {
 		changed = append(changed, m)
 		quiet += m
 	}
@@ -120,7 +189,7 @@ func EstimateRate(history []Observation, prior Prior) float64 {
 	// The log-likelihood's slope, decreasing in λ:
 	// Σ_undated I·e^{−λI}/(1−e^{−λI}) + dated/λ − quiet.
 	slope := func(lambda float64) float64 {
-		s := float64(dated)/lambda - quiet
+		s := dated/lambda - quiet
 		for _, iv := range changed {
 			x := lambda * iv
 			if x > 50 {
@@ -129,6 +198,15 @@ func EstimateRate(history []Observation, prior Prior) float64 {
 			s += iv / math.Expm1(x)
 		}
 		return s
+	}
+	if len(changed) == 0 { // the root in closed form
+		rate := min(dated/quiet, 1e3)
+		if dated == prior.Changes && prior.Changes > 0 && prior.Static > 0 { // never seen changing
+			b := prior.Exposure.Seconds()
+			odds := (1 - prior.Static) * math.Pow(b/quiet, prior.Changes)
+			rate *= odds / (prior.Static + odds)
+		}
+		return rate
 	}
 	lo, hi := 1e-12, 1e3
 	for range 60 {
@@ -189,25 +267,42 @@ func optimal(lambda, mu float64) float64 {
 	if target >= 1 {
 		return 0
 	}
-	// g(r) = 1 − (1+r)e^{−r} rises from 0 to 1.
-	g := func(r float64) float64 { return 1 - (1+r)*math.Exp(-r) }
-	lo, hi := 0.0, 1.0
-	for g(hi) < target {
-		hi *= 2
-		if hi > 1e6 {
-			return 0
-		}
-	}
-	for range 80 {
-		mid := (lo + hi) / 2
-		if g(mid) < target {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	if hi == 0 {
+	r := solveG(target)
+	if r == 0 || r > 1e6 {
 		return 0
 	}
-	return lambda / hi
+	return lambda / r
+}
+
+// solveG returns the r > 0 at which g(r) = 1 − (1+r)e^{−r} (rising from 0
+// to 1) equals t in (0, 1): safeguarded Newton steps (g′(r) = r·e^{−r})
+// inside a bracket that halves when a step would leave it, to a relative
+// 1e-12 — a few steps where bisection took 80.
+func solveG(t float64) float64 {
+	lo, hi := 0.0, 1.0
+	for 1-(1+hi)*math.Exp(-hi) < t {
+		lo, hi = hi, hi*2
+		if hi > 1e6 {
+			return hi
+		}
+	}
+	r := min(max(math.Sqrt(2*t), lo), hi) // g(r) ≈ r²/2 near 0
+	for range 100 {
+		e := math.Exp(-r)
+		d := 1 - (1+r)*e - t
+		if d < 0 {
+			lo = r
+		} else {
+			hi = r
+		}
+		next := r - d/(r*e)
+		if !(next > lo && next < hi) {
+			next = (lo + hi) / 2
+		}
+		if math.Abs(next-r) <= 1e-12*r {
+			return next
+		}
+		r = next
+	}
+	return r
 }

@@ -1,9 +1,11 @@
 package schedule
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -22,7 +24,8 @@ func poisson(r *rand.Rand, lambda, horizon float64) []float64 {
 }
 
 // observe fetches a page whose changes are at times changes at the
-// fetch times given, with or without Last-Modified, and returns its state.
+// fetch times given, with or without Last-Modified (the time of the last
+// change, or of the site's start at 0), and returns its state.
 func observe(changes, fetches []float64, lastModified bool) State {
 	var s State
 	start := time.Unix(0, 0)
@@ -32,8 +35,11 @@ func observe(changes, fetches []float64, lastModified bool) State {
 		i := sortSearch(changes, f) // changes before f
 		changed := i > 0 && changes[i-1] > prev
 		var mod time.Time
-		if lastModified && i > 0 {
+		switch {
+		case lastModified && i > 0:
 			mod = at(changes[i-1])
+		case lastModified: // unchanged since the site began
+			mod = start
 		}
 		s.Observe(at(f), changed, mod)
 		prev = f
@@ -159,20 +165,29 @@ func TestAllocateIsOptimal(t *testing.T) {
 
 func TestPolicies(t *testing.T) {
 	opts := Options{Budget: 2, MinInterval: time.Second, MaxInterval: time.Hour, Prior: time.Minute}
-	states := make([]*State, 100)
-	for i := range states {
-		states[i] = &State{}
-	}
-	all := slices.Values(states)
+	start := time.Unix(1_000_000, 0)
+	pageURL := func(i int) string { return "http://h/p/" + strconv.Itoa(i) }
 
 	u := NewUniform(opts)
-	u.Plan(all)
+	for i := range 100 {
+		u.Observe(pageURL(i), &State{}, start, false, time.Time{})
+	}
 	if got := u.Next(&State{}); got != 50*time.Second {
 		t.Errorf("uniform: %v, want 100 pages / 2 per s = 50 s", got)
 	}
+	u.Forget(pageURL(0), State{LastFetch: start})
+	if got := u.Next(&State{}); got != 49500*time.Millisecond {
+		t.Errorf("uniform after a page left: %v, want 99 pages / 2 per s = 49.5 s", got)
+	}
 
 	n := NewNutch(opts)
-	n.Plan(all)
+	n.Plan(func(yield func(string, *State) bool) {
+		for i := range 100 {
+			if !yield(pageURL(i), &State{}) {
+				return
+			}
+		}
+	})
 	s := &State{}
 	if got := n.Next(s); got != 50*time.Second {
 		t.Errorf("nutch first interval %v, want the uniform one", got)
@@ -186,21 +201,28 @@ func TestPolicies(t *testing.T) {
 		t.Errorf("nutch after a change: %v, want ×0.8 = 56 s", got)
 	}
 
-	a := NewAdaptive(Options{Budget: 1.0 / 300, MinInterval: time.Second, MaxInterval: time.Hour, Prior: time.Minute})
+	a := NewAdaptive(Options{Budget: 1.0 / 120, MinInterval: time.Second, MaxInterval: time.Hour, Prior: time.Minute})
 	if got := a.Next(&State{}); got != time.Minute {
-		t.Errorf("adaptive before Plan: %v, want the prior", got)
+		t.Errorf("adaptive before any page: %v, want the prior", got)
 	}
-	history := func(changes int) []Observation { // ten fetches a minute apart
-		var h []Observation
-		for i := range 10 {
-			h = append(h, Observation{Interval: time.Minute, Changed: i < changes})
+	// Three pages fetched ten times a minute apart: one never changed,
+	// one changed twice, one every time.
+	states := map[string]*State{"http://h/static": {}, "http://h/slow": {}, "http://h/fast": {}}
+	changes := map[string]int{"http://h/static": 0, "http://h/slow": 2, "http://h/fast": 10}
+	for i := range 11 {
+		for url, st := range states {
+			a.Observe(url, st, start.Add(time.Duration(i)*time.Minute), i > 0 && i <= changes[url], time.Time{})
 		}
-		return h
 	}
-	static, slow, fast := &State{History: history(0)}, &State{History: history(2)}, &State{History: history(10)}
-	a.Plan(slices.Values([]*State{static, slow, fast}))
-	if ss, sl, fa := a.Next(static), a.Next(slow), a.Next(fast); !(sl < ss) || fa != time.Hour {
-		t.Errorf("adaptive: static %v, slow %v, fast %v; want the slow-changing page sooner than the static one, the too-fast one at the maximum", ss, sl, fa)
+	// Observed one by one, or planned from the states at once (as after
+	// a restart): the same order.
+	b := NewAdaptive(Options{Budget: 1.0 / 120, MinInterval: time.Second, MaxInterval: time.Hour, Prior: time.Minute})
+	b.Plan(maps.All(states))
+	for _, p := range []*Adaptive{a, b} {
+		ss, sl, fa := p.Next(states["http://h/static"]), p.Next(states["http://h/slow"]), p.Next(states["http://h/fast"])
+		if !(sl < ss) || fa != time.Hour {
+			t.Errorf("adaptive %p: static %v, slow %v, fast %v; want the slow-changing page sooner than the static one, the too-fast one at the maximum", p, ss, sl, fa)
+		}
 	}
 	if New("adaptive", opts).Name() != "adaptive" || New("uniform", opts).Name() != "uniform" || New("nutch", opts).Name() != "nutch" || New("x", opts) != nil {
 		t.Error("New by name")
@@ -244,21 +266,12 @@ func simulate(t *testing.T, name string, n int, budget, horizon float64, lastMod
 	}
 	pol := New(name, Options{Budget: budget, MinInterval: 10 * time.Second, MaxInterval: 2 * time.Hour, Prior: 30 * time.Minute})
 	states := make([]State, n)
-	ptrs := make([]*State, n)
 	due := make([]float64, n)
 	fetched := make([]float64, n) // time of the copy
 	start := time.Unix(0, 0)
 	at := func(sec float64) time.Time { return start.Add(time.Duration(sec * float64(time.Second))) }
-	for i := range states {
-		ptrs[i] = &states[i]
-	}
 	fresh, total := 0.0, 0.0
-	next := 0.0
 	for now := 0.0; now < horizon; now += 1 / budget {
-		if now >= next {
-			pol.Plan(slices.Values(ptrs))
-			next = now + 300
-		}
 		// Fetch the page most overdue (first-time pages first).
 		best := -1
 		for i := range due {
@@ -273,7 +286,7 @@ func simulate(t *testing.T, name string, n int, budget, horizon float64, lastMod
 			if lastModified && k > 0 {
 				mod = at(changes[best][k-1])
 			}
-			states[best].Observe(at(now), changed, mod)
+			pol.Observe("http://h/p/"+strconv.Itoa(best), &states[best], at(now), changed, mod)
 			fetched[best] = now
 			due[best] = now + pol.Next(&states[best]).Seconds()
 		}
@@ -315,5 +328,14 @@ func TestMultiplierGroupsEqualRates(t *testing.T) {
 	mu := multiplier(rates, 2, 1.0/86400, 1.0/60)
 	if got := plain(mu); got > 2*(1+1e-9) || got < 2*0.99 {
 		t.Errorf("the plain sum at the multiplier %g spends %g fetches/s of a budget of 2", mu, got)
+	}
+}
+
+func TestSolveG(t *testing.T) {
+	for _, target := range []float64{1e-12, 1e-6, 0.01, 0.3, 0.5, 0.9, 0.999, 1 - 1e-9} {
+		r := solveG(target)
+		if got := 1 - (1+r)*math.Exp(-r); math.Abs(got-target) > 1e-9*max(target, 1e-3) {
+			t.Errorf("solveG(%g) = %g: g = %g", target, r, got)
+		}
 	}
 }

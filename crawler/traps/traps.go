@@ -16,6 +16,10 @@
 //     of them were copies, empty or soft 404s, and declares the template a
 //     trap once such pages are both numerous and the majority; from then
 //     on none of its URLs is fetched, queued ones included;
+//   - [Yields] counts, per URL family (a coarser key: urlnorm.Shape),
+//     the requests that yielded nothing — a page marked noindex, a copy,
+//     a listing or redirect that leads nowhere new, an error — and
+//     demotes, then stops, a family whose requests nearly all did;
 //   - a [SoftNotFound] learns, per host, what the host answers for a page
 //     that cannot exist, and recognises pages that resemble that answer.
 package traps
@@ -54,6 +58,14 @@ type Options struct {
 	MaxRepeats int
 	// MaxURLLength is the longest URL admitted, in bytes. Default 1024.
 	MaxURLLength int
+	// DemoteUselessAfter is how many useless requests (see Yields) a URL
+	// family may make, while they are at least 95 % of its requests,
+	// before its URLs are fetched after every other. Default 5.
+	DemoteUselessAfter int
+	// MaxUselessPerFamily is how many useless requests a URL family may
+	// make, while they are at least 95 % of its requests, before none of
+	// its URLs is fetched any more. Default 20.
+	MaxUselessPerFamily int
 }
 
 // EnsureDefaults sets every zero field to its default (each field's doc
@@ -71,6 +83,12 @@ func (o *Options) EnsureDefaults() *Options {
 	if o.MaxURLLength == 0 {
 		o.MaxURLLength = 1024
 	}
+	if o.DemoteUselessAfter == 0 {
+		o.DemoteUselessAfter = 5
+	}
+	if o.MaxUselessPerFamily == 0 {
+		o.MaxUselessPerFamily = 20
+	}
 	return o
 }
 
@@ -80,7 +98,8 @@ func (o Options) Validate() error {
 		name string
 		v    int
 	}{{"MaxPerTemplate", o.MaxPerTemplate}, {"MaxDuplicatesPerTemplate", o.MaxDuplicatesPerTemplate},
-		{"MaxSegments", o.MaxSegments}, {"MaxRepeats", o.MaxRepeats}, {"MaxURLLength", o.MaxURLLength}} {
+		{"MaxSegments", o.MaxSegments}, {"MaxRepeats", o.MaxRepeats}, {"MaxURLLength", o.MaxURLLength},
+		{"DemoteUselessAfter", o.DemoteUselessAfter}, {"MaxUselessPerFamily", o.MaxUselessPerFamily}} {
 		if f.v < 0 {
 			return fmt.Errorf("traps: %s must not be negative, not %d", f.name, f.v)
 		}

@@ -160,3 +160,66 @@ func ExampleGuard() {
 	// admitted: http://intranet/cal/2026/02
 	// refused: trap: more than 2 URLs like http://intranet/cal/{n}/{n}
 }
+
+// TestYields: a family whose requests yield nothing is demoted after
+// DemoteUselessAfter of them and stopped after MaxUselessPerFamily; one
+// that keeps pages now and then is neither; the reason counts why.
+func TestYields(t *testing.T) {
+	y := NewYields(Options{DemoteUselessAfter: 3, MaxUselessPerFamily: 6})
+	var demotedAt, stoppedAt int
+	for i := 1; i <= 10; i++ {
+		why := "marked noindex"
+		if i%2 == 0 {
+			why = "errors"
+		}
+		d, s := y.Observe("w/*.php?action=*&title=*", Nothing, why)
+		if d {
+			demotedAt = i
+		}
+		if s {
+			stoppedAt = i
+		}
+	}
+	if demotedAt != 3 || stoppedAt != 6 {
+		t.Errorf("demoted at %d, stopped at %d; want 3 and 6", demotedAt, stoppedAt)
+	}
+	reason, stopped := y.Stopped("w/*.php?action=*&title=*")
+	if !stopped || !strings.Contains(reason, "10 of the 10 requests") || !strings.Contains(reason, "5 errors, 5 marked noindex") {
+		t.Errorf("Stopped = %q, %v", reason, stopped)
+	}
+	// Articles with a listing of nothing new now and then: 1 in 10 useful.
+	for i := range 100 {
+		o := Nothing
+		if i%10 == 0 {
+			o = Useful
+		}
+		y.Observe("w/index.php/*", o, "errors")
+	}
+	if y.Demoted("w/index.php/*") {
+		t.Error("a family that keeps a page in ten was demoted")
+	}
+	if _, stopped := y.Stopped("w/index.php/*"); stopped {
+		t.Error("a family that keeps a page in ten was stopped")
+	}
+	// Useful first, then useless: demoted once 95 % of all are useless.
+	for range 2 {
+		y.Observe("h/a/*", Useful, "")
+	}
+	for i := 1; i <= 40; i++ {
+		if d, _ := y.Observe("h/a/*", Nothing, "errors"); d && i != 40 {
+			t.Errorf("demoted after %d useless of %d requests", i, i+2)
+		}
+	}
+	if !y.Demoted("h/a/*") {
+		t.Error("40 useless requests of 42 did not demote the family")
+	}
+	// Copies demote a family, and never stop it.
+	for i := 1; i <= 50; i++ {
+		if d, s := y.Observe("h/print/*", Copy, "copies"); d != (i == 3) || s {
+			t.Errorf("copy %d: demoted now %v, stopped now %v", i, d, s)
+		}
+	}
+	if got := y.Families(); got["w/*.php?action=*&title=*"] != "stopped" || got["h/a/*"] != "stopped" || got["h/print/*"] != "demoted" || len(got) != 3 {
+		t.Errorf("Families() = %v", got)
+	}
+}

@@ -61,9 +61,12 @@ func (o *Options) drop(name string) bool {
 //     "%2e%2e" is a ".." segment; then path parameters named in DropParams
 //     (";jsessionid=...") removed, "." and ".." segments resolved (RFC 3986
 //     §5.2.4), an empty path becomes "/";
-//   - query parameters named in DropParams removed, the rest re-encoded in
-//     canonical form (url.QueryEscape of the decoded key and value) and
-//     sorted by key, then value; a "?" with nothing left after it is dropped.
+//   - query parameters named in DropParams, and session ids by their
+//     shape (a name with "sess" or ending in "sid", a token value), removed;
+//     the rest split at "&" only, their encoding made canonical without
+//     touching reserved characters (see queryPart: "?C=N;O=D" stays so)
+//     and sorted by key, then value; a "?" with nothing left after it is
+//     dropped.
 //
 // Other percent-encoding in the path is kept ("%2F" is not a "/": see
 // [DecodedPath] for the path a server may read). A file or smb URL's path
@@ -213,7 +216,7 @@ func decodeUnreserved(p string) string {
 			continue
 		}
 		c := unhex(p[i+1])<<4 | unhex(p[i+2])
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+		if unreserved(c) {
 			b.WriteByte(c)
 		} else {
 			b.WriteByte('%')
@@ -268,35 +271,31 @@ func stripParams(seg string, opts *Options) string {
 	return strings.Join(kept, ";")
 }
 
-// cleanQuery drops configured parameters, canonicalizes the encoding of the
-// rest and sorts them by key, then value. Pairs that do not decode are kept
-// verbatim.
+// cleanQuery drops configured parameters and session parameters (see
+// sessionParam), canonicalizes the encoding of the rest (queryPart) and
+// sorts them by key, then value. A query is split into parameters at "&"
+// only: a ";" or "," stays where it is, as linked.
 func cleanQuery(raw string, opts *Options) string {
 	if raw == "" {
 		return ""
 	}
-	type pair struct{ k, v, s string }
+	type pair struct{ k, s string }
 	var pairs []pair
 	for part := range strings.SplitSeq(raw, "&") {
 		if part == "" {
 			continue
 		}
 		rk, rv, hasEq := strings.Cut(part, "=")
-		k, err1 := url.QueryUnescape(rk)
-		v, err2 := url.QueryUnescape(rv)
-		if err1 != nil || err2 != nil {
-			k, v = rk, rv
-		} else {
-			k, v = url.QueryEscape(k), url.QueryEscape(v)
-		}
-		if opts.drop(unescapeOr(rk)) {
+		name := unescapeOr(rk)
+		if opts.drop(name) || sessionParam(name, unescapeOr(rv)) {
 			continue
 		}
+		k := queryPart(rk)
 		s := k
 		if hasEq {
-			s += "=" + v
+			s += "=" + queryPart(rv)
 		}
-		pairs = append(pairs, pair{k, v, s})
+		pairs = append(pairs, pair{k, s})
 	}
 	slices.SortStableFunc(pairs, func(a, b pair) int {
 		if c := strings.Compare(a.k, b.k); c != 0 {
@@ -311,10 +310,87 @@ func cleanQuery(raw string, opts *Options) string {
 	return strings.Join(parts, "&")
 }
 
+// queryPart returns a query key or value in canonical form, as RFC 3986
+// §6.2.2 allows and as form decoding reads it: percent-encoded
+// unreserved characters decoded, the other escapes' hex digits
+// uppercased, a space ("%20" or " ") written "+", and characters that
+// may not stand in a query (controls, non-ASCII bytes, `"<>\^{|}` and
+// the backquote) escaped. Reserved characters keep the form they were
+// linked with: ";", ",", "/", ":", "@", "!", "$", "'", "(", ")", "*",
+// "=" and "+" stay as they are and "%3B" stays "%3B" — a server may give
+// them different meanings (Apache's "?C=N;O=D" is not "?C=N%3BO%3DD").
+// A "%" not followed by two hex digits is kept.
+func queryPart(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			d := unhex(s[i+1])<<4 | unhex(s[i+2])
+			switch {
+			case unreserved(d):
+				b.WriteByte(d)
+			case d == ' ':
+				b.WriteByte('+')
+			default:
+				b.WriteByte('%')
+				b.WriteString(strings.ToUpper(s[i+1 : i+3]))
+			}
+			i += 2
+		case c == ' ':
+			b.WriteByte('+')
+		case c == '%' || unreserved(c) || strings.IndexByte("!$&'()*+,;=:@/?", c) >= 0:
+			b.WriteByte(c)
+		default:
+			b.WriteString(fmt.Sprintf("%%%02X", c))
+		}
+	}
+	return b.String()
+}
+
+// unreserved reports whether c is an unreserved character of RFC 3986
+// (ALPHA, DIGIT, "-", ".", "_", "~").
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
+}
+
 // unescapeOr returns the query-unescaped s, or s itself if it does not decode.
 func unescapeOr(s string) string {
 	if d, err := url.QueryUnescape(s); err == nil {
 		return d
 	}
 	return s
+}
+
+// sessionParam reports whether a query parameter is a session id by its
+// shape, whatever DropParams says: a name that says session ("sess" in
+// it, or ending in "sid": PHPSESSID, session_id, sessionKey, osCsid)
+// with a value that looks like a token (see token). Such a parameter
+// makes every visit's URLs new and names no other page.
+func sessionParam(name, value string) bool {
+	n := strings.ToLower(name)
+	return (strings.Contains(n, "sess") || strings.HasSuffix(n, "sid")) && token(value)
+}
+
+// token reports whether v looks like a generated token: 16 or more
+// ASCII letters, digits, "-" and "_", with at least one letter and one
+// digit.
+func token(v string) bool {
+	if len(v) < 16 {
+		return false
+	}
+	letter, digit := false, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case '0' <= c && c <= '9':
+			digit = true
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+			letter = true
+		case c != '-' && c != '_':
+			return false
+		}
+	}
+	return letter && digit
 }

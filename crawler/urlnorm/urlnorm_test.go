@@ -46,6 +46,24 @@ func TestNormalize(t *testing.T) {
 		{"http://h/a;v=1;jsessionid=2;w=3", "http://h/a;v=1;w=3"},
 		{"http://h/.;jsessionid=2/b", "http://h/b"},
 		{"http://h/?bad=%zz&a=1", "http://h/?a=1&bad=%zz"},
+		// RFC 3986: reserved characters keep the form they were linked with.
+		{"http://h/dir/?C=N;O=D", "http://h/dir/?C=N;O=D"},
+		{"http://h/dir/?C=N%3BO%3DD", "http://h/dir/?C=N%3BO%3DD"},
+		{"http://h/?q=a,b&r=x:y@z/w", "http://h/?q=a,b&r=x:y@z/w"},
+		{"http://h/?f=(a)*!$'", "http://h/?f=(a)*!$'"},
+		{"http://h/?q=a%2Bb&r=1+2", "http://h/?q=a%2Bb&r=1+2"},
+		{"http://h/?q=a%2cb", "http://h/?q=a%2Cb"},
+		{"http://h/?q=%7Euser%2Dx", "http://h/?q=~user-x"},
+		{"http://h/?q=a b", "http://h/?q=a+b"},
+		{"http://h/?q=\"<>|", "http://h/?q=%22%3C%3E%7C"},
+		{"http://h/?q=caf\u00e9", "http://h/?q=caf%C3%A9"},
+		{"http://h/?q=caf%c3%a9", "http://h/?q=caf%C3%A9"},
+		{"http://h/?a=1%", "http://h/?a=1%"},
+		// Session ids by their shape.
+		{"http://h/p?osCsid=a3f9c2e81b7d4f60a9e2&id=4", "http://h/p?id=4"},
+		{"http://h/p?session_id=0123456789abcdefXY&id=4", "http://h/p?id=4"},
+		{"http://h/p?sessionmode=compact", "http://h/p?sessionmode=compact"},
+		{"http://h/p?docid=0123456789abcdef0123", "http://h/p?docid=0123456789abcdef0123"},
 		{"http://user:pw@H/a", "http://h/a"},
 		{"  http://h/a  ", "http://h/a"},
 	}
@@ -248,6 +266,82 @@ func TestDecodedPath(t *testing.T) {
 		}
 		if got := DecodedPath(u); got != tc.want {
 			t.Errorf("DecodedPath(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestShape(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://w/index.php/Filecmp", "w/index.php/*"},
+		{"http://w/index.php/Os.path", "w/index.php/*.path"},
+		{"http://w/index.php/Talk:Filecmp", "w/index.php/Talk:*"},
+		{"http://w/index.php/Special:WhatLinksHere/Filecmp", "w/index.php/Special:WhatLinksHere/*"},
+		{"http://w/index.php?title=Filecmp", "w/*.php?title=*"},
+		{"http://w/index.php?title=Filecmp&action=edit", "w/*.php?action=*&title=*"},
+		{"http://w/index.php?title=Os&action=history", "w/*.php?action=*&title=*"},
+		{"http://w/index.php?title=Os&action=edit&section=3", "w/*.php?action=*&section=*&title=*"},
+		{"http://w/index.php?title=Special:WhatLinksHere/Os", "w/*.php?title=Special:WhatLinksHere/*"},
+		{"http://w/index.php?title=Special:UserLogin&returnto=Os", "w/*.php?returnto=*&title=Special:*"},
+		{"http://h/doc/python3/html/library/os.html", "h/doc/{n}/html/library/*.html"},
+		{"http://h/doc/pkg/", "h/doc/pkg/"},
+		{"http://h/doc/pkg/?C=N;O=D", "h/doc/pkg/?C=*&O=*"},
+		{"http://h/r/2026/report-7.pdf", "h/r/{n}/*.pdf"},
+		{"http://h/", "h/"},
+	}
+	for _, tc := range tests {
+		if got := Shape(tc.in); got != tc.want {
+			t.Errorf("Shape(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestTypeShape(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"http://H/doc/bash/changelog.Debian.gz", "h/…/*.gz"},
+		{"http://h/doc/zlib1g/changelog.gz", "h/…/*.gz"},
+		{"http://h/doc/a/index.html", "h/…/*.html"},
+		{"http://h/doc/a/", ""},
+		{"http://h/doc/a/README", ""},
+		{"http://h/index.php?title=X", ""},
+		{"http://h/index.php/Talk:X", ""},
+	} {
+		if got := TypeShape(tc.in); got != tc.want {
+			t.Errorf("TypeShape(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestView(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://h/doc/?C=N;O=D", ViewSort},
+		{"http://h/doc/?C=M;O=A", ViewSort},
+		{"http://h/doc/?C=S&O=A&V=1", ViewSort},
+		{"http://h/doc/?O=D", ViewSort},
+		{"http://h/doc/?C=N;O=D;P=*.txt", ViewSort},
+		{"http://h/doc/?C=X;O=D", ""},
+		{"http://h/doc/?C=N;O=D;page=2", ""},
+		{"http://h/page?c=n", ""},
+		{"http://w/index.php?title=Os&printable=yes", ViewPrint},
+		{"http://w/index.php?title=Os&printable=no", ""},
+		{"http://h/a?print=1", ViewPrint},
+		{"http://h/a?print", ViewPrint},
+		{"http://h/a?format=print", ViewPrint},
+		{"http://h/a?view=Printable", ViewPrint},
+		{"http://h/post?share=twitter&nb=1", ViewShare},
+		{"http://h/a?action=share", ViewShare},
+		{"http://w/index.php?title=Os&feed=atom&action=history", ViewFeed},
+		{"http://h/blog/feed/", ViewFeed},
+		{"http://h/news.rss", ViewFeed},
+		{"http://h/a?format=atom", ViewFeed},
+		{"http://h/feedback/", ""},
+		{"http://h/a?format=pdf", ""},
+		{"http://h/a?action=edit", ""},
+		{"http://h/a", ""},
+	}
+	for _, tc := range tests {
+		got, ok := View(tc.in)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("View(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 // Package crawlstatus fills the status page's live crawl section
-// (web.Crawl) from a crawl running in this process: the busiest hosts,
-// failed fetches by class and the crawl over time. `doppel run`,
+// (web.Crawl) from a crawl running in this process: its requests against
+// the page budget, the URL families it learnt yield nothing, the busiest
+// hosts, failed fetches by class and the crawl over time. `doppel run`,
 // `doppel crawl --serve` and the browser tests use it.
 package crawlstatus
 
@@ -17,6 +18,9 @@ const MaxHosts = 50
 
 // A Source is what Live reads: a *crawler.Crawler.
 type Source interface {
+	Stats() crawler.Stats
+	Options() crawler.Options
+	Families() map[string]string
 	Hosts(limit int) ([]crawler.HostStats, int, error)
 	Health() crawler.Health
 	History() []crawler.Sample
@@ -50,7 +54,9 @@ func Live(src Source, ttl time.Duration) func() *web.Crawl {
 
 // section reads src at now; Hosts is nil if the hosts cannot be read.
 func section(src Source, now time.Time) *web.Crawl {
-	cr := &web.Crawl{Failures: src.Health().Failures}
+	st := src.Stats()
+	cr := &web.Crawl{Failures: src.Health().Failures, Requests: st.Requests, Skipped: st.Skipped, Budget: src.Options().MaxPages,
+		Families: src.Families()}
 	if hosts, total, err := src.Hosts(MaxHosts); err == nil {
 		cr.Hosts, cr.MoreHosts = make([]web.CrawlHost, 0, len(hosts)), total-len(hosts)
 		for _, h := range hosts {

@@ -29,6 +29,14 @@ func (f *fake) Hosts(limit int) ([]crawler.HostStats, int, error) {
 	return out, f.n, nil
 }
 
+func (f *fake) Stats() crawler.Stats { return crawler.Stats{Requests: 12, Skipped: 5} }
+
+func (f *fake) Options() crawler.Options { return crawler.Options{MaxPages: 40} }
+
+func (f *fake) Families() map[string]string {
+	return map[string]string{"w/*.php?action=*&title=*": "stopped"}
+}
+
 func (f *fake) Health() crawler.Health {
 	f.reads++
 	return crawler.Health{Failures: map[string]int64{crawler.ClassDNS: int64(f.reads)}}
@@ -55,6 +63,9 @@ func TestLive(t *testing.T) {
 		}
 		if len(cr.History) != 2 || cr.History[1].Fetched != 9 || cr.History[1].Errors != 2 || cr.History[1].Queued != 4 || cr.Failures[crawler.ClassDNS] != 1 {
 			t.Errorf("%d hosts: history %+v, failures %v", tc.hosts, cr.History, cr.Failures)
+		}
+		if cr.Requests != 12 || cr.Skipped != 5 || cr.Budget != 40 || cr.Families["w/*.php?action=*&title=*"] != "stopped" {
+			t.Errorf("%d hosts: requests %d, skipped %d, budget %d, families %v", tc.hosts, cr.Requests, cr.Skipped, cr.Budget, cr.Families)
 		}
 	}
 }

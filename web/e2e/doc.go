@@ -9,6 +9,10 @@
 //     switching demo users and the status page's host table and crawl
 //     chart (served as `doppel run` serves them), saving a PNG screenshot
 //     of every step;
+//   - check the layout in headless Chromium at 360, 768 and 1280 px (no
+//     sideways scroll, the search box inside the window), the no-results
+//     page's offers, the query syntax behind "advanced" and the status
+//     page's search box (TestLayout), with screenshots too;
 //   - load the collapsed search API and a plain bleve search over the same
 //     index with concurrent clients and log throughput and latency
 //     (TestLoad);
