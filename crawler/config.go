@@ -30,7 +30,7 @@ const ExampleConfig = `{
   "fetch_views": false,
   "follow_links_outside": false,
   "max_depth": 10,
-  "max_pages": 1000,
+  "max_pages": 100000,
   "ignore_robots": false,
   "delay": "100ms",
   "parallelism": 2,

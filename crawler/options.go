@@ -24,6 +24,10 @@ import (
 	"github.com/doppel-search/doppel/indexer"
 )
 
+// DefaultMaxPages is Options.MaxPages's default: requests enough for an
+// intranet's sites, not a bound a real crawl meets by surprise.
+const DefaultMaxPages = 100_000
+
 // Options configures a crawl. The zero value of each field means the
 // default documented on it; only Seeds is required.
 type Options struct {
@@ -62,7 +66,8 @@ type Options struct {
 	// (noindex, a canonical URL elsewhere, a listing, another type, a
 	// redirect) or failed, retries included. robots.txt, the soft-404
 	// probe and sitemaps aside, and revisits of pages already fetched do
-	// not count. Default 1000.
+	// not count. Default 100,000: an intranet's size, with the trap bounds
+	// (MaxDepth, the per-family yields) keeping an endless site in check.
 	MaxPages int
 	// IgnoreRobots disables robots.txt. Default false: robots.txt is
 	// honoured.
@@ -370,7 +375,7 @@ func (o *Options) EnsureDefaults() *Options {
 		o.MaxDepth = 10
 	}
 	if o.MaxPages == 0 {
-		o.MaxPages = 1000
+		o.MaxPages = DefaultMaxPages
 	}
 	switch {
 	case o.Delay == 0:

@@ -52,7 +52,7 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 	fs.Var(&f.seeds, "seed", "start `URL` (repeatable); without it, the crawl saved in --data resumes")
 	fs.StringVar(&f.data, "data", "", "data `directory` for the frontier, page records and index (required)")
 	fs.StringVar(&f.config, "config", "", "JSON configuration `file` (flags override it)")
-	fs.IntVar(&f.maxPages, "max-pages", 0, "pages to fetch in all, across restarts (default 1000)")
+	fs.IntVar(&f.maxPages, "max-pages", 0, "requests for new URLs in all, across restarts (default 100000)")
 	fs.StringVar(&f.policy, "policy", "", "near-duplicates: skip (default), hidden or all")
 	fs.IntVar(&f.shards, "shards", 0, "keep a new crawl's index in `N` bleve shards, routed by cluster (default 1; a crawl keeps the count it was created with)")
 	fs.DurationVar(&f.delay, "delay", 0, "pause between requests (default 100ms; 0: none)")

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/web"
 )
 
@@ -172,7 +173,7 @@ func TestCrawlServeShowsCrawlHealth(t *testing.T) {
 	}
 
 	page := getBody(t, admin+"status")
-	if want := fmt.Sprintf(`<td id="requests">%d of 1000</td>`, summaryValue(t, summary, "requests")); !strings.Contains(page, want) {
+	if want := fmt.Sprintf(`<td id="requests">%d of %d</td>`, summaryValue(t, summary, "requests"), crawler.DefaultMaxPages); !strings.Contains(page, want) {
 		t.Errorf("the status page lacks %s", want)
 	}
 	row := regexp.MustCompile(`<tr class="host"><td class="name">` + regexp.QuoteMeta(host) + `</td><td class="fetched">(\d+)</td><td class="errors">(\d+)</td><td class="queued">(\d+)</td>`).FindStringSubmatch(page)
