@@ -145,7 +145,7 @@ func TestWikiBudgetBoundsRequests(t *testing.T) {
 		if st.Requests != int64(n) || n == 0 {
 			t.Errorf("--max-pages %d: Stats.Requests %d, the wiki answered %d", budget, st.Requests, n)
 		}
-		if !c.BudgetSpent() {
+		if !st.BudgetSpent(budget) {
 			t.Errorf("--max-pages %d: the crawl does not say it stopped at its budget (%+v)", budget, st)
 		}
 		s.Close()

@@ -548,15 +548,9 @@ func (c *Crawler) fetchLoop(ctx context.Context, col *colly.Collector, d *dispat
 // false if none is scheduled.
 func (c *Crawler) NextRevisit() (time.Time, bool) { return c.front.NextDue() }
 
-// Families returns the URL families (urlnorm.Shape) whose requests the
-// crawl has learnt yield nothing, by family: "demoted" (fetched after
-// every other URL) or "stopped" (no longer fetched); see traps.Yields.
-func (c *Crawler) Families() map[string]string { return c.commit.admit.Families() }
-
-// BudgetSpent reports whether the crawl has made its MaxPages requests
-// with URLs still queued: it stopped at its page budget, not because
-// nothing was left to fetch.
-func (c *Crawler) BudgetSpent() bool {
-	st := c.Stats()
-	return st.Requests >= int64(c.opts.MaxPages) && st.Queued > 0
+// BudgetSpent reports whether a crawl with these counters has made its
+// maxPages requests (Options.MaxPages) with URLs still queued: it stopped
+// at its page budget, not because nothing was left to fetch.
+func (s Stats) BudgetSpent(maxPages int) bool {
+	return s.Requests >= int64(maxPages) && s.Queued > 0
 }

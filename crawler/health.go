@@ -26,6 +26,10 @@ type Health struct {
 	// slot (its parallelism, Delay or Crawl-delay, a Retry-After) and the
 	// time they waited; the sitemap reader's included.
 	Pacing polite.Stats
+	// Families holds the URL families (urlnorm.Shape) whose requests the
+	// crawl has learnt yield nothing, by family: "demoted" (fetched after
+	// every other URL) or "stopped" (no longer fetched); see traps.Yields.
+	Families map[string]string
 }
 
 // failureClasses are the classes Health.Failures counts, in the order
@@ -79,5 +83,5 @@ func (c *Crawler) Health() Health {
 	for i, class := range failureClasses {
 		failures[class] = c.n.health.failures[i].Load()
 	}
-	return Health{Failures: failures, Bytes: c.n.health.bytes.Load(), Pacing: c.pacer.Stats()}
+	return Health{Failures: failures, Bytes: c.n.health.bytes.Load(), Pacing: c.pacer.Stats(), Families: c.commit.admit.Families()}
 }

@@ -204,7 +204,7 @@ func crawlAndReport(ctx context.Context, c *crawler.Crawler, dir string, keep bo
 		return nil
 	case ctx.Err() != nil:
 		return errInterrupted
-	case err == nil && !keep && c.BudgetSpent():
+	case err == nil && !keep && c.Stats().BudgetSpent(c.Options().MaxPages):
 		return errBudget
 	}
 	return crawler.Damage(dir, err) // a damaged record met on the way: one line and what to do
@@ -303,7 +303,7 @@ func printSummary(w io.Writer, c *crawler.Crawler, dir string, elapsed time.Dura
 	fmt.Fprintf(w, "scheduled:         %d revisits, next %s\n", st.Scheduled, next)
 	fmt.Fprintf(w, "clusters:          %d\n", sum.Clusters)
 	fmt.Fprintf(w, "searchable:        %d documents (policy %s)\n", sum.Searchable, c.Options().Policy)
-	if fams := c.Families(); len(fams) > 0 {
+	if fams := c.Health().Families; len(fams) > 0 {
 		stopped := 0
 		for _, s := range fams {
 			if s == "stopped" {
@@ -314,7 +314,7 @@ func printSummary(w io.Writer, c *crawler.Crawler, dir string, elapsed time.Dura
 	}
 	fmt.Fprintf(w, "elapsed:           %s\n", elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "data directory:    %s\n", dir)
-	if c.BudgetSpent() { // the last line
+	if st.BudgetSpent(c.Options().MaxPages) { // the last line
 		fmt.Fprintf(w, "stopped:           at the page budget, %d requests (--max-pages), with %d URLs still queued: raise it to go on\n", c.Options().MaxPages, st.Queued)
 	}
 }

@@ -20,7 +20,6 @@ const MaxHosts = 50
 type Source interface {
 	Stats() crawler.Stats
 	Options() crawler.Options
-	Families() map[string]string
 	Hosts(limit int) ([]crawler.HostStats, int, error)
 	Health() crawler.Health
 	History() []crawler.Sample
@@ -54,9 +53,9 @@ func Live(src Source, ttl time.Duration) func() *web.Crawl {
 
 // section reads src at now; Hosts is nil if the hosts cannot be read.
 func section(src Source, now time.Time) *web.Crawl {
-	st := src.Stats()
-	cr := &web.Crawl{Failures: src.Health().Failures, Requests: st.Requests, Skipped: st.Skipped, Budget: src.Options().MaxPages,
-		Families: src.Families()}
+	st, health := src.Stats(), src.Health()
+	cr := &web.Crawl{Failures: health.Failures, Requests: st.Requests, Skipped: st.Skipped, Budget: src.Options().MaxPages,
+		Families: health.Families}
 	if hosts, total, err := src.Hosts(MaxHosts); err == nil {
 		cr.Hosts, cr.MoreHosts = make([]web.CrawlHost, 0, len(hosts)), total-len(hosts)
 		for _, h := range hosts {

@@ -33,13 +33,9 @@ func (f *fake) Stats() crawler.Stats { return crawler.Stats{Requests: 12, Skippe
 
 func (f *fake) Options() crawler.Options { return crawler.Options{MaxPages: 40} }
 
-func (f *fake) Families() map[string]string {
-	return map[string]string{"w/*.php?action=*&title=*": "stopped"}
-}
-
 func (f *fake) Health() crawler.Health {
 	f.reads++
-	return crawler.Health{Failures: map[string]int64{crawler.ClassDNS: int64(f.reads)}}
+	return crawler.Health{Failures: map[string]int64{crawler.ClassDNS: int64(f.reads)}, Families: map[string]string{"w/*.php?action=*&title=*": "stopped"}}
 }
 
 func (f *fake) History() []crawler.Sample {
