@@ -3,7 +3,6 @@ package urlnorm
 import (
 	"net/url"
 	"path"
-	"slices"
 	"strings"
 )
 
@@ -28,22 +27,7 @@ func Shape(u string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(u))
-	b.WriteString(strings.ToLower(p.Host))
-	escaped := p.EscapedPath()
-	if escaped == "" {
-		escaped = "/"
-	}
-	segs := strings.Split(escaped, "/")
-	for i, seg := range segs {
-		if i > 0 {
-			b.WriteByte('/')
-		}
-		if i == len(segs)-1 && seg != "" {
-			b.WriteString(nameShape(seg))
-			continue
-		}
-		b.WriteString(numbered(seg))
-	}
+	writeHostPath(&b, p, nameShape)
 	if p.RawQuery == "" {
 		return b.String()
 	}
@@ -56,10 +40,7 @@ func Shape(u string) string {
 		}
 		parts = append(parts, k)
 	}
-	slices.Sort(parts)
-	parts = slices.Compact(parts)
-	b.WriteByte('?')
-	b.WriteString(strings.Join(parts, "&"))
+	writeQuery(&b, parts, true)
 	return b.String()
 }
 

@@ -26,17 +26,7 @@ func Template(u string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(u))
-	b.WriteString(strings.ToLower(p.Host))
-	path := p.EscapedPath()
-	if path == "" {
-		path = "/"
-	}
-	for i, seg := range strings.Split(path, "/") {
-		if i > 0 {
-			b.WriteByte('/')
-		}
-		b.WriteString(numbered(seg))
-	}
+	writeHostPath(&b, p, nil)
 	if p.RawQuery == "" {
 		return b.String()
 	}
@@ -54,10 +44,42 @@ func Template(u string) string {
 		}
 		parts = append(parts, k)
 	}
+	writeQuery(&b, parts, false)
+	return b.String()
+}
+
+// writeHostPath writes the part of a URL key ([Template], [Shape]) before
+// the query: p's lowercased host (with port) and its escaped path ("/"
+// if empty), every segment holding a digit as "{n}", and the last
+// non-empty segment mapped by last instead, if last is not nil.
+func writeHostPath(b *strings.Builder, p *url.URL, last func(string) string) {
+	b.WriteString(strings.ToLower(p.Host))
+	escaped := p.EscapedPath()
+	if escaped == "" {
+		escaped = "/"
+	}
+	segs := strings.Split(escaped, "/")
+	for i, seg := range segs {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		if last != nil && i == len(segs)-1 && seg != "" {
+			b.WriteString(last(seg))
+			continue
+		}
+		b.WriteString(numbered(seg))
+	}
+}
+
+// writeQuery writes "?" and a URL key's query parameters, sorted (and
+// each written once if dedupe).
+func writeQuery(b *strings.Builder, parts []string, dedupe bool) {
 	slices.Sort(parts)
+	if dedupe {
+		parts = slices.Compact(parts)
+	}
 	b.WriteByte('?')
 	b.WriteString(strings.Join(parts, "&"))
-	return b.String()
 }
 
 // numbered returns "{n}" if s contains an ASCII digit, else s.
