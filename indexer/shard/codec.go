@@ -1,15 +1,13 @@
 package shard
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
 
-	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
-	index "github.com/blevesearch/bleve_index_api"
+
+	"github.com/doppel-search/doppel/ranking/userquery"
 )
 
 // A wireQuery is a query as a remote shard is sent it: bleve's own
@@ -218,7 +216,7 @@ func decodeQuery(w *wireQuery) (query.Query, error) {
 		if err != nil {
 			return nil, err
 		}
-		return unscored{in}, nil
+		return userquery.Filter(in), nil
 	case w.Bleve != nil:
 		return query.ParseQuery(w.Bleve)
 	}
@@ -235,39 +233,4 @@ func decodeList(l *wireList) ([]query.Query, error) {
 		qs = append(qs, q)
 	}
 	return qs, nil
-}
-
-// unscored matches what its query matches, scoring nothing (bleve's
-// Score "none"), as package ranking's filters do.
-type unscored struct{ query.Query }
-
-// Unscored returns the query filtered by.
-func (u unscored) Unscored() query.Query { return u.Query }
-
-// Searcher returns the query's searcher, scoring nothing and weighing
-// nothing in the query norm, as package ranking's filters.
-func (u unscored) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options search.SearcherOptions) (search.Searcher, error) {
-	options.Score = "none"
-	s, err := u.Query.Searcher(ctx, i, m, options)
-	if err != nil {
-		return nil, err
-	}
-	return weightless{s}, nil
-}
-
-// weightless is a filter's searcher: weight 0 (see userquery.Filter).
-type weightless struct{ search.Searcher }
-
-// Weight returns 0.
-func (weightless) Weight() float64 { return 0 }
-
-// SetQueryNorm does nothing.
-func (weightless) SetQueryNorm(float64) {}
-
-// Optimize is the searcher's, if it has one.
-func (w weightless) Optimize(kind string, octx index.OptimizableContext) (index.OptimizableContext, error) {
-	if o, ok := w.Searcher.(index.Optimizable); ok {
-		return o.Optimize(kind, octx)
-	}
-	return nil, nil
 }

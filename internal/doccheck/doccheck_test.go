@@ -54,6 +54,18 @@ func list(t *testing.T, dir string) []pkg {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("the go command is not on PATH: cannot list the packages")
 	}
+	// go list reads the sources in another process, which go test's
+	// cache does not see: stat every Go file here so that a changed
+	// import runs this test again instead of reusing its result.
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".go") {
+			_, err = os.Stat(path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command("go", "list", "-json", "./...")
 	cmd.Dir = dir
 	out, err := cmd.Output()
