@@ -207,9 +207,12 @@ func queueKey(p int, seq uint64) string {
 // sequence reserves n numbers of the frontier's sequence and returns the
 // first.
 func (f *Frontier) sequence(n int) (uint64, error) {
-	last, err := f.rdb.IncrBy(f.ctx, f.seqKey(), int64(n)).Result()
-	if err != nil {
-		return 0, fmt.Errorf("redisfrontier: %w", err)
+	var last int64
+	if err := f.retry(func() (err error) {
+		last, err = f.rdb.IncrBy(f.ctx, f.seqKey(), int64(n)).Result()
+		return err
+	}); err != nil {
+		return 0, err
 	}
 	return uint64(last) - uint64(n) + 1, nil
 }
@@ -225,14 +228,37 @@ type laneCall struct {
 // step, and each is safe to repeat: a repeated Add is not queued twice, a
 // repeated claim is recognised by its token.
 func (f *Frontier) run(calls []laneCall) ([]any, error) {
+	var out []any
+	err := f.retry(func() (err error) {
+		out, err = f.runOnce(calls)
+		return err
+	})
+	return out, err
+}
+
+// pipelined sends the commands fn queues as one pipeline, through retry
+// (fn may be called again: it must set every result it keeps).
+func (f *Frontier) pipelined(fn func(redis.Pipeliner) error) error {
+	return f.retry(func() error {
+		_, err := f.rdb.Pipelined(f.ctx, fn)
+		return err
+	})
+}
+
+// retry calls op until it succeeds, fails for good or Options.Retry has
+// passed, reloading the cluster's slots between tries: every call the
+// frontier makes goes through it, so a failover never stops a crawl that
+// one more try would have carried on. The error is prefixed with the
+// package's name.
+func (f *Frontier) retry(op func() error) error {
 	deadline := time.Now().Add(f.opts.Retry)
 	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-		out, err := f.runOnce(calls)
-		if err == nil || !transient(err) || time.Now().After(deadline) {
-			if err != nil {
-				return nil, fmt.Errorf("redisfrontier: %w", err)
-			}
-			return out, nil
+		err := op()
+		if err == nil {
+			return nil
+		}
+		if !transient(err) || time.Now().After(deadline) {
+			return fmt.Errorf("redisfrontier: %w", err)
 		}
 		if cc, ok := f.rdb.(*redis.ClusterClient); ok {
 			cc.ReloadState(f.ctx)
@@ -240,7 +266,7 @@ func (f *Frontier) run(calls []laneCall) ([]any, error) {
 		select {
 		case <-time.After(wait):
 		case <-f.ctx.Done():
-			return nil, fmt.Errorf("redisfrontier: %w", f.ctx.Err())
+			return fmt.Errorf("redisfrontier: %w", f.ctx.Err())
 		}
 	}
 }
@@ -696,16 +722,16 @@ type revisit struct {
 // one for every lane's revisits and one for their times.
 func (f *Frontier) revisits(n int64) ([]revisit, error) {
 	ranges := make([]*redis.StringSliceCmd, f.opts.Lanes)
-	if _, err := f.rdb.Pipelined(f.ctx, func(p redis.Pipeliner) error {
+	if err := f.pipelined(func(p redis.Pipeliner) error {
 		for l := range ranges {
 			ranges[l] = p.ZRange(f.ctx, f.laneKey(l, "t"), 0, n-1)
 		}
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("redisfrontier: %w", err)
+		return nil, err
 	}
 	times := make([]*redis.SliceCmd, f.opts.Lanes)
-	if _, err := f.rdb.Pipelined(f.ctx, func(p redis.Pipeliner) error {
+	if err := f.pipelined(func(p redis.Pipeliner) error {
 		for l, r := range ranges {
 			if urls := r.Val(); len(urls) > 0 {
 				times[l] = p.HMGet(f.ctx, f.laneKey(l, "ti"), urls...)
@@ -713,7 +739,7 @@ func (f *Frontier) revisits(n int64) ([]revisit, error) {
 		}
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("redisfrontier: %w", err)
+		return nil, err
 	}
 	var out []revisit
 	for l, r := range ranges {
@@ -765,14 +791,14 @@ func (f *Frontier) Scheduled(fn func(url string, at time.Time) error) error {
 // SeenAll reports for each URL whether it was ever queued or done.
 func (f *Frontier) SeenAll(urls []string) ([]bool, error) {
 	cmds := make([]*redis.BoolCmd, len(urls))
-	_, err := f.rdb.Pipelined(f.ctx, func(p redis.Pipeliner) error {
+	err := f.pipelined(func(p redis.Pipeliner) error {
 		for i, u := range urls {
 			cmds[i] = p.HExists(f.ctx, f.laneKey(f.laneOf(hostOf(u)), "s"), u)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("redisfrontier: %w", err)
+		return nil, err
 	}
 	out := make([]bool, len(urls))
 	for i, c := range cmds {
@@ -789,28 +815,34 @@ func (f *Frontier) All(fn func(url string, state frontier.State, outcome string)
 	}
 	var all []entry
 	for l := range f.opts.Lanes {
-		it := f.rdb.HScan(f.ctx, f.laneKey(l, "s"), 0, "", 1000).Iterator()
-		for it.Next(f.ctx) {
-			u := it.Val()
-			if !it.Next(f.ctx) {
-				break
+		var lane []entry
+		if err := f.retry(func() error {
+			lane = lane[:0]
+			it := f.rdb.HScan(f.ctx, f.laneKey(l, "s"), 0, "", 1000).Iterator()
+			for it.Next(f.ctx) {
+				u := it.Val()
+				if !it.Next(f.ctx) {
+					break
+				}
+				lane = append(lane, entry{url: u, outcome: it.Val()})
 			}
-			v := it.Val()
-			e := entry{url: u}
+			return it.Err()
+		}); err != nil {
+			return err
+		}
+		for _, e := range lane {
+			v := e.outcome
 			switch {
 			case strings.HasPrefix(v, "P"):
-				e.state = frontier.Pending
+				e.state, e.outcome = frontier.Pending, ""
 			case strings.HasPrefix(v, "F"):
-				e.state = frontier.InFlight
+				e.state, e.outcome = frontier.InFlight, ""
 			case strings.HasPrefix(v, "D"):
 				e.state, e.outcome = frontier.Done, v[1:]
 			default:
-				return fmt.Errorf("%w: state of %.80q", frontier.ErrCorrupt, u)
+				return fmt.Errorf("%w: state of %.80q", frontier.ErrCorrupt, e.url)
 			}
 			all = append(all, e)
-		}
-		if err := it.Err(); err != nil {
-			return fmt.Errorf("redisfrontier: %w", err)
 		}
 	}
 	slices.SortFunc(all, func(a, b entry) int { return strings.Compare(a.url, b.url) })
@@ -825,14 +857,14 @@ func (f *Frontier) All(fn func(url string, state frontier.State, outcome string)
 // Stats sums the lanes' counters.
 func (f *Frontier) Stats() (frontier.Stats, error) {
 	cmds := make([]*redis.MapStringStringCmd, f.opts.Lanes)
-	_, err := f.rdb.Pipelined(f.ctx, func(p redis.Pipeliner) error {
+	err := f.pipelined(func(p redis.Pipeliner) error {
 		for l := range cmds {
 			cmds[l] = p.HGetAll(f.ctx, f.key(l))
 		}
 		return nil
 	})
 	if err != nil {
-		return frontier.Stats{}, fmt.Errorf("redisfrontier: %w", err)
+		return frontier.Stats{}, err
 	}
 	var st frontier.Stats
 	for _, c := range cmds {
