@@ -49,7 +49,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"page lists the workers. With --redis and --shards alone, the status page lists the workers.\n"+
 			"Without --groups-header or\n"+
 			"--demo-users every visitor is anonymous and sees public documents only. The groups header is\n"+
-			"believed only from --trusted-proxies (default: loopback); repeated, the request is refused.\n"+
+			"believed only from --trusted-proxies (default: none); repeated, the request is refused.\n"+
 			"The status page, /api/stats and /metrics are for --admin-groups, or on --admin-addr.\n\nFlags:")
 		fs.PrintDefaults()
 	}
@@ -174,7 +174,7 @@ func (id identity) check(addr string) error {
 }
 
 // parseTrustedProxies parses "10.0.0.5,192.168.1.0/24,::1"; empty gives
-// nil (web's default: loopback).
+// nil (web's default: no proxy is trusted).
 func parseTrustedProxies(s string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, p := range splitList(s) {
