@@ -19,7 +19,7 @@ import (
 
 // The files of a service's data directory.
 const (
-	dbFile       = "detect.db"    // bbolt: the log of accepted changes and every stored document
+	dbFile       = "detect.db"     // bbolt: the log of accepted changes and every stored document
 	snapshotFile = "detector.snap" // the detector's snapshot, after the log number it covers
 	setsFile     = "sets"          // the detector's verification sets (dedup.Options.SetsFile)
 )

@@ -42,7 +42,9 @@ type Error struct {
 	Reason string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("detect: %d %s: %s", e.Status, http.StatusText(e.Status), e.Reason) }
+func (e *Error) Error() string {
+	return fmt.Sprintf("detect: %d %s: %s", e.Status, http.StatusText(e.Status), e.Reason)
+}
 
 // A Client talks to one service. Its zero value is not usable: use New.
 type Client struct {
