@@ -76,6 +76,10 @@ type Service struct {
 	m       *mirror
 	snapSeq uint64 // the last op the snapshot covers
 	broken  error  // the error that stopped applying (errBroken)
+
+	// afterLog, if set, is called with each batch once it is logged,
+	// before it is applied (TestKilled stops there).
+	afterLog func([]*op)
 }
 
 // Open opens the service kept in dir (created if need be): the detector
@@ -253,6 +257,9 @@ func (s *Service) Put(ctx context.Context, docs []api.Document) ([]api.Answer, e
 	}
 	if err := s.store.append(logged); err != nil {
 		return nil, err
+	}
+	if s.afterLog != nil {
+		s.afterLog(logged)
 	}
 	answers := make([]api.Answer, len(docs))
 	for i, o := range ops {
