@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"net/http/httptest"
+	"os"
 	"runtime"
 	"testing"
 
