@@ -20,6 +20,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -220,10 +221,10 @@ func (s *Service) Put(ctx context.Context, docs []api.Document) ([]api.Answer, e
 	if err := checkBatch(docs); err != nil {
 		return nil, err
 	}
-	prepared, err := s.prepare(ctx, docs)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	signed := s.sign(docs)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.broken != nil {
@@ -255,11 +256,13 @@ func (s *Service) Put(ctx context.Context, docs []api.Document) ([]api.Answer, e
 			logged = append(logged, o)
 		}
 	}
-	if err := s.store.append(logged); err != nil {
-		return nil, err
-	}
-	if s.afterLog != nil {
-		s.afterLog(logged)
+	if len(logged) > 0 {
+		if err := s.store.append(logged); err != nil {
+			return nil, err
+		}
+		if s.afterLog != nil {
+			s.afterLog(logged)
+		}
 	}
 	answers := make([]api.Answer, len(docs))
 	for i, o := range ops {
@@ -267,7 +270,11 @@ func (s *Service) Put(ctx context.Context, docs []api.Document) ([]api.Answer, e
 			answers[i] = s.m.answer(docs[i].ID, api.Unchanged)
 			continue
 		}
-		if answers[i], err = s.apply(o, prepared[i]); err != nil {
+		p, err := signed.get(i)
+		if err == nil {
+			answers[i], err = s.apply(o, p)
+		}
+		if err != nil {
 			s.broken = fmt.Errorf("%w: %v", errBroken, err)
 			return nil, s.broken
 		}
@@ -371,31 +378,42 @@ func (s *Service) snapshot() error {
 	return s.store.trim(seq)
 }
 
-// prepare signs docs on up to GOMAXPROCS goroutines.
-func (s *Service) prepare(ctx context.Context, docs []api.Document) ([]*dedup.Prepared, error) {
-	out := make([]*dedup.Prepared, len(docs))
-	errs := make([]error, len(docs))
-	workers := min(runtime.GOMAXPROCS(0), len(docs))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < len(docs); i += workers {
-				if ctx.Err() != nil {
-					return
-				}
+// A signing is a batch's documents being signed on up to GOMAXPROCS
+// goroutines, in order, so that the first ones can be applied while
+// the rest are signed (as Detector.AddSeq overlaps them).
+type signing struct {
+	out  []*dedup.Prepared
+	errs []error
+	done []chan struct{} // done[i] is closed once out[i] or errs[i] is set
+}
+
+// sign starts signing docs (checked by checkBatch). The work is bounded
+// by the batch: it runs to the end even if nobody waits for it.
+func (s *Service) sign(docs []api.Document) *signing {
+	sg := &signing{out: make([]*dedup.Prepared, len(docs)), errs: make([]error, len(docs)), done: make([]chan struct{}, len(docs))}
+	for i := range sg.done {
+		sg.done[i] = make(chan struct{})
+	}
+	var next atomic.Int64
+	for range min(runtime.GOMAXPROCS(0), len(docs)) {
+		go func() {
+			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
 				doc, err := toDedup(docs[i])
 				if err == nil {
-					out[i], err = s.d.Prepare(doc)
+					sg.out[i], err = s.d.Prepare(doc)
 				}
-				errs[i] = err
+				sg.errs[i] = err
+				close(sg.done[i])
 			}
-		})
+		}()
 	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return out, errors.Join(errs...)
+	return sg
+}
+
+// get waits for document i to be signed.
+func (sg *signing) get(i int) (*dedup.Prepared, error) {
+	<-sg.done[i]
+	return sg.out[i], sg.errs[i]
 }
 
 // apply applies op o (p: its document signed) to the detector and the
