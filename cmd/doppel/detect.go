@@ -43,9 +43,9 @@ func runDetect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			"  DELETE /v1/documents/ID    remove a document\n"+
 			"  GET    /v1/stats\n"+
 			"Each answer gives the cluster, master and members of the document and the changes to apply to the\n"+
-			"other documents (demoted, promoted, re-pointed, moved). A body is at most %d bytes and %d documents.\n"+
+			"other documents (demoted, promoted, re-pointed, moved). A request is at most %d MiB and %d documents.\n"+
 			"Kept in --data, synced before it is answered: a restart (even after kill -9) answers as before.\n\nFlags:\n",
-			api.MaxBodyBytes, api.MaxBatch)
+			api.MaxBodyBytes>>20, api.MaxBatch)
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
