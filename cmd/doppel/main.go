@@ -10,6 +10,7 @@
 //	              [--admin-groups G | --admin-addr 127.0.0.1:8081]
 //	doppel shard  --index SHARD_DIR | --data DIR --shard N [--addr 127.0.0.1:9100]
 //	doppel dedup  --in docs.jsonl[.gz] --out clusters.jsonl [flags]
+//	doppel detect --data DIR [--listen 127.0.0.1:9300] [--redis ADDRS [--crawl NAME]]
 //	doppel eval   --in docs.jsonl[.gz] [--truth pairs.jsonl.gz] [flags]
 //	doppel version
 //
@@ -61,6 +62,7 @@ var commands = []command{
 	{"worker", "join a crawl shared on a Redis Cluster as one of its workers", runWorker},
 	{"shard", "serve one shard of a sharded index to doppel serve --shards", runShard},
 	{"dedup", "assign every document of a JSONL file to a near-duplicate cluster", runDedup},
+	{"detect", "serve near-duplicate detection to another engine over HTTP/JSON (cluster, master, changes)", runDetect},
 	{"eval", "measure every method against ground truth and print the tables", runEval},
 	{"extract", "print the text of documents (PDF, DOCX, PPTX, XLSX, ODT, ODP, ODS) as a crawl reads it", runExtract},
 	{"version", "print the version, the source revision it was built from and the Go version", runVersion},
