@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -258,9 +259,18 @@ type Detector struct {
 	// prefer: the master each document joins, by id (Recluster), when
 	// it resembles it at least EditFloor.
 	prefer map[string]string
-	// sets holds the verification sets on disk (Options.SetsDir); nil:
-	// in the records.
+	// sets holds the verification sets on disk (Options.SetsDir,
+	// SetsFile, or a temporary file once those kept in memory passed
+	// Options.SetsMemory); nil: in the records.
 	sets *setFile
+	// setsKept is the bytes of verification sets kept in the records
+	// (counted as they are kept, until they move to a temporary file).
+	setsKept int64
+	// tempSets: sets is the temporary file of Options.SetsMemory.
+	tempSets bool
+	// setsFail is why the sets could not move to a temporary file: they
+	// stay in memory and every Insert reports it.
+	setsFail error
 	// remote: the Shared the Detector keeps its state in (NewShared),
 	// and what it read of it for the insert under way; nil: in memory.
 	remote *remote
@@ -549,18 +559,48 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 
 // spill drops the band keys of the document in slot idx, now listed
 // (bandsOf computes them again), and moves its verification set to the
-// set file, if there is one.
+// set file, if there is one; otherwise it counts the set kept in memory
+// and, past Options.SetsMemory, moves every set to a temporary file.
+// rec must be d.docs[idx].
 func (d *Detector) spill(idx uint32, rec *record) {
 	if m := rec.more; m != nil {
 		if m.bands = nil; m.sketch == nil && m.supers == nil {
 			rec.more = nil
 		}
 	}
-	if d.sets == nil || rec.set == nil {
+	if rec.set == nil {
+		return
+	}
+	if d.sets == nil {
+		if d.setsKept += 8 * int64(len(rec.set)); d.setsKept > d.opts.SetsMemory && d.opts.SetsMemory > 0 {
+			d.setsToDisk()
+		}
 		return
 	}
 	d.sets.put(idx, rec.set)
 	rec.set, rec.slot, rec.spilled = nil, idx, true
+}
+
+// setsToDisk moves every verification set kept in the records to a new
+// unlinked file in os.TempDir(), where later ones go too (see
+// Options.SetsMemory). If the file cannot be made, the sets stay in
+// memory and setsErr reports why.
+func (d *Detector) setsToDisk() {
+	if d.remote != nil || d.setsFail != nil {
+		return
+	}
+	sets, err := newSetFile(os.TempDir())
+	if err != nil {
+		d.setsFail = fmt.Errorf("%w (the sets stay in memory: set TMPDIR, Options.SetsDir or --sets-dir)", err)
+		return
+	}
+	d.sets, d.tempSets, d.setsKept = sets, true, 0
+	for i, rec := range d.docs {
+		if rec != nil && rec.set != nil {
+			d.sets.put(uint32(i), rec.set)
+			rec.set, rec.slot, rec.spilled = nil, uint32(i), true
+		}
+	}
 }
 
 // bandsOf returns rec's LSH band keys: those signing gave while it has
@@ -592,7 +632,7 @@ func (d *Detector) setOf(rec *record, i int) []uint64 {
 // setsErr returns the set file's first error, if any.
 func (d *Detector) setsErr() error {
 	if d.sets == nil {
-		return nil
+		return d.setsFail
 	}
 	return d.sets.err
 }

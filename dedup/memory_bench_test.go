@@ -21,9 +21,12 @@ import (
 // after adding the documents of DOPPEL_SYNTH (a JSONL corpus, such as
 // `ndd synth -from SITE.jsonl -n 100000 -lines 30` of ../shared/kit
 // makes; skipped without it) with the default options, the verification
-// sets in memory and on disk (Options.SetsDir): heap_B/doc, the bytes
-// still in use after a collection, divided by the documents, next to
-// text_B/doc, the documents' own text.
+// sets all in memory (Options.SetsMemory −1: the reference), on disk
+// from the first document (Options.SetsDir) and where the default puts
+// them (in memory up to DefaultSetsMemory, then in a temporary file):
+// heap_B/doc, the bytes still in use after a collection, divided by the
+// documents, next to text_B/doc, the documents' own text, and MB/s, the
+// text read, decoded and added a second (one goroutine).
 func BenchmarkDetectorMemory(b *testing.B) {
 	path := os.Getenv("DOPPEL_SYNTH")
 	if path == "" {
@@ -32,7 +35,7 @@ func BenchmarkDetectorMemory(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		opts Options
-	}{{"sets-in-memory", Options{}}, {"sets-on-disk", Options{SetsDir: b.TempDir()}}} {
+	}{{"sets-in-memory", Options{SetsMemory: -1}}, {"sets-on-disk", Options{SetsDir: b.TempDir()}}, {"default", Options{}}} {
 		b.Run(c.name, func(b *testing.B) { detectorMemory(b, path, c.opts) })
 	}
 }
@@ -50,6 +53,7 @@ func detectorMemory(b *testing.B, path string, opts Options) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		start := time.Now()
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
 		n, text := 0, 0
@@ -63,13 +67,18 @@ func detectorMemory(b *testing.B, path string, opts Options) {
 			}
 			n, text = n+1, text+len(doc.Text)
 		}
+		elapsed := time.Since(start)
 		f.Close()
 		var after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(after.HeapAlloc-base.HeapAlloc)/float64(n), "heap_B/doc")
 		b.ReportMetric(float64(text)/float64(n), "text_B/doc")
+		b.ReportMetric(float64(text)/1e6/elapsed.Seconds(), "MB/s")
 		runtime.KeepAlive(d)
+		if err := d.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -40,9 +41,10 @@ func TestSketchKeptOnlyWhenRead(t *testing.T) {
 	}
 }
 
-// TestSetsOnDisk: with the verification sets in a file (SetsDir), adds,
-// new versions, removals and a re-clustering give exactly the clusters
-// they give with the sets in memory, and no record keeps its set.
+// TestSetsOnDisk: with the verification sets in a file (SetsDir, or a
+// temporary file once they pass SetsMemory), adds, new versions,
+// removals and a re-clustering give exactly the clusters they give with
+// the sets in memory, and no record keeps its set.
 func TestSetsOnDisk(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	words := strings.Fields("budget travel payroll canteen contract printer network badge office pension leave holiday laptop server backup policy meeting invoice project training")
@@ -87,18 +89,31 @@ func TestSetsOnDisk(t *testing.T) {
 		if _, err := d.Recluster(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if opts.SetsDir != "" {
-			for _, rec := range d.docs {
-				if rec != nil && rec.set != nil {
-					t.Fatalf("%s keeps its set in memory", rec.member.ID)
-				}
+		kept := 0
+		for _, rec := range d.docs {
+			if rec != nil && rec.set != nil {
+				kept++
 			}
+		}
+		if onDisk := opts.SetsDir != "" || opts.SetsMemory > 0; onDisk && kept > 0 {
+			t.Errorf("%+v: %d documents keep their set in memory", opts, kept)
+		} else if !onDisk && kept == 0 {
+			t.Errorf("%+v: no document keeps its set in memory", opts)
+		}
+		if err := d.Close(); err != nil {
+			t.Error(err)
 		}
 		return d.Assignments()
 	}
-	mem, disk := run(Options{}), run(Options{SetsDir: t.TempDir()})
-	if fmt.Sprint(mem) != fmt.Sprint(disk) {
-		t.Errorf("clusters differ with the sets on disk")
+	mem := run(Options{SetsMemory: -1})
+	for _, opts := range []Options{
+		{SetsDir: t.TempDir()},
+		{SetsMemory: 4096}, // past the bound after a few documents: the sets move to a temporary file
+		{},                 // the default bound, never reached here: in memory
+	} {
+		if got := run(opts); fmt.Sprint(mem) != fmt.Sprint(got) {
+			t.Errorf("%+v: clusters differ from those with the sets in memory", opts)
+		}
 	}
 	size := map[any]int{}
 	joined := 0
@@ -109,5 +124,31 @@ func TestSetsOnDisk(t *testing.T) {
 	}
 	if joined < 10 {
 		t.Fatalf("%d clusters with copies among %d assignments: too few to compare", joined, len(mem))
+	}
+}
+
+// TestSetsMemoryNoTempDir: when the temporary file cannot be made, the
+// sets stay in memory, the clusters are still found, and every Insert
+// past the bound says why.
+func TestSetsMemoryNoTempDir(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	d, err := New(nil, Options{SetsMemory: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	text := strings.Repeat("the quarterly budget review covers travel, payroll and the canteen contract ", 20)
+	res, err := d.Add(Document{ID: "a", Text: text})
+	if err == nil || !strings.Contains(err.Error(), "TMPDIR") {
+		t.Fatalf("first add past the bound: %v, want an error naming TMPDIR", err)
+	}
+	if _, err2 := d.Add(Document{ID: "b", Text: text + " again"}); err2 == nil {
+		t.Error("the second add did not report the error")
+	}
+	if got := d.Assignments(); len(got) != 2 || got[0].Cluster != got[1].Cluster || res.Cluster != got[0].Cluster {
+		t.Errorf("assignments %+v: want a and b in one cluster", got)
+	}
+	if d.sets != nil || d.docs[0].set == nil {
+		t.Error("the sets did not stay in memory")
 	}
 }

@@ -146,6 +146,14 @@ type Options struct {
 	// one read from a snapshot ([ReadSnapshot]) reuses what the snapshot
 	// covers. Not with SetsDir. Default "".
 	SetsFile string
+	// SetsMemory bounds the verification sets a Detector with neither
+	// SetsDir nor SetsFile keeps in memory: once those it has kept pass
+	// this many bytes, it moves them, and every later one, to an unlinked
+	// file in os.TempDir() (as SetsDir does: the file goes with the
+	// process, however it ends), so that a large collection costs no
+	// more memory than a small one's sets. Default 0: DefaultSetsMemory;
+	// negative: no bound, every set in memory.
+	SetsMemory int64
 	// Method is the algorithm. Default Hybrid.
 	Method Method
 	// LSHOnly makes the Hybrid take its candidates from MinHash LSH alone,
@@ -313,6 +321,10 @@ func Web() Options {
 // DefaultMaxFanout is the default of Options.MaxFanout.
 const DefaultMaxFanout = 256
 
+// DefaultSetsMemory is the default of Options.SetsMemory: 64 MiB, the
+// sets of about 30,000 documents of 1.5 KB of text.
+const DefaultSetsMemory = 64 << 20
+
 // SharedConfig returns what the shared signatures of Detectors made with
 // NewShared under o must be opened with (redissig.Open's limits and
 // HammingK), o's defaults filled in.
@@ -359,6 +371,9 @@ func (o *Options) EnsureDefaults() *Options {
 	}
 	if o.MaxFanout == 0 {
 		o.MaxFanout = DefaultMaxFanout
+	}
+	if o.SetsMemory == 0 {
+		o.SetsMemory = DefaultSetsMemory
 	}
 	switch o.Method {
 	case IMatch:

@@ -184,6 +184,7 @@ func (d *Detector) resembles(docs []int, m int) bool {
 // keeping its options, signers and statistics table.
 func (d *Detector) clear() error {
 	d.docs, d.byID = nil, map[string]uint32{}
+	d.setsKept = 0 // the sets kept in memory are counted again as they are inserted again
 	d.clusters = newClusterTable(d)
 	d.adj, d.stamp = nil, nil
 	d.assigned.Reset()

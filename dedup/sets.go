@@ -103,8 +103,23 @@ func (s *setFile) flush() {
 // get reads the set of slot into buffer i (0 or 1, so that two sets can
 // be compared); nil if it cannot be read (s.err says why).
 func (s *setFile) get(slot uint32, i int) []uint64 {
-	if int(slot) >= len(s.at) {
+	var err error
+	s.rd, s.buf[i], err = s.read(slot, s.rd, s.buf[i][:0])
+	if err != nil {
+		if s.err == nil {
+			s.err = err
+		}
 		return nil
+	}
+	return s.buf[i]
+}
+
+// read appends the set of slot to set, reading through the buffer rd,
+// and returns both; it changes nothing in s (a snapshot reads under the
+// read lock).
+func (s *setFile) read(slot uint32, rd []byte, set []uint64) ([]byte, []uint64, error) {
+	if int(slot) >= len(s.at) {
+		return rd, set, fmt.Errorf("dedup: sets: no set in slot %d", slot)
 	}
 	n := int(s.n[slot])
 	var raw []byte
@@ -112,21 +127,16 @@ func (s *setFile) get(slot uint32, i int) []uint64 {
 		off := s.at[slot] - written
 		raw = s.pending[off : off+int64(8*n)]
 	} else {
-		s.rd = append(s.rd[:0], make([]byte, 8*n)...)
-		raw = s.rd
+		rd = append(rd[:0], make([]byte, 8*n)...)
+		raw = rd
 		if _, err := s.f.ReadAt(raw, s.at[slot]); err != nil {
-			if s.err == nil {
-				s.err = fmt.Errorf("dedup: sets: %w", err)
-			}
-			return nil
+			return rd, set, fmt.Errorf("dedup: sets: %w", err)
 		}
 	}
-	b := s.buf[i][:0]
 	for j := range n {
-		b = append(b, binary.LittleEndian.Uint64(raw[8*j:]))
+		set = append(set, binary.LittleEndian.Uint64(raw[8*j:]))
 	}
-	s.buf[i] = b
-	return b
+	return rd, set, nil
 }
 
 // renumber puts the sets of docs, a Recluster's new arrival order, under

@@ -91,7 +91,7 @@ func recordOf(r *snapRecord) *record {
 // the sets are kept.
 func optionsKey(o Options) string {
 	common := o.CommonShingles
-	o.SetsDir, o.SetsFile, o.CommonShingles = "", "", nil
+	o.SetsDir, o.SetsFile, o.SetsMemory, o.CommonShingles = "", "", 0, nil
 	key := fmt.Sprintf("%#v", o)
 	if common != nil {
 		key += fmt.Sprintf(" common shingles: %d docs, %d shingles", common.Docs(), common.Terms())
@@ -106,7 +106,8 @@ func optionsKey(o Options) string {
 // would, without signing any document again. Verification sets kept in a
 // file (Options.SetsFile) stay there: the file is synced and the snapshot
 // records how much of it it covers. Verification sets kept in an unlinked
-// file (Options.SetsDir) cannot be: it returns an error. It holds the
+// file (Options.SetsDir) cannot be: it returns an error; those moved to a
+// temporary file (Options.SetsMemory) are read into the snapshot. It holds the
 // read lock (Prepare goes on, Insert waits). Cost: O(state): about 330
 // bytes a document with the sets in a file (290 with Options.LSHOnly;
 // 20,000 ndd synth documents).
@@ -116,7 +117,7 @@ func (d *Detector) WriteSnapshot(w io.Writer) error {
 	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	if d.sets != nil && d.opts.SetsFile == "" {
+	if d.sets != nil && d.opts.SetsFile == "" && !d.tempSets {
 		return errors.New("dedup: a snapshot cannot hold sets in an unlinked file (Options.SetsDir): use Options.SetsFile")
 	}
 	lists, ok1 := d.lists.(*signatures.Memory)
@@ -133,9 +134,18 @@ func (d *Detector) WriteSnapshot(w io.Writer) error {
 		}
 	}
 	s.Docs = make([]snapRecord, len(d.docs))
+	var rd []byte
 	for i, r := range d.docs {
-		if r != nil {
-			s.Docs[i] = snapOf(r)
+		if r == nil {
+			continue
+		}
+		s.Docs[i] = snapOf(r)
+		if d.tempSets && r.spilled { // the snapshot holds the sets of a temporary file, as those of memory
+			var set []uint64
+			if rd, set, err = d.sets.read(r.slot, rd, nil); err != nil {
+				return err
+			}
+			s.Docs[i].Set, s.Docs[i].Spilled, s.Docs[i].Slot = set, false, 0
 		}
 	}
 	if s.Assigned, err = assigned.MarshalBinary(); err != nil {
@@ -151,7 +161,7 @@ func (d *Detector) WriteSnapshot(w io.Writer) error {
 		}
 		s.Hamming = b.Bytes()
 	}
-	if d.sets != nil {
+	if d.sets != nil && !d.tempSets {
 		if err := d.sets.sync(); err != nil {
 			return err
 		}
@@ -222,6 +232,7 @@ func (d *Detector) restore(s *snapshot) error {
 		}
 		d.docs[i] = recordOf(&r)
 		d.byID[r.Member.ID] = uint32(i)
+		d.setsKept += 8 * int64(len(r.Set))
 	}
 	assigned := &signatures.MemoryClusters{}
 	if err := assigned.UnmarshalBinary(s.Assigned); err != nil {

@@ -3,7 +3,6 @@ package dedup
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -20,12 +19,16 @@ func TestSnapshot(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	docs := synthCorpus(r, "s", 40, 4, 150, 0.01)
 	first, later := docs[:len(docs)/2], docs[len(docs)/2:]
-	for _, inFile := range []bool{false, true} {
-		t.Run(fmt.Sprintf("sets-in-file=%v", inFile), func(t *testing.T) {
+	for _, where := range []string{"memory", "file", "temporary-file"} {
+		inFile := where == "file"
+		t.Run("sets-in-"+where, func(t *testing.T) {
 			dir := t.TempDir()
-			opts := Options{EditAllowance: 3, MaxFanout: 4}
-			if inFile {
+			opts := Options{EditAllowance: 3, MaxFanout: 4, SetsMemory: -1}
+			switch where {
+			case "file":
 				opts.SetsFile = filepath.Join(dir, "sets")
+			case "temporary-file": // past the bound after a few documents: the snapshot reads the sets back
+				opts.SetsMemory = 4096
 			}
 			orig, err := New(tableOf(t, opts, docs), opts)
 			if err != nil {
@@ -65,6 +68,9 @@ func TestSnapshot(t *testing.T) {
 				}
 			}
 			same("read")
+			if moved := orig.tempSets; moved != (where == "temporary-file") {
+				t.Fatalf("sets moved to a temporary file: %v", moved)
+			}
 			for i, doc := range later {
 				a, errA := orig.Add(doc)
 				b, errB := restored.Add(doc)
@@ -89,6 +95,9 @@ func TestSnapshot(t *testing.T) {
 				t.Fatal(err)
 			}
 			same("after re-clustering")
+			if where == "temporary-file" && !restored.tempSets {
+				t.Error("the restored detector keeps its sets in memory past the bound")
+			}
 		})
 	}
 }

@@ -39,11 +39,13 @@ func detectorFlags(fs *flag.FlagSet) func() (dedup.Options, error) {
 	maxFanout := fs.Int("max-fanout", dedup.DefaultMaxFanout, "most documents of one cluster kept under one signature and verified per document; signatures shared by more than 4× this many documents are ignored (-1: unbounded, quadratic on many copies)")
 	simLow := fs.Float64("simhash-low", 0, "SimHash: drop terms lighter than this fraction of the document's heaviest term")
 	simHigh := fs.Float64("simhash-high", 1, "SimHash: drop terms heavier than this fraction of the document's heaviest term")
-	setsDir := fs.String("sets-dir", "", "keep the verification sets (hybrid, exact) in a temporary file in this `directory` instead of memory: about 2 KB a document less, a read per candidate")
+	setsDir := fs.String("sets-dir", "", "keep the verification sets (hybrid, exact) in a temporary file in this `directory` from the first document (about 2 KB a document less memory, a read per candidate); mem: all in memory; default: in memory up to 64 MiB of sets, then in a temporary file in $TMPDIR")
 	return func() (dedup.Options, error) {
 		var o dedup.Options
 		var err error
-		o.SetsDir = *setsDir
+		if o.SetsDir = *setsDir; o.SetsDir == "mem" {
+			o.SetsDir, o.SetsMemory = "", -1
+		}
 		if o.Method, err = dedup.ParseMethod(*method); err != nil {
 			return o, err
 		}
