@@ -88,6 +88,12 @@ type scenario struct {
 // it skips t when Chromium is missing (fails it under
 // DOPPEL_REQUIRE_BROWSER=1).
 func scenarios(t *testing.T, list []scenario) {
+	scenariosWithin(t, list, suiteTimeout, scenarioTimeout)
+}
+
+// scenariosWithin is scenarios with other bounds: all scenarios within
+// suite, each within each.
+func scenariosWithin(t *testing.T, list []scenario, suite, each time.Duration) {
 	exe := chromiumPath()
 	if exe == "" {
 		msg := "Chromium not found (neither /usr/bin/chromium nor chromium on PATH); install it with " +
@@ -100,12 +106,12 @@ func scenarios(t *testing.T, list []scenario) {
 	f := demo(t)
 	dir := artifacts(t)
 	t.Logf("browser %s; screenshots in %s", exe, dir)
-	suite, cancel := context.WithTimeout(context.Background(), suiteTimeout)
+	suiteCtx, cancel := context.WithTimeout(context.Background(), suite)
 	defer cancel()
 	start := time.Now()
 	for _, sc := range list {
 		t.Run(sc.name, func(t *testing.T) {
-			sc.run(newBrowser(t, suite, exe, f, dir))
+			sc.run(newBrowser(t, suiteCtx, each, exe, f, dir))
 		})
 	}
 	t.Logf("browser scenarios took %v", time.Since(start).Round(time.Millisecond))
@@ -140,10 +146,10 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func newBrowser(t *testing.T, suite context.Context, exe string, f *fixture, dir string) *browser {
+func newBrowser(t *testing.T, suite context.Context, timeout time.Duration, exe string, f *fixture, dir string) *browser {
 	profile := t.TempDir() // removed after the browser is gone (cleanups run last-in first-out)
 	out := &syncBuffer{}
-	ctx, cancelTimeout := context.WithTimeout(suite, scenarioTimeout)
+	ctx, cancelTimeout := context.WithTimeout(suite, timeout)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
 		chromedp.ExecPath(exe),
 		chromedp.Headless,

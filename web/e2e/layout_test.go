@@ -43,22 +43,7 @@ const fitJS = `(() => { const q = document.getElementById('q');
 // search box is inside the window, saving a screenshot of each.
 func layoutWidths(b *browser) {
 	t := b.t
-	b.do("searching vpn", chromedp.Navigate(b.base+"/?q=vpn"), chromedp.WaitVisible(chromedp.CSS("ol#results > li.hit")))
-	links := run(b, "reading a cluster and a what-differs link", chromedp.Evaluate[[]string](
-		`[document.querySelector('a.cluster'), document.querySelector('a.diff')].map(a => a ? a.href : '')`))
-	if len(links) != 2 || links[0] == "" || links[1] == "" {
-		t.Fatalf("the vpn results have no cluster page or what-differs link: %q", links)
-	}
-	pages := []struct {
-		name, url, wait string
-	}{
-		{"home", b.base + "/", "#q"},
-		{"search", b.base + "/?q=vpn", "ol#results > li.hit"},
-		{"no-results", b.base + "/?q=vpn&host=nowhere.invalid", "#no-results"},
-		{"cluster", links[0], "#members"},
-		{"what-differs", links[1], "#diff"},
-		{"status", b.admin + "/status", "#hosts"},
-	}
+	pages := uiPages(b)
 	for _, w := range widths {
 		viewport := chromedp.EmulateViewport(w, 800)
 		if w < 1024 {
@@ -82,6 +67,33 @@ func layoutWidths(b *browser) {
 				t.Errorf("%s at %d px: the search box ends at %d px, outside the window (%d px)", p.name, w, f.BoxRight, f.InnerWidth)
 			}
 		}
+	}
+}
+
+// A uiPage is one of the UI's pages as the layout and accessibility
+// checks open it: its name, address and an element it shows once loaded.
+type uiPage struct {
+	name, url, wait string
+}
+
+// uiPages returns the home, search, no-results, cluster, what-differs and
+// status pages, the cluster and what-differs pages those the vpn results
+// link to.
+func uiPages(b *browser) []uiPage {
+	b.t.Helper()
+	b.do("searching vpn", chromedp.Navigate(b.base+"/?q=vpn"), chromedp.WaitVisible(chromedp.CSS("ol#results > li.hit")))
+	links := run(b, "reading a cluster and a what-differs link", chromedp.Evaluate[[]string](
+		`[document.querySelector('a.cluster'), document.querySelector('a.diff')].map(a => a ? a.href : '')`))
+	if len(links) != 2 || links[0] == "" || links[1] == "" {
+		b.t.Fatalf("the vpn results have no cluster page or what-differs link: %q", links)
+	}
+	return []uiPage{
+		{"home", b.base + "/", "#q"},
+		{"search", b.base + "/?q=vpn", "ol#results > li.hit"},
+		{"no-results", b.base + "/?q=vpn&host=nowhere.invalid", "#no-results"},
+		{"cluster", links[0], "#members"},
+		{"what-differs", links[1], "#diff"},
+		{"status", b.admin + "/status", "#hosts"},
 	}
 }
 
