@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,5 +123,115 @@ func axePages(b *browser, src string) {
 			t.Logf("%s: axe %s, %d rules passed, %d violated (minor or moderate: %v); results in %s",
 				name, res.TestEngine.Version, len(res.Passes), len(res.Violations), minor, file)
 		}
+	}
+}
+
+// TestKeyboard checks issue 39's keyboard use of the search page in
+// headless Chromium (see keyboard).
+func TestKeyboard(t *testing.T) {
+	scenariosWithin(t, []scenario{{"tab-through", keyboard}}, 3*time.Minute, 2*time.Minute)
+}
+
+// focused is the element that has the focus after a Tab.
+type focused struct {
+	Kind string `json:"kind"` // skip, box, facet, result, pager, header, main or other:TAG
+	Key  int    `json:"key"`  // its number among the page's controls, -1 if none
+	Ring bool   `json:"ring"` // it shows a focus outline
+	Desc string `json:"desc"`
+}
+
+// markControlsJS numbers every visible control of the page (links,
+// buttons, fields, disclosure summaries) and answers how many there are.
+const markControlsJS = `(() => { const cs = [...document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea, summary, [tabindex]:not([tabindex="-1"])')]
+	.filter(e => e.checkVisibility()); cs.forEach((e, i) => e.dataset.k = i); return cs.length; })()`
+
+const focusedJS = `(() => { const e = document.activeElement;
+	if (!e || e === document.body) return {kind: 'body', key: -1, ring: false, desc: 'body'};
+	const s = getComputedStyle(e), ring = s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2;
+	const kind = e.classList.contains('skip') ? 'skip' : e.id === 'q' ? 'box' : e.closest('#facets') ? 'facet' :
+		e.closest('ol#results') ? 'result' : e.closest('nav.pager') ? 'pager' : e.closest('header') ? 'header' :
+		e.id === 'main' ? 'main' : e.closest('main') ? 'main' : 'other:' + e.tagName;
+	return {kind, key: e.dataset.k === undefined ? -1 : +e.dataset.k, ring,
+		desc: e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + ' ' + (e.textContent || e.value || '').trim().slice(0, 30)}; })()`
+
+// keyboard tabs through the search page of a query with facets and more
+// than one page: the focus goes to the skip link first, then the search
+// box, the filters, the results and the pages, in that order; every
+// visible control is reached, each with a focus ring; the skip link
+// moves the focus to the results; Enter on a page number opens it.
+func keyboard(b *browser) {
+	t := b.t
+	tab := chromedp.KeyEvent("\t")
+	b.do("searching", chromedp.Navigate(b.base+"/?q="+strings.ReplaceAll(pagingQuery, " ", "+")), chromedp.WaitVisible(chromedp.CSS("nav.pager")))
+	controls := run(b, "numbering the controls", chromedp.Evaluate[int](markControlsJS))
+	var order []focused
+	reached := map[int]bool{}
+	for range 3 * controls {
+		b.do("pressing Tab", tab)
+		f := run(b, "reading the focus", chromedp.Evaluate[focused](focusedJS))
+		if f.Kind == "body" || (len(order) > 0 && f.Key == order[0].Key) {
+			break // past the last control
+		}
+		order = append(order, f)
+		reached[f.Key] = true
+		if !f.Ring {
+			t.Errorf("Tab %d: %s shows no focus ring", len(order), f.Desc)
+		}
+	}
+	b.shot("tabbed")
+	var kinds []string
+	for _, f := range order {
+		if len(kinds) == 0 || kinds[len(kinds)-1] != f.Kind {
+			kinds = append(kinds, f.Kind)
+		}
+	}
+	t.Logf("%d controls, %d Tabs: %v", controls, len(order), kinds)
+	if len(reached) != controls {
+		var missed []int
+		for k := range controls {
+			if !reached[k] {
+				missed = append(missed, k)
+			}
+		}
+		t.Errorf("Tab reached %d of the %d controls; not those numbered %v", len(reached), controls, missed)
+	}
+	// The first of each kind comes in reading order.
+	want := []string{"skip", "box", "facet", "result", "pager"}
+	first := map[string]int{}
+	for i, f := range order {
+		if _, ok := first[f.Kind]; !ok {
+			first[f.Kind] = i
+		}
+	}
+	for i, k := range want {
+		if _, ok := first[k]; !ok {
+			t.Errorf("Tab never reaches the %s (order %v)", k, kinds)
+		} else if i > 0 && first[k] < first[want[i-1]] {
+			t.Errorf("Tab reaches the %s before the %s (order %v)", k, want[i-1], kinds)
+		}
+	}
+	if len(order) == 0 || order[0].Kind != "skip" {
+		t.Fatalf("the first Tab does not reach the skip link")
+	}
+
+	// The skip link moves the focus to the results: the next Tab is in
+	// the main part of the page, not the header.
+	b.do("reloading", chromedp.Navigate(b.base+"/?q="+strings.ReplaceAll(pagingQuery, " ", "+")), chromedp.WaitVisible(chromedp.CSS("nav.pager")))
+	b.do("following the skip link", tab, chromedp.KeyEvent("\r"))
+	if f := run(b, "reading the focus", chromedp.Evaluate[focused](focusedJS)); f.Kind != "main" {
+		t.Errorf("after the skip link the focus is on %s (%s), want the main part", f.Desc, f.Kind)
+	}
+	b.do("pressing Tab", tab)
+	if f := run(b, "reading the focus", chromedp.Evaluate[focused](focusedJS)); f.Kind == "header" || f.Kind == "box" || f.Kind == "skip" {
+		t.Errorf("Tab after the skip link goes to %s (%s), want a control of the results", f.Desc, f.Kind)
+	}
+
+	// Enter on page 2's number opens page 2.
+	b.do("focusing page 2", chromedp.Focus(chromedp.CSS(`nav.pager a.page[aria-label="Page 2"]`)), chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(chromedp.CSS(`nav.pager a[aria-current="page"][aria-label^="Page 2"]`)))
+	b.shot("page2-by-keyboard")
+	loc := run(b, "location", chromedp.Location())
+	if u, err := url.Parse(loc); err != nil || u.Query().Get("page") != "2" {
+		t.Errorf("Enter on page 2's number went to %q", loc)
 	}
 }
