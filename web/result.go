@@ -146,6 +146,31 @@ func isoDate(t time.Time) string {
 	return t.UTC().Format("2006-01-02")
 }
 
+// A dated is the date a hit shows: its own (LastModified), else when it
+// was fetched.
+type dated struct {
+	ISO     string // 2006-01-02; "" if neither is known
+	Fetched bool   // ISO is the fetch date
+}
+
+// hitDate returns the template function giving a hit's dated from its
+// URL and LastModified, asking fetched (if not nil) for a page without a
+// date of its own.
+func hitDate(fetched func(string) time.Time) func(string, time.Time) dated {
+	return func(url string, modified time.Time) dated {
+		if !modified.IsZero() {
+			return dated{ISO: isoDate(modified)}
+		}
+		if fetched == nil {
+			return dated{}
+		}
+		if d := isoDate(fetched(url)); d != "" {
+			return dated{ISO: d, Fetched: true}
+		}
+		return dated{}
+	}
+}
+
 // A pageLink is one of the numbered pages of a result: its number, its
 // link, whether it is the page shown; Gap stands for pages left out
 // between two numbers (…).

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 
@@ -83,6 +84,33 @@ func TestOpener(t *testing.T) {
 	} {
 		if got := open(tc.url); got != tc.want {
 			t.Errorf("open(%q) = %+v, want %+v", tc.url, got, tc.want)
+		}
+	}
+}
+
+func TestHitDate(t *testing.T) {
+	modified := time.Date(2026, 3, 1, 23, 30, 0, 0, time.FixedZone("x", -2*3600)) // 2026-03-02 UTC
+	fetchedAt := time.Date(2026, 11, 28, 2, 0, 0, 0, time.UTC)
+	fetched := func(u string) time.Time {
+		if u == "http://intra/known" {
+			return fetchedAt
+		}
+		return time.Time{}
+	}
+	for _, tc := range []struct {
+		name     string
+		fetched  func(string) time.Time
+		url      string
+		modified time.Time
+		want     dated
+	}{
+		{"its own date first", fetched, "http://intra/known", modified, dated{ISO: "2026-03-02"}},
+		{"else fetched", fetched, "http://intra/known", time.Time{}, dated{ISO: "2026-11-28", Fetched: true}},
+		{"neither", fetched, "http://intra/unknown", time.Time{}, dated{}},
+		{"no fetch dates", nil, "http://intra/known", time.Time{}, dated{}},
+	} {
+		if got := hitDate(tc.fetched)(tc.url, tc.modified); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -149,6 +149,9 @@ type Options struct {
 	Diff worddiff.CacheOptions
 	// Logger receives request errors. Default slog.Default().
 	Logger *slog.Logger
+	// Fetched returns when the page at a URL was fetched, zero if
+	// unknown: a hit without a date of its own shows it. Default: none.
+	Fetched func(url string) time.Time
 	// Links map the results of file shares (file://, smb:// URLs) to the
 	// addresses people open them at; by default such a result keeps its
 	// URL as its link, with a "copy path" button.
@@ -216,7 +219,7 @@ func New(s *ranking.Searcher, opts Options) (*Server, error) {
 		"pathEscape":  url.PathEscape,
 		"open":        opener(opts.Links),
 		"crumbs":      crumbs,
-		"isodate":     isoDate,
+		"hitDate":     hitDate(opts.Fetched),
 		"chartHeight": func(n int) int { return max(22*n, 22) },
 		"timeline":    timeline,
 		"visit":       func(at time.Time) string { return visit(at, time.Now()) },

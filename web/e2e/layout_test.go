@@ -3,8 +3,10 @@ package e2e
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -14,12 +16,15 @@ import (
 // no-results page's offers, the query syntax behind "advanced" and the
 // status page's search box (screenshots of each, as TestBrowser's).
 func TestLayout(t *testing.T) {
-	scenarios(t, []scenario{
+	// 5 scenarios, the first opening 18 pages: more than the default
+	// bounds on a loaded 2-core machine.
+	scenariosWithin(t, []scenario{
 		{"widths", layoutWidths},
 		{"no-results", noResults},
 		{"advanced-syntax", advancedSyntax},
 		{"status-search", statusSearch},
-	})
+		{"hit-details", hitDetails},
+	}, 4*time.Minute, 2*time.Minute)
 }
 
 // widths are the viewport widths the layout is checked at: a small phone,
@@ -184,5 +189,62 @@ func statusSearch(b *browser) {
 		if strings.HasPrefix(p, "/hr/") {
 			t.Errorf("the status page's search shows the HR page %s to anybody on the administrators' address", p)
 		}
+	}
+}
+
+// hitLine is what a hit shows under its title: its breadcrumbs (those
+// visible), and its date as written and as shown.
+type hitLine struct {
+	Crumbs   []string `json:"crumbs"`
+	Datetime string   `json:"datetime"`
+	Shown    string   `json:"shown"`
+	Fetched  bool     `json:"fetched"`
+}
+
+const hitLinesJS = `[...document.querySelectorAll('ol#results > li.hit')].map(li => {
+	const d = li.querySelector('time.date');
+	return {crumbs: [...li.querySelectorAll('.crumbs .crumb')].filter(c => c.checkVisibility()).map(c => c.textContent),
+		datetime: d ? d.getAttribute('datetime') : '', shown: d ? d.textContent : '', fetched: !!li.querySelector('.fetched')};
+})`
+
+// hitDetails checks each hit's breadcrumbs and date: the host and the
+// folders of its URL (at 360 px the host and the last folder only), and
+// the date it was fetched (the demo's pages carry none of their own),
+// shown in the browser's locale.
+func hitDetails(b *browser) {
+	t := b.t
+	host := strings.TrimPrefix(b.site, "http://")
+	for _, w := range []int64{1280, 360} {
+		viewport := chromedp.EmulateViewport(w, 800)
+		if w < 1024 {
+			viewport = chromedp.EmulateViewport(w, 800, chromedp.EmulateMobile)
+		}
+		b.do("searching vpn", viewport, chromedp.Navigate(b.base+"/?q=vpn&filter=0"), chromedp.WaitVisible(chromedp.CSS("ol#results > li.hit")))
+		b.shot(fmt.Sprintf("hits-%dpx", w))
+		lines := run(b, "reading the hits", chromedp.Evaluate[[]hitLine](hitLinesJS))
+		hs := b.hits()
+		if len(lines) == 0 || len(lines) != len(hs) {
+			t.Fatalf("%d hits, %d hit lines", len(hs), len(lines))
+		}
+		for i, l := range lines {
+			u, err := url.Parse(hs[i].URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dirs := strings.Split(strings.Trim(u.Path, "/"), "/")
+			want := append([]string{host}, dirs[:len(dirs)-1]...)
+			if w < 1024 && len(want) > 2 {
+				want = []string{want[0], want[len(want)-1]}
+			}
+			if strings.Join(l.Crumbs, " › ") != strings.Join(want, " › ") {
+				t.Errorf("%d px: %s shows the breadcrumbs %q, want %q", w, u.Path, l.Crumbs, want)
+			}
+			if !l.Fetched || !regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`).MatchString(l.Datetime) {
+				t.Errorf("%d px: %s has the date %q (fetched %v), want the fetch date", w, u.Path, l.Datetime, l.Fetched)
+			} else if l.Shown == l.Datetime || !strings.Contains(l.Shown, l.Datetime[:4]) {
+				t.Errorf("%d px: %s shows its date %q as %q, not in the reader's locale", w, u.Path, l.Datetime, l.Shown)
+			}
+		}
+		t.Logf("%d px: first hit %q, fetched %s shown as %q", w, lines[0].Crumbs, lines[0].Datetime, lines[0].Shown)
 	}
 }
