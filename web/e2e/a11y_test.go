@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -45,11 +44,9 @@ func axeScript(t *testing.T) string {
 // 1280 px (its results in $DOPPEL_ARTIFACTS/axe-PAGE-WIDTHpx.json).
 func TestAccessibility(t *testing.T) {
 	src := axeScript(t)
-	// axe reads every element of 12 pages: 2–5 s a page on a loaded
-	// 2-core machine.
-	scenariosWithin(t, []scenario{
+	scenarios(t, []scenario{
 		{"axe", func(b *browser) { axePages(b, src) }},
-	}, 4*time.Minute, 3*time.Minute)
+	})
 }
 
 // axeResult is the part of axe.run's results the test reads.
@@ -129,7 +126,7 @@ func axePages(b *browser, src string) {
 // TestKeyboard checks issue 39's keyboard use of the search page in
 // headless Chromium (see keyboard).
 func TestKeyboard(t *testing.T) {
-	scenariosWithin(t, []scenario{{"tab-through", keyboard}}, 3*time.Minute, 2*time.Minute)
+	scenarios(t, []scenario{{"tab-through", keyboard}})
 }
 
 // focused is the element that has the focus after a Tab.

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -16,15 +15,13 @@ import (
 // no-results page's offers, the query syntax behind "advanced" and the
 // status page's search box (screenshots of each, as TestBrowser's).
 func TestLayout(t *testing.T) {
-	// 5 scenarios, the first opening 18 pages: more than the default
-	// bounds on a loaded 2-core machine.
-	scenariosWithin(t, []scenario{
+	scenarios(t, []scenario{
 		{"widths", layoutWidths},
 		{"no-results", noResults},
 		{"advanced-syntax", advancedSyntax},
 		{"status-search", statusSearch},
 		{"hit-details", hitDetails},
-	}, 4*time.Minute, 2*time.Minute)
+	})
 }
 
 // widths are the viewport widths the layout is checked at: a small phone,
