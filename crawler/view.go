@@ -236,6 +236,17 @@ func (v *View) Text(pageURL string) (string, bool) {
 	return r.Text, true
 }
 
+// FetchedAt returns when a fetched page was last fetched (or found
+// unchanged on a revisit); zero if the URL is not a fetched page. The
+// result page shows it for a page that carries no date of its own.
+func (v *View) FetchedAt(pageURL string) time.Time {
+	r, ok, err := v.pages.Get(pageURL)
+	if err != nil || !ok || r.Status != pages.Fetched {
+		return time.Time{}
+	}
+	return r.FetchedAt
+}
+
 // A Summary is a crawl's totals, for the status page and the end of
 // `doppel crawl`.
 type Summary struct {

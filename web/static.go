@@ -11,11 +11,24 @@ import (
 //go:embed static/suggest.js
 var suggestJS []byte
 
+// pageJS localises the result page's dates and works its "copy path"
+// buttons (static/page.js).
+//
+//go:embed static/page.js
+var pageJS []byte
+
 // suggestScript serves suggest.js.
 func suggestScript(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 	w.Header().Set("Cache-Control", "public, max-age=3600")
 	w.Write(suggestJS)
+}
+
+// pageScript serves page.js.
+func pageScript(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	w.Write(pageJS)
 }
 
 // openSearch is an OpenSearch 1.1 description document: the browser's

@@ -149,6 +149,13 @@ type Options struct {
 	Diff worddiff.CacheOptions
 	// Logger receives request errors. Default slog.Default().
 	Logger *slog.Logger
+	// Fetched returns when the page at a URL was fetched, zero if
+	// unknown: a hit without a date of its own shows it. Default: none.
+	Fetched func(url string) time.Time
+	// Links map the results of file shares (file://, smb:// URLs) to the
+	// addresses people open them at; by default such a result keeps its
+	// URL as its link, with a "copy path" button.
+	Links []ShareLink
 }
 
 // EnsureDefaults sets every zero field to its default (each field's doc
@@ -210,6 +217,9 @@ func New(s *ranking.Searcher, opts Options) (*Server, error) {
 		"bars":        bars,
 		"thousands":   thousands,
 		"pathEscape":  url.PathEscape,
+		"open":        opener(opts.Links),
+		"crumbs":      crumbs,
+		"hitDate":     hitDate(opts.Fetched),
 		"chartHeight": func(n int) int { return max(22*n, 22) },
 		"timeline":    timeline,
 		"visit":       func(at time.Time) string { return visit(at, time.Now()) },
@@ -246,6 +256,7 @@ func (srv *Server) routes() {
 	srv.mux.HandleFunc("GET /healthz", healthz)
 	srv.mux.HandleFunc("GET /opensearch.xml", srv.openSearchPage)
 	srv.mux.HandleFunc("GET /suggest.js", suggestScript)
+	srv.mux.HandleFunc("GET /page.js", pageScript)
 	metrics := promhttp.HandlerFor(srv.registry, promhttp.HandlerOpts{})
 	for path, h := range map[string]http.Handler{
 		"GET /status":            http.HandlerFunc(srv.statusPage),
@@ -265,6 +276,7 @@ func (srv *Server) routes() {
 	srv.admin.Handle("GET /diff/{id}", srv.limited(srv.diffPage))
 	srv.admin.Handle("GET /api/suggest", srv.limited(srv.apiSuggest))
 	srv.admin.HandleFunc("GET /suggest.js", suggestScript)
+	srv.admin.HandleFunc("GET /page.js", pageScript)
 }
 
 func healthz(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") }
@@ -465,6 +477,7 @@ type searchView struct {
 	Similar map[string][]indexer.Member // cluster → the other visible members
 	Prev    string
 	Next    string
+	Pages   []pageLink // the numbered pages around this one
 	// Omitted: the page lists the omitted near-duplicates too (filter=0);
 	// Expand links to that listing, Collapse back to one hit per cluster.
 	Omitted          bool
@@ -612,6 +625,7 @@ func (srv *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 		v.Set("after", res.Cursor)
 		view.Next = "/?" + v.Encode()
 	}
+	view.Pages = pageLinks(res.Page, lastPage(res.Total, res.AtLeast, res.Exact, res.Size, res.Page, res.More), link, view.Next)
 	view.Omitted, view.ByDate = req.Omitted, req.ByDate
 	view.Facets, view.Chips = facetLinks(r.URL.Query(), res.Facets)
 	if sug := srv.suggestion(r, res); sug != "" {

@@ -129,6 +129,8 @@ func identityFlags(fs *flag.FlagSet) func() (identity, error) {
 	demoUsers := fs.String("demo-users", "", "selectable demo users, e.g. \"guest=;alice=hr,it\" (ignored with --groups-header; only on a loopback address unless --demo-users-anywhere)")
 	demoAnywhere := fs.Bool("demo-users-anywhere", false, "serve --demo-users on an address that is not loopback: anybody who connects picks any user and reads what that user may")
 	admins := fs.String("admin-groups", "", "comma-separated `groups` that may see the status page, /api/stats and /metrics (default: nobody; see --admin-addr)")
+	var links linkMaps
+	fs.Var(&links, "link-map", "open results under a file share's URL `PREFIX=TARGET`: TARGET an http(s):// file server prefix or a \\\\server\\share\\ path, e.g. file:///srv/share/=\\\\fs1\\share\\ (repeat for each share; default: the file:// or smb:// link with a copy-path button)")
 	adminAddr := fs.String("admin-addr", "", "also serve the status page, /api/stats and /metrics, to anybody who connects, on this loopback `address` (e.g. 127.0.0.1:8081)")
 	return func() (identity, error) {
 		users, err := parseDemoUsers(*demoUsers)
@@ -142,9 +144,31 @@ func identityFlags(fs *flag.FlagSet) func() (identity, error) {
 		if *adminAddr != "" && !isLoopback(*adminAddr) {
 			return identity{}, fmt.Errorf("--admin-addr %s: give a loopback address such as 127.0.0.1:8081 (anybody who connects sees every document's counts; elsewhere use --admin-groups)", *adminAddr)
 		}
-		return identity{web: web.Options{GroupsHeader: *header, TrustedProxies: proxies, DemoUsers: users, AdminGroups: splitList(*admins)},
+		return identity{web: web.Options{GroupsHeader: *header, TrustedProxies: proxies, DemoUsers: users, AdminGroups: splitList(*admins), Links: links},
 			adminAddr: *adminAddr, demoAnywhere: *demoAnywhere}, nil
 	}
+}
+
+// linkMaps is --link-map, given once for each share: where the results
+// of a file share open (web.ShareLink).
+type linkMaps []web.ShareLink
+
+func (l *linkMaps) String() string {
+	var parts []string
+	for _, m := range *l {
+		parts = append(parts, m.Prefix+"="+m.Target)
+	}
+	return strings.Join(parts, " ")
+}
+
+// Set adds a PREFIX=TARGET mapping.
+func (l *linkMaps) Set(s string) error {
+	m, err := web.ParseShareLink(s)
+	if err != nil {
+		return err
+	}
+	*l = append(*l, m)
+	return nil
 }
 
 // splitList splits a comma-separated list, dropping blanks.
@@ -285,6 +309,7 @@ func newWeb(v *crawler.View, store indexer.Searcher, live *crawler.Crawler, roll
 	opts := id.web
 	if v != nil {
 		opts.Text = v.Text
+		opts.Fetched = v.FetchedAt
 		opts.Status = cachedStatus(v, 5*time.Second)
 		opts.Duplicates = cachedReport(v, time.Minute)
 	}

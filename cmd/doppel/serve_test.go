@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/doppel-search/doppel/web"
 )
 
 func TestParseTrustedProxies(t *testing.T) {
@@ -90,6 +92,17 @@ func TestIdentityWarningsAndErrors(t *testing.T) {
 	}
 	if _, err := parse("--trusted-proxies", "nope"); err == nil {
 		t.Error("--trusted-proxies nope: no error")
+	}
+	id, err = parse("--link-map", `file:///srv/share/=\\fs1\share\`, "--link-map", "smb://fs2/docs/=https://files.intra/docs/")
+	want := []web.ShareLink{{Prefix: "file:///srv/share/", Target: `\\fs1\share\`}, {Prefix: "smb://fs2/docs/", Target: "https://files.intra/docs/"}}
+	if err != nil || !slices.Equal(id.web.Links, want) {
+		t.Errorf("--link-map twice: %+v, %v; want %+v", id.web.Links, err, want)
+	}
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	identityFlags(fs)
+	if err := fs.Parse([]string{"--link-map", "file:///srv/share/"}); err == nil || !strings.Contains(err.Error(), "PREFIX=TARGET") {
+		t.Errorf("--link-map without a target: %v", err)
 	}
 }
 

@@ -13,6 +13,12 @@
 //     sideways scroll, the search box inside the window), the no-results
 //     page's offers, the query syntax behind "advanced" and the status
 //     page's search box (TestLayout), with screenshots too;
+//   - check accessibility with axe-core in headless Chromium on the home,
+//     search, no-results, cluster, what-differs and status pages at 360
+//     and 1280 px, failing on a serious or critical violation
+//     (TestAccessibility), and tab through the search page: skip link,
+//     focus ring and order, every control reached, Enter on a page
+//     number (TestKeyboard);
 //   - load the collapsed search API and a plain bleve search over the same
 //     index with concurrent clients and log throughput and latency
 //     (TestLoad);
@@ -26,6 +32,7 @@
 //
 //	DOPPEL_REQUIRE_BROWSER=1  fail, rather than skip, when Chromium is missing
 //	DOPPEL_ARTIFACTS=DIR      where screenshots go (default: a new directory under os.TempDir())
+//	DOPPEL_AXE=FILE           axe-core's axe.min.js (default: ../../.ci/cache/axe/node_modules/axe-core/axe.min.js, as .ci/run installs it)
 //	DOPPEL_LOAD_SECONDS=N     how long each load phase runs (default 3)
 //	DOPPEL_ABUSE_DATA=DIR     the crawl TestAbuse attacks, opened read-only (default: the demo crawl)
 //	DOPPEL_ABUSE_SECONDS=N    how long the attack lasts (default 3)

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -19,6 +20,7 @@ func TestLayout(t *testing.T) {
 		{"no-results", noResults},
 		{"advanced-syntax", advancedSyntax},
 		{"status-search", statusSearch},
+		{"hit-details", hitDetails},
 	})
 }
 
@@ -43,22 +45,7 @@ const fitJS = `(() => { const q = document.getElementById('q');
 // search box is inside the window, saving a screenshot of each.
 func layoutWidths(b *browser) {
 	t := b.t
-	b.do("searching vpn", chromedp.Navigate(b.base+"/?q=vpn"), chromedp.WaitVisible(chromedp.CSS("ol#results > li.hit")))
-	links := run(b, "reading a cluster and a what-differs link", chromedp.Evaluate[[]string](
-		`[document.querySelector('a.cluster'), document.querySelector('a.diff')].map(a => a ? a.href : '')`))
-	if len(links) != 2 || links[0] == "" || links[1] == "" {
-		t.Fatalf("the vpn results have no cluster page or what-differs link: %q", links)
-	}
-	pages := []struct {
-		name, url, wait string
-	}{
-		{"home", b.base + "/", "#q"},
-		{"search", b.base + "/?q=vpn", "ol#results > li.hit"},
-		{"no-results", b.base + "/?q=vpn&host=nowhere.invalid", "#no-results"},
-		{"cluster", links[0], "#members"},
-		{"what-differs", links[1], "#diff"},
-		{"status", b.admin + "/status", "#hosts"},
-	}
+	pages := uiPages(b)
 	for _, w := range widths {
 		viewport := chromedp.EmulateViewport(w, 800)
 		if w < 1024 {
@@ -82,6 +69,33 @@ func layoutWidths(b *browser) {
 				t.Errorf("%s at %d px: the search box ends at %d px, outside the window (%d px)", p.name, w, f.BoxRight, f.InnerWidth)
 			}
 		}
+	}
+}
+
+// A uiPage is one of the UI's pages as the layout and accessibility
+// checks open it: its name, address and an element it shows once loaded.
+type uiPage struct {
+	name, url, wait string
+}
+
+// uiPages returns the home, search, no-results, cluster, what-differs and
+// status pages, the cluster and what-differs pages those the vpn results
+// link to.
+func uiPages(b *browser) []uiPage {
+	b.t.Helper()
+	b.do("searching vpn", chromedp.Navigate(b.base+"/?q=vpn"), chromedp.WaitVisible(chromedp.CSS("ol#results > li.hit")))
+	links := run(b, "reading a cluster and a what-differs link", chromedp.Evaluate[[]string](
+		`[document.querySelector('a.cluster'), document.querySelector('a.diff')].map(a => a ? a.href : '')`))
+	if len(links) != 2 || links[0] == "" || links[1] == "" {
+		b.t.Fatalf("the vpn results have no cluster page or what-differs link: %q", links)
+	}
+	return []uiPage{
+		{"home", b.base + "/", "#q"},
+		{"search", b.base + "/?q=vpn", "ol#results > li.hit"},
+		{"no-results", b.base + "/?q=vpn&host=nowhere.invalid", "#no-results"},
+		{"cluster", links[0], "#members"},
+		{"what-differs", links[1], "#diff"},
+		{"status", b.admin + "/status", "#hosts"},
 	}
 }
 
@@ -172,5 +186,62 @@ func statusSearch(b *browser) {
 		if strings.HasPrefix(p, "/hr/") {
 			t.Errorf("the status page's search shows the HR page %s to anybody on the administrators' address", p)
 		}
+	}
+}
+
+// hitLine is what a hit shows under its title: its breadcrumbs (those
+// visible), and its date as written and as shown.
+type hitLine struct {
+	Crumbs   []string `json:"crumbs"`
+	Datetime string   `json:"datetime"`
+	Shown    string   `json:"shown"`
+	Fetched  bool     `json:"fetched"`
+}
+
+const hitLinesJS = `[...document.querySelectorAll('ol#results > li.hit')].map(li => {
+	const d = li.querySelector('time.date');
+	return {crumbs: [...li.querySelectorAll('.crumbs .crumb')].filter(c => c.checkVisibility()).map(c => c.textContent),
+		datetime: d ? d.getAttribute('datetime') : '', shown: d ? d.textContent : '', fetched: !!li.querySelector('.fetched')};
+})`
+
+// hitDetails checks each hit's breadcrumbs and date: the host and the
+// folders of its URL (at 360 px the host and the last folder only), and
+// the date it was fetched (the demo's pages carry none of their own),
+// shown in the browser's locale.
+func hitDetails(b *browser) {
+	t := b.t
+	host := strings.TrimPrefix(b.site, "http://")
+	for _, w := range []int64{1280, 360} {
+		viewport := chromedp.EmulateViewport(w, 800)
+		if w < 1024 {
+			viewport = chromedp.EmulateViewport(w, 800, chromedp.EmulateMobile)
+		}
+		b.do("searching vpn", viewport, chromedp.Navigate(b.base+"/?q=vpn&filter=0"), chromedp.WaitVisible(chromedp.CSS("ol#results > li.hit")))
+		b.shot(fmt.Sprintf("hits-%dpx", w))
+		lines := run(b, "reading the hits", chromedp.Evaluate[[]hitLine](hitLinesJS))
+		hs := b.hits()
+		if len(lines) == 0 || len(lines) != len(hs) {
+			t.Fatalf("%d hits, %d hit lines", len(hs), len(lines))
+		}
+		for i, l := range lines {
+			u, err := url.Parse(hs[i].URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dirs := strings.Split(strings.Trim(u.Path, "/"), "/")
+			want := append([]string{host}, dirs[:len(dirs)-1]...)
+			if w < 1024 && len(want) > 2 {
+				want = []string{want[0], want[len(want)-1]}
+			}
+			if strings.Join(l.Crumbs, " › ") != strings.Join(want, " › ") {
+				t.Errorf("%d px: %s shows the breadcrumbs %q, want %q", w, u.Path, l.Crumbs, want)
+			}
+			if !l.Fetched || !regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`).MatchString(l.Datetime) {
+				t.Errorf("%d px: %s has the date %q (fetched %v), want the fetch date", w, u.Path, l.Datetime, l.Fetched)
+			} else if l.Shown == l.Datetime || !strings.Contains(l.Shown, l.Datetime[:4]) {
+				t.Errorf("%d px: %s shows its date %q as %q, not in the reader's locale", w, u.Path, l.Datetime, l.Shown)
+			}
+		}
+		t.Logf("%d px: first hit %q, fetched %s shown as %q", w, lines[0].Crumbs, lines[0].Datetime, lines[0].Shown)
 	}
 }

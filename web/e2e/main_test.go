@@ -96,6 +96,7 @@ func setUp() (*fixture, error) {
 	srv, err := web.New(ranking.New(c.Index(), ranking.Options{}), web.Options{
 		DemoUsers: []web.DemoUser{{Name: "guest"}, {Name: "hr-staff", Groups: []string{"hr"}}},
 		Text:      c.View().Text,
+		Fetched:   c.View().FetchedAt,
 		Status:    func() web.Status { return web.Status{Documents: int(c.Stats().Fetched), Crawl: live()} },
 	})
 	if err != nil {
