@@ -2,7 +2,6 @@ package crawler
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -84,7 +83,7 @@ func (c *Crawler) Changed(urls []string) ([]ChangedURL, error) {
 		q = c.commit.schedule
 	}
 	if _, err := q.Commit(&b); err != nil {
-		return nil, errors.Join(errors.New("crawler: change notification"), err)
+		return nil, fmt.Errorf("crawler: change notification: %w", err)
 	}
 	if d := c.running.Load(); d != nil {
 		d.poke()
