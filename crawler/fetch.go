@@ -430,6 +430,7 @@ func (f *fetcher) process(r *result, resp *colly.Response) error {
 	if deferred, err := f.deferToCanonical(r, parsed.Canonical); err != nil || deferred {
 		return err
 	}
+	f.maps.noteFeeds(parsed.Feeds)
 	r.hash = contentHash(parsed.Title, parsed.Blocks)
 	if !parsed.NoFollow && r.task.Depth+1 <= f.opts.MaxDepth {
 		f.addLinks(r, parsed.Links)

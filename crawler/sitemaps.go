@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/admit"
+	"github.com/doppel-search/doppel/crawler/feed"
 	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/crawler/polite"
@@ -26,9 +27,11 @@ const (
 )
 
 // The sitemap reader reads the hosts' sitemaps (the ones robots.txt
-// names, else /sitemap.xml), with a request slot of their host, and hands
-// the committer what they say: new URLs, and fetched pages whose lastmod
-// is newer than the copy or that left the sitemaps. It reads the page
+// names, else /sitemap.xml) and the RSS and Atom feeds the crawl's pages
+// link (package feed: an item's date is its page's lastmod), with a
+// request slot of their host, and hands the committer what they say: new
+// URLs, and fetched pages whose lastmod is newer than the copy or that
+// left the sitemaps (not the feeds, which list recent items only). It reads the page
 // records and writes nothing. It holds what robots.txt said about each
 // host's sitemaps, and the validators of each sitemap file read.
 type sitemaps struct {
@@ -54,12 +57,42 @@ type sitemaps struct {
 	// stepped: on a shared frontier, the hosts whose sitemaps this worker
 	// has read, or found taken by another (step reads each once).
 	stepped map[string]bool
+	// feeds are the RSS and Atom feeds the crawl's pages link, by host
+	// (at most maxFeedsPerHost each): read with the sitemaps, their items'
+	// dates as lastmod (see noteFeeds).
+	feeds  map[string][]string
+	isFeed map[string]bool
 }
+
+// maxFeedsPerHost bounds the feeds read per host.
+const maxFeedsPerHost = 20
 
 func newSitemaps(opts *Options, store pages.Records, pacer *polite.Pacer, shared frontier.Shared, n *counters, f *fatal) *sitemaps {
 	return &sitemaps{opts: opts, pages: store, pacer: pacer, shared: shared, counters: n, fatal: f,
 		byHost: map[string][]string{}, etags: map[string]string{}, index: map[string][]string{}, listed: map[string][]string{},
-		stepped: map[string]bool{}}
+		stepped: map[string]bool{}, feeds: map[string][]string{}, isFeed: map[string]bool{}}
+}
+
+// noteFeeds records the feeds a fetched page links, to be read with the
+// sitemaps from their next reading on: those admission would follow,
+// at most maxFeedsPerHost per host.
+func (s *sitemaps) noteFeeds(feeds []string) {
+	for _, f := range feeds {
+		d := s.admit.Link(f)
+		if d.Verdict != admit.Follow {
+			continue
+		}
+		u, err := url.Parse(d.URL)
+		if err != nil {
+			continue
+		}
+		s.mu.Lock()
+		if !s.isFeed[d.URL] && len(s.feeds[u.Host]) < maxFeedsPerHost {
+			s.isFeed[d.URL] = true
+			s.feeds[u.Host] = append(s.feeds[u.Host], d.URL)
+		}
+		s.mu.Unlock()
+	}
 }
 
 // onRobots is admission's OnRobots hook: the host's Crawl-delay goes to
@@ -127,6 +160,7 @@ func (s *sitemaps) readOnce(ctx context.Context) *result {
 		}
 		s.mu.Lock()
 		files = append(files, s.byHost[host]...)
+		files = append(files, s.feeds[host]...)
 		s.mu.Unlock()
 	}
 	r := &result{queued: make(chan struct{})}
@@ -178,7 +212,15 @@ func (s *sitemaps) readFiles(ctx context.Context, files []string, get func(conte
 				files = append(files, e.URL)
 			}
 		}
-		if err := s.noteURLs(r, sm.URLs, current); err != nil {
+		listed := current
+		s.mu.Lock()
+		if s.isFeed[file] {
+			// A feed lists recent items only: a page that leaves it has
+			// not left the site.
+			listed = map[string]bool{}
+		}
+		s.mu.Unlock()
+		if err := s.noteURLs(r, sm.URLs, listed); err != nil {
 			s.setFatal(err)
 			return false
 		}
@@ -337,7 +379,16 @@ func (s *sitemaps) get(ctx context.Context, file string, claimed bool) (*sitemap
 	default:
 		return nil, fmt.Errorf("HTTP %d", resp.StatusCode)
 	}
-	sm, err := sitemap.Parse(resp.Body, resp.Request.URL, maxSitemapBytes)
+	s.mu.Lock()
+	isFeed := s.isFeed[file]
+	s.mu.Unlock()
+	var sm *sitemap.Sitemap
+	if isFeed {
+		sm = &sitemap.Sitemap{}
+		sm.URLs, err = feed.Parse(resp.Body, resp.Request.URL, maxSitemapBytes)
+	} else {
+		sm, err = sitemap.Parse(resp.Body, resp.Request.URL, maxSitemapBytes)
+	}
 	if err != nil {
 		return nil, err
 	}

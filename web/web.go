@@ -126,9 +126,16 @@ type Options struct {
 	// not indexed included, for the "what differs" view; nil falls back to
 	// the index (indexed documents only).
 	Text func(id string) (string, bool)
+	// Changed takes a change notification (POST /api/changed, for
+	// administrators) for a crawl running in this process: it makes
+	// each URL due now and says what it did with each. nil: the
+	// endpoint answers 404. An error wrapping ErrBadNotification is
+	// answered 400 with its text.
+	Changed func(urls []string) ([]ChangedURL, error)
 	// AdminGroups may see the status page, /api/stats and /metrics, whose
 	// counts and charts cover every document, access-controlled ones
-	// included. Default: nobody (serve them with AdminHandler on an
+	// included, and send change notifications (POST /api/changed).
+	// Default: nobody (serve them with AdminHandler on an
 	// administrators' listener instead).
 	AdminGroups []string
 	// Timeout bounds the work of one request (searches, member lists, a
@@ -263,6 +270,7 @@ func (srv *Server) routes() {
 		"GET /api/stats":         http.HandlerFunc(srv.apiStats),
 		"GET /status/duplicates": http.HandlerFunc(srv.duplicatesPage),
 		"GET /metrics":           metrics,
+		"POST /api/changed":      http.HandlerFunc(srv.apiChanged),
 	} {
 		srv.admin.Handle(path, h)
 		srv.mux.Handle(path, srv.adminOnly(h))

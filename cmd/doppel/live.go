@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/doppel-search/doppel/crawler"
@@ -12,8 +14,9 @@ import (
 // withLiveCrawl adds the crawl c, running in this process, to the web
 // options: its section of the status page and /api/stats (the busiest
 // hosts, failed fetches by class, the crawl over time; read at most every
-// 5 seconds) and its counters on /metrics (doppel_crawl_…). `doppel
-// serve`, over a crawl that is not running, has neither.
+// 5 seconds), its counters on /metrics (doppel_crawl_…) and change
+// notifications (POST /api/changed: Crawler.Changed). `doppel serve`,
+// over a crawl that is not running, has none of them.
 func withLiveCrawl(opts *web.Options, c *crawler.Crawler) {
 	status, live := opts.Status, crawlstatus.Live(c, 5*time.Second)
 	opts.Status = func() web.Status {
@@ -22,4 +25,15 @@ func withLiveCrawl(opts *web.Options, c *crawler.Crawler) {
 		return st
 	}
 	opts.Metrics = append(opts.Metrics, crawlmetrics.New(c))
+	opts.Changed = func(urls []string) ([]web.ChangedURL, error) {
+		res, err := c.Changed(urls)
+		if errors.Is(err, crawler.ErrTooManyChanged) {
+			return nil, fmt.Errorf("%w: %w", web.ErrBadNotification, err)
+		}
+		out := make([]web.ChangedURL, len(res))
+		for i, r := range res {
+			out[i] = web.ChangedURL(r)
+		}
+		return out, err
+	}
 }

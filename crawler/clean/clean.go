@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +40,10 @@ type Page struct {
 	// Last-Modified header, when there is one, is the better source.
 	LastModified time.Time
 	Canonical    string // <link rel=canonical href>, resolved; "" if absent or not http(s)
+	// Feeds are the RSS, Atom and JSON feeds the page links
+	// (<link rel=alternate type=application/rss+xml|atom+xml|feed+json
+	// href>), resolved, http(s) only, in document order.
+	Feeds []string
 	// Refresh is the target of a <meta http-equiv=refresh> redirect with a
 	// delay of at most MaxRefreshDelay seconds, resolved; "" if none. Such a
 	// page is a redirect stub ("Redirecting to …"), not content.
@@ -252,9 +258,21 @@ func (p *Page) readMeta(doc *goquery.Document, base *url.URL) {
 	})
 }
 
-// readAlternates reads the canonical URL and the hreflang of an alternate
-// link to the page itself (self, its URL).
+// feedTypes are the media types of the feeds a page may link.
+var feedTypes = map[string]bool{"application/rss+xml": true, "application/atom+xml": true, "application/feed+json": true}
+
+// readAlternates reads the canonical URL, the feeds linked, and the
+// hreflang of an alternate link to the page itself (self, its URL).
 func (p *Page) readAlternates(doc *goquery.Document, base, self *url.URL) {
+	doc.Find("link[rel][type][href]").Each(func(_ int, s *goquery.Selection) {
+		typ, _, _ := mime.ParseMediaType(s.AttrOr("type", ""))
+		if !hasToken(s.AttrOr("rel", ""), "alternate") || !feedTypes[typ] {
+			return
+		}
+		if u := resolve(base, s.AttrOr("href", "")); u != nil && !slices.Contains(p.Feeds, u.String()) {
+			p.Feeds = append(p.Feeds, u.String())
+		}
+	})
 	doc.Find("link[rel][href]").EachWithBreak(func(_ int, s *goquery.Selection) bool {
 		if !hasToken(s.AttrOr("rel", ""), "canonical") {
 			return true

@@ -63,6 +63,7 @@ func TestParseFields(t *testing.T) {
 		{"hreflang of other pages only", `<a href="../de/page.html" hreflang="de">de</a>`, func(p *Page) any { return p.Hreflang }, ""},
 		{"canonical relative", `<link rel="Canonical" href="../a?b=1">`, func(p *Page) any { return p.Canonical }, "http://intra.example/a?b=1"},
 		{"canonical among rel tokens", `<link rel="stylesheet" href="s.css"><link rel="x canonical" href="/c">`, func(p *Page) any { return p.Canonical }, "http://intra.example/c"},
+		{"feeds", `<link rel="alternate" type="application/rss+xml" href="/feed.xml"><link rel="alternate" type="application/atom+xml; charset=utf-8" href="http://intra.example/atom"><link rel="alternate" type="text/html" href="/x"><link rel="stylesheet" type="application/rss+xml" href="/s"><link rel="alternate" type="application/rss+xml" href="/feed.xml">`, func(p *Page) any { return p.Feeds }, []string{"http://intra.example/feed.xml", "http://intra.example/atom"}},
 		{"canonical not http", `<link rel=canonical href="ftp://x/y">`, func(p *Page) any { return p.Canonical }, ""},
 		{"last-modified http-equiv", `<meta http-equiv="Last-Modified" content="Tue, 03 Nov 2026 10:00:00 GMT">`,
 			func(p *Page) any { return p.LastModified }, time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)},

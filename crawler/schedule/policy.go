@@ -3,6 +3,7 @@ package schedule
 import (
 	"iter"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"time"
 )
@@ -19,7 +20,23 @@ type Options struct {
 	// Prior is the change interval a page is assumed to have before its
 	// history says otherwise (see Prior). Default 1 day.
 	Prior time.Duration
+	// Explore is how the Adaptive policy explores: ExploreNone (the
+	// default) schedules every page by its rate's posterior mean;
+	// ExploreThompson by a rate drawn from the posterior at each revisit.
+	Explore Explore
+	// Seed seeds the draws of Thompson sampling (0: 1), so that a run
+	// can be repeated.
+	Seed uint64
 }
+
+// Explore names how the Adaptive policy explores (Options.Explore).
+type Explore string
+
+// The exploration strategies.
+const (
+	ExploreNone     Explore = ""
+	ExploreThompson Explore = "thompson"
+)
 
 // EnsureDefaults sets every zero field to its default (each field's doc
 // says which) and returns o.
@@ -86,6 +103,7 @@ type Adaptive struct {
 	mu    float64 // the Lagrange multiplier
 	since int     // observations since mu
 	at    float64 // pages counted at mu
+	rng   *rand.Rand
 }
 
 // replanEvents is how many observations at most the multiplier is kept.
@@ -93,7 +111,11 @@ const replanEvents = 256
 
 // NewAdaptive returns the Adaptive policy.
 func NewAdaptive(opts Options) *Adaptive {
-	return &Adaptive{opts: *opts.EnsureDefaults(), pools: map[string]*Pool{}}
+	seed := opts.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	return &Adaptive{opts: *opts.EnsureDefaults(), pools: map[string]*Pool{}, rng: rand.New(rand.NewPCG(seed, 40))}
 }
 
 // Name returns "adaptive".
@@ -146,7 +168,8 @@ func (a *Adaptive) Observe(url string, s *State, at time.Time, changed bool, mod
 // rate sets the page's rate (State.Rate) under the prior of its pool p.
 // It is positive: both priors give every page some chance to change.
 func (a *Adaptive) rate(s *State, p *Pool) {
-	s.Rate = EstimateRate(s.History, a.prior(p))
+	rate, shape, static := estimate(s.History, a.prior(p))
+	s.Rate, s.Shape, s.Static = rate, float32(shape), float32(static)
 }
 
 // Forget takes the page out of its group and of the allocation.
@@ -165,7 +188,8 @@ func (a *Adaptive) replan() {
 }
 
 // Next returns the optimal interval for the page's estimated rate under
-// the current multiplier; before any page is counted, the prior mean.
+// the current multiplier (with ExploreThompson, for a rate drawn from its
+// posterior); before any page is counted, the prior mean.
 func (a *Adaptive) Next(s *State) time.Duration {
 	if a.hist.total == 0 {
 		return a.opts.clamp(a.opts.Prior)
@@ -173,6 +197,9 @@ func (a *Adaptive) Next(s *State) time.Duration {
 	rate := s.Rate
 	if rate == 0 { // recorded before rates were kept
 		rate = EstimateRate(s.History, Prior{Mean: a.opts.Prior})
+	}
+	if a.opts.Explore == ExploreThompson && s.Shape > 0 {
+		rate = a.draw(s)
 	}
 	f := optimal(rate, a.mu)
 	if f <= 0 {
@@ -198,6 +225,39 @@ func (a *Adaptive) Plan(pages iter.Seq2[string, *State]) {
 	}
 	if a.hist.total > 0 {
 		a.replan()
+	}
+}
+
+// draw returns a rate drawn from the page's posterior: a Gamma of the
+// posterior's shape (State.Shape) and mean (State.Rate). The chance that
+// the page is static (State.Static) is left in the mean, not drawn: a
+// draw of 0 would put the page off for MaxInterval, starving it (on the
+// simulated living site of TestExploration that kept 0.72 of pages fresh
+// against 0.82 by the mean).
+func (a *Adaptive) draw(s *State) float64 {
+	shape := float64(s.Shape)
+	return gamma(a.rng, shape) * s.Rate / shape
+}
+
+// gamma draws from the Gamma distribution of the given shape and scale
+// 1 (Marsaglia & Tsang 2000; a shape below 1 boosted by U^(1/shape)).
+func gamma(r *rand.Rand, shape float64) float64 {
+	if shape < 1 {
+		return gamma(r, shape+1) * math.Pow(r.Float64(), 1/shape)
+	}
+	d := shape - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := r.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		u := r.Float64()
+		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
+			return d * v
+		}
 	}
 }
 

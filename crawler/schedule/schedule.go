@@ -66,6 +66,10 @@ type State struct {
 	// (per second) as of its last fetch: what the allocation counts it
 	// as until the next.
 	Rate float64 `json:"rate,omitempty"`
+	// Shape and Static are the rest of the posterior Rate is the mean
+	// of (see estimate): what Thompson sampling draws from.
+	Shape  float32 `json:"shape,omitempty"`
+	Static float32 `json:"static,omitempty"`
 }
 
 // minAge is the youngest Last-Modified age a first fetch takes as a
@@ -154,6 +158,17 @@ func stats(history []Observation) (changes float64, exposure time.Duration) {
 // and a zero prior gives 0. Cost: O(len(history)·60)
 // (bisection on the rate).
 func EstimateRate(history []Observation, prior Prior) float64 {
+	rate, _, _ := estimate(history, prior)
+	return rate
+}
+
+// estimate returns EstimateRate's rate and the posterior it is the mean
+// of, as Thompson sampling draws from it: a page static with probability
+// static, else of a rate Gamma-distributed with the given shape (the
+// changes counted, the prior's included) and mean rate/(1 − static).
+// With undated changes the posterior is not a Gamma; the one of the same
+// mean and the same count of changes stands for it.
+func estimate(history []Observation, prior Prior) (rate, shape, static float64) {
 	var changed []float64 // intervals in which a change was seen, undated, seconds
 	dated := 0.0          // changes dated by Last-Modified (and the Gamma prior's)
 	quiet := 0.0          // total seconds known without change
@@ -181,8 +196,9 @@ func EstimateRate(history []Observation, prior Prior) float64 {
 		quiet += m
 	}
 	if len(changed) == 0 && dated == 0 {
-		return 0
+		return 0, 0, 0
 	}
+	shape = dated + float64(len(changed))
 	if quiet == 0 {
 		quiet = 1e-3 // every interval changed: the rate is high, not infinite
 	}
@@ -204,9 +220,10 @@ func EstimateRate(history []Observation, prior Prior) float64 {
 		if dated == prior.Changes && prior.Changes > 0 && prior.Static > 0 { // never seen changing
 			b := prior.Exposure.Seconds()
 			odds := (1 - prior.Static) * math.Pow(b/quiet, prior.Changes)
-			rate *= odds / (prior.Static + odds)
+			static = prior.Static / (prior.Static + odds)
+			rate *= 1 - static
 		}
-		return rate
+		return rate, shape, static
 	}
 	lo, hi := 1e-12, 1e3
 	for range 60 {
@@ -217,7 +234,7 @@ func EstimateRate(history []Observation, prior Prior) float64 {
 			hi = mid
 		}
 	}
-	return math.Sqrt(lo * hi)
+	return math.Sqrt(lo * hi), shape, 0
 }
 
 // Freshness is the expected time-averaged share of fresh copies of a page
