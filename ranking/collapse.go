@@ -36,6 +36,7 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer cq.stats.close()
 	out := &Result{Page: r.Page, Size: r.Size, Truncated: cq.truncated}
 	order, best, err := s.collapse(ctx, cq, r, pg, out)
 	if err != nil {
