@@ -18,11 +18,12 @@ import (
 // or after a cursor (Request.After). The set of clusters it pages through
 // depends on the query, the user and the filters alone — not on the page,
 // its size, the order or the cursor — and so do Total and the facets.
-// It costs a few searches whatever the page size: one counting whether
-// the query is relaxed, one for the ranked hits (their window doubling
-// until the page's clusters are found) counting the clusters for the
-// total, one for the page's fields and snippets, and one for the page's
-// cluster members.
+// It costs a few searches whatever the page size: one for the ranked
+// hits of the query as typed (their window doubling until the page's
+// clusters are found) counting the clusters for the total, which also
+// says whether the query is relaxed (relaxesAfter; then one more for the
+// relaxed query's hits, and, rarely, one counting), one for the page's
+// fields and snippets, and one for the page's cluster members.
 func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
