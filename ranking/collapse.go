@@ -18,11 +18,12 @@ import (
 // or after a cursor (Request.After). The set of clusters it pages through
 // depends on the query, the user and the filters alone — not on the page,
 // its size, the order or the cursor — and so do Total and the facets.
-// It costs a few searches whatever the page size: one counting whether
-// the query is relaxed, one for the ranked hits (their window doubling
-// until the page's clusters are found) counting the clusters for the
-// total, one for the page's fields and snippets, and one for the page's
-// cluster members.
+// It costs a few searches whatever the page size: one for the ranked
+// hits of the query as typed (their window doubling until the page's
+// clusters are found) counting the clusters for the total, which also
+// says whether the query is relaxed (relaxesAfter; then one more for the
+// relaxed query's hits, and, rarely, one counting), one for the page's
+// fields and snippets, and one for the page's cluster members.
 func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
@@ -36,6 +37,7 @@ func (s *Searcher) Search(ctx context.Context, r Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer cq.stats.close()
 	out := &Result{Page: r.Page, Size: r.Size, Truncated: cq.truncated}
 	order, best, err := s.collapse(ctx, cq, r, pg, out)
 	if err != nil {
@@ -102,26 +104,64 @@ func (s *Searcher) relaxes(ctx context.Context, cq compiled, groups []string) (b
 	return n < s.opts.RelaxBelow, docs, err
 }
 
+// relaxesAfter is relaxes decided, where it can be, from the strict
+// search a result page runs anyway: clusters distinct clusters among its
+// hits, and every whether those hits are all of its matches. The strict
+// search reads the documents of r's host and dates (the other filters
+// are applied to its hits afterwards): when its hits hold Options.RelaxBelow
+// clusters the query is not relaxed, and when they are every match of
+// a search without host or date filter — the set relaxes counts — it is.
+// Otherwise it counts as relaxes does. The answer is relaxes', whatever
+// the filters, page, size and order.
+func (s *Searcher) relaxesAfter(ctx context.Context, cq compiled, r Request, clusters int, every bool) (bool, error) {
+	switch {
+	case cq.relaxed == nil || clusters >= s.opts.RelaxBelow:
+		return false, nil
+	case every && r.Host == "" && r.Since.IsZero() && r.Until.IsZero():
+		return true, nil
+	}
+	relax, _, err := s.relaxes(ctx, cq, r.Groups)
+	return relax, err
+}
+
+// distinctClusters returns how many clusters hits (with the sort keys of
+// candidates) hold, counting a document outside clusters alone.
+func distinctClusters(hits []*search.DocumentMatch, byDate bool) int {
+	k := 2
+	if byDate {
+		k = 3
+	}
+	seen := map[string]struct{}{}
+	for _, h := range hits {
+		c := h.Sort[k]
+		if c == "" {
+			c = "doc:" + h.ID
+		}
+		seen[c] = struct{}{}
+	}
+	return len(seen)
+}
+
 // collapse runs cq for r — relaxed when fewer than Options.RelaxBelow clusters
 // hold every word (relaxes) — and returns the clusters of its hits in
 // rank order, as many as the page and one more need (their window
 // doubling until they are found), with what each keeps; it sets out's
 // Total, AtLeast and Exact, and the facets if asked.
 func (s *Searcher) collapse(ctx context.Context, cq compiled, r Request, pg pager, out *Result) ([]string, map[string]*rep, error) {
+	if r.faceted() || r.Omitted {
+		return s.collapseAll(ctx, cq, r, pg, out)
+	}
+	if !r.ByDate {
+		order, best, err := s.collapseTop(ctx, cq, r, pg, out)
+		if !errors.Is(err, errNoCollector) {
+			return order, best, err
+		}
+	}
 	relax, strictDocs, err := s.relaxes(ctx, cq, r.Groups)
 	if err != nil {
 		return nil, nil, err
 	}
 	strictDocs = min(strictDocs, s.opts.MaxCandidates)
-	if r.faceted() || r.Omitted {
-		return s.collapseAll(ctx, cq, r, pg, out, relax, strictDocs)
-	}
-	if !r.ByDate {
-		order, best, err := s.collapseTop(ctx, cq, r, pg, out, relax, strictDocs)
-		if !errors.Is(err, errNoCollector) {
-			return order, best, err
-		}
-	}
 	q := s.filtered(cq.text, r)
 	window := max(3*pg.need(), 30)
 	var strict []*search.DocumentMatch // every match of cq.text, when relaxed
@@ -176,7 +216,7 @@ func countedClusters(res *bleve.SearchResult) int {
 // (Options.MaxScan): first the tier, if it fills the page, then the query
 // stopped after MaxScan matches; either way Total is an upper bound, not
 // exact.
-func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, pg pager, out *Result, relax bool, strictDocs int) ([]string, map[string]*rep, error) {
+func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, pg pager, out *Result) ([]string, map[string]*rep, error) {
 	window := max(3*pg.need(), 30)
 	if rk, est, ok, err := s.tierHits(ctx, cq, r, window, false); err != nil {
 		return nil, nil, err
@@ -187,28 +227,35 @@ func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, pg p
 			return order, best, nil
 		}
 	}
+	// The strict query's first window, its clusters counted: the page
+	// when it is not relaxed, and what says whether it is.
 	q := s.filtered(cq.text, r)
+	rk, err := s.top(ctx, q, window, false, s.opts.MaxCandidates)
+	if err != nil {
+		return nil, nil, err
+	}
+	relax, err := s.relaxesAfter(ctx, cq, r, rk.counted, rk.clusters >= 0)
+	if err != nil {
+		return nil, nil, err
+	}
 	var strict ranked // every match of cq.text, when relaxed
 	if relax {
-		var err error
-		if strict, err = s.top(ctx, q, max(window, strictDocs), false, s.opts.MaxCandidates); err != nil {
-			return nil, nil, err
+		strict = rk
+		if uint64(len(rk.hits)) < rk.total {
+			if strict, err = s.top(ctx, q, min(int(rk.total), s.opts.MaxCandidates), false, s.opts.MaxCandidates); err != nil {
+				return nil, nil, err
+			}
 		}
 		relaxed, err := s.relaxed(cq)
 		if err != nil {
 			return nil, nil, err
 		}
 		q = s.filtered(relaxed, r)
-	}
-	for first := true; ; window *= 2 {
-		count := 0
-		if first {
-			count = s.opts.MaxCandidates
-		}
-		rk, err := s.top(ctx, q, window, false, count)
-		if err != nil {
+		if rk, err = s.top(ctx, q, window, false, s.opts.MaxCandidates); err != nil {
 			return nil, nil, err
 		}
+	}
+	for first := true; ; {
 		hits := rk.hits
 		if relax {
 			hits = strictFirst(strict.hits, rk.hits)
@@ -234,6 +281,10 @@ func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, pg p
 		}
 		if pg.enough(order, best) || pg.done(window) || len(rk.hits) < window || uint64(window) >= rk.total {
 			return order, best, nil
+		}
+		window *= 2
+		if rk, err = s.top(ctx, q, window, false, 0); err != nil {
+			return nil, nil, err
 		}
 	}
 }
@@ -287,18 +338,14 @@ func (s *Searcher) estimate(cq compiled) (uint64, bool) {
 // Options.MaxCandidates) with its facet values: the documents the
 // section, type and language filters keep are grouped into clusters,
 // every one of them, and their facets counted. Total is then the number
-// of clusters, exact when every candidate was read. On a large index the
-
-// collapseAll is collapse reading every candidate (at most
-// Options.MaxCandidates) with its facet values: the documents the
-// section, type and language filters keep are grouped into clusters,
-// every one of them, and their facets counted. Total is then the number
 // of clusters, exact when every candidate was read; else an upper bound
 // (the clusters read and one for each document past them), AtLeast the
 // clusters read, and the facets count those. On a large index the
 // candidates are those of the first tier if it fills the page, else the
 // best of the first Options.MaxScan matches (see collapseTop): not exact.
-func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, pg pager, out *Result, relax bool, strictDocs int) ([]string, map[string]*rep, error) {
+// The strict query's candidates say whether it is relaxed
+// (relaxesAfter), and are the result when it is not.
+func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, pg pager, out *Result) ([]string, map[string]*rep, error) {
 	f, k, now := r.filter(), 4, time.Now()
 	if r.ByDate {
 		k = 5
@@ -324,24 +371,27 @@ func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, pg p
 	}
 	if !tiered {
 		q := s.filtered(cq.text, r)
-		var strict []*search.DocumentMatch
-		if relax {
-			var err error
-			if strict, _, _, err = s.allCandidates(ctx, q, max(window, strictDocs), r.ByDate); err != nil {
-				return nil, nil, err
-			}
-			relaxed, err := s.relaxed(cq)
-			if err != nil {
-				return nil, nil, err
-			}
-			q = s.filtered(relaxed, r)
-		}
 		hits, total, capped, err := s.allCandidates(ctx, q, window, r.ByDate)
 		if err != nil {
 			return nil, nil, err
 		}
-		if relax && !r.ByDate {
-			hits = strictFirst(strict, hits)
+		every := uint64(len(hits)) >= total && !capped
+		relax, err := s.relaxesAfter(ctx, cq, r, distinctClusters(hits, r.ByDate), every)
+		if err != nil {
+			return nil, nil, err
+		}
+		if relax {
+			strict := hits
+			relaxed, err := s.relaxed(cq)
+			if err != nil {
+				return nil, nil, err
+			}
+			if hits, total, capped, err = s.allCandidates(ctx, s.filtered(relaxed, r), window, r.ByDate); err != nil {
+				return nil, nil, err
+			}
+			if !r.ByDate {
+				hits = strictFirst(strict, hits)
+			}
 		}
 		order, best = collapse(hits)
 		out.Exact = total <= uint64(window) && !capped
@@ -380,9 +430,6 @@ func (s *Searcher) allCandidates(ctx context.Context, q query.Query, window int,
 	}
 	return res.Hits, res.Total, false, nil
 }
-
-// shownValues returns the facet values of the hit each cluster of order
-// is shown by, as hits does it: the representative, but the master for a
 
 // total reads the number of distinct clusters from the cluster facet of
 // res: exact, or an upper bound past the facet's size.

@@ -462,7 +462,8 @@ type compiled struct {
 // matches everything. Every decision it takes from the index's terms
 // (which languages analyze a word, which words a long query keeps, which
 // terms a wildcard expands to) reads the documents the user may see
-// only.
+// only. The caller closes the compiled query's stats when its searches
+// are done.
 func (s *Searcher) compile(ctx context.Context, q string, syn Syntax, groups []string) (compiled, error) {
 	st := s.termStats(ctx, groups)
 	if syn == Plain {
@@ -486,6 +487,7 @@ func (s *Searcher) compile(ctx context.Context, q string, syn Syntax, groups []s
 	}
 	text, err := s.bleveQuery(q)
 	if err != nil {
+		st.close()
 		return compiled{}, err
 	}
 	text = s.bound(s.langs.inLanguages(text, st.share), groups)
@@ -941,7 +943,11 @@ func (s *Searcher) Members(ctx context.Context, cluster string, groups []string,
 		slices.SortStableFunc(ms, func(a, b indexer.Member) int { return b.Length - a.Length })
 	default:
 		score := map[string]float64{}
-		if cq, err := s.compile(ctx, queryString, Plain, groups); err == nil && strings.TrimSpace(queryString) != "" {
+		cq, err := s.compile(ctx, queryString, Plain, groups)
+		if err == nil {
+			defer cq.stats.close()
+		}
+		if err == nil && strings.TrimSpace(queryString) != "" {
 			var ids []string
 			for _, m := range ms {
 				ids = append(ids, m.ID)

@@ -22,22 +22,32 @@ import (
 // query keeps (userquery.Parser.Reduce), which languages analyze a word
 // (languages.forText), the estimate of the matches (Searcher.estimate) —
 // reads these, never the index-wide counts, so that a word only pages
-// the user may not see hold is a word no page holds. Safe for concurrent
-// use.
+// the user may not see hold is a word no page holds. On an index that
+// gives them (indexer.Index.VisibleStats: a scorch index) they are read
+// from the posting lists of one snapshot, else counted with searches.
+// Safe for concurrent use; close releases them.
 type termStats struct {
 	s       *Searcher
 	ctx     context.Context
-	visible query.Query // the user's records (member records included: they hold no text)
-	total   uint64      // how many, for shares
-	all     bool        // the user may see every record: the index's statistics are theirs
+	visible query.Query           // the user's records (member records included: they hold no text)
+	total   uint64                // how many, for shares
+	all     bool                  // the user may see every record: the index's statistics are theirs
+	vs      *indexer.VisibleStats // the counts from posting lists, if the index gives them
 
 	mu     sync.Mutex
 	counts map[string]uint64
 	err    error // the first failed count (the context's, mostly)
 }
 
+// A visibleStatser is an index that reads a user's term statistics from
+// its posting lists ([*indexer.Index]); nil statistics mean it cannot.
+type visibleStatser interface {
+	VisibleStats(groups []string) (*indexer.VisibleStats, error)
+}
+
 // visibleTTL is how long the number of records a set of groups may see
-// is used before it is counted again.
+// is used before it is counted again, on an index that does not give
+// its statistics (visibleStatser).
 const visibleTTL = 5 * time.Second
 
 // visibleTotal is a count of the records one set of groups may see.
@@ -48,12 +58,25 @@ type visibleTotal struct {
 }
 
 // termStats returns the term statistics of the documents a user of
-// groups may see, for one query under ctx. The number of their records
-// (the denominator of a share) is counted at most every visibleTTL per
-// set of groups; for a user who may see every record it is the index's,
-// and the shares are the index-wide ones.
+// groups may see, for one query under ctx; close them when it is done.
+// From an index's posting lists they are those of one snapshot of it.
+// Counted with searches, the number of their records (the denominator
+// of a share) is counted at most every visibleTTL per set of groups. For
+// a user who may see every record it is the index's, and the shares are
+// the index-wide ones.
 func (s *Searcher) termStats(ctx context.Context, groups []string) *termStats {
 	st := &termStats{s: s, ctx: ctx, visible: indexer.VisibleTo(groups), counts: map[string]uint64{}}
+	if vi, ok := s.ix.(visibleStatser); ok {
+		vs, err := vi.VisibleStats(groups)
+		switch {
+		case err != nil:
+			st.err = err
+			return st
+		case vs != nil:
+			st.vs, st.total, st.all = vs, vs.Total(), vs.All()
+			return st
+		}
+	}
 	key := groupsKey(groups)
 	s.totalsMu.Lock()
 	t, ok := s.totals[key]
@@ -81,6 +104,13 @@ func (s *Searcher) termStats(ctx context.Context, groups []string) *termStats {
 	return st
 }
 
+// close releases the snapshot the statistics read, if any.
+func (st *termStats) close() {
+	if st != nil && st.vs != nil {
+		st.vs.Close()
+	}
+}
+
 // groupsKey is a set of groups as a map key.
 func groupsKey(groups []string) string {
 	key := ""
@@ -104,26 +134,16 @@ func (st *termStats) search(q query.Query) (uint64, error) {
 
 // count returns how many documents the user may see hold term in any
 // text field (bleve's composite _all field); 0 if it cannot say, and
-// the error is kept in err. Cost: one count search per new term.
+// the error is kept in err. Cost: one posting list per index segment (or
+// one count search) per new term.
 func (st *termStats) count(term string) uint64 {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if n, ok := st.counts[term]; ok {
-		return n
-	}
-	t := bleve.NewTermQuery(term)
-	t.SetField(indexer.FieldAll)
-	n, err := st.search(t)
-	if err != nil && st.err == nil {
-		st.err = err
-	}
-	st.counts[term] = n
-	return n
+	return st.fieldCount(indexer.FieldAll, term)
 }
 
 // fieldCount returns how many documents the user may see hold term in
-// field; 0 if it cannot say (the error is kept in err). Cost: one count
-// search per new field and term.
+// field; 0 if it cannot say (the error is kept in err). Cost: one
+// posting list per index segment (or one count search) per new field
+// and term.
 func (st *termStats) fieldCount(field, term string) uint64 {
 	key := field + "\x00" + term
 	st.mu.Lock()
@@ -131,9 +151,15 @@ func (st *termStats) fieldCount(field, term string) uint64 {
 	if n, ok := st.counts[key]; ok {
 		return n
 	}
-	t := bleve.NewTermQuery(term)
-	t.SetField(field)
-	n, err := st.search(t)
+	var n uint64
+	var err error
+	if st.vs != nil {
+		n, err = st.vs.Count(field, term)
+	} else {
+		t := bleve.NewTermQuery(term)
+		t.SetField(field)
+		n, err = st.search(t)
+	}
 	if err != nil && st.err == nil {
 		st.err = err
 	}
@@ -159,7 +185,7 @@ func (st *termStats) scored(q query.Query) query.Query {
 // for the query norm, which sums every term's weight: with the whole
 // index's, a visible word that hidden pages also hold weighs less, and
 // the relative scores and the order of hits told how many hidden pages
-// hold it. Cost: one count search per field and term the query scores
+// hold it. Cost: one count per field and term the query scores
 // (termStats.fieldCount), up to Options.MaxTerms for a wildcard. It is
 // skipped only when the user may see every record, member records
 // (which the access filter does not count) included: in practice it is
