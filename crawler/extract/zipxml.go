@@ -2,6 +2,7 @@ package extract
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"encoding/xml"
 	"errors"
@@ -18,6 +19,7 @@ import (
 type archive struct {
 	r        *run
 	zr       *zip.Reader
+	byName   map[string]*zip.File // the first member of each name
 	unpacked int64
 }
 
@@ -26,7 +28,13 @@ func openArchive(r *run, body []byte) (*archive, error) {
 	if err != nil {
 		return nil, fail(r.doc.Type, "malformed: not a zip archive: %v", err)
 	}
-	return &archive{r: r, zr: zr}, nil
+	a := &archive{r: r, zr: zr, byName: make(map[string]*zip.File, len(zr.File))}
+	for _, f := range zr.File {
+		if a.byName[f.Name] == nil {
+			a.byName[f.Name] = f
+		}
+	}
+	return a, nil
 }
 
 // open returns a reader of the part name, nil if the archive has none.
@@ -89,36 +97,104 @@ func (a *archive) part(name string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(rc, 1<<20))
 }
 
-// xmlDecoder returns a decoder of the XML part r that never buffers more
-// than a run of maxRun bytes without markup: encoding/xml reads a text
-// or an attribute value whole into one token, so a part of one long text
-// would be held in memory whole; such a part stops at the run
-// (errLongRun). The decoder expands no entity but the five of XML.
-func xmlDecoder(r io.Reader, maxRun int) *xml.Decoder {
-	return xml.NewDecoder(&runLimit{r: r, max: maxRun})
+// maxDepth is the deepest XML elements may nest in a part: Go's
+// encoding/xml keeps a record of every open element, so a part of
+// 60 MiB of "<a>" would hold 20 million of them (2 GB, and minutes of
+// CPU). Office and OpenDocument files nest a few dozen deep; Go's own
+// xml.Unmarshal stops at the same 10,000.
+const maxDepth = 10000
+
+// maxMarkup is the longest piece of markup — a tag with its attributes,
+// a comment, a CDATA section, a processing instruction, a DOCTYPE — read
+// from a part. A tag of 5 MiB of ` a=""` is a million attributes, which
+// encoding/xml holds as 150 MB; Office and OpenDocument tags are a few
+// hundred bytes.
+const maxMarkup = 1 << 20
+
+// A decoder reads the tokens of an XML part, never buffering a run of
+// text of more than maxText bytes, a piece of markup of more than
+// maxMarkup, nor nesting elements deeper than maxDepth. encoding/xml
+// reads a token whole — a text, a start tag with all its attributes, a
+// comment, a CDATA section, a directive — before it returns it, so a part
+// of one long token would be held in memory whole (a comment of 190 MiB
+// of '<' compresses to 200 kB); such a part stops at the token
+// (errLongRun), whatever kind it is. The decoder expands no entity but
+// the five of XML.
+type decoder struct {
+	d     *xml.Decoder
+	in    *tokenLimit
+	depth int
 }
 
-// errLongRun ends a part with a run of text longer than the text limit:
-// the document is cut there.
-var errLongRun = errors.New("extract: a run of text beyond the text limit")
-
-// runLimit fails a read once more than max bytes pass without a '<'.
-type runLimit struct {
-	r   io.Reader
-	max int
-	run int
+// xmlDecoder returns a decoder of the XML part r whose runs of text are
+// at most maxText bytes, and markup at most min(maxText, maxMarkup).
+func xmlDecoder(r io.Reader, maxText int) *decoder {
+	in := &tokenLimit{r: bufio.NewReader(r), text: int64(maxText), markup: int64(min(maxText, maxMarkup))}
+	return &decoder{d: xml.NewDecoder(in), in: in}
 }
 
-func (l *runLimit) Read(p []byte) (int, error) {
-	n, err := l.r.Read(p)
-	for _, c := range p[:n] {
-		if c == '<' {
-			l.run = 0
-		} else if l.run++; l.run > l.max {
-			return 0, errLongRun
+// Token returns the next token (xml.Decoder.Token); errTooDeep past
+// maxDepth open elements.
+func (d *decoder) Token() (xml.Token, error) {
+	tok, err := d.d.Token()
+	d.in.mark = d.d.InputOffset()
+	switch tok.(type) {
+	case xml.StartElement:
+		if d.depth++; d.depth > maxDepth {
+			return nil, errTooDeep
 		}
+	case xml.EndElement:
+		d.depth--
 	}
-	return n, err
+	return tok, err
+}
+
+// errLongRun ends a part with a token (a run of text, a tag, a comment)
+// longer than its limit: the document is cut there.
+var errLongRun = errors.New("extract: a token beyond the text limit")
+
+// errTooDeep ends a part whose elements nest deeper than maxDepth: the
+// document is refused.
+var errTooDeep = fmt.Errorf("elements nested deeper than %d", maxDepth)
+
+// tokenLimit is the decoder's input, read byte by byte (encoding/xml
+// reads an io.ByteReader directly, so its InputOffset is the bytes read
+// here). It fails a read once the token being read — from the end of the
+// last one (mark) — is longer than its limit: markup if it starts with
+// '<', text if not.
+type tokenLimit struct {
+	r            *bufio.Reader
+	text, markup int64
+	pos, mark    int64
+	isMarkup     bool
+}
+
+// ReadByte reads the next byte of the part.
+func (l *tokenLimit) ReadByte() (byte, error) {
+	c, err := l.r.ReadByte()
+	if err != nil {
+		return c, err
+	}
+	if l.pos == l.mark {
+		l.isMarkup = c == '<'
+	}
+	l.pos++
+	if limit := l.text; l.pos-l.mark > limit || l.isMarkup && l.pos-l.mark > l.markup {
+		return 0, errLongRun
+	}
+	return c, nil
+}
+
+// Read is never called by encoding/xml, which reads bytes (ReadByte).
+func (l *tokenLimit) Read(p []byte) (int, error) {
+	for i := range p {
+		c, err := l.ReadByte()
+		if err != nil {
+			return i, err
+		}
+		p[i] = c
+	}
+	return len(p), nil
 }
 
 // tokenErr is what a decoder's error means for a run: the end of the
@@ -132,20 +208,17 @@ func tokenErr(r *run, err error) (more bool, _ error) {
 	case errors.Is(err, errLongRun):
 		r.doc.Cut = true
 		return false, nil
+	case errors.Is(err, errTooDeep):
+		return false, fail(r.doc.Type, "too deep: %v", err)
 	case errors.As(err, &e):
 		return false, e
 	}
 	return false, fail(r.doc.Type, "malformed XML: %v", err)
 }
 
-func (a *archive) file(name string) *zip.File {
-	for _, f := range a.zr.File {
-		if f.Name == name {
-			return f
-		}
-	}
-	return nil
-}
+// file returns the first member named name, nil if none: a lookup, as
+// an archive may hold hundreds of thousands of members.
+func (a *archive) file(name string) *zip.File { return a.byName[name] }
 
 // numbered returns the names of the parts prefix + N + suffix, by N.
 func (a *archive) numbered(prefix, suffix string) []string {
@@ -233,7 +306,7 @@ func (g grammar) blocks(r *run, data io.Reader) (bool, error) {
 // (docProps/core.xml: dc:title, dcterms:modified; meta.xml: dc:title,
 // dc:date).
 func coreProps(r *run, data []byte) {
-	d := xml.NewDecoder(bytes.NewReader(data))
+	d := xmlDecoder(bytes.NewReader(data), len(data))
 	var cur string
 	for {
 		tok, err := d.Token()
