@@ -2,7 +2,6 @@ package extract
 
 import (
 	"archive/zip"
-	"bufio"
 	"bytes"
 	"encoding/xml"
 	"errors"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/doppel-search/doppel/internal/safexml"
 )
 
 // An archive is a zip document (Office Open XML, OpenDocument) whose
@@ -97,119 +98,29 @@ func (a *archive) part(name string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(rc, 1<<20))
 }
 
-// maxDepth is the deepest XML elements may nest in a part: Go's
-// encoding/xml keeps a record of every open element, so a part of
-// 60 MiB of "<a>" would hold 20 million of them (2 GB, and minutes of
-// CPU). Office and OpenDocument files nest a few dozen deep; Go's own
-// xml.Unmarshal stops at the same 10,000.
-const maxDepth = 10000
-
-// maxMarkup is the longest piece of markup — a tag with its attributes,
-// a comment, a CDATA section, a processing instruction, a DOCTYPE — read
-// from a part. A tag of 5 MiB of ` a=""` is a million attributes, which
-// encoding/xml holds as 150 MB; Office and OpenDocument tags are a few
-// hundred bytes.
-const maxMarkup = 1 << 20
-
-// A decoder reads the tokens of an XML part, never buffering a run of
-// text of more than maxText bytes, a piece of markup of more than
-// maxMarkup, nor nesting elements deeper than maxDepth. encoding/xml
-// reads a token whole — a text, a start tag with all its attributes, a
-// comment, a CDATA section, a directive — before it returns it, so a part
-// of one long token would be held in memory whole (a comment of 190 MiB
-// of '<' compresses to 200 kB); such a part stops at the token
-// (errLongRun), whatever kind it is. The decoder expands no entity but
-// the five of XML.
-type decoder struct {
-	d     *xml.Decoder
-	in    *tokenLimit
-	depth int
-}
-
-// xmlDecoder returns a decoder of the XML part r whose runs of text are
-// at most maxText bytes, and markup at most min(maxText, maxMarkup).
-func xmlDecoder(r io.Reader, maxText int) *decoder {
-	in := &tokenLimit{r: bufio.NewReader(r), text: int64(maxText), markup: int64(min(maxText, maxMarkup))}
-	return &decoder{d: xml.NewDecoder(in), in: in}
-}
-
-// Token returns the next token (xml.Decoder.Token); errTooDeep past
-// maxDepth open elements.
-func (d *decoder) Token() (xml.Token, error) {
-	tok, err := d.d.Token()
-	d.in.mark = d.d.InputOffset()
-	switch tok.(type) {
-	case xml.StartElement:
-		if d.depth++; d.depth > maxDepth {
-			return nil, errTooDeep
-		}
-	case xml.EndElement:
-		d.depth--
-	}
-	return tok, err
-}
-
-// errLongRun ends a part with a token (a run of text, a tag, a comment)
-// longer than its limit: the document is cut there.
-var errLongRun = errors.New("extract: a token beyond the text limit")
-
-// errTooDeep ends a part whose elements nest deeper than maxDepth: the
-// document is refused.
-var errTooDeep = fmt.Errorf("elements nested deeper than %d", maxDepth)
-
-// tokenLimit is the decoder's input, read byte by byte (encoding/xml
-// reads an io.ByteReader directly, so its InputOffset is the bytes read
-// here). It fails a read once the token being read — from the end of the
-// last one (mark) — is longer than its limit: markup if it starts with
-// '<', text if not.
-type tokenLimit struct {
-	r            *bufio.Reader
-	text, markup int64
-	pos, mark    int64
-	isMarkup     bool
-}
-
-// ReadByte reads the next byte of the part.
-func (l *tokenLimit) ReadByte() (byte, error) {
-	c, err := l.r.ReadByte()
-	if err != nil {
-		return c, err
-	}
-	if l.pos == l.mark {
-		l.isMarkup = c == '<'
-	}
-	l.pos++
-	if limit := l.text; l.pos-l.mark > limit || l.isMarkup && l.pos-l.mark > l.markup {
-		return 0, errLongRun
-	}
-	return c, nil
-}
-
-// Read is never called by encoding/xml, which reads bytes (ReadByte).
-func (l *tokenLimit) Read(p []byte) (int, error) {
-	for i := range p {
-		c, err := l.ReadByte()
-		if err != nil {
-			return i, err
-		}
-		p[i] = c
-	}
-	return len(p), nil
+// xmlDecoder returns a decoder of the XML part r (internal/safexml): a
+// run of text longer than maxText, a piece of markup longer than 1 MiB
+// (a tag with its attributes, a comment, a CDATA section) or elements
+// nested deeper than 10,000 stop it, where encoding/xml alone would hold
+// the token whole or a record of every open element. It expands no
+// entity but the five of XML.
+func xmlDecoder(r io.Reader, maxText int) *safexml.Decoder {
+	return safexml.NewDecoder(r, safexml.Limits{Text: int64(maxText), Markup: min(int64(maxText), 1<<20)})
 }
 
 // tokenErr is what a decoder's error means for a run: the end of the
-// part (nil, more true), a cut at a long run (the document is Cut:
-// more false), or an error — a part's own (a zip bomb) or malformed XML.
+// part (nil, more true), a cut at a long token (the document is Cut:
+// more false), a refusal of elements nested too deep, or an error — a part's own (a zip bomb) or malformed XML.
 func tokenErr(r *run, err error) (more bool, _ error) {
 	var e *Error
 	switch {
 	case errors.Is(err, io.EOF):
 		return true, nil
-	case errors.Is(err, errLongRun):
+	case errors.Is(err, safexml.ErrLongToken):
 		r.doc.Cut = true
 		return false, nil
-	case errors.Is(err, errTooDeep):
-		return false, fail(r.doc.Type, "too deep: %v", err)
+	case errors.Is(err, safexml.ErrTooDeep):
+		return false, fail(r.doc.Type, "too deep: elements nested deeper than 10000")
 	case errors.As(err, &e):
 		return false, e
 	}
