@@ -79,6 +79,28 @@ func bombs() []bomb {
 		// A gzip body of 1,000 members, each a page of 1 MiB.
 		{name: "gzip-1000-members", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip"),
 			body: func() []byte { return bytes.Repeat(bombtest.HTML(1<<20).Gzip(), 1000) }, status: pages.Skipped, reason: "decompression bomb"},
+		// HTML nested a million deep, a line of 100 MB, bodies of other
+		// encodings.
+		{name: "html-nested", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip"),
+			body: func() []byte {
+				return bombtest.Repeat([]byte("<html><body>"), []byte("<div>"), 5<<20, nil).Gzip()
+			}, status: pages.Skipped, reason: "open stack of elements"},
+		{name: "one-line-100MB", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip"),
+			body:   func() []byte { return bombtest.Repeat([]byte("<html><body><p>"), []byte("x"), 100<<20, nil).Gzip() },
+			status: pages.Skipped, reason: "decompression bomb"},
+		{name: "utf-16", path: "/bomb", header: h("Content-Type", "text/html"),
+			body: func() []byte { return utf16Page(2 << 20) }, status: pages.Fetched},
+		{name: "invalid-utf-8", path: "/bomb", header: h("Content-Type", "text/html"),
+			body: func() []byte {
+				return append([]byte("<html><body><p>"), bytes.Repeat([]byte{0xff, 0xc3, 'a', ' '}, 1<<20)...)
+			}, status: pages.Fetched}, // half the bytes invalid: read as windows-1252
+		{name: "windows-1251-expanding", path: "/bomb", header: h("Content-Type", "text/html"),
+			body: func() []byte {
+				return append([]byte(`<html><head><meta charset="windows-1251"></head><body><p>`), bytes.Repeat([]byte("\x88\x99\x96 "), 1<<20+1<<18)...)
+			}, status: pages.Fetched}, // 5 MiB of bytes of 3 UTF-8 bytes each
+		// The most words a page within the body limit can hold.
+		{name: "2.5M-words", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip"),
+			body: func() []byte { return bombtest.Repeat([]byte("<html><body><p>"), []byte("a "), 5<<20-64, nil).Gzip() }, status: pages.Fetched},
 		// Servers that never end: a byte a second, an endless body.
 		{name: "slowloris", path: "/slow", more: map[string]http.HandlerFunc{"/slow": trickle}, status: pages.Failed, reason: "timed out"},
 		{name: "endless", path: "/endless", more: map[string]http.HandlerFunc{"/endless": endless}, status: pages.Fetched},
@@ -103,6 +125,16 @@ const docxType = "application/vnd.openxmlformats-officedocument.wordprocessingml
 // seedPage is a plain page.
 func seedPage() []byte {
 	return []byte(`<html><head><title>Reports</title></head><body><main><p>The latest report of the year, with the figures of every month.</p></main></body></html>`)
+}
+
+// utf16Page is a UTF-16 (little-endian, with its byte order mark) page of
+// about n bytes.
+func utf16Page(n int) []byte {
+	b := []byte{0xff, 0xfe}
+	for _, r := range "<html><head><title>Sixteen</title></head><body><main><p>" + strings.Repeat("words of a page ", n/32) + "</p></main></body></html>" {
+		b = append(b, byte(r), 0)
+	}
+	return b
 }
 
 // trickle sends a page a byte a second for a minute.
