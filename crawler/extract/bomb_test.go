@@ -77,6 +77,28 @@ func TestBombs(t *testing.T) {
 			return bombtest.Overlapping(st, slides...)
 		}, "pptx: zip bomb: the parts expand beyond 209715200 bytes"},
 		{"pptx of 20,000 slides", PPTX, func() []byte { return bombtest.Zip(many...) }, "-"},
+		// PDFs of many pages and deep object graphs.
+		{"pdf of 100,000 pages", PDF, func() []byte {
+			kids, objs := make([]string, 100000), []string{"<< /Type /Catalog /Pages 2 0 R >>", "",
+				"<< /Length 44 >>\nstream\nBT /F1 12 Tf 72 712 Td (Hello page) Tj ET\nendstream"}
+			for i := range kids {
+				kids[i] = fmt.Sprintf("%d 0 R", i+4)
+				objs = append(objs, "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R >>")
+			}
+			objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids))
+			return bombtest.PDFObjects(objs...)
+		}, ""},
+		{"pdf page tree 100,000 deep", PDF, func() []byte {
+			objs := []string{"<< /Type /Catalog /Pages 2 0 R >>"}
+			for i := range 100000 {
+				objs = append(objs, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", i+3))
+			}
+			return bombtest.PDFObjects(append(objs, "<< /Type /Page /MediaBox [0 0 612 792] >>")...)
+		}, "pdf: malformed"},
+		{"pdf array nested a million deep", PDF, func() []byte {
+			return bombtest.PDFObjects("<< /Type /Catalog /Pages 2 0 R /X "+strings.Repeat("[", 1<<20)+strings.Repeat("]", 1<<20)+" >>",
+				"<< /Type /Pages /Kids [3 0 R] /Count 1 >>", "<< /Type /Page /MediaBox [0 0 612 792] >>")
+		}, "-"},
 		{"pdf 1 GiB flate stream", PDF, func() []byte { return bombtest.PDF(1 << 30) }, "pdf: memory limit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
