@@ -89,20 +89,20 @@ func bombs() []bomb {
 			body:   func() []byte { return bombtest.Repeat([]byte("<html><body><p>"), []byte("x"), 100<<20, nil).Gzip() },
 			status: pages.Skipped, reason: "decompression bomb"},
 		{name: "utf-16", path: "/bomb", header: h("Content-Type", "text/html"),
-			body: func() []byte { return utf16Page(2 << 20) }, status: pages.Fetched},
+			body: func() []byte { return utf16Page(2 << 20) }, status: pages.Fetched, slow: true},
 		{name: "invalid-utf-8", path: "/bomb", header: h("Content-Type", "text/html"),
 			body: func() []byte {
 				return append([]byte("<html><body><p>"), bytes.Repeat([]byte{0xff, 0xc3, 'a', ' '}, 1<<20)...)
-			}, status: pages.Fetched}, // half the bytes invalid: read as windows-1252
+			}, status: pages.Fetched, slow: true}, // half the bytes invalid: read as windows-1252
 		{name: "windows-1251-expanding", path: "/bomb", header: h("Content-Type", "text/html"),
 			body: func() []byte {
 				return append([]byte(`<html><head><meta charset="windows-1251"></head><body><p>`), bytes.Repeat([]byte("\x88\x99\x96 "), 1<<20+1<<18)...)
-			}, status: pages.Fetched}, // 5 MiB of bytes of 3 UTF-8 bytes each
+			}, status: pages.Fetched, slow: true}, // 5 MiB of bytes of 3 UTF-8 bytes each
 		// The most words a page within the body limit can hold.
 		{name: "2.5M-words", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip"),
-			body: func() []byte { return bombtest.Repeat([]byte("<html><body><p>"), []byte("a "), 5<<20-64, nil).Gzip() }, status: pages.Fetched},
+			body: func() []byte { return bombtest.Repeat([]byte("<html><body><p>"), []byte("a "), 5<<20-64, nil).Gzip() }, status: pages.Fetched, slow: true},
 		// Servers that never end: a byte a second, an endless body.
-		{name: "slowloris", path: "/slow", more: map[string]http.HandlerFunc{"/slow": trickle}, status: pages.Failed, reason: "timed out"},
+		{name: "slowloris", path: "/slow", more: map[string]http.HandlerFunc{"/slow": trickle}, status: pages.Failed, reason: "timed out", slow: true},
 		{name: "endless", path: "/endless", more: map[string]http.HandlerFunc{"/endless": endless}, status: pages.Fetched},
 		// What the crawl reads besides pages: robots.txt, sitemaps.
 		{name: "robots-100MB", path: "/", header: h("Content-Type", "text/html"), body: seedPage, status: pages.Fetched,
