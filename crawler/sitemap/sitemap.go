@@ -41,8 +41,9 @@ var (
 // limit); more are ignored.
 const MaxEntries = 50000
 
-// maxField is the most bytes of a <loc>, <lastmod> or <changefreq> kept:
-// the protocol's locations are at most 2,048 characters.
+// maxField is the most bytes of a <loc>, <lastmod> or <changefreq> read:
+// the protocol's locations are at most 2,048 characters; a longer
+// location is dropped.
 const maxField = 8 << 10
 
 // Parse reads a sitemap of at most maxBytes bytes (gzip-compressed or
@@ -108,15 +109,17 @@ func Parse(r io.Reader, base *url.URL, maxBytes int64) (*Sitemap, error) {
 				text.Reset()
 			}
 		case xml.CharData:
-			if field != "" && text.Len() < maxField {
-				text.Write(t[:min(len(t), maxField-text.Len())])
+			if field != "" {
+				text.Write(t[:min(len(t), maxField+1-text.Len())])
 			}
 		case xml.EndElement:
 			switch {
 			case depth == 3 && field != "":
 				switch field {
 				case "loc":
-					loc = text.String()
+					if loc = text.String(); len(loc) > maxField {
+						loc = "" // a location longer than any is dropped, not cut
+					}
 				case "lastmod":
 					lastmod = text.String()
 				case "changefreq":
@@ -145,8 +148,9 @@ func Parse(r io.Reader, base *url.URL, maxBytes int64) (*Sitemap, error) {
 // resolve returns the entry of a location resolved against base; false
 // if it is not an http or https URL.
 func resolve(base *url.URL, loc, lastmod, freq string) (Entry, bool) {
-	u, err := url.Parse(strings.TrimSpace(loc))
-	if err != nil {
+	loc = strings.TrimSpace(loc)
+	u, err := url.Parse(loc)
+	if err != nil || loc == "" { // no location is not the sitemap's own
 		return Entry{}, false
 	}
 	if base != nil {
