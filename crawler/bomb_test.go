@@ -34,6 +34,8 @@ type bomb struct {
 	status pages.Status
 	reason string // a part of the reason recorded for path
 	slow   bool   // run only with DOPPEL_SLOW_TESTS set
+	// more serves other paths of the site (robots.txt, sitemaps).
+	more map[string]http.HandlerFunc
 }
 
 const gib = 1 << 30
@@ -67,9 +69,140 @@ func bombs() []bomb {
 			body: bombtest.LaughsDOCX, status: pages.Skipped, reason: "docx: malformed XML"},
 		{name: "odt-laughs", path: "/laughs.odt", header: h("Content-Type", "application/vnd.oasis.opendocument.text"),
 			body: bombtest.LaughsODT, status: pages.Skipped, reason: "odt: malformed XML"},
+		// XML bombs other than entities, inside a document.
+		{name: "docx-comment", path: "/comment.docx", header: h("Content-Type", docxType),
+			body: func() []byte { return bombtest.XMLDOCX("<!--", "<", 190<<20, "-->") }, status: pages.Fetched},
+		{name: "docx-attributes", path: "/attributes.docx", header: h("Content-Type", docxType),
+			body: func() []byte { return bombtest.XMLDOCX("<w:p", ` a=""`, 150<<20, "/>") }, status: pages.Fetched},
+		{name: "docx-nested", path: "/nested.docx", header: h("Content-Type", docxType),
+			body: func() []byte { return bombtest.XMLDOCX("", "<a>", 150<<20, "") }, status: pages.Skipped, reason: "docx: too deep"},
+		// A gzip body of 1,000 members, each a page of 1 MiB.
+		{name: "gzip-1000-members", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip"),
+			body: func() []byte { return bytes.Repeat(bombtest.HTML(1<<20).Gzip(), 1000) }, status: pages.Skipped, reason: "decompression bomb"},
+		// HTML nested a million deep, a line of 100 MB, bodies of other
+		// encodings.
+		{name: "html-nested", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip"),
+			body: func() []byte {
+				return bombtest.Repeat([]byte("<html><body>"), []byte("<div>"), 5<<20, nil).Gzip()
+			}, status: pages.Skipped, reason: "open stack of elements"},
+		{name: "one-line-100MB", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip"),
+			body:   func() []byte { return bombtest.Repeat([]byte("<html><body><p>"), []byte("x"), 100<<20, nil).Gzip() },
+			status: pages.Skipped, reason: "decompression bomb"},
+		{name: "utf-16", path: "/bomb", header: h("Content-Type", "text/html"),
+			body: func() []byte { return utf16Page(2 << 20) }, status: pages.Fetched, slow: true},
+		{name: "invalid-utf-8", path: "/bomb", header: h("Content-Type", "text/html"),
+			body: func() []byte {
+				return append([]byte("<html><body><p>"), bytes.Repeat([]byte{0xff, 0xc3, 'a', ' '}, 1<<20)...)
+			}, status: pages.Fetched, slow: true}, // half the bytes invalid: read as windows-1252
+		{name: "windows-1251-expanding", path: "/bomb", header: h("Content-Type", "text/html"),
+			body: func() []byte {
+				return append([]byte(`<html><head><meta charset="windows-1251"></head><body><p>`), bytes.Repeat([]byte("\x88\x99\x96 "), 1<<20+1<<18)...)
+			}, status: pages.Fetched, slow: true}, // 5 MiB of bytes of 3 UTF-8 bytes each
+		// The most words a page within the body limit can hold.
+		{name: "2.5M-words", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip"),
+			body: func() []byte { return bombtest.Repeat([]byte("<html><body><p>"), []byte("a "), 5<<20-64, nil).Gzip() }, status: pages.Fetched, slow: true},
+		// Servers that never end: a byte a second, an endless body.
+		{name: "slowloris", path: "/slow", more: map[string]http.HandlerFunc{"/slow": trickle}, status: pages.Failed, reason: "timed out", slow: true},
+		{name: "endless", path: "/endless", more: map[string]http.HandlerFunc{"/endless": endless}, status: pages.Fetched},
+		// What the crawl reads besides pages: robots.txt, sitemaps.
+		{name: "robots-100MB", path: "/", header: h("Content-Type", "text/html"), body: seedPage, status: pages.Fetched,
+			more: map[string]http.HandlerFunc{"/robots.txt": hugeRobots}},
+		{name: "sitemap-attributes", path: "/", header: h("Content-Type", "text/html"), body: seedPage, status: pages.Fetched,
+			more: map[string]http.HandlerFunc{"/sitemap.xml": gzipped(bombtest.Repeat([]byte("<urlset"), []byte(` a=""`), 45<<20, []byte("/>")))}},
+		{name: "sitemap-comment", path: "/", header: h("Content-Type", "text/html"), body: seedPage, status: pages.Fetched,
+			more: map[string]http.HandlerFunc{"/sitemap.xml": gzipped(bombtest.Repeat([]byte("<urlset><!--"), []byte("<"), 45<<20, []byte("--></urlset>")))}},
+		{name: "sitemap-1.5M-urls", path: "/", header: h("Content-Type", "text/html"), body: seedPage, status: pages.Fetched,
+			more: map[string]http.HandlerFunc{"/sitemap.xml": gzipped(bombtest.Repeat([]byte("<urlset>"), []byte("<url><loc>/a</loc></url>"), 45<<20, []byte("</urlset>")))}},
+		{name: "sitemap-index-fan-out", path: "/", header: h("Content-Type", "text/html"), body: seedPage, status: pages.Fetched,
+			more: map[string]http.HandlerFunc{"/sitemap.xml": fanOut, "/sm/{i}": fanOut}},
 		{name: "links", path: "/", header: h("Content-Type", "text/html"),
 			body: func() []byte { return manyLinks(100000) }, status: pages.Fetched, reason: "links: the first 10000 of 100000 followed"},
 	}
+}
+
+const docxType = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+// seedPage is a plain page.
+func seedPage() []byte {
+	return []byte(`<html><head><title>Reports</title></head><body><main><p>The latest report of the year, with the figures of every month.</p></main></body></html>`)
+}
+
+// utf16Page is a UTF-16 (little-endian, with its byte order mark) page of
+// about n bytes.
+func utf16Page(n int) []byte {
+	b := []byte{0xff, 0xfe}
+	for _, r := range "<html><head><title>Sixteen</title></head><body><main><p>" + strings.Repeat("words of a page ", n/32) + "</p></main></body></html>" {
+		b = append(b, byte(r), 0)
+	}
+	return b
+}
+
+// trickle sends a page a byte a second for a minute.
+func trickle(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html")
+	for range 60 {
+		if _, err := w.Write([]byte("<")); err != nil {
+			return
+		}
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// endless sends a page that never ends (chunked), until the client goes.
+func endless(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html")
+	chunk := bytes.Repeat([]byte("<p>A paragraph that goes on and on.</p>\n"), 1000)
+	_, _ = w.Write([]byte("<html><body><main>"))
+	for r.Context().Err() == nil {
+		if _, err := w.Write(chunk); err != nil {
+			return
+		}
+	}
+}
+
+// hugeRobots sends a robots.txt of 100 MB.
+func hugeRobots(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain")
+	line := bytes.Repeat([]byte("Disallow: /private/of/someone/\n"), 32768) // 1 MiB
+	_, _ = w.Write([]byte("User-agent: *\n"))
+	for range 100 {
+		if _, err := w.Write(line); err != nil {
+			return
+		}
+	}
+}
+
+// gzipped serves s as a gzip-coded XML file.
+func gzipped(s bombtest.Stream) http.HandlerFunc {
+	body := s.Gzip()
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/xml")
+		w.Header().Set("Content-Encoding", "gzip")
+		_, _ = w.Write(body)
+	}
+}
+
+// fanOut serves a sitemap index naming itself and 50,000 other indexes
+// (/sitemap.xml), each of which names itself, /sitemap.xml and ten more.
+func fanOut(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/xml")
+	var b bytes.Buffer
+	b.WriteString(`<sitemapindex><sitemap><loc>/sitemap.xml</loc></sitemap>`)
+	n := 50000
+	if r.PathValue("i") != "" {
+		n = 10
+		fmt.Fprintf(&b, "<sitemap><loc>%s</loc></sitemap>", r.URL.Path)
+	}
+	for i := range n {
+		fmt.Fprintf(&b, "<sitemap><loc>/sm/%s-%d</loc></sitemap>", r.PathValue("i"), i)
+	}
+	b.WriteString(`</sitemapindex>`)
+	_, _ = w.Write(b.Bytes())
 }
 
 // gzipOf compresses b with gzip.
@@ -122,9 +255,17 @@ func TestBombs(t *testing.T) {
 			if b.slow && os.Getenv("DOPPEL_SLOW_TESTS") == "" {
 				t.Skip("set DOPPEL_SLOW_TESTS=1 to run")
 			}
-			body := b.body()
+			var body []byte
+			if b.body != nil {
+				body = b.body()
+			}
 			mux := http.NewServeMux()
-			mux.HandleFunc("/robots.txt", http.NotFound)
+			for p, h := range b.more {
+				mux.HandleFunc(p, h)
+			}
+			if b.more["/robots.txt"] == nil {
+				mux.HandleFunc("/robots.txt", http.NotFound)
+			}
 			serve := func(w http.ResponseWriter, r *http.Request) {
 				for k, v := range b.header {
 					w.Header()[k] = v
@@ -138,7 +279,9 @@ func TestBombs(t *testing.T) {
 					w.Header().Set("Content-Type", "text/html")
 					fmt.Fprintf(w, `<html><head><title>Reports</title></head><body><main><p>The latest report of the year, as a download: <a href="%s">the report</a>.</p></main></body></html>`, b.path)
 				})
-				mux.HandleFunc(b.path, serve)
+				if b.more[b.path] == nil {
+					mux.HandleFunc(b.path, serve)
+				}
 			}
 			mux.HandleFunc("/p/{i}", func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/html")

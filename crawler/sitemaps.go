@@ -197,9 +197,6 @@ func (s *sitemaps) readFiles(ctx context.Context, files []string, get func(conte
 		}
 		file := files[0]
 		files = files[1:]
-		if seen[file] {
-			continue
-		}
 		seen[file] = true
 		sm, err := get(ctx, file)
 		if err != nil {
@@ -207,8 +204,18 @@ func (s *sitemaps) readFiles(ctx context.Context, files []string, get func(conte
 			complete = false
 			continue
 		}
+		// An index names up to 50,000 files, each maybe an index again:
+		// only as many are queued as may still be read, each once.
 		for _, e := range sm.Sitemaps {
+			if read+1+len(files) >= maxSitemapFiles {
+				complete = false
+				break
+			}
+			if seen[e.URL] {
+				continue
+			}
 			if d := s.admit.Link(e.URL); d.Verdict != admit.Ignore {
+				seen[e.URL] = true
 				files = append(files, e.URL)
 			}
 		}

@@ -49,6 +49,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -347,7 +348,7 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 		}
 		n, e := strconv.Atoi(v)
 		if e != nil || n < 1 {
-			err = errors.Join(err, fmt.Errorf("%s must be a positive number, not %q", name, v))
+			err = errors.Join(err, fmt.Errorf("%s must be a positive number, not %s", name, short(v)))
 		}
 		return n
 	}
@@ -358,13 +359,13 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 		}
 		t, e := time.Parse("2006-01-02", v)
 		if e != nil {
-			err = errors.Join(err, fmt.Errorf("%s must be a date like 2026-03-01, not %q", name, v))
+			err = errors.Join(err, fmt.Errorf("%s must be a date like 2026-03-01, not %s", name, short(v)))
 		}
 		return t
 	}
 	syn, e := ranking.ParseSyntax(q.Get("syntax"))
 	if e != nil {
-		err = errors.Join(err, fmt.Errorf("syntax must be plain or bleve, not %q", q.Get("syntax")))
+		err = errors.Join(err, fmt.Errorf("syntax must be plain or bleve, not %s", short(q.Get("syntax"))))
 	}
 	req.Syntax = syn
 	req.Page, req.Size = atoi("page"), atoi("size")
@@ -372,7 +373,7 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 	if v := q.Get("members"); v != "" {
 		n, e := strconv.Atoi(v)
 		if e != nil || n < 0 || n > ranking.MaxMembers {
-			err = errors.Join(err, fmt.Errorf("members must be a number from 0 to %d, not %q", ranking.MaxMembers, v))
+			err = errors.Join(err, fmt.Errorf("members must be a number from 0 to %d, not %s", ranking.MaxMembers, short(v)))
 		}
 		req.Members = n
 	}
@@ -384,33 +385,42 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 	case "1":
 		req.Dated = true
 	default:
-		err = errors.Join(err, fmt.Errorf("dated must be 0 or 1, not %q", v))
+		err = errors.Join(err, fmt.Errorf("dated must be 0 or 1, not %s", short(v)))
 	}
 	switch v := q.Get("facets"); v {
 	case "", "1":
 		req.Facets = true
 	case "0":
 	default:
-		err = errors.Join(err, fmt.Errorf("facets must be 0 or 1, not %q", v))
+		err = errors.Join(err, fmt.Errorf("facets must be 0 or 1, not %s", short(v)))
 	}
 	switch v := q.Get("sort"); v {
 	case "", "relevance":
 	case "date":
 		req.ByDate = true
 	default:
-		err = errors.Join(err, fmt.Errorf("sort must be relevance or date, not %q", v))
+		err = errors.Join(err, fmt.Errorf("sort must be relevance or date, not %s", short(v)))
 	}
 	switch v := q.Get("filter"); v {
 	case "", "1":
 	case "0":
 		req.Omitted = true
 	default:
-		err = errors.Join(err, fmt.Errorf("filter must be 0 (show the omitted near-duplicates) or 1, not %q", v))
+		err = errors.Join(err, fmt.Errorf("filter must be 0 (show the omitted near-duplicates) or 1, not %s", short(v)))
 	}
+	var unknown []string
 	for name := range q {
 		if !slices.Contains(searchParams, name) {
-			err = errors.Join(err, fmt.Errorf("unknown parameter %q (known: %s)", name, strings.Join(searchParams, ", ")))
+			unknown = append(unknown, name)
 		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		more := ""
+		if len(unknown) > 1 {
+			more = fmt.Sprintf(" and %d more", len(unknown)-1)
+		}
+		err = errors.Join(err, fmt.Errorf("unknown parameter %s%s (known: %s)", short(unknown[0]), more, strings.Join(searchParams, ", ")))
 	}
 	if req.Size > 100 {
 		err = errors.Join(err, fmt.Errorf("size must be at most 100"))
@@ -418,11 +428,51 @@ func request(r *http.Request, groups []string) (ranking.Request, error) {
 	if req.Page > maxPage {
 		err = errors.Join(err, fmt.Errorf("page must be at most %d", maxPage))
 	}
+	if es := problems(err); len(es) > maxProblems {
+		err = errors.Join(append(es[:maxProblems:maxProblems], fmt.Errorf("and %d more problems", len(es)-maxProblems))...)
+	}
 	if err != nil {
 		err = fmt.Errorf("%w: %w", errBadRequest, err)
 	}
 	return req, err
 }
+
+// maxProblems is the most problems of a request an error names.
+const maxProblems = 3
+
+// problems flattens the errors joined (errors.Join) in err.
+func problems(err error) []error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		if err == nil {
+			return nil
+		}
+		return []error{err}
+	}
+	var out []error
+	for _, e := range j.Unwrap() {
+		out = append(out, problems(e)...)
+	}
+	return out
+}
+
+// short quotes the beginning of a value a request sent, at most
+// maxQuoted bytes of it: an error's size does not depend on what was
+// sent (a value of 4 KiB of invalid bytes quoted whole was 16 kB, every
+// parameter so 60 kB).
+func short(v string) string {
+	if len(v) <= maxQuoted {
+		return strconv.Quote(v)
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return strconv.Quote(v[:cut]) + "…"
+}
+
+// maxQuoted is the most bytes of a value an error quotes.
+const maxQuoted = 32
 
 // searchParams are the parameters of a search: a misspelled one is an
 // error, not a filter silently ignored.

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/doppel-search/doppel/internal/safexml"
 )
 
 // An archive is a zip document (Office Open XML, OpenDocument) whose
@@ -18,6 +20,7 @@ import (
 type archive struct {
 	r        *run
 	zr       *zip.Reader
+	byName   map[string]*zip.File // the first member of each name
 	unpacked int64
 }
 
@@ -26,7 +29,13 @@ func openArchive(r *run, body []byte) (*archive, error) {
 	if err != nil {
 		return nil, fail(r.doc.Type, "malformed: not a zip archive: %v", err)
 	}
-	return &archive{r: r, zr: zr}, nil
+	a := &archive{r: r, zr: zr, byName: make(map[string]*zip.File, len(zr.File))}
+	for _, f := range zr.File {
+		if a.byName[f.Name] == nil {
+			a.byName[f.Name] = f
+		}
+	}
+	return a, nil
 }
 
 // open returns a reader of the part name, nil if the archive has none.
@@ -89,63 +98,38 @@ func (a *archive) part(name string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(rc, 1<<20))
 }
 
-// xmlDecoder returns a decoder of the XML part r that never buffers more
-// than a run of maxRun bytes without markup: encoding/xml reads a text
-// or an attribute value whole into one token, so a part of one long text
-// would be held in memory whole; such a part stops at the run
-// (errLongRun). The decoder expands no entity but the five of XML.
-func xmlDecoder(r io.Reader, maxRun int) *xml.Decoder {
-	return xml.NewDecoder(&runLimit{r: r, max: maxRun})
-}
-
-// errLongRun ends a part with a run of text longer than the text limit:
-// the document is cut there.
-var errLongRun = errors.New("extract: a run of text beyond the text limit")
-
-// runLimit fails a read once more than max bytes pass without a '<'.
-type runLimit struct {
-	r   io.Reader
-	max int
-	run int
-}
-
-func (l *runLimit) Read(p []byte) (int, error) {
-	n, err := l.r.Read(p)
-	for _, c := range p[:n] {
-		if c == '<' {
-			l.run = 0
-		} else if l.run++; l.run > l.max {
-			return 0, errLongRun
-		}
-	}
-	return n, err
+// xmlDecoder returns a decoder of the XML part r (internal/safexml): a
+// run of text longer than maxText, a piece of markup longer than 1 MiB
+// (a tag with its attributes, a comment, a CDATA section) or elements
+// nested deeper than 10,000 stop it, where encoding/xml alone would hold
+// the token whole or a record of every open element. It expands no
+// entity but the five of XML.
+func xmlDecoder(r io.Reader, maxText int) *safexml.Decoder {
+	return safexml.NewDecoder(r, safexml.Limits{Text: int64(maxText), Markup: min(int64(maxText), 1<<20)})
 }
 
 // tokenErr is what a decoder's error means for a run: the end of the
-// part (nil, more true), a cut at a long run (the document is Cut:
-// more false), or an error — a part's own (a zip bomb) or malformed XML.
+// part (nil, more true), a cut at a long token (the document is Cut:
+// more false), a refusal of elements nested too deep, or an error — a part's own (a zip bomb) or malformed XML.
 func tokenErr(r *run, err error) (more bool, _ error) {
 	var e *Error
 	switch {
 	case errors.Is(err, io.EOF):
 		return true, nil
-	case errors.Is(err, errLongRun):
+	case errors.Is(err, safexml.ErrLongToken):
 		r.doc.Cut = true
 		return false, nil
+	case errors.Is(err, safexml.ErrTooDeep):
+		return false, fail(r.doc.Type, "too deep: elements nested deeper than 10000")
 	case errors.As(err, &e):
 		return false, e
 	}
 	return false, fail(r.doc.Type, "malformed XML: %v", err)
 }
 
-func (a *archive) file(name string) *zip.File {
-	for _, f := range a.zr.File {
-		if f.Name == name {
-			return f
-		}
-	}
-	return nil
-}
+// file returns the first member named name, nil if none: a lookup, as
+// an archive may hold hundreds of thousands of members.
+func (a *archive) file(name string) *zip.File { return a.byName[name] }
 
 // numbered returns the names of the parts prefix + N + suffix, by N.
 func (a *archive) numbered(prefix, suffix string) []string {
@@ -233,7 +217,7 @@ func (g grammar) blocks(r *run, data io.Reader) (bool, error) {
 // (docProps/core.xml: dc:title, dcterms:modified; meta.xml: dc:title,
 // dc:date).
 func coreProps(r *run, data []byte) {
-	d := xml.NewDecoder(bytes.NewReader(data))
+	d := xmlDecoder(bytes.NewReader(data), len(data))
 	var cur string
 	for {
 		tok, err := d.Token()

@@ -14,6 +14,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/doppel-search/doppel/internal/safexml"
 )
 
 // An Entry is one <url> of a urlset, or one <sitemap> of an index.
@@ -39,21 +41,19 @@ var (
 // limit); more are ignored.
 const MaxEntries = 50000
 
-type xmlEntry struct {
-	Loc        string `xml:"loc"`
-	LastMod    string `xml:"lastmod"`
-	ChangeFreq string `xml:"changefreq"`
-}
-
-type xmlDoc struct {
-	XMLName  xml.Name
-	URLs     []xmlEntry `xml:"url"`
-	Sitemaps []xmlEntry `xml:"sitemap"`
-}
+// maxField is the most bytes of a <loc>, <lastmod> or <changefreq> read:
+// the protocol's locations are at most 2,048 characters; a longer
+// location is dropped.
+const maxField = 8 << 10
 
 // Parse reads a sitemap of at most maxBytes bytes (gzip-compressed or
 // not) fetched from base. Entries whose location does not resolve to an
-// http or https URL are dropped.
+// http or https URL are dropped, and those past MaxEntries ignored. The
+// XML is streamed (internal/safexml): a run of text or a tag over
+// 64 KiB, or elements nested over 100 deep, make the sitemap malformed,
+// and only the entries kept are held — a 50 MB sitemap of a tag with ten
+// million attributes, or of a million entries, takes no more memory
+// than its text.
 func Parse(r io.Reader, base *url.URL, maxBytes int64) (*Sitemap, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
 	if err != nil {
@@ -74,36 +74,92 @@ func Parse(r io.Reader, base *url.URL, maxBytes int64) (*Sitemap, error) {
 			return nil, ErrTooLarge
 		}
 	}
-	var doc xmlDoc
-	if err := xml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("sitemap: %w", err)
-	}
-	if doc.XMLName.Local != "urlset" && doc.XMLName.Local != "sitemapindex" {
-		return nil, ErrNotSitemap
-	}
+	d := safexml.NewDecoder(bytes.NewReader(data), safexml.Limits{Text: 64 << 10, Markup: 64 << 10, Depth: 100})
 	s := &Sitemap{}
-	conv := func(in []xmlEntry) []Entry {
-		var out []Entry
-		for _, e := range in {
-			if len(out) == MaxEntries {
-				break
-			}
-			u, err := url.Parse(strings.TrimSpace(e.Loc))
-			if err != nil {
-				continue
-			}
-			if base != nil {
-				u = base.ResolveReference(u)
-			}
-			if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-				continue
-			}
-			out = append(out, Entry{URL: u.String(), LastMod: parseTime(e.LastMod), ChangeFreq: changeFreq(e.ChangeFreq)})
+	var (
+		root         string
+		depth        int
+		entry        string // "url" or "sitemap": the entry being read, at depth 2
+		field        string // its field being read, at depth 3
+		loc, lastmod string
+		freq         string
+		text         strings.Builder
+	)
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		return out
+		if err != nil {
+			return nil, fmt.Errorf("sitemap: %w", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			switch {
+			case depth == 1:
+				root = t.Name.Local
+				if root != "urlset" && root != "sitemapindex" {
+					return nil, ErrNotSitemap
+				}
+			case depth == 2 && (t.Name.Local == "url" || t.Name.Local == "sitemap"):
+				entry, loc, lastmod, freq = t.Name.Local, "", "", ""
+			case depth == 3 && entry != "":
+				field = t.Name.Local
+				text.Reset()
+			}
+		case xml.CharData:
+			if field != "" {
+				text.Write(t[:min(len(t), maxField+1-text.Len())])
+			}
+		case xml.EndElement:
+			switch {
+			case depth == 3 && field != "":
+				switch field {
+				case "loc":
+					if loc = text.String(); len(loc) > maxField {
+						loc = "" // a location longer than any is dropped, not cut
+					}
+				case "lastmod":
+					lastmod = text.String()
+				case "changefreq":
+					freq = text.String()
+				}
+				field = ""
+			case depth == 2 && entry != "":
+				list := &s.URLs
+				if entry == "sitemap" {
+					list = &s.Sitemaps
+				}
+				if e, ok := resolve(base, loc, lastmod, freq); ok && len(*list) < MaxEntries {
+					*list = append(*list, e)
+				}
+				entry = ""
+			}
+			depth--
+		}
 	}
-	s.URLs, s.Sitemaps = conv(doc.URLs), conv(doc.Sitemaps)
+	if root == "" {
+		return nil, fmt.Errorf("sitemap: %w", io.ErrUnexpectedEOF)
+	}
 	return s, nil
+}
+
+// resolve returns the entry of a location resolved against base; false
+// if it is not an http or https URL.
+func resolve(base *url.URL, loc, lastmod, freq string) (Entry, bool) {
+	loc = strings.TrimSpace(loc)
+	u, err := url.Parse(loc)
+	if err != nil || loc == "" { // no location is not the sitemap's own
+		return Entry{}, false
+	}
+	if base != nil {
+		u = base.ResolveReference(u)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return Entry{}, false
+	}
+	return Entry{URL: u.String(), LastMod: parseTime(lastmod), ChangeFreq: changeFreq(freq)}, true
 }
 
 // parseTime reads a W3C datetime (YYYY, YYYY-MM, YYYY-MM-DD, with a time

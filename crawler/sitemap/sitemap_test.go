@@ -79,3 +79,35 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestHostile: a sitemap of one huge tag, one huge comment or elements
+// nested deep is an error (not a parse holding it all), and one of more
+// than MaxEntries entries keeps MaxEntries.
+func TestHostile(t *testing.T) {
+	entries := strings.Repeat("<url><loc>/a</loc></url>", MaxEntries+100)
+	for _, tc := range []struct {
+		name, doc string
+		urls      int // -1: an error
+	}{
+		{"a tag of a million attributes", "<urlset" + strings.Repeat(` a=""`, 1<<20) + "/>", -1},
+		{"a comment of 1 MiB of '<'", "<urlset><!--" + strings.Repeat("<", 1<<20) + "--></urlset>", -1},
+		{"nested 1,000 deep", "<urlset>" + strings.Repeat("<url>", 1000) + strings.Repeat("</url>", 1000) + "</urlset>", -1},
+		{"entries past the limit", "<urlset>" + entries + "</urlset>", MaxEntries},
+		{"a location of 1 MiB", "<urlset><url><loc>/" + strings.Repeat("a", 1<<20) + "</loc></url></urlset>", -1},
+		{"a location of 8 KiB and 1 byte", "<urlset><url><loc>/" + strings.Repeat("a", 8<<10) + "</loc></url></urlset>", 0},
+		{"a location of 8 KiB", "<urlset><url><loc>/" + strings.Repeat("a", 8<<10-1) + "</loc></url></urlset>", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base, _ := url.Parse("http://intra/")
+			s, err := Parse(strings.NewReader(tc.doc), base, 50<<20)
+			switch {
+			case tc.urls < 0 && err == nil:
+				t.Errorf("read %d URLs, want an error", len(s.URLs))
+			case tc.urls >= 0 && err != nil:
+				t.Errorf("got %v, want %d URLs", err, tc.urls)
+			case tc.urls >= 0 && len(s.URLs) != tc.urls:
+				t.Errorf("%d URLs, want %d", len(s.URLs), tc.urls)
+			}
+		})
+	}
+}

@@ -21,12 +21,12 @@ import (
 const chunk = 1 << 20
 
 // A Stream is a raw DEFLATE stream and what it expands to: Prefix, then
-// N bytes of Fill, then Suffix.
+// N bytes of Fill repeated, then Suffix.
 type Stream struct {
 	Deflate []byte
 	Prefix  []byte
-	Fill    byte
-	N       int64 // a multiple of 1 MiB (rounded up)
+	Fill    []byte // the unit repeated
+	N       int64  // whole chunks of about 1 MiB of Fill (rounded up)
 	Suffix  []byte
 }
 
@@ -36,10 +36,19 @@ func (s Stream) Size() int64 { return int64(len(s.Prefix)) + s.N + int64(len(s.S
 // Deflate returns the raw DEFLATE stream of prefix, n bytes of fill
 // (rounded up to a whole MiB) and suffix.
 func Deflate(prefix []byte, fill byte, n int64, suffix []byte) Stream {
-	chunks := max((n+chunk-1)/chunk, 1)
+	return Repeat(prefix, []byte{fill}, n, suffix)
+}
+
+// Repeat returns the raw DEFLATE stream of prefix, unit repeated to about
+// n bytes (rounded up to whole chunks of the largest multiple of the
+// unit's length not above 1 MiB) and suffix: "<a>" repeated nests
+// elements, ` a=""` makes attributes.
+func Repeat(prefix, unit []byte, n int64, suffix []byte) Stream {
+	size := int64(chunk / len(unit) * len(unit))
+	chunks := max((n+size-1)/size, 1)
 	var buf bytes.Buffer
 	w, _ := flate.NewWriter(&buf, flate.BestCompression)
-	one := bytes.Repeat([]byte{fill}, chunk)
+	one := bytes.Repeat(unit, chunk/len(unit))
 	_, _ = w.Write(prefix)
 	// After a chunk or two the compressor's window holds only fill, and
 	// a chunk (ended by a sync flush, so byte-aligned) compresses to the
@@ -76,7 +85,7 @@ func Deflate(prefix []byte, fill byte, n int64, suffix []byte) Stream {
 		_ = w.Close()
 		out = bytes.Clone(buf.Bytes())
 	}
-	return Stream{Deflate: out, Prefix: prefix, Fill: fill, N: chunks * chunk, Suffix: suffix}
+	return Stream{Deflate: out, Prefix: prefix, Fill: unit, N: chunks * size, Suffix: suffix}
 }
 
 // sums returns the CRC-32 (IEEE) and Adler-32 of what s expands to.
@@ -85,8 +94,8 @@ func (s Stream) sums() (uint32, uint32) {
 	ad := adler32.New()
 	_, _ = crc.Write(s.Prefix)
 	_, _ = ad.Write(s.Prefix)
-	one := bytes.Repeat([]byte{s.Fill}, chunk)
-	for range s.N / chunk {
+	one := bytes.Repeat(s.Fill, chunk/len(s.Fill))
+	for range s.N / int64(len(one)) {
 		_, _ = crc.Write(one)
 		_, _ = ad.Write(one)
 	}
@@ -154,11 +163,14 @@ func PDF(n int64) []byte {
 }
 
 // A Part is a member of a zip archive: Name, and either Data (stored
-// deflated) or a Stream (written as it is).
+// deflated) or a Stream (written as it is). A Stream's member declares
+// the size it expands to, or Declare bytes if that is not 0: a member
+// that lies about its size.
 type Part struct {
-	Name   string
-	Data   []byte
-	Stream *Stream
+	Name    string
+	Data    []byte
+	Stream  *Stream
+	Declare int64
 }
 
 // Zip returns a zip archive of parts.
@@ -175,8 +187,12 @@ func Zip(parts ...Part) []byte {
 			continue
 		}
 		crc, _ := p.Stream.sums()
+		size := p.Stream.Size()
+		if p.Declare != 0 {
+			size = p.Declare
+		}
 		w, err := zw.CreateRaw(&zip.FileHeader{Name: p.Name, Method: zip.Deflate, CRC32: crc,
-			CompressedSize64: uint64(len(p.Stream.Deflate)), UncompressedSize64: uint64(p.Stream.Size())})
+			CompressedSize64: uint64(len(p.Stream.Deflate)), UncompressedSize64: uint64(size)})
 		if err != nil {
 			panic(err)
 		}
@@ -186,6 +202,30 @@ func Zip(parts ...Part) []byte {
 		panic(err)
 	}
 	return b.Bytes()
+}
+
+// Overlapping returns a zip archive of one member's data, s, named by
+// every one of names: their central directory entries all point to the
+// same local entry (an "overlapping" zip bomb: n names expand n times
+// the one stream, and the archive is not larger).
+func Overlapping(s Stream, names ...string) []byte {
+	one := Zip(Part{Name: "x", Stream: &s})
+	le := binary.LittleEndian
+	end := one[len(one)-22:] // the end of central directory record, no comment
+	cdSize, cdOff := le.Uint32(end[12:]), le.Uint32(end[16:])
+	rec := one[cdOff : cdOff+cdSize]
+	fixed, rest := rec[:46], rec[46+int(le.Uint16(rec[28:])):]
+	out := bytes.Clone(one[:cdOff])
+	for _, name := range names {
+		r := bytes.Clone(fixed)
+		le.PutUint16(r[28:], uint16(len(name)))
+		out = append(append(append(out, r...), name...), rest...)
+	}
+	e := bytes.Clone(end)
+	le.PutUint16(e[8:], uint16(len(names)))
+	le.PutUint16(e[10:], uint16(len(names)))
+	le.PutUint32(e[12:], uint32(len(out)-int(cdOff)))
+	return append(out, e...)
 }
 
 const contentTypes = `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
@@ -223,10 +263,40 @@ func LaughsDOCX() []byte {
 	return Zip(Part{Name: "[Content_Types].xml", Data: []byte(contentTypes)}, Part{Name: "word/document.xml", Data: doc})
 }
 
+// XMLDOCX returns a DOCX whose word/document.xml is a paragraph, then
+// head, unit repeated to about n bytes, and tail, then the document's
+// end: XML bombs other than entities — `<a>` nested, ` a=""` attributes
+// of one tag, a comment or CDATA section of '<'.
+func XMLDOCX(head, unit string, n int64, tail string) []byte {
+	s := Repeat([]byte(wordStart+`A paragraph before the bomb.`+wordEnd[:len(wordEnd)-len(`</w:body></w:document>`)]+head), []byte(unit), n,
+		[]byte(tail+`</w:body></w:document>`))
+	return Zip(Part{Name: "[Content_Types].xml", Data: []byte(contentTypes)}, Part{Name: "word/document.xml", Stream: &s})
+}
+
 // LaughsODT returns an ODT whose content.xml is a billion laughs.
 func LaughsODT() []byte {
 	doc := Laughs("office:document-content", 9)
 	doc = bytes.Replace(doc, []byte("]>\noffice:document-content"),
 		[]byte(`]><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text><text:p>&lol9;</text:p></office:text></office:body></office:document-content>`), 1)
 	return Zip(Part{Name: "mimetype", Data: []byte("application/vnd.oasis.opendocument.text")}, Part{Name: "content.xml", Data: doc})
+}
+
+// PDFObjects returns a PDF of the objects given (numbered from 1, the
+// first the catalog) with its cross-reference table: for page trees
+// and object graphs of any shape.
+func PDFObjects(objs ...string) []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.7\n")
+	offs := make([]int, len(objs))
+	for i, o := range objs {
+		offs[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	x := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, x)
+	return b.Bytes()
 }

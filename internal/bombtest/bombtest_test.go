@@ -1,6 +1,7 @@
 package bombtest
 
 import (
+	"archive/zip"
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
@@ -34,5 +35,39 @@ func TestStreamsExpand(t *testing.T) {
 	}
 	if s := Deflate(nil, 0, 1<<30, nil); len(s.Deflate) > 1<<21 || s.Size() != 1<<30 {
 		t.Errorf("a GiB of zeros: %d bytes compressed, %d expanded", len(s.Deflate), s.Size())
+	}
+}
+
+// TestRepeatAndOverlap checks that a repeated unit expands to what the
+// stream says, and that every name of an overlapping archive reads the
+// one stream.
+func TestRepeatAndOverlap(t *testing.T) {
+	for _, unit := range []string{"<a>", ` a=""`, "<"} {
+		s := Repeat([]byte("<p>"), []byte(unit), 3<<20, []byte("</p>"))
+		got, err := io.ReadAll(flate.NewReader(bytes.NewReader(s.Deflate)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int64(len(got)) != s.Size() || !bytes.HasPrefix(got[3:], bytes.Repeat([]byte(unit), 1000)) || !bytes.HasSuffix(got, []byte(unit+"</p>")) {
+			t.Errorf("%q: %d bytes, want %d of the unit repeated", unit, len(got), s.Size())
+		}
+	}
+	s := Deflate(nil, 'x', 2<<20, nil)
+	zr, err := zip.NewReader(bytes.NewReader(Overlapping(s, "a", "bb", "ccc")), int64(len(Overlapping(s, "a", "bb", "ccc"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(zr.File) != 3 {
+		t.Fatalf("%d members, want 3", len(zr.File))
+	}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, rc)
+		if err != nil || n != s.Size() {
+			t.Errorf("%s: %d bytes, %v; want %d", f.Name, n, err, s.Size())
+		}
 	}
 }
