@@ -102,14 +102,19 @@ func TestTwinScore(t *testing.T) {
 		score         float64
 		ok            bool
 	}{
-		{90, 100, 100, 0.9, true},      // each holds 0.9 of the other
-		{95, 100, 110, 0.95, true},     // 0.95 and 0.864
-		{95, 100, 120, 0.95, false},    // 0.95 and 0.79: the larger holds a fifth more
-		{100, 100, 1400, 1, false},     // a chapter of a book of 14
-		{88, 100, 100, 0.88, false},    // neither holds 0.9 of the other
-		{0, 0, 10, 0, false},           // an empty set
-		{1000, 1000, 1176, 1.0, true},  // contained, 0.85 of the larger
-		{1000, 1000, 1177, 1.0, false}, // contained, below 0.85
+		{90, 100, 100, 0.9, true},       // each holds 0.9 of the other
+		{95, 100, 110, 0.95, true},      // 0.95 and 0.864
+		{95, 100, 120, 0.95, false},     // 0.95 and 0.79: the larger holds a fifth more
+		{100, 100, 1400, 1, false},      // a chapter of a book of 14
+		{88, 100, 100, 0.88, false},     // neither holds 0.9 of the other
+		{0, 0, 10, 0, false},            // an empty set
+		{1000, 1000, 1176, 1.0, false},  // wholly contained, the larger holds 0.85: a part
+		{1000, 1000, 1177, 1.0, false},  // contained, below 0.85
+		{930, 1000, 1050, 0.93, true},   // furniture both ways: 0.93 and 0.886
+		{990, 1000, 1150, 0.99, false},  // 0.99 and 0.861: a section appended in one place
+		{960, 1000, 1100, 0.96, true},   // 0.96 and 0.873: 0.127 ≤ 4 × 0.04
+		{975, 1000, 1100, 0.975, false}, // 0.975 and 0.886: 0.114 > 4 × 0.025
+		{990, 1000, 1090, 0.99, true},   // 0.99 and 0.908: above the threshold, a twin
 	} {
 		s, ok := twinScore(c.inter, c.na, c.nb, 0.9, 0.85)
 		if ok != c.ok || ok && s != c.score {
