@@ -1128,18 +1128,40 @@ func (d *Detector) matchShingles(a, b []uint64, twins bool) (float64, bool) {
 // — what is left over is a format's furniture (a page's navigation, a
 // PDF's printed link targets, an index), a bounded share of each. It
 // returns the larger containment as the pair's score, at least
-// threshold. A set contained in the other (at least threshold) whose
-// other holds much more (its containment below floor) is a part of it,
-// such as a chapter of the book that holds it: a partial copy, not a
-// twin.
+// threshold.
+//
+// A part is not a twin (a partial copy: a chapter of the book that holds
+// it, a page and a document that appends a section to it). A set
+// contained in the other whose other holds much more (its containment
+// below floor) is one. So is a set almost wholly contained in the other
+// when the other's leftover is more than partWhole times its own and the
+// other's containment is below threshold: furniture is scattered through
+// a text — a header or a link target of k words inserted into the other
+// adds k+w−1 shingles to it and breaks w−1 of this one's, so each side
+// loses a comparable share — while a passage the other adds in one place
+// (an appended section) breaks at most w−1 shingles of this one however
+// long it is.
 func twinScore(inter, na, nb int, threshold, floor float64) (float64, bool) {
 	if na == 0 || nb == 0 {
 		return 0, false
 	}
 	ca, cb := float64(inter)/float64(na), float64(inter)/float64(nb)
 	hi, lo := max(ca, cb), min(ca, cb)
-	return hi, hi >= threshold && lo >= floor
+	if hi < threshold || lo < floor {
+		return hi, false
+	}
+	if lo < threshold && (1-lo) > partWhole*(1-hi) {
+		return hi, false // a part of the other: see above
+	}
+	return hi, true
 }
+
+// partWhole is how many times the smaller set's leftover the larger's
+// must exceed, below the threshold, for the smaller to be a part of the
+// larger rather than its twin (see twinScore): 4, as furniture of up to
+// 12 words an insertion costs the larger set at most (12+4)/4 = 4 times
+// what it costs the smaller one (5-shingles).
+const partWhole = 4
 
 // index makes rec, document idx, findable as a candidate, within the
 // fan-out limits. A new fingerprint with a dense neighbourhood stays out

@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
-"""docs-check.py: after a crawl of the documents intranet of
-scripts/docs-site.sh, checks every document: fetched and read (its status
-in the export), found by its own title (the query is its title; found when
-one of the first 10 hits is the document or stands for its cluster), and,
-for a version of a page, in the page's cluster.
+"""docs-check.py: after a crawl of a documents intranet
+(scripts/docs-site.sh, scripts/heldout-site.sh), checks every document of
+its manifest: fetched and read (its status in the export), found by its
+own title (the query is its title; found when one of the first 10 hits is
+the document or stands for its cluster), and, for a version of a page, in
+the page's cluster (joined). Then the precision of the crawl's
+member→master links: every fetched page or document of the manifest
+whose master is another URL is a link, right when both are in one twin group — the
+manifest's "group" (heldout-site.sh), else its "twin", else the URL's
+own path (a page, or a document that is a version of nothing).
 
 usage: scripts/docs-check.py DIR EXPORT.jsonl SEARCH_URL SITE_URL
-  DIR: docs-site.sh's directory (manifest.jsonl); EXPORT: doppel export;
-  SEARCH_URL: doppel serve's base URL; SITE_URL: the served site's root.
+  DIR: the site script's directory (manifest.jsonl); EXPORT: doppel
+  export; SEARCH_URL: doppel serve's base URL; SITE_URL: the served
+  site's root.
 """
 import json, sys, urllib.parse, urllib.request
 
@@ -18,6 +24,16 @@ for line in open(export, encoding='utf-8'):
     e = json.loads(line)
     rec[e['url']] = e
 docs = [json.loads(l) for l in open(d + '/manifest.jsonl', encoding='utf-8')]
+group = {}
+for doc in docs:
+    group[doc['path']] = doc.get('group') or doc['twin'] or doc['path']
+
+
+def group_of(url):
+    path = url[len(site):] if url.startswith(site) else url
+    return group.get(path, path)
+
+
 fetched = found = twins = joined = 0
 misses = []
 for doc in docs:
@@ -41,7 +57,17 @@ for doc in docs:
             joined += 1
         else:
             misses.append(f"not joined to {doc['twin']}: {doc['path']}")
+links = right = 0
+for url, e in rec.items():
+    if url[len(site):] not in group or e.get('status') != 'fetched' or not e.get('master') or e['master'] == url:
+        continue  # only the manifest's pages and documents are judged
+    links += 1
+    if group_of(url) == group_of(e['master']):
+        right += 1
+    else:
+        misses.append(f"wrong link: {url[len(site):]} -> {e['master'][len(site):]}")
 n = len(docs)
-print(f'documents={n} fetched={fetched / n:.3f} found_by_title={found / n:.3f} versions={twins} joined={joined / max(twins, 1):.3f}')
+print(f'documents={n} fetched={fetched / n:.3f} found_by_title={found / n:.3f} versions={twins} '
+      f'joined={joined / max(twins, 1):.3f} links={links} link_precision={right / max(links, 1):.3f}')
 for m in misses:
     print('  ' + m)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // A laid-out document (PDF) carries what its pages need and a web page
@@ -27,7 +28,14 @@ import (
 //     and a quarter of them agree on;
 //   - a table of contents' dot leaders and page numbers ("1.2 Export to
 //     text files . . . . . 4" reads "1.2 Export to text files", as the
-//     page's own table of contents does).
+//     page's own table of contents does);
+//   - a back-of-the-book index: a line "Index" (or "Concept Index", …)
+//     and the entries after it — a term and its page numbers
+//     ("attach, 34, 56"), or a letter heading ("A") — up to the first
+//     other line. Its terms are the text's own words, listed with page
+//     numbers a web page has no use for; left in, they are a block of
+//     text in one place that the page lacks, as a section appended to
+//     it would be (dedup's twinScore tells a twin from a part by that).
 //
 // Nothing is left out of a document of one page, whose edges repeat
 // nowhere but may hold a page number.
@@ -57,6 +65,7 @@ func stripFurniture(pages [][]string) [][]string {
 	}
 	offset := numberOffsets(pages)
 	out := make([][]string, len(pages))
+	inIndex := false // after an index heading, while lines are entries
 	for p, lines := range pages {
 		drop := make([]bool, len(lines))
 		if len(pages) > 1 {
@@ -79,6 +88,14 @@ func stripFurniture(pages [][]string) [][]string {
 			if drop[i] {
 				continue
 			}
+			switch {
+			case indexHeading.MatchString(l):
+				inIndex = true
+				continue
+			case inIndex && (l == "" || isIndexEntry(l)):
+				continue
+			}
+			inIndex = false
 			if entry, ok := tocEntry(l); ok {
 				l = entry
 			}
@@ -271,4 +288,20 @@ func tocEntry(line string) (string, bool) {
 		return "", false
 	}
 	return strings.TrimRight(m[1], " ."), true
+}
+
+// indexHeading matches the heading of a back-of-the-book index: "Index",
+// "INDEX", "Concept Index", "Function and Variable Index" (not "Build
+// the index").
+var indexHeading = regexp.MustCompile(`^(?:(?:\p{Lu}\pL*|and|of) ){0,3}(?:Index|INDEX)$`)
+
+// indexEntryLine matches an index entry: a term of at most 80 bytes, a
+// comma, spaces or a dot leader, then page numbers ("attach, 34",
+// "as.vector . . . 12", "options 5, 17–19").
+var indexEntryLine = regexp.MustCompile(`^\S.{0,79}?(?:,\s*|\s+|\s*(?:\.\s*){3,})(?:\d{1,5}|[ivxlc]{1,7})(?:\s*[,–-]\s*\d{1,5})*$`)
+
+// isIndexEntry reports whether line is an entry of a back-of-the-book
+// index or one of its letter headings ("A", "Symbols").
+func isIndexEntry(line string) bool {
+	return utf8.RuneCountInString(line) == 1 || line == "Symbols" || indexEntryLine.MatchString(line)
 }

@@ -224,3 +224,37 @@ func TestDeterministic(t *testing.T) {
 		t.Fatalf("a time limit of 1 ns: %v, want a \"too slow\" error", err)
 	}
 }
+
+// TestIndexLeftOut: a back-of-the-book index — its heading, its entries
+// with their page numbers and its letter headings, over a page break —
+// is left out; the text before it, a line after it that is no entry, and
+// lines that merely end in a number elsewhere stay.
+func TestIndexLeftOut(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		pages [][]string
+		want  [][]string
+	}{
+		{"an index over two pages",
+			[][]string{
+				{"Reading data takes 3 steps", "in version 2", "", "Concept Index", "A", "attach, 34", "as.vector . . . . 12"},
+				{"options 5, 17–19", "read.table, iv", "", "Colophon: set in Times"},
+			},
+			[][]string{
+				{"Reading data takes 3 steps", "in version 2", ""},
+				{"Colophon: set in Times"},
+			}},
+		{"no index heading",
+			[][]string{{"attach, 34", "Version 2"}},
+			[][]string{{"attach, 34", "Version 2"}}},
+		{"the word index in a sentence",
+			[][]string{{"Build the index", "then query it 3"}},
+			[][]string{{"Build the index", "then query it 3"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := stripFurniture(c.pages); !slices.EqualFunc(got, c.want, slices.Equal) {
+				t.Errorf("stripFurniture:\n got %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
