@@ -53,7 +53,17 @@ const (
 	// spelling suggestions and completions are made of. A keyword field
 	// with term vectors (a match says which word), not stored.
 	FieldWords = "words"
+	// FieldSpell holds the distinct words of the title, headings and
+	// text, lowercased, as Doppel's tokenizer cuts them (not stemmed), at
+	// most MaxSpellWords: the vocabulary spelling suggestions are looked
+	// for in (a stemmed field cannot say that "evenually" is one letter
+	// from "eventually", whose stem is "eventu"). A keyword field, neither
+	// stored nor scored.
+	FieldSpell = "spell"
 )
+
+// MaxSpellWords bounds the distinct words of one document in [FieldSpell].
+const MaxSpellWords = 4096
 
 // textFields are the text fields of a searchable document, analyzed in
 // the page's language and in [FieldAll].
@@ -133,7 +143,7 @@ func fieldNames() []string {
 // have such a field unmapped (dynamic) must rename it or keep Doppel's
 // documents in an index of their own ([Open]). The names are title,
 // headings, body, anchors, template, url, host, cluster, master, diff,
-// last_modified, groups, simhash, lang, type, words and names.
+// last_modified, groups, simhash, lang, type, words, spell and names.
 func AddTo(m *mapping.IndexMappingImpl) error {
 	types := []string{DocType, MemberType}
 	for _, a := range languageTypes() {
@@ -207,6 +217,9 @@ func docMapping(analyzer string) *mapping.DocumentMapping {
 	words := keywordField()
 	words.Store, words.DocValues, words.IncludeTermVectors = false, false, true
 	dm.AddFieldMappingsAt(FieldWords, words)
+	spell := keywordField()
+	spell.Store, spell.DocValues = false, false
+	dm.AddFieldMappingsAt(FieldSpell, spell)
 	names := keywordField()
 	names.Store, names.DocValues = false, false
 	dm.AddFieldMappingsAt(FieldNames, names)
@@ -320,15 +333,26 @@ func DistinctAnalyzers(named func(string) analysis.Analyzer, names []string, tex
 // titleWords returns the distinct words of a title and headings
 // (FieldWords), at most 256.
 func titleWords(title string, headings []string) []string {
+	return distinctWords(256, append([]string{title}, headings...)...)
+}
+
+// spellWords returns the distinct words of a document's title, headings
+// and text (FieldSpell), at most MaxSpellWords.
+func spellWords(d *Doc) []string {
+	return distinctWords(MaxSpellWords, append(append([]string{d.Title}, d.Headings...), d.Body)...)
+}
+
+// distinctWords returns the first max distinct words of texts, lowercased.
+func distinctWords(max int, texts ...string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, text := range append([]string{title}, headings...) {
+	for _, text := range texts {
 		tokens.Scan(text, func(start, end int, lower bool) {
 			w := text[start:end]
 			if !lower {
 				w = strings.ToLower(w)
 			}
-			if !seen[w] && len(out) < 256 {
+			if !seen[w] && len(out) < max {
 				seen[w] = true
 				out = append(out, w)
 			}
@@ -370,6 +394,9 @@ func toData(d *Doc) docData {
 	}
 	if w := titleWords(d.Title, d.Headings); len(w) > 0 {
 		m[FieldWords] = w
+	}
+	if w := spellWords(d); len(w) > 0 {
+		m[FieldSpell] = w
 	}
 	if k := TitleKeys(d.Title); len(k) > 0 {
 		m[FieldNames] = k

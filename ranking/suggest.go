@@ -39,23 +39,9 @@ const titleWeight = 5
 func (s *Searcher) Suggest(ctx context.Context, q string, groups []string) (string, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
-	type word struct{ start, end int }
-	var words []word
-	protected := operatorRanges(q)
-	tokens.Scan(q, func(start, end int, _ bool) {
-		for _, p := range protected {
-			if start < p[1] && end > p[0] {
-				return
-			}
-		}
-		if w := q[start:end]; w == "AND" || w == "OR" || w == "NOT" {
-			return
-		}
-		words = append(words, word{start, end})
-	})
 	var b strings.Builder
 	last, changed := 0, false
-	for _, w := range words {
+	for _, w := range suggestWords(q) {
 		typed := strings.ToLower(q[w.start:w.end])
 		fix, err := s.nearest(ctx, typed, groups)
 		if err != nil {
@@ -72,6 +58,60 @@ func (s *Searcher) Suggest(ctx context.Context, q string, groups []string) (stri
 	}
 	b.WriteString(q[last:])
 	return b.String(), nil
+}
+
+// A span is a word of a query: its byte offsets.
+type span struct{ start, end int }
+
+// suggestWords returns the words of q that spelling help reads: not in
+// an operator or a quoted phrase, not AND, OR or NOT.
+func suggestWords(q string) []span {
+	var words []span
+	protected := operatorRanges(q)
+	tokens.Scan(q, func(start, end int, _ bool) {
+		for _, p := range protected {
+			if start < p[1] && end > p[0] {
+				return
+			}
+		}
+		if w := q[start:end]; w == "AND" || w == "OR" || w == "NOT" {
+			return
+		}
+		words = append(words, span{start, end})
+	})
+	return words
+}
+
+// spellable reports whether a word (lowercased) may get a suggestion: three
+// letters or more, no digit or CJK, not a stop word (the index keeps no
+// trace of those, yet they are words).
+func spellable(typed string) bool {
+	return utf8.RuneCountInString(typed) >= 3 &&
+		strings.IndexFunc(typed, func(r rune) bool { return tokens.IsCJK(r) || r >= '0' && r <= '9' }) < 0 &&
+		!dropped(typed)
+}
+
+// Misspelled reports whether a word of q that Suggest reads is held, as
+// typed, by no page the user may see in its title, headings or text
+// (indexer.FieldSpell): a query whose results come from other words, or
+// from a stem the word shares ("useing" matches use), may still deserve
+// a "Did you mean". Cost: a dictionary lookup and a bitmap cardinality a
+// word and index segment, from the posting lists of the user's records;
+// an index that cannot give those (shards) answers false rather than
+// search once a word.
+func (s *Searcher) Misspelled(ctx context.Context, q string, groups []string) bool {
+	st := s.termStats(ctx, groups)
+	defer st.close()
+	if st.vs == nil || st.err != nil {
+		return false
+	}
+	for _, w := range suggestWords(q) {
+		typed := strings.ToLower(q[w.start:w.end])
+		if spellable(typed) && st.fieldCount(indexer.FieldSpell, typed) == 0 && st.err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // operatorRanges returns the byte ranges of q that Suggest leaves as
@@ -121,16 +161,16 @@ func maxCost(n int) float64 {
 // holds it, or no such page holds a word near enough.
 func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (string, error) {
 	n := utf8.RuneCountInString(typed)
-	if n < 3 || strings.IndexFunc(typed, func(r rune) bool { return tokens.IsCJK(r) || r >= '0' && r <= '9' }) >= 0 {
+	if !spellable(typed) {
 		return "", nil
 	}
-	if dropped(typed) {
-		return "", nil // a stop word: the index keeps no trace of it, yet it is a word
-	}
 	visible := func(q query.Query) query.Query { return s.filtered(q, Request{Groups: groups}) }
-	exact := bleve.NewTermQuery(typed)
-	exact.SetField(indexer.FieldWords)
-	known := []query.Query{exact}
+	var known []query.Query
+	for _, f := range []string{indexer.FieldWords, indexer.FieldSpell} {
+		exact := bleve.NewTermQuery(typed)
+		exact.SetField(f)
+		known = append(known, exact)
+	}
 	for _, f := range textFields {
 		m := bleve.NewMatchQuery(typed)
 		m.SetField(f)
@@ -154,7 +194,10 @@ func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (
 	}
 	var near []query.Query
 	for _, form := range forms {
-		for _, f := range []string{indexer.FieldWords, indexer.FieldAll} {
+		// The unstemmed vocabulary of the pages' text (FieldSpell), and of
+		// their titles and headings (FieldWords) for an index made before
+		// FieldSpell existed.
+		for _, f := range []string{indexer.FieldSpell, indexer.FieldWords} {
 			fq := bleve.NewFuzzyQuery(form)
 			fq.SetField(f)
 			fq.SetFuzziness(2)
@@ -173,6 +216,17 @@ func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (
 	res, err := search(near)
 	if errors.Is(err, ErrTooBroad) && len(near) > 2 {
 		res, err = search(near[:2]) // the word as typed only
+	}
+	if errors.Is(err, ErrTooBroad) {
+		// A short word in a large vocabulary: the words one edit away.
+		var one []query.Query
+		for _, f := range []string{indexer.FieldSpell, indexer.FieldWords} {
+			fq := bleve.NewFuzzyQuery(typed)
+			fq.SetField(f)
+			fq.SetFuzziness(1)
+			one = append(one, fq)
+		}
+		res, err = search(one)
 	}
 	if err != nil {
 		return "", err

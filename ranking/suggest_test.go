@@ -2,8 +2,11 @@ package ranking
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/blevesearch/bleve/v2"
 
 	"github.com/doppel-search/doppel/indexer"
 )
@@ -90,5 +93,56 @@ func TestSuggest(t *testing.T) {
 	}
 	if got := texts("h", nil); len(got) != 0 {
 		t.Errorf("Complete(h) = %v, want nothing for one letter", got)
+	}
+}
+
+// TestMisspelled: a word no page the user may see holds as typed makes a
+// query misspelled, whatever else it matches; operators, digits, short
+// words and stop words never do; a word only hidden pages hold is a word
+// no page holds.
+func TestMisspelled(t *testing.T) {
+	bi, err := bleve.New(filepath.Join(t.TempDir(), "ix"), indexer.Mapping()) // scorch: VisibleStats
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := indexer.Wrap(bi, indexer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ctx := context.Background()
+	for _, d := range []indexer.Doc{
+		{ID: "p", URL: "http://i/p", Title: "Printers", Body: "The printer on floor two prints in colour."},
+		{ID: "v", URL: "http://i/v", Title: "VPN", Body: "Using the VPN from home."},
+		{ID: "g", URL: "http://i/hr/g", Title: "Grievance procedure", Body: "Raise a grievance in writing.", Groups: []string{"hr"}},
+	} {
+		if err := ix.Add(ctx, d, indexer.Placement{ID: d.ID, Cluster: d.ID, Master: d.ID}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ix.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := New(ix, Options{})
+	for _, tc := range []struct {
+		q      string
+		groups []string
+		want   bool
+	}{
+		{"printer", nil, false},
+		{"pritner", nil, true},
+		{"using vpn", nil, false},
+		{"useing vpn", nil, true}, // its stem, use, is held: the word is not
+		{"Printer COLOUR", nil, false},
+		{"grievance", nil, true}, // held by a page the guest may not see only
+		{"grievance", []string{"hr"}, false},
+		{"site:pritner vpn", nil, false},
+		{"vpn 2026x", nil, false},
+		{"vpn zz", nil, false},
+		{`"pritner" vpn`, nil, false},
+	} {
+		if got := s.Misspelled(ctx, tc.q, tc.groups); got != tc.want {
+			t.Errorf("Misspelled(%q, %v) = %v, want %v", tc.q, tc.groups, got, tc.want)
+		}
 	}
 }

@@ -915,10 +915,15 @@ func (srv *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
 }
 
 // suggestion returns the spelling suggestion for a search with fewer
-// results than a page, "" if none (or if it cannot be made).
+// results than a page, or with a word no page the user may see holds as
+// typed (ranking.Searcher.Misspelled); "" if none (or if it cannot be
+// made).
 func (srv *Server) suggestion(r *http.Request, res *ranking.Result) string {
 	q := r.URL.Query()
-	if res.Total >= res.Size || q.Get("syntax") == "bleve" || q.Get("q") == "" {
+	if q.Get("syntax") == "bleve" || q.Get("q") == "" {
+		return ""
+	}
+	if res.Total >= res.Size && !srv.s.Misspelled(r.Context(), q.Get("q"), who(r).groups) {
 		return ""
 	}
 	sug, err := srv.s.Suggest(r.Context(), q.Get("q"), who(r).groups)
