@@ -219,7 +219,8 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		return nil, inUse(dir, err)
 	}
 	cm := &committer{opts: &c.opts, front: c.front, pages: c.pages, pacer: c.pacer, counters: c.n, fatal: c.fatal,
-		queued: map[string][]string{}, shaped: map[string][]string{}, yields: yields{}, recrawl: newRecrawl(opts.Revisit), dir: dir}
+		linkPlan:    linkPlan{queued: map[string][]string{}, shaped: map[string][]string{}, yields: yields{}},
+		revisitPlan: revisitPlan{recrawl: newRecrawl(opts.Revisit)}, snapshots: snapshots{dir: dir}}
 	if c.index, err = openIndexChecked(dir, opts.Shards, indexer.Options{Policy: opts.Policy, NoAutoFlush: true,
 		Source: indexer.SourceFunc(func(ctx context.Context, id string) (*indexer.Doc, error) { return cm.hook.SourceDoc(ctx, id) })}); err != nil {
 		c.front.Close()
