@@ -82,69 +82,90 @@ func (c *committer) commitLoop(results <-chan *result, d *dispatcher) {
 	tick := time.NewTicker(c.opts.RefreshInterval)
 	defer tick.Stop()
 	for {
-		var group []*result
 		select {
 		case r, ok := <-results:
 			if !ok {
 				return
 			}
-			group = append(group, r)
+			c.commitGroup(ctx, gather(results, r), d)
 		case <-tick.C:
-			if c.fatalErr() == nil {
-				if err := c.commit(ctx, nil, func() {}); err != nil {
-					c.setFatal(err)
-				}
-			}
+			c.commitWaiting(ctx)
 			d.poke()
-			continue
 		case <-d.idle:
 			// The worker waits for others, which wait for its URLs to be
 			// marked done.
-			if c.fatalErr() == nil && c.writer.hasDone() {
-				if err := c.commit(ctx, nil, func() {}); err != nil {
-					c.setFatal(err)
-				}
-			}
-			continue
-		}
-	drain:
-		for len(group) < maxGroup {
-			select {
-			case r, ok := <-results:
-				if !ok {
-					break drain
-				}
-				group = append(group, r)
-			default:
-				break drain
+			if c.writer.hasDone() {
+				c.commitWaiting(ctx)
 			}
 		}
-		released := false
-		release := func() {
-			if !released {
-				released = true
-				fresh := 0
-				for _, r := range group {
-					if r.popped && !r.task.Revisit {
-						fresh++
-					}
-				}
-				d.settle(len(group), fresh)
-				for _, r := range group {
-					close(r.queued)
+	}
+}
+
+// gather returns first and the results that have arrived since, up to
+// maxGroup, without waiting for more.
+func gather(results <-chan *result, first *result) []*result {
+	group := []*result{first}
+	for len(group) < maxGroup {
+		select {
+		case r, ok := <-results:
+			if !ok {
+				return group
+			}
+			group = append(group, r)
+		default:
+			return group
+		}
+	}
+	return group
+}
+
+// commitWaiting commits what is waiting without a new result (URLs to
+// mark done, revisits to schedule, the index to flush), unless a storage
+// error stopped the crawl.
+func (c *committer) commitWaiting(ctx context.Context) {
+	if c.fatalErr() == nil {
+		if err := c.commit(ctx, nil, func() {}); err != nil {
+			c.setFatal(err)
+		}
+	}
+}
+
+// commitGroup commits a group of results — or, after a storage error,
+// only releases its fetch goroutines — then re-clusters and writes the
+// detector's snapshot when due.
+func (c *committer) commitGroup(ctx context.Context, group []*result, d *dispatcher) {
+	release := groupReleaser(group, d)
+	if c.fatalErr() == nil {
+		if err := c.commit(ctx, group, release); err != nil {
+			c.setFatal(err)
+		}
+	}
+	release()
+	c.sinceSnapshot += len(group)
+	if c.fatalErr() == nil {
+		if err := errors.Join(c.maybeRecluster(ctx), c.maybeSnapshot()); err != nil {
+			c.setFatal(err)
+		}
+	}
+}
+
+// groupReleaser returns the function that releases a group's fetch
+// goroutines once (its links are queued): it settles the group with the
+// dispatcher and tells each result's goroutine.
+func groupReleaser(group []*result, d *dispatcher) func() {
+	released := false
+	return func() {
+		if !released {
+			released = true
+			fresh := 0
+			for _, r := range group {
+				if r.popped && !r.task.Revisit {
+					fresh++
 				}
 			}
-		}
-		if c.fatalErr() == nil {
-			if err := c.commit(ctx, group, release); err != nil {
-				c.setFatal(err)
-			}
-		}
-		release()
-		c.sinceSnapshot += len(group)
-		if c.fatalErr() == nil {
-			if err := errors.Join(c.maybeRecluster(ctx), c.maybeSnapshot()); err != nil {
-				c.setFatal(err)
+			d.settle(len(group), fresh)
+			for _, r := range group {
+				close(r.queued)
 			}
 		}
 	}
@@ -232,12 +253,7 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 	}
 	switch {
 	case !r.popped: // a sitemap's findings
-		if c.shared() { // a worker schedules no revisits: the follower does
-			break
-		}
-		for _, u := range r.revisitNow {
-			c.fbatch.Schedule(u, now, PriorityUnique, revisitPayload(1)) // a known change: as urgent as a new page
-		}
+		c.scheduleFound(r, now)
 	case r.known != "": // its record is committed: done now
 		mark.outcome = string(r.known)
 		if st, ok := c.recrawl.states[r.url]; ok && r.known == pages.Fetched {
@@ -246,9 +262,7 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 		markDone(&c.fbatch, mark)
 		return mark, false, true, nil
 	case c.seedResult(r):
-		c.batch.Put(pages.Record{Page: page.Page{URL: r.url}, Status: r.status, Reason: r.reason, FetchedAt: now, Transient: r.transient, Requested: r.requested})
-		c.countDecision(r.status)
-		c.noteReason(r)
+		c.recordDecision(r, now)
 	case c.retry(r, now):
 		return mark, false, true, nil
 	case r.prev != nil && c.shared():
@@ -256,29 +270,55 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 	case r.prev != nil:
 		mark, unique, err = c.revisit(ctx, r, now)
 	case r.status == pages.Fetched:
-		c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash, linkHash: r.linkHash, fetched: now, reason: r.reason}
-		var res dedup.Result
-		res, err = c.insert(ctx, r)
-		switch {
-		case err == nil && !c.shared():
-			unique = !res.Duplicate
-			mark.revisit = c.nextVisit(c.batch.Latest(r.url), false, res.Master == r.url, now)
-		case err == nil:
-			unique = !res.Duplicate // its revisit is the follower's to schedule
-		case c.shared() && errors.Is(err, dedup.ErrDuplicateID):
-			// Another worker inserted it and died before its done mark
-			// and its links: its links are queued, nothing is recorded.
-			err, unique = nil, true
-		}
+		mark, unique, err = c.takeFetched(ctx, r, mark, now)
 	default:
-		c.batch.Put(pages.Record{Page: page.Page{URL: r.url}, Status: r.status, Reason: r.reason, FetchedAt: now, Transient: r.transient, Requested: r.requested})
-		c.countDecision(r.status)
-		c.noteReason(r)
+		c.recordDecision(r, now)
 		if r.verdict == traps.NotFound {
 			c.admit.Observe(r.url, traps.NotFound, "")
 		}
 	}
 	return mark, unique, false, err
+}
+
+// scheduleFound schedules the revisits a sitemap found due now (on one
+// machine: a worker of a shared crawl schedules no revisits, the
+// follower does).
+func (c *committer) scheduleFound(r *result, now time.Time) {
+	if c.shared() { // a worker schedules no revisits: the follower does
+		return
+	}
+	for _, u := range r.revisitNow {
+		c.fbatch.Schedule(u, now, PriorityUnique, revisitPayload(1)) // a known change: as urgent as a new page
+	}
+}
+
+// recordDecision records a URL not fetched (skipped or failed) and
+// counts it.
+func (c *committer) recordDecision(r *result, now time.Time) {
+	c.batch.Put(pages.Record{Page: page.Page{URL: r.url}, Status: r.status, Reason: r.reason, FetchedAt: now, Transient: r.transient, Requested: r.requested})
+	c.countDecision(r.status)
+	c.noteReason(r)
+}
+
+// takeFetched inserts a page fetched for the first time and returns its
+// done mark, with its revisit planned, and whether its links count as
+// found on unique content.
+func (c *committer) takeFetched(ctx context.Context, r *result, mark doneMark, now time.Time) (_ doneMark, unique bool, err error) {
+	c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash, linkHash: r.linkHash, fetched: now, reason: r.reason}
+	var res dedup.Result
+	res, err = c.insert(ctx, r)
+	switch {
+	case err == nil && !c.shared():
+		unique = !res.Duplicate
+		mark.revisit = c.nextVisit(c.batch.Latest(r.url), false, res.Master == r.url, now)
+	case err == nil:
+		unique = !res.Duplicate // its revisit is the follower's to schedule
+	case c.shared() && errors.Is(err, dedup.ErrDuplicateID):
+		// Another worker inserted it and died before its done mark
+		// and its links: its links are queued, nothing is recorded.
+		err, unique = nil, true
+	}
+	return mark, unique, err
 }
 
 // insert assigns a fetched page its cluster, records it into c.batch and
