@@ -54,58 +54,92 @@ func Check(dir string) ([]StoreState, error) {
 		st[0].Err = err
 		st[0].Repair = "none: pass the seeds (and flags) of the crawl again to `doppel crawl`, which writes it anew"
 	}
-	recs, err := pages.Open(st[1].Path, pages.Options{ReadOnly: true, Timeout: lockTimeout})
+	recs, err := checkRecords(dir, &st[1])
 	if err != nil {
-		if !exists(st[1].Path) {
-			err = &storecheck.Error{Path: st[1].Path, Err: errors.New("the file is missing")}
-		}
-		if errors.Is(err, bolterrors.ErrTimeout) {
-			return nil, inUse(dir, err)
-		}
-		st[1].Err = err
-	} else {
+		return nil, err
+	}
+	if recs != nil {
 		defer recs.Close()
-		if err := storecheck.Protect(st[1].Path, recs.Verify); err != nil {
-			st[1].Err = damaged(dir, err)
-		}
 	}
-	front, err := frontier.Open(st[2].Path, frontier.Options{ReadOnly: true, LockTimeout: lockTimeout})
-	if err != nil {
-		if !exists(st[2].Path) {
-			err = &storecheck.Error{Path: st[2].Path, Err: errors.New("the file is missing")}
-		}
-		if errors.Is(err, bolterrors.ErrTimeout) {
-			return nil, inUse(dir, err)
-		}
-		st[2].Err = err
-	} else {
-		if err := storecheck.Protect(st[2].Path, front.Verify); err != nil {
-			st[2].Err = damaged(dir, err)
-		}
-		front.Close()
+	if err := checkFrontier(dir, &st[2]); err != nil {
+		return nil, err
 	}
-	switch idx, err := openIndexChecked(dir, 0, indexer.Options{Policy: opts.Policy, ReadOnly: true}); {
-	case err != nil && !exists(st[3].Path):
-		st[3].Err = &storecheck.Error{Path: st[3].Path, Err: errors.New("its folder is missing")}
-	case err != nil:
-		st[3].Err = err
-	default:
-		if recs != nil && st[1].Err == nil {
-			if err := agree(dir, recs, idx); err != nil {
-				if d := (*storecheck.Error)(nil); errors.As(err, &d) && d.Path == st[1].Path {
-					st[1].Err = err
-				} else {
-					st[3].Err = err
-				}
-			}
-		}
-		idx.Close()
-	}
+	checkIndex(dir, opts, recs, &st[1], &st[3])
 	if _, err := checkfile.Read(st[4].Path, snapshotMagic); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		st[4].Err = storecheck.Damaged(st[4].Path, err)
 	}
 	plan(st)
 	return st, nil
+}
+
+// checkRecords opens the records read-only and verifies them, setting
+// st.Err if they are missing or damaged. It returns them open (nil if
+// they could not be opened), and an error only if a running crawl holds
+// them.
+func checkRecords(dir string, st *StoreState) (*pages.Store, error) {
+	recs, err := pages.Open(st.Path, pages.Options{ReadOnly: true, Timeout: lockTimeout})
+	if err != nil {
+		if !exists(st.Path) {
+			err = &storecheck.Error{Path: st.Path, Err: errors.New("the file is missing")}
+		}
+		if errors.Is(err, bolterrors.ErrTimeout) {
+			return nil, inUse(dir, err)
+		}
+		st.Err = err
+		return nil, nil
+	}
+	if err := storecheck.Protect(st.Path, recs.Verify); err != nil {
+		st.Err = damaged(dir, err)
+	}
+	return recs, nil
+}
+
+// checkFrontier opens the frontier read-only and verifies it, setting
+// st.Err if it is missing or damaged; an error only if a running crawl
+// holds it.
+func checkFrontier(dir string, st *StoreState) error {
+	front, err := frontier.Open(st.Path, frontier.Options{ReadOnly: true, LockTimeout: lockTimeout})
+	if err != nil {
+		if !exists(st.Path) {
+			err = &storecheck.Error{Path: st.Path, Err: errors.New("the file is missing")}
+		}
+		if errors.Is(err, bolterrors.ErrTimeout) {
+			return inUse(dir, err)
+		}
+		st.Err = err
+		return nil
+	}
+	if err := storecheck.Protect(st.Path, front.Verify); err != nil {
+		st.Err = damaged(dir, err)
+	}
+	front.Close()
+	return nil
+}
+
+// checkIndex opens the search index read-only and, if the records
+// (recs, recsSt) are sound, checks that the two agree, setting the
+// error of the one found at fault.
+func checkIndex(dir string, opts Options, recs *pages.Store, recsSt, st *StoreState) {
+	idx, err := openIndexChecked(dir, 0, indexer.Options{Policy: opts.Policy, ReadOnly: true})
+	switch {
+	case err != nil && !exists(st.Path):
+		st.Err = &storecheck.Error{Path: st.Path, Err: errors.New("its folder is missing")}
+		return
+	case err != nil:
+		st.Err = err
+		return
+	}
+	defer idx.Close()
+	if recs == nil || recsSt.Err != nil {
+		return
+	}
+	if err := agree(dir, recs, idx); err != nil {
+		if d := (*storecheck.Error)(nil); errors.As(err, &d) && d.Path == recsSt.Path {
+			recsSt.Err = err
+		} else {
+			st.Err = err
+		}
+	}
 }
 
 // exists reports whether path exists.
@@ -161,17 +195,7 @@ func Repair(dir string, now time.Time) ([]StoreState, error) {
 	if err != nil {
 		return nil, err
 	}
-	suffix := ".damaged-" + now.UTC().Format("20060102T150405")
-	aside := func(s *StoreState) error {
-		if !exists(s.Path) {
-			return nil
-		}
-		if err := os.Rename(s.Path, s.Path+suffix); err != nil {
-			return fmt.Errorf("crawler: moving %s aside: %w", s.Path, err)
-		}
-		s.Repair += "; the old one kept as " + filepath.Base(s.Path+suffix)
-		return nil
-	}
+	r := repair{dir: dir, suffix: ".damaged-" + now.UTC().Format("20060102T150405")}
 	recs, front, idx, snap := &st[1], &st[2], &st[3], &st[4]
 	if st[0].Err != nil {
 		return st, nil // without the crawl's options nothing can be opened
@@ -179,42 +203,18 @@ func Repair(dir string, now time.Time) ([]StoreState, error) {
 	rebuilt := false
 	switch {
 	case recs.Err != nil && idx.Err == nil:
-		if err := aside(recs); err != nil {
+		if err := r.records(recs); err != nil {
 			return st, err
-		}
-		lostDups, err := recordsFromIndex(dir)
-		if err != nil {
-			return st, err
-		}
-		if lostDups > 0 {
-			recs.Lost += fmt.Sprintf(" (%d near-duplicates here)", lostDups)
 		}
 		rebuilt = true
 	case idx.Err != nil && recs.Err == nil:
-		if shard.IsSharded(idx.Path) {
-			return st, fmt.Errorf("crawler: rebuilding a sharded index is not supported: move %s aside and run doppel crawl again", idx.Path)
-		}
-		if err := aside(idx); err != nil {
-			return st, err
-		}
-		opts, err := loadOptions(dir)
-		if err != nil {
-			return st, err
-		}
-		x, err := indexer.Open(idx.Path, indexer.Options{Policy: opts.Policy})
-		if err != nil {
-			return st, err
-		}
-		if err := x.Close(); err != nil {
-			return st, err
-		}
-		if err := resetWatermark(dir); err != nil {
+		if err := r.index(idx); err != nil {
 			return st, err
 		}
 		rebuilt = true
 	}
 	if front.Err != nil && (recs.Err == nil || rebuilt) {
-		if err := aside(front); err != nil {
+		if err := r.aside(front); err != nil {
 			return st, err
 		}
 		if err := frontierFromRecords(dir); err != nil {
@@ -227,22 +227,82 @@ func Repair(dir string, now time.Time) ([]StoreState, error) {
 		if snap.Err == nil {
 			snap.Repair = "moved aside, as the records changed: the next crawl replays every recorded page"
 		}
-		if err := aside(snap); err != nil {
+		if err := r.aside(snap); err != nil {
 			return st, err
 		}
 	}
 	if rebuilt {
-		// Open replays the records: the detector, the revisit plan, and
-		// the index brought up to the records.
-		c, err := Open(dir, Options{})
-		if err != nil {
-			return st, fmt.Errorf("crawler: reopening the repaired crawl: %w", err)
-		}
-		if err := c.Close(); err != nil {
-			return st, err
-		}
+		return st, reopen(dir)
 	}
 	return st, nil
+}
+
+// A repair is Repair's work on one data directory: a damaged store is
+// moved aside to its name with suffix, then rebuilt.
+type repair struct {
+	dir, suffix string
+}
+
+// aside moves the store s aside, if it exists, and says so in s.Repair.
+func (r repair) aside(s *StoreState) error {
+	if !exists(s.Path) {
+		return nil
+	}
+	if err := os.Rename(s.Path, s.Path+r.suffix); err != nil {
+		return fmt.Errorf("crawler: moving %s aside: %w", s.Path, err)
+	}
+	s.Repair += "; the old one kept as " + filepath.Base(s.Path+r.suffix)
+	return nil
+}
+
+// records rebuilds the records recs from the search index, saying in
+// recs.Lost how many near-duplicates only the records knew.
+func (r repair) records(recs *StoreState) error {
+	if err := r.aside(recs); err != nil {
+		return err
+	}
+	lostDups, err := recordsFromIndex(r.dir)
+	if err != nil {
+		return err
+	}
+	if lostDups > 0 {
+		recs.Lost += fmt.Sprintf(" (%d near-duplicates here)", lostDups)
+	}
+	return nil
+}
+
+// index makes a new, empty search index in idx's place and sets the
+// records' watermark to 0, so that Open indexes every record again.
+func (r repair) index(idx *StoreState) error {
+	if shard.IsSharded(idx.Path) {
+		return fmt.Errorf("crawler: rebuilding a sharded index is not supported: move %s aside and run doppel crawl again", idx.Path)
+	}
+	if err := r.aside(idx); err != nil {
+		return err
+	}
+	opts, err := loadOptions(r.dir)
+	if err != nil {
+		return err
+	}
+	x, err := indexer.Open(idx.Path, indexer.Options{Policy: opts.Policy})
+	if err != nil {
+		return err
+	}
+	if err := x.Close(); err != nil {
+		return err
+	}
+	return resetWatermark(r.dir)
+}
+
+// reopen opens and closes the repaired crawl: Open replays the records —
+// the detector, the revisit plan, and the index brought up to the
+// records.
+func reopen(dir string) error {
+	c, err := Open(dir, Options{})
+	if err != nil {
+		return fmt.Errorf("crawler: reopening the repaired crawl: %w", err)
+	}
+	return c.Close()
 }
 
 // resetWatermark sets the records' index watermark to 0, so that Open

@@ -22,15 +22,25 @@ import (
 	"github.com/doppel-search/doppel/dedup"
 )
 
-// The committer is the one goroutine that writes: it takes the workers'
-// results in arrival order and, a group at a time, assigns clusters
-// (hook.Insert, Update, Remove), records pages (into batch, committed by
-// the record writer), adds them to the index batch, decides and queues
-// their links and marks their URLs done (fbatch, one frontier
-// transaction), and flushes the index when due. Its revisit planning is
-// in revisit.go, its re-clustering in recluster.go and its rebuild after
-// a restart (replay) in replay.go. Touched by Open, then only by the
-// committer goroutine of Run (and by Run after it has ended).
+// The committer is the one goroutine that writes: it takes the fetch
+// goroutines' results in arrival order and, a group at a time, assigns
+// clusters (hook.Insert, Update, Remove), records pages (into batch,
+// committed by the record writer), adds them to the index batch, decides
+// and queues their links and marks their URLs done (fbatch, one frontier
+// transaction), and flushes the index when due. Touched by Open, then
+// only by the committer goroutine of Run (and by Run after it has ended).
+//
+// It composes parts with one job each, each a type with its own fields:
+//   - indexFlush, the group commit's index flush and its watermark
+//     (flush.go);
+//   - linkPlan, what the queued links taught of templates and families;
+//   - reclusterState, when the detector is re-clustered (recluster.go);
+//   - snapshots, the restore after a restart (replay.go) and the
+//     detector's snapshot (snapshot.go);
+//   - revisitPlan, revisit planning and retries (revisit.go).
+//
+// A shared crawl's commit path — a Redis crawl's worker and its follower —
+// is in sharedcommit.go.
 type committer struct {
 	opts  *Options
 	front frontier.Queue
@@ -42,40 +52,18 @@ type committer struct {
 	*counters
 	*fatal
 
-	batch       pages.Batch         // records of the group being built; the hook's Recorder appends here
-	fbatch      frontier.Batch      // frontier changes of the group being built
-	writer      *recordWriter       // commits the groups' records in the background; nil outside Run
-	queued      map[string][]string // template without copies yet → its URLs queued at normal priority
-	shaped      map[string][]string // family (urlnorm.Shape) not demoted → its URLs queued above PriorityUseless
-	yields      yields              // new URLs found per page of each numbered template
-	lastRev     uint64              // revision of the last committed record
-	sinceFlush  int                 // fetched pages added to the index since its last flush
-	lastFlush   time.Time           // when the index was last flushed
-	watermark   uint64              // records up to here are durably in the index; not yet stored when > stored
-	stored      uint64              // the watermark the page store has
-	flushing    func() error        // waits for the index write in progress (Index.FlushAsync); nil if none
-	flushingRev uint64              // the last record that write holds
-	// Re-clustering (see recluster): pages inserted since the last one,
-	// and how many pages the detector held then.
-	sinceRecluster, reclustered int
-	// The detector's snapshot (see writeSnapshot): the data directory it
-	// is written to, what the one the detector was read from said (nil:
-	// none), the revision of the last record the last one written (or
-	// read) reflects, the pages committed since.
-	dir           string
-	snap          *snapHeader
-	snapRev       uint64
-	sinceSnapshot int
-	opened        Opened // how replay restored the crawl
+	batch   pages.Batch    // records of the group being built; the hook's Recorder appends here
+	fbatch  frontier.Batch // frontier changes of the group being built
+	writer  *recordWriter  // commits the groups' records in the background; nil outside Run
+	lastRev uint64         // revision of the last committed record
 
-	recrawl *recrawl // revisit policy and page states
-	// A shared crawl's follower: the shared frontier its revisits are
-	// scheduled in (nil: the crawl's own frontier), and, on a worker, the
-	// revisits fetched in the group being built, for its note.
-	schedule  frontier.Queue
-	revisited []*revisited
+	linkPlan
+	indexFlush
+	reclusterState
+	snapshots
+	revisitPlan
+
 	recording recording // the fetch the hook is recording
-	transient []string  // URLs recorded as transient failures, retried by the next Run
 	seeds     *seedWatch
 	reasons   []string // "URL: reason" of the first URLs this run skipped or failed (maxReasons)
 }
@@ -83,7 +71,7 @@ type committer struct {
 // maxReasons is how many failures a crawl that fetched nothing names.
 const maxReasons = 3
 
-// commitLoop receives the workers' results until the channel is closed and
+// commitLoop receives the fetch goroutines' results until the channel is closed and
 // commits them in groups: whatever has arrived while the previous group
 // was committed, up to maxGroup. While no result comes it commits every
 // RefreshInterval what is waiting (URLs to mark done, revisits to
@@ -94,69 +82,90 @@ func (c *committer) commitLoop(results <-chan *result, d *dispatcher) {
 	tick := time.NewTicker(c.opts.RefreshInterval)
 	defer tick.Stop()
 	for {
-		var group []*result
 		select {
 		case r, ok := <-results:
 			if !ok {
 				return
 			}
-			group = append(group, r)
+			c.commitGroup(ctx, gather(results, r), d)
 		case <-tick.C:
-			if c.fatalErr() == nil {
-				if err := c.commit(ctx, nil, func() {}); err != nil {
-					c.setFatal(err)
-				}
-			}
+			c.commitWaiting(ctx)
 			d.poke()
-			continue
 		case <-d.idle:
 			// The worker waits for others, which wait for its URLs to be
 			// marked done.
-			if c.fatalErr() == nil && c.writer.hasDone() {
-				if err := c.commit(ctx, nil, func() {}); err != nil {
-					c.setFatal(err)
-				}
-			}
-			continue
-		}
-	drain:
-		for len(group) < maxGroup {
-			select {
-			case r, ok := <-results:
-				if !ok {
-					break drain
-				}
-				group = append(group, r)
-			default:
-				break drain
+			if c.writer.hasDone() {
+				c.commitWaiting(ctx)
 			}
 		}
-		released := false
-		release := func() {
-			if !released {
-				released = true
-				fresh := 0
-				for _, r := range group {
-					if r.popped && !r.task.Revisit {
-						fresh++
-					}
-				}
-				d.settle(len(group), fresh)
-				for _, r := range group {
-					close(r.queued)
+	}
+}
+
+// gather returns first and the results that have arrived since, up to
+// maxGroup, without waiting for more.
+func gather(results <-chan *result, first *result) []*result {
+	group := []*result{first}
+	for len(group) < maxGroup {
+		select {
+		case r, ok := <-results:
+			if !ok {
+				return group
+			}
+			group = append(group, r)
+		default:
+			return group
+		}
+	}
+	return group
+}
+
+// commitWaiting commits what is waiting without a new result (URLs to
+// mark done, revisits to schedule, the index to flush), unless a storage
+// error stopped the crawl.
+func (c *committer) commitWaiting(ctx context.Context) {
+	if c.fatalErr() == nil {
+		if err := c.commit(ctx, nil, func() {}); err != nil {
+			c.setFatal(err)
+		}
+	}
+}
+
+// commitGroup commits a group of results — or, after a storage error,
+// only releases its fetch goroutines — then re-clusters and writes the
+// detector's snapshot when due.
+func (c *committer) commitGroup(ctx context.Context, group []*result, d *dispatcher) {
+	release := groupReleaser(group, d)
+	if c.fatalErr() == nil {
+		if err := c.commit(ctx, group, release); err != nil {
+			c.setFatal(err)
+		}
+	}
+	release()
+	c.sinceSnapshot += len(group)
+	if c.fatalErr() == nil {
+		if err := errors.Join(c.maybeRecluster(ctx), c.maybeSnapshot()); err != nil {
+			c.setFatal(err)
+		}
+	}
+}
+
+// groupReleaser returns the function that releases a group's fetch
+// goroutines once (its links are queued): it settles the group with the
+// dispatcher and tells each result's goroutine.
+func groupReleaser(group []*result, d *dispatcher) func() {
+	released := false
+	return func() {
+		if !released {
+			released = true
+			fresh := 0
+			for _, r := range group {
+				if r.popped && !r.task.Revisit {
+					fresh++
 				}
 			}
-		}
-		if c.fatalErr() == nil {
-			if err := c.commit(ctx, group, release); err != nil {
-				c.setFatal(err)
-			}
-		}
-		release()
-		c.sinceSnapshot += len(group)
-		if c.fatalErr() == nil {
-			if err := errors.Join(c.maybeRecluster(ctx), c.maybeSnapshot()); err != nil {
-				c.setFatal(err)
+			d.settle(len(group), fresh)
+			for _, r := range group {
+				close(r.queued)
 			}
 		}
 	}
@@ -167,7 +176,7 @@ func (c *committer) commitLoop(results <-chan *result, d *dispatcher) {
 // decisions recorded, retries queued, links decided — and makes it
 // durable in this order: links queued in one frontier transaction (which
 // also marks done the URLs of earlier groups whose records are committed,
-// and schedules their revisits), workers released, records handed to the
+// and schedules their revisits), fetch goroutines released, records handed to the
 // record writer (one page-store transaction, in the background), index
 // write started when due (after the records it holds are committed). A
 // crash between any two steps loses nothing: a page whose record is not
@@ -225,7 +234,7 @@ func (c *committer) commit(ctx context.Context, group []*result, release func())
 	if _, err := c.front.Commit(&c.fbatch); err != nil {
 		return err
 	}
-	release() // the group's links are queued: its workers may pop again
+	release() // the group's links are queued: its fetch goroutines may pop again
 	c.writer.write(c.batch, marks)
 	c.recrawl.plan()
 	return c.flushIndex(false)
@@ -244,12 +253,7 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 	}
 	switch {
 	case !r.popped: // a sitemap's findings
-		if c.shared() { // a worker schedules no revisits: the follower does
-			break
-		}
-		for _, u := range r.revisitNow {
-			c.fbatch.Schedule(u, now, PriorityUnique, revisitPayload(1)) // a known change: as urgent as a new page
-		}
+		c.scheduleFound(r, now)
 	case r.known != "": // its record is committed: done now
 		mark.outcome = string(r.known)
 		if st, ok := c.recrawl.states[r.url]; ok && r.known == pages.Fetched {
@@ -258,9 +262,7 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 		markDone(&c.fbatch, mark)
 		return mark, false, true, nil
 	case c.seedResult(r):
-		c.batch.Put(pages.Record{Page: page.Page{URL: r.url}, Status: r.status, Reason: r.reason, FetchedAt: now, Transient: r.transient, Requested: r.requested})
-		c.countDecision(r.status)
-		c.noteReason(r)
+		c.recordDecision(r, now)
 	case c.retry(r, now):
 		return mark, false, true, nil
 	case r.prev != nil && c.shared():
@@ -268,29 +270,55 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 	case r.prev != nil:
 		mark, unique, err = c.revisit(ctx, r, now)
 	case r.status == pages.Fetched:
-		c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash, linkHash: r.linkHash, fetched: now, reason: r.reason}
-		var res dedup.Result
-		res, err = c.insert(ctx, r)
-		switch {
-		case err == nil && !c.shared():
-			unique = !res.Duplicate
-			mark.revisit = c.nextVisit(c.batch.Latest(r.url), false, res.Master == r.url, now)
-		case err == nil:
-			unique = !res.Duplicate // its revisit is the follower's to schedule
-		case c.shared() && errors.Is(err, dedup.ErrDuplicateID):
-			// Another worker inserted it and died before its done mark
-			// and its links: its links are queued, nothing is recorded.
-			err, unique = nil, true
-		}
+		mark, unique, err = c.takeFetched(ctx, r, mark, now)
 	default:
-		c.batch.Put(pages.Record{Page: page.Page{URL: r.url}, Status: r.status, Reason: r.reason, FetchedAt: now, Transient: r.transient, Requested: r.requested})
-		c.countDecision(r.status)
-		c.noteReason(r)
+		c.recordDecision(r, now)
 		if r.verdict == traps.NotFound {
 			c.admit.Observe(r.url, traps.NotFound, "")
 		}
 	}
 	return mark, unique, false, err
+}
+
+// scheduleFound schedules the revisits a sitemap found due now (on one
+// machine: a worker of a shared crawl schedules no revisits, the
+// follower does).
+func (c *committer) scheduleFound(r *result, now time.Time) {
+	if c.shared() { // a worker schedules no revisits: the follower does
+		return
+	}
+	for _, u := range r.revisitNow {
+		c.fbatch.Schedule(u, now, PriorityUnique, revisitPayload(1)) // a known change: as urgent as a new page
+	}
+}
+
+// recordDecision records a URL not fetched (skipped or failed) and
+// counts it.
+func (c *committer) recordDecision(r *result, now time.Time) {
+	c.batch.Put(pages.Record{Page: page.Page{URL: r.url}, Status: r.status, Reason: r.reason, FetchedAt: now, Transient: r.transient, Requested: r.requested})
+	c.countDecision(r.status)
+	c.noteReason(r)
+}
+
+// takeFetched inserts a page fetched for the first time and returns its
+// done mark, with its revisit planned, and whether its links count as
+// found on unique content.
+func (c *committer) takeFetched(ctx context.Context, r *result, mark doneMark, now time.Time) (_ doneMark, unique bool, err error) {
+	c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash, linkHash: r.linkHash, fetched: now, reason: r.reason}
+	var res dedup.Result
+	res, err = c.insert(ctx, r)
+	switch {
+	case err == nil && !c.shared():
+		unique = !res.Duplicate
+		mark.revisit = c.nextVisit(c.batch.Latest(r.url), false, res.Master == r.url, now)
+	case err == nil:
+		unique = !res.Duplicate // its revisit is the follower's to schedule
+	case c.shared() && errors.Is(err, dedup.ErrDuplicateID):
+		// Another worker inserted it and died before its done mark
+		// and its links: its links are queued, nothing is recorded.
+		err, unique = nil, true
+	}
+	return mark, unique, err
 }
 
 // insert assigns a fetched page its cluster, records it into c.batch and
@@ -533,6 +561,15 @@ type firstFetch struct {
 // which a numbered path template counts as a listing's.
 const listingYield = 10
 
+// linkPlan is what queueing links has taught of templates and families,
+// which sets the priority of the links that follow (linkPriority). The
+// committer's part; touched only by the committer goroutine.
+type linkPlan struct {
+	queued map[string][]string // template without copies yet → its URLs queued at normal priority
+	shaped map[string][]string // family (urlnorm.Shape) not demoted → its URLs queued above PriorityUseless
+	yields yields              // new URLs found per page of each numbered template
+}
+
 // yields counts, per numbered path template (one with "{n}": a family of
 // pages such as /list?page=N), the pages fetched for the first time and
 // the new URLs they led to; committer only.
@@ -688,68 +725,6 @@ func (c *committer) noteQueued(adds []addition) {
 			c.queued[tmpl] = append(c.queued[tmpl], a.url)
 		}
 	}
-}
-
-// flushIndex starts writing the index batch in the background when due
-// (every flushPages pages, or RefreshInterval after the last flush), once
-// the records it holds are committed and the previous write has finished,
-// whose pages then count as durably indexed (the watermark the next
-// page-store commit stores). With force it waits for both and writes what
-// is left at once. The index is never ahead of the records.
-func (c *committer) flushIndex(force bool) error {
-	due := c.sinceFlush > 0 && (force || c.sinceFlush >= flushPages || time.Since(c.lastFlush) >= c.opts.RefreshInterval)
-	if !due && !force {
-		return nil
-	}
-	if err := c.waitFlush(); err != nil {
-		return err
-	}
-	if !due {
-		return nil
-	}
-	if err := c.waitRecords(); err != nil {
-		return err
-	}
-	if force {
-		if err := c.index.Flush(context.Background()); err != nil {
-			return err
-		}
-		c.watermark = c.lastRev
-	} else {
-		c.flushing, c.flushingRev = c.index.FlushAsync(), c.lastRev
-	}
-	c.sinceFlush, c.lastFlush = 0, time.Now()
-	return nil
-}
-
-// flushIndexNow writes what is left of the index batch at once (after
-// the records it holds) and stores the watermark in the page store.
-func (c *committer) flushIndexNow() error {
-	if err := c.flushIndex(true); err != nil {
-		return err
-	}
-	if c.watermark > c.stored {
-		if err := c.pages.SetIndexedThrough(c.watermark); err != nil {
-			return err
-		}
-		c.stored = c.watermark
-	}
-	return nil
-}
-
-// waitFlush waits for the index write in progress, if any, and moves the
-// watermark past its pages.
-func (c *committer) waitFlush() error {
-	if c.flushing == nil {
-		return nil
-	}
-	err := c.flushing()
-	c.flushing = nil
-	if err != nil {
-		return err
-	}
-	c.watermark = max(c.watermark, c.flushingRev)
-	return nil
 }
 
 // noteReason keeps the reason of a skipped or failed URL among the first

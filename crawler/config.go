@@ -260,11 +260,7 @@ func decodeError(err error) error {
 func (o Options) Validate() error {
 	var errs []error
 	for _, s := range o.Seeds {
-		u, err := url.Parse(s)
-		switch {
-		case err == nil && u.Scheme == "file" && strings.HasPrefix(u.Path, "/") && (u.Host == "" || u.Host == "localhost"):
-		case err == nil && u.Scheme == "smb" && u.Host != "" && len(strings.Trim(u.Path, "/")) > 0:
-		case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+		if !validSeed(s) {
 			errs = append(errs, fmt.Errorf("seeds: %q is not an absolute http, https, file or smb URL (smb://host/share/…)", redacted(s)))
 		}
 	}
@@ -291,6 +287,19 @@ func (o Options) Validate() error {
 		return fmt.Errorf("crawler: invalid options: %w", err)
 	}
 	return nil
+}
+
+// validSeed reports whether s is an absolute http or https URL, a file
+// URL of an absolute local path, or an smb URL of a share.
+func validSeed(s string) bool {
+	u, err := url.Parse(s)
+	switch {
+	case err == nil && u.Scheme == "file" && strings.HasPrefix(u.Path, "/") && (u.Host == "" || u.Host == "localhost"):
+	case err == nil && u.Scheme == "smb" && u.Host != "" && len(strings.Trim(u.Path, "/")) > 0:
+	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+		return false
+	}
+	return true
 }
 
 // negatives reports the counts and durations that are negative.

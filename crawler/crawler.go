@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -193,33 +194,17 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	c := &Crawler{opts: opts, n: &counters{}, fatal: &fatal{},
 		pacer: polite.New(polite.Options{Parallelism: opts.HostParallelism, Delay: max(opts.Delay, 0)}),
 		files: &share.Folders{Paths: opts.folderPaths(), FollowLinksOutside: opts.FollowLinksOutside}}
-	for _, name := range []string{pagesFile, frontierFile} {
-		if name == frontierFile && opts.Frontier != nil {
-			continue
-		}
-		if err := missing(dir, name); err != nil {
-			return nil, damaged(dir, err)
-		}
-	}
-	if c.front = opts.Frontier; c.front == nil {
-		if c.front, err = frontier.Open(filepath.Join(dir, frontierFile), frontier.Options{NoSync: opts.NoSync, LockTimeout: lockTimeout}); err != nil {
-			return nil, inUse(dir, err)
-		}
+	if c.front, err = openFrontier(dir, opts, c.pacer); err != nil {
+		return nil, err
 	}
 	c.shared, _ = c.front.(frontier.Shared)
-	if p, ok := c.front.(frontier.Paced); ok {
-		c.pacer.OnPace(func(host string, delay time.Duration, until time.Time) {
-			if err := p.Pace(host, delay, until); err != nil {
-				slog.Warn("crawler: the frontier did not take a host's pace", "host", host, "err", err)
-			}
-		})
-	}
 	if c.pages, err = pages.Open(filepath.Join(dir, pagesFile), pages.Options{NoSync: opts.NoSync, Timeout: lockTimeout}); err != nil {
 		c.front.Close()
 		return nil, inUse(dir, err)
 	}
 	cm := &committer{opts: &c.opts, front: c.front, pages: c.pages, pacer: c.pacer, counters: c.n, fatal: c.fatal,
-		queued: map[string][]string{}, shaped: map[string][]string{}, yields: yields{}, recrawl: newRecrawl(opts.Revisit), dir: dir}
+		linkPlan:    linkPlan{queued: map[string][]string{}, shaped: map[string][]string{}, yields: yields{}},
+		revisitPlan: revisitPlan{recrawl: newRecrawl(opts.Revisit)}, snapshots: snapshots{dir: dir}}
 	if c.index, err = openIndexChecked(dir, opts.Shards, indexer.Options{Policy: opts.Policy, NoAutoFlush: true,
 		Source: indexer.SourceFunc(func(ctx context.Context, id string) (*indexer.Doc, error) { return cm.hook.SourceDoc(ctx, id) })}); err != nil {
 		c.front.Close()
@@ -236,21 +221,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	}
 	cm.index = c.index
 	c.maps = newSitemaps(&c.opts, c.pages, c.pacer, c.shared, c.n, c.fatal)
-	aopts := admit.Options{AllowedHosts: opts.AllowedHosts, AllowedPrefixes: opts.AllowedPrefixes,
-		IgnoreRobots: opts.IgnoreRobots, UserAgent: opts.UserAgent, Timeout: opts.Timeout, MaxBodyBytes: opts.MaxBodyBytes,
-		MaxRedirects: opts.MaxRedirects, Traps: opts.Traps, Norm: opts.norm(), OnRobots: c.maps.onRobots, Client: opts.Client,
-		Folders: opts.folders(), FetchViews: opts.FetchViews}
-	aopts.Exclude, _ = admit.CompileExclude(opts.Exclude) // valid: resolveOptions validated them
-	if c.shared != nil {
-		// robots.txt and the probe are learnt at a claimed URL's turn.
-		aopts.Shared = c.shared
-		g := gated{q: c.shared, claimed: true}
-		aopts.Client = &http.Client{}
-		if opts.Client != nil {
-			g.base, aopts.Client.Jar = opts.Client.Transport, opts.Client.Jar
-		}
-		aopts.Client.Transport = g
-	}
+	aopts := admitOptions(opts, c.shared, c.maps.onRobots)
 	adm := admit.New(aopts)
 	c.maps.admit, cm.admit = adm, adm
 	if cm.hook, cm.snap, err = newHook(&c.opts, dir, c.index, cm); err != nil {
@@ -269,6 +240,57 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	}
 	cm.opened.Duration = time.Since(start)
 	return c, nil
+}
+
+// openFrontier checks that the data directory dir has its stores (none
+// if new), then returns the crawl's frontier — Options.Frontier, if given,
+// else its own, opened — which, if paced, is handed the hosts' pace.
+func openFrontier(dir string, opts Options, pacer *polite.Pacer) (frontier.Queue, error) {
+	for _, name := range []string{pagesFile, frontierFile} {
+		if name == frontierFile && opts.Frontier != nil {
+			continue
+		}
+		if err := missing(dir, name); err != nil {
+			return nil, damaged(dir, err)
+		}
+	}
+	front := opts.Frontier
+	if front == nil {
+		var err error
+		if front, err = frontier.Open(filepath.Join(dir, frontierFile), frontier.Options{NoSync: opts.NoSync, LockTimeout: lockTimeout}); err != nil {
+			return nil, inUse(dir, err)
+		}
+	}
+	if p, ok := front.(frontier.Paced); ok {
+		pacer.OnPace(func(host string, delay time.Duration, until time.Time) {
+			if err := p.Pace(host, delay, until); err != nil {
+				slog.Warn("crawler: the frontier did not take a host's pace", "host", host, "err", err)
+			}
+		})
+	}
+	return front, nil
+}
+
+// admitOptions are the options of the crawl's admission, robots.txt
+// handed to onRobots; on a shared frontier (shared not nil) its requests
+// wait for their host's turn (gated).
+func admitOptions(opts Options, shared frontier.Shared, onRobots func(*url.URL, admit.Robots)) admit.Options {
+	aopts := admit.Options{AllowedHosts: opts.AllowedHosts, AllowedPrefixes: opts.AllowedPrefixes,
+		IgnoreRobots: opts.IgnoreRobots, UserAgent: opts.UserAgent, Timeout: opts.Timeout, MaxBodyBytes: opts.MaxBodyBytes,
+		MaxRedirects: opts.MaxRedirects, Traps: opts.Traps, Norm: opts.norm(), OnRobots: onRobots, Client: opts.Client,
+		Folders: opts.folders(), FetchViews: opts.FetchViews}
+	aopts.Exclude, _ = admit.CompileExclude(opts.Exclude) // valid: resolveOptions validated them
+	if shared != nil {
+		// robots.txt and the probe are learnt at a claimed URL's turn.
+		aopts.Shared = shared
+		g := gated{q: shared, claimed: true}
+		aopts.Client = &http.Client{}
+		if opts.Client != nil {
+			g.base, aopts.Client.Jar = opts.Client.Transport, opts.Client.Jar
+		}
+		aopts.Client.Transport = g
+	}
+	return aopts
 }
 
 // Opened describes how Open restored a crawl's state.

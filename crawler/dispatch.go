@@ -88,53 +88,75 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 			}
 			return item, true
 		case errors.Is(err, frontier.ErrNotReady):
-			free := d.pacer.NextFree()
-			if paced && free.IsZero() && d.inflight == 0 {
-				// No slot is held, so what refused a URL was its host's
-				// delay, which ended while the queue was looked at.
+			var again bool
+			if wake, again = d.notReady(now, wake, paced); again {
 				continue
-			}
-			if !free.IsZero() {
-				wake = earliest(wake, free)
-			}
-			if p, ok := d.front.(frontier.Paced); ok {
-				// The frontier holds back hosts whose turn has not come.
-				if at, ok := p.NextReady(); ok {
-					if soon := now.Add(minPoll); at.Before(soon) {
-						at = soon
-					}
-					wake = earliest(wake, at)
-				}
 			}
 		case !errors.Is(err, frontier.ErrEmpty):
 			d.err = err
 			continue
 		}
 		// Nothing may be fetched now.
-		if d.keep {
-			if due, ok := d.front.NextDue(); ok {
-				wake = earliest(wake, due)
-			}
-			// Commits add revisits and links; poll at least every second.
-			wake = earliest(wake, now.Add(time.Second))
-		} else if d.inflight == 0 && wake.IsZero() {
-			if d.elsewhere() {
-				// Other workers' pages in flight may still queue links.
-				// Ask the committer to mark this worker's own done
-				// without waiting for its tick: other workers wait for
-				// them likewise.
-				select {
-				case d.idle <- struct{}{}:
-				default:
-				}
-				wake = now.Add(sharedPoll)
-			} else {
-				d.cond.Broadcast()
-				return frontier.Item{}, false
-			}
+		var over bool
+		if wake, over = d.idleWake(now, wake); over {
+			d.cond.Broadcast()
+			return frontier.Item{}, false
 		}
 		d.waitUntil(wake)
 	}
+}
+
+// notReady is next's answer to a frontier whose URLs may not be fetched
+// yet: when to look again (the earliest of wake, a host slot's release
+// and a paced frontier's next host turn), or again if the queue may be
+// looked at at once — paced and no slot held, what refused a URL was its
+// host's delay, which ended while the queue was looked at.
+func (d *dispatcher) notReady(now, wake time.Time, paced bool) (_ time.Time, again bool) {
+	free := d.pacer.NextFree()
+	if paced && free.IsZero() && d.inflight == 0 {
+		return wake, true
+	}
+	if !free.IsZero() {
+		wake = earliest(wake, free)
+	}
+	if p, ok := d.front.(frontier.Paced); ok {
+		// The frontier holds back hosts whose turn has not come.
+		if at, ok := p.NextReady(); ok {
+			if soon := now.Add(minPoll); at.Before(soon) {
+				at = soon
+			}
+			wake = earliest(wake, at)
+		}
+	}
+	return wake, false
+}
+
+// idleWake is when next looks again when nothing may be fetched now, or
+// over if the crawl is over: not kept alive (Watch), nothing in flight
+// here or on another crawl process sharing the frontier, nothing to wait
+// for.
+func (d *dispatcher) idleWake(now, wake time.Time) (_ time.Time, over bool) {
+	switch {
+	case d.keep:
+		if due, ok := d.front.NextDue(); ok {
+			wake = earliest(wake, due)
+		}
+		// Commits add revisits and links; poll at least every second.
+		return earliest(wake, now.Add(time.Second)), false
+	case d.inflight > 0 || !wake.IsZero():
+		return wake, false
+	case d.elsewhere():
+		// Other workers' pages in flight may still queue links.
+		// Ask the committer to mark this worker's own done
+		// without waiting for its tick: other workers wait for
+		// them likewise.
+		select {
+		case d.idle <- struct{}{}:
+		default:
+		}
+		return now.Add(sharedPoll), false
+	}
+	return wake, true
 }
 
 // elsewhere reports whether other workers sharing the frontier have URLs

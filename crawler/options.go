@@ -371,58 +371,16 @@ func (r *RevisitOptions) EnsureDefaults() *RevisitOptions {
 // says which) and returns o; AllowedHosts defaults to the hosts of the
 // seeds (those that parse: Validate reports the others).
 func (o *Options) EnsureDefaults() *Options {
-	if o.MaxDepth == 0 {
-		o.MaxDepth = 10
-	}
-	if o.MaxPages == 0 {
-		o.MaxPages = DefaultMaxPages
-	}
-	switch {
-	case o.Delay == 0:
-		o.Delay = 100 * time.Millisecond
-	case o.Delay < 0:
-		o.Delay = -1 // none; a fixed value so that the saved options read back the same
-	}
-	if o.Parallelism == 0 {
-		o.Parallelism = 2
-	}
-	if o.HostParallelism == 0 {
-		o.HostParallelism = o.Parallelism
-	}
-	if o.MaxRetries == 0 {
-		o.MaxRetries = 3
-	}
-	if o.RetryBackoff == 0 {
-		o.RetryBackoff = 10 * time.Second
-	}
+	o.ensurePace()
 	if o.Revisit.Budget == 0 && o.Delay > 0 {
 		// Half of what the hosts' slots can fetch: revisits leave room
 		// for new pages.
 		o.Revisit.Budget = float64(o.HostParallelism) / o.Delay.Seconds() / 2
 	}
 	o.Revisit.EnsureDefaults()
-	if o.Timeout == 0 {
-		o.Timeout = 10 * time.Second
-	}
-	if o.RefreshInterval == 0 {
-		o.RefreshInterval = 10 * time.Second
-	}
-	if o.MaxDocumentBytes == 0 {
-		o.MaxDocumentBytes = 50 << 20
-	}
-	if o.MaxBodyBytes == 0 {
-		o.MaxBodyBytes = 5 << 20
-	}
-	if o.MaxLinksPerPage == 0 {
-		o.MaxLinksPerPage = 10000
-	}
-	if o.UserAgent == "" {
-		o.UserAgent = "DoppelBot/1.0"
-	}
+	o.ensureFetch()
 	o.Traps.EnsureDefaults()
-	if o.MaxRedirects == 0 {
-		o.MaxRedirects = 5
-	}
+	setDefault(&o.MaxRedirects, 5)
 	if len(o.AllowedHosts) == 0 {
 		for _, s := range o.Seeds {
 			if u, err := url.Parse(s); err == nil && u.Host != "" {
@@ -431,6 +389,42 @@ func (o *Options) EnsureDefaults() *Options {
 		}
 	}
 	return o
+}
+
+// ensurePace sets the defaults of the crawl's extent and pace: depth,
+// pages, delay, parallelism and retries.
+func (o *Options) ensurePace() {
+	setDefault(&o.MaxDepth, 10)
+	setDefault(&o.MaxPages, DefaultMaxPages)
+	switch {
+	case o.Delay == 0:
+		o.Delay = 100 * time.Millisecond
+	case o.Delay < 0:
+		o.Delay = -1 // none; a fixed value so that the saved options read back the same
+	}
+	setDefault(&o.Parallelism, 2)
+	setDefault(&o.HostParallelism, o.Parallelism)
+	setDefault(&o.MaxRetries, 3)
+	setDefault(&o.RetryBackoff, 10*time.Second)
+}
+
+// ensureFetch sets the defaults of each fetch and of the index's
+// refresh: timeout, sizes, links per page, user agent.
+func (o *Options) ensureFetch() {
+	setDefault(&o.Timeout, 10*time.Second)
+	setDefault(&o.RefreshInterval, 10*time.Second)
+	setDefault(&o.MaxDocumentBytes, 50<<20)
+	setDefault(&o.MaxBodyBytes, 5<<20)
+	setDefault(&o.MaxLinksPerPage, 10000)
+	setDefault(&o.UserAgent, "DoppelBot/1.0")
+}
+
+// setDefault sets *p to v if it is the zero value.
+func setDefault[T comparable](p *T, v T) {
+	var zero T
+	if *p == zero {
+		*p = v
+	}
 }
 
 // folders returns the local folders and share folders the file and smb

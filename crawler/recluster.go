@@ -12,6 +12,14 @@ import (
 // re-clustering has changed records and index, before either is durable.
 var testHookRecluster func()
 
+// reclusterState says when the detector is re-clustered next (see
+// maybeRecluster): pages inserted since the last re-clustering, and how
+// many pages the detector held then. The committer's part; touched only
+// by the committer goroutine.
+type reclusterState struct {
+	sinceRecluster, reclustered int
+}
+
 // reclusterMin is the fewest pages inserted since the last re-clustering
 // for which a crawl re-clusters before it ends (see maybeRecluster).
 const reclusterMin = 1000

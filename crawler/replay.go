@@ -38,61 +38,24 @@ func (c *committer) replay() error {
 	}
 	c.stored, c.watermark, c.lastFlush = through, through, time.Now()
 	ctx := context.Background()
-	restored := c.snap != nil // the detector holds every page recorded up to c.snap.rev
-	if restored {
-		c.snapRev = c.snap.rev
+	restored, masters, err := c.restoredDetector()
+	if err != nil {
+		return err
 	}
-	if c.shared() { // the shared detector holds every page recorded
-		restored, c.snapRev = true, math.MaxUint64
-	}
-	var masters map[string]string
-	if restored {
-		if masters, err = c.pages.Masters(); err != nil {
-			return err
-		}
-	}
-	var removed, gone []string
-	replayed := 0
-	force := map[string]bool{} // pages the index may lack
-	err = c.pages.Each(func(r pages.Record) error {
-		c.lastRev = max(c.lastRev, r.Rev)
-		after := !restored || r.Rev > c.snapRev // not in the snapshot as recorded
-		if r.Status != pages.Fetched {
-			c.replayDecision(r)
-			if r.Rev > through {
-				removed = append(removed, r.URL)
-			}
-			if restored && after {
-				gone = append(gone, r.URL) // the snapshot may hold it
-			}
-			return nil
-		}
-		reindex := r.Rev > through
-		if reindex {
-			force[r.URL] = true
-		}
-		if !after {
-			return c.restorePage(r, masters)
-		}
-		replayed++
-		return c.replayPage(ctx, r, reindex)
-	})
+	rp, err := c.replayRecords(ctx, through, restored, masters)
 	if err != nil {
 		return fmt.Errorf("crawler: replaying recorded pages: %w", err)
 	}
-	for _, u := range gone {
-		if _, held := c.hook.Detector().Fingerprint(u); held {
-			if _, err := c.hook.Detector().Remove(u); err != nil {
-				return err
-			}
-			replayed++
-		}
+	forgotten, err := c.forgetGone(rp.gone)
+	if err != nil {
+		return err
 	}
+	replayed := rp.replayed + forgotten
 	c.opened = Opened{Pages: int(c.fetched.Load()), Replayed: replayed, FromSnapshot: c.snap != nil}
 	if c.snap != nil { // as they were when the snapshot was written, and the pages since
 		c.sinceRecluster, c.reclustered = c.snap.sinceRecluster+replayed, c.snap.reclustered
 	}
-	for _, u := range removed {
+	for _, u := range rp.removed {
 		if err := c.hook.Unindex(ctx, u); err != nil {
 			return err
 		}
@@ -101,12 +64,100 @@ func (c *committer) replay() error {
 	// Read from a snapshot that every record agrees with, the detector
 	// has the clusters the records and the index have: nothing to
 	// re-cluster.
-	if !c.shared() && (!restored || replayed > 0 || len(force) > 0) {
-		if err := c.recluster(ctx, force); err != nil {
+	if !c.shared() && (!restored || replayed > 0 || len(rp.force) > 0) {
+		if err := c.recluster(ctx, rp.force); err != nil {
 			return err
 		}
 	}
-	err = c.front.All(func(u string, st frontier.State, _ string) error {
+	if err := c.restoreQueued(); err != nil {
+		return err
+	}
+	c.recrawl.plan() // before scheduleMissing asks the policy
+	if err := c.scheduleMissing(); err != nil {
+		return err
+	}
+	return c.finish(false)
+}
+
+// restoredDetector reports whether the detector was restored — read from
+// a snapshot, holding every page recorded up to c.snap.rev (c.snapRev),
+// or a shared crawl's, holding every page recorded — and then returns
+// the recorded masters.
+func (c *committer) restoredDetector() (restored bool, masters map[string]string, err error) {
+	restored = c.snap != nil // the detector holds every page recorded up to c.snap.rev
+	if restored {
+		c.snapRev = c.snap.rev
+	}
+	if c.shared() { // the shared detector holds every page recorded
+		restored, c.snapRev = true, math.MaxUint64
+	}
+	if restored {
+		if masters, err = c.pages.Masters(); err != nil {
+			return false, nil, err
+		}
+	}
+	return restored, masters, nil
+}
+
+// replayFound is what replaying the records found: the URLs no longer
+// fetched whose index entries to remove (recorded after the watermark)
+// and those the snapshot may still hold (gone), the pages put through
+// the detector again, and the pages the index may lack (force).
+type replayFound struct {
+	removed, gone []string
+	replayed      int
+	force         map[string]bool
+}
+
+// replayRecords counts every record, restores those the restored
+// detector holds and puts the others through the detector again.
+func (c *committer) replayRecords(ctx context.Context, through uint64, restored bool, masters map[string]string) (replayFound, error) {
+	rp := replayFound{force: map[string]bool{}}
+	err := c.pages.Each(func(r pages.Record) error {
+		c.lastRev = max(c.lastRev, r.Rev)
+		after := !restored || r.Rev > c.snapRev // not in the snapshot as recorded
+		if r.Status != pages.Fetched {
+			c.replayDecision(r)
+			if r.Rev > through {
+				rp.removed = append(rp.removed, r.URL)
+			}
+			if restored && after {
+				rp.gone = append(rp.gone, r.URL) // the snapshot may hold it
+			}
+			return nil
+		}
+		reindex := r.Rev > through
+		if reindex {
+			rp.force[r.URL] = true
+		}
+		if !after {
+			return c.restorePage(r, masters)
+		}
+		rp.replayed++
+		return c.replayPage(ctx, r, reindex)
+	})
+	return rp, err
+}
+
+// forgetGone removes from the detector the pages of gone it holds and
+// returns how many it removed.
+func (c *committer) forgetGone(gone []string) (int, error) {
+	n := 0
+	for _, u := range gone {
+		if _, held := c.hook.Detector().Fingerprint(u); held {
+			if _, err := c.hook.Detector().Remove(u); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// restoreQueued tells admission every URL of the frontier and rebuilds
+// the link plan's URLs queued by template and by family.
+func (c *committer) restoreQueued() error {
+	return c.front.All(func(u string, st frontier.State, _ string) error {
 		c.admit.Restore(u)
 		if st == frontier.Pending && !c.admit.HasDuplicates(u) {
 			tmpl := c.admit.Template(u)
@@ -118,14 +169,6 @@ func (c *committer) replay() error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	c.recrawl.plan() // before scheduleMissing asks the policy
-	if err := c.scheduleMissing(); err != nil {
-		return err
-	}
-	return c.finish(false)
 }
 
 // replayDecision counts a record of a URL not fetched, and tells the

@@ -25,6 +25,20 @@ const (
 // its master changed.
 const maxRecheck = 50
 
+// revisitPlan is the committer's revisit planning: the revisit policy
+// and page states, where revisits are scheduled, and the retries of
+// transient failures. The committer's part; touched only by the
+// committer goroutine.
+type revisitPlan struct {
+	recrawl *recrawl // revisit policy and page states
+	// A shared crawl's follower: the shared frontier its revisits are
+	// scheduled in (nil: the crawl's own frontier), and, on a worker, the
+	// revisits fetched in the group being built, for its note.
+	schedule  frontier.Queue
+	revisited []*revisited
+	transient []string // URLs recorded as transient failures, retried by the next Run
+}
+
 // recrawl is the committer's revisit state: the policy and every fetched
 // page's schedule state. The policy keeps its allocation up to date as
 // pages are observed (Policy.Observe); it is given every state once, when

@@ -34,6 +34,18 @@ type snapHeader struct {
 	sinceRecluster, reclustered int
 }
 
+// snapshots is the committer's restore and snapshot state: how replay
+// restored the crawl after a restart, and the detector's snapshot (see
+// writeSnapshot). The committer's part; touched only by the committer
+// goroutine.
+type snapshots struct {
+	dir           string      // the data directory the snapshot is written to
+	snap          *snapHeader // what the snapshot the detector was read from said (nil: none)
+	snapRev       uint64      // the revision of the last record the last snapshot written (or read) reflects
+	sinceSnapshot int         // pages committed since
+	opened        Opened      // how replay restored the crawl
+}
+
 // headerBytes is the size of an encoded snapHeader.
 const headerBytes = 24
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,20 +29,11 @@ type pair struct {
 // readCorpus reads a JSONL corpus (gzip-compressed when the name ends in
 // .gz) and returns its documents and the bytes of their texts.
 func readCorpus(path string) ([]doc, int64, error) {
-	f, err := os.Open(path)
+	r, err := openFile(path)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, 0, fmt.Errorf("%s: %w", path, err)
-		}
-		defer gz.Close()
-		r = gz
-	}
+	defer r.Close()
 	br := bufio.NewReaderSize(r, 1<<20)
 	var docs []doc
 	var text int64
@@ -103,20 +95,11 @@ func readTruth(path string, docs []doc, def string, t float64) ([][2]int, error)
 	for i, d := range docs {
 		index[d.ID] = i
 	}
-	f, err := os.Open(path)
+	r, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		defer gz.Close()
-		r = gz
-	}
+	defer r.Close()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
 	seen := map[[2]int]bool{}
@@ -129,8 +112,7 @@ func readTruth(path string, docs []doc, def string, t float64) ([][2]int, error)
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		j, c := l.Jaccard >= t, l.Cosine >= t
-		if def == "jaccard" && !j || def == "cosine" && !c || def == "either" && !j && !c {
+		if !nearBy(def, l.Jaccard >= t, l.Cosine >= t) {
 			continue
 		}
 		a, okA := index[l.A]
@@ -146,6 +128,46 @@ func readTruth(path string, docs []doc, def string, t float64) ([][2]int, error)
 	}
 	return out, sc.Err()
 }
+
+// nearBy reports whether a pair is a near duplicate by def (jaccard,
+// cosine or either), given whether its Jaccard and its cosine reach the
+// threshold.
+func nearBy(def string, jaccard, cosine bool) bool {
+	switch def {
+	case "jaccard":
+		return jaccard
+	case "cosine":
+		return cosine
+	}
+	return jaccard || cosine
+}
+
+// openFile opens the file at path, decompressed when its name ends in
+// .gz; closing the reader closes both.
+func openFile(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasSuffix(path, ".gz") {
+		return f, nil
+	}
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return gzipFile{gz, f}, nil
+}
+
+// gzipFile is a gzip stream and the file it reads.
+type gzipFile struct {
+	*gzip.Reader
+	f *os.File
+}
+
+// Close closes the stream, then the file.
+func (g gzipFile) Close() error { return errors.Join(g.Reader.Close(), g.f.Close()) }
 
 // writePairs sorts pairs by (A, B) and writes them to path as JSONL.
 func writePairs(path string, docs []doc, pairs []pair) error {

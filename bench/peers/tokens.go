@@ -38,34 +38,22 @@ func (t *tokenizer) reset(text string) {
 		c := text[i]
 		if c < utf8.RuneSelf { // ASCII
 			i++
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			} else if (c < 'a' || c > 'z') && (c < '0' || c > '9') {
-				if word {
-					ends, word = append(ends, len(buf)), false
-				}
-				if cjk == 1 {
-					buf = utf8.AppendRune(buf, prev)
-					ends = append(ends, len(buf))
-				}
+			if cjk > 0 { // (word is false in a CJK run)
+				buf, ends = endRun(buf, ends, cjk, prev)
 				cjk = 0
-				continue
 			}
-			if cjk == 1 {
-				buf = utf8.AppendRune(buf, prev)
-				ends = append(ends, len(buf))
+			if lc, ok := asciiAlnum(c); ok {
+				buf, word = append(buf, lc), true
+			} else {
+				ends, word = endWord(ends, word, len(buf))
 			}
-			cjk = 0
-			buf, word = append(buf, c), true
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
 		i += size
 		alnum := unicode.IsLetter(r) || unicode.IsDigit(r)
 		if alnum && isCJK(r) {
-			if word {
-				ends, word = append(ends, len(buf)), false
-			}
+			ends, word = endWord(ends, word, len(buf))
 			if cjk > 0 {
 				buf = utf8.AppendRune(utf8.AppendRune(buf, prev), r)
 				ends = append(ends, len(buf))
@@ -74,27 +62,44 @@ func (t *tokenizer) reset(text string) {
 			cjk++
 			continue
 		}
-		if cjk == 1 {
-			buf = utf8.AppendRune(buf, prev)
-			ends = append(ends, len(buf))
-		}
+		buf, ends = endRun(buf, ends, cjk, prev)
 		cjk = 0
 		if !alnum {
-			if word {
-				ends, word = append(ends, len(buf)), false
-			}
+			ends, word = endWord(ends, word, len(buf))
 			continue
 		}
 		buf, word = utf8.AppendRune(buf, unicode.ToLower(r)), true
 	}
-	if word {
-		ends = append(ends, len(buf))
+	ends, _ = endWord(ends, word, len(buf))
+	buf, ends = endRun(buf, ends, cjk, prev)
+	t.buf, t.ends = buf, ends
+}
+
+// asciiAlnum returns the ASCII byte c lower-cased, and whether it is a
+// letter or a digit.
+func asciiAlnum(c byte) (byte, bool) {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A', true
 	}
+	return c, 'a' <= c && c <= 'z' || '0' <= c && c <= '9'
+}
+
+// endRun ends a CJK run of cjk runes, the last prev: a run of one rune
+// is a token of its own (longer runs gave their bigrams already).
+func endRun(buf []byte, ends []int, cjk int, prev rune) ([]byte, []int) {
 	if cjk == 1 {
 		buf = utf8.AppendRune(buf, prev)
 		ends = append(ends, len(buf))
 	}
-	t.buf, t.ends = buf, ends
+	return buf, ends
+}
+
+// endWord ends the token being read, if word, at n bytes of the buffer.
+func endWord(ends []int, word bool, n int) ([]int, bool) {
+	if word {
+		ends = append(ends, n)
+	}
+	return ends, false
 }
 
 // n returns the number of tokens of the last reset.

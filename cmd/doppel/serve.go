@@ -76,10 +76,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return serveShared(ctx, &sf, *data, *indexShards, *addr, opts, stdout, stderr)
 	}
+	return serveCrawl(ctx, *data, *shards, &sf, *addr, opts, stdout, stderr)
+}
+
+// serveCrawl serves the crawl in data, or the shards other processes
+// serve (with the records in data, if given), and, with --redis, lists
+// the shared crawl's workers on its status page.
+func serveCrawl(ctx context.Context, data, shards string, sf *sharedFlags, addr string, opts identity, stdout, stderr io.Writer) error {
 	var remote *shard.Index
-	if *shards != "" {
+	var err error
+	if shards != "" {
 		dial, cancel := context.WithTimeout(ctx, 10*time.Second)
-		remote, err = shard.Dial(dial, splitList(*shards), shardClient())
+		remote, err = shard.Dial(dial, splitList(shards), shardClient())
 		cancel()
 		if err != nil {
 			return err
@@ -88,10 +96,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var v *crawler.View
 	switch {
-	case *data != "" && remote != nil:
-		v, err = crawler.OpenViewWith(*data, remote)
-	case *data != "":
-		v, err = crawler.OpenView(*data)
+	case data != "" && remote != nil:
+		v, err = crawler.OpenViewWith(data, remote)
+	case data != "":
+		v, err = crawler.OpenView(data)
 	}
 	if err != nil {
 		return err
@@ -109,7 +117,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	return serve(ctx, v, store, roll, *addr, opts, stdout, stderr)
+	return serve(ctx, v, store, roll, addr, opts, stdout, stderr)
 }
 
 // identity is who visitors are and who administers, from the flags.

@@ -70,12 +70,40 @@ func (s *sharedFlags) open(ctx context.Context, worker string, opts crawler.Opti
 // runWorker is `doppel worker`: one worker of a crawl shared on a Redis
 // Cluster.
 func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	w, err := parseWorker(args, stderr)
+	if err != nil {
+		return err
+	}
+	sc, rdb, err := w.sf.open(ctx, w.id, w.opts, false)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	defer sc.Close()
+	c, err := w.openCrawl(ctx, sc, stderr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return w.crawl(ctx, c, sc, stdout, stderr)
+}
+
+// workerArgs are `doppel worker`'s flags, parsed and checked.
+type workerArgs struct {
+	f          *crawlFlags
+	sf         sharedFlags
+	id, status string
+	opts       crawler.Options
+}
+
+// parseWorker parses and checks `doppel worker`'s flags.
+func parseWorker(args []string, stderr io.Writer) (*workerArgs, error) {
 	fs, f := newCrawlFlags(stderr)
 	fs.Init("worker", flag.ContinueOnError)
-	var sf sharedFlags
-	sf.define(fs)
-	id := fs.String("id", "", "this worker's `name` in the crawl, unique among the workers up (default: host name and process id)")
-	status := fs.String("status", "", "serve this worker's status page, /api/stats and /metrics on this loopback `address` (e.g. 127.0.0.1:8091)")
+	w := &workerArgs{f: f}
+	w.sf.define(fs)
+	fs.StringVar(&w.id, "id", "", "this worker's `name` in the crawl, unique among the workers up (default: host name and process id)")
+	fs.StringVar(&w.status, "status", "", "serve this worker's status page, /api/stats and /metrics on this loopback `address` (e.g. 127.0.0.1:8091)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel worker --redis ADDRS [--crawl NAME] --data DIR --seed URL [--seed URL…] [--status ADDR] [crawl flags]\n\n"+
 			"Joins the crawl NAME shared on a Redis Cluster: fetches URLs from its shared frontier (politeness\n"+
@@ -89,22 +117,30 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
-		return err
+		return nil, err
 	}
-	opts, err := f.options(fs)
-	if err != nil {
-		return err
+	var err error
+	if w.opts, err = f.options(fs); err != nil {
+		return nil, err
 	}
+	if err := w.check(fs, stderr); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// check refuses flags missing or out of place.
+func (w *workerArgs) check(fs *flag.FlagSet, stderr io.Writer) error {
 	var missing []string
-	for name, v := range map[string]string{"--redis": sf.redis, "--data": f.data} {
+	for name, v := range map[string]string{"--redis": w.sf.redis, "--data": w.f.data} {
 		if v == "" {
 			missing = append(missing, name)
 		}
 	}
-	if len(opts.Seeds) == 0 {
+	if len(w.opts.Seeds) == 0 {
 		missing = append(missing, "--seed (every worker is given the seeds; those already queued are not queued again)")
 	}
-	if f.serveAddr != "" {
+	if w.f.serveAddr != "" {
 		fmt.Fprintln(stderr, "doppel worker: --serve is not a worker flag (a worker keeps no index: search with doppel serve --redis)")
 		return errUsage
 	}
@@ -113,39 +149,37 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		usageHint(fs, stderr)
 		return errUsage
 	}
-	if *status != "" && !isLoopback(*status) {
-		return fmt.Errorf("--status %s: give a loopback address such as 127.0.0.1:8091 (the page shows the crawl's counts to anybody who connects)", *status)
+	if w.status != "" && !isLoopback(w.status) {
+		return fmt.Errorf("--status %s: give a loopback address such as 127.0.0.1:8091 (the page shows the crawl's counts to anybody who connects)", w.status)
 	}
-	if err := checkCrawlCounts(fs, stderr); err != nil {
-		return err
-	}
-	sc, rdb, err := sf.open(ctx, *id, opts, false)
+	return checkCrawlCounts(fs, stderr)
+}
+
+// openCrawl announces this worker's options to the shared crawl and opens
+// its own crawl with the crawl's options (the first worker's).
+func (w *workerArgs) openCrawl(ctx context.Context, sc *sharedcrawl.Crawl, stderr io.Writer) (*crawler.Crawler, error) {
+	crawl, err := sc.Announce(ctx, w.opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer rdb.Close()
-	defer sc.Close()
-	crawl, err := sc.Announce(ctx, opts)
-	if err != nil {
-		return err
+	if crawl.Similarity != w.opts.Similarity {
+		return nil, fmt.Errorf("crawl %q judges copies by %s; this worker was given %s: give every worker the same options", sc.Name, crawl.Similarity, w.opts.Similarity)
 	}
-	if crawl.Similarity != opts.Similarity {
-		return fmt.Errorf("crawl %q judges copies by %s; this worker was given %s: give every worker the same options", sc.Name, crawl.Similarity, opts.Similarity)
-	}
-	if mine, theirs := announced(opts), announced(crawl); mine != theirs {
+	if mine, theirs := announced(w.opts), announced(crawl); mine != theirs {
 		fmt.Fprintf(stderr, "doppel worker: crawl %q has the options its first worker announced, which differ from this worker's flags: using the crawl's\n", sc.Name)
 	}
-	c, err := crawler.Open(f.data, sc.Options(crawl))
-	if err != nil {
-		return err
-	}
-	defer c.Close()
+	return crawler.Open(w.f.data, sc.Options(crawl))
+}
 
+// crawl joins the crawl's roll, with a status page if asked, crawls until
+// stopped (or, with --once, done), leaves and prints the counts.
+func (w *workerArgs) crawl(ctx context.Context, c *crawler.Crawler, sc *sharedcrawl.Crawl, stdout, stderr io.Writer) error {
 	host, _ := os.Hostname()
 	me := fleet.Worker{ID: sc.Worker, Host: host, PID: os.Getpid()}
 	var srv *server
-	if *status != "" {
-		if srv, err = listenStatus(c, sc.Roll, *status); err != nil {
+	var err error
+	if w.status != "" {
+		if srv, err = listenStatus(c, sc.Roll, w.status); err != nil {
 			return err
 		}
 		me.StatusURL = "http://" + srv.lns[0].Addr().String() + "/status"
@@ -154,7 +188,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "worker %s joined crawl %q on %s\n", sc.Worker, sc.Name, sf.redis)
+	fmt.Fprintf(stdout, "worker %s joined crawl %q on %s\n", sc.Worker, sc.Name, w.sf.redis)
 	if srv != nil {
 		fmt.Fprintf(stdout, "Status: %s  (/api/stats, /metrics)\n", me.StatusURL)
 	}
@@ -165,7 +199,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	start := time.Now()
 	stop := reportProgress(c, stderr, isTerminal(stderr), start)
-	if f.once {
+	if w.f.once {
 		err = c.Run(ctx)
 	} else {
 		err = c.Watch(ctx)
@@ -182,7 +216,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fmt.Fprintf(stdout, "pages fetched:     %d (unique %d, near-duplicates %d)\nskipped:           %d\nerrors:            %d\nelapsed:           %s\n",
 		st.Fetched, st.Unique, st.Duplicates, st.Skipped, st.Errors, time.Since(start).Round(time.Millisecond))
 	switch {
-	case !f.once && ctx.Err() != nil:
+	case !w.f.once && ctx.Err() != nil:
 		return ignoreCanceled(err)
 	case ctx.Err() != nil:
 		return errInterrupted

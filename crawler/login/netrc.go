@@ -146,36 +146,14 @@ func netrcTokens(text string) ([]netrcToken, error) {
 		case unicode.IsSpace(r):
 			i++
 		case r == '#':
-			for i < len(rs) && rs[i] != '\n' {
-				i++
-			}
+			i = lineEnd(rs, i)
 		case r == '"':
-			var b strings.Builder
-			i++
-			for {
-				if i >= len(rs) {
-					return nil, fmt.Errorf("a quoted token is not closed")
-				}
-				c := rs[i]
-				if c == '"' {
-					i++
-					break
-				}
-				if c == '\\' && i+1 < len(rs) {
-					i++
-					switch rs[i] {
-					case 'n':
-						c = '\n'
-					case 't':
-						c = '\t'
-					default:
-						c = rs[i]
-					}
-				}
-				b.WriteRune(c)
-				i++
+			t, next, err := quotedToken(rs, i)
+			if err != nil {
+				return nil, err
 			}
-			out = append(out, netrcToken{text: b.String()})
+			out = append(out, netrcToken{text: t})
+			i = next
 		default:
 			j := i
 			for j < len(rs) && !unicode.IsSpace(rs[j]) {
@@ -184,17 +162,61 @@ func netrcTokens(text string) ([]netrcToken, error) {
 			out = append(out, netrcToken{text: string(rs[i:j])})
 			i = j
 			if out[len(out)-1].text == "macdef" {
-				// The macro's name, then its lines up to an empty line.
-				for i < len(rs) && rs[i] != '\n' {
-					i++
-				}
-				start := i
-				for i < len(rs) && !(rs[i] == '\n' && i+1 < len(rs) && rs[i+1] == '\n') {
-					i++
-				}
-				out[len(out)-1] = netrcToken{text: string(rs[start:i]), macro: true}
+				var body string
+				body, i = macroBody(rs, i)
+				out[len(out)-1] = netrcToken{text: body, macro: true}
 			}
 		}
 	}
 	return out, nil
+}
+
+// lineEnd returns the index of the first newline of rs at or after i,
+// len(rs) if there is none.
+func lineEnd(rs []rune, i int) int {
+	for i < len(rs) && rs[i] != '\n' {
+		i++
+	}
+	return i
+}
+
+// quotedToken reads the token in double quotes that starts at rs[i],
+// undoing its \" \\ \n \t escapes, and returns it with the index after
+// its closing quote.
+func quotedToken(rs []rune, i int) (string, int, error) {
+	var b strings.Builder
+	i++
+	for {
+		if i >= len(rs) {
+			return "", i, fmt.Errorf("a quoted token is not closed")
+		}
+		c := rs[i]
+		if c == '"' {
+			return b.String(), i + 1, nil
+		}
+		if c == '\\' && i+1 < len(rs) {
+			i++
+			switch rs[i] {
+			case 'n':
+				c = '\n'
+			case 't':
+				c = '\t'
+			default:
+				c = rs[i]
+			}
+		}
+		b.WriteRune(c)
+		i++
+	}
+}
+
+// macroBody skips the macro's name, which follows "macdef" at rs[i], and
+// returns its lines up to an empty line with the index where they end.
+func macroBody(rs []rune, i int) (string, int) {
+	i = lineEnd(rs, i)
+	start := i
+	for i < len(rs) && !(rs[i] == '\n' && i+1 < len(rs) && rs[i+1] == '\n') {
+		i++
+	}
+	return string(rs[start:i]), i
 }

@@ -161,33 +161,49 @@ func (f *Folders) check(rt *root, folder, rel string) string {
 		return ""
 	}
 	full := filepath.Join(filepath.FromSlash(folder), filepath.FromSlash(name))
+	fi, reason := f.stat(rt, name, full)
+	if fi == nil || !fi.IsDir() {
+		return reason
+	}
+	if reachedAgain(folder, name, full) {
+		return ReasonLinkLoop
+	}
+	return ""
+}
+
+// stat returns the file name, in the folder rt (full outside it), or
+// why it may not be read; it returns neither if it does not exist or
+// may be read without looking further.
+func (f *Folders) stat(rt *root, name, full string) (fs.FileInfo, string) {
 	fi, err := rt.Stat(filepath.FromSlash(name))
 	switch {
 	case errors.Is(err, syscall.ELOOP):
-		return ReasonLinkLoop
+		return nil, ReasonLinkLoop
 	case err != nil && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENOTDIR)):
-		return ""
+		return nil, ""
 	case err != nil && !f.FollowLinksOutside:
 		// os.Root refuses a path whose links lead out of it ("path
 		// escapes from parent").
-		return ReasonLinkOutside
+		return nil, ReasonLinkOutside
 	case err != nil:
 		if fi, err = os.Stat(full); err != nil {
 			if errors.Is(err, syscall.ELOOP) {
-				return ReasonLinkLoop
+				return nil, ReasonLinkLoop
 			}
-			return ""
+			return nil, ""
 		}
 	}
-	if !fi.IsDir() {
-		return ""
-	}
-	// A folder reached again below itself, through a link to it or to
-	// one of the folders it is in, makes a path that never ends
-	// (loop/loop/loop/…).
+	return fi, ""
+}
+
+// reachedAgain reports whether the folder name (full outside the
+// folder) is a folder reached again below itself, through a link to it
+// or to one of the folders it is in: a path that never ends
+// (loop/loop/loop/…). A folder whose links cannot be resolved counts.
+func reachedAgain(folder, name, full string) bool {
 	real, err := filepath.EvalSymlinks(full)
 	if err != nil {
-		return ReasonLinkLoop
+		return true
 	}
 	for dir := path.Dir(name); ; dir = path.Dir(dir) {
 		up := filepath.FromSlash(folder)
@@ -196,10 +212,10 @@ func (f *Folders) check(rt *root, folder, rel string) string {
 		}
 		upReal, err := filepath.EvalSymlinks(up)
 		if err == nil && (upReal == real || dir == path.Dir(name) && within(real, upReal)) {
-			return ReasonLinkLoop
+			return true
 		}
 		if dir == "." {
-			return ""
+			return false
 		}
 	}
 }

@@ -3,6 +3,7 @@ package urlnorm
 import (
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -93,9 +94,8 @@ func View(u string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	last := strings.ToLower(path.Base(strings.TrimSuffix(p.Path, "/")))
 	switch {
-	case last == "feed" || last == "rss" || last == "atom" || path.Ext(last) == ".rss" || path.Ext(last) == ".atom":
+	case feedPath(p.Path):
 		return ViewFeed, true
 	case p.RawQuery == "":
 		return "", false
@@ -104,21 +104,14 @@ func View(u string) (string, bool) {
 	for part := range strings.FieldsFuncSeq(p.RawQuery, func(r rune) bool { return r == '&' || r == ';' }) {
 		rk, rv, _ := strings.Cut(part, "=")
 		k, v := unescapeOr(rk), strings.ToLower(unescapeOr(rv))
-		switch lk := strings.ToLower(k); {
-		case k == "C" && len(v) == 1 && strings.Contains("nmsd", v), k == "O" && (v == "a" || v == "d"):
+		switch {
+		case sortParam(k, v):
 			sortKeys++
 		case k == "V" || k == "P" || k == "F":
-		case lk == "printable" && (v == "yes" || v == "1" || v == "true"), lk == "print":
-			return ViewPrint, true
-		case lk == "share" || lk == "action" && v == "share":
-			return ViewShare, true
-		case lk == "feed" || lk == "feedformat":
-			return ViewFeed, true
-		case (lk == "format" || lk == "view" || lk == "output" || lk == "action" || lk == "mode") && (v == "print" || v == "printable"):
-			return ViewPrint, true
-		case (lk == "format" || lk == "type" || lk == "output" || lk == "action") && (v == "rss" || v == "rss2" || v == "atom" || v == "feed"):
-			return ViewFeed, true
 		default:
+			if view := paramView(strings.ToLower(k), v); view != "" {
+				return view, true
+			}
 			other++
 		}
 	}
@@ -126,6 +119,46 @@ func View(u string) (string, bool) {
 		return ViewSort, true
 	}
 	return "", false
+}
+
+// feedPath reports whether a URL's path names a feed: its last segment
+// is feed, rss or atom, or ends in .rss or .atom.
+func feedPath(p string) bool {
+	last := strings.ToLower(path.Base(strings.TrimSuffix(p, "/")))
+	return last == "feed" || last == "rss" || last == "atom" || path.Ext(last) == ".rss" || path.Ext(last) == ".atom"
+}
+
+// sortParam reports whether the query parameter k=v (v lower-cased)
+// sorts an Apache listing: C one of N, M, S, D, or O one of A, D.
+func sortParam(k, v string) bool {
+	return k == "C" && len(v) == 1 && strings.Contains("nmsd", v) || k == "O" && (v == "a" || v == "d")
+}
+
+// viewParams are the query parameters that name a view by themselves, in
+// the order View tries them: a lower-cased key and the values it must
+// have (nil: any).
+var viewParams = []struct {
+	keys, values []string
+	view         string
+}{
+	{[]string{"printable"}, []string{"yes", "1", "true"}, ViewPrint},
+	{[]string{"print"}, nil, ViewPrint},
+	{[]string{"share"}, nil, ViewShare},
+	{[]string{"action"}, []string{"share"}, ViewShare},
+	{[]string{"feed", "feedformat"}, nil, ViewFeed},
+	{[]string{"format", "view", "output", "action", "mode"}, []string{"print", "printable"}, ViewPrint},
+	{[]string{"format", "type", "output", "action"}, []string{"rss", "rss2", "atom", "feed"}, ViewFeed},
+}
+
+// paramView returns the view the query parameter lk=v (both lower-cased)
+// names by itself, or "" if it names none.
+func paramView(lk, v string) string {
+	for _, p := range viewParams {
+		if slices.Contains(p.keys, lk) && (p.values == nil || slices.Contains(p.values, v)) {
+			return p.view
+		}
+	}
+	return ""
 }
 
 // TypeShape returns the coarsest family of URL u: its host and the

@@ -145,167 +145,238 @@ func Check(ctx context.Context, s Searcher, docs []Doc, truth *eval.Truth, opts 
 	if seed == 0 {
 		seed = 1
 	}
-	near := map[string]map[string]bool{}
+	c := newChecker(ctx, s, docs, truth, opts.AcceptLanguage)
+	named := c.named(docs, opts.Prefix)
+	rnd := rand.New(rand.NewPCG(seed, 0))
+	if err := c.askTitles(sample(rnd, named, n)); err != nil {
+		return c.r, err
+	}
+	if opts.Export != nil {
+		hidden, master := hiddenPages(named, opts.Export)
+		asked := sample(rnd, hidden, n)
+		c.r.HasExport = true
+		if err := c.askHidden(asked); err != nil {
+			return c.r, err
+		}
+		c.r.Hidden = len(hidden)
+		c.askHiddenLines(asked, master)
+	}
+	c.r.P50, c.r.P99 = c.percentiles()
+	return c.r, ctx.Err()
+}
+
+// A checker asks one Check's queries and keeps its result: the truth it
+// scores against (near, title and text by page id) and each answer's
+// latency.
+type checker struct {
+	ctx            context.Context
+	s              Searcher
+	acceptLanguage string
+	near           map[string]map[string]bool // copies (resemblance ≥ 0.9) of each page
+	byTitle        map[string][]string        // the pages of each title
+	title, text    map[string]string
+	r              Result
+	lat            []time.Duration
+}
+
+// newChecker indexes the truth: each page's copies, title and text.
+func newChecker(ctx context.Context, s Searcher, docs []Doc, truth *eval.Truth, acceptLanguage string) *checker {
+	c := &checker{ctx: ctx, s: s, acceptLanguage: acceptLanguage,
+		near: map[string]map[string]bool{}, byTitle: map[string][]string{},
+		title: map[string]string{}, text: map[string]string{}}
 	for _, p := range truth.Pairs() {
 		if p.Jaccard >= 0.9 {
-			add(near, p.A, p.B)
-			add(near, p.B, p.A)
+			add(c.near, p.A, p.B)
+			add(c.near, p.B, p.A)
 		}
 	}
-	byTitle := map[string][]string{}
-	title, text := map[string]string{}, map[string]string{}
 	for _, d := range docs {
 		if d.Title != "" {
-			byTitle[d.Title] = append(byTitle[d.Title], d.ID)
+			c.byTitle[d.Title] = append(c.byTitle[d.Title], d.ID)
 		}
-		title[d.ID], text[d.ID] = d.Title, d.Text
+		c.title[d.ID], c.text[d.ID] = d.Title, d.Text
 	}
+	return c
+}
+
+// named returns the pages under prefix whose title names them: no other
+// page has it, except copies of the page.
+func (c *checker) named(docs []Doc, prefix string) []Doc {
 	var named []Doc
 	for _, d := range docs {
-		if d.Title == "" || !strings.HasPrefix(d.ID, opts.Prefix) {
+		if d.Title == "" || !strings.HasPrefix(d.ID, prefix) {
 			continue
 		}
-		if !slices.ContainsFunc(byTitle[d.Title], func(o string) bool { return o != d.ID && !near[d.ID][o] }) {
+		if !slices.ContainsFunc(c.byTitle[d.Title], func(o string) bool { return o != d.ID && !c.near[d.ID][o] }) {
 			named = append(named, d)
 		}
 	}
-	rnd := rand.New(rand.NewPCG(seed, 0))
-	qs := sample(rnd, named, n)
+	return named
+}
 
-	var r Result
-	var lat []time.Duration
-	ask := func(q string) ([]string, bool) {
-		t := time.Now()
-		hits, err := s.Search(ctx, q, opts.AcceptLanguage)
-		if err != nil {
-			r.Errors++
-			return nil, false
-		}
-		lat = append(lat, time.Since(t))
-		if len(hits) > 10 {
-			hits = hits[:10]
-		}
-		out := make([]string, len(hits))
-		for i, h := range hits {
-			out[i] = Path(h)
-		}
-		return out, true
+// ask returns the URL paths of q's top 10 hits, and false if the search
+// failed (counted in Errors).
+func (c *checker) ask(q string) ([]string, bool) {
+	t := time.Now()
+	hits, err := c.s.Search(c.ctx, q, c.acceptLanguage)
+	if err != nil {
+		c.r.Errors++
+		return nil, false
 	}
-	itself := func(d Doc, hits []string) bool {
-		return slices.ContainsFunc(hits, func(h string) bool { return h == d.ID || near[d.ID][h] && title[h] == d.Title })
+	c.lat = append(c.lat, time.Since(t))
+	if len(hits) > 10 {
+		hits = hits[:10]
 	}
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = Path(h)
+	}
+	return out, true
+}
+
+// itself reports whether hits hold d or a copy of it with its very title.
+func (c *checker) itself(d Doc, hits []string) bool {
+	return slices.ContainsFunc(hits, func(h string) bool { return h == d.ID || c.near[d.ID][h] && c.title[h] == d.Title })
+}
+
+// askTitles asks the title of each of qs and scores KnownItem,
+// KnownItemSelf, Exact and Redundant.
+func (c *checker) askTitles(qs []Doc) error {
 	found, foundSelf, exact := 0, 0, 0
 	for _, d := range qs {
-		if err := ctx.Err(); err != nil {
-			return r, err
+		if err := c.ctx.Err(); err != nil {
+			return err
 		}
-		hits, ok := ask(d.Title)
+		hits, ok := c.ask(d.Title)
 		if !ok {
 			continue
 		}
 		for i, a := range hits {
-			if slices.ContainsFunc(hits[i+1:], func(b string) bool { return near[a][b] }) {
-				r.Redundant++
-				r.RedundantLists = append(r.RedundantLists, Miss{d.ID, d.Title, hits})
+			if slices.ContainsFunc(hits[i+1:], func(b string) bool { return c.near[a][b] }) {
+				c.r.Redundant++
+				c.r.RedundantLists = append(c.r.RedundantLists, Miss{d.ID, d.Title, hits})
 				break
 			}
 		}
-		if slices.ContainsFunc(hits, func(h string) bool { return h == d.ID || near[d.ID][h] }) {
+		if slices.ContainsFunc(hits, func(h string) bool { return h == d.ID || c.near[d.ID][h] }) {
 			found++
 		}
-		if itself(d, hits) {
+		if c.itself(d, hits) {
 			foundSelf++
 		} else {
-			r.MissedSelf = append(r.MissedSelf, Miss{d.ID, d.Title, hits})
+			c.r.MissedSelf = append(c.r.MissedSelf, Miss{d.ID, d.Title, hits})
 		}
 		if slices.Contains(hits, d.ID) {
 			exact++
 		} else {
-			r.MissedExact = append(r.MissedExact, Miss{d.ID, d.Title, hits})
+			c.r.MissedExact = append(c.r.MissedExact, Miss{d.ID, d.Title, hits})
 		}
 	}
-	r.Queries = len(qs)
+	c.r.Queries = len(qs)
 	q := float64(max(len(qs), 1))
-	r.KnownItem, r.KnownItemSelf, r.Exact = float64(found)/q, float64(foundSelf)/q, float64(exact)/q
+	c.r.KnownItem, c.r.KnownItemSelf, c.r.Exact = float64(found)/q, float64(foundSelf)/q, float64(exact)/q
+	return nil
+}
 
-	if opts.Export != nil {
-		r.HasExport = true
-		byID := map[string]Doc{}
-		for _, d := range named {
-			byID[d.ID] = d
+// hiddenPages returns the named pages the export says were fetched and
+// kept out of the index, and the master's path of every exported path
+// (the path itself if it has none).
+func hiddenPages(named []Doc, export []Entry) (hidden []Doc, master map[string]string) {
+	byID := map[string]Doc{}
+	for _, d := range named {
+		byID[d.ID] = d
+	}
+	master = map[string]string{}
+	for _, e := range export {
+		m := e.Master
+		if m == "" {
+			m = e.URL
 		}
-		var hidden []Doc
-		master := map[string]string{}
-		for _, e := range opts.Export {
-			m := e.Master
-			if m == "" {
-				m = e.URL
-			}
-			master[Path(e.URL)] = Path(m)
-			if d, ok := byID[Path(e.URL)]; ok && e.Status == "fetched" && !e.Indexed {
-				hidden = append(hidden, d)
-			}
-		}
-		asked := sample(rnd, hidden, n)
-		hs := 0
-		for _, d := range asked {
-			if err := ctx.Err(); err != nil {
-				return r, err
-			}
-			hits, _ := ask(d.Title)
-			if itself(d, hits) {
-				hs++
-			} else {
-				r.MissedHidden = append(r.MissedHidden, Miss{d.ID, d.Title, hits})
-			}
-		}
-		r.Hidden, r.HiddenAsked = len(hidden), len(asked)
-		r.HiddenSelf = 1
-		if len(asked) > 0 {
-			r.HiddenSelf = float64(hs) / float64(len(asked))
-		}
-		// The text a hidden page has and its master lacks: its longest
-		// such line, asked as words.
-		hd, of := 0, 0
-		for _, d := range asked {
-			mt := map[string]bool{}
-			for _, l := range strings.Split(text[master[d.ID]], "\n") {
-				mt[strings.TrimSpace(l)] = true
-			}
-			own, longest := "", -1
-			for _, l := range strings.Split(d.Text, "\n") {
-				l = strings.TrimSpace(l)
-				if l != "" && !mt[l] && len(strings.Fields(l)) >= 6 && utf8.RuneCountInString(l) > longest {
-					own, longest = l, utf8.RuneCountInString(l)
-				}
-			}
-			if own == "" {
-				continue
-			}
-			of++
-			words := strings.Fields(own)
-			line := strings.Join(words[:min(12, len(words))], " ")
-			hits, _ := ask(line)
-			if slices.ContainsFunc(hits, func(h string) bool { return strings.Contains(strings.Join(strings.Fields(text[h]), " "), line) }) {
-				hd++
-			} else {
-				r.MissedHiddenLines = append(r.MissedHiddenLines, Miss{d.ID, line, hits})
-			}
-		}
-		r.HiddenDiffOf, r.HiddenDiff = of, 1
-		if of > 0 {
-			r.HiddenDiff = float64(hd) / float64(of)
+		master[Path(e.URL)] = Path(m)
+		if d, ok := byID[Path(e.URL)]; ok && e.Status == "fetched" && !e.Indexed {
+			hidden = append(hidden, d)
 		}
 	}
-	slices.Sort(lat)
+	return hidden, master
+}
+
+// askHidden asks the title of each hidden page asked and scores
+// HiddenAsked and HiddenSelf.
+func (c *checker) askHidden(asked []Doc) error {
+	hs := 0
+	for _, d := range asked {
+		if err := c.ctx.Err(); err != nil {
+			return err
+		}
+		hits, _ := c.ask(d.Title)
+		if c.itself(d, hits) {
+			hs++
+		} else {
+			c.r.MissedHidden = append(c.r.MissedHidden, Miss{d.ID, d.Title, hits})
+		}
+	}
+	c.r.HiddenAsked = len(asked)
+	c.r.HiddenSelf = 1
+	if len(asked) > 0 {
+		c.r.HiddenSelf = float64(hs) / float64(len(asked))
+	}
+	return nil
+}
+
+// askHiddenLines asks, for each hidden page asked, the text it has and
+// its master lacks — its longest such line, as words — and scores
+// HiddenDiffOf and HiddenDiff.
+func (c *checker) askHiddenLines(asked []Doc, master map[string]string) {
+	hd, of := 0, 0
+	for _, d := range asked {
+		own := ownLine(d.Text, c.text[master[d.ID]])
+		if own == "" {
+			continue
+		}
+		of++
+		words := strings.Fields(own)
+		line := strings.Join(words[:min(12, len(words))], " ")
+		hits, _ := c.ask(line)
+		if slices.ContainsFunc(hits, func(h string) bool { return strings.Contains(strings.Join(strings.Fields(c.text[h]), " "), line) }) {
+			hd++
+		} else {
+			c.r.MissedHiddenLines = append(c.r.MissedHiddenLines, Miss{d.ID, line, hits})
+		}
+	}
+	c.r.HiddenDiffOf, c.r.HiddenDiff = of, 1
+	if of > 0 {
+		c.r.HiddenDiff = float64(hd) / float64(of)
+	}
+}
+
+// ownLine returns text's longest line of at least six words that
+// masterText lacks, or "" if it has none.
+func ownLine(text, masterText string) string {
+	mt := map[string]bool{}
+	for _, l := range strings.Split(masterText, "\n") {
+		mt[strings.TrimSpace(l)] = true
+	}
+	own, longest := "", -1
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !mt[l] && len(strings.Fields(l)) >= 6 && utf8.RuneCountInString(l) > longest {
+			own, longest = l, utf8.RuneCountInString(l)
+		}
+	}
+	return own
+}
+
+// percentiles returns the answers' latency at the 50th and 99th
+// percentile, -1 ms if none was answered.
+func (c *checker) percentiles() (p50, p99 time.Duration) {
+	slices.Sort(c.lat)
 	pct := func(q float64) time.Duration {
-		if len(lat) == 0 {
+		if len(c.lat) == 0 {
 			return -time.Millisecond
 		}
-		return lat[min(len(lat)-1, int(float64(len(lat))*q))]
+		return c.lat[min(len(c.lat)-1, int(float64(len(c.lat))*q))]
 	}
-	r.P50, r.P99 = pct(0.5), pct(0.99)
-	return r, ctx.Err()
+	return pct(0.5), pct(0.99)
 }
 
 func add(m map[string]map[string]bool, a, b string) {

@@ -238,30 +238,7 @@ func (b *builder) run(ctx context.Context, clusters map[string]placement) (Stats
 	if err != nil {
 		return Stats{}, err
 	}
-	batch, fb := &pages.Batch{}, &frontier.Batch{}
-	wait := func() error { return nil }
-	flush := func() error {
-		stored, err := b.pages.Commit(batch) // records first, as the crawler commits them
-		if err != nil {
-			return err
-		}
-		if _, err := b.front.Commit(fb); err != nil {
-			return err
-		}
-		if err := wait(); err != nil { // the group before is in the index
-			return err
-		}
-		done := b.index.FlushAsync()
-		rev := stored[len(stored)-1].Rev
-		wait = func() error {
-			if err := done(); err != nil {
-				return err
-			}
-			return b.pages.SetIndexedThrough(rev)
-		}
-		batch, fb = &pages.Batch{}, &frontier.Batch{}
-		return nil
-	}
+	g := b.newGroup()
 	for b.o.Limit == 0 || b.st.Docs < b.o.Limit {
 		if err := ctx.Err(); err != nil {
 			return b.st, err
@@ -273,11 +250,11 @@ func (b *builder) run(ctx context.Context, clusters map[string]placement) (Stats
 		if err != nil {
 			return b.st, err
 		}
-		if err := b.add(ctx, rec, clusters, batch, fb); err != nil {
+		if err := b.add(ctx, rec, clusters, g.batch, g.fb); err != nil {
 			return b.st, err
 		}
-		if batch.Len() >= b.o.Group {
-			if err := flush(); err != nil {
+		if g.batch.Len() >= b.o.Group {
+			if err := g.flush(); err != nil {
 				return b.st, err
 			}
 		}
@@ -285,15 +262,67 @@ func (b *builder) run(ctx context.Context, clusters map[string]placement) (Stats
 			fmt.Fprintf(b.o.Progress, "servedata: %d documents\n", b.st.Docs)
 		}
 	}
-	if batch.Len() > 0 {
-		if err := flush(); err != nil {
-			return b.st, err
-		}
-	}
-	if err := wait(); err != nil {
+	if err := g.finish(); err != nil {
 		return b.st, err
 	}
+	return b.settled(ctx)
+}
+
+// A group is the documents being added since the last flush: their
+// records and frontier entries, and the index write of the group before,
+// still in progress.
+type group struct {
+	b     *builder
+	batch *pages.Batch
+	fb    *frontier.Batch
+	wait  func() error // waits for the index write in progress and stores its watermark
+}
+
+func (b *builder) newGroup() *group {
+	return &group{b: b, batch: &pages.Batch{}, fb: &frontier.Batch{}, wait: func() error { return nil }}
+}
+
+// flush commits the group's records, then its frontier entries, then,
+// once the group before is in the index, starts writing its own.
+func (g *group) flush() error {
+	b := g.b
+	stored, err := b.pages.Commit(g.batch) // records first, as the crawler commits them
+	if err != nil {
+		return err
+	}
+	if _, err := b.front.Commit(g.fb); err != nil {
+		return err
+	}
+	if err := g.wait(); err != nil { // the group before is in the index
+		return err
+	}
+	done := b.index.FlushAsync()
+	rev := stored[len(stored)-1].Rev
+	g.wait = func() error {
+		if err := done(); err != nil {
+			return err
+		}
+		return b.pages.SetIndexedThrough(rev)
+	}
+	g.batch, g.fb = &pages.Batch{}, &frontier.Batch{}
+	return nil
+}
+
+// finish flushes what is left and waits until it is in the index.
+func (g *group) finish() error {
+	if g.batch.Len() > 0 {
+		if err := g.flush(); err != nil {
+			return err
+		}
+	}
+	return g.wait()
+}
+
+// settled counts clusters and indexed documents and lets the index's
+// segments settle.
+func (b *builder) settled(ctx context.Context) (Stats, error) {
 	b.st.Clusters = len(b.cid)
+	var err error
 	if b.st.Indexed, err = b.index.Indexed(); err != nil {
 		return b.st, err
 	}

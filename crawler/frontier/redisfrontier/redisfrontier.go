@@ -302,74 +302,18 @@ func transient(err error) bool { return errors.Is(err, errReplicas) || redisx.Tr
 // WAIT for Options.Replicas), and returns their results in order. A script
 // the server does not have (a master after a failover) is sent whole.
 func (f *Frontier) runOnce(calls []laneCall) ([]any, error) {
-	type group struct {
-		client   redis.Cmdable
-		addr     string
-		idx      []int
-		replicas int // to WAIT for
-	}
-	var groups []*group
-	if cc, ok := f.rdb.(*redis.ClusterClient); ok && f.opts.Replicas > 0 {
-		byAddr := map[string]*group{}
-		for i, c := range calls {
-			m, err := cc.MasterForKey(f.ctx, f.key(c.lane))
-			if err != nil {
-				return nil, err
-			}
-			g := byAddr[m.Options().Addr]
-			if g == nil {
-				g = &group{client: m, addr: m.Options().Addr}
-				byAddr[m.Options().Addr] = g
-				groups = append(groups, g)
-			}
-			g.idx = append(g.idx, i)
-		}
-		online, err := f.onlineReplicas(cc)
-		if err != nil {
-			return nil, err
-		}
-		for _, g := range groups {
-			g.replicas = min(f.opts.Replicas, online[g.addr])
-		}
-	} else {
-		g := &group{client: f.rdb, replicas: f.opts.Replicas}
-		for i := range calls {
-			g.idx = append(g.idx, i)
-		}
-		groups = append(groups, g)
+	groups, err := f.byMaster(calls)
+	if err != nil {
+		return nil, err
 	}
 	cmds := make([]*redis.Cmd, len(calls))
 	for _, g := range groups {
-		var wait *redis.Cmd
-		_, err := g.client.Pipelined(f.ctx, func(p redis.Pipeliner) error {
-			for _, i := range g.idx {
-				cmds[i] = lane.EvalSha(f.ctx, p, []string{f.key(calls[i].lane)}, calls[i].args...)
-			}
-			if g.replicas > 0 {
-				wait = p.Do(f.ctx, "WAIT", g.replicas, waitTimeout.Milliseconds())
-			}
-			return nil
-		})
-		if err != nil && !redis.HasErrorPrefix(err, "NOSCRIPT") {
+		again, err := f.runMaster(g, calls, cmds)
+		if err != nil {
 			return nil, err
 		}
-		for _, i := range g.idx {
-			if err := cmds[i].Err(); err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
-				// Load it, then run the group again: its other calls were
-				// refused too, and each is safe to repeat.
-				if err := lane.Load(f.ctx, g.client).Err(); err != nil {
-					return nil, err
-				}
-				return f.runOnce(calls)
-			}
-		}
-		if wait != nil {
-			if n, err := wait.Int64(); err != nil || n < int64(g.replicas) {
-				f.shardsMu.Lock()
-				f.shardsAt = time.Time{} // read the replicas again
-				f.shardsMu.Unlock()
-				return nil, fmt.Errorf("%w: %d of %d replicas of %s acknowledged a change (%v)", errReplicas, n, g.replicas, g.addr, err)
-			}
+		if again {
+			return f.runOnce(calls)
 		}
 	}
 	out := make([]any, len(calls))
@@ -381,6 +325,88 @@ func (f *Frontier) runOnce(calls []laneCall) ([]any, error) {
 		out[i] = v
 	}
 	return out, nil
+}
+
+// masterCalls are the calls runOnce sends to one master in one pipeline.
+type masterCalls struct {
+	client   redis.Cmdable
+	addr     string
+	idx      []int // of the calls
+	replicas int   // to WAIT for
+}
+
+// byMaster groups the calls by the master of their lane's key, each to
+// WAIT for as many of Options.Replicas as it has online; one group of
+// every call if the client is not a cluster's or no replica is asked for.
+func (f *Frontier) byMaster(calls []laneCall) ([]*masterCalls, error) {
+	cc, ok := f.rdb.(*redis.ClusterClient)
+	if !ok || f.opts.Replicas <= 0 {
+		g := &masterCalls{client: f.rdb, replicas: f.opts.Replicas}
+		for i := range calls {
+			g.idx = append(g.idx, i)
+		}
+		return []*masterCalls{g}, nil
+	}
+	var groups []*masterCalls
+	byAddr := map[string]*masterCalls{}
+	for i, c := range calls {
+		m, err := cc.MasterForKey(f.ctx, f.key(c.lane))
+		if err != nil {
+			return nil, err
+		}
+		g := byAddr[m.Options().Addr]
+		if g == nil {
+			g = &masterCalls{client: m, addr: m.Options().Addr}
+			byAddr[m.Options().Addr] = g
+			groups = append(groups, g)
+		}
+		g.idx = append(g.idx, i)
+	}
+	online, err := f.onlineReplicas(cc)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range groups {
+		g.replicas = min(f.opts.Replicas, online[g.addr])
+	}
+	return groups, nil
+}
+
+// runMaster sends g's calls in one pipeline, setting their commands in
+// cmds, and waits for its replicas. It reports again if the master lacked
+// the script: it is loaded, and every call must be run again (its other
+// calls were refused too, and each is safe to repeat).
+func (f *Frontier) runMaster(g *masterCalls, calls []laneCall, cmds []*redis.Cmd) (again bool, err error) {
+	var wait *redis.Cmd
+	_, err = g.client.Pipelined(f.ctx, func(p redis.Pipeliner) error {
+		for _, i := range g.idx {
+			cmds[i] = lane.EvalSha(f.ctx, p, []string{f.key(calls[i].lane)}, calls[i].args...)
+		}
+		if g.replicas > 0 {
+			wait = p.Do(f.ctx, "WAIT", g.replicas, waitTimeout.Milliseconds())
+		}
+		return nil
+	})
+	if err != nil && !redis.HasErrorPrefix(err, "NOSCRIPT") {
+		return false, err
+	}
+	for _, i := range g.idx {
+		if err := cmds[i].Err(); err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+			if err := lane.Load(f.ctx, g.client).Err(); err != nil {
+				return false, err
+			}
+			return true, nil
+		}
+	}
+	if wait != nil {
+		if n, err := wait.Int64(); err != nil || n < int64(g.replicas) {
+			f.shardsMu.Lock()
+			f.shardsAt = time.Time{} // read the replicas again
+			f.shardsMu.Unlock()
+			return false, fmt.Errorf("%w: %d of %d replicas of %s acknowledged a change (%v)", errReplicas, n, g.replicas, g.addr, err)
+		}
+	}
+	return false, nil
 }
 
 // allLanes returns one call per lane with the same arguments.

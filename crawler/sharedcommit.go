@@ -15,6 +15,10 @@ import (
 	"github.com/doppel-search/doppel/page"
 )
 
+// A shared crawl's commit path. In this file "worker" is a crawl process
+// of a shared crawl (`doppel worker`), not a fetch goroutine of one
+// crawl (dispatch.go).
+//
 // A crawl shared among workers (Options.Share) splits the committer's
 // work in two. Each worker fetches, cleans and signs its pages, assigns
 // their clusters with the workers' shared detector and queues their
