@@ -72,6 +72,9 @@ type Stats struct {
 	Errors     int64 // URLs whose fetch failed
 	Queued     int   // URLs waiting in the frontier
 	Scheduled  int   // fetched pages with a revisit scheduled
+	// InFlight counts the URLs this process has taken from the frontier
+	// (or sitemaps it is reading) and not yet committed: 0 between runs.
+	InFlight int
 
 	Revisits     int64 // fetches of pages fetched before
 	NotModified  int64 // revisits answered 304 Not Modified
@@ -394,19 +397,12 @@ func (c *Crawler) Stats() Stats {
 	if fs, err := c.front.Stats(); err == nil {
 		st.Queued, st.Scheduled = fs.Pending, fs.Scheduled
 	}
-	return st
-}
-
-// InFlight returns the URLs this process has taken from the frontier (or
-// sitemaps it is reading) and not yet committed: 0 between runs.
-func (c *Crawler) InFlight() int {
-	d := c.running.Load()
-	if d == nil {
-		return 0
+	if d := c.running.Load(); d != nil {
+		d.mu.Lock()
+		st.InFlight = d.inflight
+		d.mu.Unlock()
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.inflight
+	return st
 }
 
 // Options returns the options in effect (defaults filled in).

@@ -243,7 +243,7 @@ func workerReport(c *crawler.Crawler) fleet.Report {
 	st := c.Stats()
 	return fleet.Report{
 		Counters: map[string]int64{"fetched": st.Fetched, "failed": st.Errors, "skipped": st.Skipped, "unique": st.Unique, "duplicates": st.Duplicates},
-		Gauges:   map[string]int64{"in_flight": int64(c.InFlight())},
+		Gauges:   map[string]int64{"in_flight": int64(st.InFlight)},
 	}
 }
 
