@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/doppel-search/doppel/indexer"
@@ -160,11 +161,27 @@ func maxCost(n int) float64 {
 // none: it is short, not a word of letters, a page the user may see
 // holds it, or no such page holds a word near enough.
 func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (string, error) {
-	n := utf8.RuneCountInString(typed)
 	if !spellable(typed) {
 		return "", nil
 	}
 	visible := func(q query.Query) query.Query { return s.filtered(q, Request{Groups: groups}) }
+	if held, err := s.holds(ctx, visible(knownQuery(typed)), typed); err != nil || held {
+		return "", err
+	}
+	res, err := s.nearPages(ctx, typed, groups, visible)
+	if err != nil {
+		return "", err
+	}
+	cands := candidates(typed, res.Hits)
+	if c := cands[typed]; c != nil && c.uses > 0 {
+		return "", nil // a page read holds it as typed (the check above missed its stem)
+	}
+	return cands.best(), nil
+}
+
+// knownQuery matches the pages holding typed as a word of their title,
+// headings or text (exactly, or by its stem: holds then reads them).
+func knownQuery(typed string) query.Query {
 	var known []query.Query
 	for _, f := range []string{indexer.FieldWords, indexer.FieldSpell} {
 		exact := bleve.NewTermQuery(typed)
@@ -176,12 +193,27 @@ func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (
 		m.SetField(f)
 		known = append(known, m)
 	}
-	if held, err := s.holds(ctx, visible(bleve.NewDisjunctionQuery(known...)), typed); err != nil || held {
-		return "", err
+	return bleve.NewDisjunctionQuery(known...)
+}
+
+// fuzzyWords returns fuzzy queries for form on the unstemmed vocabulary
+// of the pages' text (FieldSpell), and of their titles and headings
+// (FieldWords) for an index made before FieldSpell existed.
+func fuzzyWords(form string, fuzziness int) []query.Query {
+	var out []query.Query
+	for _, f := range []string{indexer.FieldSpell, indexer.FieldWords} {
+		fq := bleve.NewFuzzyQuery(form)
+		fq.SetField(f)
+		fq.SetFuzziness(fuzziness)
+		out = append(out, fq)
 	}
-	// A transposition is two Levenshtein edits: words of six letters or
-	// more, which may hold two slips, are also looked for with each pair
-	// of neighbouring letters swapped back.
+	return out
+}
+
+// swapForms returns typed and, for six letters or more, typed with each
+// pair of neighbouring letters swapped back: a transposition is two
+// Levenshtein edits, and such words may hold two slips.
+func swapForms(typed string) []string {
 	forms := []string{typed}
 	if r := []rune(typed); len(r) >= 6 {
 		for i := range len(r) - 1 {
@@ -192,18 +224,14 @@ func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (
 			}
 		}
 	}
-	var near []query.Query
-	for _, form := range forms {
-		// The unstemmed vocabulary of the pages' text (FieldSpell), and of
-		// their titles and headings (FieldWords) for an index made before
-		// FieldSpell existed.
-		for _, f := range []string{indexer.FieldSpell, indexer.FieldWords} {
-			fq := bleve.NewFuzzyQuery(form)
-			fq.SetField(f)
-			fq.SetFuzziness(2)
-			near = append(near, fq)
-		}
-	}
+	return forms
+}
+
+// nearPages returns the best suggestHits pages the user may see (visible)
+// holding a word within two edits of typed or of its swapped forms; if
+// that many fuzzy terms are too broad for the term budget, within two
+// edits of typed only, then within one.
+func (s *Searcher) nearPages(ctx context.Context, typed string, groups []string, visible func(query.Query) query.Query) (*bleve.SearchResult, error) {
 	search := func(near []query.Query) (*bleve.SearchResult, error) {
 		req := bleve.NewSearchRequestOptions(visible(s.bound(bleve.NewDisjunctionQuery(near...), groups)), suggestHits, 0, false)
 		req.Fields = textFields
@@ -213,50 +241,57 @@ func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (
 		}
 		return res, nil
 	}
+	forms := swapForms(typed)
+	var near []query.Query
+	for _, form := range forms {
+		near = append(near, fuzzyWords(form, 2)...)
+	}
 	res, err := search(near)
-	if errors.Is(err, ErrTooBroad) && len(near) > 2 {
-		res, err = search(near[:2]) // the word as typed only
+	if errors.Is(err, ErrTooBroad) && len(forms) > 1 {
+		res, err = search(fuzzyWords(typed, 2))
 	}
 	if errors.Is(err, ErrTooBroad) {
-		// A short word in a large vocabulary: the words one edit away.
-		var one []query.Query
-		for _, f := range []string{indexer.FieldSpell, indexer.FieldWords} {
-			fq := bleve.NewFuzzyQuery(typed)
-			fq.SetField(f)
-			fq.SetFuzziness(1)
-			one = append(one, fq)
-		}
-		res, err = search(one)
+		res, err = search(fuzzyWords(typed, 1)) // a short word in a large vocabulary
 	}
-	if err != nil {
-		return "", err
-	}
+	return res, err
+}
+
+// A cand is a word near the one typed: its edit cost, and how often the
+// pages read use it (a title or heading use counts titleWeight).
+type cand struct {
+	cost float64
+	uses int
+}
+
+// cands are the words of the pages read, by word.
+type cands map[string]*cand
+
+// candidates counts the words of hits' titles, headings and text within
+// maxCost of typed.
+func candidates(typed string, hits search.DocumentMatchCollection) cands {
+	n := utf8.RuneCountInString(typed)
 	limit := maxCost(n)
-	type cand struct {
-		cost float64
-		uses int
-	}
-	cands := map[string]*cand{}
+	out := cands{}
 	count := func(text string, weight int) {
 		tokens.Scan(text, func(start, end int, lower bool) {
 			w := text[start:end]
 			if !lower {
 				w = strings.ToLower(w)
 			}
-			c := cands[w]
+			c := out[w]
 			if c == nil {
 				if d := utf8.RuneCountInString(w) - n; d > 2 || d < -2 {
 					return
 				}
 				c = &cand{cost: editCost(typed, w)}
-				cands[w] = c
+				out[w] = c
 			}
 			if c.cost <= limit {
 				c.uses += weight
 			}
 		})
 	}
-	for _, h := range res.Hits {
+	for _, h := range hits {
 		for _, f := range textFields {
 			weight := titleWeight
 			if f == indexer.FieldBody {
@@ -267,11 +302,14 @@ func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (
 			}
 		}
 	}
-	if c := cands[typed]; c != nil && c.uses > 0 {
-		return "", nil // a page read holds it as typed (the check above missed its stem)
-	}
+	return out
+}
+
+// best returns the cheapest word used, the most used among equals, then
+// the first in byte order; "" if none is used.
+func (cs cands) best() string {
 	best, bestCost, bestUses := "", 0.0, 0
-	for w, c := range cands {
+	for w, c := range cs {
 		if c.uses == 0 {
 			continue
 		}
@@ -281,7 +319,7 @@ func (s *Searcher) nearest(ctx context.Context, typed string, groups []string) (
 			best, bestCost, bestUses = w, c.cost, c.uses
 		}
 	}
-	return best, nil
+	return best
 }
 
 // holds reports whether a page matching q (read: the best knownHits)
