@@ -291,8 +291,11 @@ func TestTrapTemplateStopsQueuedURLs(t *testing.T) {
 	_, fetched := s.hitsWhere(func(p string) bool { return strings.HasPrefix(p, "/events/") })
 	// Pages already in flight when the budget fills are fetched: one per
 	// worker, up to two per worker waiting for the commit, and the group
-	// being committed.
-	if fetched > limit+1+4*testOptions("").Parallelism {
+	// being committed — how many that is depends on how the goroutines
+	// were scheduled (30 seen on a machine at load 6, 29 allowed then), so
+	// the bound is twice that: far below the 200 queued, which is what a
+	// template that never became a trap would fetch.
+	if fetched > limit+1+8*testOptions("").Parallelism {
 		t.Errorf("fetched %d pages of the trap, want about %d (a master and %d copies)", fetched, limit+1, limit)
 	}
 	trapped := 0
