@@ -394,39 +394,65 @@ func (o *Options) EnsureDefaults() *Options {
 // (o itself is not changed).
 func (o Options) Validate() error {
 	c := *o.EnsureDefaults()
-	var errs []error
-	if c.Method < Hybrid || c.Method > DSCSS {
-		errs = append(errs, fmt.Errorf("dedup: unknown method %d", c.Method))
-	}
-	if c.Threshold <= 0 || c.Threshold > 1 {
-		errs = append(errs, fmt.Errorf("dedup: threshold %v not in (0, 1]", c.Threshold))
-	}
-	if c.ShingleWidth < 1 {
-		errs = append(errs, fmt.Errorf("dedup: shingle width %d < 1", c.ShingleWidth))
-	}
-	if c.Method != DSCSS && (c.Bands < 1 || c.Rows < 1 || c.Bands*c.Rows > c.MinHash.Size) {
-		errs = append(errs, fmt.Errorf("dedup: %d bands × %d rows do not fit a sketch of %d", c.Bands, c.Rows, c.MinHash.Size))
-	}
-	if c.EditAllowance < 0 {
-		errs = append(errs, fmt.Errorf("dedup: negative edit allowance %d", c.EditAllowance))
-	}
-	if c.Containment < 0 || c.Containment > 1 {
-		errs = append(errs, fmt.Errorf("dedup: containment %v not in [0, 1]", c.Containment))
-	}
-	if c.EditFloor <= 0 || c.EditFloor > 1 {
-		errs = append(errs, fmt.Errorf("dedup: edit floor %v not in (0, 1]", c.EditFloor))
-	}
-	if c.HammingK < 0 || c.HammingK > 16 {
-		errs = append(errs, fmt.Errorf("dedup: Hamming k %d not in [0, 16]", c.HammingK))
-	}
-	if c.MaxShingleDocs < 0 || c.MaxShingleDocs > 0 && c.CommonShingles == nil {
-		errs = append(errs, fmt.Errorf("dedup: MaxShingleDocs %d needs a CommonShingles table", c.MaxShingleDocs))
-	}
-	if c.SetsDir != "" && c.SetsFile != "" {
-		errs = append(errs, errors.New("dedup: SetsDir and SetsFile both set"))
-	}
+	errs := c.signingErrs()
+	errs = append(errs, c.acceptanceErrs()...)
+	errs = append(errs, c.indexErrs()...)
 	if err := c.Terms.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// signingErrs reports the invalid options of how documents are signed
+// and paired: the method, the threshold, the shingle width and the LSH
+// bands.
+func (o Options) signingErrs() []error {
+	var errs []error
+	if o.Method < Hybrid || o.Method > DSCSS {
+		errs = append(errs, fmt.Errorf("dedup: unknown method %d", o.Method))
+	}
+	if o.Threshold <= 0 || o.Threshold > 1 {
+		errs = append(errs, fmt.Errorf("dedup: threshold %v not in (0, 1]", o.Threshold))
+	}
+	if o.ShingleWidth < 1 {
+		errs = append(errs, fmt.Errorf("dedup: shingle width %d < 1", o.ShingleWidth))
+	}
+	if o.Method != DSCSS && (o.Bands < 1 || o.Rows < 1 || o.Bands*o.Rows > o.MinHash.Size) {
+		errs = append(errs, fmt.Errorf("dedup: %d bands × %d rows do not fit a sketch of %d", o.Bands, o.Rows, o.MinHash.Size))
+	}
+	return errs
+}
+
+// acceptanceErrs reports the invalid options of which verified pairs
+// are accepted below the threshold: the edit allowance, its floor and
+// containment.
+func (o Options) acceptanceErrs() []error {
+	var errs []error
+	if o.EditAllowance < 0 {
+		errs = append(errs, fmt.Errorf("dedup: negative edit allowance %d", o.EditAllowance))
+	}
+	if o.Containment < 0 || o.Containment > 1 {
+		errs = append(errs, fmt.Errorf("dedup: containment %v not in [0, 1]", o.Containment))
+	}
+	if o.EditFloor <= 0 || o.EditFloor > 1 {
+		errs = append(errs, fmt.Errorf("dedup: edit floor %v not in (0, 1]", o.EditFloor))
+	}
+	return errs
+}
+
+// indexErrs reports the invalid options of the indexes and stores: the
+// Hamming index's distance, common shingles dropped without their table,
+// and verification sets both in a directory and in a file.
+func (o Options) indexErrs() []error {
+	var errs []error
+	if o.HammingK < 0 || o.HammingK > 16 {
+		errs = append(errs, fmt.Errorf("dedup: Hamming k %d not in [0, 16]", o.HammingK))
+	}
+	if o.MaxShingleDocs < 0 || o.MaxShingleDocs > 0 && o.CommonShingles == nil {
+		errs = append(errs, fmt.Errorf("dedup: MaxShingleDocs %d needs a CommonShingles table", o.MaxShingleDocs))
+	}
+	if o.SetsDir != "" && o.SetsFile != "" {
+		errs = append(errs, errors.New("dedup: SetsDir and SetsFile both set"))
+	}
+	return errs
 }

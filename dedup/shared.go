@@ -415,32 +415,66 @@ func (e hookError) Error() string { return e.err.Error() }
 // again at its turn unless settled (and decides again if that changed),
 // calls atTurn (if not nil) with the Result, and commits it.
 func (r *remote) insertAs(n uint32, settled bool, rec *record, atTurn func(uint32, Result) error) (Result, error) {
-	d := r.d
-	st := d.stats
 	r.start(n, rec)
-	d.growDocs(n)
+	r.d.growDocs(n)
+	dec, err := r.decideAtTurn(n, settled, rec)
+	if err != nil {
+		return Result{}, err
+	}
+	// The decision is final: the Result is what the commit makes.
+	c, res := r.commitOf(n, rec, dec, atTurn != nil)
+	if atTurn != nil {
+		if err := atTurn(n, res); err != nil {
+			return Result{}, hookError{err}
+		}
+	}
+	_, h, err := r.sh.Commit(r.ctx, c)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Cluster = idOf(h) // as offered, but for a founder without atTurn, which may take another candidate
+	r.d.countInsert(rec, dec, len(res.Pairs))
+	return res, nil
+}
+
+// decideAtTurn decides where document n (rec) goes on what was read
+// (an unsignable document goes into a cluster of its own, and only
+// stores its record), then, unless settled, waits for n's turn, reads
+// again what the decision rests on and, if that changed, decides again.
+func (r *remote) decideAtTurn(n uint32, settled bool, rec *record) (decision, error) {
+	st := r.d.stats
 	dec := decision{best: -1}
 	var err error
 	if !rec.unsignable {
 		if dec, err = r.decide(rec, st); err != nil {
-			return Result{}, err
+			return decision{}, err
 		}
 	} else if err = r.fetch(); err != nil { // stores the record
-		return Result{}, err
+		return decision{}, err
 	}
-	if !settled {
-		again := &signatures.Read{Keys: slices.SortedFunc(maps.Keys(r.lists), compareKeys), Groups: slices.Sorted(maps.Keys(r.refs)),
-			Near: slices.Sorted(maps.Keys(r.near)), Members: d.opts.EditAllowance > 0}
-		if err := r.sh.Wait(r.ctx, n, again); err != nil {
-			return Result{}, err
-		}
-		if r.take(again) {
-			if dec, err = r.decide(rec, st); err != nil {
-				return Result{}, err
-			}
+	if settled {
+		return dec, nil
+	}
+	again := &signatures.Read{Keys: slices.SortedFunc(maps.Keys(r.lists), compareKeys), Groups: slices.Sorted(maps.Keys(r.refs)),
+		Near: slices.Sorted(maps.Keys(r.near)), Members: r.d.opts.EditAllowance > 0}
+	if err := r.sh.Wait(r.ctx, n, again); err != nil {
+		return decision{}, err
+	}
+	if r.take(again) {
+		if dec, err = r.decide(rec, st); err != nil {
+			return decision{}, err
 		}
 	}
-	// The decision is final: the Result is what the commit makes.
+	return dec, nil
+}
+
+// commitOf returns the commit of document n (rec) where dec puts it,
+// and the Result that commit makes: joining dec.best (perhaps as its
+// new master), or founding a cluster, offered the candidate ids
+// foundHashes chooses (only the first with oneID, the id an atTurn hook
+// is told); with its candidate-list keys unless unsignable.
+func (r *remote) commitOf(n uint32, rec *record, dec decision, oneID bool) (*signatures.Commit, Result) {
+	d := r.d
 	c := &signatures.Commit{Doc: n, ID: rec.member.ID, Join: signatures.NoCluster, Master: dec.newMaster, Edited: dec.edited}
 	res := Result{ID: rec.member.ID, Simhash: uint64(rec.change), Unsignable: rec.unsignable, Master: rec.member.ID,
 		Duplicate: dec.best >= 0, Edited: dec.edited, NewMaster: dec.newMaster}
@@ -455,8 +489,8 @@ func (r *remote) insertAs(n uint32, settled bool, rec *record, atTurn func(uint3
 		}
 	} else {
 		c.Hashes = foundHashes(rec.member.ID)
-		if atTurn != nil {
-			c.Hashes = c.Hashes[:1] // the id atTurn is told, or none
+		if oneID {
+			c.Hashes = c.Hashes[:1]
 		}
 		res.Cluster = idOf(c.Hashes[0])
 	}
@@ -469,16 +503,12 @@ func (r *remote) insertAs(n uint32, settled bool, rec *record, atTurn func(uint3
 		c.Keys = d.appendKeys(c.Keys, rec)
 	}
 	res.Pairs = d.pairsOf(n, dec.found)
-	if atTurn != nil {
-		if err := atTurn(n, res); err != nil {
-			return Result{}, hookError{err}
-		}
-	}
-	_, h, err := r.sh.Commit(r.ctx, c)
-	if err != nil {
-		return Result{}, err
-	}
-	res.Cluster = idOf(h) // as offered, but for a founder without atTurn, which may take another candidate
+	return c, res
+}
+
+// countInsert adds a committed document (rec, put where dec says, with
+// pairs pairs) to the Detector's counters.
+func (d *Detector) countInsert(rec *record, dec decision, pairs int) {
 	d.stats.Documents++
 	switch {
 	case rec.unsignable:
@@ -491,8 +521,7 @@ func (r *remote) insertAs(n uint32, settled bool, rec *record, atTurn func(uint3
 		d.stats.Clusters++
 	}
 	d.stats.Duplicates = d.stats.Documents - d.stats.Clusters
-	d.stats.Pairs += len(res.Pairs)
-	return res, nil
+	d.stats.Pairs += pairs
 }
 
 // foundHashes returns the id bits a document founding a cluster takes:

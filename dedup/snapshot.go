@@ -117,37 +117,75 @@ func (d *Detector) WriteSnapshot(w io.Writer) error {
 	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	if d.sets != nil && d.opts.SetsFile == "" && !d.tempSets {
-		return errors.New("dedup: a snapshot cannot hold sets in an unlinked file (Options.SetsDir): use Options.SetsFile")
-	}
-	lists, ok1 := d.lists.(*signatures.Memory)
-	assigned, ok2 := d.assigned.(*signatures.MemoryClusters)
-	if !ok1 || !ok2 {
-		return errors.New("dedup: a snapshot needs the embedded signature store")
+	lists, assigned, err := d.snapshotStores()
+	if err != nil {
+		return err
 	}
 	s := snapshot{Version: snapshotVersion, Options: optionsKey(d.opts), Generation: d.generation, Lexicons: d.lexicons,
 		Adj: d.adj, ClusterIDs: d.clusters.hash, ClusterSizes: d.clusters.size, ClusterMembers: d.clusters.multi, Stats: d.stats}
-	var err error
 	if d.table != nil {
 		if s.Table, err = d.table.MarshalBinary(); err != nil {
 			return err
 		}
 	}
-	s.Docs = make([]snapRecord, len(d.docs))
+	if s.Docs, err = d.snapDocs(); err != nil {
+		return err
+	}
+	if err := d.snapIndexes(&s, lists, assigned); err != nil {
+		return err
+	}
+	if d.sets != nil && !d.tempSets {
+		if err := d.sets.sync(); err != nil {
+			return err
+		}
+		s.SetsEnd, s.SetsAt, s.SetsN = d.sets.end, d.sets.at, d.sets.n
+	}
+	return gob.NewEncoder(w).Encode(&s)
+}
+
+// snapshotStores returns the embedded signature stores a snapshot is
+// written from, or an error saying why the Detector's state cannot be
+// written: its sets are in an unlinked file, or its stores are not the
+// embedded ones.
+func (d *Detector) snapshotStores() (*signatures.Memory, *signatures.MemoryClusters, error) {
+	if d.sets != nil && d.opts.SetsFile == "" && !d.tempSets {
+		return nil, nil, errors.New("dedup: a snapshot cannot hold sets in an unlinked file (Options.SetsDir): use Options.SetsFile")
+	}
+	lists, ok1 := d.lists.(*signatures.Memory)
+	assigned, ok2 := d.assigned.(*signatures.MemoryClusters)
+	if !ok1 || !ok2 {
+		return nil, nil, errors.New("dedup: a snapshot needs the embedded signature store")
+	}
+	return lists, assigned, nil
+}
+
+// snapDocs returns the snapshot's record of every document (a zero one
+// where a document was removed), with the sets of a temporary file read
+// in, as those kept in memory are.
+func (d *Detector) snapDocs() ([]snapRecord, error) {
+	docs := make([]snapRecord, len(d.docs))
 	var rd []byte
+	var err error
 	for i, r := range d.docs {
 		if r == nil {
 			continue
 		}
-		s.Docs[i] = snapOf(r)
-		if d.tempSets && r.spilled { // the snapshot holds the sets of a temporary file, as those of memory
+		docs[i] = snapOf(r)
+		if d.tempSets && r.spilled {
 			var set []uint64
 			if rd, set, err = d.sets.read(r.slot, rd, nil); err != nil {
-				return err
+				return nil, err
 			}
-			s.Docs[i].Set, s.Docs[i].Spilled, s.Docs[i].Slot = set, false, 0
+			docs[i].Set, docs[i].Spilled, docs[i].Slot = set, false, 0
 		}
 	}
+	return docs, nil
+}
+
+// snapIndexes encodes into s the cluster assignments, the candidate
+// lists and the Hamming index (if any).
+func (d *Detector) snapIndexes(s *snapshot, lists *signatures.Memory, assigned *signatures.MemoryClusters) error {
+	var err error
 	if s.Assigned, err = assigned.MarshalBinary(); err != nil {
 		return err
 	}
@@ -161,13 +199,7 @@ func (d *Detector) WriteSnapshot(w io.Writer) error {
 		}
 		s.Hamming = b.Bytes()
 	}
-	if d.sets != nil && !d.tempSets {
-		if err := d.sets.sync(); err != nil {
-			return err
-		}
-		s.SetsEnd, s.SetsAt, s.SetsN = d.sets.end, d.sets.at, d.sets.n
-	}
-	return gob.NewEncoder(w).Encode(&s)
+	return nil
 }
 
 // ReadSnapshot returns the Detector whose state [Detector.WriteSnapshot]

@@ -337,104 +337,137 @@ func securityHeaders(w http.ResponseWriter) {
 
 // request reads a search request from the URL.
 func request(r *http.Request, groups []string) (ranking.Request, error) {
-	q := r.URL.Query()
-	req := ranking.Request{Query: q.Get("q"), Host: q.Get("host"), Groups: groups,
+	p := params{q: r.URL.Query()}
+	req := ranking.Request{Query: p.q.Get("q"), Host: p.q.Get("host"), Groups: groups,
 		Languages: lang.Accepted(r.Header.Get("Accept-Language"))}
-	var err error
-	atoi := func(name string) int {
-		v := q.Get(name)
-		if v == "" {
-			return 0
-		}
-		n, e := strconv.Atoi(v)
-		if e != nil || n < 1 {
-			err = errors.Join(err, fmt.Errorf("%s must be a positive number, not %s", name, short(v)))
-		}
-		return n
+	req.Syntax = p.syntax()
+	req.Page, req.Size = p.positive("page"), p.positive("size")
+	req.Since, req.Until = p.date("since"), p.date("until")
+	req.Members = p.members()
+	req.Section, req.Type, req.Lang, req.Modified = p.q.Get("section"), p.q.Get("type"), p.q.Get("lang"), p.q.Get("modified")
+	req.After = p.q.Get("after")
+	req.From, req.To = p.date("from"), p.date("to")
+	req.Dated = p.choice("dated", "0", "1", false, "0 or 1")
+	req.Facets = p.choice("facets", "0", "1", true, "0 or 1")
+	req.ByDate = p.choice("sort", "relevance", "date", false, "relevance or date")
+	req.Omitted = p.choice("filter", "1", "0", false, "0 (show the omitted near-duplicates) or 1")
+	p.unknown()
+	if req.Size > 100 {
+		p.add(fmt.Errorf("size must be at most 100"))
 	}
-	date := func(name string) time.Time {
-		v := q.Get(name)
-		if v == "" {
-			return time.Time{}
-		}
-		t, e := time.Parse("2006-01-02", v)
-		if e != nil {
-			err = errors.Join(err, fmt.Errorf("%s must be a date like 2026-03-01, not %s", name, short(v)))
-		}
-		return t
+	if req.Page > maxPage {
+		p.add(fmt.Errorf("page must be at most %d", maxPage))
 	}
-	syn, e := ranking.ParseSyntax(q.Get("syntax"))
-	if e != nil {
-		err = errors.Join(err, fmt.Errorf("syntax must be plain or bleve, not %s", short(q.Get("syntax"))))
+	return req, p.result()
+}
+
+// params reads a search request's URL parameters, gathering the
+// problems of those that are invalid, in the order they are read.
+type params struct {
+	q   url.Values
+	err error // the problems so far, joined
+}
+
+// add adds a problem.
+func (p *params) add(err error) { p.err = errors.Join(p.err, err) }
+
+// positive reads a positive number; 0 if absent.
+func (p *params) positive(name string) int {
+	v := p.q.Get(name)
+	if v == "" {
+		return 0
 	}
-	req.Syntax = syn
-	req.Page, req.Size = atoi("page"), atoi("size")
-	req.Since, req.Until = date("since"), date("until")
-	if v := q.Get("members"); v != "" {
-		n, e := strconv.Atoi(v)
-		if e != nil || n < 0 || n > ranking.MaxMembers {
-			err = errors.Join(err, fmt.Errorf("members must be a number from 0 to %d, not %s", ranking.MaxMembers, short(v)))
-		}
-		req.Members = n
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		p.add(fmt.Errorf("%s must be a positive number, not %s", name, short(v)))
 	}
-	req.Section, req.Type, req.Lang, req.Modified = q.Get("section"), q.Get("type"), q.Get("lang"), q.Get("modified")
-	req.After = q.Get("after")
-	req.From, req.To = date("from"), date("to")
-	switch v := q.Get("dated"); v {
-	case "", "0":
-	case "1":
-		req.Dated = true
+	return n
+}
+
+// date reads a date (2026-03-01); the zero time if absent.
+func (p *params) date(name string) time.Time {
+	v := p.q.Get(name)
+	if v == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse("2006-01-02", v)
+	if err != nil {
+		p.add(fmt.Errorf("%s must be a date like 2026-03-01, not %s", name, short(v)))
+	}
+	return t
+}
+
+// syntax reads the query syntax (plain or bleve).
+func (p *params) syntax() ranking.Syntax {
+	syn, err := ranking.ParseSyntax(p.q.Get("syntax"))
+	if err != nil {
+		p.add(fmt.Errorf("syntax must be plain or bleve, not %s", short(p.q.Get("syntax"))))
+	}
+	return syn
+}
+
+// members reads how many members of a cluster to show, from 0 to
+// ranking.MaxMembers; 0 if absent.
+func (p *params) members() int {
+	v := p.q.Get("members")
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > ranking.MaxMembers {
+		p.add(fmt.Errorf("members must be a number from 0 to %d, not %s", ranking.MaxMembers, short(v)))
+	}
+	return n
+}
+
+// choice reads a parameter of two values, off and on: true for on, and
+// for an absent one if byDefault; false, and a problem naming the
+// values allowed (want), for any other value.
+func (p *params) choice(name, off, on string, byDefault bool, want string) bool {
+	switch v := p.q.Get(name); v {
+	case on:
+		return true
+	case off:
+		return false
+	case "":
+		return byDefault
 	default:
-		err = errors.Join(err, fmt.Errorf("dated must be 0 or 1, not %s", short(v)))
+		p.add(fmt.Errorf("%s must be %s, not %s", name, want, short(v)))
+		return false
 	}
-	switch v := q.Get("facets"); v {
-	case "", "1":
-		req.Facets = true
-	case "0":
-	default:
-		err = errors.Join(err, fmt.Errorf("facets must be 0 or 1, not %s", short(v)))
-	}
-	switch v := q.Get("sort"); v {
-	case "", "relevance":
-	case "date":
-		req.ByDate = true
-	default:
-		err = errors.Join(err, fmt.Errorf("sort must be relevance or date, not %s", short(v)))
-	}
-	switch v := q.Get("filter"); v {
-	case "", "1":
-	case "0":
-		req.Omitted = true
-	default:
-		err = errors.Join(err, fmt.Errorf("filter must be 0 (show the omitted near-duplicates) or 1, not %s", short(v)))
-	}
+}
+
+// unknown adds a problem naming the first of the parameters (in sorted
+// order) that is not a search parameter, and how many more there are.
+func (p *params) unknown() {
 	var unknown []string
-	for name := range q {
+	for name := range p.q {
 		if !slices.Contains(searchParams, name) {
 			unknown = append(unknown, name)
 		}
 	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		more := ""
-		if len(unknown) > 1 {
-			more = fmt.Sprintf(" and %d more", len(unknown)-1)
-		}
-		err = errors.Join(err, fmt.Errorf("unknown parameter %s%s (known: %s)", short(unknown[0]), more, strings.Join(searchParams, ", ")))
+	if len(unknown) == 0 {
+		return
 	}
-	if req.Size > 100 {
-		err = errors.Join(err, fmt.Errorf("size must be at most 100"))
+	slices.Sort(unknown)
+	more := ""
+	if len(unknown) > 1 {
+		more = fmt.Sprintf(" and %d more", len(unknown)-1)
 	}
-	if req.Page > maxPage {
-		err = errors.Join(err, fmt.Errorf("page must be at most %d", maxPage))
-	}
+	p.add(fmt.Errorf("unknown parameter %s%s (known: %s)", short(unknown[0]), more, strings.Join(searchParams, ", ")))
+}
+
+// result returns the problems (the first maxProblems of them, and how
+// many more there are) wrapping errBadRequest; nil if none.
+func (p *params) result() error {
+	err := p.err
 	if es := problems(err); len(es) > maxProblems {
 		err = errors.Join(append(es[:maxProblems:maxProblems], fmt.Errorf("and %d more problems", len(es)-maxProblems))...)
 	}
 	if err != nil {
 		err = fmt.Errorf("%w: %w", errBadRequest, err)
 	}
-	return req, err
+	return err
 }
 
 // maxProblems is the most problems of a request an error names.

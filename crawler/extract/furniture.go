@@ -46,64 +46,91 @@ const edgeLines = 3
 // entries without their leaders and page numbers. It keeps pages' order
 // and the order of lines; an empty line stays (it ends a paragraph).
 func stripFurniture(pages [][]string) [][]string {
-	type edge struct {
-		top bool
-		key string
-	}
-	pagesOf := map[edge]int{}
-	if len(pages) > 1 {
-		for _, lines := range pages {
-			seen := map[edge]bool{}
-			for _, e := range edgesOf(lines) {
-				k := edge{e.top, furnitureKey(lines[e.line])}
-				if k.key != "" && !seen[k] {
-					seen[k] = true
-					pagesOf[k]++
-				}
-			}
-		}
-	}
+	var pagesOf map[edge]int
 	offset := numberOffsets(pages)
+	if len(pages) > 1 {
+		pagesOf = repeatedEdges(pages)
+	}
 	out := make([][]string, len(pages))
 	inIndex := false // after an index heading, while lines are entries
 	for p, lines := range pages {
 		drop := make([]bool, len(lines))
-		if len(pages) > 1 {
-			for _, top := range []bool{true, false} {
-				// From the edge inwards while lines are furniture.
-				for _, e := range edgesOf(lines) {
-					if e.top != top {
-						continue
-					}
-					l := lines[e.line]
-					if !isPageNumber(l) && pagesOf[edge{top, furnitureKey(l)}] < 2 && !numbered(l, p, offset[top]) {
-						break
-					}
-					drop[e.line] = true
-				}
-			}
+		if len(pages) > 1 { // a single page's edges repeat nowhere
+			markEdgeFurniture(drop, lines, p, pagesOf, offset)
 		}
-		kept := make([]string, 0, len(lines))
-		for i, l := range lines {
-			if drop[i] {
-				continue
-			}
-			switch {
-			case indexHeading.MatchString(l):
-				inIndex = true
-				continue
-			case inIndex && (l == "" || isIndexEntry(l)):
-				continue
-			}
-			inIndex = false
-			if entry, ok := tocEntry(l); ok {
-				l = entry
-			}
-			kept = append(kept, l)
-		}
-		out[p] = kept
+		out[p], inIndex = keptLines(lines, drop, inIndex)
 	}
 	return out
+}
+
+// edge is an edge line's place (the top edge or the bottom) and its
+// furnitureKey, the same on every page a running header or footer is on.
+type edge struct {
+	top bool
+	key string
+}
+
+// repeatedEdges counts, for each edge line's edge, the pages on which
+// it is (once a page however often it occurs there).
+func repeatedEdges(pages [][]string) map[edge]int {
+	pagesOf := map[edge]int{}
+	for _, lines := range pages {
+		seen := map[edge]bool{}
+		for _, e := range edgesOf(lines) {
+			k := edge{e.top, furnitureKey(lines[e.line])}
+			if k.key != "" && !seen[k] {
+				seen[k] = true
+				pagesOf[k]++
+			}
+		}
+	}
+	return pagesOf
+}
+
+// markEdgeFurniture sets drop for the lines of page p that are
+// furniture: from each edge inwards, while a line is a page number
+// alone, at the same edge of another page (pagesOf), or begins or ends
+// with the page's number (offset, numberOffsets' value).
+func markEdgeFurniture(drop []bool, lines []string, p int, pagesOf map[edge]int, offset map[bool]int) {
+	for _, top := range []bool{true, false} {
+		for _, e := range edgesOf(lines) {
+			if e.top != top {
+				continue
+			}
+			l := lines[e.line]
+			if !isPageNumber(l) && pagesOf[edge{top, furnitureKey(l)}] < 2 && !numbered(l, p, offset[top]) {
+				break
+			}
+			drop[e.line] = true
+		}
+	}
+}
+
+// keptLines returns a page's lines but those dropped and a back-of-the-
+// book index's heading and entries, with table-of-contents entries
+// without their leaders and page numbers. inIndex says the page begins
+// inside an index (its entries continue from the page before); the
+// result says whether it ends inside one.
+func keptLines(lines []string, drop []bool, inIndex bool) ([]string, bool) {
+	kept := make([]string, 0, len(lines))
+	for i, l := range lines {
+		if drop[i] {
+			continue
+		}
+		switch {
+		case indexHeading.MatchString(l):
+			inIndex = true
+			continue
+		case inIndex && (l == "" || isIndexEntry(l)):
+			continue
+		}
+		inIndex = false
+		if entry, ok := tocEntry(l); ok {
+			l = entry
+		}
+		kept = append(kept, l)
+	}
+	return kept, inIndex
 }
 
 // noOffset is numberOffsets' value for an edge without page numbers.

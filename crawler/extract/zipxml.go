@@ -170,46 +170,75 @@ type grammar struct {
 // the decoder expands none, so entity bombs fail here) is an error.
 func (g grammar) blocks(r *run, data io.Reader) (bool, error) {
 	d := xmlDecoder(data, r.lim.MaxText)
-	var b strings.Builder
-	depth, inText := 0, 0
+	s := blockState{g: g, r: r}
 	for {
 		tok, err := d.Token()
 		if err != nil {
 			return tokenErr(r, err)
 		}
+		more := true
 		switch t := tok.(type) {
 		case xml.StartElement:
-			name := t.Name.Local
-			switch {
-			case name == g.page && g.page != "":
-				if !r.page() {
-					return false, nil
-				}
-			case g.para[name]:
-				depth++
-			case g.text[name]:
-				inText++
-			case g.space[name] && depth > 0:
-				b.WriteByte(' ')
-			}
+			more = s.start(t.Name.Local)
 		case xml.EndElement:
-			name := t.Name.Local
-			switch {
-			case g.para[name] && depth > 0:
-				if depth--; depth == 0 {
-					if !r.block(b.String()) {
-						return false, nil
-					}
-					b.Reset()
-				}
-			case g.text[name] && inText > 0:
-				inText--
-			}
+			more = s.end(t.Name.Local)
 		case xml.CharData:
-			if depth > 0 && (g.text == nil || inText > 0) && b.Len() <= r.lim.MaxText {
-				b.Write(t) // a block past MaxText cuts the document (run.block)
-			}
+			s.text(t)
 		}
+		if !more {
+			return false, nil
+		}
+	}
+}
+
+// blockState is grammar.blocks' place in a part: the block being read,
+// how deep inside block elements and text elements it is.
+type blockState struct {
+	g      grammar
+	r      *run
+	b      strings.Builder // the block's text so far
+	depth  int             // block elements open
+	inText int             // text elements open
+}
+
+// start takes an element's start: a page, a block, text, or white space
+// inside a block. False when the run is full.
+func (s *blockState) start(name string) bool {
+	switch {
+	case name == s.g.page && s.g.page != "":
+		return s.r.page()
+	case s.g.para[name]:
+		s.depth++
+	case s.g.text[name]:
+		s.inText++
+	case s.g.space[name] && s.depth > 0:
+		s.b.WriteByte(' ')
+	}
+	return true
+}
+
+// end takes an element's end: the end of the outermost block adds the
+// block to the run. False when the run is full.
+func (s *blockState) end(name string) bool {
+	switch {
+	case s.g.para[name] && s.depth > 0:
+		if s.depth--; s.depth == 0 {
+			if !s.r.block(s.b.String()) {
+				return false
+			}
+			s.b.Reset()
+		}
+	case s.g.text[name] && s.inText > 0:
+		s.inText--
+	}
+	return true
+}
+
+// text takes character data: text when inside a block (and a text
+// element, if the grammar has them).
+func (s *blockState) text(t xml.CharData) {
+	if s.depth > 0 && (s.g.text == nil || s.inText > 0) && s.b.Len() <= s.r.lim.MaxText {
+		s.b.Write(t) // a block past MaxText cuts the document (run.block)
 	}
 }
 

@@ -169,9 +169,25 @@ func EstimateRate(history []Observation, prior Prior) float64 {
 // With undated changes the posterior is not a Gamma; the one of the same
 // mean and the same count of changes stands for it.
 func estimate(history []Observation, prior Prior) (rate, shape, static float64) {
-	var changed []float64 // intervals in which a change was seen, undated, seconds
-	dated := 0.0          // changes dated by Last-Modified (and the Gamma prior's)
-	quiet := 0.0          // total seconds known without change
+	changed, dated, quiet := tally(history, prior)
+	if len(changed) == 0 && dated == 0 {
+		return 0, 0, 0
+	}
+	shape = dated + float64(len(changed))
+	if quiet == 0 {
+		quiet = 1e-3 // every interval changed: the rate is high, not infinite
+	}
+	if len(changed) == 0 { // the root in closed form
+		rate, static = closedForm(dated, quiet, prior)
+		return rate, shape, static
+	}
+	return likeliestRate(changed, dated, quiet), shape, 0
+}
+
+// tally sums a history and its prior: the intervals in which a change
+// was seen, undated (seconds); the changes dated by Last-Modified (and
+// the Gamma prior's); and the total seconds known without change.
+func tally(history []Observation, prior Prior) (changed []float64, dated, quiet float64) {
 	for _, o := range history {
 		switch {
 		case o.First:
@@ -195,15 +211,30 @@ func estimate(history []Observation, prior Prior) (rate, shape, static float64) 
 		changed = append(changed, m)
 		quiet += m
 	}
-	if len(changed) == 0 && dated == 0 {
-		return 0, 0, 0
+	return changed, dated, quiet
+}
+
+// closedForm is estimate's rate when every change is dated, dated/quiet
+// (at most 1e3), and the posterior probability that the page is static
+// when it was never seen changing and the prior allows for static pages
+// (the rate is then scaled by the probability that it is not).
+func closedForm(dated, quiet float64, prior Prior) (rate, static float64) {
+	rate = min(dated/quiet, 1e3)
+	if dated == prior.Changes && prior.Changes > 0 && prior.Static > 0 { // never seen changing
+		b := prior.Exposure.Seconds()
+		odds := (1 - prior.Static) * math.Pow(b/quiet, prior.Changes)
+		static = prior.Static / (prior.Static + odds)
+		rate *= 1 - static
 	}
-	shape = dated + float64(len(changed))
-	if quiet == 0 {
-		quiet = 1e-3 // every interval changed: the rate is high, not infinite
-	}
-	// The log-likelihood's slope, decreasing in λ:
-	// Σ_undated I·e^{−λI}/(1−e^{−λI}) + dated/λ − quiet.
+	return rate, static
+}
+
+// likeliestRate is the rate at which the log-likelihood of undated
+// changes in the intervals changed, dated changes and quiet seconds
+// peaks: the root of its slope, decreasing in λ,
+// Σ_undated I·e^{−λI}/(1−e^{−λI}) + dated/λ − quiet,
+// found by bisection on a log scale within [1e-12, 1e3].
+func likeliestRate(changed []float64, dated, quiet float64) float64 {
 	slope := func(lambda float64) float64 {
 		s := dated/lambda - quiet
 		for _, iv := range changed {
@@ -215,16 +246,6 @@ func estimate(history []Observation, prior Prior) (rate, shape, static float64) 
 		}
 		return s
 	}
-	if len(changed) == 0 { // the root in closed form
-		rate := min(dated/quiet, 1e3)
-		if dated == prior.Changes && prior.Changes > 0 && prior.Static > 0 { // never seen changing
-			b := prior.Exposure.Seconds()
-			odds := (1 - prior.Static) * math.Pow(b/quiet, prior.Changes)
-			static = prior.Static / (prior.Static + odds)
-			rate *= 1 - static
-		}
-		return rate, shape, static
-	}
 	lo, hi := 1e-12, 1e3
 	for range 60 {
 		mid := math.Sqrt(lo * hi)
@@ -234,7 +255,7 @@ func estimate(history []Observation, prior Prior) (rate, shape, static float64) 
 			hi = mid
 		}
 	}
-	return math.Sqrt(lo * hi), shape, 0
+	return math.Sqrt(lo * hi)
 }
 
 // Freshness is the expected time-averaged share of fresh copies of a page

@@ -55,36 +55,12 @@ const maxField = 8 << 10
 // million attributes, or of a million entries, takes no more memory
 // than its text.
 func Parse(r io.Reader, base *url.URL, maxBytes int64) (*Sitemap, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
+	data, err := readBody(r, maxBytes)
 	if err != nil {
-		return nil, fmt.Errorf("sitemap: %w", err)
-	}
-	if int64(len(data)) > maxBytes {
-		return nil, ErrTooLarge
-	}
-	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("sitemap: %w", err)
-		}
-		if data, err = io.ReadAll(io.LimitReader(zr, maxBytes+1)); err != nil {
-			return nil, fmt.Errorf("sitemap: %w", err)
-		}
-		if int64(len(data)) > maxBytes {
-			return nil, ErrTooLarge
-		}
+		return nil, err
 	}
 	d := safexml.NewDecoder(bytes.NewReader(data), safexml.Limits{Text: 64 << 10, Markup: 64 << 10, Depth: 100})
-	s := &Sitemap{}
-	var (
-		root         string
-		depth        int
-		entry        string // "url" or "sitemap": the entry being read, at depth 2
-		field        string // its field being read, at depth 3
-		loc, lastmod string
-		freq         string
-		text         strings.Builder
-	)
+	p := parser{base: base, s: &Sitemap{}}
 	for {
 		tok, err := d.Token()
 		if errors.Is(err, io.EOF) {
@@ -95,54 +71,121 @@ func Parse(r io.Reader, base *url.URL, maxBytes int64) (*Sitemap, error) {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			depth++
-			switch {
-			case depth == 1:
-				root = t.Name.Local
-				if root != "urlset" && root != "sitemapindex" {
-					return nil, ErrNotSitemap
-				}
-			case depth == 2 && (t.Name.Local == "url" || t.Name.Local == "sitemap"):
-				entry, loc, lastmod, freq = t.Name.Local, "", "", ""
-			case depth == 3 && entry != "":
-				field = t.Name.Local
-				text.Reset()
+			if err := p.start(t.Name.Local); err != nil {
+				return nil, err
 			}
 		case xml.CharData:
-			if field != "" {
-				text.Write(t[:min(len(t), maxField+1-text.Len())])
-			}
+			p.charData(t)
 		case xml.EndElement:
-			switch {
-			case depth == 3 && field != "":
-				switch field {
-				case "loc":
-					if loc = text.String(); len(loc) > maxField {
-						loc = "" // a location longer than any is dropped, not cut
-					}
-				case "lastmod":
-					lastmod = text.String()
-				case "changefreq":
-					freq = text.String()
-				}
-				field = ""
-			case depth == 2 && entry != "":
-				list := &s.URLs
-				if entry == "sitemap" {
-					list = &s.Sitemaps
-				}
-				if e, ok := resolve(base, loc, lastmod, freq); ok && len(*list) < MaxEntries {
-					*list = append(*list, e)
-				}
-				entry = ""
-			}
-			depth--
+			p.end()
 		}
 	}
-	if root == "" {
+	if p.root == "" {
 		return nil, fmt.Errorf("sitemap: %w", io.ErrUnexpectedEOF)
 	}
-	return s, nil
+	return p.s, nil
+}
+
+// readBody reads a sitemap of at most maxBytes bytes from r, gunzipped
+// if it is gzip-compressed (at most maxBytes bytes once gunzipped too);
+// ErrTooLarge if longer.
+func readBody(r io.Reader, maxBytes int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("sitemap: %w", err)
+	}
+	if int64(len(data)) > maxBytes {
+		return nil, ErrTooLarge
+	}
+	if !bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+		return data, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("sitemap: %w", err)
+	}
+	if data, err = io.ReadAll(io.LimitReader(zr, maxBytes+1)); err != nil {
+		return nil, fmt.Errorf("sitemap: %w", err)
+	}
+	if int64(len(data)) > maxBytes {
+		return nil, ErrTooLarge
+	}
+	return data, nil
+}
+
+// parser is Parse's place in a sitemap's elements: the root (urlset or
+// sitemapindex) at depth 1, an entry (url or sitemap) at depth 2, and
+// the entry's fields (loc, lastmod, changefreq) at depth 3.
+type parser struct {
+	base         *url.URL
+	s            *Sitemap // the entries kept so far
+	root         string
+	depth        int
+	entry        string // "url" or "sitemap": the entry being read, at depth 2
+	field        string // its field being read, at depth 3
+	loc, lastmod string
+	freq         string
+	text         strings.Builder // the field's text, up to maxField+1 bytes
+}
+
+// start takes an element's start: the root, which must be a sitemap's
+// (else ErrNotSitemap), an entry, or an entry's field.
+func (p *parser) start(name string) error {
+	p.depth++
+	switch {
+	case p.depth == 1:
+		p.root = name
+		if p.root != "urlset" && p.root != "sitemapindex" {
+			return ErrNotSitemap
+		}
+	case p.depth == 2 && (name == "url" || name == "sitemap"):
+		p.entry, p.loc, p.lastmod, p.freq = name, "", "", ""
+	case p.depth == 3 && p.entry != "":
+		p.field = name
+		p.text.Reset()
+	}
+	return nil
+}
+
+// charData takes character data: a field's text, past maxField bytes cut.
+func (p *parser) charData(t xml.CharData) {
+	if p.field != "" {
+		p.text.Write(t[:min(len(t), maxField+1-p.text.Len())])
+	}
+}
+
+// end takes an element's end: a field's sets it, an entry's keeps the
+// entry if it resolves and its list is not full.
+func (p *parser) end() {
+	switch {
+	case p.depth == 3 && p.field != "":
+		p.setField()
+	case p.depth == 2 && p.entry != "":
+		list := &p.s.URLs
+		if p.entry == "sitemap" {
+			list = &p.s.Sitemaps
+		}
+		if e, ok := resolve(p.base, p.loc, p.lastmod, p.freq); ok && len(*list) < MaxEntries {
+			*list = append(*list, e)
+		}
+		p.entry = ""
+	}
+	p.depth--
+}
+
+// setField sets the entry's field just read from its text.
+func (p *parser) setField() {
+	switch p.field {
+	case "loc":
+		if p.loc = p.text.String(); len(p.loc) > maxField {
+			p.loc = "" // a location longer than any is dropped, not cut
+		}
+	case "lastmod":
+		p.lastmod = p.text.String()
+	case "changefreq":
+		p.freq = p.text.String()
+	}
+	p.field = ""
 }
 
 // resolve returns the entry of a location resolved against base; false

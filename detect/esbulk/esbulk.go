@@ -229,71 +229,106 @@ type action struct {
 // parse reads an NDJSON _bulk body; index is the path's index.
 func parse(body []byte, index string) (*bulk, error) {
 	b := &bulk{firstIndex: index}
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(nil, MaxBody)
-	line := 0
-	next := func() ([]byte, bool) {
-		for sc.Scan() {
-			line++
-			if l := bytes.TrimSpace(sc.Bytes()); len(l) > 0 {
-				return l, true
-			}
-		}
-		return nil, false
-	}
+	lr := newLineReader(body)
 	for {
-		l, ok := next()
+		l, ok := lr.next()
 		if !ok {
 			break
 		}
-		var head map[string]map[string]any
-		if err := json.Unmarshal(l, &head); err != nil || len(head) != 1 {
-			return nil, fmt.Errorf("line %d: want an action object such as {\"index\": {\"_id\": \"1\"}}", line)
+		a, err := parseHead(l, lr.n)
+		if err != nil {
+			return nil, err
 		}
-		var a action
-		for k, v := range head {
-			a.kind, a.meta = k, v
-		}
-		a.id, _ = a.meta["_id"].(string)
 		if i, _ := a.meta["_index"].(string); i != "" && b.firstIndex == "" {
 			b.firstIndex = i
 		}
-		switch a.kind {
-		case "index", "create":
-			if a.id == "" {
-				return nil, fmt.Errorf("line %d: a document needs an _id for near-duplicate detection", line)
-			}
-			src, ok := next()
-			if !ok {
-				return nil, fmt.Errorf("line %d: %s action without its document", line, a.kind)
-			}
-			dec := json.NewDecoder(bytes.NewReader(src))
-			dec.UseNumber()
-			if err := dec.Decode(&a.source); err != nil || a.source == nil {
-				return nil, fmt.Errorf("line %d: the document is not a JSON object", line)
-			}
-		case "update":
-			src, ok := next()
-			if !ok {
-				return nil, fmt.Errorf("line %d: update action without its body", line)
-			}
-			a.raw = bytes.Clone(src)
-		case "delete":
-			if a.id == "" {
-				return nil, fmt.Errorf("line %d: delete without an _id", line)
-			}
-		default:
-			return nil, fmt.Errorf("line %d: unknown action %q", line, a.kind)
+		if err := a.readBody(lr); err != nil {
+			return nil, err
 		}
 		b.actions = append(b.actions, a)
 	}
-	if err := sc.Err(); err != nil {
+	if err := lr.sc.Err(); err != nil {
 		return nil, err
 	}
 	if len(b.actions) == 0 {
 		return nil, errors.New("no actions")
 	}
 	return b, nil
+}
+
+// lineReader reads a _bulk body's non-blank lines, counting every line for
+// the errors' line numbers.
+type lineReader struct {
+	sc *bufio.Scanner
+	n  int // the line last read, from 1
+}
+
+// newLineReader returns a reader of body's lines, each up to MaxBody bytes.
+func newLineReader(body []byte) *lineReader {
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(nil, MaxBody)
+	return &lineReader{sc: sc}
+}
+
+// next returns the next non-blank line, trimmed; false at the end (or
+// on a read error, which sc.Err then holds).
+func (lr *lineReader) next() ([]byte, bool) {
+	for lr.sc.Scan() {
+		lr.n++
+		if l := bytes.TrimSpace(lr.sc.Bytes()); len(l) > 0 {
+			return l, true
+		}
+	}
+	return nil, false
+}
+
+// parseHead reads action line l (line number line): its kind, metadata
+// and _id.
+func parseHead(l []byte, line int) (action, error) {
+	var head map[string]map[string]any
+	if err := json.Unmarshal(l, &head); err != nil || len(head) != 1 {
+		return action{}, fmt.Errorf("line %d: want an action object such as {\"index\": {\"_id\": \"1\"}}", line)
+	}
+	var a action
+	for k, v := range head {
+		a.kind, a.meta = k, v
+	}
+	a.id, _ = a.meta["_id"].(string)
+	return a, nil
+}
+
+// readBody checks the action against its kind and reads the line that
+// follows it for an index or create (the document) and an update (its
+// body, kept raw).
+func (a *action) readBody(lr *lineReader) error {
+	switch a.kind {
+	case "index", "create":
+		if a.id == "" {
+			return fmt.Errorf("line %d: a document needs an _id for near-duplicate detection", lr.n)
+		}
+		src, ok := lr.next()
+		if !ok {
+			return fmt.Errorf("line %d: %s action without its document", lr.n, a.kind)
+		}
+		dec := json.NewDecoder(bytes.NewReader(src))
+		dec.UseNumber()
+		if err := dec.Decode(&a.source); err != nil || a.source == nil {
+			return fmt.Errorf("line %d: the document is not a JSON object", lr.n)
+		}
+	case "update":
+		src, ok := lr.next()
+		if !ok {
+			return fmt.Errorf("line %d: update action without its body", lr.n)
+		}
+		a.raw = bytes.Clone(src)
+	case "delete":
+		if a.id == "" {
+			return fmt.Errorf("line %d: delete without an _id", lr.n)
+		}
+	default:
+		return fmt.Errorf("line %d: unknown action %q", lr.n, a.kind)
+	}
+	return nil
 }
 
 // writes returns the bulk's writes for the service: indexed documents
