@@ -227,33 +227,9 @@ func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, pg p
 			return order, best, nil
 		}
 	}
-	// The strict query's first window, its clusters counted: the page
-	// when it is not relaxed, and what says whether it is.
-	q := s.filtered(cq.text, r)
-	rk, err := s.top(ctx, q, window, false, s.opts.MaxCandidates)
+	q, rk, strict, relax, err := s.topStrictOrRelaxed(ctx, cq, r, window)
 	if err != nil {
 		return nil, nil, err
-	}
-	relax, err := s.relaxesAfter(ctx, cq, r, rk.counted, rk.clusters >= 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	var strict ranked // every match of cq.text, when relaxed
-	if relax {
-		strict = rk
-		if uint64(len(rk.hits)) < rk.total {
-			if strict, err = s.top(ctx, q, min(int(rk.total), s.opts.MaxCandidates), false, s.opts.MaxCandidates); err != nil {
-				return nil, nil, err
-			}
-		}
-		relaxed, err := s.relaxed(cq)
-		if err != nil {
-			return nil, nil, err
-		}
-		q = s.filtered(relaxed, r)
-		if rk, err = s.top(ctx, q, window, false, s.opts.MaxCandidates); err != nil {
-			return nil, nil, err
-		}
 	}
 	for first := true; ; {
 		hits := rk.hits
@@ -263,21 +239,7 @@ func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, pg p
 		order, best := group(hits, false, false, time.Time{})
 		if first {
 			first = false
-			out.AtLeast = rk.counted
-			switch {
-			case rk.capped:
-				out.Total, out.Exact = int(rk.total), false
-				if est, ok := s.estimate(cq); ok {
-					out.Total = max(out.Total, int(est))
-				}
-			case rk.clusters >= 0 && (!relax || strict.clusters >= 0): // every match counted
-				for c := range strict.set {
-					rk.set[c] = struct{}{}
-				}
-				out.Total, out.Exact = len(rk.set), true
-			default:
-				out.Total, out.Exact = int(rk.total)+int(strict.total), false
-			}
+			s.topTotal(cq, rk, strict, relax, out)
 		}
 		if pg.enough(order, best) || pg.done(window) || len(rk.hits) < window || uint64(window) >= rk.total {
 			return order, best, nil
@@ -286,6 +248,56 @@ func (s *Searcher) collapseTop(ctx context.Context, cq compiled, r Request, pg p
 		if rk, err = s.top(ctx, q, window, false, 0); err != nil {
 			return nil, nil, err
 		}
+	}
+}
+
+// topStrictOrRelaxed returns the query collapseTop pages through and its
+// first window: the strict query's, its clusters counted — the page when
+// it is not relaxed, and what says whether it is (relaxesAfter) — or the
+// relaxed query's, with strict every match of the strict query.
+func (s *Searcher) topStrictOrRelaxed(ctx context.Context, cq compiled, r Request, window int) (q query.Query, rk, strict ranked, relax bool, err error) {
+	q = s.filtered(cq.text, r)
+	if rk, err = s.top(ctx, q, window, false, s.opts.MaxCandidates); err != nil {
+		return nil, ranked{}, ranked{}, false, err
+	}
+	if relax, err = s.relaxesAfter(ctx, cq, r, rk.counted, rk.clusters >= 0); err != nil || !relax {
+		return q, rk, ranked{}, relax, err
+	}
+	strict = rk
+	if uint64(len(rk.hits)) < rk.total {
+		if strict, err = s.top(ctx, q, min(int(rk.total), s.opts.MaxCandidates), false, s.opts.MaxCandidates); err != nil {
+			return nil, ranked{}, ranked{}, false, err
+		}
+	}
+	relaxed, err := s.relaxed(cq)
+	if err != nil {
+		return nil, ranked{}, ranked{}, false, err
+	}
+	q = s.filtered(relaxed, r)
+	if rk, err = s.top(ctx, q, window, false, s.opts.MaxCandidates); err != nil {
+		return nil, ranked{}, ranked{}, false, err
+	}
+	return q, rk, strict, true, nil
+}
+
+// topTotal sets out's Total, Exact and AtLeast from the first window of
+// collapseTop (rk, and strict when relaxed): the distinct clusters when
+// every match was counted, else an upper bound.
+func (s *Searcher) topTotal(cq compiled, rk, strict ranked, relax bool, out *Result) {
+	out.AtLeast = rk.counted
+	switch {
+	case rk.capped:
+		out.Total, out.Exact = int(rk.total), false
+		if est, ok := s.estimate(cq); ok {
+			out.Total = max(out.Total, int(est))
+		}
+	case rk.clusters >= 0 && (!relax || strict.clusters >= 0): // every match counted
+		for c := range strict.set {
+			rk.set[c] = struct{}{}
+		}
+		out.Total, out.Exact = len(rk.set), true
+	default:
+		out.Total, out.Exact = int(rk.total)+int(strict.total), false
 	}
 }
 
@@ -370,28 +382,9 @@ func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, pg p
 		}
 	}
 	if !tiered {
-		q := s.filtered(cq.text, r)
-		hits, total, capped, err := s.allCandidates(ctx, q, window, r.ByDate)
+		hits, total, capped, err := s.strictOrRelaxed(ctx, cq, r, window)
 		if err != nil {
 			return nil, nil, err
-		}
-		every := uint64(len(hits)) >= total && !capped
-		relax, err := s.relaxesAfter(ctx, cq, r, distinctClusters(hits, r.ByDate), every)
-		if err != nil {
-			return nil, nil, err
-		}
-		if relax {
-			strict := hits
-			relaxed, err := s.relaxed(cq)
-			if err != nil {
-				return nil, nil, err
-			}
-			if hits, total, capped, err = s.allCandidates(ctx, s.filtered(relaxed, r), window, r.ByDate); err != nil {
-				return nil, nil, err
-			}
-			if !r.ByDate {
-				hits = strictFirst(strict, hits)
-			}
 		}
 		order, best = collapse(hits)
 		out.Exact = total <= uint64(window) && !capped
@@ -410,6 +403,35 @@ func (s *Searcher) collapseAll(ctx context.Context, cq compiled, r Request, pg p
 		out.Facets = count(order, best)
 	}
 	return order, best, nil
+}
+
+// strictOrRelaxed returns the candidates of the strict query (filtered
+// for r), or, when those say it is relaxed (relaxesAfter), of the relaxed
+// query with the strict hits first: as allCandidates, the best window
+// hits, how many documents matched and whether the search stopped at
+// Options.MaxScan.
+func (s *Searcher) strictOrRelaxed(ctx context.Context, cq compiled, r Request, window int) ([]*search.DocumentMatch, uint64, bool, error) {
+	hits, total, capped, err := s.allCandidates(ctx, s.filtered(cq.text, r), window, r.ByDate)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	every := uint64(len(hits)) >= total && !capped
+	relax, err := s.relaxesAfter(ctx, cq, r, distinctClusters(hits, r.ByDate), every)
+	if err != nil || !relax {
+		return hits, total, capped, err
+	}
+	strict := hits
+	relaxed, err := s.relaxed(cq)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if hits, total, capped, err = s.allCandidates(ctx, s.filtered(relaxed, r), window, r.ByDate); err != nil {
+		return nil, 0, false, err
+	}
+	if !r.ByDate {
+		hits = strictFirst(strict, hits)
+	}
+	return hits, total, capped, nil
 }
 
 // allCandidates returns the best window hits of q with their facet
@@ -495,79 +517,14 @@ func (s *Searcher) omitted(ctx context.Context, order []string, best map[string]
 	if err != nil {
 		return nil, s.searchError(ctx, err, false)
 	}
-	f, now := r.filter(), time.Now()
-	entries := make([][]indexer.Member, len(order)) // by cluster: the members listed
-	size := func(i int) int { return max(len(entries[i]), 1) }
-	var counts []map[string]int
-	if r.Facets {
-		counts = make([]map[string]int, len(Facets))
-		for i := range counts {
-			counts[i] = map[string]int{}
-		}
+	l := listEntries(order, best, members, r)
+	out.Total, out.AtLeast = l.n, l.n
+	if l.counts != nil {
+		out.Facets = facetValues(l.counts)
 	}
-	n := 0
-	for i, c := range order {
-		var vals []values
-		for _, m := range members[c] {
-			if v := memberValues(&m, now); indexer.Visible(m.Groups, r.Groups) && f.keep(v) {
-				entries[i] = append(entries[i], m)
-				vals = append(vals, v)
-			}
-		}
-		n += size(i)
-		for fi := range counts {
-			for _, x := range best[c].values[fi] {
-				k := 0
-				for _, v := range vals {
-					if v.v[fi] == x {
-						k++
-					}
-				}
-				if len(vals) == 0 {
-					k = 1 // the hit alone
-				}
-				counts[fi][x] += k
-			}
-		}
-	}
-	out.Total, out.AtLeast = n, n
-	if counts != nil {
-		out.Facets = facetValues(counts)
-	}
-	lo := (r.Page - 1) * r.Size
-	if pg.after != nil {
-		lo = n
-		e, found := 0, false
-		for i, c := range order {
-			if c == pg.after.Cluster {
-				lo, found = e+min(pg.after.Entry+1, size(i)), true
-				break
-			}
-			e += size(i)
-		}
-		for i, e := 0, 0; !found && i < len(order); i++ {
-			if pg.after.older(best[order[i]]) {
-				lo, found = e, true
-			}
-			e += size(i)
-		}
-		if !found && (!r.ByDate || missing(pg.after.Date)) {
-			lo = pg.after.Rank
-		}
-	}
-	hi := min(lo+r.Size, n)
-	var touched []string // clusters with entries on the page
-	var at []int         // their indexes in order
-	first := 0           // entries before the first of them
-	for i, e := 0, 0; i < len(order) && e < hi; i++ {
-		if e+size(i) > lo {
-			if len(touched) == 0 {
-				first = e
-			}
-			touched, at = append(touched, order[i]), append(at, i)
-		}
-		e += size(i)
-	}
+	lo := l.start(order, best, r, pg)
+	hi := min(lo+r.Size, l.n)
+	touched, at, first := l.touched(order, lo, hi)
 	if len(touched) == 0 {
 		return nil, nil
 	}
@@ -575,13 +532,125 @@ func (s *Searcher) omitted(ctx context.Context, order []string, best map[string]
 	if err != nil {
 		return nil, err
 	}
-	var list []Hit
-	var pos [][2]int // each entry's cluster (index in order) and place in it
+	list, pos := l.expand(hs, at)
+	a, b := min(lo-first, len(list)), min(hi-first, len(list))
+	list, pos = list[a:b], pos[a:b]
+	if hi < l.n && len(list) > 0 {
+		last := pos[len(pos)-1]
+		c := cursorAt(r.Page, hi, order[last[0]:last[0]+1], best[order[last[0]]], r.ByDate)
+		c.Entry, c.Omitted = last[1], true
+		out.More, out.Cursor = true, c.encode()
+	}
+	return list, nil
+}
+
+// entryList is what a page of Request.Omitted lists, cluster by cluster:
+// the members each lists, how many entries in all, and the entries of
+// each facet value.
+type entryList struct {
+	entries [][]indexer.Member // by cluster (index in order): the members listed
+	n       int                // entries in all
+	counts  []map[string]int   // by facet, entries by value; nil without facets
+}
+
+// listEntries lists, for each cluster of order, the members the user may
+// see that the filters keep, and counts the entries of each facet value.
+func listEntries(order []string, best map[string]*rep, members map[string][]indexer.Member, r Request) *entryList {
+	f, now := r.filter(), time.Now()
+	l := &entryList{entries: make([][]indexer.Member, len(order))}
+	if r.Facets {
+		l.counts = make([]map[string]int, len(Facets))
+		for i := range l.counts {
+			l.counts[i] = map[string]int{}
+		}
+	}
+	for i, c := range order {
+		var vals []values
+		for _, m := range members[c] {
+			if v := memberValues(&m, now); indexer.Visible(m.Groups, r.Groups) && f.keep(v) {
+				l.entries[i] = append(l.entries[i], m)
+				vals = append(vals, v)
+			}
+		}
+		l.n += l.size(i)
+		for fi := range l.counts {
+			for _, x := range best[c].values[fi] {
+				l.counts[fi][x] += entriesOf(vals, fi, x)
+			}
+		}
+	}
+	return l
+}
+
+// entriesOf returns how many of a cluster's listed members (vals) have
+// value x of facet fi; 1 when it lists none but its hit.
+func entriesOf(vals []values, fi int, x string) int {
+	if len(vals) == 0 {
+		return 1 // the hit alone
+	}
+	k := 0
+	for _, v := range vals {
+		if v.v[fi] == x {
+			k++
+		}
+	}
+	return k
+}
+
+// size returns the entries cluster i lists: its members, or its hit alone.
+func (l *entryList) size(i int) int { return max(len(l.entries[i]), 1) }
+
+// start returns the first entry of the page: after the cursor's entry if
+// one is given (its cluster, else the first cluster older than it, else
+// its rank), else the page's first.
+func (l *entryList) start(order []string, best map[string]*rep, r Request, pg pager) int {
+	if pg.after == nil {
+		return (r.Page - 1) * r.Size
+	}
+	e := 0
+	for i, c := range order {
+		if c == pg.after.Cluster {
+			return e + min(pg.after.Entry+1, l.size(i))
+		}
+		e += l.size(i)
+	}
+	e = 0
+	for i := range order {
+		if pg.after.older(best[order[i]]) {
+			return e
+		}
+		e += l.size(i)
+	}
+	if !r.ByDate || missing(pg.after.Date) {
+		return pg.after.Rank
+	}
+	return l.n
+}
+
+// touched returns the clusters with entries in [lo, hi), their indexes in
+// order, and the entries before the first of them.
+func (l *entryList) touched(order []string, lo, hi int) (touched []string, at []int, first int) {
+	for i, e := 0, 0; i < len(order) && e < hi; i++ {
+		if e+l.size(i) > lo {
+			if len(touched) == 0 {
+				first = e
+			}
+			touched, at = append(touched, order[i]), append(at, i)
+		}
+		e += l.size(i)
+	}
+	return touched, at, first
+}
+
+// expand lists each hit (of the cluster at its index in at) followed by
+// its cluster's other listed members, and each entry's cluster (index in
+// order) and place in it.
+func (l *entryList) expand(hs []Hit, at []int) (list []Hit, pos [][2]int) {
 	for t, h := range hs {
 		i := at[t]
 		list, pos = append(list, h), append(pos, [2]int{i, 0})
 		j := 0
-		for _, m := range entries[i] {
+		for _, m := range l.entries[i] {
 			if m.ID != h.ID {
 				j++
 				list = append(list, Hit{ID: m.ID, URL: m.URL, Title: m.Title, Host: hostOf(m.URL), Cluster: h.Cluster, Master: m.Master,
@@ -590,13 +659,5 @@ func (s *Searcher) omitted(ctx context.Context, order []string, best map[string]
 			}
 		}
 	}
-	a, b := min(lo-first, len(list)), min(hi-first, len(list))
-	list, pos = list[a:b], pos[a:b]
-	if hi < n && len(list) > 0 {
-		last := pos[len(pos)-1]
-		c := cursorAt(r.Page, hi, order[last[0]:last[0]+1], best[order[last[0]]], r.ByDate)
-		c.Entry, c.Omitted = last[1], true
-		out.More, out.Cursor = true, c.encode()
-	}
-	return list, nil
+	return list, pos
 }
