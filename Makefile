@@ -2,17 +2,20 @@
 # what CI runs (.ci/run); every target works on a fresh machine with Go.
 
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
+GOCYCLO := github.com/fzipp/gocyclo/cmd/gocyclo@v0.6.0
 FUZZTIME ?= 10s
 BENCHTIME ?= 1x
 
 .PHONY: check test bench fuzz
 
-# gofmt, go vet and staticcheck (checks in staticcheck.conf).
+# gofmt, go vet, staticcheck (checks in staticcheck.conf), and no function
+# outside the tests above cyclomatic complexity 20.
 check:
 	@files=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$files" ]; then echo "gofmt would change:"; echo "$$files"; exit 1; fi
 	go vet ./...
 	go run $(STATICCHECK) ./...
+	go run $(GOCYCLO) -over 20 -ignore '_test.go' .
 
 # The test suite: what the README's test command runs.
 test:
