@@ -21,8 +21,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"strings"
 
 	"github.com/doppel-search/doppel/detect/client"
@@ -45,35 +43,21 @@ type Options struct {
 
 // A Proxy is an http.Handler in front of the engine.
 type Proxy struct {
-	engine *url.URL
+	engine *placer.Engine
 	detect *client.Client
-	hc     *http.Client
 	opts   Options
-	pass   *httputil.ReverseProxy
 }
 
 // New returns a proxy in front of the engine at engine (such as
 // "http://127.0.0.1:9200"), asking the service detect, sending its own
 // requests with hc (nil: http.DefaultClient).
 func New(engine string, detect *client.Client, hc *http.Client, opts Options) (*Proxy, error) {
-	u, err := url.Parse(engine)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("esbulk: %q is not an http(s) URL", engine)
+	e, err := placer.NewEngine("esbulk", engine, hc)
+	if err != nil {
+		return nil, err
 	}
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	for _, f := range []struct {
-		p   *string
-		def string
-	}{{&opts.Text, "content"}, {&opts.Title, "title"}, {&opts.URL, "url"}, {&opts.Date, "date"}} {
-		if *f.p == "" {
-			*f.p = f.def
-		}
-	}
-	pass := httputil.NewSingleHostReverseProxy(u)
-	pass.Transport = hc.Transport
-	return &Proxy{engine: u, detect: detect, hc: hc, opts: opts, pass: pass}, nil
+	placer.Defaults(map[*string]string{&opts.Text: "content", &opts.Title: "title", &opts.URL: "url", &opts.Date: "date"})
+	return &Proxy{engine: e, detect: detect, opts: opts}, nil
 }
 
 // ServeHTTP handles POST /_bulk and POST /{index}/_bulk and passes
@@ -85,7 +69,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		index, isBulk = i, true
 	}
 	if !isBulk || (r.Method != http.MethodPost && r.Method != http.MethodPut) {
-		p.pass.ServeHTTP(w, r)
+		p.engine.Pass.ServeHTTP(w, r)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
@@ -190,18 +174,7 @@ func (p *Proxy) update(ctx context.Context, auth, index string, places map[strin
 
 // send posts an NDJSON body to the engine's path.
 func (p *Proxy) send(ctx context.Context, path, query, auth string, body []byte) (*http.Response, error) {
-	u := *p.engine
-	u.Path = strings.TrimSuffix(u.Path, "/") + path
-	u.RawQuery = query
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/x-ndjson")
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	return p.hc.Do(req)
+	return p.engine.Post(ctx, path, query, "application/x-ndjson", auth, body)
 }
 
 // fail answers as Elasticsearch does, with an error object.
@@ -338,8 +311,8 @@ func (b *bulk) writes(o Options) []placer.Write {
 	for _, a := range b.actions {
 		switch a.kind {
 		case "index", "create":
-			out = append(out, placer.Write{Doc: client.Document{ID: a.id, Text: str(a.source[o.Text]), Title: str(a.source[o.Title]),
-				URL: str(a.source[o.URL]), Date: str(a.source[o.Date])}})
+			out = append(out, placer.Write{Doc: client.Document{ID: a.id, Text: placer.Text(a.source[o.Text]), Title: placer.Text(a.source[o.Title]),
+				URL: placer.Text(a.source[o.URL]), Date: placer.Text(a.source[o.Date])}})
 		case "delete":
 			out = append(out, placer.Write{Delete: true, Doc: client.Document{ID: a.id}})
 		}
@@ -386,22 +359,4 @@ func (b *bulk) encode() []byte {
 		}
 	}
 	return buf.Bytes()
-}
-
-// str returns a string field's value, or the strings of an array joined
-// by newlines; "" for anything else.
-func str(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case []any:
-		var parts []string
-		for _, e := range v {
-			if s, ok := e.(string); ok {
-				parts = append(parts, s)
-			}
-		}
-		return strings.Join(parts, "\n")
-	}
-	return ""
 }

@@ -21,8 +21,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"strings"
 
 	"github.com/doppel-search/doppel/detect/client"
@@ -40,35 +38,21 @@ type Options struct {
 
 // A Proxy is an http.Handler in front of Solr.
 type Proxy struct {
-	solr   *url.URL
+	engine *placer.Engine
 	detect *client.Client
-	hc     *http.Client
 	opts   Options
-	pass   *httputil.ReverseProxy
 }
 
 // New returns a proxy in front of the Solr at solr (such as
 // "http://127.0.0.1:8983"), asking the service detect, sending its own
 // requests with hc (nil: http.DefaultClient).
 func New(solr string, detect *client.Client, hc *http.Client, opts Options) (*Proxy, error) {
-	u, err := url.Parse(solr)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("solrupdate: %q is not an http(s) URL", solr)
+	e, err := placer.NewEngine("solrupdate", solr, hc)
+	if err != nil {
+		return nil, err
 	}
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	for _, f := range []struct {
-		p   *string
-		def string
-	}{{&opts.ID, "id"}, {&opts.Text, "content"}, {&opts.Title, "title"}, {&opts.URL, "url"}, {&opts.Date, "date"}} {
-		if *f.p == "" {
-			*f.p = f.def
-		}
-	}
-	pass := httputil.NewSingleHostReverseProxy(u)
-	pass.Transport = hc.Transport
-	return &Proxy{solr: u, detect: detect, hc: hc, opts: opts, pass: pass}, nil
+	placer.Defaults(map[*string]string{&opts.ID: "id", &opts.Text: "content", &opts.Title: "title", &opts.URL: "url", &opts.Date: "date"})
+	return &Proxy{engine: e, detect: detect, opts: opts}, nil
 }
 
 // ServeHTTP handles POST …/update and …/update/json with a JSON body and
@@ -77,7 +61,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := strings.TrimSuffix(r.URL.Path, "/")
 	isUpdate := strings.HasSuffix(path, "/update") || strings.HasSuffix(path, "/update/json")
 	if !isUpdate || r.Method != http.MethodPost || !strings.Contains(r.Header.Get("Content-Type"), "json") {
-		p.pass.ServeHTTP(w, r)
+		p.engine.Pass.ServeHTTP(w, r)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
@@ -162,18 +146,7 @@ func (p *Proxy) update(ctx context.Context, path, query, auth string, places map
 
 // send posts a JSON body to Solr's path.
 func (p *Proxy) send(ctx context.Context, path, query, auth string, body []byte) (*http.Response, error) {
-	u := *p.solr
-	u.Path = strings.TrimSuffix(u.Path, "/") + path
-	u.RawQuery = query
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	return p.hc.Do(req)
+	return p.engine.Post(ctx, path, query, "application/json", auth, body)
 }
 
 // fail answers as Solr does, with an error object.
@@ -301,7 +274,7 @@ func (c *command) read(raw json.RawMessage, idField string) error {
 // writes returns the update's writes for the service, in order.
 func (u *update) writes(o Options) []placer.Write {
 	doc := func(d map[string]any) placer.Write {
-		return placer.Write{Doc: client.Document{ID: id(d, o.ID), Text: str(d[o.Text]), Title: str(d[o.Title]), URL: str(d[o.URL]), Date: str(d[o.Date])}}
+		return placer.Write{Doc: client.Document{ID: id(d, o.ID), Text: placer.Text(d[o.Text]), Title: placer.Text(d[o.Title]), URL: placer.Text(d[o.URL]), Date: placer.Text(d[o.Date])}}
 	}
 	var out []placer.Write
 	for _, d := range u.docs {
@@ -386,24 +359,6 @@ func id(d map[string]any, field string) string {
 		return v
 	case json.Number:
 		return v.String()
-	}
-	return ""
-}
-
-// str returns a field's string value, or a multi-valued field's strings
-// joined by newlines; "" for anything else.
-func str(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case []any:
-		var parts []string
-		for _, e := range v {
-			if s, ok := e.(string); ok {
-				parts = append(parts, s)
-			}
-		}
-		return strings.Join(parts, "\n")
 	}
 	return ""
 }
