@@ -83,18 +83,27 @@ func TestLinks(t *testing.T) {
 // text, outside code blocks and code spans.
 func markdownLinks(md string) []string {
 	var out []string
+	for _, line := range prose(md) {
+		line = regexp.MustCompile("`[^`]*`").ReplaceAllString(line, "")
+		for _, m := range linkPattern.FindAllStringSubmatch(line, -1) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// prose returns the lines of a Markdown text outside its fenced code
+// blocks.
+func prose(md string) []string {
+	var out []string
 	inBlock := false
 	for _, line := range strings.Split(md, "\n") {
 		if strings.HasPrefix(strings.TrimSpace(line), "```") {
 			inBlock = !inBlock
 			continue
 		}
-		if inBlock {
-			continue
-		}
-		line = regexp.MustCompile("`[^`]*`").ReplaceAllString(line, "")
-		for _, m := range linkPattern.FindAllStringSubmatch(line, -1) {
-			out = append(out, m[1])
+		if !inBlock {
+			out = append(out, line)
 		}
 	}
 	return out
@@ -111,15 +120,7 @@ var linkPattern = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 func headingAnchors(md string) map[string]bool {
 	out := map[string]bool{}
 	seen := map[string]int{}
-	inBlock := false
-	for _, line := range strings.Split(md, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			inBlock = !inBlock
-			continue
-		}
-		if inBlock {
-			continue
-		}
+	for _, line := range prose(md) {
 		for _, m := range htmlAnchor.FindAllStringSubmatch(line, -1) {
 			out[m[1]] = true
 		}
