@@ -81,7 +81,10 @@ func startServer(t testing.TB, ix *indexer.Index, opts Options) (*Server, *httpt
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
+	t.Cleanup(func() {
+		ts.Close()
+		ix.Close()
+	})
 	return srv, ts
 }
 
