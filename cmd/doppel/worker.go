@@ -18,6 +18,7 @@ import (
 
 	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/crawler/fleet"
+	"github.com/doppel-search/doppel/crawler/fleet/redisfleet"
 	"github.com/doppel-search/doppel/crawler/sharedcrawl"
 	"github.com/doppel-search/doppel/web"
 )
@@ -249,7 +250,7 @@ func workerReport(c *crawler.Crawler) fleet.Report {
 
 // listenStatus binds addr for a worker's status page, /api/stats and
 // /metrics: its live crawl, with the roll's workers.
-func listenStatus(c *crawler.Crawler, roll *fleet.Roll, addr string) (*server, error) {
+func listenStatus(c *crawler.Crawler, roll *redisfleet.Roll, addr string) (*server, error) {
 	srv, err := newWeb(c.View(), c.Store(), c, roll, identity{})
 	if err != nil {
 		return nil, err

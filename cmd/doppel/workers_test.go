@@ -14,6 +14,7 @@ import (
 
 	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/crawler/fleet"
+	"github.com/doppel-search/doppel/crawler/fleet/redisfleet"
 	"github.com/doppel-search/doppel/internal/redistest"
 )
 
@@ -23,7 +24,7 @@ import (
 func TestServeWorkers(t *testing.T) {
 	rc := redistest.Start(t, 3, 0)
 	rdb := rc.Client()
-	roll, err := fleet.New(rdb, fleet.Options{Prefix: "tw"})
+	roll, err := redisfleet.New(rdb, redisfleet.Options{Prefix: "tw"})
 	if err != nil {
 		t.Fatal(err)
 	}

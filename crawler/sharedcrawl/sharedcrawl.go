@@ -21,7 +21,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/doppel-search/doppel/crawler"
-	"github.com/doppel-search/doppel/crawler/fleet"
+	"github.com/doppel-search/doppel/crawler/fleet/redisfleet"
 	"github.com/doppel-search/doppel/crawler/frontier/redisfrontier"
 	"github.com/doppel-search/doppel/crawler/pagelog"
 	"github.com/doppel-search/doppel/dedup"
@@ -70,7 +70,7 @@ type Crawl struct {
 	Signatures *redissig.Signatures
 	Detector   *dedup.Detector // nil for a follower
 	Log        *pagelog.Log
-	Roll       *fleet.Roll
+	Roll       *redisfleet.Roll
 
 	rdb redis.UniversalClient
 }
@@ -118,7 +118,7 @@ func OpenFollower(ctx context.Context, rdb redis.UniversalClient, opts Options) 
 	if c.Log, err = pagelog.Open(ctx, rdb, pagelog.Options{Prefix: opts.Name, Replicas: opts.Replicas}); err != nil {
 		return nil, err
 	}
-	if c.Roll, err = fleet.New(rdb, fleet.Options{Prefix: opts.Name}); err != nil {
+	if c.Roll, err = redisfleet.New(rdb, redisfleet.Options{Prefix: opts.Name}); err != nil {
 		return nil, err
 	}
 	if c.Frontier, err = redisfrontier.New(rdb, redisfrontier.Options{Prefix: c.Name, Holder: c.Worker, Lease: opts.Lease,
