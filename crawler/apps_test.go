@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/doppel-search/doppel/crawler/pages"
-	"github.com/doppel-search/doppel/internal/appsite"
+	"github.com/doppel-search/doppel/internal/testrig/appsite"
 	"github.com/doppel-search/doppel/ranking"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/crawler/fleet"
 	"github.com/doppel-search/doppel/crawler/fleet/redisfleet"
-	"github.com/doppel-search/doppel/internal/redistest"
+	"github.com/doppel-search/doppel/internal/testrig/redistest"
 )
 
 // TestServeWorkers: doppel serve --redis lists the workers of a shared

@@ -146,10 +146,26 @@ func (c *Crawl) FollowerOptions(opts crawler.Options) crawler.Options {
 }
 
 // Reader returns a reader of the page log from position from (a
-// Follower's Position), in the detector's order.
-func (c *Crawl) Reader(from uint32) *pagelog.Reader {
-	return c.Log.Reader(pagelog.FatesOf(c.Signatures), from, pagelog.ReaderOptions{})
+// Follower's Position), in the detector's order: the entries a
+// crawler.Follower applies.
+func (c *Crawl) Reader(from uint32) crawler.Entries {
+	return Entries(c.Log.Reader(pagelog.FatesOf(c.Signatures), from, pagelog.ReaderOptions{}))
 }
+
+// Entries returns r's entries as a crawler.Follower reads them.
+func Entries(r *pagelog.Reader) crawler.Entries { return entries{r} }
+
+// entries are a page log reader's entries as crawler.LogEntry values.
+type entries struct{ r *pagelog.Reader }
+
+// Next returns the next entry (pagelog.Reader.Next).
+func (es entries) Next(ctx context.Context) (crawler.LogEntry, error) {
+	e, err := es.r.Next(ctx)
+	return crawler.LogEntry{N: e.N, Cluster: e.Cluster, Payload: e.Payload, Note: e.Note}, err
+}
+
+// Position returns the number after the last entry returned.
+func (es entries) Position() uint32 { return es.r.Position() }
 
 // Settled returns the first number of the detector's order that is
 // neither committed nor given up: once every worker has stopped, a

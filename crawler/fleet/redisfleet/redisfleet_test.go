@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/fleet"
-	"github.com/doppel-search/doppel/internal/redistest"
+	"github.com/doppel-search/doppel/internal/testrig/redistest"
 )
 
 // byID returns the roll's workers by id.

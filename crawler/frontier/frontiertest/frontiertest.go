@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/frontier"
-	"github.com/doppel-search/doppel/internal/storetest"
+	"github.com/doppel-search/doppel/internal/testrig/storetest"
 )
 
 // An Opener opens the queue whose state lives under dir, a directory of
