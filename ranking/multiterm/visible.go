@@ -131,6 +131,9 @@ func (d *Dictionaries) reader(ctx context.Context, r index.IndexReader, m mappin
 func (d *Dictionaries) keep(key dictKey, e *dictEntry) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.entries[key] != e { // dropped while it was built
+		return
+	}
 	if e.err != nil {
 		d.drop(key)
 		return

@@ -165,3 +165,26 @@ func BenchmarkHiddenTerms(b *testing.B) {
 		}
 	}
 }
+
+// TestDictionariesBound: Dictionaries keeps at most its bytes, the
+// oldest dropped first, and a query still expands over a dictionary
+// dropped (too large to keep) with the same answer.
+func TestDictionariesBound(t *testing.T) {
+	ix := hiddenIndex(t, true, 300)
+	for _, maxBytes := range []int{1, 1 << 20} {
+		d := NewDictionaries(maxBytes)
+		for _, qs := range []string{`body:/sabb.*/`, `url:/.*news.*/`, `body:grie*`} {
+			if got, want := guestAnswer(t, ix, d, 40, qs), guestAnswer(t, ix, nil, 40, qs); got != want {
+				t.Errorf("at most %d bytes, %s: %s, want %s", maxBytes, qs, got, want)
+			}
+		}
+		d.mu.Lock()
+		if d.bytes > maxBytes || d.bytes < 0 || len(d.entries) != len(d.order) {
+			t.Errorf("at most %d bytes: holds %d in %d entries (%d in order)", maxBytes, d.bytes, len(d.entries), len(d.order))
+		}
+		if maxBytes > 1 && len(d.entries) != 2 { // body and url
+			t.Errorf("at most %d bytes: %d dictionaries kept, want 2", maxBytes, len(d.entries))
+		}
+		d.mu.Unlock()
+	}
+}
