@@ -115,12 +115,54 @@ func bombs() []bomb {
 			more: map[string]http.HandlerFunc{"/sitemap.xml": gzipped(bombtest.Repeat([]byte("<urlset>"), []byte("<url><loc>/a</loc></url>"), 45<<20, []byte("</urlset>")))}},
 		{name: "sitemap-index-fan-out", path: "/", header: h("Content-Type", "text/html"), body: seedPage, status: pages.Fetched,
 			more: map[string]http.HandlerFunc{"/sitemap.xml": fanOut, "/sm/{i}": fanOut}},
+		// Issue 36's bombs not handed out: codings Go does not decode, a
+		// gzip inside a gzip, a PDF object stream, zip members of
+		// spreadsheets and texts, XML entities outside documents, HTML
+		// of a million attributes or nested 100,000 deep, and 50 MB of
+		// invalid UTF-8.
+		{name: "zstd", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "zstd"),
+			body: func() []byte { return randomBytes(1 << 20) }, status: pages.Skipped, reason: "content encoding zstd: not supported"},
+		{name: "unknown-coding", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "x-bomb"),
+			body: func() []byte { return randomBytes(1 << 20) }, status: pages.Skipped, reason: "content encoding x-bomb: not supported"},
+		{name: "gzip-in-gzip", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip"),
+			body: func() []byte { return gzipOf(bombtest.HTML(gib).Gzip()) }, status: pages.Skipped, reason: "not an HTML document"},
+		{name: "pdf-object-stream", path: "/bomb.pdf", header: h("Content-Type", "application/pdf"),
+			body: func() []byte { return bombtest.PDFObjectStream(gib) }, status: pages.Skipped, reason: "pdf: memory limit"},
+		{name: "xlsx-member-1GiB", path: "/bomb.xlsx", header: h("Content-Type", xlsxType),
+			body: func() []byte { return bombtest.XLSX(gib, 0) }, status: pages.Skipped, reason: "xlsx: zip bomb"},
+		{name: "xlsx-member-lies", path: "/bomb.xlsx", header: h("Content-Type", xlsxType),
+			body: func() []byte { return bombtest.XLSX(gib, 1000) }, status: pages.Skipped, reason: "xlsx: "},
+		{name: "xlsx-100k-entries", path: "/bomb.xlsx", header: h("Content-Type", xlsxType),
+			body: func() []byte { return bombtest.ManySheets(100000) }, status: pages.Fetched},
+		{name: "odt-member-1GiB", path: "/bomb.odt", header: h("Content-Type", "application/vnd.oasis.opendocument.text"),
+			body: func() []byte { return bombtest.ODT(gib) }, status: pages.Skipped, reason: "odt: zip bomb"},
+		{name: "svg-laughs", path: "/bomb.svg", header: h("Content-Type", "image/svg+xml"),
+			body: func() []byte { return bombtest.Laughs("svg", 9) }, status: pages.Skipped, reason: "content type"},
+		{name: "xml-laughs", path: "/bomb.xml", header: h("Content-Type", "application/xml"),
+			body: func() []byte { return bombtest.Laughs("doc", 9) }, status: pages.Skipped, reason: "content type"},
+		{name: "html-svg-laughs", path: "/bomb", header: h("Content-Type", "text/html"),
+			body: func() []byte {
+				return bytes.Replace(bombtest.Laughs("svg", 9), []byte("]>\nsvg"), []byte("]><html><body><p>A drawing.</p><svg>&lol9;</svg></body></html>"), 1)
+			}, status: pages.Fetched},
+		{name: "html-1M-attributes", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip"),
+			body: func() []byte {
+				return bombtest.Repeat([]byte("<html><body><p"), []byte(` a=""`), 5<<20-64, []byte(">A paragraph.</p></body></html>")).Gzip()
+			}, status: pages.Fetched, reason: ""},
+		{name: "html-nested-100k-b", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip"),
+			body:   func() []byte { return bombtest.Repeat([]byte("<html><body>"), []byte("<b>"), 300000, nil).Gzip() },
+			status: pages.Skipped, reason: "open stack of elements"},
+		{name: "invalid-utf-8-50MB", path: "/bomb", header: h("Content-Type", "text/html"),
+			body: func() []byte {
+				return append([]byte("<html><body><p>"), bytes.Repeat([]byte{0xff, 0xc3, 'a', ' '}, 50<<20/4)...)
+			}, status: pages.Fetched, slow: true},
 		{name: "links", path: "/", header: h("Content-Type", "text/html"),
 			body: func() []byte { return manyLinks(100000) }, status: pages.Fetched, reason: "links: the first 10000 of 100000 followed"},
 	}
 }
 
 const docxType = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+const xlsxType = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 // seedPage is a plain page.
 func seedPage() []byte {

@@ -328,6 +328,7 @@ type Searcher struct {
 	opts  Options
 	plain *userquery.Parser
 	langs *languages
+	dicts *multiterm.Dictionaries // the terms each set of groups may see, for multi-term queries
 
 	totalsMu sync.Mutex
 	totals   map[string]visibleTotal // records each set of groups may see (termStats)
@@ -387,7 +388,7 @@ func New(ix indexer.Searcher, opts Options) *Searcher {
 	langs := &languages{ix: ix}
 	plain := userquery.New(userquery.Options{Fields: plainFields(), Mapping: ix.Mapping(), MaxBytes: opts.MaxQueryBytes,
 		PhraseBoost: opts.PhraseBoost, AllField: indexer.FieldAll, NameField: indexer.FieldNames, NameKey: indexer.NameKey})
-	return &Searcher{ix: ix, opts: opts, plain: plain, langs: langs}
+	return &Searcher{ix: ix, opts: opts, plain: plain, langs: langs, dicts: multiterm.NewDictionaries(0)}
 }
 
 // Index returns the searched index if it is an [*indexer.Index], else
@@ -508,9 +509,13 @@ func (s *Searcher) reduce(p *userquery.Parser, q userquery.Parsed, st *termStats
 // Options.MaxTerms terms that documents a user of groups may see hold
 // (multiterm.Options.Visible): a term only hidden pages hold is neither
 // searched nor counted, so that neither the answer nor "too broad" says
-// it exists.
+// it exists. The terms are those of the dictionary of visible terms kept
+// for the user's groups (multiterm.Dictionaries), so that what the
+// expansion costs does not grow with the terms only hidden pages hold.
 func (s *Searcher) bound(q query.Query, groups []string) query.Query {
-	q, _ = multiterm.Bound(q, multiterm.Options{MaxTerms: s.opts.MaxTerms, Visible: indexer.VisibleTo(groups)})
+	key := strings.Join(slices.Compact(slices.Sorted(slices.Values(groups))), "\x00")
+	q, _ = multiterm.Bound(q, multiterm.Options{MaxTerms: s.opts.MaxTerms, Visible: indexer.VisibleTo(groups),
+		VisibleKey: key, Dictionaries: s.dicts})
 	return q
 }
 

@@ -240,6 +240,10 @@ type userReader struct {
 // DocCount returns the documents the user may see.
 func (r *userReader) DocCount() (uint64, error) { return r.st.total, nil }
 
+// Unwrap returns the reader r wraps (multiterm.WrappingReader: its
+// dictionaries of visible terms are kept per index snapshot).
+func (r *userReader) Unwrap() index.IndexReader { return r.IndexReader }
+
 // TermFieldReader returns the reader's term reader, counting the
 // documents the user may see that hold the term, when the search scores
 // (frequencies or norms read).

@@ -92,6 +92,17 @@ type Options struct {
 	// [FilteringReader] (a sharded index, each shard filtering its own
 	// terms), else term by term as a search does.
 	Visible query.Query
+	// VisibleKey names Visible: queries with equal keys must have equal
+	// Visible queries (package ranking: the user's groups). With
+	// Dictionaries, it picks the dictionary of visible terms to expand
+	// over.
+	VisibleKey string
+	// Dictionaries, if not nil (and Visible is), keeps the terms visible
+	// documents hold for each snapshot, VisibleKey and field; a query
+	// expands over them instead of walking the index's dictionary and
+	// testing each term, so that its cost does not grow with the terms
+	// only hidden documents hold (see [Dictionaries]).
+	Dictionaries *Dictionaries
 }
 
 // EnsureDefaults sets every zero field to its default (each field's doc
@@ -414,6 +425,15 @@ func (q *bounded) expand(ctx context.Context, r index.IndexReader, m mapping.Ind
 	}
 	if err := q.Validate(); err != nil {
 		return nil, nil, err
+	}
+	if o := q.budget.opts; m != nil && o.Visible != nil && o.Dictionaries != nil {
+		vr, err := o.Dictionaries.reader(ctx, r, m, field, o.VisibleKey, o.Visible)
+		if err != nil {
+			return nil, nil, err
+		}
+		if vr != nil { // r's dictionary lists only visible terms
+			r, m = vr, nil
+		}
 	}
 	limit := q.budget.remaining()
 	var terms []string

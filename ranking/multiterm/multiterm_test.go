@@ -271,43 +271,46 @@ func TestTooComplex(t *testing.T) {
 
 // TestVisible: with Options.Visible, terms no visible document holds are
 // neither searched nor counted against MaxTerms, so a query and its
-// errors are what they would be on the visible documents alone.
+// errors are what they would be on the visible documents alone, with
+// the terms tested one by one or read from Dictionaries (scorch only).
 func TestVisible(t *testing.T) {
 	for name, ix := range indexes(t) {
-		t.Run(name, func(t *testing.T) {
-			// Visible: the documents of the "x" words (d00, d02, …).
-			visible := func() query.Query {
-				var qs []query.Query
-				for c := 'a'; c <= 'z'; c++ {
-					tq := query.NewTermQuery("x" + string(c) + string(c))
-					tq.SetField("body")
-					qs = append(qs, tq)
+		for _, dicts := range []*Dictionaries{nil, NewDictionaries(0)} {
+			t.Run(fmt.Sprintf("%s/dictionaries=%v", name, dicts != nil), func(t *testing.T) {
+				// Visible: the documents of the "x" words (d00, d02, …).
+				visible := func() query.Query {
+					var qs []query.Query
+					for c := 'a'; c <= 'z'; c++ {
+						tq := query.NewTermQuery("x" + string(c) + string(c))
+						tq.SetField("body")
+						qs = append(qs, tq)
+					}
+					return query.NewDisjunctionQuery(qs)
 				}
-				return query.NewDisjunctionQuery(qs)
-			}
-			for _, tc := range []struct {
-				q        string
-				maxTerms int
-				want     int // hits
-				tooBroad bool
-			}{
-				{"body:/y.*/", 1, 0, false},  // 26 terms, all hidden
-				{"body:/.*/", 27, 26, false}, // 26 visible x words and "common"
-				{"body:/.*/", 26, 0, true},
-				{"body:y*", 1, 0, false},
-				{"body:yaa~1", 1, 1, false}, // yaa (hidden) and xaa
-				{"body:xaa~1", 1, 1, false}, // xaa and yaa (hidden)
-			} {
-				q, _ := Bound(parse(t, tc.q), Options{MaxTerms: tc.maxTerms, Visible: visible()})
-				req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{q, visible()}), 1000, 0, false)
-				res, err := ix.SearchInContext(context.Background(), req)
-				switch {
-				case tc.tooBroad != errors.Is(err, ErrTooManyTerms):
-					t.Errorf("%q at most %d terms: err %v, want too broad %v", tc.q, tc.maxTerms, err, tc.tooBroad)
-				case err == nil && len(res.Hits) != tc.want:
-					t.Errorf("%q: %d hits, want %d", tc.q, len(res.Hits), tc.want)
+				for _, tc := range []struct {
+					q        string
+					maxTerms int
+					want     int // hits
+					tooBroad bool
+				}{
+					{"body:/y.*/", 1, 0, false},  // 26 terms, all hidden
+					{"body:/.*/", 27, 26, false}, // 26 visible x words and "common"
+					{"body:/.*/", 26, 0, true},
+					{"body:y*", 1, 0, false},
+					{"body:yaa~1", 1, 1, false}, // yaa (hidden) and xaa
+					{"body:xaa~1", 1, 1, false}, // xaa and yaa (hidden)
+				} {
+					q, _ := Bound(parse(t, tc.q), Options{MaxTerms: tc.maxTerms, Visible: visible(), VisibleKey: "x", Dictionaries: dicts})
+					req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{q, visible()}), 1000, 0, false)
+					res, err := ix.SearchInContext(context.Background(), req)
+					switch {
+					case tc.tooBroad != errors.Is(err, ErrTooManyTerms):
+						t.Errorf("%q at most %d terms: err %v, want too broad %v", tc.q, tc.maxTerms, err, tc.tooBroad)
+					case err == nil && len(res.Hits) != tc.want:
+						t.Errorf("%q: %d hits, want %d", tc.q, len(res.Hits), tc.want)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }

@@ -300,3 +300,97 @@ func PDFObjects(objs ...string) []byte {
 	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, x)
 	return b.Bytes()
 }
+
+// PDFObjectStream returns a one-page PDF (1.5, with a cross-reference
+// stream) whose page object lies in an object stream (/Type /ObjStm)
+// that FlateDecode expands to about n bytes: the page's object, then n
+// spaces. A reader must decode the object stream to find the page.
+func PDFObjectStream(n int64) []byte {
+	page := "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << >> >>"
+	head := "3 0 "
+	objstm := Deflate([]byte(head+page), ' ', n, nil).Zlib()
+	content := []byte("BT /F1 12 Tf 72 712 Td (An object stream bomb) Tj ET")
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.5\n%\xe2\xe3\xcf\xd3\n")
+	offs := map[int]int{}
+	obj := func(num int, dict string, stream []byte) {
+		offs[num] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s", num, dict)
+		if stream != nil {
+			b.WriteString("\nstream\n")
+			b.Write(stream)
+			b.WriteString("\nendstream")
+		}
+		b.WriteString("\nendobj\n")
+	}
+	obj(1, "<< /Type /Catalog /Pages 2 0 R >>", nil)
+	obj(2, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", nil)
+	obj(4, fmt.Sprintf("<< /Length %d >>", len(content)), content)
+	obj(5, fmt.Sprintf("<< /Type /ObjStm /N 1 /First %d /Filter /FlateDecode /Length %d >>", len(head), len(objstm)), objstm)
+	// The cross-reference stream, object 6: entries of 1 + 4 + 2 bytes.
+	var x bytes.Buffer
+	entry := func(typ byte, f2 uint32, f3 uint16) {
+		x.WriteByte(typ)
+		x.Write([]byte{byte(f2 >> 24), byte(f2 >> 16), byte(f2 >> 8), byte(f2)})
+		x.Write([]byte{byte(f3 >> 8), byte(f3)})
+	}
+	xref := b.Len()
+	entry(0, 0, 65535)
+	entry(1, uint32(offs[1]), 0)
+	entry(1, uint32(offs[2]), 0)
+	entry(2, 5, 0) // object 3: the first object of stream 5
+	entry(1, uint32(offs[4]), 0)
+	entry(1, uint32(offs[5]), 0)
+	entry(1, uint32(xref), 0)
+	obj(6, fmt.Sprintf("<< /Type /XRef /Size 7 /W [1 4 2] /Root 1 0 R /Length %d >>", x.Len()), x.Bytes())
+	fmt.Fprintf(&b, "startxref\n%d\n%%%%EOF\n", xref)
+	return b.Bytes()
+}
+
+const sheetTypes = `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
+	`<Default Extension="xml" ContentType="application/xml"/>` +
+	`<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/></Types>`
+
+const sheetStart = `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>`
+const sheetEnd = `</t></is></c></row></sheetData></worksheet>`
+
+// XLSX returns an XLSX whose first worksheet is one cell of n letters,
+// its member declaring declare bytes (0: its true size): a zip bomb for
+// n of a gibibyte, and one that lies about its size for a small declare.
+func XLSX(n, declare int64) []byte {
+	s := Deflate([]byte(sheetStart), 'a', n, []byte(sheetEnd))
+	return Zip(Part{Name: "[Content_Types].xml", Data: []byte(sheetTypes)},
+		Part{Name: "xl/workbook.xml", Data: []byte(`<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheets><sheet name="A" sheetId="1"/></sheets></workbook>`)},
+		Part{Name: "xl/worksheets/sheet1.xml", Stream: &s, Declare: declare})
+}
+
+// ManySheets returns an XLSX of n worksheets of one small cell each
+// (a zip of n+2 entries; 100,000 makes about 12 MB).
+func ManySheets(n int) []byte {
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	add := func(name string, data []byte) {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store})
+		if err != nil {
+			panic(err)
+		}
+		_, _ = w.Write(data)
+	}
+	add("[Content_Types].xml", []byte(sheetTypes))
+	add("xl/workbook.xml", []byte(`<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheets><sheet name="A" sheetId="1"/></sheets></workbook>`))
+	cell := []byte(sheetStart + "cell" + sheetEnd)
+	for i := range n {
+		add(fmt.Sprintf("xl/worksheets/sheet%d.xml", i+1), cell)
+	}
+	if err := zw.Close(); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}
+
+// ODT returns an ODT whose content.xml is one paragraph of n letters.
+func ODT(n int64) []byte {
+	s := Deflate([]byte(`<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text><text:p>`),
+		'a', n, []byte(`</text:p></office:text></office:body></office:document-content>`))
+	return Zip(Part{Name: "mimetype", Data: []byte("application/vnd.oasis.opendocument.text")}, Part{Name: "content.xml", Stream: &s})
+}
