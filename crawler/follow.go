@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/google/renameio/v2"
-
 )
 
 // A Follower keeps the records and the search index of a crawl shared
