@@ -55,7 +55,7 @@ func (s *stringList) String() string { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 // runCrawl crawls into a data directory, or resumes the crawl saved there.
-func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs, f := newCrawlFlags(stderr)
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
@@ -84,6 +84,15 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	stopProfiles, err := f.profiles.start()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if perr := stopProfiles(); perr != nil {
+			err = errors.Join(err, perr)
+		}
+	}()
 	c, err := crawler.Open(f.data, opts)
 	if err != nil {
 		return err

@@ -40,6 +40,7 @@ type crawlFlags struct {
 	followOut    bool
 	exclude      stringList
 	fetchViews   bool
+	profiles     profileFlags
 	identity     func() (identity, error) // reads the identity flags
 	stderr       io.Writer                // where warnings go
 }
@@ -69,6 +70,7 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 	fs.Var(&f.exclude, "exclude", "leave out URLs this Go regular `pattern` matches, e.g. '[?&]action=(edit|history)' (repeatable; adds to the config file's)")
 	fs.BoolVar(&f.fetchViews, "fetch-views", false, "also fetch the URLs whose shape says they show another page: a listing's sort orders (?C=M;O=A), print, share and feed views (default: recorded as skipped, not requested)")
 	fs.BoolVar(&f.once, "once", false, "one pass: crawl what is new and what is due, then stop (default: keep the crawl fresh until stopped)")
+	f.profiles.define(fs)
 	f.identity = identityFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: doppel crawl --seed URL [--seed URL…] --data DIR [flags]\n"+
@@ -260,7 +262,7 @@ func checkResumeFlags(fs *flag.FlagSet, data string, stderr io.Writer) error {
 	var ignored []string
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "data", "max-pages", "serve", "once", "netrc", "login", "groups-header", "trusted-proxies", "demo-users", "admin-groups", "admin-addr":
+		case "data", "max-pages", "serve", "once", "netrc", "login", "cpuprofile", "memprofile", "groups-header", "trusted-proxies", "demo-users", "admin-groups", "admin-addr":
 		default:
 			ignored = append(ignored, "--"+f.Name)
 		}

@@ -57,6 +57,7 @@ func Run(t *testing.T, open Opener) {
 		{"SeenAll", testSeenAll},
 		{"Requeue", testRequeue},
 		{"Reprioritize", testReprioritize},
+		{"Replace", testReplace},
 		{"NextWhere", testNextWhere},
 		{"ScheduleDue", testScheduleDue},
 		{"Scheduled", testScheduled},
