@@ -31,14 +31,7 @@ func TestExampleConfig(t *testing.T) {
 	if err := json.Unmarshal([]byte(ExampleConfig), &keys); err != nil {
 		t.Fatal(err)
 	}
-	traps, _ := keys["traps"].(map[string]any)
-	for typ, have := range map[reflect.Type]map[string]any{reflect.TypeFor[config](): keys, reflect.TypeFor[trapsConfig](): traps} {
-		for f := range typ.Fields() {
-			if name := f.Tag.Get("json"); have[name] == nil {
-				t.Errorf("the example lacks %s (%s.%s)", name, typ.Name(), f.Name)
-			}
-		}
-	}
+	missingKeys(t, reflect.TypeFor[Options](), keys, "")
 	// Options written and read back are the same (no delay included).
 	opts.Delay = -1
 	data, err := json.Marshal(opts)
@@ -51,6 +44,29 @@ func TestExampleConfig(t *testing.T) {
 	}
 	if !strings.Contains(string(data), `"delay":"0s"`) || !strings.Contains(string(data), `"max_pages":1000`) {
 		t.Errorf("written in another format: %s", data)
+	}
+}
+
+// missingKeys reports the settings of struct type typ (its fields with a json
+// name, nested structs included) that have no key in have.
+func missingKeys(t *testing.T, typ reflect.Type, have map[string]any, path string) {
+	t.Helper()
+	for f := range typ.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			t.Errorf("%s.%s has no json tag", typ, f.Name)
+			continue
+		}
+		v, ok := have[name]
+		if !ok {
+			t.Errorf("the example lacks %s%s (%s.%s)", path, name, typ.Name(), f.Name)
+		}
+		if nested, isObject := v.(map[string]any); isObject && f.Type.Kind() == reflect.Struct {
+			missingKeys(t, f.Type, nested, path+name+".")
+		}
 	}
 }
 
