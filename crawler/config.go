@@ -14,8 +14,8 @@ import (
 	"github.com/doppel-search/doppel/internal/settings"
 )
 
-// ExampleConfig is a complete configuration file: the fields of Options in
-// snake_case, durations as Go duration strings. Every field is optional
+// ExampleConfig is a complete configuration file: the fields of Options by
+// their json tags, durations as Go duration strings. Every field is optional
 // except seeds; an absent or zero field takes the default documented on
 // Options, except "delay": "0s", which means no delay. A crawl saves the
 // options it runs with in its data directory (crawl.json) in this format.

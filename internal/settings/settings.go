@@ -1,10 +1,11 @@
 // Package settings reads and writes an options struct as a JSON
 // configuration file and registers its command-line flags, both from the
-// struct's field tags, so each setting is spelled once, beside its field:
+// struct's field tags, so each setting is spelled once, beside its field.
+// A field such as
 //
 //	Delay time.Duration `json:"delay" zero:"none" flag:"delay" help:"pause between requests (default 100ms; 0: none)"`
 //
-// The tags:
+// is the file's "delay" key and the --delay flag. The tags:
 //
 //   - json names the field's key in the file ("-": not in the file). A
 //     struct field (not a json.Marshaler or encoding.TextMarshaler) is a
