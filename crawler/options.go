@@ -29,7 +29,10 @@ import (
 const DefaultMaxPages = 100_000
 
 // Options configures a crawl. The zero value of each field means the
-// default documented on it; only Seeds is required.
+// default documented on it; only Seeds is required. Its tags are the
+// only spelling of each setting (package internal/settings): json, its
+// key in a configuration file and crawl.json (ParseConfig, MarshalJSON);
+// flag and help, `doppel crawl`'s flag for it.
 type Options struct {
 	// Seeds are the URLs the crawl starts from. Required.
 	Seeds []string `json:"seeds" flag:"seed" help:"start {URL} (repeatable); without it, the crawl saved in --data resumes"`
