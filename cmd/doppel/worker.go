@@ -75,6 +75,9 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if w.f.printConfig {
+		return writeConfig(stdout, w.opts)
+	}
 	sc, rdb, err := w.sf.open(ctx, w.id, w.opts, false)
 	if err != nil {
 		return err
@@ -123,6 +126,9 @@ func parseWorker(args []string, stderr io.Writer) (*workerArgs, error) {
 	var err error
 	if w.opts, err = f.options(fs); err != nil {
 		return nil, err
+	}
+	if f.printConfig { // the crawl's options only: neither Redis nor a data directory is needed
+		return w, checkCrawlCounts(fs, stderr)
 	}
 	if err := w.check(fs, stderr); err != nil {
 		return nil, err
