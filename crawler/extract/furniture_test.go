@@ -258,3 +258,46 @@ func TestIndexLeftOut(t *testing.T) {
 		})
 	}
 }
+
+// TestCJKWrappedLines: a line of Chinese or Japanese that ends in a
+// letter goes on in the next line beginning with one, however short it
+// is against the page's longest (Latin) line — in a paragraph or a
+// table's narrow cell — so no bigram is lost across the break; a heading
+// much narrower than its paragraph, a line ending in a stop (。) and
+// Latin lines keep the page's rule.
+func TestCJKWrappedLines(t *testing.T) {
+	long := "Despite my warnings above, I know many readers of this document may wish."
+	for _, c := range []struct {
+		name  string
+		lines []string
+		want  []string
+	}{{
+		name:  "paragraph wrapped in a full line",
+		lines: []string{long, "", "システム管理者による手動の設定は尊重されます。言い換えれば、パッケージ設", "定システムは利便性のために勝手な設定をしません。"},
+		want:  []string{long, "システム管理者による手動の設定は尊重されます。言い換えれば、パッケージ設定システムは利便性のために勝手な設定をしません。"},
+	}, {
+		name:  "narrow cell",
+		lines: []string{long, "", "自動インストー", "ルを可能にする", "first of the next paragraph"},
+		want:  []string{long, "自動インストールを可能にする", "first of the next paragraph"},
+	}, {
+		name:  "heading before its paragraph",
+		lines: []string{long, "", "[警告] 警告", "ランダムな混合のスイーツからパッケージをインストールしてはいけません"},
+		want:  []string{long, "[警告] 警告", "ランダムな混合のスイーツからパッケージをインストールしてはいけません"},
+	}, {
+		name:  "a stop ends the sentence",
+		lines: []string{long, "", "破壊されます。", "初心者の Debian システム管理者"},
+		want:  []string{long, "破壊されます。", "初心者の Debian システム管理者"},
+	}, {
+		name:  "Latin lines keep the page's rule",
+		lines: []string{long, "", "a short line", "another one"},
+		want:  []string{long, "a short line", "another one"},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRun(PDF, *(&Limits{}).EnsureDefaults())
+			layOut(r, [][]string{c.lines})
+			if !slices.Equal(r.doc.Blocks, c.want) {
+				t.Errorf("blocks\n %q\nwant\n %q", r.doc.Blocks, c.want)
+			}
+		})
+	}
+}
