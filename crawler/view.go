@@ -226,6 +226,26 @@ func clusterOf(r pages.Record, masters map[string]string) (string, string) {
 	return c, m
 }
 
+// ContainedIn returns, for a fetched page that is a part of a larger one
+// (pages.Record.ContainedIn), the larger one's URL and its cluster; ok
+// is false if the page is no known part of another, or the other is no
+// longer a fetched page.
+func (v *View) ContainedIn(pageURL string) (in, inCluster string, ok bool) {
+	r, ok, err := v.pages.Get(pageURL)
+	if err != nil || !ok || r.Status != pages.Fetched || r.ContainedIn == "" {
+		return "", "", false
+	}
+	w, ok, err := v.pages.Get(r.ContainedIn)
+	if err != nil || !ok || w.Status != pages.Fetched {
+		return "", "", false
+	}
+	inCluster = w.Cluster
+	if inCluster == "" {
+		inCluster = string(cluster.IDFor(w.URL))
+	}
+	return w.URL, inCluster, true
+}
+
 // Text returns the cleaned main text of a fetched page as indexed (site
 // template removed), near-duplicates that were not indexed included.
 func (v *View) Text(pageURL string) (string, bool) {

@@ -317,6 +317,7 @@ func newWeb(v *crawler.View, store indexer.Searcher, live *crawler.Crawler, roll
 	opts := id.web
 	if v != nil {
 		opts.Text = v.Text
+		opts.ContainedIn = v.ContainedIn
 		opts.Fetched = v.FetchedAt
 		opts.Status = cachedStatus(v, 5*time.Second)
 		opts.Duplicates = cachedReport(v, time.Minute)
