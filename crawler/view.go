@@ -12,6 +12,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/page/sitename"
 )
 
 // A View reads a crawl — its records, clusters and search index — without
@@ -224,6 +225,23 @@ func clusterOf(r pages.Record, masters map[string]string) (string, string) {
 		m = r.URL
 	}
 	return c, m
+}
+
+// SiteNames learns the site name that ends the titles of each host's
+// fetched pages (package page/sitename), for display. Cost: one pass
+// over the records.
+func (v *View) SiteNames() (*sitename.Names, error) {
+	var l sitename.Learner
+	err := v.pages.Each(func(r pages.Record) error {
+		if r.Status == pages.Fetched {
+			l.Add(r.URL, r.Title)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l.Names(), nil
 }
 
 // ContainedIn returns, for a fetched page that is a part of a larger one

@@ -58,6 +58,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/report"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/internal/lang"
+	"github.com/doppel-search/doppel/page/sitename"
 	"github.com/doppel-search/doppel/ranking"
 	"github.com/doppel-search/doppel/web/limiter"
 	"github.com/doppel-search/doppel/web/worddiff"
@@ -133,6 +134,10 @@ type Options struct {
 	// cluster and what-differs pages say "contained in" it to a user who
 	// may see it. nil: never.
 	ContainedIn func(id string) (in, inCluster string, ok bool)
+	// SiteNames returns the site name ending each host's titles (package
+	// page/sitename): the result list and the cluster page show titles
+	// without it; the index keeps them whole. nil: titles as indexed.
+	SiteNames func() *sitename.Names
 	// Changed takes a change notification (POST /api/changed, for
 	// administrators) for a crawl running in this process: it makes
 	// each URL due now and says what it did with each. nil: the
@@ -228,15 +233,16 @@ func New(s *ranking.Searcher, opts Options) (*Server, error) {
 			}
 			return t.Format("2 Jan 2006")
 		},
-		"bars":        bars,
-		"thousands":   thousands,
-		"pathEscape":  url.PathEscape,
-		"open":        opener(opts.Links),
-		"crumbs":      crumbs,
-		"hitDate":     hitDate(opts.Fetched),
-		"chartHeight": func(n int) int { return max(22*n, 22) },
-		"timeline":    timeline,
-		"visit":       func(at time.Time) string { return visit(at, time.Now()) },
+		"bars":         bars,
+		"thousands":    thousands,
+		"pathEscape":   url.PathEscape,
+		"open":         opener(opts.Links),
+		"crumbs":       crumbs,
+		"hitDate":      hitDate(opts.Fetched),
+		"displayTitle": displayTitle(opts.SiteNames),
+		"chartHeight":  func(n int) int { return max(22*n, 22) },
+		"timeline":     timeline,
+		"visit":        func(at time.Time) string { return visit(at, time.Now()) },
 	}).ParseFS(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("web: templates: %w", err)
