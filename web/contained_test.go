@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/doppel-search/doppel/crawler/report"
 )
 
 // TestContainedIn: a page that is a part of a larger document (kept
@@ -51,6 +53,40 @@ func TestContainedIn(t *testing.T) {
 				if strings.Contains(body, a) {
 					t.Errorf("%s shows %q", c.path, a)
 				}
+			}
+		})
+	}
+}
+
+// TestDuplicatesPageContained: the administrators' duplicates page lists
+// the pages contained in a larger one, linked to their cluster, as
+// doppel report does; a report without any says none.
+func TestDuplicatesPageContained(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		contained []report.Containment
+		want      []string
+	}{
+		{"one", []report.Containment{{URL: "http://intra/ch2", Title: "Chapter 2", Format: "html", Cluster: "c6", In: "http://intra/book.pdf", InTitle: "The Book"}},
+			[]string{`id="list-contained"`, `<tr class="contained">`, `<a href="http://intra/ch2">Chapter 2</a>`, `href="/cluster/c6"`, `<a href="http://intra/book.pdf">The Book</a>`}},
+		{"none", nil, []string{`id="contained"`, "Contained in a larger page (0)"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := dupReport()
+			r.Contained, r.ContainedPages = c.contained, len(c.contained)
+			ts := testServer(t, Options{GroupsHeader: "X-Groups", TrustedProxies: loopback, AdminGroups: []string{"admin"},
+				Duplicates: func() (*report.Report, error) { return r, nil }})
+			code, body := get(t, ts.URL+"/status/duplicates", "X-Groups", "admin")
+			if code != 200 {
+				t.Fatalf("%d\n%s", code, body)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("the page lacks %q", w)
+				}
+			}
+			if c.contained == nil && strings.Contains(body, `<tr class="contained">`) {
+				t.Error("a contained row without any")
 			}
 		})
 	}
