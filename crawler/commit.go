@@ -392,6 +392,22 @@ func (c *committer) record(p hook.Page) error {
 	if p.Result.Master == p.URL {
 		c.batch.SetMaster(string(p.Result.Cluster), p.URL)
 	}
+	return c.recordParts(p)
+}
+
+// recordParts records, for every earlier page the detector found to be
+// a part of page p (dedup.Result.Parts), that it is contained in p.
+func (c *committer) recordParts(p hook.Page) error {
+	for _, part := range p.Result.Parts {
+		old, ok, err := c.latest(part)
+		if err != nil {
+			return err
+		}
+		if ok && old.Status == pages.Fetched && old.ContainedIn != p.URL {
+			old.ContainedIn = p.URL
+			c.batch.Put(old)
+		}
+	}
 	return nil
 }
 

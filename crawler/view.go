@@ -12,6 +12,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/page/sitename"
 )
 
 // A View reads a crawl — its records, clusters and search index — without
@@ -224,6 +225,43 @@ func clusterOf(r pages.Record, masters map[string]string) (string, string) {
 		m = r.URL
 	}
 	return c, m
+}
+
+// SiteNames learns the site name that ends the titles of each host's
+// fetched pages (package page/sitename), for display. Cost: one pass
+// over the records.
+func (v *View) SiteNames() (*sitename.Names, error) {
+	var l sitename.Learner
+	err := v.pages.Each(func(r pages.Record) error {
+		if r.Status == pages.Fetched {
+			l.Add(r.URL, r.Title)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l.Names(), nil
+}
+
+// ContainedIn returns, for a fetched page that is a part of a larger one
+// (pages.Record.ContainedIn), the larger one's URL and its cluster; ok
+// is false if the page is no known part of another, or the other is no
+// longer a fetched page.
+func (v *View) ContainedIn(pageURL string) (in, inCluster string, ok bool) {
+	r, ok, err := v.pages.Get(pageURL)
+	if err != nil || !ok || r.Status != pages.Fetched || r.ContainedIn == "" {
+		return "", "", false
+	}
+	w, ok, err := v.pages.Get(r.ContainedIn)
+	if err != nil || !ok || w.Status != pages.Fetched {
+		return "", "", false
+	}
+	inCluster = w.Cluster
+	if inCluster == "" {
+		inCluster = string(cluster.IDFor(w.URL))
+	}
+	return w.URL, inCluster, true
 }
 
 // Text returns the cleaned main text of a fetched page as indexed (site

@@ -79,6 +79,12 @@ type Result struct {
 	Edited  bool
 	Pairs   []Pair // earlier documents it was verified to duplicate (see below)
 	Simhash uint64 // its SimHash signature; 0 when the method computes none
+	// ContainedIn is the id of a larger document this one is a part of
+	// (a chapter of the book that holds it), kept apart by the part rule
+	// (see Detector.ContainedIn); "" if none was found. Parts are the
+	// earlier documents found to be parts of this one.
+	ContainedIn string
+	Parts       []string
 }
 
 // Errors returned by [Detector.Add].
@@ -271,6 +277,11 @@ type Detector struct {
 	// setsFail is why the sets could not move to a temporary file: they
 	// stay in memory and every Insert reports it.
 	setsFail error
+	// parts: for a document a part of a larger one (ContainedIn), the
+	// larger one's id and the share of the part's shingles it holds;
+	// partBuf: the parts the last verify found.
+	parts   map[string]container
+	partBuf []part
 	// remote: the Shared the Detector keeps its state in (NewShared),
 	// and what it read of it for the insert under way; nil: in memory.
 	remote *remote
@@ -325,6 +336,7 @@ func New(table *stats.Table, opts Options) (*Detector, error) {
 		opts:   o,
 		ext:    ext,
 		byID:   map[string]uint32{},
+		parts:  map[string]container{},
 		limits: o.fanoutLimits(),
 	}
 	d.clusters = newClusterTable(d)
@@ -697,6 +709,7 @@ func (d *Detector) assign(idx uint32, rec *record, pairs bool) Result {
 		res.Cluster = d.found(idx)
 	}
 	res.Master = d.docs[d.assigned.Master(d.assigned.Of(idx))].member.ID
+	res.ContainedIn, res.Parts = d.keepParts(rec.member.ID)
 	if pairs {
 		res.Pairs = d.link(idx, dec.found)
 	}
@@ -741,6 +754,7 @@ func (d *Detector) decide(idx uint32, rec *record, pairs bool) decision {
 func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verified, best int, bestScore float64, dense bool) {
 	cands, dense := d.candidates(idx, rec)
 	d.stats.Candidates += len(cands)
+	d.partBuf = d.partBuf[:0]
 	best, bestScore = -1, -1.0
 	var bestHash uint64
 	preferred, preferredScore := -1, 0.0
@@ -757,6 +771,8 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 				if s > bestScore || s == bestScore && ref.hash < bestHash {
 					best, bestScore, bestHash = int(g.cluster), s, ref.hash
 				}
+			} else {
+				d.notePart(idx, rec, ref.master, master)
 			}
 			if d.prefer != nil && s >= d.opts.EditFloor && d.prefer[rec.member.ID] == master.member.ID {
 				preferred, preferredScore = int(g.cluster), s
@@ -781,6 +797,8 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 			n++
 			if s, ok := d.match(rec, d.doc(m)); ok {
 				found = append(found, verified{m, s})
+			} else {
+				d.notePart(idx, rec, m, d.doc(m))
 			}
 		}
 	}

@@ -183,7 +183,7 @@ func (d *Detector) resembles(docs []int, m int) bool {
 // clear empties the Detector's documents, clusters and candidate lists,
 // keeping its options, signers and statistics table.
 func (d *Detector) clear() error {
-	d.docs, d.byID = nil, map[string]uint32{}
+	d.docs, d.byID, d.parts = nil, map[string]uint32{}, map[string]container{}
 	d.setsKept = 0 // the sets kept in memory are counted again as they are inserted again
 	d.clusters = newClusterTable(d)
 	d.adj, d.stamp = nil, nil

@@ -285,6 +285,7 @@ func (d *Detector) Update(p *Prepared) (Change, error) {
 	d.unlink(idx)
 	rec.edited = !isMaster && d.opts.EditAllowance > 0 && score < d.opts.Threshold
 	d.docs[idx] = rec
+	d.dropParts(id)
 	found, _, _, dense := d.verify(idx, rec, true)
 	defer d.spill(idx, rec)
 	demoted := ""
@@ -298,6 +299,7 @@ func (d *Detector) Update(p *Prepared) (Change, error) {
 	ch.Result = d.resultOf(idx)
 	ch.Result.NewMaster, ch.Result.Demoted = demoted != "", demoted
 	ch.Result.Pairs = pairs
+	ch.Result.ContainedIn, ch.Result.Parts = d.keepParts(id)
 	ch.Master = ch.Result.Master
 	return ch, nil
 }
@@ -308,7 +310,8 @@ func (d *Detector) resultOf(idx uint32) Result {
 	g := d.assigned.Of(idx)
 	master := d.docs[d.assigned.Master(g)].member.ID
 	return Result{ID: rec.member.ID, Cluster: d.clusters.id(g), Master: master, Duplicate: d.clusters.size[g] > 1,
-		Unsignable: rec.unsignable, Edited: rec.edited && master != rec.member.ID, Simhash: uint64(rec.change)}
+		Unsignable: rec.unsignable, Edited: rec.edited && master != rec.member.ID, Simhash: uint64(rec.change),
+		ContainedIn: d.parts[rec.member.ID].ID}
 }
 
 // remove takes document idx out of everything and frees its slot.
@@ -327,6 +330,7 @@ func (d *Detector) free(idx uint32) {
 	rec := d.docs[idx]
 	d.docs[idx] = nil
 	delete(d.byID, rec.member.ID)
+	d.dropParts(rec.member.ID)
 	d.stats.Documents--
 	if rec.unsignable {
 		d.stats.Unsignable--

@@ -19,7 +19,7 @@ import (
 // snapshotVersion changes whenever what a snapshot holds, or how
 // documents are signed, changes: a snapshot of another version is not
 // read (ErrSnapshotMismatch), and its owner rebuilds the Detector.
-const snapshotVersion = 4
+const snapshotVersion = 5
 
 // Errors of [ReadSnapshot].
 var (
@@ -51,6 +51,7 @@ type snapshot struct {
 	SetsEnd        int64  // bytes of the sets file the snapshot covers
 	SetsAt         []int64
 	SetsN          []uint32
+	Parts          map[string]container // Detector.parts
 }
 
 // snapRecord is a record; Live false for a removed document's slot.
@@ -122,7 +123,8 @@ func (d *Detector) WriteSnapshot(w io.Writer) error {
 		return err
 	}
 	s := snapshot{Version: snapshotVersion, Options: optionsKey(d.opts), Generation: d.generation, Lexicons: d.lexicons,
-		Adj: d.adj, ClusterIDs: d.clusters.hash, ClusterSizes: d.clusters.size, ClusterMembers: d.clusters.multi, Stats: d.stats}
+		Adj: d.adj, ClusterIDs: d.clusters.hash, ClusterSizes: d.clusters.size, ClusterMembers: d.clusters.multi, Stats: d.stats,
+		Parts: d.parts}
 	if d.table != nil {
 		if s.Table, err = d.table.MarshalBinary(); err != nil {
 			return err
@@ -255,6 +257,9 @@ func (d *Detector) restore(s *snapshot) error {
 	d.docs = make([]*record, len(s.Docs))
 	d.stamp = make([]uint32, len(s.Docs))
 	d.adj = s.Adj
+	if d.parts = s.Parts; d.parts == nil {
+		d.parts = map[string]container{}
+	}
 	if len(d.adj) != len(d.docs) {
 		return fmt.Errorf("%d adjacency lists for %d documents", len(d.adj), len(d.docs))
 	}

@@ -17,6 +17,9 @@ type diffView struct {
 	Member, Master indexer.Member
 	worddiff.Result
 	TooLarge string // why the pages were not compared, if they were not
+	// Contained is the larger document the member is a part of, if the
+	// user may see it (Server.containedIn); nil if none.
+	Contained *indexer.Member
 }
 
 // text returns a document's full text.
@@ -49,6 +52,9 @@ func (srv *Server) diff(r *http.Request) (diffView, error) {
 	}
 	if !found {
 		return diffView{}, fmt.Errorf("%w: %q in cluster %q", ranking.ErrNotFound, id, cluster)
+	}
+	if in, ok := srv.containedIn(r, id); ok {
+		view.Contained = &in
 	}
 	// The members' lengths and dates tell a page's versions apart, so
 	// that a recrawled page is compared afresh.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/doppel-search/doppel/page/sitename"
 )
 
 // This file holds what the result page shows of each hit beyond its title
@@ -168,6 +170,21 @@ func hitDate(fetched func(string) time.Time) func(string, time.Time) dated {
 			return dated{ISO: d, Fetched: true}
 		}
 		return dated{}
+	}
+}
+
+// displayTitle returns the template function "title": a page's title
+// as shown, without its host's site name (Options.SiteNames), or its
+// URL if it has none.
+func displayTitle(names func() *sitename.Names) func(string, string) string {
+	return func(pageURL, title string) string {
+		if title == "" {
+			return pageURL
+		}
+		if names == nil {
+			return title
+		}
+		return names().Strip(pageURL, title)
 	}
 }
 

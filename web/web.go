@@ -58,6 +58,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/report"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/internal/lang"
+	"github.com/doppel-search/doppel/page/sitename"
 	"github.com/doppel-search/doppel/ranking"
 	"github.com/doppel-search/doppel/web/limiter"
 	"github.com/doppel-search/doppel/web/worddiff"
@@ -127,6 +128,16 @@ type Options struct {
 	// not indexed included, for the "what differs" view; nil falls back to
 	// the index (indexed documents only).
 	Text func(id string) (string, bool)
+	// ContainedIn returns, for a document that is a part of a larger one
+	// (a chapter of the book that holds it, kept apart by the detector:
+	// crawler.View.ContainedIn), the larger one's id and cluster; the
+	// cluster and what-differs pages say "contained in" it to a user who
+	// may see it. nil: never.
+	ContainedIn func(id string) (in, inCluster string, ok bool)
+	// SiteNames returns the site name ending each host's titles (package
+	// page/sitename): the result list and the cluster page show titles
+	// without it; the index keeps them whole. nil: titles as indexed.
+	SiteNames func() *sitename.Names
 	// Changed takes a change notification (POST /api/changed, for
 	// administrators) for a crawl running in this process: it makes
 	// each URL due now and says what it did with each. nil: the
@@ -222,15 +233,16 @@ func New(s *ranking.Searcher, opts Options) (*Server, error) {
 			}
 			return t.Format("2 Jan 2006")
 		},
-		"bars":        bars,
-		"thousands":   thousands,
-		"pathEscape":  url.PathEscape,
-		"open":        opener(opts.Links),
-		"crumbs":      crumbs,
-		"hitDate":     hitDate(opts.Fetched),
-		"chartHeight": func(n int) int { return max(22*n, 22) },
-		"timeline":    timeline,
-		"visit":       func(at time.Time) string { return visit(at, time.Now()) },
+		"bars":         bars,
+		"thousands":    thousands,
+		"pathEscape":   url.PathEscape,
+		"open":         opener(opts.Links),
+		"crumbs":       crumbs,
+		"hitDate":      hitDate(opts.Fetched),
+		"displayTitle": displayTitle(opts.SiteNames),
+		"chartHeight":  func(n int) int { return max(22*n, 22) },
+		"timeline":     timeline,
+		"visit":        func(at time.Time) string { return visit(at, time.Now()) },
 	}).ParseFS(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("web: templates: %w", err)
@@ -811,6 +823,9 @@ type clusterView struct {
 	ID      string
 	Sort    string
 	Members []indexer.Member
+	// Contained: for a member that is a part of a larger document the
+	// user may see, that document (containedIn), by member id.
+	Contained map[string]*indexer.Member
 }
 
 func (srv *Server) members(r *http.Request) (clusterView, error) {
@@ -820,7 +835,37 @@ func (srv *Server) members(r *http.Request) (clusterView, error) {
 	}
 	id := r.PathValue("id")
 	ms, err := srv.s.Members(r.Context(), id, who(r).groups, order, r.URL.Query().Get("q"))
-	return clusterView{ID: id, Sort: r.URL.Query().Get("sort"), Members: ms}, err
+	view := clusterView{ID: id, Sort: r.URL.Query().Get("sort"), Members: ms, Contained: map[string]*indexer.Member{}}
+	for _, m := range ms {
+		if in, ok := srv.containedIn(r, m.ID); ok {
+			view.Contained[m.ID] = &in
+		}
+	}
+	return view, err
+}
+
+// containedIn returns the larger document the document id is a part of
+// (Options.ContainedIn), if the user may see it: it is looked up among
+// the members of its cluster the user may see, so that nothing shows
+// what they may not.
+func (srv *Server) containedIn(r *http.Request, id string) (indexer.Member, bool) {
+	if srv.opts.ContainedIn == nil {
+		return indexer.Member{}, false
+	}
+	in, inCluster, ok := srv.opts.ContainedIn(id)
+	if !ok {
+		return indexer.Member{}, false
+	}
+	ms, err := srv.s.Members(r.Context(), inCluster, who(r).groups, ranking.ByRelevance, "")
+	if err != nil {
+		return indexer.Member{}, false
+	}
+	for _, m := range ms {
+		if m.ID == in {
+			return m, true
+		}
+	}
+	return indexer.Member{}, false
 }
 
 func (srv *Server) clusterPage(w http.ResponseWriter, r *http.Request) {

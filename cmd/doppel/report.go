@@ -20,8 +20,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel report --data DIR [--format text|csv|json] [--top N]\n\n"+
 			"The duplicates report of a crawl: the largest near-duplicate clusters, cross-format twins\n"+
-			"(a page and its PDF, DOCX, ODT…), series (clusters of pages naming different dates), the\n"+
-			"crawl budget spent fetching copies and the index space saved. It reads the data directory\n"+
+			"(a page and its PDF, DOCX, ODT…), series (clusters of pages naming different dates), pages\n"+
+			"contained in a larger one (a chapter in its book: kept apart, not a copy), the crawl budget\n"+
+			"spent fetching copies and the index space saved. It reads the data directory\n"+
 			"read-only, beside doppel serve; a crawl running there holds it.\n\nFlags:")
 		fs.PrintDefaults()
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/report"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/indexer/shard"
+	"github.com/doppel-search/doppel/page/sitename"
 	"github.com/doppel-search/doppel/ranking"
 	"github.com/doppel-search/doppel/web"
 	"github.com/redis/go-redis/v9"
@@ -318,6 +319,8 @@ func newWeb(v *crawler.View, store indexer.Searcher, live *crawler.Crawler, roll
 	opts := id.web
 	if v != nil {
 		opts.Text = v.Text
+		opts.ContainedIn = v.ContainedIn
+		opts.SiteNames = cachedSiteNames(v, time.Minute)
 		opts.Fetched = v.FetchedAt
 		opts.Status = cachedStatus(v, 5*time.Second)
 		opts.Duplicates = cachedReport(v, time.Minute)
@@ -397,6 +400,27 @@ func cachedReport(v *crawler.View, ttl time.Duration) func() (*report.Report, er
 		}
 		last, at = r, time.Now()
 		return r, nil
+	}
+}
+
+// cachedSiteNames returns the site names of v's hosts (View.SiteNames),
+// learned again at most every ttl; the last ones learned (none at first)
+// while the records cannot be read.
+func cachedSiteNames(v *crawler.View, ttl time.Duration) func() *sitename.Names {
+	var mu sync.Mutex
+	var last *sitename.Names
+	var at time.Time
+	return func() *sitename.Names {
+		mu.Lock()
+		defer mu.Unlock()
+		if !at.IsZero() && time.Since(at) < ttl {
+			return last
+		}
+		at = time.Now()
+		if n, err := v.SiteNames(); err == nil {
+			last = n
+		}
+		return last
 	}
 }
 

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -37,8 +38,9 @@ import (
 //     text in one place that the page lacks, as a section appended to
 //     it would be (dedup's twinScore tells a twin from a part by that).
 //
-// Nothing is left out of a document of one page, whose edges repeat
-// nowhere but may hold a page number.
+// Of a document of one page, whose edges repeat nowhere, only a last
+// line that is the page number 1 alone ("1", "Page 1", "Page 1 of 1") is
+// left out.
 const edgeLines = 3
 
 // stripFurniture returns pages (each its lines, trimmed) without their
@@ -57,6 +59,8 @@ func stripFurniture(pages [][]string) [][]string {
 		drop := make([]bool, len(lines))
 		if len(pages) > 1 { // a single page's edges repeat nowhere
 			markEdgeFurniture(drop, lines, p, pagesOf, offset)
+		} else {
+			markLoneNumber(drop, lines)
 		}
 		out[p], inIndex = keptLines(lines, drop, inIndex)
 	}
@@ -103,6 +107,20 @@ func markEdgeFurniture(drop []bool, lines []string, p int, pagesOf map[edge]int,
 			}
 			drop[e.line] = true
 		}
+	}
+}
+
+// markLoneNumber sets drop for the last non-empty line of a document's
+// only page if it is its page number, 1, alone.
+func markLoneNumber(drop []bool, lines []string) {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if lines[i] == "" {
+			continue
+		}
+		if isPageNumber(lines[i]) && slices.Contains(edgeNumbers(lines[i]), 1) {
+			drop[i] = true
+		}
+		return
 	}
 }
 

@@ -84,9 +84,13 @@ func TestStripFurniture(t *testing.T) {
 			{"Staff grew by 9", "Body four.", "Ends four."},
 		},
 	}, {
-		name:  "one page keeps its edges",
-		pages: [][]string{{"Memo", "Text of the memo.", "1"}},
-		want:  [][]string{{"Memo", "Text of the memo.", "1"}},
+		name:  "one page keeps its edges but its number, 1",
+		pages: [][]string{{"Memo", "Text of the memo.", "Page 1 of 1", ""}},
+		want:  [][]string{{"Memo", "Text of the memo.", ""}},
+	}, {
+		name:  "one page keeps another number at its edge",
+		pages: [][]string{{"Memo", "Text of the memo.", "7"}},
+		want:  [][]string{{"Memo", "Text of the memo.", "7"}},
 	}, {
 		name: "roman page numbers of the front matter, table of contents",
 		pages: [][]string{
@@ -254,6 +258,84 @@ func TestIndexLeftOut(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			if got := stripFurniture(c.pages); !slices.EqualFunc(got, c.want, slices.Equal) {
 				t.Errorf("stripFurniture:\n got %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestCJKWrappedLines: a line of Chinese or Japanese that ends in a
+// letter goes on in the next line beginning with one, however short it
+// is against the page's longest (Latin) line — in a paragraph or a
+// table's narrow cell — so no bigram is lost across the break; a heading
+// much narrower than its paragraph, a line ending in a stop (。) and
+// Latin lines keep the page's rule.
+func TestCJKWrappedLines(t *testing.T) {
+	long := "Despite my warnings above, I know many readers of this document may wish."
+	for _, c := range []struct {
+		name  string
+		lines []string
+		want  []string
+	}{{
+		name:  "paragraph wrapped in a full line",
+		lines: []string{long, "", "システム管理者による手動の設定は尊重されます。言い換えれば、パッケージ設", "定システムは利便性のために勝手な設定をしません。"},
+		want:  []string{long, "システム管理者による手動の設定は尊重されます。言い換えれば、パッケージ設定システムは利便性のために勝手な設定をしません。"},
+	}, {
+		name:  "narrow cell",
+		lines: []string{long, "", "自動インストー", "ルを可能にする", "first of the next paragraph"},
+		want:  []string{long, "自動インストールを可能にする", "first of the next paragraph"},
+	}, {
+		name:  "heading before its paragraph",
+		lines: []string{long, "", "[警告] 警告", "ランダムな混合のスイーツからパッケージをインストールしてはいけません"},
+		want:  []string{long, "[警告] 警告", "ランダムな混合のスイーツからパッケージをインストールしてはいけません"},
+	}, {
+		name:  "a stop ends the sentence",
+		lines: []string{long, "", "破壊されます。", "初心者の Debian システム管理者"},
+		want:  []string{long, "破壊されます。", "初心者の Debian システム管理者"},
+	}, {
+		name:  "Latin lines keep the page's rule",
+		lines: []string{long, "", "a short line", "another one"},
+		want:  []string{long, "a short line", "another one"},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRun(PDF, *(&Limits{}).EnsureDefaults())
+			layOut(r, [][]string{c.lines})
+			if !slices.Equal(r.doc.Blocks, c.want) {
+				t.Errorf("blocks\n %q\nwant\n %q", r.doc.Blocks, c.want)
+			}
+		})
+	}
+}
+
+// TestTitleAndStamp: the blocks that only repeat a document's title at
+// its start (a title block, the heading, a heading wrapped over two
+// lines) and a last-updated stamp at its end leave; the text stays,
+// and so does a document that is only its title.
+func TestTitleAndStamp(t *testing.T) {
+	const title = "Everyday Git With 20 Commands Or So"
+	body := "This document has been moved to giteveryday(7)."
+	for _, c := range []struct {
+		name   string
+		title  string
+		blocks []string
+		want   []string
+	}{
+		{"title block and heading", title, []string{title, title, body, "Last updated 2024-05-31 00:35:55 UTC"}, []string{body}},
+		{"heading wrapped", title, []string{title, "Everyday Git With 20 Commands", "Or So", title, body}, []string{body}},
+		{"a text naming the title stays", title, []string{body, title + " is a tutorial.", "Last modified: 31/05/2024"}, []string{body, title + " is a tutorial."}},
+		{"a stamp inside the text stays", title, []string{"Updated 2024-05-31", body}, []string{"Updated 2024-05-31", body}},
+		{"a sentence about updates stays", title, []string{body, "Last updated when the server restarts"}, []string{body, "Last updated when the server restarts"}},
+		{"only the title", title, []string{title, title}, []string{title}},
+		{"no title metadata: the first block is the title and stays", "", []string{"Minutes of the meeting", body}, []string{"Minutes of the meeting", body}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRun(DOCX, *(&Limits{}).EnsureDefaults())
+			r.title(c.title)
+			for _, b := range c.blocks {
+				r.block(b)
+			}
+			r.finish()
+			if !slices.Equal(r.doc.Blocks, c.want) {
+				t.Errorf("blocks %q, want %q", r.doc.Blocks, c.want)
 			}
 		})
 	}

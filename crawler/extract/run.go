@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -67,14 +68,48 @@ func (r *run) title(s string) {
 	}
 }
 
-// finish gives a document without a title metadata its first block,
-// shortened to a line, as title.
+// finish leaves out the blocks that only repeat a document's title at
+// its start (titleBlocks) and a last-updated stamp at its end
+// (isStamp), then gives a document without a title metadata its first
+// block, shortened to a line, as title.
 func (r *run) finish() {
+	if r.doc.Title != "" {
+		r.doc.Blocks = r.doc.Blocks[titleBlocks(r.doc.Blocks, r.doc.Title):]
+	}
+	if n := len(r.doc.Blocks); n > 1 && isStamp(r.doc.Blocks[n-1]) {
+		r.doc.Blocks = r.doc.Blocks[:n-1]
+	}
 	if r.doc.Title != "" || len(r.doc.Blocks) == 0 {
 		return
 	}
 	r.doc.Title = shorten(r.doc.Blocks[0], 120)
 }
+
+// titleBlocks returns how many of blocks, from the first, only repeat
+// the title (each a part of it: a converter writes the title as a title
+// block, then as the heading, which a PDF may wrap over two lines), all
+// of them but the last if none else. A web page shows its title outside
+// the text (the title bar, a header the cleaning leaves out); left in, a
+// short document would differ from its page by the title written two or
+// three times (git's 30-word "moved" stubs). The title stays the
+// Document's Title, searched as every title is.
+func titleBlocks(blocks []string, title string) int {
+	t := strings.ToLower(title)
+	n := 0
+	for n < len(blocks)-1 && strings.Contains(t, strings.ToLower(blocks[n])) {
+		n++
+	}
+	return n
+}
+
+// stamp matches a last-updated stamp: "Last updated 2024-05-31 00:35:55
+// UTC", "Last modified: 31/05/2024", "Revised on 2024-05-31".
+var stamp = regexp.MustCompile(`(?i)^(last\s+)?(updated|modified|revised|changed)(\s+on)?\s*:?\s*[0-9][0-9:./\- ]*(\s*[a-z]{2,4})?$`)
+
+// isStamp reports whether a block is only a last-updated stamp, the
+// footer a documentation generator writes on every page (a web page's
+// footer, which the page's cleaning leaves out).
+func isStamp(block string) bool { return stamp.MatchString(block) }
 
 // shorten cuts s to at most n bytes, at a space if there is one in its
 // second half, else at a character boundary, and marks the cut with "…".

@@ -71,7 +71,8 @@ func firstTag(v string) string {
 // The fetch's details (validators, hash, schedule, links) are the
 // recorder's to add.
 func Record(p Page) pages.Record {
-	return pages.Record{Page: p.Page, Status: pages.Fetched, Simhash: p.Result.Simhash, Cluster: string(p.Result.Cluster)}
+	return pages.Record{Page: p.Page, Status: pages.Fetched, Simhash: p.Result.Simhash, Cluster: string(p.Result.Cluster),
+		ContainedIn: p.Result.ContainedIn}
 }
 
 // FromRecord is the page a fetched record holds, with its recorded

@@ -82,6 +82,12 @@ type Record struct {
 	// pattern): such a request counts against the crawl's page budget.
 	// A Fetched or Gone record was always requested.
 	Requested bool `json:"requested,omitempty"`
+	// ContainedIn is, for a fetched page or document that is a part of a
+	// larger one (a chapter of the book that holds it: most of its text
+	// is in the other, which holds much more), the other's URL: the
+	// detector kept them apart, and the cluster and what-differs pages
+	// and the duplicates report name it (dedup.Detector.ContainedIn).
+	ContainedIn string `json:"contained_in,omitempty"`
 }
 
 // MaxLinks bounds Record.Links.

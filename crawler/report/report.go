@@ -66,8 +66,24 @@ type Report struct {
 	// January 2026" … "December 2026"); SeriesClusters counts them all.
 	Series         []Cluster `json:"series"`
 	SeriesClusters int       `json:"series_clusters"`
-	Budget         Budget    `json:"budget"`
-	Index          Space     `json:"index"`
+	// Contained are the first Top pages (by URL) that are a part of a
+	// larger page or document (a chapter of the book that holds it),
+	// kept apart by the detector: pages.Record.ContainedIn.
+	// ContainedPages counts them all.
+	Contained      []Containment `json:"contained"`
+	ContainedPages int           `json:"contained_pages"`
+	Budget         Budget        `json:"budget"`
+	Index          Space         `json:"index"`
+}
+
+// A Containment is a page contained in a larger one.
+type Containment struct {
+	URL     string `json:"url"`
+	Title   string `json:"title"`
+	Format  string `json:"format"`
+	Cluster string `json:"cluster"`
+	In      string `json:"in"`       // URL of the larger page
+	InTitle string `json:"in_title"` // its title
 }
 
 // A Cluster is one cluster as the report lists it.
@@ -154,7 +170,8 @@ func Build(src Source, index Index, opts Options) (*Report, error) {
 	}
 	byCluster := map[string][]member{}
 	masters := map[string]string{}
-	r := &Report{Largest: []Cluster{}, Twins: []Cluster{}, Series: []Cluster{}} // [] in JSON when empty
+	r := &Report{Largest: []Cluster{}, Twins: []Cluster{}, Series: []Cluster{}, Contained: []Containment{}} // [] in JSON when empty
+	titles := map[string]string{}
 	err := src.EachRecord(func(rec pages.Record, c, master string) error {
 		if rec.Status != pages.Fetched {
 			if rec.Status == pages.Skipped && strings.HasPrefix(rec.Reason, "canonical URL is ") {
@@ -163,6 +180,10 @@ func Build(src Source, index Index, opts Options) (*Report, error) {
 			return nil
 		}
 		r.Pages++
+		titles[rec.URL] = rec.Title
+		if rec.ContainedIn != "" {
+			r.Contained = append(r.Contained, Containment{URL: rec.URL, Title: rec.Title, Format: cmp.Or(rec.Type, HTML), Cluster: c, In: rec.ContainedIn})
+		}
 		byCluster[c] = append(byCluster[c], member{rec.URL, rec.Title, cmp.Or(rec.Type, HTML), pagedate.Of(rec.Page)})
 		masters[c] = master
 		if master != rec.URL {
@@ -179,6 +200,16 @@ func Build(src Source, index Index, opts Options) (*Report, error) {
 		return nil, err
 	}
 	r.Clusters = len(byCluster)
+	r.Contained = slices.DeleteFunc(r.Contained, func(c Containment) bool {
+		_, fetched := titles[c.In]
+		return !fetched // the larger page is gone
+	})
+	for i := range r.Contained {
+		r.Contained[i].InTitle = titles[r.Contained[i].In]
+	}
+	slices.SortFunc(r.Contained, func(a, b Containment) int { return strings.Compare(a.URL, b.URL) })
+	r.ContainedPages = len(r.Contained)
+	r.Contained = r.Contained[:min(opts.Top, len(r.Contained))]
 	r.Index.Documents = len(indexed)
 	r.Budget.Fetched, r.Budget.Copies = r.Pages, r.Duplicates
 	if n := r.Budget.Fetched + r.Budget.Canonical; n > 0 {

@@ -87,7 +87,7 @@ func TestBuild(t *testing.T) {
 		Pages: 9, Clusters: 4, Duplicates: 5, Shared: 3,
 		Largest: []Cluster{manual, series, copies}, // size, then master URL
 		Twins:   []Cluster{manual}, TwinClusters: 1,
-		Series: []Cluster{series}, SeriesClusters: 1,
+		Series: []Cluster{series}, SeriesClusters: 1, Contained: []Containment{},
 		Budget: Budget{Fetched: 9, Copies: 5, Canonical: 1, Share: 6.0 / 10},
 		Index: Space{Documents: 5, KeptOut: 4,
 			Text:        int64(len("manual text")*2 + len("manual text and furniture") + len("notice")*3 + len("copied")*2 + len("unique text")),
@@ -225,5 +225,55 @@ func TestFormats(t *testing.T) {
 	}
 	if !strings.Contains(cs.String(), "series,,,c2,3,html 3,3,2026-01-01,2026-03-01,2026-03-01,http://i/n-03,\"Notice, March 2026\"") {
 		t.Errorf("CSV lacks the series row:\n%s", text)
+	}
+}
+
+// TestContained: a page recorded as contained in a larger one is listed
+// with the larger one's URL and title, in text, CSV and JSON; one whose
+// larger page is no longer fetched is not; Top cuts the list, not the
+// count.
+func TestContained(t *testing.T) {
+	chapter := fetched("http://i/ch2", "Chapter 2", "", "chapter text", "c6", "http://i/ch2")
+	chapter.rec.ContainedIn = "http://i/book.pdf"
+	orphan := fetched("http://i/ch9", "Chapter 9", "", "chapter nine", "c7", "http://i/ch9")
+	orphan.rec.ContainedIn = "http://i/gone.pdf"
+	intro := fetched("http://i/ch1", "Chapter 1", "docx", "chapter one", "c8", "http://i/ch1")
+	intro.rec.ContainedIn = "http://i/book.pdf"
+	src := fakeSource{
+		fetched("http://i/book.pdf", "The Book", "pdf", "chapter one chapter text and more", "c5", "http://i/book.pdf"),
+		chapter, orphan, intro,
+		{pages.Record{Page: page.Page{URL: "http://i/gone.pdf"}, Status: pages.Failed, Reason: "HTTP 404"}, "", ""},
+	}
+	for _, c := range []struct {
+		top  int
+		want []Containment
+	}{
+		{20, []Containment{
+			{URL: "http://i/ch1", Title: "Chapter 1", Format: "docx", Cluster: "c8", In: "http://i/book.pdf", InTitle: "The Book"},
+			{URL: "http://i/ch2", Title: "Chapter 2", Format: HTML, Cluster: "c6", In: "http://i/book.pdf", InTitle: "The Book"},
+		}},
+		{1, []Containment{{URL: "http://i/ch1", Title: "Chapter 1", Format: "docx", Cluster: "c8", In: "http://i/book.pdf", InTitle: "The Book"}}},
+	} {
+		r, err := Build(src, fakeIndex{}, Options{Top: c.top})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(r.Contained, c.want) || r.ContainedPages != 2 {
+			t.Errorf("top %d: contained %+v of %d, want %+v of 2", c.top, r.Contained, r.ContainedPages, c.want)
+		}
+		var text, cs bytes.Buffer
+		if err := r.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteCSV(&cs); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text.String(), "http://i/ch1  contained in http://i/book.pdf  The Book") {
+			t.Errorf("top %d: text lacks the chapter:\n%s", c.top, text.String())
+		}
+		if !strings.Contains(cs.String(), "contained,http://i/ch1,,c8,,docx,,,,,http://i/book.pdf,The Book") ||
+			!strings.Contains(cs.String(), "summary,contained_pages,2,") {
+			t.Errorf("top %d: CSV lacks the chapter:\n%s", c.top, cs.String())
+		}
 	}
 }

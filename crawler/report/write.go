@@ -25,7 +25,10 @@ var CSVHeader = []string{"section", "name", "value", "cluster", "size", "formats
 // WriteCSV writes the report as one CSV table (RFC 4180) under
 // CSVHeader: first a row per figure (section "summary", its name and
 // value), then a row per listed cluster (section "largest", "twins" or
-// "series"; a cluster may be in several); dates as YYYY-MM-DD.
+// "series"; a cluster may be in several), then a row per listed page
+// contained in a larger one (section "contained": name is its URL,
+// cluster and formats its own, master and title the larger page's URL
+// and title); dates as YYYY-MM-DD.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	rows := [][]string{CSVHeader}
@@ -37,6 +40,9 @@ func (r *Report) WriteCSV(w io.Writer) error {
 			rows = append(rows, []string{l.Section, "", "", c.ID, strconv.Itoa(c.Size), c.FormatList(), strconv.Itoa(c.Dated),
 				day(c.Oldest), day(c.Newest), day(c.MasterDate), c.Master, c.Title})
 		}
+	}
+	for _, c := range r.Contained {
+		rows = append(rows, []string{"contained", c.URL, "", c.Cluster, "", c.Format, "", "", "", "", c.In, c.InTitle})
 	}
 	if err := cw.WriteAll(rows); err != nil {
 		return err
@@ -77,6 +83,17 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", c.Size, c.FormatList(), c.Master, c.Title)
 		}
 	}
+	fmt.Fprintf(tw, "\nContained in a larger page (%d", r.ContainedPages)
+	if len(r.Contained) < r.ContainedPages {
+		fmt.Fprintf(tw, ", the first %d", len(r.Contained))
+	}
+	fmt.Fprintln(tw, ")")
+	if len(r.Contained) == 0 {
+		fmt.Fprintln(tw, "  none")
+	}
+	for _, c := range r.Contained {
+		fmt.Fprintf(tw, "  %s\tcontained in %s\t%s\n", c.URL, c.In, c.InTitle)
+	}
 	return tw.Flush()
 }
 
@@ -88,7 +105,7 @@ func (r *Report) figures() []figure {
 	n := func(name string, v int) figure { return figure{name, strconv.Itoa(v)} }
 	return []figure{
 		n("pages", r.Pages), n("clusters", r.Clusters), n("shared_clusters", r.Shared), n("duplicates", r.Duplicates),
-		n("twin_clusters", r.TwinClusters), n("series_clusters", r.SeriesClusters),
+		n("twin_clusters", r.TwinClusters), n("series_clusters", r.SeriesClusters), n("contained_pages", r.ContainedPages),
 		n("budget_fetched", r.Budget.Fetched), n("budget_copies", r.Budget.Copies), n("budget_canonical", r.Budget.Canonical),
 		{"budget_share", strconv.FormatFloat(r.Budget.Share, 'f', 4, 64)},
 		n("index_documents", r.Index.Documents), n("index_kept_out", r.Index.KeptOut),
