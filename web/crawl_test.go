@@ -66,6 +66,9 @@ func TestStatusShowsCrawl(t *testing.T) {
 	for i, w := range want {
 		got := rows[i][1:]
 		got[4], _, _ = strings.Cut(got[4], " (") // "in 1m30s (2026-…)"
+		if regexp.MustCompile(`^in 1m(30|2\d)s$`).MatchString(got[4]) {
+			got[4] = "in 1m30s" // rendered up to seconds after now, on a busy machine
+		}
 		if strings.Join(got, "|") != strings.Join(w, "|") {
 			t.Errorf("row %d: %q, want %q", i, got, w)
 		}
