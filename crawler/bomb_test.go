@@ -83,7 +83,7 @@ func bombs() []bomb {
 		// encodings.
 		{name: "html-nested", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip"),
 			body: func() []byte {
-				return bombtest.Repeat([]byte("<html><body>"), []byte("<div>"), 5<<20, nil).Gzip()
+				return bombtest.Repeat([]byte("<html><body>"), []byte("<div>"), 3<<20, nil).Gzip() // under the body limit: past it, a bomb
 			}, status: pages.Skipped, reason: "open stack of elements"},
 		{name: "one-line-100MB", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip"),
 			body:   func() []byte { return bombtest.Repeat([]byte("<html><body><p>"), []byte("x"), 100<<20, nil).Gzip() },
