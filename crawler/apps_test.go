@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/doppel-search/doppel/crawler/pages"
-	"github.com/doppel-search/doppel/internal/appsite"
+	"github.com/doppel-search/doppel/internal/testrig/appsite"
 	"github.com/doppel-search/doppel/ranking"
 )
 
@@ -56,13 +56,6 @@ func TestWikiRequestsPerPage(t *testing.T) {
 	t.Cleanup(s.Close)
 	opts := testOptions(s.URL + "/index.php/Main_Page")
 	opts.Delay = -1
-	// A URL's depth is that of the path it was first found by, and the
-	// crawl fetches unique content first, not breadth first: on a busy
-	// machine a talk page was first reached 11 links from the main page
-	// (its shortest path is shorter) and left out at MaxDepth 10. This test
-	// is about requests per page kept; depth is not what it measures (see
-	// docs/crawling.md, "How deep").
-	opts.MaxDepth = 100
 	c := crawl(t, t.TempDir(), opts)
 	recs := records(t, c)
 	for _, p := range w.Kept() {

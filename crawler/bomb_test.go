@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/pages"
-	"github.com/doppel-search/doppel/internal/bombtest"
+	"github.com/doppel-search/doppel/internal/testrig/bombtest"
 )
 
 // maxCrawlRSS is the most a crawl of one bomb may take: the peak

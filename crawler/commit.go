@@ -611,8 +611,11 @@ func (c *committer) queueLinks(links []link, fromUnique []bool, firsts []firstFe
 		}
 		return nil, nil
 	}
-	fresh, err := c.freshLinks(links)
+	fresh, queued, err := c.freshLinks(links)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.shorten(links, queued); err != nil {
 		return nil, err
 	}
 	for _, f := range firsts {
@@ -645,39 +648,51 @@ func (c *committer) queueLinks(links []link, fromUnique []bool, firsts []firstFe
 }
 
 // freshLinks records the anchor texts of links and returns the indexes
-// of those to decide: not seen before (queued, fetched or recorded) nor
-// earlier in links. A followed link whose template became a trap since
-// its worker asked is refused.
-func (c *committer) freshLinks(links []link) ([]int, error) {
+// of those to decide (fresh): not seen before (queued, fetched or
+// recorded) nor earlier in links; a link to the same URL later in links
+// gives the first its depth if shorter. It also returns the indexes of
+// the followed links to URLs queued before and not yet fetched (queued),
+// whose depth a shorter path lowers (shorten). A followed link whose
+// template became a trap since its worker asked is refused.
+func (c *committer) freshLinks(links []link) (fresh, queued []int, err error) {
 	urls := make([]string, len(links))
 	for i, l := range links {
 		urls[i] = l.URL
 	}
 	seen, err := c.front.SeenAll(urls)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	known, err := c.pages.Known(urls)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if c.writer != nil {
 		for i, w := range c.writer.unwrittenOf(urls) {
 			known[i] = known[i] || w
 		}
 	}
-	decided := map[string]bool{}
-	var fresh []int
+	decided := map[string]int{} // URL → index of its fresh link
 	for i := range links {
 		l := &links[i]
 		if l.text != "" {
 			c.batch.AddAnchors(l.URL, l.text)
 			c.hook.Anchors().Observe(l.text, l.URL)
 		}
-		if seen[i] || known[i] || decided[l.URL] {
+		if j, ok := decided[l.URL]; ok {
+			links[j].task.Depth = min(links[j].task.Depth, l.task.Depth)
 			continue
 		}
-		decided[l.URL] = true
+		if known[i] {
+			continue
+		}
+		if seen[i] {
+			if l.Verdict == admit.Follow {
+				queued = append(queued, i)
+			}
+			continue
+		}
+		decided[l.URL] = i
 		if l.Verdict == admit.Follow {
 			if reason, trapped := c.admit.Trapped(l.URL); trapped {
 				l.Verdict, l.Reason = admit.Refuse, reason
@@ -685,7 +700,48 @@ func (c *committer) freshLinks(links []link) ([]int, error) {
 		}
 		fresh = append(fresh, i)
 	}
-	return fresh, nil
+	return fresh, queued, nil
+}
+
+// shorten lowers the depth of the URLs that links[i], for i in queued,
+// lead to — queued before, not yet fetched — to the links' depth when it
+// is shorter than the path they were queued by (Batch.Replace of their
+// payload, in c.fbatch): a page's depth is the length of the shortest
+// path to it found before it is fetched, whatever order the pages on
+// the way were fetched in. A revisit, and a payload that is not a task,
+// are left alone.
+func (c *committer) shorten(links []link, queued []int) error {
+	if len(queued) == 0 {
+		return nil
+	}
+	depth := map[string]int{}
+	var urls []string
+	for _, i := range queued {
+		l := links[i]
+		if d, ok := depth[l.URL]; ok {
+			depth[l.URL] = min(d, l.task.Depth)
+			continue
+		}
+		depth[l.URL] = l.task.Depth
+		urls = append(urls, l.URL)
+	}
+	payloads, err := c.front.Payloads(urls)
+	if err != nil {
+		return err
+	}
+	for i, u := range urls {
+		var t task
+		if payloads[i] == nil || json.Unmarshal(payloads[i], &t) != nil || t.Revisit || t.Depth <= depth[u] {
+			continue
+		}
+		t.Depth = depth[u]
+		p, err := json.Marshal(t)
+		if err != nil {
+			return err
+		}
+		c.fbatch.Replace(u, payloads[i], p)
+	}
+	return nil
 }
 
 // linkPriority is the priority a followed link is queued with: its own

@@ -1,24 +1,21 @@
 package crawler
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/admit"
-	"github.com/doppel-search/doppel/crawler/traps"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/internal/lang"
+	"github.com/doppel-search/doppel/internal/settings"
 )
 
-// ExampleConfig is a complete configuration file: the fields of Options in
-// snake_case, durations as Go duration strings. Every field is optional
+// ExampleConfig is a complete configuration file: the fields of Options by
+// their json tags, durations as Go duration strings. Every field is optional
 // except seeds; an absent or zero field takes the default documented on
 // Options, except "delay": "0s", which means no delay. A crawl saves the
 // options it runs with in its data directory (crawl.json) in this format.
@@ -58,93 +55,11 @@ const ExampleConfig = `{
   "no_dedup": false
 }`
 
-// config is the configuration file's format.
-type config struct {
-	Seeds           []string         `json:"seeds"`
-	AllowedHosts    []string         `json:"allowed_hosts"`
-	AllowedPrefixes []string         `json:"allowed_prefixes"`
-	Exclude         []string         `json:"exclude"`
-	FetchViews      bool             `json:"fetch_views"`
-	FollowOutside   bool             `json:"follow_links_outside"`
-	MaxDepth        int              `json:"max_depth"`
-	MaxPages        int              `json:"max_pages"`
-	IgnoreRobots    bool             `json:"ignore_robots"`
-	Delay           string           `json:"delay"`
-	Parallelism     int              `json:"parallelism"`
-	HostParallelism int              `json:"host_parallelism"`
-	Timeout         string           `json:"timeout"`
-	MaxRetries      int              `json:"max_retries"`
-	RetryBackoff    string           `json:"retry_backoff"`
-	Revisit         revisitConfig    `json:"revisit"`
-	RefreshInterval string           `json:"refresh_interval"`
-	MaxBodyBytes    int              `json:"max_body_bytes"`
-	MaxDocBytes     int              `json:"max_document_bytes"`
-	MaxLinks        int              `json:"max_links_per_page"`
-	PreferDocuments bool             `json:"prefer_documents"`
-	UserAgent       string           `json:"user_agent"`
-	MaxRedirects    int              `json:"max_redirects"`
-	Traps           trapsConfig      `json:"traps"`
-	DropParams      []string         `json:"drop_params"`
-	Policy          indexer.Policy   `json:"policy"`
-	Similarity      dedup.Similarity `json:"similarity"`
-	Language        string           `json:"language"`
-	Groups          []GroupRule      `json:"groups"`
-	NoDedup         bool             `json:"no_dedup"`
-}
-
-type revisitConfig struct {
-	Policy      string  `json:"policy"`
-	Budget      float64 `json:"budget"`
-	MinInterval string  `json:"min_interval"`
-	MaxInterval string  `json:"max_interval"`
-	Prior       string  `json:"prior"`
-	CopyFactor  float64 `json:"copy_factor"`
-	TrivialBits int     `json:"trivial_bits"`
-	Sitemaps    string  `json:"sitemaps"`
-}
-
-type trapsConfig struct {
-	MaxPerTemplate           int `json:"max_per_template"`
-	MaxDuplicatesPerTemplate int `json:"max_duplicates_per_template"`
-	MaxSegments              int `json:"max_segments"`
-	MaxRepeats               int `json:"max_repeats"`
-	MaxURLLength             int `json:"max_url_length"`
-	DemoteUselessAfter       int `json:"demote_useless_after"`
-	MaxUselessPerFamily      int `json:"max_useless_per_family"`
-}
-
-// duration writes d as a Go duration string; "" for the zero value
-// (the default), "0s" for none (negative).
-func duration(d time.Duration) string {
-	switch {
-	case d == 0:
-		return ""
-	case d < 0:
-		return "0s"
-	}
-	return d.String()
-}
-
-// MarshalJSON writes o in the configuration file's format (ExampleConfig).
-// NoSync is not written.
+// MarshalJSON writes o in the configuration file's format
+// (ExampleConfig): the fields with a json tag, durations as Go duration
+// strings (see package internal/settings).
 func (o Options) MarshalJSON() ([]byte, error) {
-	return json.Marshal(config{
-		Seeds: o.Seeds, AllowedHosts: o.AllowedHosts, AllowedPrefixes: o.AllowedPrefixes, FollowOutside: o.FollowLinksOutside,
-		Exclude: o.Exclude, FetchViews: o.FetchViews,
-		MaxDepth: o.MaxDepth, MaxPages: o.MaxPages, IgnoreRobots: o.IgnoreRobots,
-		Delay: duration(o.Delay), Parallelism: o.Parallelism, HostParallelism: o.HostParallelism, Timeout: duration(o.Timeout),
-		MaxRetries: o.MaxRetries, RetryBackoff: duration(o.RetryBackoff),
-		Revisit: revisitConfig{Policy: o.Revisit.Policy, Budget: o.Revisit.Budget, MinInterval: duration(o.Revisit.MinInterval),
-			MaxInterval: duration(o.Revisit.MaxInterval), Prior: duration(o.Revisit.Prior), CopyFactor: o.Revisit.CopyFactor,
-			TrivialBits: o.Revisit.TrivialBits, Sitemaps: duration(o.Revisit.Sitemaps)},
-		RefreshInterval: duration(o.RefreshInterval), MaxBodyBytes: o.MaxBodyBytes, MaxDocBytes: o.MaxDocumentBytes, MaxLinks: o.MaxLinksPerPage,
-		PreferDocuments: o.PreferDocuments, UserAgent: o.UserAgent,
-		MaxRedirects: o.MaxRedirects,
-		Traps: trapsConfig{MaxPerTemplate: o.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: o.Traps.MaxDuplicatesPerTemplate,
-			MaxSegments: o.Traps.MaxSegments, MaxRepeats: o.Traps.MaxRepeats, MaxURLLength: o.Traps.MaxURLLength,
-			DemoteUselessAfter: o.Traps.DemoteUselessAfter, MaxUselessPerFamily: o.Traps.MaxUselessPerFamily},
-		DropParams: o.DropParams, Policy: o.Policy, Similarity: o.Similarity, Language: o.Language, Groups: o.Groups, NoDedup: o.NoDedup,
-	})
+	return settings.Marshal(o)
 }
 
 // UnmarshalJSON reads the configuration file's format as ParseConfig does.
@@ -157,97 +72,17 @@ func (o *Options) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ParseConfig reads a configuration file (the format of ExampleConfig).
-// Unknown fields are errors, so a typo does not silently fall back to a
-// default; so is anything after the object. Errors name the field. The
-// options are not validated: see Options.Validate.
+// ParseConfig reads a configuration file (the format of ExampleConfig)
+// into Options, whose json tags are its schema. Unknown fields are
+// errors, so a typo does not silently fall back to a default; so is
+// anything after the object. Errors name the field. The options are not
+// validated: see Options.Validate.
 func ParseConfig(data []byte) (Options, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var c config
-	if err := dec.Decode(&c); err != nil {
-		return Options{}, decodeError(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return Options{}, errors.New("unexpected data after the JSON object")
-	}
-	parse := func(field, s string) (time.Duration, error) {
-		if s == "" {
-			return 0, nil
-		}
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			return 0, fmt.Errorf("%s: %q is not a Go duration such as \"250ms\"", field, s)
-		}
-		return d, nil
-	}
-	delay, err := parse("delay", c.Delay)
-	if err != nil {
+	var o Options
+	if err := settings.Unmarshal(data, &o); err != nil {
 		return Options{}, err
 	}
-	if delay == 0 && c.Delay != "" {
-		delay = -1 // "delay": "0s" means none
-	}
-	timeout, err := parse("timeout", c.Timeout)
-	if err != nil {
-		return Options{}, err
-	}
-	refresh, err := parse("refresh_interval", c.RefreshInterval)
-	if err != nil {
-		return Options{}, err
-	}
-	backoff, err := parse("retry_backoff", c.RetryBackoff)
-	if err != nil {
-		return Options{}, err
-	}
-	rv := RevisitOptions{Policy: c.Revisit.Policy, Budget: c.Revisit.Budget, CopyFactor: c.Revisit.CopyFactor, TrivialBits: c.Revisit.TrivialBits}
-	for _, d := range []struct {
-		field, value string
-		into         *time.Duration
-	}{{"revisit.min_interval", c.Revisit.MinInterval, &rv.MinInterval}, {"revisit.max_interval", c.Revisit.MaxInterval, &rv.MaxInterval},
-		{"revisit.prior", c.Revisit.Prior, &rv.Prior}, {"revisit.sitemaps", c.Revisit.Sitemaps, &rv.Sitemaps}} {
-		if *d.into, err = parse(d.field, d.value); err != nil {
-			return Options{}, err
-		}
-	}
-	if rv.Sitemaps == 0 && c.Revisit.Sitemaps != "" {
-		rv.Sitemaps = -1 // "0s": never
-	}
-	return Options{
-		Seeds: c.Seeds, AllowedHosts: c.AllowedHosts, AllowedPrefixes: c.AllowedPrefixes, FollowLinksOutside: c.FollowOutside,
-		Exclude: c.Exclude, FetchViews: c.FetchViews,
-		MaxDepth: c.MaxDepth, MaxPages: c.MaxPages, IgnoreRobots: c.IgnoreRobots,
-		Delay: delay, Parallelism: c.Parallelism, HostParallelism: c.HostParallelism, Timeout: timeout, RefreshInterval: refresh,
-		MaxRetries: c.MaxRetries, RetryBackoff: backoff, Revisit: rv,
-		MaxBodyBytes: c.MaxBodyBytes, MaxDocumentBytes: c.MaxDocBytes, MaxLinksPerPage: c.MaxLinks, PreferDocuments: c.PreferDocuments,
-		UserAgent: c.UserAgent, MaxRedirects: c.MaxRedirects,
-		Traps: traps.Options{MaxPerTemplate: c.Traps.MaxPerTemplate, MaxDuplicatesPerTemplate: c.Traps.MaxDuplicatesPerTemplate,
-			MaxSegments: c.Traps.MaxSegments, MaxRepeats: c.Traps.MaxRepeats, MaxURLLength: c.Traps.MaxURLLength,
-			DemoteUselessAfter: c.Traps.DemoteUselessAfter, MaxUselessPerFamily: c.Traps.MaxUselessPerFamily},
-		DropParams: c.DropParams, Policy: c.Policy, Similarity: c.Similarity, Language: c.Language, Groups: c.Groups, NoDedup: c.NoDedup,
-	}, nil
-}
-
-// decodeError names what a field of the configuration file must be when
-// its value has the wrong JSON type, and says an empty file is empty.
-func decodeError(err error) error {
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.Is(err, io.EOF):
-		return errors.New("empty file")
-	case errors.As(err, &te) && te.Field != "":
-		want := te.Type.String()
-		switch te.Field {
-		case "delay", "timeout", "refresh_interval", "retry_backoff", "revisit.min_interval", "revisit.max_interval", "revisit.prior", "revisit.sitemaps":
-			want = `a Go duration string such as "250ms"`
-		case "policy":
-			want = `"skip", "hidden" or "all"`
-		case "similarity":
-			want = `"resemblance" or "cosine"`
-		}
-		return fmt.Errorf("%s must be %s, not a %s", te.Field, want, te.Value)
-	}
-	return err
+	return o, nil
 }
 
 // Validate reports every invalid option, with the field names of the

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/doppel-search/doppel/internal/bombtest"
+	"github.com/doppel-search/doppel/internal/testrig/bombtest"
 )
 
 // TestDecoding: what the decoding transport makes of each body, with a

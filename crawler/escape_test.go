@@ -11,7 +11,7 @@ import (
 
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/crawler/share"
-	"github.com/doppel-search/doppel/internal/sambatest"
+	"github.com/doppel-search/doppel/internal/testrig/sambatest"
 )
 
 // escape is one way a page of a share tries to lead the crawl out of its

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/doppel-search/doppel/crawler/pages"
-	"github.com/doppel-search/doppel/internal/sambatest"
+	"github.com/doppel-search/doppel/internal/testrig/sambatest"
 )
 
 // TestCrawlFolder: a local folder crawls like a site (file:///…): its

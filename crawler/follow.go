@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/google/renameio/v2"
-
-	"github.com/doppel-search/doppel/crawler/pagelog"
 )
 
 // A Follower keeps the records and the search index of a crawl shared
@@ -59,13 +57,24 @@ type FollowStats struct {
 }
 
 // Entries are what a Follower reads: a page log's entries in number
-// order (*pagelog.Reader).
+// order (sharedcrawl's Reader, over a *pagelog.Reader).
 type Entries interface {
 	// Next returns the next entry, waiting while the next number is
 	// pending, until ctx ends.
-	Next(ctx context.Context) (pagelog.Entry, error)
+	Next(ctx context.Context) (LogEntry, error)
 	// Position returns the number after the last entry returned.
 	Position() uint32
+}
+
+// A LogEntry is one entry of a shared crawl's page log, as a worker
+// appended it: the page entry of a committed document number, or a note.
+type LogEntry struct {
+	N uint32 // the document number
+	// Cluster is the committed number's cluster id ("" for a note).
+	Cluster string
+	Payload []byte // what the worker appended (a JSON logEntry)
+	// Note: the entry is a note (decisions, anchors), not a page entry.
+	Note bool
 }
 
 // positionFile holds a Follower's durable position (8 bytes: the
@@ -162,7 +171,7 @@ func (f *Follower) Follow(ctx context.Context, es Entries, trim func(ctx context
 }
 
 // apply applies one entry.
-func (f *Follower) apply(ctx context.Context, e pagelog.Entry) error {
+func (f *Follower) apply(ctx context.Context, e LogEntry) error {
 	var le logEntry
 	if err := json.Unmarshal(e.Payload, &le); err != nil {
 		return err

@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/doppel-search/doppel/crawler/pagelog"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/page"
 )
@@ -23,19 +22,19 @@ import (
 // fakeLog is a page log's entries in memory: Next returns them in order,
 // then waits for ctx.
 type fakeLog struct {
-	entries []pagelog.Entry
+	entries []LogEntry
 	next    int
 	kill    int    // kill the process (SIGKILL) when asked for entry kill (0: never)
 	start   uint32 // the position before the first entry
 }
 
-func (l *fakeLog) Next(ctx context.Context) (pagelog.Entry, error) {
+func (l *fakeLog) Next(ctx context.Context) (LogEntry, error) {
 	if l.kill > 0 && l.next == l.kill {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	}
 	if l.next == len(l.entries) {
 		<-ctx.Done()
-		return pagelog.Entry{}, ctx.Err()
+		return LogEntry{}, ctx.Err()
 	}
 	l.next++
 	return l.entries[l.next-1], nil
@@ -59,18 +58,18 @@ func (l *fakeLog) from(pos uint32) *fakeLog {
 	return out
 }
 
-func pageEntry(n uint32, url, text string) pagelog.Entry {
+func pageEntry(n uint32, url, text string) LogEntry {
 	rec := pages.Record{Page: page.Page{URL: url, Title: "Title of " + url, Blocks: []string{text}, Text: text},
 		Status: pages.Fetched, FetchedAt: time.Unix(1, 0).UTC()}
-	return pagelog.Entry{N: n, Payload: mustJSON(logEntry{Page: &rec})}
+	return LogEntry{N: n, Payload: mustJSON(logEntry{Page: &rec})}
 }
 
-func decisionEntry(n uint32, recs ...pages.Record) pagelog.Entry {
-	return pagelog.Entry{N: n, Payload: mustJSON(logEntry{Decisions: recs}), Note: true}
+func decisionEntry(n uint32, recs ...pages.Record) LogEntry {
+	return LogEntry{N: n, Payload: mustJSON(logEntry{Decisions: recs}), Note: true}
 }
 
-func anchorsEntry(n uint32, anchors map[string][]string) pagelog.Entry {
-	return pagelog.Entry{N: n, Payload: mustJSON(logEntry{Anchors: anchors}), Note: true}
+func anchorsEntry(n uint32, anchors map[string][]string) LogEntry {
+	return LogEntry{N: n, Payload: mustJSON(logEntry{Anchors: anchors}), Note: true}
 }
 
 // mustJSON returns v in JSON.
@@ -90,7 +89,7 @@ func mustJSON(v any) []byte {
 // change, and refuses a damaged position.
 func TestFollower(t *testing.T) {
 	const a, b, c, d = "http://h/a", "http://h/a/print", "http://h/private/c", "http://h/d"
-	log := &fakeLog{entries: []pagelog.Entry{
+	log := &fakeLog{entries: []LogEntry{
 		pageEntry(0, b, "the annual leave policy of the company in full"),
 		pageEntry(1, a, "the annual leave policy of the company in full"), // takes the cluster over
 		decisionEntry(3, pages.Record{Page: page.Page{URL: c}, Status: pages.Skipped, Reason: "disallowed by robots.txt"},
@@ -203,7 +202,7 @@ func bigLog(n int) *fakeLog {
 	}
 	l := &fakeLog{}
 	num := uint32(0)
-	add := func(e pagelog.Entry) {
+	add := func(e LogEntry) {
 		e.N = num
 		l.entries = append(l.entries, e)
 		num += 2 // a number given up between: the reader skipped it

@@ -11,7 +11,7 @@ import (
 
 	"github.com/doppel-search/doppel/crawler/login"
 	"github.com/doppel-search/doppel/crawler/pages"
-	"github.com/doppel-search/doppel/internal/authtest"
+	"github.com/doppel-search/doppel/internal/testrig/authtest"
 )
 
 const loginSecret = "Tr0ub4dor&3-crawl"

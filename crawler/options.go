@@ -29,28 +29,31 @@ import (
 const DefaultMaxPages = 100_000
 
 // Options configures a crawl. The zero value of each field means the
-// default documented on it; only Seeds is required.
+// default documented on it; only Seeds is required. Its tags are the
+// only spelling of each setting (package internal/settings): json, its
+// key in a configuration file and crawl.json (ParseConfig, MarshalJSON);
+// flag and help, `doppel crawl`'s flag for it.
 type Options struct {
 	// Seeds are the URLs the crawl starts from. Required.
-	Seeds []string
+	Seeds []string `json:"seeds" flag:"seed" help:"start {URL} (repeatable); without it, the crawl saved in --data resumes"`
 	// AllowedHosts limits the crawl to these hosts (host or host:port).
 	// Default: the hosts of the seeds.
-	AllowedHosts []string
+	AllowedHosts []string `json:"allowed_hosts"`
 	// AllowedPrefixes, if set, also limits the crawl to URLs starting
 	// with one of these prefixes.
-	AllowedPrefixes []string
+	AllowedPrefixes []string `json:"allowed_prefixes"`
 	// Exclude are URL patterns the crawl leaves out: Go regular
 	// expressions (RE2 syntax) matched anywhere in the normalized URL
 	// unless anchored ("[?&]action=(edit|history)", "/Special:",
 	// "^https://wiki\\.example/private/"). A link one matches is
 	// recorded as skipped ("excluded by the crawl's pattern …") and never
 	// fetched. Default none.
-	Exclude []string
+	Exclude []string `json:"exclude" flag:"exclude,append" help:"leave out URLs this Go regular {pattern} matches, e.g. '[?&]action=(edit|history)' (repeatable; adds to the config file's)"`
 	// FetchViews fetches the URLs whose shape says they show another page
 	// in another form (urlnorm.View): a file listing's sort orders
 	// ("?C=M;O=A"), print, share and feed views. Default false: they are
 	// recorded as skipped without a request.
-	FetchViews bool
+	FetchViews bool `json:"fetch_views" flag:"fetch-views" help:"also fetch the URLs whose shape says they show another page: a listing's sort orders (?C=M;O=A), print, share and feed views (default: recorded as skipped, not requested)"`
 	// FollowLinksOutside follows the symbolic links of a local folder
 	// (a file:// seed's) whose targets lie outside it: a linked file is
 	// read, a linked folder crawled as if it were inside. Default false:
@@ -58,9 +61,9 @@ type Options struct {
 	// leads out of the crawl's folder"). Links out of the folder by URL
 	// ("../", "%2e%2e/", "..%2f") and link loops are refused either way.
 	// An SMB share's links are its server's (see package share).
-	FollowLinksOutside bool
+	FollowLinksOutside bool `json:"follow_links_outside" flag:"follow-links-outside" help:"follow the symbolic links of a local folder (file:// seed) that lead out of it (default: refused and recorded as skipped)"`
 	// MaxDepth is the most links followed from a seed. Default 10.
-	MaxDepth int
+	MaxDepth int `json:"max_depth" flag:"max-depth" help:"links followed from a seed (default 10)"`
 	// MaxPages is how many requests the crawl makes for URLs not fetched
 	// before, in all, across restarts: pages kept, and fetches skipped
 	// (noindex, a canonical URL elsewhere, a listing, another type, a
@@ -68,57 +71,57 @@ type Options struct {
 	// probe and sitemaps aside, and revisits of pages already fetched do
 	// not count. Default 100,000: an intranet's size, with the trap bounds
 	// (MaxDepth, the per-family yields) keeping an endless site in check.
-	MaxPages int
+	MaxPages int `json:"max_pages" flag:"max-pages" help:"requests for new URLs in all, across restarts (default 100000)"`
 	// IgnoreRobots disables robots.txt. Default false: robots.txt is
 	// honoured.
-	IgnoreRobots bool
+	IgnoreRobots bool `json:"ignore_robots" flag:"ignore-robots" help:"do not honour robots.txt"`
 	// Delay is the pause between requests to one host. Default 100ms;
 	// negative means none (for crawling your own test server).
-	Delay time.Duration
+	Delay time.Duration `json:"delay" zero:"none" flag:"delay" help:"pause between requests (default 100ms; 0: none)"`
 	// Parallelism is the number of requests in flight at once. Default 2.
-	Parallelism int
+	Parallelism int `json:"parallelism" flag:"parallelism" help:"requests in flight (default 2)"`
 	// HostParallelism is the most requests in flight to one host (1 when
 	// its robots.txt sets a Crawl-delay). Default: Parallelism.
-	HostParallelism int
+	HostParallelism int `json:"host_parallelism"`
 	// Timeout is the request timeout. Default 10s.
-	Timeout time.Duration
+	Timeout time.Duration `json:"timeout"`
 	// MaxBodyBytes is the largest HTML or text body processed; a larger
 	// one is cut there (the page is marked truncated). Default 5 MiB.
-	MaxBodyBytes int
+	MaxBodyBytes int `json:"max_body_bytes"`
 	// MaxDocumentBytes is the largest document (PDF, DOCX, PPTX, XLSX,
 	// ODT, ODP, ODS) read; a larger one is recorded as skipped ("too
 	// large"). Its other bounds are crawler/extract's defaults. Default
 	// 50 MiB.
-	MaxDocumentBytes int
+	MaxDocumentBytes int `json:"max_document_bytes"`
 	// MaxLinksPerPage is the most links of one page considered, the first
 	// in document order; a page with more is fetched with the reason
 	// "links: the first N of M followed". Default 10,000 (Heritrix keeps
 	// 6,000 per page; Nutch, for the web, 100): an intranet's generated
 	// indexes hold thousands, and a page of 100,000 links cost 313 MB
 	// and 23 s. Negative: no bound.
-	MaxLinksPerPage int
+	MaxLinksPerPage int `json:"max_links_per_page"`
 	// PreferDocuments makes a document the master of its cluster before
 	// an HTML page with the same text. Default false: the HTML page.
-	PreferDocuments bool
+	PreferDocuments bool `json:"prefer_documents"`
 	// UserAgent is sent with every request. Default "DoppelBot/1.0".
-	UserAgent string
+	UserAgent string `json:"user_agent" flag:"user-agent" help:"User-Agent header (default DoppelBot/1.0)"`
 	// MaxRedirects is the longest redirect chain followed. Default 5.
-	MaxRedirects int
+	MaxRedirects int `json:"max_redirects"`
 	// Traps bounds crawler traps (see package traps).
-	Traps traps.Options
+	Traps traps.Options `json:"traps"`
 	// DropParams lists query parameters removed from URLs (tracking and
 	// session ids). Default: urlnorm's defaults.
-	DropParams []string
+	DropParams []string `json:"drop_params"`
 	// Policy says what happens to near-duplicates in the index. Default
 	// indexer.Skip.
-	Policy indexer.Policy
+	Policy indexer.Policy `json:"policy" choices:"skip hidden all" flag:"policy" help:"near-duplicates: skip (default), hidden or all"`
 	// Similarity is how two pages are judged copies (see
 	// dedup.Web): dedup.Resemblance, the same text up to small
 	// edits (default), or dedup.Cosine, the same vocabulary, for sites
 	// whose copies carry spam-like scattered word edits — it also joins
 	// distinct pages that share their words, such as the pages of an API
 	// reference.
-	Similarity dedup.Similarity
+	Similarity dedup.Similarity `json:"similarity" choices:"resemblance cosine" flag:"similarity" help:"what makes pages copies: resemblance (default; the same text up to small edits) or cosine (the same words: for spam-like edits, joins API pages that share their vocabulary)"`
 	// Language is the language whose pages are preferred as masters of
 	// their clusters, before the detector's master policy (the newest page
 	// of a series, else the shortest URL: dedup.Web) (a BCP 47
@@ -131,29 +134,29 @@ type Options struct {
 	// section its URL names only where the text agrees (lang.Of).
 	// Default "": the language of the first page the crawl processes —
 	// its seed's.
-	Language string
+	Language string `json:"language" flag:"language" help:"language whose pages are preferred as masters of their clusters (e.g. en; default: the seed page's)"`
 	// Groups assigns access groups to documents by URL prefix; the first
 	// matching rule wins. Default: no groups (public).
-	Groups []GroupRule
+	Groups []GroupRule `json:"groups"`
 	// NoDedup turns near-duplicate detection off: every page is indexed
 	// as its own cluster. For measuring what detection costs. Default
 	// false.
-	NoDedup bool
+	NoDedup bool `json:"no_dedup"`
 	// Revisit configures recrawling: when each fetched page is fetched
 	// again (see RevisitOptions).
-	Revisit RevisitOptions
+	Revisit RevisitOptions `json:"revisit"`
 	// MaxRetries is how often a URL is fetched again after a transient
 	// failure (a timeout, a refused connection, HTTP 5xx, 429) before it
 	// is recorded as an error. Default 3.
-	MaxRetries int
+	MaxRetries int `json:"max_retries"`
 	// RetryBackoff is the wait before the first retry; each next one
 	// waits twice as long (a Retry-After header, if longer, wins).
 	// Default 10s.
-	RetryBackoff time.Duration
+	RetryBackoff time.Duration `json:"retry_backoff"`
 	// RefreshInterval is how soon fetched pages become searchable: the
 	// index is flushed every 1000 pages, and at least this often while
 	// pages wait. Shorter costs bleve more merging. Default 10s.
-	RefreshInterval time.Duration
+	RefreshInterval time.Duration `json:"refresh_interval"`
 	// NoSync skips fsync on the state stores: a killed process loses
 	// nothing, a power loss may. For tests and benchmarks. Default false.
 	NoSync bool `json:"-"`
@@ -163,7 +166,7 @@ type Options struct {
 	// keeps it (a sharded one records its count, which another count
 	// here contradicts: Open fails), so it is not saved with the other
 	// options. Default 0: one bleve index, or the index as it is.
-	Shards int `json:"-"`
+	Shards int `json:"-" flag:"shards" help:"keep a new crawl's index in {N} bleve shards, routed by cluster (default 1; a crawl keeps the count it was created with)"`
 	// Frontier is the crawl's frontier. Default nil: the embedded one, a
 	// file in the crawl's directory. A shared one (package redisfrontier:
 	// a Redis Cluster) lets several workers crawl one site together, each
@@ -303,31 +306,32 @@ type RevisitOptions struct {
 	// from its history, the budget divided to keep the most pages fresh),
 	// "uniform" (every page at the same interval) or "nutch" (Apache
 	// Nutch's AdaptiveFetchSchedule); see package schedule.
-	Policy string
+	Policy string `json:"policy"`
 	// Budget is the revisits per second the schedule plans for, across
 	// the crawl. Default: half of what politeness allows one host
 	// (HostParallelism ÷ Delay ÷ 2: 10/s with the defaults; 10/s without
 	// a delay), leaving room for new pages.
-	Budget float64
-	// MinInterval and MaxInterval bound each page's interval. Defaults
-	// 1 hour and 30 days.
-	MinInterval, MaxInterval time.Duration
+	Budget float64 `json:"budget"`
+	// MinInterval is the shortest interval of a page. Default 1 hour.
+	MinInterval time.Duration `json:"min_interval"`
+	// MaxInterval is the longest interval of a page. Default 30 days.
+	MaxInterval time.Duration `json:"max_interval"`
 	// Prior is the change interval assumed for a page before its
 	// history says otherwise. Default 1 day.
-	Prior time.Duration
+	Prior time.Duration `json:"prior"`
 	// CopyFactor multiplies the interval of a near-duplicate that is not
 	// its cluster's master: a cluster is kept fresh through its master,
 	// and its copies are fetched again when the master changes. Default 4.
-	CopyFactor float64
+	CopyFactor float64 `json:"copy_factor"`
 	// TrivialBits is the largest SimHash distance between two versions of
 	// a page that counts as a trivial change (a date line, a counter):
 	// the page is updated, but its interval is not shortened. Default 3.
-	TrivialBits int
+	TrivialBits int `json:"trivial_bits"`
 	// Sitemaps is how often the sitemaps (named in robots.txt, or
 	// /sitemap.xml) are read: their pages are queued, and a page whose
 	// lastmod is newer than the copy is fetched at once. Default 1 hour;
 	// negative: never.
-	Sitemaps time.Duration
+	Sitemaps time.Duration `json:"sitemaps" zero:"none"`
 }
 
 // A GroupRule gives the documents under URL Prefix the access Groups.

@@ -17,7 +17,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/pagelog"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/signatures/redissig"
-	"github.com/doppel-search/doppel/internal/redistest"
+	"github.com/doppel-search/doppel/internal/testrig/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -191,7 +191,7 @@ func BenchmarkWorkers(b *testing.B) {
 				fctx, stopFollowing := context.WithCancel(context.Background())
 				followed := make(chan error, 1)
 				go func() {
-					followed <- f.Follow(fctx, plog.Reader(pagelog.FatesOf(sig), 0, pagelog.ReaderOptions{}), plog.Trim)
+					followed <- f.Follow(fctx, logEntries{plog.Reader(pagelog.FatesOf(sig), 0, pagelog.ReaderOptions{})}, plog.Trim)
 				}()
 				start := time.Now()
 				var wg sync.WaitGroup
@@ -255,3 +255,14 @@ func envInt(name string, def int) int {
 	}
 	return def
 }
+
+// logEntries are a page log reader's entries as a Follower reads them
+// (sharedcrawl.Entries, which this package's tests cannot import).
+type logEntries struct{ r *pagelog.Reader }
+
+func (es logEntries) Next(ctx context.Context) (LogEntry, error) {
+	e, err := es.r.Next(ctx)
+	return LogEntry{N: e.N, Cluster: e.Cluster, Payload: e.Payload, Note: e.Note}, err
+}
+
+func (es logEntries) Position() uint32 { return es.r.Position() }

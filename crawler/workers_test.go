@@ -12,7 +12,7 @@ import (
 
 	"github.com/doppel-search/doppel/crawler/frontier/redisfrontier"
 	"github.com/doppel-search/doppel/crawler/pages"
-	"github.com/doppel-search/doppel/internal/redistest"
+	"github.com/doppel-search/doppel/internal/testrig/redistest"
 )
 
 // TestWorkersShareRedisFrontier: two crawlers, each with a directory of

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/doppel-search/doppel/dedup/cluster"
-	"github.com/doppel-search/doppel/internal/testcorpus"
+	"github.com/doppel-search/doppel/internal/testrig/testcorpus"
 )
 
 // fanoutCorpus mixes the inputs that make candidate lists long: families

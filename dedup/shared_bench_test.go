@@ -13,8 +13,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/doppel-search/doppel/dedup/signatures/redissig"
-	"github.com/doppel-search/doppel/internal/redistest"
-	"github.com/doppel-search/doppel/internal/testcorpus"
+	"github.com/doppel-search/doppel/internal/testrig/redistest"
+	"github.com/doppel-search/doppel/internal/testrig/testcorpus"
 )
 
 // BenchmarkShared inserts the same documents into the embedded Detector

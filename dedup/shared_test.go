@@ -28,8 +28,8 @@ import (
 	"github.com/doppel-search/doppel/dedup/signatures"
 	"github.com/doppel-search/doppel/dedup/signatures/redissig"
 	"github.com/doppel-search/doppel/dedup/stats"
-	"github.com/doppel-search/doppel/internal/redistest"
-	"github.com/doppel-search/doppel/internal/testcorpus"
+	"github.com/doppel-search/doppel/internal/testrig/redistest"
+	"github.com/doppel-search/doppel/internal/testrig/testcorpus"
 )
 
 // sharedCorpus returns the documents the tests of NewShared insert:

@@ -13,7 +13,7 @@ import (
 	"github.com/doppel-search/doppel/detect/api"
 	"github.com/doppel-search/doppel/detect/client"
 	"github.com/doppel-search/doppel/internal/jsonl"
-	"github.com/doppel-search/doppel/internal/testcorpus"
+	"github.com/doppel-search/doppel/internal/testrig/testcorpus"
 )
 
 // corpus returns the documents of $DOPPEL_DETECT_CORPUS (a JSONL file,

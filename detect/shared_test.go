@@ -8,7 +8,7 @@ import (
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/signatures/redissig"
 	"github.com/doppel-search/doppel/detect/api"
-	"github.com/doppel-search/doppel/internal/redistest"
+	"github.com/doppel-search/doppel/internal/testrig/redistest"
 )
 
 // TestShared: two services on one Redis Cluster's signatures (as doppel

@@ -16,7 +16,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/indexer"
-	"github.com/doppel-search/doppel/internal/testcorpus"
+	"github.com/doppel-search/doppel/internal/testrig/testcorpus"
 )
 
 var benchQueries = []string{"ownership", "borrow checker", "trait objects", "closure", "iterator", "struct",

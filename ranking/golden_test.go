@@ -9,7 +9,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/doppel-search/doppel/indexer"
-	"github.com/doppel-search/doppel/internal/golden"
+	"github.com/doppel-search/doppel/internal/testrig/golden"
 )
 
 // TestGolden runs each testdata/golden/*.txt: documents (one a line:

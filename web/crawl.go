@@ -10,7 +10,7 @@ import (
 // Crawl is the status page's live crawl section (Status.Crawl): the
 // busiest hosts, failed fetches by class and the crawl over time. A
 // crawl running in this process fills it (`doppel run`, `doppel crawl
-// --serve`: package internal/crawlstatus); over a finished crawl it is
+// --serve`: package web/crawlstatus); over a finished crawl it is
 // nil and the section is not shown.
 type Crawl struct {
 	// Requests are the requests for URLs not fetched before (pages kept,

@@ -7,7 +7,7 @@ import (
 
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/eval"
-	"github.com/doppel-search/doppel/internal/testcorpus"
+	"github.com/doppel-search/doppel/internal/testrig/testcorpus"
 )
 
 // These tests hold Doppel to the acceptance bars on the shared

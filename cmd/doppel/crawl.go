@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -45,20 +48,56 @@ func loadConfig(path string) (crawler.Options, error) {
 	return opts, nil
 }
 
-// stringList is a repeatable string flag.
-type stringList []string
+// printCrawlConfig is doppel crawl --print-config: it prints the options
+// the crawl would run with — the defaults, overridden by the config file,
+// overridden by the flags — as a configuration file on stdout, which
+// --config reads back to the same options. A seed's password is shown
+// redacted; the credentials of --netrc, --login and the environment are
+// not options of the file and never printed.
+func printCrawlConfig(fs *flag.FlagSet, f *crawlFlags, stdout, stderr io.Writer) error {
+	opts, err := f.options(fs)
+	if err != nil {
+		return err
+	}
+	if err := checkCrawlCounts(fs, stderr); err != nil {
+		return err
+	}
+	if len(opts.Seeds) == 0 {
+		fmt.Fprintf(stderr, "doppel %s: no seeds: without them, the crawl saved in --data resumes with the options in its crawl.json\n", fs.Name())
+	}
+	return writeConfig(stdout, opts)
+}
 
-// String returns the values, comma-separated.
-func (s *stringList) String() string { return strings.Join(*s, ",") }
+// writeConfig writes opts to w as --print-config shows them (configToPrint).
+func writeConfig(w io.Writer, opts crawler.Options) error {
+	data, err := json.MarshalIndent(configToPrint(opts), "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", data)
+	return err
+}
 
-// Set appends v.
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+// configToPrint returns opts with their defaults set and the password of
+// every seed URL redacted (user:xxxxx@host).
+func configToPrint(opts crawler.Options) crawler.Options {
+	opts.Seeds = slices.Clone(opts.Seeds)
+	for i, s := range opts.Seeds {
+		if u, err := url.Parse(s); err == nil && u.User != nil {
+			opts.Seeds[i] = u.Redacted()
+		}
+	}
+	return *opts.EnsureDefaults()
+}
 
 // runCrawl crawls into a data directory, or resumes the crawl saved there.
-func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs, f := newCrawlFlags(stderr)
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
+	}
+	if f.printConfig {
+		return printCrawlConfig(fs, f, stdout, stderr)
 	}
 	if f.data == "" {
 		fmt.Fprintln(stderr, "doppel crawl: --data is required")
@@ -84,6 +123,15 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	stopProfiles, err := f.profiles.start()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if perr := stopProfiles(); perr != nil {
+			err = errors.Join(err, perr)
+		}
+	}()
 	c, err := crawler.Open(f.data, opts)
 	if err != nil {
 		return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,66 +8,43 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/crawler/login"
 	"github.com/doppel-search/doppel/crawler/share"
-	"github.com/doppel-search/doppel/dedup"
-	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/internal/settings"
 )
 
-// crawlFlags are the flags of doppel crawl.
+// crawlFlags are the flags of doppel crawl: those of crawler.Options,
+// declared by its fields' tags (package internal/settings), and those of
+// the command itself.
 type crawlFlags struct {
-	seeds        stringList
-	data         string
-	config       string
-	maxPages     int
-	policy       string
-	shards       int
-	delay        time.Duration
-	parallelism  int
-	maxDepth     int
-	ignoreRobots bool
-	userAgent    string
-	language     string
-	similarity   string
-	serveAddr    string
-	once         bool
-	netrc        string
-	login        string
-	followOut    bool
-	exclude      stringList
-	fetchViews   bool
-	identity     func() (identity, error) // reads the identity flags
-	stderr       io.Writer                // where warnings go
+	settings    *settings.Flags // crawler.Options's flags
+	data        string
+	config      string
+	printConfig bool
+	serveAddr   string
+	once        bool
+	netrc       string
+	login       string
+	profiles    profileFlags
+	identity    func() (identity, error) // reads the identity flags
+	stderr      io.Writer                // where warnings go
 }
 
 // newCrawlFlags defines the flags of doppel crawl, with its usage message
 // on stderr.
 func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
-	f := &crawlFlags{stderr: stderr}
-	fs.Var(&f.seeds, "seed", "start `URL` (repeatable); without it, the crawl saved in --data resumes")
+	f := &crawlFlags{stderr: stderr, settings: settings.Register[crawler.Options](fs)}
 	fs.StringVar(&f.data, "data", "", "data `directory` for the frontier, page records and index (required)")
 	fs.StringVar(&f.config, "config", "", "JSON configuration `file` (flags override it)")
-	fs.IntVar(&f.maxPages, "max-pages", 0, "requests for new URLs in all, across restarts (default 100000)")
-	fs.StringVar(&f.policy, "policy", "", "near-duplicates: skip (default), hidden or all")
-	fs.IntVar(&f.shards, "shards", 0, "keep a new crawl's index in `N` bleve shards, routed by cluster (default 1; a crawl keeps the count it was created with)")
-	fs.DurationVar(&f.delay, "delay", 0, "pause between requests (default 100ms; 0: none)")
-	fs.IntVar(&f.parallelism, "parallelism", 0, "requests in flight (default 2)")
-	fs.IntVar(&f.maxDepth, "max-depth", 0, "links followed from a seed (default 10)")
-	fs.BoolVar(&f.ignoreRobots, "ignore-robots", false, "do not honour robots.txt")
-	fs.StringVar(&f.userAgent, "user-agent", "", "User-Agent header (default DoppelBot/1.0)")
-	fs.StringVar(&f.language, "language", "", "language whose pages are preferred as masters of their clusters (e.g. en; default: the seed page's)")
-	fs.StringVar(&f.similarity, "similarity", "", "what makes pages copies: resemblance (default; the same text up to small edits) or cosine (the same words: for spam-like edits, joins API pages that share their vocabulary)")
+	fs.BoolVar(&f.printConfig, "print-config", false, "print the settings the crawl would run with (defaults, then --config, then the flags) as a configuration file, and exit without crawling")
 	fs.StringVar(&f.serveAddr, "serve", "", "also serve the search UI and API on this `address` while crawling")
 	fs.StringVar(&f.netrc, "netrc", "", "netrc `file` of Basic or NTLM credentials by host (machine HOST login USER password PW), readable by its owner only; never stored")
 	fs.StringVar(&f.login, "login", "", "JSON `file` of logins by URL prefix — forms, headers, credentials, access groups — with secrets as ${ENV_VAR}; never stored")
-	fs.BoolVar(&f.followOut, "follow-links-outside", false, "follow the symbolic links of a local folder (file:// seed) that lead out of it (default: refused and recorded as skipped)")
-	fs.Var(&f.exclude, "exclude", "leave out URLs this Go regular `pattern` matches, e.g. '[?&]action=(edit|history)' (repeatable; adds to the config file's)")
-	fs.BoolVar(&f.fetchViews, "fetch-views", false, "also fetch the URLs whose shape says they show another page: a listing's sort orders (?C=M;O=A), print, share and feed views (default: recorded as skipped, not requested)")
 	fs.BoolVar(&f.once, "once", false, "one pass: crawl what is new and what is due, then stop (default: keep the crawl fresh until stopped)")
+	f.profiles.define(fs)
 	f.identity = identityFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: doppel crawl --seed URL [--seed URL…] --data DIR [flags]\n"+
@@ -90,9 +66,10 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 			"and --netrc or --login is the place for a password.\n"+
 			"Exit status 1: error, 2: usage.\n\nFlags:\n")
 		fs.PrintDefaults()
-		fmt.Fprintf(stderr, "\nThe configuration file (--config) is JSON: crawler.Options in snake_case, durations as Go\n"+
-			"duration strings, every field optional (absent: the default; \"delay\": \"0s\": none),\n"+
-			"unknown fields are errors; crawl.json in the data directory has the same format. Complete example:\n%s\n", crawler.ExampleConfig)
+		fmt.Fprintf(stderr, "\nThe configuration file (--config) is JSON: the fields of crawler.Options by their json tags,\n"+
+			"durations as Go duration strings, every field optional (absent: the default; \"delay\": \"0s\":\n"+
+			"none), unknown fields are errors; crawl.json in the data directory has the same format, and\n"+
+			"--print-config prints a crawl's. Complete example:\n%s\n", crawler.ExampleConfig)
 	}
 	return fs, f
 }
@@ -107,14 +84,8 @@ func (f *crawlFlags) options(fs *flag.FlagSet) (crawler.Options, error) {
 			return crawler.Options{}, err
 		}
 	}
-	var flagErr error
-	fs.Visit(func(fl *flag.Flag) {
-		if err := f.apply(&opts, fl.Name); err != nil {
-			flagErr = errors.Join(flagErr, err)
-		}
-	})
-	if flagErr != nil {
-		return crawler.Options{}, flagErr
+	if err := f.settings.Apply(&opts); err != nil {
+		return crawler.Options{}, err
 	}
 	warnSeedPasswords(f.stderr, fs.Name(), opts.Seeds)
 	if user := os.Getenv("DOPPEL_SMB_USER"); user != "" { // never a flag or a file: kept out of crawl.json and ps
@@ -169,45 +140,6 @@ func (f *crawlFlags) logins() (*login.Set, error) {
 	return set, nil
 }
 
-// apply sets the option of the flag called name in opts.
-func (f *crawlFlags) apply(opts *crawler.Options, name string) error {
-	var err error
-	switch name {
-	case "seed":
-		opts.Seeds = f.seeds
-	case "max-pages":
-		opts.MaxPages = f.maxPages
-	case "policy":
-		opts.Policy, err = indexer.ParsePolicy(f.policy)
-	case "shards":
-		opts.Shards = f.shards
-	case "delay":
-		opts.Delay = f.delay
-		if opts.Delay == 0 {
-			opts.Delay = -1 // --delay 0 means none
-		}
-	case "parallelism":
-		opts.Parallelism = f.parallelism
-	case "max-depth":
-		opts.MaxDepth = f.maxDepth
-	case "ignore-robots":
-		opts.IgnoreRobots = f.ignoreRobots
-	case "user-agent":
-		opts.UserAgent = f.userAgent
-	case "similarity":
-		opts.Similarity, err = dedup.ParseSimilarity(f.similarity)
-	case "language":
-		opts.Language = f.language
-	case "follow-links-outside":
-		opts.FollowLinksOutside = f.followOut
-	case "exclude":
-		opts.Exclude = append(opts.Exclude, f.exclude...)
-	case "fetch-views":
-		opts.FetchViews = f.fetchViews
-	}
-	return err
-}
-
 // checkCrawlCounts reports errUsage, with a message on stderr, if an int
 // flag set on the command line (fs, parsed) is below 1: every one is a
 // count.
@@ -260,7 +192,7 @@ func checkResumeFlags(fs *flag.FlagSet, data string, stderr io.Writer) error {
 	var ignored []string
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "data", "max-pages", "serve", "once", "netrc", "login", "groups-header", "trusted-proxies", "demo-users", "admin-groups", "admin-addr":
+		case "data", "max-pages", "serve", "once", "netrc", "login", "cpuprofile", "memprofile", "groups-header", "trusted-proxies", "demo-users", "admin-groups", "admin-addr":
 		default:
 			ignored = append(ignored, "--"+f.Name)
 		}

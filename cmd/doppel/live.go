@@ -7,8 +7,8 @@ import (
 
 	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/crawler/crawlmetrics"
-	"github.com/doppel-search/doppel/internal/crawlstatus"
 	"github.com/doppel-search/doppel/web"
+	"github.com/doppel-search/doppel/web/crawlstatus"
 )
 
 // withLiveCrawl adds the crawl c, running in this process, to the web

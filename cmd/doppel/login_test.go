@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/doppel-search/doppel/internal/authtest"
+	"github.com/doppel-search/doppel/internal/testrig/authtest"
 )
 
 // TestSecretsNeverShown crawls four sites behind logins — Basic with the

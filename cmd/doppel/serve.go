@@ -15,6 +15,7 @@ import (
 
 	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/crawler/fleet"
+	"github.com/doppel-search/doppel/crawler/fleet/redisfleet"
 	"github.com/doppel-search/doppel/crawler/report"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/indexer/shard"
@@ -109,11 +110,11 @@ func serveCrawl(ctx context.Context, data, shards string, sf *sharedFlags, addr 
 		defer v.Close()
 		store = v.Store()
 	}
-	var roll *fleet.Roll
+	var roll *redisfleet.Roll
 	if sf.redis != "" {
 		rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: splitList(sf.redis)})
 		defer rdb.Close()
-		if roll, err = fleet.New(rdb, fleet.Options{Prefix: sf.name}); err != nil {
+		if roll, err = redisfleet.New(rdb, redisfleet.Options{Prefix: sf.name}); err != nil {
 			return err
 		}
 	}
@@ -262,7 +263,7 @@ func parseDemoUsers(spec string) ([]web.DemoUser, error) {
 
 // serve runs the web server over store — with the crawl's records, if
 // v is not nil — until ctx is done.
-func serve(ctx context.Context, v *crawler.View, store indexer.Searcher, roll *fleet.Roll, addr string, id identity, stdout, stderr io.Writer) error {
+func serve(ctx context.Context, v *crawler.View, store indexer.Searcher, roll *redisfleet.Roll, addr string, id identity, stdout, stderr io.Writer) error {
 	ln, err := listen(v, store, nil, roll, addr, id, stdout, stderr)
 	if err != nil {
 		return err
@@ -284,7 +285,7 @@ type server struct {
 // page and /api/stats show its hosts and its course and /metrics its
 // counters (see withLiveCrawl). With roll, the workers of a crawl shared
 // on a Redis Cluster are listed there too.
-func listen(v *crawler.View, store indexer.Searcher, live *crawler.Crawler, roll *fleet.Roll, addr string, id identity, stdout, stderr io.Writer) (*server, error) {
+func listen(v *crawler.View, store indexer.Searcher, live *crawler.Crawler, roll *redisfleet.Roll, addr string, id identity, stdout, stderr io.Writer) (*server, error) {
 	srv, err := newWeb(v, store, live, roll, id)
 	if err != nil {
 		return nil, err
@@ -313,7 +314,7 @@ func listen(v *crawler.View, store indexer.Searcher, live *crawler.Crawler, roll
 
 // newWeb returns the web server over store, with the crawl's records v,
 // the live crawl and the roll of workers as listen takes them.
-func newWeb(v *crawler.View, store indexer.Searcher, live *crawler.Crawler, roll *fleet.Roll, id identity) (*web.Server, error) {
+func newWeb(v *crawler.View, store indexer.Searcher, live *crawler.Crawler, roll *redisfleet.Roll, id identity) (*web.Server, error) {
 	opts := id.web
 	if v != nil {
 		opts.Text = v.Text
@@ -402,7 +403,7 @@ func cachedReport(v *crawler.View, ttl time.Duration) func() (*report.Report, er
 // withWorkers returns status with the roll's workers added, and their
 // report as a whole (status nil: those alone). A roll that cannot be read
 // (the cluster down) leaves them out of that answer.
-func withWorkers(status func() web.Status, roll *fleet.Roll) func() web.Status {
+func withWorkers(status func() web.Status, roll *redisfleet.Roll) func() web.Status {
 	return func() web.Status {
 		var st web.Status
 		if status != nil {

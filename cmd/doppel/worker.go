@@ -18,6 +18,7 @@ import (
 
 	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/crawler/fleet"
+	"github.com/doppel-search/doppel/crawler/fleet/redisfleet"
 	"github.com/doppel-search/doppel/crawler/sharedcrawl"
 	"github.com/doppel-search/doppel/web"
 )
@@ -74,6 +75,9 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if w.f.printConfig {
+		return writeConfig(stdout, w.opts)
+	}
 	sc, rdb, err := w.sf.open(ctx, w.id, w.opts, false)
 	if err != nil {
 		return err
@@ -122,6 +126,9 @@ func parseWorker(args []string, stderr io.Writer) (*workerArgs, error) {
 	var err error
 	if w.opts, err = f.options(fs); err != nil {
 		return nil, err
+	}
+	if f.printConfig { // the crawl's options only: neither Redis nor a data directory is needed
+		return w, checkCrawlCounts(fs, stderr)
 	}
 	if err := w.check(fs, stderr); err != nil {
 		return nil, err
@@ -249,7 +256,7 @@ func workerReport(c *crawler.Crawler) fleet.Report {
 
 // listenStatus binds addr for a worker's status page, /api/stats and
 // /metrics: its live crawl, with the roll's workers.
-func listenStatus(c *crawler.Crawler, roll *fleet.Roll, addr string) (*server, error) {
+func listenStatus(c *crawler.Crawler, roll *redisfleet.Roll, addr string) (*server, error) {
 	srv, err := newWeb(c.View(), c.Store(), c, roll, identity{})
 	if err != nil {
 		return nil, err

@@ -14,7 +14,8 @@ import (
 
 	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/crawler/fleet"
-	"github.com/doppel-search/doppel/internal/redistest"
+	"github.com/doppel-search/doppel/crawler/fleet/redisfleet"
+	"github.com/doppel-search/doppel/internal/testrig/redistest"
 )
 
 // TestServeWorkers: doppel serve --redis lists the workers of a shared
@@ -23,7 +24,7 @@ import (
 func TestServeWorkers(t *testing.T) {
 	rc := redistest.Start(t, 3, 0)
 	rdb := rc.Client()
-	roll, err := fleet.New(rdb, fleet.Options{Prefix: "tw"})
+	roll, err := redisfleet.New(rdb, redisfleet.Options{Prefix: "tw"})
 	if err != nil {
 		t.Fatal(err)
 	}

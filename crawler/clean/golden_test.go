@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/doppel-search/doppel/internal/golden"
+	"github.com/doppel-search/doppel/internal/testrig/golden"
 )
 
 // TestGolden parses each testdata/golden/*.txt — an HTML page, a line

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/doppel-search/doppel/internal/bombtest"
+	"github.com/doppel-search/doppel/internal/testrig/bombtest"
 )
 
 // TestBombs: each hostile document is refused with its reason, or cut,

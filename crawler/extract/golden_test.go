@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/doppel-search/doppel/internal/golden"
+	"github.com/doppel-search/doppel/internal/testrig/golden"
 )
 
 // TestGolden reads each document in testdata/docs (made from pages of

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/doppel-search/doppel/internal/bombtest"
+	"github.com/doppel-search/doppel/internal/testrig/bombtest"
 )
 
 // TestObjectStreamPDF: the PDF of bombtest.PDFObjectStream, small, is

@@ -331,22 +331,12 @@ func (f *Frontier) Reprioritize(url string, priority int) (bool, error) {
 
 // reprioritize moves a pending, unclaimed URL; call under wmu.
 func (f *Frontier) reprioritize(tx *bolt.Tx, st *Stats, url string, priority int) (bool, error) {
-	v := tx.Bucket(bURLs).Get([]byte(url))
-	if _, inFlight := f.claimed[url]; v == nil || State(v[0]) != Pending || inFlight {
-		return false, nil
-	}
-	pending := tx.Bucket(bPending)
-	key := bytes.Clone(v[1:])
-	item := pending.Get(key)
-	if item == nil {
-		return false, fmt.Errorf("%w: pending %.80q has no queue entry", ErrCorrupt, url)
-	}
-	_, payload, err := decodeItem(item)
-	if err != nil {
+	key, payload, err := f.pendingItem(tx, url)
+	if err != nil || key == nil {
 		return false, err
 	}
 	payload = bytes.Clone(payload)
-	if err := pending.Delete(key); err != nil {
+	if err := tx.Bucket(bPending).Delete(key); err != nil {
 		return false, fmt.Errorf("frontier: %w", err)
 	}
 	st.Pending--
@@ -415,6 +405,13 @@ func (b *Batch) Reprioritize(url string, priority int) {
 // payload that Due queues the URL with (nil: none).
 func (b *Batch) Schedule(url string, at time.Time, priority int, payload []byte) {
 	b.ops = append(b.ops, Change{Op: OpSchedule, URL: url, At: at, Priority: priority, Payload: payload})
+}
+
+// Replace gives url the payload payload if it is pending, not leased,
+// and its payload is still old (as Payloads read it), keeping its
+// priority and position; otherwise it changes nothing.
+func (b *Batch) Replace(url string, old, payload []byte) {
+	b.ops = append(b.ops, Change{Op: OpReplace, URL: url, Old: old, Payload: payload})
 }
 
 // Len returns the number of changes in the batch.
@@ -532,10 +529,67 @@ func (a *applier) apply(o Change) error {
 	case OpRequeue:
 		a.changed = true
 		return requeue(a.tx, a.st, o.URL, o.Priority, o.Payload)
+	case OpReplace:
+		return a.replace(o)
 	}
 	moved, err := a.f.reprioritize(a.tx, a.st, o.URL, o.Priority)
 	a.changed = a.changed || moved
 	return err
+}
+
+// replace gives a pending, unclaimed URL whose payload is o.Old the
+// payload o.Payload, at the same queue key.
+func (a *applier) replace(o Change) error {
+	key, payload, err := a.f.pendingItem(a.tx, o.URL)
+	if err != nil || key == nil || !bytes.Equal(payload, o.Old) {
+		return err
+	}
+	if err := a.tx.Bucket(bPending).Put(key, encodeItem(o.URL, o.Payload)); err != nil {
+		return fmt.Errorf("frontier: replace %.80q: %w", o.URL, err)
+	}
+	a.changed = true
+	return nil
+}
+
+// pendingItem returns the queue key and payload of url if it is pending
+// and not claimed (nil key otherwise); call under wmu. The key is a
+// copy, the payload valid for the transaction.
+func (f *Frontier) pendingItem(tx *bolt.Tx, url string) (key, payload []byte, err error) {
+	v := tx.Bucket(bURLs).Get([]byte(url))
+	if _, inFlight := f.claimed[url]; v == nil || State(v[0]) != Pending || inFlight {
+		return nil, nil, nil
+	}
+	key = bytes.Clone(v[1:])
+	item := tx.Bucket(bPending).Get(key)
+	if item == nil {
+		return nil, nil, fmt.Errorf("%w: pending %.80q has no queue entry", ErrCorrupt, url)
+	}
+	if _, payload, err = decodeItem(item); err != nil {
+		return nil, nil, err
+	}
+	return key, payload, nil
+}
+
+// Payloads returns for each of urls its payload if it is pending and not
+// claimed, else nil, in one read transaction. Cost: O(len(urls)·log n).
+func (f *Frontier) Payloads(urls []string) ([][]byte, error) {
+	out := make([][]byte, len(urls))
+	f.wmu.Lock() // claims
+	defer f.wmu.Unlock()
+	err := f.db.View(func(tx *bolt.Tx) error {
+		for i, u := range urls {
+			_, payload, err := f.pendingItem(tx, u)
+			if err != nil {
+				return err
+			}
+			out[i] = bytes.Clone(payload)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("frontier: %w", err)
+	}
+	return out, nil
 }
 
 // add queues the URL of an Add if it was never seen.

@@ -47,6 +47,11 @@ import (
 //     pace server-side (hosts hashed into lanes, a claim that takes the
 //     earliest eligible URL and re-arms its host in one atomic script) and
 //     offer only URLs it considers eligible; accept keeps its veto.
+//   - Payloads. Payloads reads the payloads of pending, unleased URLs;
+//     Replace (in a Batch) gives such a URL a new payload if its payload
+//     is still the one read, keeping its priority and position: a crawler
+//     lowers the depth of a queued URL a shorter path reached, and two
+//     clients replacing at once never undo each other's change.
 //   - Revisits. Schedule (in a Batch) records a revisit time per URL,
 //     replacing the one before; Due moves the revisits due back to the
 //     queue in one atomic step; NextDue tells when the next one is due.
@@ -86,6 +91,10 @@ type Queue interface {
 	// marked done (pending, in flight or done), from one consistent
 	// state.
 	SeenAll(urls []string) ([]bool, error)
+
+	// Payloads returns for each of urls its payload if it is pending and
+	// not leased, else nil (as for a pending URL queued without one).
+	Payloads(urls []string) ([][]byte, error)
 
 	// All calls fn for every URL seen, in byte order of the URL, with its
 	// state and, for a done URL, its outcome; it stops at the first error
@@ -178,6 +187,7 @@ const (
 	OpRequeue                    // queue URL again at the end of Priority with Payload, ending its lease
 	OpReprioritize               // move a pending, unleased URL to Priority at a fresh position
 	OpSchedule                   // record a revisit of URL at At with Priority and Payload
+	OpReplace                    // give a pending, unleased URL whose payload is Old the payload Payload
 )
 
 // String returns the name of the Batch method that makes the change.
@@ -193,6 +203,8 @@ func (o Op) String() string {
 		return "Reprioritize"
 	case OpSchedule:
 		return "Schedule"
+	case OpReplace:
+		return "Replace"
 	}
 	return fmt.Sprintf("Op(%d)", uint8(o))
 }
@@ -203,7 +215,8 @@ type Change struct {
 	Op       Op
 	URL      string
 	Priority int       // Add, Requeue, Reprioritize, Schedule
-	Payload  []byte    // Add, Requeue, Schedule; not to be modified
+	Payload  []byte    // Add, Requeue, Schedule, Replace; not to be modified
+	Old      []byte    // Replace: the payload it replaces; not to be modified
 	Outcome  string    // Done
 	At       time.Time // Schedule
 }

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/doppel-search/doppel/internal/authtest"
+	"github.com/doppel-search/doppel/internal/testrig/authtest"
 )
 
 const secret = "S3cr3t-hunter2"

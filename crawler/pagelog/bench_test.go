@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/doppel-search/doppel/internal/redistest"
+	"github.com/doppel-search/doppel/internal/testrig/redistest"
 )
 
 // BenchmarkLog: workers append 1 KB payloads (and commit them, in fake

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/doppel-search/doppel/crawler/share"
-	"github.com/doppel-search/doppel/internal/sambatest"
+	"github.com/doppel-search/doppel/internal/testrig/sambatest"
 )
 
 // TestTransport: against Samba on loopback, a folder is a listing of

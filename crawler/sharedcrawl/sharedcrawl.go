@@ -21,7 +21,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/doppel-search/doppel/crawler"
-	"github.com/doppel-search/doppel/crawler/fleet"
+	"github.com/doppel-search/doppel/crawler/fleet/redisfleet"
 	"github.com/doppel-search/doppel/crawler/frontier/redisfrontier"
 	"github.com/doppel-search/doppel/crawler/pagelog"
 	"github.com/doppel-search/doppel/dedup"
@@ -70,7 +70,7 @@ type Crawl struct {
 	Signatures *redissig.Signatures
 	Detector   *dedup.Detector // nil for a follower
 	Log        *pagelog.Log
-	Roll       *fleet.Roll
+	Roll       *redisfleet.Roll
 
 	rdb redis.UniversalClient
 }
@@ -118,7 +118,7 @@ func OpenFollower(ctx context.Context, rdb redis.UniversalClient, opts Options) 
 	if c.Log, err = pagelog.Open(ctx, rdb, pagelog.Options{Prefix: opts.Name, Replicas: opts.Replicas}); err != nil {
 		return nil, err
 	}
-	if c.Roll, err = fleet.New(rdb, fleet.Options{Prefix: opts.Name}); err != nil {
+	if c.Roll, err = redisfleet.New(rdb, redisfleet.Options{Prefix: opts.Name}); err != nil {
 		return nil, err
 	}
 	if c.Frontier, err = redisfrontier.New(rdb, redisfrontier.Options{Prefix: c.Name, Holder: c.Worker, Lease: opts.Lease,
@@ -146,10 +146,26 @@ func (c *Crawl) FollowerOptions(opts crawler.Options) crawler.Options {
 }
 
 // Reader returns a reader of the page log from position from (a
-// Follower's Position), in the detector's order.
-func (c *Crawl) Reader(from uint32) *pagelog.Reader {
-	return c.Log.Reader(pagelog.FatesOf(c.Signatures), from, pagelog.ReaderOptions{})
+// Follower's Position), in the detector's order: the entries a
+// crawler.Follower applies.
+func (c *Crawl) Reader(from uint32) crawler.Entries {
+	return Entries(c.Log.Reader(pagelog.FatesOf(c.Signatures), from, pagelog.ReaderOptions{}))
 }
+
+// Entries returns r's entries as a crawler.Follower reads them.
+func Entries(r *pagelog.Reader) crawler.Entries { return entries{r} }
+
+// entries are a page log reader's entries as crawler.LogEntry values.
+type entries struct{ r *pagelog.Reader }
+
+// Next returns the next entry (pagelog.Reader.Next).
+func (es entries) Next(ctx context.Context) (crawler.LogEntry, error) {
+	e, err := es.r.Next(ctx)
+	return crawler.LogEntry{N: e.N, Cluster: e.Cluster, Payload: e.Payload, Note: e.Note}, err
+}
+
+// Position returns the number after the last entry returned.
+func (es entries) Position() uint32 { return es.r.Position() }
 
 // Settled returns the first number of the detector's order that is
 // neither committed nor given up: once every worker has stopped, a

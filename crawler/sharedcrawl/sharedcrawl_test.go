@@ -17,7 +17,7 @@ import (
 
 	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/crawler/sharedcrawl"
-	"github.com/doppel-search/doppel/internal/redistest"
+	"github.com/doppel-search/doppel/internal/testrig/redistest"
 	"github.com/redis/go-redis/v9"
 )
 

@@ -43,29 +43,29 @@ type Options struct {
 	// past it. Default 0: no bound, since a big site has thousands of
 	// distinct pages per template and traps are recognised by their
 	// pages (MaxDuplicatesPerTemplate).
-	MaxPerTemplate int
+	MaxPerTemplate int `json:"max_per_template"`
 	// MaxDuplicatesPerTemplate is how many repeats (copies of a page the
 	// template has already produced), empty pages and soft 404s one path
 	// template may produce, while they are at least half of its fetched
 	// pages, before it is a trap and none of its URLs is fetched any more:
 	// the months of an empty calendar, the pages of an endless archive, a
 	// session id loop. Default 20.
-	MaxDuplicatesPerTemplate int
+	MaxDuplicatesPerTemplate int `json:"max_duplicates_per_template"`
 	// MaxSegments is the most path segments a URL may have. Default 12.
-	MaxSegments int
+	MaxSegments int `json:"max_segments"`
 	// MaxRepeats is how often one path segment may occur in a URL's path
 	// (/a/b/a/b/a/b repeats a and b three times). Default 3.
-	MaxRepeats int
+	MaxRepeats int `json:"max_repeats"`
 	// MaxURLLength is the longest URL admitted, in bytes. Default 1024.
-	MaxURLLength int
+	MaxURLLength int `json:"max_url_length"`
 	// DemoteUselessAfter is how many useless requests (see Yields) a URL
 	// family may make, while they are at least 95 % of its requests,
 	// before its URLs are fetched after every other. Default 5.
-	DemoteUselessAfter int
+	DemoteUselessAfter int `json:"demote_useless_after"`
 	// MaxUselessPerFamily is how many useless requests a URL family may
 	// make, while they are at least 95 % of its requests, before none of
 	// its URLs is fetched any more. Default 20.
-	MaxUselessPerFamily int
+	MaxUselessPerFamily int `json:"max_useless_per_family"`
 }
 
 // EnsureDefaults sets every zero field to its default (each field's doc

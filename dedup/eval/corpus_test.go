@@ -11,7 +11,7 @@ import (
 	"unicode"
 
 	"github.com/doppel-search/doppel/internal/jsonl"
-	"github.com/doppel-search/doppel/internal/testcorpus"
+	"github.com/doppel-search/doppel/internal/testrig/testcorpus"
 	"github.com/doppel-search/doppel/internal/tokens"
 )
 

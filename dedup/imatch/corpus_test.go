@@ -17,7 +17,7 @@ import (
 
 	"github.com/doppel-search/doppel/dedup/features"
 	"github.com/doppel-search/doppel/dedup/stats"
-	"github.com/doppel-search/doppel/internal/testcorpus"
+	"github.com/doppel-search/doppel/internal/testrig/testcorpus"
 )
 
 // corpusDir returns the shared corpus directory, skipping tb if it is

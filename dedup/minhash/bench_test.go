@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/doppel-search/doppel/dedup/features"
-	"github.com/doppel-search/doppel/internal/testcorpus"
+	"github.com/doppel-search/doppel/internal/testrig/testcorpus"
 )
 
 var sink uint64

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +48,8 @@ var tuningQueries = []string{"stream", "git commit", "merge conflict", "buffer",
 // It runs on the demo intranet's crawl (seven queries; 50 with
 // DOPPEL_COUNTS_ALL=1), or on the crawl in
 // $DOPPEL_COUNTS_DATA (opened read-only; the kit's tuning intranet, say)
-// with 50 queries for it. A result of more than 1,000 clusters is walked
+// with 50 queries for it ($DOPPEL_COUNTS_FROM=N starts at the Nth, to
+// resume a long run). A result of more than 1,000 clusters is walked
 // at size 100 only (page numbers stop at 100); a result not counted
 // exactly (over 2,000 matching documents) is logged and skipped.
 func TestCountsAddUp(t *testing.T) {
@@ -66,6 +68,13 @@ func TestCountsAddUp(t *testing.T) {
 			t.Fatal(err)
 		}
 		h, queries = srv, tuningQueries
+		if from := os.Getenv("DOPPEL_COUNTS_FROM"); from != "" { // resume a long run at query N (1-based)
+			n, err := strconv.Atoi(from)
+			if err != nil || n < 1 || n > len(queries) {
+				t.Fatalf("DOPPEL_COUNTS_FROM=%q: want 1 to %d", from, len(queries))
+			}
+			queries = queries[n-1:]
+		}
 	} else {
 		t.Log("DOPPEL_COUNTS_DATA (a crawl of the kit's tuning intranet, say) is not set: on the demo intranet")
 		srv, err := web.New(ranking.New(demo(t).crawler.Index(), ranking.Options{}), web.Options{DemoUsers: countsUsers, Limits: countsLimits})

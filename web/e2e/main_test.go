@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler"
-	"github.com/doppel-search/doppel/internal/crawlstatus"
 	"github.com/doppel-search/doppel/internal/demosite"
 	"github.com/doppel-search/doppel/ranking"
 	"github.com/doppel-search/doppel/web"
+	"github.com/doppel-search/doppel/web/crawlstatus"
 )
 
 // fixture is the crawled demo intranet and the search UI over it, shared by

@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/frontier"
-	"github.com/doppel-search/doppel/internal/storetest"
+	"github.com/doppel-search/doppel/internal/testrig/storetest"
 )
 
 // An Opener opens the queue whose state lives under dir, a directory of
@@ -57,6 +57,7 @@ func Run(t *testing.T, open Opener) {
 		{"SeenAll", testSeenAll},
 		{"Requeue", testRequeue},
 		{"Reprioritize", testReprioritize},
+		{"Replace", testReplace},
 		{"NextWhere", testNextWhere},
 		{"ScheduleDue", testScheduleDue},
 		{"Scheduled", testScheduled},

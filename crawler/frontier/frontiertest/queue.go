@@ -437,3 +437,59 @@ func testPersistence(t *testing.T, open Opener) {
 		t.Errorf("after reopen and Due claimed %v, want %v", got, want)
 	}
 }
+
+// testReplace: Payloads reads the payload of a pending, unleased URL (nil
+// for any other), and Replace gives such a URL a new payload only while
+// its payload is still the one read, at the same priority and position;
+// a leased, done or unknown URL is left as it is.
+func testReplace(t *testing.T, open Opener) {
+	const a, b, c = "http://x/a", "http://x/b", "http://x/c"
+	tests := []struct {
+		name    string
+		setup   func(h *harness) // after a, b and c are queued in order at priority 1, payloads "a", "b", "c"
+		url     string
+		old     string
+		want    string // the payload Payloads reads of url before the Replace
+		drained []string
+	}{
+		{"pending, payload still old", nil, b, "b", "b", []string{"a:a", "b:new", "c:c"}},
+		{"pending, payload changed since it was read", nil, b, "stale", "b", []string{"a:a", "b:b", "c:c"}},
+		{"leased", func(h *harness) { h.nextURL(a) }, a, "a", "", []string{"b:b", "c:c"}},
+		{"done", func(h *harness) { h.nextURL(a); h.done(a, "ok") }, a, "a", "", []string{"b:b", "c:c"}},
+		{"unknown", nil, "http://x/never", "", "", []string{"a:a", "b:b", "c:c"}},
+		{"after a reopen", func(h *harness) { h.reopen() }, c, "c", "c", []string{"a:a", "b:b", "c:new"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := start(t, open)
+			for _, u := range []string{a, b, c} {
+				h.add(u, 1, []byte(u[len(u)-1:]))
+			}
+			if tc.setup != nil {
+				tc.setup(h)
+			}
+			got, err := h.q.Payloads([]string{tc.url, c})
+			if err != nil || len(got) != 2 || string(got[0]) != tc.want || (tc.want == "") != (got[0] == nil) {
+				t.Fatalf("Payloads(%s, c) = %q, %v; want [%q c]", tc.url, got, err, tc.want)
+			}
+			var batch frontier.Batch
+			batch.Replace(tc.url, []byte(tc.old), []byte("new"))
+			if added := h.commit(&batch); len(added) != 0 {
+				t.Errorf("Commit of a Replace = %v, want no added flags", added)
+			}
+			if seen := h.seen(tc.url)[0]; seen != (tc.url != "http://x/never") {
+				t.Errorf("after the Replace, Seen(%s) = %v", tc.url, seen)
+			}
+			var drained []string
+			for _, it := range h.drain() {
+				if it.Priority != 1 {
+					t.Errorf("%s at priority %d after a Replace, want 1", it.URL, it.Priority)
+				}
+				drained = append(drained, it.URL[len(it.URL)-1:]+":"+string(it.Payload))
+			}
+			if !slices.Equal(drained, tc.drained) {
+				t.Errorf("claims = %v, want %v", drained, tc.drained)
+			}
+		})
+	}
+}

@@ -8,7 +8,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/frontier/frontiertest"
 	"github.com/doppel-search/doppel/crawler/frontier/redisfrontier"
-	"github.com/doppel-search/doppel/internal/redistest"
+	"github.com/doppel-search/doppel/internal/testrig/redistest"
 )
 
 // TestConformance runs the frontier's conformance suite on a Redis Cluster

@@ -123,9 +123,9 @@ local op = ARGV[1]
 
 if op == 'commit' then
   -- Groups of 6 from ARGV[2]: op, url, host, queue key (16 bytes: Add,
-  -- Requeue, Reprioritize) or priority key (8: Schedule), payload or
-  -- outcome, revisit time (ms) "|" (ns). Returns one flag per Add: 1 if
-  -- queued.
+  -- Requeue, Reprioritize), priority key (8: Schedule) or the payload
+  -- replaced (Replace), payload or outcome, revisit time (ms) "|" (ns).
+  -- Returns one flag per Add: 1 if queued.
   local now = now_ms()
   local added = {}
   for i = 2, #ARGV, 6 do
@@ -152,6 +152,14 @@ if op == 'commit' then
           unqueue(url, old, h)
           redis.call('HINCRBY', N, 'pending', -1)
           enqueue(url, key, h, payload, now)
+        end
+      end
+    elseif o == 'replace' then
+      local v = redis.call('HGET', S, url)
+      if v then
+        local st, k, h, payload = rec(v)
+        if st == 'P' and payload == key then
+          redis.call('HSET', S, url, enc('P', k, h, data))
         end
       end
     elseif o == 'schedule' then

@@ -461,6 +461,8 @@ func (f *Frontier) Commit(b *frontier.Batch) ([]bool, error) {
 			}
 		case frontier.OpDone:
 			name, data = "done", o.Outcome
+		case frontier.OpReplace:
+			name, key, data = "replace", string(o.Old), string(o.Payload)
 		case frontier.OpSchedule:
 			name, key, data = "schedule", string(priorityKey(o.Priority)), string(o.Payload)
 			at = strconv.FormatInt(o.At.UnixMilli(), 10) + "|" + strconv.FormatInt(o.At.UnixNano(), 10)
@@ -831,6 +833,53 @@ func (f *Frontier) SeenAll(urls []string) ([]bool, error) {
 		out[i] = c.Val()
 	}
 	return out, nil
+}
+
+// Payloads returns for each URL its payload if it is pending and not
+// leased, else nil.
+func (f *Frontier) Payloads(urls []string) ([][]byte, error) {
+	cmds := make([]*redis.StringCmd, len(urls))
+	err := f.retry(func() error {
+		_, err := f.rdb.Pipelined(f.ctx, func(p redis.Pipeliner) error {
+			for i, u := range urls {
+				cmds[i] = p.HGet(f.ctx, f.laneKey(f.laneOf(hostOf(u)), "s"), u)
+			}
+			return nil
+		})
+		if errors.Is(err, redis.Nil) { // an unknown URL; any other error wins
+			err = nil
+			for _, c := range cmds {
+				if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) {
+					return e
+				}
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(urls))
+	for i, c := range cmds {
+		if payload, ok := pendingPayload(c.Val()); ok && len(payload) > 0 {
+			out[i] = []byte(payload)
+		}
+	}
+	return out, nil
+}
+
+// pendingPayload returns the payload of a URL's record (lane.lua: state
+// byte, 16-byte queue key, host's length in 2 bytes, host, payload) if
+// its state is pending.
+func pendingPayload(rec string) (string, bool) {
+	if len(rec) < 19 || rec[0] != 'P' {
+		return "", false
+	}
+	start := 19 + int(rec[17])<<8 + int(rec[18])
+	if start > len(rec) {
+		return "", false
+	}
+	return rec[start:], true
 }
 
 // All calls fn for every URL seen, in byte order of the URL.

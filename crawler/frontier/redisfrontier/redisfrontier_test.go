@@ -16,7 +16,7 @@ import (
 
 	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/frontier/redisfrontier"
-	"github.com/doppel-search/doppel/internal/redistest"
+	"github.com/doppel-search/doppel/internal/testrig/redistest"
 )
 
 func open(t *testing.T, rdb redis.UniversalClient, opts redisfrontier.Options) *redisfrontier.Frontier {

@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/pages"
-	"github.com/doppel-search/doppel/internal/storetest"
+	"github.com/doppel-search/doppel/internal/testrig/storetest"
 )
 
 // An Opener opens the store whose state lives under dir, a directory of

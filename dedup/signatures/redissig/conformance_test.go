@@ -12,7 +12,7 @@ import (
 	"github.com/doppel-search/doppel/dedup/signatures"
 	"github.com/doppel-search/doppel/dedup/signatures/redissig"
 	"github.com/doppel-search/doppel/dedup/signatures/sigtest"
-	"github.com/doppel-search/doppel/internal/redistest"
+	"github.com/doppel-search/doppel/internal/testrig/redistest"
 )
 
 var prefixes atomic.Int64

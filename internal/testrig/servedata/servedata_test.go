@@ -118,7 +118,7 @@ func TestBuildOrder(t *testing.T) {
 //
 //	DOPPEL_SERVE_BUILD=/tmp/serve1m DOPPEL_SERVE_DOCS=/tmp/synth1m.jsonl \
 //	DOPPEL_SERVE_CLUSTERS=/tmp/synth1m.clusters.jsonl \
-//	go test ./internal/servedata -run TestBuildServeData -v -timeout 0
+//	go test ./internal/testrig/servedata -run TestBuildServeData -v -timeout 0
 func TestBuildServeData(t *testing.T) {
 	dir := os.Getenv("DOPPEL_SERVE_BUILD")
 	if dir == "" {

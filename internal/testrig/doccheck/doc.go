@@ -5,7 +5,7 @@
 //
 // After adding a package or changing imports, regenerate the table with
 //
-//	go test ./internal/doccheck -run TestPackageTable -args -update
+//	go test ./internal/testrig/doccheck -run TestPackageTable -args -update
 //
 // and write the new package's job in its row.
 package doccheck

@@ -15,8 +15,8 @@ import (
 
 	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/dedup/eval"
-	"github.com/doppel-search/doppel/internal/docsite"
-	"github.com/doppel-search/doppel/internal/findcheck"
+	"github.com/doppel-search/doppel/internal/testrig/docsite"
+	"github.com/doppel-search/doppel/internal/testrig/findcheck"
 	"github.com/doppel-search/doppel/ranking"
 	"github.com/doppel-search/doppel/web"
 )
@@ -189,7 +189,7 @@ func writeFiles(t *testing.T, dir string, pages []docsite.Page, base string, tru
 // The small site takes seconds; -large measures the full one of
 // docs/findability.md:
 //
-//	go test ./internal/findcheck -run TestDocSite -v -timeout 30m -args -large
+//	go test ./internal/testrig/findcheck -run TestDocSite -v -timeout 30m -args -large
 func TestDocSite(t *testing.T) {
 	opts := docsite.Options{Large: *large}
 	d := crawlDocSite(t, opts)

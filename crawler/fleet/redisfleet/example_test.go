@@ -1,4 +1,4 @@
-package fleet_test
+package redisfleet_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/doppel-search/doppel/crawler/fleet"
+	"github.com/doppel-search/doppel/crawler/fleet/redisfleet"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -14,7 +15,7 @@ import (
 func Example() {
 	ctx := context.Background()
 	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:7000", "127.0.0.1:7001", "127.0.0.1:7002"}})
-	roll, err := fleet.New(rdb, fleet.Options{Prefix: "intranet"})
+	roll, err := redisfleet.New(rdb, redisfleet.Options{Prefix: "intranet"})
 	if err != nil {
 		panic(err)
 	}
@@ -24,7 +25,7 @@ func Example() {
 		return fleet.Report{Counters: map[string]int64{"fetched": fetched}}
 	})
 	if err != nil {
-		fmt.Println(err) // fleet.ErrTaken: a worker of this id is up
+		fmt.Println(err) // redisfleet.ErrTaken: a worker of this id is up
 		return
 	}
 	defer me.Leave(ctx)
