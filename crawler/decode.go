@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 )
@@ -44,9 +45,27 @@ func (e *DecodeError) Error() string { return "content encoding " + e.Encoding +
 // in the module graph); a br body, or a chain of codings, is a
 // *DecodeError. It wraps the network transport, below the login
 // transport, which reads the decoded bodies of login pages.
+//
+// A page's body (pageBody: HTML or text, of which the crawl processes
+// MaxBodyBytes) is decoded to at most pageLimit+1 bytes, if pageLimit
+// is set, not to the limit of documents.
 type decoding struct {
-	base  http.RoundTripper
-	limit int64
+	base      http.RoundTripper
+	limit     int64
+	pageLimit int64
+}
+
+// pageBody reports whether a response of Content-Type ct is read as a
+// page (package hook: HTML or text, cut at MaxBodyBytes), never as a
+// document, whose limit is larger: a document is known by its media
+// type first, and one of these media types is never a document.
+func pageBody(ct string) bool {
+	mt, _, _ := mime.ParseMediaType(ct)
+	switch mt {
+	case "text/html", "application/xhtml+xml", "text/plain":
+		return true
+	}
+	return false
 }
 
 // RoundTrip sends r asking for gzip or deflate, unless it names its own
@@ -75,7 +94,11 @@ func (d decoding) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	resp.Header.Del("Content-Length")
 	resp.ContentLength = -1
-	body := &decoded{encoding: header, in: &counter{r: resp.Body}, closer: resp.Body, limit: d.limit}
+	limit := d.limit
+	if d.pageLimit > 0 && pageBody(resp.Header.Get("Content-Type")) {
+		limit = d.pageLimit
+	}
+	body := &decoded{encoding: header, in: &counter{r: resp.Body}, closer: resp.Body, limit: limit}
 	switch {
 	case len(codings) > 1:
 		body.err = &DecodeError{Encoding: header, Reason: "more than one coding is not supported"}
@@ -181,13 +204,41 @@ func (d *decoded) Close() error { return d.closer.Close() }
 
 // plain marks every response Uncompressed, so that colly decodes none
 // by itself without a bound (a gzip file of a file:// crawl, a path
-// ending .xml.gz): what is decoded, decoding decoded.
-type plain struct{ base http.RoundTripper }
+// ending .xml.gz): what is decoded, decoding decoded. If pageLimit is
+// set, it reads at most pageLimit+1 bytes of a page's body (pageBody),
+// of a file crawl's as of a server's: colly reads a body whole, up to
+// the limit of documents (50 MiB), and a page of 50 MB took 300 MB more
+// than one of 5 MB, of which only the first 5 MB are processed.
+type plain struct {
+	base      http.RoundTripper
+	pageLimit int64
+}
 
 func (p plain) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := p.base.RoundTrip(r)
 	if resp != nil {
 		resp.Uncompressed = true
+		if p.pageLimit > 0 && resp.Body != nil && pageBody(resp.Header.Get("Content-Type")) {
+			resp.Body = &capped{ReadCloser: resp.Body, left: p.pageLimit + 1}
+		}
 	}
 	return resp, err
+}
+
+// capped is a body that ends after left more bytes.
+type capped struct {
+	io.ReadCloser
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.ReadCloser.Read(p)
+	c.left -= int64(n)
+	return n, err
 }

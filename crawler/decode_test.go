@@ -67,3 +67,41 @@ func TestDecoding(t *testing.T) {
 type roundTrip func(*http.Request) (*http.Response, error)
 
 func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestPageBodyLimit: a page's body (HTML or text) is read to at most
+// the page limit + 1 byte, plain or decoded, and a document's to the
+// documents' limit: a page of 50 MB is no longer read whole to be cut at
+// 5 MiB.
+func TestPageBodyLimit(t *testing.T) {
+	const page, doc = 1000, 50000
+	body := bytes.Repeat([]byte("<p>word</p>"), 10000) // 110,000 bytes
+	for _, tc := range []struct {
+		ctype, coding string
+		want          int
+	}{
+		{"text/html", "", page + 1}, {"text/html; charset=utf-8", "gzip", page + 1}, {"text/plain", "", page + 1},
+		{"application/xhtml+xml", "", page + 1}, {"application/pdf", "", len(body)},
+		{"", "", len(body)},
+	} {
+		send := body
+		if tc.coding == "gzip" {
+			send = gzipOf(body)
+		}
+		rt := plain{pageLimit: page, base: decoding{limit: doc, pageLimit: page, base: roundTrip(func(r *http.Request) (*http.Response, error) {
+			h := http.Header{"Content-Type": {tc.ctype}}
+			if tc.coding != "" {
+				h.Set("Content-Encoding", tc.coding)
+			}
+			return &http.Response{StatusCode: 200, Header: h, Body: io.NopCloser(bytes.NewReader(send)), Request: r}, nil
+		})}}
+		req, _ := http.NewRequest("GET", "http://intra/p", nil)
+		resp, err := rt.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		if len(got) != tc.want || err != nil {
+			t.Errorf("%q %q: read %d bytes (%v), want %d", tc.ctype, tc.coding, len(got), err, tc.want)
+		}
+	}
+}

@@ -224,11 +224,11 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 			col.SetCookieJar(cl.Jar)
 		}
 	}
-	base = decoding{base: base, limit: int64(max(f.opts.MaxBodyBytes, f.opts.MaxDocumentBytes))}
+	base = decoding{base: base, limit: int64(max(f.opts.MaxBodyBytes, f.opts.MaxDocumentBytes)), pageLimit: int64(f.opts.MaxBodyBytes)}
 	if f.shared != nil {
 		base = gated{base: base, q: f.shared, claimed: true}
 	}
-	col.WithTransport(plain{withFiles(f.opts.Logins.Transport(base), f.files, f.opts.SMB)})
+	col.WithTransport(plain{base: withFiles(f.opts.Logins.Transport(base), f.files, f.opts.SMB), pageLimit: int64(f.opts.MaxBodyBytes)})
 	col.SetRequestTimeout(f.opts.Timeout)
 	col.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
 	col.OnResponse(func(resp *colly.Response) {

@@ -59,9 +59,23 @@ func NewAnchors(opts AnchorOptions) *Anchors {
 	return &Anchors{max: min(opts.Targets, MaxTemplateTargets), seen: map[uint64]*anchorStat{}}
 }
 
+// anchorKey returns the hash of text with its white space collapsed and
+// lowercased (strings.ToLower of strings.Fields joined by spaces), and
+// whether that is not empty. It hashes word by word: a block of a page is
+// a key too, and one of 5 MB of words made a slice of every word, then
+// their join and its lowercase copy (250 MB allocated for a page of a
+// million words).
 func anchorKey(text string) (uint64, bool) {
-	n := strings.ToLower(strings.Join(strings.Fields(text), " "))
-	return xxhash.Sum64String(n), n != ""
+	d := xxhash.New()
+	empty := true
+	for w := range strings.FieldsSeq(text) {
+		if !empty {
+			_, _ = d.WriteString(" ")
+		}
+		_, _ = d.WriteString(strings.ToLower(w))
+		empty = false
+	}
+	return d.Sum64(), !empty
 }
 
 // Observe counts a link with anchor text text to the page target.

@@ -54,6 +54,9 @@ type Page struct {
 	Tagged   string   // title, headings and <b>/<strong> text of the main content, for SimHash boosting
 	NoIndex  bool     // <meta name=robots> says noindex or none
 	NoFollow bool     // <meta name=robots> says nofollow or none
+	// Cut says the document, decoded from its charset to UTF-8, was
+	// longer than Options.MaxBytes and was read to that length only.
+	Cut bool
 }
 
 // A Link is an outlink: an absolute http or https URL without fragment,
@@ -132,7 +135,8 @@ var mainSelectors = []string{"main", "article", "[role=main]", "#content", ".con
 // there were more; it returns ErrNotHTML if the first KiB looks binary: a
 // NUL byte, over 10% control characters, or mostly invalid UTF-8 with no
 // charset declared. Input that is not UTF-8 is decoded with the charset
-// declared by a byte order mark or a meta tag, else as windows-1252.
+// declared by a byte order mark or a meta tag, else as windows-1252, to
+// at most opts.MaxBytes bytes of UTF-8 (Page.Cut if there were more).
 // Errors from r are wrapped. Cost: O(n)
 // in the size of the document. Parse is safe for concurrent use.
 func Parse(r io.Reader, base *url.URL, opts Options) (*Page, error) {
@@ -147,16 +151,35 @@ func Parse(r io.Reader, base *url.URL, opts Options) (*Page, error) {
 	if looksBinary(data) {
 		return nil, ErrNotHTML
 	}
-	var in io.Reader = bytes.NewReader(data)
+	cut := false
 	if !utf8.Valid(data) {
+		// Decoded to at most limit bytes too: a charset can make three
+		// bytes of UTF-8 of one (windows-1252's 0x80-0xff two or three),
+		// and what follows (tokens, signatures, the index) costs by the
+		// text.
 		enc, _, _ := charset.DetermineEncoding(data, "text/html")
-		in = enc.NewDecoder().Reader(in)
+		decoded, err := io.ReadAll(io.LimitReader(enc.NewDecoder().Reader(bytes.NewReader(data)), limit+1))
+		if err != nil {
+			return nil, fmt.Errorf("clean: decoding document: %w", err)
+		}
+		if int64(len(decoded)) > limit {
+			decoded, cut = decoded[:limit], true
+			for len(decoded) > 0 { // not half a character
+				if r, size := utf8.DecodeLastRune(decoded); r != utf8.RuneError || size > 1 {
+					break
+				}
+				decoded = decoded[:len(decoded)-1]
+			}
+		}
+		data = decoded
 	}
-	doc, err := goquery.NewDocumentFromReader(in)
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("clean: parsing document: %w", err)
 	}
-	return extract(doc, base), nil
+	p := extract(doc, base)
+	p.Cut = cut
+	return p, nil
 }
 
 // looksBinary reports whether data looks like binary content rather than

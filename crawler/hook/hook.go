@@ -36,6 +36,7 @@ import (
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/internal/lang"
+	"github.com/doppel-search/doppel/internal/tokens"
 	"github.com/doppel-search/doppel/page"
 	"github.com/doppel-search/doppel/page/pagedate"
 )
@@ -124,6 +125,12 @@ type Options struct {
 	// MaxBodyBytes is the largest body processed; the first MaxBodyBytes
 	// bytes of a larger one are (Page.Truncated). Default 5 MiB.
 	MaxBodyBytes int
+	// MaxWords is the most words (tokens, package internal/tokens) of a
+	// page or document kept, in its text and in its tagged text; the
+	// rest is cut (Parsed.Truncated). What indexing a page holds grows
+	// with its words, about 0.5 KB each: 5 MiB of one-letter words (2.6
+	// million) took a crawl to 1,360 MB. Default DefaultMaxWords.
+	MaxWords int
 	// Groups returns the access groups of a URL. Default: none (public).
 	Groups func(url string) []string
 	// Source reads back a recorded page: what Update and Remove record
@@ -252,6 +259,9 @@ func (o *Options) EnsureDefaults() *Options {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = clean.DefaultMaxBytes
 	}
+	if o.MaxWords <= 0 {
+		o.MaxWords = DefaultMaxWords
+	}
 	if o.Groups == nil {
 		o.Groups = func(string) []string { return nil }
 	}
@@ -338,6 +348,66 @@ type Parsed struct {
 // An HTML or text body longer than MaxBodyBytes is cut there and parsed
 // (Truncated).
 func (h *Hook) Parse(pageURL string, header http.Header, body []byte) (*Parsed, error) {
+	p, err := h.parse(pageURL, header, body)
+	if err == nil && capWords(p.Page, h.opts.MaxWords) {
+		p.Truncated = true
+	}
+	return p, err
+}
+
+// DefaultMaxWords is Options.MaxWords by default: about 2 MB of English
+// text, a book of 800 pages.
+const DefaultMaxWords = 400_000
+
+// capWords cuts p's blocks, text and tagged text after their first max
+// words (tokens.Scan), and reports whether it cut anything. Cost: one
+// scan of the text.
+func capWords(p *clean.Page, limit int) bool {
+	cut := false
+	n := 0
+	for i, b := range p.Blocks {
+		if end, over := wordsEnd(b, limit-n); over {
+			p.Blocks = append(p.Blocks[:i:i], strings.TrimSpace(b[:end]))
+			if p.Blocks[i] == "" {
+				p.Blocks = p.Blocks[:i]
+			}
+			cut = true
+			break
+		}
+		n += words(b)
+	}
+	if cut {
+		p.Text = strings.Join(p.Blocks, "\n\n")
+	}
+	if end, over := wordsEnd(p.Tagged, limit); over {
+		p.Tagged, cut = p.Tagged[:end], true
+	}
+	return cut
+}
+
+// words counts the tokens of s.
+func words(s string) int {
+	n := 0
+	tokens.Scan(s, func(int, int, bool) { n++ })
+	return n
+}
+
+// wordsEnd returns the byte offset where the limit-th token of s ends
+// (0 for a limit of 0), and true, if s has more than limit tokens.
+func wordsEnd(s string, limit int) (int, bool) {
+	n, end, over := 0, 0, false
+	tokens.Scan(s, func(_, e int, _ bool) {
+		if n++; n == limit {
+			end = e
+		} else if n == limit+1 {
+			over = true
+		}
+	})
+	return end, over
+}
+
+// parse is Parse without the bound on words.
+func (h *Hook) parse(pageURL string, header http.Header, body []byte) (*Parsed, error) {
 	base, err := url.Parse(pageURL)
 	if err != nil {
 		return nil, fmt.Errorf("hook: page URL: %w", err)
@@ -368,7 +438,7 @@ func (h *Hook) Parse(pageURL string, header http.Header, body []byte) (*Parsed, 
 	case page.Refresh != "":
 		return nil, &SkipError{Reason: "meta refresh redirect to " + page.Refresh, Location: page.Refresh}
 	}
-	return &Parsed{Page: page, Truncated: truncated}, nil
+	return &Parsed{Page: page, Truncated: truncated || page.Cut}, nil
 }
 
 // parseDocument reads a document into what the cleaner reads of a page:
