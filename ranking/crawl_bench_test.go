@@ -2,12 +2,15 @@ package ranking
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -25,7 +28,10 @@ import (
 // query is one search and, if asked, one suggestion), as a guest, and
 // the CPU time of the process per query (GC included), which a loaded
 // machine changes less; searches stopped at Options.Timeout count at
-// the time they took (timeouts).
+// the time they took (timeouts). DOPPEL_SEEDS (default "1") lists the
+// seeds whose titles are asked, 300 each, in turn; the ten slowest
+// queries are logged with their time, so that a profile
+// (-cpuprofile) can be read beside the queries that make the p99.
 //
 //	DOPPEL_CRAWL=/tmp/crawl-copy DOPPEL_SITE=/tmp/tuning/site.jsonl \
 //	  go test ./ranking -run XXX -bench CrawlQueries -benchtime 600x
@@ -34,7 +40,7 @@ func BenchmarkCrawlQueries(b *testing.B) {
 	if dir == "" || site == "" {
 		b.Skip("DOPPEL_CRAWL (a crawl's data directory) and DOPPEL_SITE (its site.jsonl) are not both set")
 	}
-	titles := siteTitles(b, site, 300, 1)
+	titles := seedTitles(b, site)
 	v, err := crawler.OpenView(dir)
 	if err != nil {
 		b.Skip(err)
@@ -58,17 +64,27 @@ func BenchmarkCrawlQueries(b *testing.B) {
 	for _, q := range titles[:20] { // warm the index's caches, as a server's first queries do
 		query(q)
 	}
-	var lat []time.Duration
-	i := 0
+	type timed struct {
+		q string
+		d time.Duration
+	}
+	var times []timed
 	cpu0 := cpuTime()
 	for b.Loop() {
+		q := titles[len(times)%len(titles)]
 		start := time.Now()
-		query(titles[i%len(titles)])
-		lat = append(lat, time.Since(start))
-		i++
+		query(q)
+		times = append(times, timed{q, time.Since(start)})
 	}
 	cpu := cpuTime() - cpu0
-	slices.Sort(lat)
+	slices.SortFunc(times, func(a, b timed) int { return cmp.Compare(b.d, a.d) })
+	for _, t := range times[:min(10, len(times))] {
+		b.Logf("%6.1f ms  %q", float64(t.d.Microseconds())/1000, t.q)
+	}
+	lat := make([]time.Duration, len(times))
+	for i, t := range times {
+		lat[len(times)-1-i] = t.d
+	}
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(lat)), "cpu_ms/query")
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50_ms")
 	b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds())/1000, "p99_ms")
@@ -89,7 +105,7 @@ func cpuTime() time.Duration {
 // siteTitles returns n titles of the site.jsonl at path that no other of
 // its pages has, in an order drawn with seed; it skips b when the file
 // cannot be read.
-func siteTitles(b *testing.B, path string, n int, seed uint64) []string {
+func siteTitles(b testing.TB, path string, n int, seed uint64) []string {
 	f, err := os.Open(path)
 	if err != nil {
 		b.Skip(err)
@@ -120,4 +136,91 @@ func siteTitles(b *testing.B, path string, n int, seed uint64) []string {
 		b.Skip(path + " holds no title")
 	}
 	return titles[:min(n, len(titles))]
+}
+
+// seedTitles returns the titles of the site.jsonl at path for each seed
+// of DOPPEL_SEEDS (default "1"), 300 per seed, one seed after the other.
+func seedTitles(b testing.TB, path string) []string {
+	var titles []string
+	for _, f := range strings.Fields(cmp.Or(os.Getenv("DOPPEL_SEEDS"), "1")) {
+		seed, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			b.Fatalf("DOPPEL_SEEDS: %v", err)
+		}
+		titles = append(titles, siteTitles(b, path, 300, seed)...)
+	}
+	return titles
+}
+
+// TestCrawlTopTen compares the first page of every title
+// BenchmarkCrawlQueries asks (DOPPEL_CRAWL, DOPPEL_SITE, DOPPEL_SEEDS)
+// with the pages recorded in the file DOPPEL_TOP10: the ids of the ten
+// hits of each query, in order, as a guest sees them. Without the file
+// it writes it, so that a change meant to make queries cheaper can be
+// checked to give the same answers: record on the old code, compare on
+// the new. Every query whose page differs is logged with both pages, and
+// fails the test. Skipped without the three variables.
+//
+//	DOPPEL_CRAWL=/tmp/crawl-copy DOPPEL_SITE=/tmp/mixed/site.jsonl DOPPEL_SEEDS="1 2 3" \
+//	  DOPPEL_TOP10=/tmp/top10.tsv go test ./ranking -run CrawlTopTen
+func TestCrawlTopTen(t *testing.T) {
+	dir, site, file := os.Getenv("DOPPEL_CRAWL"), os.Getenv("DOPPEL_SITE"), os.Getenv("DOPPEL_TOP10")
+	if dir == "" || site == "" || file == "" {
+		t.Skip("DOPPEL_CRAWL, DOPPEL_SITE and DOPPEL_TOP10 (the pages recorded, or to record) are not all set")
+	}
+	titles := seedTitles(t, site)
+	v, err := crawler.OpenView(dir)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer v.Close()
+	s := New(v.Store(), Options{Timeout: -1})
+	pages := map[string]string{}
+	var lines []string
+	for _, q := range titles {
+		if _, seen := pages[q]; seen {
+			continue
+		}
+		res, err := s.Search(context.Background(), Request{Query: q, Size: 10, Facets: true})
+		if err != nil {
+			t.Fatalf("%q: %v", q, err)
+		}
+		var ids []string
+		for _, h := range res.Hits {
+			ids = append(ids, h.ID)
+		}
+		pages[q] = strings.Join(ids, " ")
+		lines = append(lines, strconv.Quote(q)+"\t"+pages[q])
+	}
+	recorded, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("recorded the first pages of %d queries in %s", len(lines), file)
+		return
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	compared, differ := 0, 0
+	for _, line := range strings.Split(strings.TrimSpace(string(recorded)), "\n") {
+		qq, want, _ := strings.Cut(line, "\t")
+		q, err := strconv.Unquote(qq)
+		if err != nil {
+			t.Fatalf("%s: %q: %v", file, qq, err)
+		}
+		got, asked := pages[q]
+		if !asked {
+			continue
+		}
+		compared++
+		if got != want {
+			differ++
+			t.Errorf("%q:\n recorded %s\n now      %s", q, want, got)
+		}
+	}
+	if compared == 0 {
+		t.Fatalf("%s holds none of the %d queries asked", file, len(pages))
+	}
+	t.Logf("%d queries compared, %d pages differ", compared, differ)
 }
