@@ -325,8 +325,33 @@ func (cs cands) best() string {
 // holds reports whether a page matching q (read: the best knownHits)
 // holds the word typed as such in its title, headings or text: a match
 // of the stemmed text alone ("farewel" matches farewell) is not enough.
+// The pages' stored texts are read in two steps — the best page's, then,
+// if it does not hold the word, the others' — since the best one mostly
+// does: the texts of knownHits pages, read for every word of a pasted
+// title, would cost more than the search for it (a reference page of a
+// megabyte among them, often).
 func (s *Searcher) holds(ctx context.Context, q query.Query, typed string) (bool, error) {
-	req := bleve.NewSearchRequestOptions(q, knownHits, 0, false)
+	res, err := s.ix.Search(ctx, bleve.NewSearchRequestOptions(q, knownHits, 0, false))
+	if err != nil {
+		return false, s.searchError(ctx, err, false)
+	}
+	ids := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		ids[i] = h.ID
+	}
+	for lo, hi := 0, min(1, len(ids)); lo < hi; lo, hi = hi, len(ids) {
+		found, err := s.holdsIn(ctx, ids[lo:hi], typed)
+		if err != nil || found {
+			return found, err
+		}
+	}
+	return false, nil
+}
+
+// holdsIn reports whether one of the documents ids holds the word typed
+// as such in its title, headings or text.
+func (s *Searcher) holdsIn(ctx context.Context, ids []string, typed string) (bool, error) {
+	req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(ids), len(ids), 0, false)
 	req.Fields = textFields
 	res, err := s.ix.Search(ctx, req)
 	if err != nil {
