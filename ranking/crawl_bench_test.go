@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler"
+	"github.com/doppel-search/doppel/internal/tokens"
 )
 
 // BenchmarkCrawlQueries times what /api/search does for a pasted title —
@@ -242,4 +243,59 @@ func TestCrawlTopTen(t *testing.T) {
 		t.Fatalf("%s holds none of the %d queries asked", file, len(pages))
 	}
 	t.Logf("%d queries compared, %d pages differ", compared, differ)
+}
+
+// BenchmarkCompleteCrawl times /api/suggest's completions over a crawl's
+// data directory (DOPPEL_CRAWL) as BenchmarkCompleteDemo does on the
+// demo: the first two to five letters of each word of the titles of
+// DOPPEL_SITE's pages (those BenchmarkCrawlQueries asks, seed 1), alone
+// and after the title's word before it, as a guest. Reported: the median
+// and 99th percentile of the elapsed time and of the process's CPU time
+// per completion. Skipped without both variables.
+//
+//	DOPPEL_CRAWL=/tmp/crawl-copy DOPPEL_SITE=/tmp/mixed/site.jsonl \
+//	  go test ./ranking -run XXX -bench CompleteCrawl -benchtime 3000x
+func BenchmarkCompleteCrawl(b *testing.B) {
+	dir, site := os.Getenv("DOPPEL_CRAWL"), os.Getenv("DOPPEL_SITE")
+	if dir == "" || site == "" {
+		b.Skip("DOPPEL_CRAWL (a crawl's data directory) and DOPPEL_SITE (its site.jsonl) are not both set")
+	}
+	var typed []string
+	for _, t := range siteTitles(b, site, 300, 1) {
+		words := tokens.Append(nil, strings.ToLower(t))
+		for i, w := range words {
+			for n := 2; n <= min(5, len(w)); n++ {
+				typed = append(typed, w[:n])
+				if i > 0 {
+					typed = append(typed, words[i-1]+" "+w[:n])
+				}
+			}
+		}
+	}
+	rand.New(rand.NewPCG(39, 3)).Shuffle(len(typed), func(i, j int) { typed[i], typed[j] = typed[j], typed[i] })
+	v, err := crawler.OpenView(dir)
+	if err != nil {
+		b.Skip(err)
+	}
+	defer v.Close()
+	s := New(v.Store(), Options{})
+	ctx := context.Background()
+	var lat, cpus []time.Duration
+	for b.Loop() {
+		q := typed[len(lat)%len(typed)]
+		start, c := time.Now(), cpuTime()
+		if _, err := s.Complete(ctx, q, nil); err != nil && !errors.Is(err, ErrTimeout) {
+			b.Fatalf("%q: %v", q, err)
+		}
+		lat, cpus = append(lat, time.Since(start)), append(cpus, cpuTime()-c)
+	}
+	slices.Sort(lat)
+	slices.Sort(cpus)
+	p := func(ds []time.Duration, q int) float64 {
+		return float64(ds[min(len(ds)-1, len(ds)*q/100)].Microseconds()) / 1000
+	}
+	b.ReportMetric(p(lat, 50), "p50_ms")
+	b.ReportMetric(p(lat, 99), "p99_ms")
+	b.ReportMetric(p(cpus, 50), "cpu_p50_ms")
+	b.ReportMetric(p(cpus, 99), "cpu_p99_ms")
 }
