@@ -537,7 +537,13 @@ func (s *Searcher) Complete(ctx context.Context, typed string, groups []string) 
 	}
 	req := bleve.NewSearchRequestOptions(s.filtered(bleve.NewConjunctionQuery(must...), Request{Groups: groups}), suggestHits, 0, false)
 	req.IncludeLocations = true
-	req.Fields = []string{indexer.FieldTitle}
+	if len(before) > 0 {
+		// The titles say which word follows the word before. Loading a
+		// stored field loads the page's whole stored document, its text
+		// included: for a first word, only the titles shown are read
+		// (titlesOf), of the best pages.
+		req.Fields = []string{indexer.FieldTitle}
+	}
 	res, err := s.ix.Search(ctx, req)
 	if err != nil {
 		if err = s.searchError(ctx, err, false); errors.Is(err, ErrTooBroad) {
@@ -574,11 +580,43 @@ func (s *Searcher) Complete(ctx context.Context, typed string, groups []string) 
 	})
 	out = out[:min(len(out), maxCompletions/2)]
 	seen := map[string]bool{}
-	for _, h := range res.Hits {
-		if t, _ := h.Fields[indexer.FieldTitle].(string); t != "" && !seen[t] && len(out) < maxCompletions {
-			seen[t] = true
-			out = append(out, Completion{Text: t, Kind: "title"})
+	for lo := 0; lo < len(res.Hits) && len(out) < maxCompletions; {
+		hits := res.Hits[lo:min(len(res.Hits), lo+maxCompletions-len(out))]
+		lo += len(hits)
+		if req.Fields == nil {
+			if err := s.titlesOf(ctx, hits); err != nil {
+				return nil, err
+			}
+		}
+		for _, h := range hits {
+			if t, _ := h.Fields[indexer.FieldTitle].(string); t != "" && !seen[t] && len(out) < maxCompletions {
+				seen[t] = true
+				out = append(out, Completion{Text: t, Kind: "title"})
+			}
 		}
 	}
 	return out, nil
+}
+
+// titlesOf reads the stored titles of hits into their fields, with one
+// search.
+func (s *Searcher) titlesOf(ctx context.Context, hits []*search.DocumentMatch) error {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(ids), len(ids), 0, false)
+	req.Fields = []string{indexer.FieldTitle}
+	res, err := s.ix.Search(ctx, req)
+	if err != nil {
+		return s.searchError(ctx, err, false)
+	}
+	title := make(map[string]any, len(res.Hits))
+	for _, h := range res.Hits {
+		title[h.ID] = h.Fields[indexer.FieldTitle]
+	}
+	for _, h := range hits {
+		h.Fields = map[string]any{indexer.FieldTitle: title[h.ID]}
+	}
+	return nil
 }
