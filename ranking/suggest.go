@@ -233,7 +233,7 @@ func swapForms(typed string) []string {
 // edits of typed only, then within one.
 func (s *Searcher) nearPages(ctx context.Context, typed string, groups []string, visible func(query.Query) query.Query) (*bleve.SearchResult, error) {
 	search := func(near []query.Query) (*bleve.SearchResult, error) {
-		req := bleve.NewSearchRequestOptions(visible(s.bound(bleve.NewDisjunctionQuery(near...), groups)), suggestHits, 0, false)
+		req := bleve.NewSearchRequestOptions(visible(s.bound(bleve.NewDisjunctionQuery(near...), groups, nil)), suggestHits, 0, false)
 		req.Fields = textFields
 		res, err := s.ix.Search(ctx, req)
 		if err != nil {
@@ -529,7 +529,9 @@ func (s *Searcher) Complete(ctx context.Context, typed string, groups []string) 
 	}
 	prefix := bleve.NewPrefixQuery(last)
 	prefix.SetField(indexer.FieldWords)
-	must := []query.Query{s.bound(prefix, groups)}
+	st := s.termStats(ctx, groups)
+	defer st.close()
+	must := []query.Query{s.bound(prefix, groups, st)}
 	for _, w := range before {
 		t := bleve.NewTermQuery(w)
 		t.SetField(indexer.FieldWords)
