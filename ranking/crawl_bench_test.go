@@ -2,17 +2,21 @@ package ranking
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/doppel-search/doppel/crawler"
+	"github.com/doppel-search/doppel/internal/tokens"
 )
 
 // BenchmarkCrawlQueries times what /api/search does for a pasted title —
@@ -25,7 +29,12 @@ import (
 // query is one search and, if asked, one suggestion), as a guest, and
 // the CPU time of the process per query (GC included), which a loaded
 // machine changes less; searches stopped at Options.Timeout count at
-// the time they took (timeouts).
+// the time they took (timeouts). The same percentiles of the process's
+// CPU time during each query (cpu_p50_ms, cpu_p99_ms) say what a query
+// costs when the machine is shared. DOPPEL_SEEDS (default "1") lists the
+// seeds whose titles are asked, 300 each, in turn; the ten slowest
+// queries (by CPU time) are logged with their times, so that a profile
+// (-cpuprofile) can be read beside the queries that make the p99.
 //
 //	DOPPEL_CRAWL=/tmp/crawl-copy DOPPEL_SITE=/tmp/tuning/site.jsonl \
 //	  go test ./ranking -run XXX -bench CrawlQueries -benchtime 600x
@@ -34,7 +43,7 @@ func BenchmarkCrawlQueries(b *testing.B) {
 	if dir == "" || site == "" {
 		b.Skip("DOPPEL_CRAWL (a crawl's data directory) and DOPPEL_SITE (its site.jsonl) are not both set")
 	}
-	titles := siteTitles(b, site, 300, 1)
+	titles := seedTitles(b, site)
 	v, err := crawler.OpenView(dir)
 	if err != nil {
 		b.Skip(err)
@@ -55,23 +64,41 @@ func BenchmarkCrawlQueries(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	for _, q := range titles[:20] { // warm the index's caches, as a server's first queries do
+	for _, q := range titles[:min(20, len(titles))] { // warm the index's caches, as a server's first queries do
 		query(q)
 	}
-	var lat []time.Duration
-	i := 0
+	type timed struct {
+		q      string
+		d, cpu time.Duration
+	}
+	var times []timed
 	cpu0 := cpuTime()
 	for b.Loop() {
-		start := time.Now()
-		query(titles[i%len(titles)])
-		lat = append(lat, time.Since(start))
-		i++
+		q := titles[len(times)%len(titles)]
+		start, c := time.Now(), cpuTime()
+		query(q)
+		times = append(times, timed{q, time.Since(start), cpuTime() - c})
 	}
 	cpu := cpuTime() - cpu0
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	slices.SortFunc(times, func(a, b timed) int { return cmp.Compare(b.cpu, a.cpu) })
+	for _, t := range times[:min(10, len(times))] {
+		b.Logf("cpu %6.1f ms, elapsed %6.1f ms  %q", ms(t.cpu), ms(t.d), t.q)
+	}
+	lat, cpus := make([]time.Duration, len(times)), make([]time.Duration, len(times))
+	for i, t := range times {
+		lat[i], cpus[i] = t.d, t.cpu
+	}
 	slices.Sort(lat)
-	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(lat)), "cpu_ms/query")
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50_ms")
-	b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds())/1000, "p99_ms")
+	slices.Sort(cpus)
+	p := func(ds []time.Duration, q int) float64 { return ms(ds[min(len(ds)-1, len(ds)*q/100)]) }
+	b.ReportMetric(ms(cpu)/float64(len(lat)), "cpu_ms/query")
+	b.ReportMetric(p(lat, 50), "p50_ms")
+	b.ReportMetric(p(lat, 99), "p99_ms")
+	// The process's CPU time during each query (one query runs at a
+	// time): what its latency would be on an idle machine, near enough.
+	b.ReportMetric(p(cpus, 50), "cpu_p50_ms")
+	b.ReportMetric(p(cpus, 99), "cpu_p99_ms")
 	b.ReportMetric(float64(timeouts), "timeouts")
 }
 
@@ -89,7 +116,7 @@ func cpuTime() time.Duration {
 // siteTitles returns n titles of the site.jsonl at path that no other of
 // its pages has, in an order drawn with seed; it skips b when the file
 // cannot be read.
-func siteTitles(b *testing.B, path string, n int, seed uint64) []string {
+func siteTitles(b testing.TB, path string, n int, seed uint64) []string {
 	f, err := os.Open(path)
 	if err != nil {
 		b.Skip(err)
@@ -120,4 +147,155 @@ func siteTitles(b *testing.B, path string, n int, seed uint64) []string {
 		b.Skip(path + " holds no title")
 	}
 	return titles[:min(n, len(titles))]
+}
+
+// seedTitles returns the titles of the site.jsonl at path for each seed
+// of DOPPEL_SEEDS (default "1"), 300 per seed, one seed after the other;
+// or, with DOPPEL_QUERIES set, the lines of that file (the slowest
+// queries a run logged, say, to profile them alone).
+func seedTitles(b testing.TB, path string) []string {
+	if f := os.Getenv("DOPPEL_QUERIES"); f != "" {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatalf("DOPPEL_QUERIES: %v", err)
+		}
+		return strings.Split(strings.TrimSpace(string(text)), "\n")
+	}
+	var titles []string
+	for _, f := range strings.Fields(cmp.Or(os.Getenv("DOPPEL_SEEDS"), "1")) {
+		seed, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			b.Fatalf("DOPPEL_SEEDS: %v", err)
+		}
+		titles = append(titles, siteTitles(b, path, 300, seed)...)
+	}
+	return titles
+}
+
+// TestCrawlTopTen compares the first page of every title
+// BenchmarkCrawlQueries asks (DOPPEL_CRAWL, DOPPEL_SITE, DOPPEL_SEEDS)
+// with the pages recorded in the file DOPPEL_TOP10: the ids of the ten
+// hits of each query, in order, as a guest sees them. Without the file
+// it writes it, so that a change meant to make queries cheaper can be
+// checked to give the same answers: record on the old code, compare on
+// the new. Every query whose page differs is logged with both pages, and
+// fails the test. Skipped without the three variables.
+//
+//	DOPPEL_CRAWL=/tmp/crawl-copy DOPPEL_SITE=/tmp/mixed/site.jsonl DOPPEL_SEEDS="1 2 3" \
+//	  DOPPEL_TOP10=/tmp/top10.tsv go test ./ranking -run CrawlTopTen
+func TestCrawlTopTen(t *testing.T) {
+	dir, site, file := os.Getenv("DOPPEL_CRAWL"), os.Getenv("DOPPEL_SITE"), os.Getenv("DOPPEL_TOP10")
+	if dir == "" || site == "" || file == "" {
+		t.Skip("DOPPEL_CRAWL, DOPPEL_SITE and DOPPEL_TOP10 (the pages recorded, or to record) are not all set")
+	}
+	titles := seedTitles(t, site)
+	v, err := crawler.OpenView(dir)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer v.Close()
+	s := New(v.Store(), Options{Timeout: -1})
+	pages := map[string]string{}
+	var lines []string
+	for _, q := range titles {
+		if _, seen := pages[q]; seen {
+			continue
+		}
+		res, err := s.Search(context.Background(), Request{Query: q, Size: 10, Facets: true})
+		if err != nil {
+			t.Fatalf("%q: %v", q, err)
+		}
+		var ids []string
+		for _, h := range res.Hits {
+			ids = append(ids, h.ID)
+		}
+		pages[q] = strings.Join(ids, " ")
+		lines = append(lines, strconv.Quote(q)+"\t"+pages[q])
+	}
+	recorded, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("recorded the first pages of %d queries in %s", len(lines), file)
+		return
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	compared, differ := 0, 0
+	for _, line := range strings.Split(strings.TrimSpace(string(recorded)), "\n") {
+		qq, want, _ := strings.Cut(line, "\t")
+		q, err := strconv.Unquote(qq)
+		if err != nil {
+			t.Fatalf("%s: %q: %v", file, qq, err)
+		}
+		got, asked := pages[q]
+		if !asked {
+			continue
+		}
+		compared++
+		if got != want {
+			differ++
+			t.Errorf("%q:\n recorded %s\n now      %s", q, want, got)
+		}
+	}
+	if compared == 0 {
+		t.Fatalf("%s holds none of the %d queries asked", file, len(pages))
+	}
+	t.Logf("%d queries compared, %d pages differ", compared, differ)
+}
+
+// BenchmarkCompleteCrawl times /api/suggest's completions over a crawl's
+// data directory (DOPPEL_CRAWL) as BenchmarkCompleteDemo does on the
+// demo: the first two to five letters of each word of the titles of
+// DOPPEL_SITE's pages (those BenchmarkCrawlQueries asks, seed 1), alone
+// and after the title's word before it, as a guest. Reported: the median
+// and 99th percentile of the elapsed time and of the process's CPU time
+// per completion. Skipped without both variables.
+//
+//	DOPPEL_CRAWL=/tmp/crawl-copy DOPPEL_SITE=/tmp/mixed/site.jsonl \
+//	  go test ./ranking -run XXX -bench CompleteCrawl -benchtime 3000x
+func BenchmarkCompleteCrawl(b *testing.B) {
+	dir, site := os.Getenv("DOPPEL_CRAWL"), os.Getenv("DOPPEL_SITE")
+	if dir == "" || site == "" {
+		b.Skip("DOPPEL_CRAWL (a crawl's data directory) and DOPPEL_SITE (its site.jsonl) are not both set")
+	}
+	var typed []string
+	for _, t := range siteTitles(b, site, 300, 1) {
+		words := tokens.Append(nil, strings.ToLower(t))
+		for i, w := range words {
+			for n := 2; n <= min(5, len(w)); n++ {
+				typed = append(typed, w[:n])
+				if i > 0 {
+					typed = append(typed, words[i-1]+" "+w[:n])
+				}
+			}
+		}
+	}
+	rand.New(rand.NewPCG(39, 3)).Shuffle(len(typed), func(i, j int) { typed[i], typed[j] = typed[j], typed[i] })
+	v, err := crawler.OpenView(dir)
+	if err != nil {
+		b.Skip(err)
+	}
+	defer v.Close()
+	s := New(v.Store(), Options{})
+	ctx := context.Background()
+	var lat, cpus []time.Duration
+	for b.Loop() {
+		q := typed[len(lat)%len(typed)]
+		start, c := time.Now(), cpuTime()
+		if _, err := s.Complete(ctx, q, nil); err != nil && !errors.Is(err, ErrTimeout) {
+			b.Fatalf("%q: %v", q, err)
+		}
+		lat, cpus = append(lat, time.Since(start)), append(cpus, cpuTime()-c)
+	}
+	slices.Sort(lat)
+	slices.Sort(cpus)
+	p := func(ds []time.Duration, q int) float64 {
+		return float64(ds[min(len(ds)-1, len(ds)*q/100)].Microseconds()) / 1000
+	}
+	b.ReportMetric(p(lat, 50), "p50_ms")
+	b.ReportMetric(p(lat, 99), "p99_ms")
+	b.ReportMetric(p(cpus, 50), "cpu_p50_ms")
+	b.ReportMetric(p(cpus, 99), "cpu_p99_ms")
 }

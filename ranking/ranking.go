@@ -474,14 +474,14 @@ func (s *Searcher) compile(ctx context.Context, q string, syn Syntax, groups []s
 			words = append(words, c.Text)
 		}
 		p := s.reduce(s.plain.With(s.langs.forQuery(strings.Join(words, " "), st.share)), parsed, st)
-		c := compiled{text: st.scored(s.bound(p.Build(parsed), groups)), snippet: p.Snippet(parsed, indexer.FieldBody), truncated: parsed.Truncated,
+		c := compiled{text: st.scored(s.bound(p.Build(parsed), groups, st)), snippet: p.Snippet(parsed, indexer.FieldBody), truncated: parsed.Truncated,
 			required: p.Required(parsed), stats: st}
 		if t := p.Within(parsed, indexer.FieldTitle, indexer.FieldHeadings, indexer.FieldAnchors); t != nil {
-			c.tier = st.scored(s.bound(t, groups))
+			c.tier = st.scored(s.bound(t, groups, st))
 		}
 		if p.Relaxed(parsed, nil) != nil {
 			c.relaxed = func(common func([]string) bool) query.Query {
-				return st.scored(s.bound(p.Relaxed(parsed, common), groups))
+				return st.scored(s.bound(p.Relaxed(parsed, common), groups, st))
 			}
 		}
 		return c, nil
@@ -491,7 +491,7 @@ func (s *Searcher) compile(ctx context.Context, q string, syn Syntax, groups []s
 		st.close()
 		return compiled{}, err
 	}
-	text = s.bound(s.langs.inLanguages(text, st.share), groups)
+	text = s.bound(s.langs.inLanguages(text, st.share), groups, st)
 	return compiled{text: st.scored(text), snippet: text, stats: st}, nil
 }
 
@@ -511,11 +511,21 @@ func (s *Searcher) reduce(p *userquery.Parser, q userquery.Parsed, st *termStats
 // searched nor counted, so that neither the answer nor "too broad" says
 // it exists. The terms are those of the dictionary of visible terms kept
 // for the user's groups (multiterm.Dictionaries), so that what the
-// expansion costs does not grow with the terms only hidden pages hold.
-func (s *Searcher) bound(q query.Query, groups []string) query.Query {
+// expansion costs does not grow with the terms only hidden pages hold;
+// where there is none (a sharded index), with the user's statistics read
+// from posting lists (st, may be nil), whether a visible document holds
+// a term is their count of it, not a search per term.
+func (s *Searcher) bound(q query.Query, groups []string, st *termStats) query.Query {
 	key := strings.Join(slices.Compact(slices.Sorted(slices.Values(groups))), "\x00")
-	q, _ = multiterm.Bound(q, multiterm.Options{MaxTerms: s.opts.MaxTerms, Visible: indexer.VisibleTo(groups),
-		VisibleKey: key, Dictionaries: s.dicts})
+	o := multiterm.Options{MaxTerms: s.opts.MaxTerms, Visible: indexer.VisibleTo(groups), VisibleKey: key, Dictionaries: s.dicts}
+	if st != nil && st.vs != nil {
+		vs := st.vs
+		o.Holds = func(field, term string) (bool, error) {
+			n, err := vs.Count(field, term)
+			return n > 0, err
+		}
+	}
+	q, _ = multiterm.Bound(q, o)
 	return q
 }
 

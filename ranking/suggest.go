@@ -233,7 +233,7 @@ func swapForms(typed string) []string {
 // edits of typed only, then within one.
 func (s *Searcher) nearPages(ctx context.Context, typed string, groups []string, visible func(query.Query) query.Query) (*bleve.SearchResult, error) {
 	search := func(near []query.Query) (*bleve.SearchResult, error) {
-		req := bleve.NewSearchRequestOptions(visible(s.bound(bleve.NewDisjunctionQuery(near...), groups)), suggestHits, 0, false)
+		req := bleve.NewSearchRequestOptions(visible(s.bound(bleve.NewDisjunctionQuery(near...), groups, nil)), suggestHits, 0, false)
 		req.Fields = textFields
 		res, err := s.ix.Search(ctx, req)
 		if err != nil {
@@ -325,8 +325,33 @@ func (cs cands) best() string {
 // holds reports whether a page matching q (read: the best knownHits)
 // holds the word typed as such in its title, headings or text: a match
 // of the stemmed text alone ("farewel" matches farewell) is not enough.
+// The pages' stored texts are read in two steps — the best page's, then,
+// if it does not hold the word, the others' — since the best one mostly
+// does: the texts of knownHits pages, read for every word of a pasted
+// title, would cost more than the search for it (a reference page of a
+// megabyte among them, often).
 func (s *Searcher) holds(ctx context.Context, q query.Query, typed string) (bool, error) {
-	req := bleve.NewSearchRequestOptions(q, knownHits, 0, false)
+	res, err := s.ix.Search(ctx, bleve.NewSearchRequestOptions(q, knownHits, 0, false))
+	if err != nil {
+		return false, s.searchError(ctx, err, false)
+	}
+	ids := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		ids[i] = h.ID
+	}
+	for lo, hi := 0, min(1, len(ids)); lo < hi; lo, hi = hi, len(ids) {
+		found, err := s.holdsIn(ctx, ids[lo:hi], typed)
+		if err != nil || found {
+			return found, err
+		}
+	}
+	return false, nil
+}
+
+// holdsIn reports whether one of the documents ids holds the word typed
+// as such in its title, headings or text.
+func (s *Searcher) holdsIn(ctx context.Context, ids []string, typed string) (bool, error) {
+	req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(ids), len(ids), 0, false)
 	req.Fields = textFields
 	res, err := s.ix.Search(ctx, req)
 	if err != nil {
@@ -504,7 +529,9 @@ func (s *Searcher) Complete(ctx context.Context, typed string, groups []string) 
 	}
 	prefix := bleve.NewPrefixQuery(last)
 	prefix.SetField(indexer.FieldWords)
-	must := []query.Query{s.bound(prefix, groups)}
+	st := s.termStats(ctx, groups)
+	defer st.close()
+	must := []query.Query{s.bound(prefix, groups, st)}
 	for _, w := range before {
 		t := bleve.NewTermQuery(w)
 		t.SetField(indexer.FieldWords)
@@ -512,7 +539,13 @@ func (s *Searcher) Complete(ctx context.Context, typed string, groups []string) 
 	}
 	req := bleve.NewSearchRequestOptions(s.filtered(bleve.NewConjunctionQuery(must...), Request{Groups: groups}), suggestHits, 0, false)
 	req.IncludeLocations = true
-	req.Fields = []string{indexer.FieldTitle}
+	if len(before) > 0 {
+		// The titles say which word follows the word before. Loading a
+		// stored field loads the page's whole stored document, its text
+		// included: for a first word, only the titles shown are read
+		// (titlesOf), of the best pages.
+		req.Fields = []string{indexer.FieldTitle}
+	}
 	res, err := s.ix.Search(ctx, req)
 	if err != nil {
 		if err = s.searchError(ctx, err, false); errors.Is(err, ErrTooBroad) {
@@ -549,11 +582,43 @@ func (s *Searcher) Complete(ctx context.Context, typed string, groups []string) 
 	})
 	out = out[:min(len(out), maxCompletions/2)]
 	seen := map[string]bool{}
-	for _, h := range res.Hits {
-		if t, _ := h.Fields[indexer.FieldTitle].(string); t != "" && !seen[t] && len(out) < maxCompletions {
-			seen[t] = true
-			out = append(out, Completion{Text: t, Kind: "title"})
+	for lo := 0; lo < len(res.Hits) && len(out) < maxCompletions; {
+		hits := res.Hits[lo:min(len(res.Hits), lo+maxCompletions-len(out))]
+		lo += len(hits)
+		if req.Fields == nil {
+			if err := s.titlesOf(ctx, hits); err != nil {
+				return nil, err
+			}
+		}
+		for _, h := range hits {
+			if t, _ := h.Fields[indexer.FieldTitle].(string); t != "" && !seen[t] && len(out) < maxCompletions {
+				seen[t] = true
+				out = append(out, Completion{Text: t, Kind: "title"})
+			}
 		}
 	}
 	return out, nil
+}
+
+// titlesOf reads the stored titles of hits into their fields, with one
+// search.
+func (s *Searcher) titlesOf(ctx context.Context, hits []*search.DocumentMatch) error {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(ids), len(ids), 0, false)
+	req.Fields = []string{indexer.FieldTitle}
+	res, err := s.ix.Search(ctx, req)
+	if err != nil {
+		return s.searchError(ctx, err, false)
+	}
+	title := make(map[string]any, len(res.Hits))
+	for _, h := range res.Hits {
+		title[h.ID] = h.Fields[indexer.FieldTitle]
+	}
+	for _, h := range hits {
+		h.Fields = map[string]any{indexer.FieldTitle: title[h.ID]}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
@@ -72,6 +73,17 @@ func TestSuggest(t *testing.T) {
 	}
 	if got := texts("hol", nil); !slices.Contains(got, "word:holiday") || !slices.Contains(got, "title:Holiday calendar 2026") {
 		t.Errorf("Complete(hol) = %v", got)
+	}
+	// A first word's titles are read for the pages shown only: each page
+	// holding it, its title once.
+	titles := 0
+	for _, c := range texts("hol", nil) {
+		if strings.HasPrefix(c, "title:") {
+			titles++
+		}
+	}
+	if got := texts("hol", nil); titles != 3 || !slices.Contains(got, "title:Holiday calendar 2027") || !slices.Contains(got, "title:Connecting to the VPN") {
+		t.Errorf("Complete(hol) = %v, want the titles of the three pages holding holiday", got)
 	}
 	if got := texts("holiday cal", nil); len(got) == 0 || got[0] != "word:holiday calendar" {
 		t.Errorf("Complete(holiday cal) = %v, want holiday calendar first", got)

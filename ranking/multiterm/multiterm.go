@@ -103,6 +103,13 @@ type Options struct {
 	// testing each term, so that its cost does not grow with the terms
 	// only hidden documents hold (see [Dictionaries]).
 	Dictionaries *Dictionaries
+	// Holds, if not nil, reports whether a document matching Visible
+	// holds term in field: what a search of the term and Visible says
+	// (Held), answered another way — from counts of the posting lists
+	// without the documents outside Visible, say (see package ranking),
+	// which costs no searcher per term walked. Used with Visible, in
+	// place of searching it term by term.
+	Holds func(field, term string) (bool, error)
 }
 
 // EnsureDefaults sets every zero field to its default (each field's doc
@@ -445,8 +452,14 @@ func (q *bounded) expand(ctx context.Context, r index.IndexReader, m mapping.Ind
 				return err
 			}
 		}
-		if m != nil && q.budget.opts.Visible != nil {
-			held, err := Held(ctx, r, m, field, term, q.budget.opts.Visible)
+		if o := q.budget.opts; m != nil && o.Visible != nil {
+			var held bool
+			var err error
+			if o.Holds != nil {
+				held, err = o.Holds(field, term)
+			} else {
+				held, err = Held(ctx, r, m, field, term, o.Visible)
+			}
 			if err != nil || !held {
 				return err
 			}

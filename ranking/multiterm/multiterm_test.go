@@ -300,14 +300,28 @@ func TestVisible(t *testing.T) {
 					{"body:yaa~1", 1, 1, false}, // yaa (hidden) and xaa
 					{"body:xaa~1", 1, 1, false}, // xaa and yaa (hidden)
 				} {
-					q, _ := Bound(parse(t, tc.q), Options{MaxTerms: tc.maxTerms, Visible: visible(), VisibleKey: "x", Dictionaries: dicts})
-					req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{q, visible()}), 1000, 0, false)
-					res, err := ix.SearchInContext(context.Background(), req)
-					switch {
-					case tc.tooBroad != errors.Is(err, ErrTooManyTerms):
-						t.Errorf("%q at most %d terms: err %v, want too broad %v", tc.q, tc.maxTerms, err, tc.tooBroad)
-					case err == nil && len(res.Hits) != tc.want:
-						t.Errorf("%q: %d hits, want %d", tc.q, len(res.Hits), tc.want)
+					// Whether a visible document holds a term is searched, or
+					// answered by Options.Holds (here from what the visible
+					// documents hold: the x words and "common"), unless the
+					// dictionary of visible terms lists only those.
+					asked := 0
+					holds := func(field, term string) (bool, error) {
+						asked++
+						return field == "body" && (len(term) == 3 && term[0] == 'x' || term == "common"), nil
+					}
+					for _, h := range []func(string, string) (bool, error){nil, holds} {
+						q, _ := Bound(parse(t, tc.q), Options{MaxTerms: tc.maxTerms, Visible: visible(), VisibleKey: "x", Dictionaries: dicts, Holds: h})
+						req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{q, visible()}), 1000, 0, false)
+						res, err := ix.SearchInContext(context.Background(), req)
+						switch {
+						case tc.tooBroad != errors.Is(err, ErrTooManyTerms):
+							t.Errorf("%q at most %d terms (Holds %v): err %v, want too broad %v", tc.q, tc.maxTerms, h != nil, err, tc.tooBroad)
+						case err == nil && len(res.Hits) != tc.want:
+							t.Errorf("%q (Holds %v): %d hits, want %d", tc.q, h != nil, len(res.Hits), tc.want)
+						}
+					}
+					if asked == 0 && dicts == nil {
+						t.Errorf("%q: Options.Holds was never asked", tc.q)
 					}
 				}
 			})
