@@ -2,12 +2,15 @@ package crawler
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"html"
 	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -280,4 +283,86 @@ func BenchmarkCrawl(b *testing.B) {
 	b.ReportMetric(float64(sizePlain)/1e6, "MB-index-plain")
 	b.ReportMetric(float64(sizeSkip)/1e6, "MB-index-skip")
 	b.ReportMetric(float64(sizeAll)/1e6, "MB-index-all")
+}
+
+// siteDir is a real site's directory for BenchmarkCrawlSite, e.g. the
+// tuning intranet's (../shared/kit: tuning-site.sh builds /tmp/tuning/site).
+var siteDir = flag.String("site", "", "directory of a real site for BenchmarkCrawlSite (e.g. /tmp/tuning/site)")
+
+// siteFiles serves a site's directory as the kit's server does: a path
+// ending in / answers its index.html, and …/index.html answers 200, not
+// a redirect (http.FileServer's).
+func siteFiles(dir string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := filepath.Join(dir, filepath.FromSlash(path.Clean("/"+r.URL.Path)))
+		if strings.HasSuffix(r.URL.Path, "/") {
+			name = filepath.Join(name, "index.html")
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		defer f.Close()
+		info, err := f.Stat()
+		if err != nil || info.IsDir() {
+			http.NotFound(w, r)
+			return
+		}
+		http.ServeContent(w, r, name, info.ModTime(), f)
+	})
+}
+
+// BenchmarkCrawlSite crawls a real site's directory (-site DIR; skipped
+// without it), served on loopback, with the plain reference pipeline and
+// with Doppel (default policy) in the same run, alternating which goes
+// first, with parallelism 4 and no delay, as docs/findability.md's site
+// check does: pages/s of each and their ratio. A generated site
+// (BenchmarkCrawl) has neither a real site's templates nor its links, so
+// its ratio need not be a real site's (docs/measurements.md).
+//
+//	go test ./crawler/ -run - -bench CrawlSite -benchtime 2x -args -site /tmp/tuning/site
+func BenchmarkCrawlSite(b *testing.B) {
+	if *siteDir == "" {
+		b.Skip("no -site DIR given (a real site's directory, e.g. /tmp/tuning/site from ../shared/kit/tuning-site.sh)")
+	}
+	if _, err := os.Stat(filepath.Join(*siteDir, "index.html")); err != nil {
+		b.Skipf("-site %s: %v", *siteDir, err)
+	}
+	s := newSite(b, siteFiles(*siteDir))
+	var tPlain, tDoppel time.Duration
+	var plainPages, pages int64
+	round := 0
+	for b.Loop() {
+		plain := func() {
+			start := time.Now()
+			plainPages += plainCrawl(b, s.URL+"/", 4, filepath.Join(b.TempDir(), "plain"))
+			tPlain += time.Since(start)
+		}
+		doppel := func() {
+			c, err := Open(b.TempDir(), Options{Seeds: []string{s.URL + "/"}, Delay: -1, Parallelism: 4, MaxPages: 100000, MaxDepth: 100})
+			if err != nil {
+				b.Fatal(err)
+			}
+			start := time.Now()
+			if err := c.Run(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			tDoppel += time.Since(start)
+			pages += c.Stats().Fetched
+			c.Close()
+		}
+		if round++; round%2 == 1 {
+			plain()
+			doppel()
+		} else {
+			doppel()
+			plain()
+		}
+	}
+	plain, doppel := float64(plainPages)/tPlain.Seconds(), float64(pages)/tDoppel.Seconds()
+	b.ReportMetric(plain, "pages/s-plain")
+	b.ReportMetric(doppel, "pages/s-doppel")
+	b.ReportMetric(doppel/plain, "x-plain")
+	b.ReportMetric(float64(pages)/float64(round), "pages")
 }

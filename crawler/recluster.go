@@ -46,8 +46,9 @@ func (c *committer) maybeRecluster(ctx context.Context) error {
 // again with its new place and text,
 // masters first. The records are committed (through the record writer,
 // when one runs) before the index is flushed, as for any page. Cost: the
-// detector's rebuild, one record read per page, and an index Add per page
-// that moved.
+// detector's rebuild, one read of every page's placement (in one
+// transaction; the whole record only for a page that moves or may be
+// stripped again), and an index Add per page that moved.
 func (c *committer) recluster(ctx context.Context, force map[string]bool) error {
 	c.sinceRecluster = 0
 	if c.opts.NoDedup {
@@ -69,6 +70,14 @@ func (c *committer) recluster(ctx context.Context, force map[string]bool) error 
 	for _, a := range as {
 		size[string(a.Cluster)]++
 	}
+	ids := make([]string, len(as))
+	for i, a := range as {
+		ids[i] = a.ID
+	}
+	placed, err := c.pages.Placements(ids)
+	if err != nil {
+		return err
+	}
 	var fixes pages.Batch
 	// Masters first: a member's difference record is made against its
 	// master as the index holds it.
@@ -77,7 +86,7 @@ func (c *committer) recluster(ctx context.Context, force map[string]bool) error 
 			if (a.Master == a.ID) != masters {
 				continue
 			}
-			if err := c.place(ctx, a, size[string(a.Cluster)] > 1, recorded, force[a.ID], &fixes); err != nil {
+			if err := c.place(ctx, a, size[string(a.Cluster)] > 1, placed[a.ID], recorded, force[a.ID], &fixes); err != nil {
 				return err
 			}
 		}
@@ -99,9 +108,14 @@ func (c *committer) recluster(ctx context.Context, force map[string]bool) error 
 // when its index text stripped by the site-template statistics known now
 // differs from its record's (hook.Restrip: pages stripped before their
 // host's or section's template was known), or when force is set; dup
-// says a's cluster has other members.
-func (c *committer) place(ctx context.Context, a dedup.Assignment, dup bool, recorded map[string]string, force bool, fixes *pages.Batch) error {
+// says a's cluster has other members; at is where its record puts it
+// (zero if it has none). The record itself is read only when it is to
+// change or may be stripped again (hook.Early).
+func (c *committer) place(ctx context.Context, a dedup.Assignment, dup bool, at pages.Placement, recorded map[string]string, force bool, fixes *pages.Batch) error {
 	cl := string(a.Cluster)
+	if at.Status != pages.Fetched || at.Cluster == cl && recorded[cl] == a.Master && !force && !c.hook.Early(a.ID) {
+		return nil
+	}
 	rec, ok, err := c.pages.Get(a.ID)
 	if err != nil || !ok || rec.Status != pages.Fetched {
 		return err

@@ -162,7 +162,7 @@ func (v *View) Entries(fn func(Entry) error) error {
 		at := r.FetchedAt
 		e := Entry{URL: r.URL, Status: string(r.Status), Reason: r.Reason, FetchedAt: &at}
 		if r.Status == pages.Fetched {
-			e.Cluster, e.Master = clusterOf(r, masters)
+			e.Cluster, e.Master = clusterOf(r.URL, r.Cluster, masters)
 			e.Indexed = indexed[r.URL]
 		}
 		return fn(e)
@@ -209,20 +209,21 @@ func (v *View) EachRecord(fn func(r pages.Record, cluster, master string) error)
 		if r.Status != pages.Fetched {
 			return fn(r, "", "")
 		}
-		c, m := clusterOf(r, masters)
+		c, m := clusterOf(r.URL, r.Cluster, masters)
 		return fn(r, c, m)
 	})
 }
 
-// clusterOf returns the cluster and current master of a fetched record.
-func clusterOf(r pages.Record, masters map[string]string) (string, string) {
-	c := r.Cluster
+// clusterOf returns the cluster and current master of the fetched page at
+// url whose record says it is in cluster recorded.
+func clusterOf(url, recorded string, masters map[string]string) (string, string) {
+	c := recorded
 	if c == "" {
-		c = string(cluster.IDFor(r.URL))
+		c = string(cluster.IDFor(url))
 	}
 	m, ok := masters[c]
 	if !ok {
-		m = r.URL
+		m = url
 	}
 	return c, m
 }
@@ -321,7 +322,7 @@ func (v *View) Summary() (Summary, error) {
 	}
 	var members []member
 	fp := map[string]uint64{}
-	err = v.pages.Each(func(r pages.Record) error {
+	err = v.pages.EachPlacement(func(r pages.Placement) error {
 		switch r.Status {
 		case pages.Skipped:
 			s.Skipped++
@@ -331,7 +332,7 @@ func (v *View) Summary() (Summary, error) {
 			s.Gone++
 		case pages.Fetched:
 			s.Fetched++
-			c, m := clusterOf(r, masters)
+			c, m := clusterOf(r.URL, r.Cluster, masters)
 			if c == string(cluster.IDFor(r.URL)) {
 				s.Unique++
 			} else {

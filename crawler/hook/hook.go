@@ -725,6 +725,15 @@ func (h *Hook) Restrip(p *page.Page) bool {
 	return changed
 }
 
+// Early reports whether Restrip may change the page at url: whether it
+// was stripped before its host's or section's template was known, and
+// has not been stripped again since they are.
+func (h *Hook) Early(url string) bool {
+	h.earlyMu.Lock()
+	defer h.earlyMu.Unlock()
+	return h.early[url]
+}
+
 // urlPath returns the path of a page's URL ("" if it does not parse).
 func urlPath(pageURL string) string {
 	u, err := url.Parse(pageURL)

@@ -437,6 +437,58 @@ func (s *Store) Get(url string) (Record, bool, error) {
 	return r, found, nil
 }
 
+// A Placement is where a record puts its page: the fields of a Record
+// that say which cluster it is in, without its text (Store.Placements,
+// Store.EachPlacement read only these).
+type Placement struct {
+	URL     string `json:"url"`
+	Status  Status `json:"status"`
+	Cluster string `json:"cluster,omitempty"`
+	Simhash uint64 `json:"simhash,omitempty"`
+}
+
+// Placements returns the placement of each of urls that has a record, in
+// one read transaction: cheaper than a Get each, whose Record holds the
+// page's text.
+func (s *Store) Placements(urls []string) (map[string]Placement, error) {
+	out := make(map[string]Placement, len(urls))
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketByURL)
+		for _, u := range urls {
+			data := b.Get([]byte(u))
+			if data == nil {
+				continue
+			}
+			var p Placement
+			if err := decode(data, &p); err != nil {
+				return fmt.Errorf("pages: record for %.200s: %w", u, err)
+			}
+			out[u] = p
+		}
+		return nil
+	})
+	return out, err
+}
+
+// EachPlacement calls fn with the placement of every record, in order of
+// first storage, as Each does with the records.
+func (s *Store) EachPlacement(fn func(Placement) error) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		byURL := tx.Bucket(bucketByURL)
+		c := tx.Bucket(bucketBySeq).Cursor()
+		for k, url := c.First(); k != nil; k, url = c.Next() {
+			var p Placement
+			if err := decode(byURL.Get(url), &p); err != nil {
+				return fmt.Errorf("pages: record for %.200s: %w", url, err)
+			}
+			if err := fn(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // Known reports, for each of urls, whether it has a record, in one read
 // transaction.
 func (s *Store) Known(urls []string) ([]bool, error) {
@@ -599,8 +651,8 @@ func encode(r Record) ([]byte, error) {
 }
 
 // decode reads what encode wrote (or plain JSON, as earlier versions
-// stored records).
-func decode(data []byte, r *Record) error {
+// stored records) into a Record, or only its placement.
+func decode[T Record | Placement](data []byte, r *T) error {
 	if len(data) > 0 && data[0] != '{' {
 		var err error
 		if data, err = snappy.Decode(nil, data); err != nil {
@@ -610,7 +662,7 @@ func decode(data []byte, r *Record) error {
 	if err := json.Unmarshal(data, r); err != nil {
 		return fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	if r.Rev == 0 { // stored before revisions existed
+	if r, ok := any(r).(*Record); ok && r.Rev == 0 { // stored before revisions existed
 		r.Rev = r.Seq
 	}
 	return nil

@@ -52,6 +52,11 @@ type Records interface {
 	// consistent state.
 	Known(urls []string) ([]bool, error)
 
+	// Placements returns the placement (status, cluster, simhash) of each
+	// of urls that has a record, from one consistent state, without
+	// reading their text.
+	Placements(urls []string) (map[string]Placement, error)
+
 	// Anchors returns the anchor texts recorded for url, nil if none.
 	Anchors(url string) ([]string, error)
 

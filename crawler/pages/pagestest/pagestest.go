@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 		{"Numbering", testNumbering},
 		{"Each", testEach},
 		{"Known", testKnown},
+		{"Placements", testPlacements},
 		{"Anchors", testAnchors},
 		{"Masters", testMasters},
 		{"IndexedThrough", testIndexedThrough},

@@ -106,6 +106,35 @@ func testKnown(t *testing.T, open Opener) {
 	}
 }
 
+// testPlacements: Placements reads the status, cluster and simhash of the
+// URLs with a record, as Get does, and leaves out those without one.
+func testPlacements(t *testing.T, open Opener) {
+	h := start(t, open)
+	a := text("http://x/a", "some text")
+	a.Cluster, a.Simhash = "c1", 42
+	var b pages.Batch
+	b.Put(a)
+	b.Put(rec("http://x/s", pages.Skipped))
+	b.AddAnchors("http://x/anchored", "text")
+	h.commit(&b)
+	pa := pages.Placement{URL: "http://x/a", Status: pages.Fetched, Cluster: "c1", Simhash: 42}
+	ps := pages.Placement{URL: "http://x/s", Status: pages.Skipped}
+	tests := []struct {
+		urls []string
+		want map[string]pages.Placement
+	}{
+		{nil, map[string]pages.Placement{}},
+		{[]string{"http://x/a"}, map[string]pages.Placement{"http://x/a": pa}},
+		{[]string{"http://x/none", "http://x/s", "http://x/anchored", "http://x/a", "http://x/a"},
+			map[string]pages.Placement{"http://x/a": pa, "http://x/s": ps}},
+	}
+	for _, tc := range tests {
+		if got, err := h.s.Placements(tc.urls); err != nil || !maps.Equal(got, tc.want) {
+			t.Errorf("Placements(%q) = %v, %v; want %v", tc.urls, got, err, tc.want)
+		}
+	}
+}
+
 // testAnchors: anchor texts accumulate per URL across batches — distinct,
 // non-empty, at most MaxAnchors, in the order first added.
 func testAnchors(t *testing.T, open Opener) {
