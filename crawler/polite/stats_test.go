@@ -44,7 +44,7 @@ func TestStatsCountWaits(t *testing.T) {
 			want: Stats{Idle: 500 * time.Millisecond}},
 		{name: "idle after the release", opts: Options{Delay: time.Second},
 			steps: []step{{0, "a", false, true}, {3 * time.Second, "a", true, false}, {250 * time.Millisecond, "a", false, true}},
-			want: Stats{Idle: 250 * time.Millisecond}},
+			want:  Stats{Idle: 250 * time.Millisecond}},
 		{name: "unknown host", opts: Options{}, next: "nobody"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
