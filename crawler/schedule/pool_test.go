@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/url"
 	"slices"
 	"testing"
 	"time"
@@ -18,10 +19,27 @@ func TestGroup(t *testing.T) {
 		{"https://h/list?k=3", "h"},
 		{"https://h/", "h"},
 		{"https://other/p/17", "other/p"},
+		{"https://h//x/y", "h/*/x"},
+		{"https://h/a/b/c/d", "h/a/b"},
+		{"https://Host:8080/A-b/c.html#top", "Host:8080/A-b"},
+		{"https://user@h/news/1/x", "h/news/*"},
+		{"https://h/caf%C3%A9/1/x", "h/caf%C3%A9/*"},
+		{"https://h/a b/c/x", "h/a%20b/c"},
+		{"http://[::1]:80/s/t/u", "[::1]:80/s/t"},
+		{"not a url\x7f://", ""},
 	} {
 		if got := Group(tc.url); got != tc.want {
 			t.Errorf("Group(%q) = %q, want %q", tc.url, got, tc.want)
 		}
+		// Read in place or by url.Parse, the same group.
+		if u, err := url.Parse(tc.url); err == nil {
+			if host, path, ok := splitPlain(tc.url); ok && (host != u.Host || path != u.EscapedPath()) {
+				t.Errorf("splitPlain(%q) = %q, %q; url.Parse gives %q, %q", tc.url, host, path, u.Host, u.EscapedPath())
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = appendGroup(make([]byte, 0, 64)[:0], "https://h/news/2024/a.html") }); n > 1 {
+		t.Errorf("appendGroup of a plain URL allocates %v times, want at most the buffer", n)
 	}
 }
 

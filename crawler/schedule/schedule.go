@@ -169,7 +169,8 @@ func EstimateRate(history []Observation, prior Prior) float64 {
 // With undated changes the posterior is not a Gamma; the one of the same
 // mean and the same count of changes stands for it.
 func estimate(history []Observation, prior Prior) (rate, shape, static float64) {
-	changed, dated, quiet := tally(history, prior)
+	var buf [MaxHistory + 1]float64 // the intervals changed: no allocation per estimate
+	changed, dated, quiet := tally(buf[:0], history, prior)
 	if len(changed) == 0 && dated == 0 {
 		return 0, 0, 0
 	}
@@ -185,9 +186,10 @@ func estimate(history []Observation, prior Prior) (rate, shape, static float64) 
 }
 
 // tally sums a history and its prior: the intervals in which a change
-// was seen, undated (seconds); the changes dated by Last-Modified (and
-// the Gamma prior's); and the total seconds known without change.
-func tally(history []Observation, prior Prior) (changed []float64, dated, quiet float64) {
+// was seen, undated (seconds, appended to changed); the changes dated by
+// Last-Modified (and the Gamma prior's); and the total seconds known
+// without change.
+func tally(changed []float64, history []Observation, prior Prior) (_ []float64, dated, quiet float64) {
 	for _, o := range history {
 		switch {
 		case o.First:
