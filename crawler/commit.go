@@ -290,6 +290,7 @@ func (c *committer) scheduleFound(r *result, now time.Time) {
 	for _, u := range r.revisitNow {
 		c.fbatch.Schedule(u, now, PriorityUnique, revisitPayload(1)) // a known change: as urgent as a new page
 	}
+	c.recrawl.hint(r.changeFreq)
 }
 
 // recordDecision records a URL not fetched (skipped or failed) and

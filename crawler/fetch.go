@@ -87,8 +87,10 @@ type result struct {
 	retryAfter  time.Duration // the response's Retry-After, if any
 
 	// A sitemap's findings (popped is false): links are its new URLs;
-	// revisitNow, fetched pages whose lastmod is newer than the copy.
+	// revisitNow, fetched pages whose lastmod is newer than the copy;
+	// changeFreq, the <changefreq> of the URLs that give one.
 	revisitNow []string
+	changeFreq map[string]time.Duration
 
 	// On a shared frontier (see shared.go): the URL's turn went to
 	// another request of its host (robots.txt, the probe, its sitemaps),

@@ -48,6 +48,25 @@ type recrawl struct {
 	policy  schedule.Policy
 	states  map[string]schedule.State // URL → state
 	planned bool
+	// hints are the sitemaps' changefreqs not yet in their pages'
+	// states: taken into a page's state (State.ChangeFreq, a weak prior
+	// on its rate) at its next fetch.
+	hints map[string]time.Duration
+}
+
+// hint keeps the changefreqs a sitemap gave (URL → interval) that differ
+// from their pages' states, for their next fetch.
+func (rc *recrawl) hint(freqs map[string]time.Duration) {
+	for u, f := range freqs {
+		if st, ok := rc.states[u]; ok && st.ChangeFreq == f {
+			delete(rc.hints, u)
+			continue
+		}
+		if rc.hints == nil {
+			rc.hints = map[string]time.Duration{}
+		}
+		rc.hints[u] = f
+	}
 }
 
 func newRecrawl(o RevisitOptions) *recrawl {
@@ -99,7 +118,8 @@ func (rc *recrawl) listing(st schedule.State) time.Duration {
 }
 
 // nextVisit adds a fetch at now to rec's schedule state (changed: a real
-// change since the last fetch) and returns when rec is due again: the
+// change since the last fetch; a sitemap's changefreq, if one came since)
+// and returns when rec is due again: the
 // policy's interval, CopyFactor times longer for a near-duplicate that is
 // not its cluster's master, and for a listing (a page whose links have
 // changed: Record.Links) at most recrawl.listing, since its changes lead
@@ -107,6 +127,10 @@ func (rc *recrawl) listing(st schedule.State) time.Duration {
 func (c *committer) nextVisit(rec *pages.Record, changed, master bool, now time.Time) time.Time {
 	st := rec.Schedule
 	st.History = append([]schedule.Observation(nil), st.History...)
+	if f, ok := c.recrawl.hints[rec.URL]; ok {
+		st.ChangeFreq = f
+		delete(c.recrawl.hints, rec.URL)
+	}
 	c.recrawl.policy.Observe(rec.URL, &st, now, changed, rec.LastModified)
 	interval := c.recrawl.policy.Next(&st)
 	if !master {

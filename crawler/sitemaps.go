@@ -177,7 +177,7 @@ func (s *sitemaps) readOnce(ctx context.Context) *result {
 			return nil
 		}
 	}
-	if len(r.links) == 0 && len(r.revisitNow) == 0 {
+	if len(r.links) == 0 && len(r.revisitNow) == 0 && len(r.changeFreq) == 0 {
 		return nil
 	}
 	s.sitemapHints.Add(int64(len(r.revisitNow)))
@@ -274,7 +274,7 @@ func (s *sitemaps) step(ctx context.Context, u *url.URL) (*result, bool) {
 	}
 	r := &result{queued: make(chan struct{})}
 	s.readFiles(ctx, files, func(ctx context.Context, file string) (*sitemap.Sitemap, error) { return s.get(ctx, file, true) }, r, map[string]bool{})
-	if len(r.links) == 0 && len(r.revisitNow) == 0 {
+	if len(r.links) == 0 && len(r.revisitNow) == 0 && len(r.changeFreq) == 0 {
 		return nil, true
 	}
 	s.sitemapHints.Add(int64(len(r.revisitNow)))
@@ -283,7 +283,7 @@ func (s *sitemaps) step(ctx context.Context, u *url.URL) (*result, bool) {
 
 // noteSitemapURLs adds a sitemap's entries to r: URLs without record as
 // links to queue, fetched ones whose lastmod is after their fetch as
-// revisits due now.
+// revisits due now, and every entry's changefreq.
 func (s *sitemaps) noteURLs(r *result, entries []sitemap.Entry, current map[string]bool) error {
 	for _, e := range entries {
 		d := s.admit.Link(e.URL)
@@ -291,6 +291,12 @@ func (s *sitemaps) noteURLs(r *result, entries []sitemap.Entry, current map[stri
 			continue
 		}
 		current[d.URL] = true
+		if e.ChangeFreq > 0 {
+			if r.changeFreq == nil {
+				r.changeFreq = map[string]time.Duration{}
+			}
+			r.changeFreq[d.URL] = e.ChangeFreq
+		}
 		rec, known, err := s.pages.Get(d.URL)
 		if err != nil {
 			return err

@@ -80,3 +80,41 @@ func TestSitemaps(t *testing.T) {
 		t.Errorf("the deleted archive is still found: %v", got)
 	}
 }
+
+// TestSitemapChangeFreq: a sitemap's changefreq goes into the schedule
+// state of its page at its fetch (a weak prior on its rate, see
+// schedule.Prior); a page without one keeps none.
+func TestSitemapChangeFreq(t *testing.T) {
+	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		base := "http://" + r.Host
+		switch r.URL.Path {
+		case "/sitemap.xml":
+			fmt.Fprintf(w, `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`+
+				`<url><loc>%[1]s/</loc></url>`+
+				`<url><loc>%[1]s/news</loc><changefreq>hourly</changefreq></url>`+
+				`<url><loc>%[1]s/about</loc><changefreq>yearly</changefreq></url></urlset>`, base)
+		case "/":
+			writePage(w, "home")
+		case "/news":
+			writePage(w, "news")
+		case "/about":
+			writePage(w, "about")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	opts := recrawlOptions(s.URL + "/")
+	opts.Revisit.Sitemaps = time.Hour
+	c := crawl(t, t.TempDir(), opts)
+	recs := records(t, c)
+	for path, want := range map[string]time.Duration{"/": 0, "/news": time.Hour, "/about": 365 * 24 * time.Hour} {
+		r := recs[s.URL+path]
+		if r.Status != pages.Fetched {
+			t.Errorf("%s not fetched: %+v", path, r)
+			continue
+		}
+		if got := r.Schedule.ChangeFreq; got != want {
+			t.Errorf("%s: schedule's changefreq %v, want %v", path, got, want)
+		}
+	}
+}

@@ -286,7 +286,8 @@ func reportProgress(c *crawler.Crawler, w io.Writer, terminal bool, start time.T
 		logger.Info("crawl", "requests", st.Requests, "fetched", st.Fetched, "queued", st.Queued, "unique", st.Unique,
 			"near_duplicates", st.Duplicates, "skipped", st.Skipped, "errors", st.Errors, "pages_per_s", fmt.Sprintf("%.1f", rate),
 			"revisits", st.Revisits, "not_modified", st.NotModified, "unchanged", st.Unchanged, "trivial", st.Trivial,
-			"changed", st.Changed, "gone", st.Gone, "retries", st.Retries, "scheduled", st.Scheduled)
+			"changed", st.Changed, "gone", st.Gone, "retries", st.Retries, "scheduled", st.Scheduled,
+			"pace_idle_s", fmt.Sprintf("%.1f", c.Health().Pacing.Idle.Seconds()))
 	})
 	return func() {
 		stopTicking()

@@ -59,6 +59,12 @@ type Stats struct {
 	// Waited is the time those requests waited: from the host's first
 	// refusal to the grant, summed.
 	Waited time.Duration
+	// Idle is the time hosts stood ready — a slot free, the delay past,
+	// no pause — before their next request started, summed over the
+	// requests after a host's first: where a crawl held back only by
+	// politeness loses requests (the dispatcher's latency, a page's
+	// commit, or nothing due to fetch).
+	Idle time.Duration
 }
 
 type host struct {
@@ -68,6 +74,7 @@ type host struct {
 	paused  time.Time     // no request may start before (Retry-After)
 	delay   time.Duration // Options.Delay or the host's Crawl-delay
 	limit   int           // slots: Options.Parallelism, or 1 under a Crawl-delay
+	freed   time.Time     // when a slot last became free (Release); zero before the first
 }
 
 // next returns when the host may start a request, slots permitting.
@@ -126,6 +133,11 @@ func (p *Pacer) TryAcquire(name string) bool {
 		p.stats.Waited += now.Sub(h.refused)
 		h.refused = time.Time{}
 	}
+	if !h.freed.IsZero() {
+		if ready := later(h.freed, h.next()); now.After(ready) {
+			p.stats.Idle += now.Sub(ready)
+		}
+	}
 	h.active++
 	h.starts = append(h.starts, now)
 	if len(h.starts) > h.limit {
@@ -139,8 +151,18 @@ func (p *Pacer) Release(name string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if h := p.hosts[name]; h != nil && h.active > 0 {
+		if h.active == h.limit {
+			h.freed = p.now()
+		}
 		h.active--
 	}
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // SetCrawlDelay applies the host's robots.txt Crawl-delay d, bounded by

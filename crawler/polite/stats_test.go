@@ -6,7 +6,9 @@ import (
 )
 
 // TestStatsCountWaits: a grant after refusals counts one wait, as long as
-// from the first refusal; a grant with no refusal before counts none.
+// from the first refusal; a grant with no refusal before counts none. A
+// grant after the host stood ready (its slot released, its delay past)
+// counts the time since as idle.
 func TestStatsCountWaits(t *testing.T) {
 	type step struct {
 		advance time.Duration
@@ -27,7 +29,7 @@ func TestStatsCountWaits(t *testing.T) {
 		{name: "busy slot", opts: Options{},
 			steps: []step{{0, "a", false, true}, {time.Second, "a", false, false}, {2 * time.Second, "a", false, false},
 				{0, "a", true, false}, {time.Second, "a", false, true}},
-			want: Stats{Waits: 1, Waited: 3 * time.Second}},
+			want: Stats{Waits: 1, Waited: 3 * time.Second, Idle: time.Second}},
 		{name: "delay", opts: Options{Delay: 10 * time.Second},
 			steps: []step{{0, "a", false, true}, {0, "a", true, false}, {4 * time.Second, "a", false, false},
 				{6 * time.Second, "a", false, true}, {0, "a", true, false}, {10 * time.Second, "a", false, true}},
@@ -35,7 +37,14 @@ func TestStatsCountWaits(t *testing.T) {
 		{name: "two hosts wait", opts: Options{},
 			steps: []step{{0, "a", false, true}, {0, "b", false, true}, {0, "a", false, false}, {time.Second, "b", false, false},
 				{0, "a", true, false}, {0, "b", true, false}, {time.Second, "a", false, true}, {0, "b", false, true}},
-			want: Stats{Waits: 2, Waited: 3 * time.Second}},
+			want: Stats{Waits: 2, Waited: 3 * time.Second, Idle: 2 * time.Second}},
+		{name: "idle after the delay", opts: Options{Delay: time.Second},
+			steps: []step{{0, "a", false, true}, {100 * time.Millisecond, "a", true, false}, {1400 * time.Millisecond, "a", false, true},
+				{2 * time.Second, "a", true, false}, {0, "a", false, true}},
+			want: Stats{Idle: 500 * time.Millisecond}},
+		{name: "idle after the release", opts: Options{Delay: time.Second},
+			steps: []step{{0, "a", false, true}, {3 * time.Second, "a", true, false}, {250 * time.Millisecond, "a", false, true}},
+			want:  Stats{Idle: 250 * time.Millisecond}},
 		{name: "unknown host", opts: Options{}, next: "nobody"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

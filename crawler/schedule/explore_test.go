@@ -76,9 +76,18 @@ func simulateLiving(pol Policy, changes [][]float64, budget, horizon, from float
 // simulateLivingPages is simulateLiving, with each page's seconds fresh
 // in [from, horizon) and fetches in all.
 func simulateLivingPages(pol Policy, changes [][]float64, budget, horizon, from float64) (float64, []float64, []int) {
+	return simulateHinted(pol, changes, nil, budget, horizon, from)
+}
+
+// simulateHinted is simulateLivingPages on a site whose sitemap gives
+// each page a changefreq (hints[i]; nil: none), known from discovery on.
+func simulateHinted(pol Policy, changes [][]float64, hints []time.Duration, budget, horizon, from float64) (float64, []float64, []int) {
 	n := len(changes)
 	pageFresh, fetches := make([]float64, n), make([]int, n)
 	states := make([]State, n)
+	for i := range hints {
+		states[i].ChangeFreq = hints[i]
+	}
 	q := &dueQueue{}
 	for i := range n { // discovery: in order, before any revisit
 		*q = append(*q, due{math.Inf(-1), i})

@@ -13,25 +13,72 @@ import (
 // https://h/news/2025/b.html are one group, https://h/docs/x another).
 // Pages of one URL template or section tend to change alike (Tan & Mitra
 // 2010), so a page with little history borrows its group's rate.
-func Group(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return ""
+func Group(rawURL string) string { return string(appendGroup(nil, rawURL)) }
+
+// appendGroup appends rawURL's Group to dst. A plain URL — scheme, host,
+// a path of unreserved characters — is read in place, without allocating
+// (the policy looks a group up at every fetch); any other goes through
+// url.Parse.
+func appendGroup(dst []byte, rawURL string) []byte {
+	host, path, ok := splitPlain(rawURL)
+	if !ok {
+		u, err := url.Parse(rawURL)
+		if err != nil {
+			return dst
+		}
+		host, path = u.Host, u.EscapedPath()
 	}
-	dirs := strings.Split(strings.Trim(u.EscapedPath(), "/"), "/")
-	dirs = dirs[:len(dirs)-1] // the file name is the page's own
-	var b strings.Builder
-	b.WriteString(u.Host)
-	for i, d := range dirs {
-		if i == 2 {
+	dst = append(dst, host...)
+	path = strings.TrimPrefix(path, "/")
+	for range 2 {
+		dir, rest, found := strings.Cut(path, "/")
+		if !found { // the file name is the page's own
 			break
 		}
-		if strings.Trim(d, "0123456789") == "" {
-			d = "*"
+		dst = append(dst, '/')
+		if strings.Trim(dir, "0123456789") == "" {
+			dst = append(dst, '*')
+		} else {
+			dst = append(dst, dir...)
 		}
-		b.WriteString("/" + d)
+		path = rest
 	}
-	return b.String()
+	return dst
+}
+
+// splitPlain returns the host and path of a URL url.Parse would read the
+// same way — scheme://host/path, then perhaps ?query or #fragment, with
+// no user, no percent escapes and no characters that need them — and ok;
+// otherwise ok is false.
+func splitPlain(raw string) (host, path string, ok bool) {
+	i := strings.Index(raw, "://")
+	if i <= 0 {
+		return "", "", false
+	}
+	rest := raw[i+3:]
+	if j := strings.IndexAny(rest, "?#"); j >= 0 {
+		rest = rest[:j]
+	}
+	host, path = rest, ""
+	if j := strings.IndexByte(rest, '/'); j >= 0 {
+		host, path = rest[:j], rest[j:]
+	}
+	for _, c := range []byte(raw[:i]) {
+		if !(c >= 'a' && c <= 'z') {
+			return "", "", false
+		}
+	}
+	for _, c := range []byte(host) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == ':') {
+			return "", "", false
+		}
+	}
+	for _, c := range []byte(path) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("/-._~", c) >= 0) {
+			return "", "", false
+		}
+	}
+	return host, path, true
 }
 
 // poolMin is how many pages a Pool needs to have observed before its fit

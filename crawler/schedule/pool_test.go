@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/url"
 	"slices"
 	"testing"
 	"time"
@@ -18,10 +19,27 @@ func TestGroup(t *testing.T) {
 		{"https://h/list?k=3", "h"},
 		{"https://h/", "h"},
 		{"https://other/p/17", "other/p"},
+		{"https://h//x/y", "h/*/x"},
+		{"https://h/a/b/c/d", "h/a/b"},
+		{"https://Host:8080/A-b/c.html#top", "Host:8080/A-b"},
+		{"https://user@h/news/1/x", "h/news/*"},
+		{"https://h/caf%C3%A9/1/x", "h/caf%C3%A9/*"},
+		{"https://h/a b/c/x", "h/a%20b/c"},
+		{"http://[::1]:80/s/t/u", "[::1]:80/s/t"},
+		{"not a url\x7f://", ""},
 	} {
 		if got := Group(tc.url); got != tc.want {
 			t.Errorf("Group(%q) = %q, want %q", tc.url, got, tc.want)
 		}
+		// Read in place or by url.Parse, the same group.
+		if u, err := url.Parse(tc.url); err == nil {
+			if host, path, ok := splitPlain(tc.url); ok && (host != u.Host || path != u.EscapedPath()) {
+				t.Errorf("splitPlain(%q) = %q, %q; url.Parse gives %q, %q", tc.url, host, path, u.Host, u.EscapedPath())
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = appendGroup(make([]byte, 0, 64)[:0], "https://h/news/2024/a.html") }); n > 1 {
+		t.Errorf("appendGroup of a plain URL allocates %v times, want at most the buffer", n)
 	}
 }
 
@@ -158,5 +176,60 @@ func TestPlanRatesOldStates(t *testing.T) {
 	}
 	if got := a.Next(old); got >= 24*time.Hour {
 		t.Errorf("a page that changed twice in 30 minutes is due in %v, the maximum", got)
+	}
+}
+
+// TestChangeFreqPrior: a sitemap's changefreq is a weak prior. On
+// simulated living sites (2,000 pages, 5 fetches/s, seeds 1–3) whose
+// sitemaps say "hourly" for the pages that change and "yearly" for those
+// that do not (right: the vocabulary's nearest word to every changing
+// page's mean of 1 minute to 4 hours is "hourly"), the schedule keeps
+// more pages fresh in minutes 10–20 than without hints. Where they lie —
+// "yearly" for the pages that change, "hourly" for the others — it keeps
+// fewer at first, and over two hours the page's own fetches outweigh
+// the hint: minutes 60–120 as fresh as without hints, within half a
+// point.
+func TestChangeFreqPrior(t *testing.T) {
+	const (
+		pages  = 2000
+		budget = 5.0
+		hourly = time.Hour
+		yearly = 365 * 24 * time.Hour
+	)
+	hintsFor := func(rates []float64, lie bool) []time.Duration {
+		h := make([]time.Duration, len(rates))
+		for i, l := range rates {
+			if (l > 0) != lie {
+				h[i] = hourly
+			} else {
+				h[i] = yearly
+			}
+		}
+		return h
+	}
+	run := func(changes [][]float64, hints []time.Duration, horizon, from float64) (float64, *Adaptive) {
+		a := NewAdaptive(livingOptions(budget))
+		f, _, _ := simulateHinted(a, changes, hints, budget, horizon, from)
+		return f, a
+	}
+	for _, seed := range []uint64{1, 2, 3} {
+		changes, rates := livingSite(seed, pages, 1200)
+		none, _ := run(changes, nil, 1200, 600)
+		right, _ := run(changes, hintsFor(rates, false), 1200, 600)
+		lie, _ := run(changes, hintsFor(rates, true), 1200, 600)
+		t.Logf("seed %d, minutes 10–20 of 20: no hints %.3f, right %.3f, lying %.3f", seed, none, right, lie)
+		if right < none+0.005 {
+			t.Errorf("seed %d: right changefreq hints keep %.3f fresh, no better than none (%.3f)", seed, right, none)
+		}
+		if lie >= none {
+			t.Errorf("seed %d: lying hints keep %.3f fresh, not below none (%.3f): the test's lie does not bite", seed, lie, none)
+		}
+	}
+	changes, rates := livingSite(1, pages, 7200)
+	none, _ := run(changes, nil, 7200, 3600)
+	lie, _ := run(changes, hintsFor(rates, true), 7200, 3600)
+	t.Logf("seed 1, minutes 60–120 of 120: no hints %.3f, lying %.3f", none, lie)
+	if lie < none-0.005 {
+		t.Errorf("lying hints keep %.3f fresh over the second hour, against %.3f without: the prior does not wash out", lie, none)
 	}
 }
