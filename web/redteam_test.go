@@ -35,14 +35,7 @@ func redTeamIndex(t *testing.T, hidden bool) *indexer.Index {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	add := func(id, title, body string, groups []string) {
-		t.Helper()
-		d := indexer.Doc{ID: id, URL: id, Host: "intra", Title: title, Body: body, Groups: groups,
-			LastModified: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}
-		if err := ix.Add(ctx, d, indexer.Placement{ID: id, Cluster: id, Master: id}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	add := docAdder(t, ix)
 	for i, topic := range []string{"install", "configure", "troubleshoot", "uninstall", "renew"} {
 		add(fmt.Sprintf("http://intra/manual/vpn-%d", i), "VPN: "+topic, "How to "+topic+" the VPN client on your laptop. Ask the service desk.", nil)
 	}
@@ -262,6 +255,19 @@ func TestRedTeamCostlyQueries(t *testing.T) {
 		}
 		if resp.StatusCode == 400 && !strings.Contains(body.Error, "query too broad") && !strings.Contains(body.Error, "invalid query") {
 			t.Errorf("%.60q: %q", tc.q, body.Error)
+		}
+	}
+}
+
+// docAdder returns a function that adds a page to ix as its own cluster's
+// master, dated 1 March 2026, readable by groups (nil: everybody).
+func docAdder(t testing.TB, ix *indexer.Index) func(id, title, body string, groups []string) {
+	return func(id, title, body string, groups []string) {
+		t.Helper()
+		d := indexer.Doc{ID: id, URL: id, Host: "intra", Title: title, Body: body, Groups: groups,
+			LastModified: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}
+		if err := ix.Add(context.Background(), d, indexer.Placement{ID: id, Cluster: id, Master: id}); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -26,14 +26,7 @@ func hiddenWordsIndex(t testing.TB, hidden bool, n int) *indexer.Index {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	add := func(id, title, body string, groups []string) {
-		t.Helper()
-		d := indexer.Doc{ID: id, URL: id, Host: "intra", Title: title, Body: body, Groups: groups,
-			LastModified: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}
-		if err := ix.Add(ctx, d, indexer.Placement{ID: id, Cluster: id, Master: id}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	add := docAdder(t, ix)
 	for i, w := range []string{"sabbath", "grief", "grieving", "misconduct", "conduct", "vpn"} {
 		add(fmt.Sprintf("http://intra/news/%d", i), "News: "+w, fmt.Sprintf("Our %s notes, number %d, for the service desk.", w, i), nil)
 	}
