@@ -513,17 +513,7 @@ const maxCompletions = 8
 func (s *Searcher) Complete(ctx context.Context, typed string, groups []string) ([]Completion, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
-	var last, head string
-	var before []string
-	end := len(strings.TrimRightFunc(typed, func(r rune) bool { return r == ' ' }))
-	tokens.Scan(typed, func(start, stop int, _ bool) {
-		w := strings.ToLower(typed[start:stop])
-		if stop == end {
-			last, head = w, typed[:start]
-			return
-		}
-		before = append(before, w)
-	})
+	last, head, before := splitTyped(typed)
 	if utf8.RuneCountInString(last) < 2 || strings.HasSuffix(typed, " ") {
 		return nil, nil
 	}
@@ -553,9 +543,32 @@ func (s *Searcher) Complete(ctx context.Context, typed string, groups []string) 
 		}
 		return nil, err
 	}
+	out := wordCompletions(res.Hits, last, head, before)
+	return s.titleCompletions(ctx, out, res.Hits, req.Fields != nil)
+}
+
+// splitTyped splits a partial query into its last word (lower-cased), what
+// comes before it as typed (head) and the words before it (lower-cased).
+func splitTyped(typed string) (last, head string, before []string) {
+	end := len(strings.TrimRightFunc(typed, func(r rune) bool { return r == ' ' }))
+	tokens.Scan(typed, func(start, stop int, _ bool) {
+		w := strings.ToLower(typed[start:stop])
+		if stop == end {
+			last, head = w, typed[:start]
+			return
+		}
+		before = append(before, w)
+	})
+	return last, head, before
+}
+
+// wordCompletions returns up to half of maxCompletions words of the hits'
+// titles and headings that begin with last, each after head: first those
+// that follow the last word before in titles, then the most frequent.
+func wordCompletions(hits search.DocumentMatchCollection, last, head string, before []string) []Completion {
 	held := map[string]int{} // word → pages holding it
 	next := map[string]int{} // word → titles where it follows the word before
-	for _, h := range res.Hits {
+	for _, h := range hits {
 		for w := range h.Locations[indexer.FieldWords] {
 			if strings.HasPrefix(w, last) {
 				held[w]++
@@ -580,12 +593,18 @@ func (s *Searcher) Complete(ctx context.Context, typed string, groups []string) 
 		na, nb := next[strings.TrimPrefix(a.Text, head)], next[strings.TrimPrefix(b.Text, head)]
 		return cmp.Or(nb-na, b.Count-a.Count, strings.Compare(a.Text, b.Text))
 	})
-	out = out[:min(len(out), maxCompletions/2)]
+	return out[:min(len(out), maxCompletions/2)]
+}
+
+// titleCompletions adds to out the distinct titles of the best hits, up
+// to maxCompletions in all, reading the titles of those shown unless
+// loaded (the search asked for them).
+func (s *Searcher) titleCompletions(ctx context.Context, out []Completion, all search.DocumentMatchCollection, loaded bool) ([]Completion, error) {
 	seen := map[string]bool{}
-	for lo := 0; lo < len(res.Hits) && len(out) < maxCompletions; {
-		hits := res.Hits[lo:min(len(res.Hits), lo+maxCompletions-len(out))]
+	for lo := 0; lo < len(all) && len(out) < maxCompletions; {
+		hits := all[lo:min(len(all), lo+maxCompletions-len(out))]
 		lo += len(hits)
-		if req.Fields == nil {
+		if !loaded {
 			if err := s.titlesOf(ctx, hits); err != nil {
 				return nil, err
 			}

@@ -63,22 +63,33 @@ func splitPlain(raw string) (host, path string, ok bool) {
 	if j := strings.IndexByte(rest, '/'); j >= 0 {
 		host, path = rest[:j], rest[j:]
 	}
-	for _, c := range []byte(raw[:i]) {
-		if !(c >= 'a' && c <= 'z') {
-			return "", "", false
-		}
-	}
-	for _, c := range []byte(host) {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == ':') {
-			return "", "", false
-		}
-	}
-	for _, c := range []byte(path) {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("/-._~", c) >= 0) {
-			return "", "", false
-		}
+	if !all(raw[:i], isLower) || !all(host, isHostByte) || !all(path, isPathByte) {
+		return "", "", false
 	}
 	return host, path, true
+}
+
+// all reports whether every byte of s is one ok accepts.
+func all(s string, ok func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// isLower: a scheme's letters, as url.Parse leaves them.
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+
+// isHostByte: a lower-case host name's bytes, and a port's.
+func isHostByte(c byte) bool {
+	return isLower(c) || c >= '0' && c <= '9' || c == '.' || c == '-' || c == ':'
+}
+
+// isPathByte: the bytes a path holds unescaped (RFC 3986's unreserved, and /).
+func isPathByte(c byte) bool {
+	return isLower(c) || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("/-._~", c) >= 0
 }
 
 // poolMin is how many pages a Pool needs to have observed before its fit

@@ -433,34 +433,23 @@ func (q *bounded) expand(ctx context.Context, r index.IndexReader, m mapping.Ind
 	if err := q.Validate(); err != nil {
 		return nil, nil, err
 	}
-	if o := q.budget.opts; m != nil && o.Visible != nil && o.Dictionaries != nil {
-		vr, err := o.Dictionaries.reader(ctx, r, m, field, o.VisibleKey, o.Visible)
-		if err != nil {
-			return nil, nil, err
-		}
-		if vr != nil { // r's dictionary lists only visible terms
-			r, m = vr, nil
-		}
+	r, m, err := q.visibleReader(ctx, r, m, field)
+	if err != nil {
+		return nil, nil, err
 	}
 	limit := q.budget.remaining()
 	var terms []string
 	var dists []uint8
 	walked := 0
+	visible := q.holds(ctx, r, m, field)
 	add := func(term string, dist uint8) error {
 		if walked++; walked%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		if o := q.budget.opts; m != nil && o.Visible != nil {
-			var held bool
-			var err error
-			if o.Holds != nil {
-				held, err = o.Holds(field, term)
-			} else {
-				held, err = Held(ctx, r, m, field, term, o.Visible)
-			}
-			if err != nil || !held {
+		if visible != nil {
+			if held, err := visible(term); err != nil || !held {
 				return err
 			}
 		}
@@ -471,7 +460,6 @@ func (q *bounded) expand(ctx context.Context, r index.IndexReader, m mapping.Ind
 		dists = append(dists, dist)
 		return nil
 	}
-	var err error
 	switch q.kind {
 	case regexpKind:
 		err = expandRegexp(ctx, r, field, q.text, q.budget.opts, m != nil, add)
@@ -488,6 +476,35 @@ func (q *bounded) expand(ctx context.Context, r index.IndexReader, m mapping.Ind
 	}
 	q.expanded, q.terms, q.dists = true, terms, dists
 	return terms, dists, nil
+}
+
+// visibleReader returns r, or, with Options.Dictionaries, a reader whose
+// dictionary of field lists only the terms visible documents hold (and a
+// nil mapping: nothing is left to filter).
+func (q *bounded) visibleReader(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, field string) (index.IndexReader, mapping.IndexMapping, error) {
+	o := q.budget.opts
+	if m == nil || o.Visible == nil || o.Dictionaries == nil {
+		return r, m, nil
+	}
+	vr, err := o.Dictionaries.reader(ctx, r, m, field, o.VisibleKey, o.Visible)
+	if err != nil || vr == nil {
+		return r, m, err
+	}
+	return vr, nil, nil
+}
+
+// holds returns what tells whether a visible document holds a term of
+// field — Options.Holds, else a search (Held) — or nil if every term r
+// lists is to be taken (no Options.Visible, or r filters: m is nil).
+func (q *bounded) holds(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, field string) func(term string) (bool, error) {
+	o := q.budget.opts
+	switch {
+	case m == nil || o.Visible == nil:
+		return nil
+	case o.Holds != nil:
+		return func(term string) (bool, error) { return o.Holds(field, term) }
+	}
+	return func(term string) (bool, error) { return Held(ctx, r, m, field, term, o.Visible) }
 }
 
 // Held reports whether a document matching visible holds term in
