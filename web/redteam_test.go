@@ -70,16 +70,7 @@ var scoreField = regexp.MustCompile(`"score":[-0-9.e+]+,?`)
 func TestRedTeamLeaks(t *testing.T) {
 	_, with := startServer(t, redTeamIndex(t, true), Options{})
 	_, without := startServer(t, redTeamIndex(t, false), Options{})
-	get := func(base, path string) string {
-		t.Helper()
-		resp, err := http.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		return fmt.Sprintf("%d %s", resp.StatusCode, hitSet(scoreField.ReplaceAllString(string(b), "")))
-	}
+	get := func(base, path string) string { t.Helper(); return observed(t, base, path) }
 	var probes []string
 	search := func(syntax string, qs ...string) {
 		for _, q := range qs {
@@ -270,4 +261,17 @@ func docAdder(t testing.TB, ix *indexer.Index) func(id, title, body string, grou
 			t.Fatal(err)
 		}
 	}
+}
+
+// observed returns what a guest observes of GET base+path: the status and
+// the set of hits, scores left out.
+func observed(t *testing.T, base, path string) string {
+	t.Helper()
+	resp, err := http.Get(base + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return fmt.Sprintf("%d %s", resp.StatusCode, hitSet(scoreField.ReplaceAllString(string(b), "")))
 }

@@ -60,16 +60,7 @@ var guestQueries = []string{`/sabb.*/`, `grie*`, `misconduct~2`, `url:/.*hr.*/`,
 func TestRedTeamHiddenTerms(t *testing.T) {
 	_, with := startServer(t, hiddenWordsIndex(t, true, 1500), Options{})
 	_, without := startServer(t, hiddenWordsIndex(t, false, 0), Options{})
-	get := func(base, path string) string {
-		t.Helper()
-		resp, err := http.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		return fmt.Sprintf("%d %s", resp.StatusCode, hitSet(scoreField.ReplaceAllString(string(b), "")))
-	}
+	get := func(base, path string) string { t.Helper(); return observed(t, base, path) }
 	hits := 0
 	for _, q := range guestQueries {
 		for _, extra := range []string{"&size=100", "&size=100&facets=1"} {
