@@ -22,6 +22,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/admit"
 	"github.com/doppel-search/doppel/crawler/extract"
 	"github.com/doppel-search/doppel/crawler/frontier"
+	"github.com/doppel-search/doppel/crawler/frontier/gate"
 	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/crawler/polite"
@@ -286,10 +287,10 @@ func admitOptions(opts Options, shared frontier.Shared, onRobots func(*url.URL, 
 	if shared != nil {
 		// robots.txt and the probe are learnt at a claimed URL's turn.
 		aopts.Shared = shared
-		g := gated{q: shared, claimed: true}
+		g := gate.Transport{Queue: shared, Claimed: true}
 		aopts.Client = &http.Client{}
 		if opts.Client != nil {
-			g.base, aopts.Client.Jar = opts.Client.Transport, opts.Client.Jar
+			g.Base, aopts.Client.Jar = opts.Client.Transport, opts.Client.Jar
 		}
 		aopts.Client.Transport = g
 	}

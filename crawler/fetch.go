@@ -19,6 +19,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/admit"
 	"github.com/doppel-search/doppel/crawler/clean"
 	"github.com/doppel-search/doppel/crawler/frontier"
+	"github.com/doppel-search/doppel/crawler/frontier/gate"
 	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/login"
 	"github.com/doppel-search/doppel/crawler/pages"
@@ -228,7 +229,7 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 	}
 	base = decoding{base: base, limit: int64(max(f.opts.MaxBodyBytes, f.opts.MaxDocumentBytes)), pageLimit: int64(f.opts.MaxBodyBytes)}
 	if f.shared != nil {
-		base = gated{base: base, q: f.shared, claimed: true}
+		base = gate.Transport{Base: base, Queue: f.shared, Claimed: true}
 	}
 	col.WithTransport(plain{base: withFiles(f.opts.Logins.Transport(base), f.files, f.opts.SMB), pageLimit: int64(f.opts.MaxBodyBytes)})
 	col.SetRequestTimeout(f.opts.Timeout)

@@ -14,6 +14,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/admit"
 	"github.com/doppel-search/doppel/crawler/feed"
 	"github.com/doppel-search/doppel/crawler/frontier"
+	"github.com/doppel-search/doppel/crawler/frontier/gate"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/crawler/polite"
 	"github.com/doppel-search/doppel/crawler/sitemap"
@@ -370,7 +371,7 @@ func (s *sitemaps) get(ctx context.Context, file string, claimed bool) (*sitemap
 		req.Header.Set("If-None-Match", etag)
 	}
 	s.mu.Unlock()
-	client := s.opts.client(s.opts.Timeout, nil, gate(s.shared, claimed))
+	client := s.opts.client(s.opts.Timeout, nil, gate.Wrap(s.shared, claimed))
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err
