@@ -3,7 +3,6 @@ package crawler
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -39,16 +38,21 @@ import (
 //     detector's snapshot (snapshot.go);
 //   - revisitPlan, revisit planning and retries (revisit.go).
 //
-// A shared crawl's commit path — a Redis crawl's worker and its follower —
-// is in sharedcommit.go.
+// What depends on whose crawl it is — one machine's, or a worker's of a
+// crawl shared among workers — is its role (role.go, sharedworker.go)
+// and its detector's keeper (keeper.go), both chosen once by Open; the
+// Follower of a shared crawl applies the workers' page log through it
+// (followapply.go).
 type committer struct {
-	opts  *Options
-	front frontier.Queue
-	pages pages.Records
-	index indexer.Writer
-	hook  *hook.Hook
-	admit *admit.Admission
-	pacer *polite.Pacer // paused by a Retry-After
+	opts   *Options
+	front  frontier.Queue
+	pages  pages.Records
+	index  indexer.Writer
+	hook   *hook.Hook
+	admit  *admit.Admission
+	pacer  *polite.Pacer  // paused by a Retry-After
+	role   commitRole     // one machine's or a shared crawl worker's
+	keeper detectorKeeper // the crawl's own detector's, or the shared one's
 	*counters
 	*fatal
 
@@ -143,7 +147,7 @@ func (c *committer) commitGroup(ctx context.Context, group []*result, d *dispatc
 	release()
 	c.sinceSnapshot += len(group)
 	if c.fatalErr() == nil {
-		if err := errors.Join(c.maybeRecluster(ctx), c.maybeSnapshot()); err != nil {
+		if err := c.keeper.afterGroup(ctx); err != nil {
 			c.setFatal(err)
 		}
 	}
@@ -226,10 +230,8 @@ func (c *committer) commit(ctx context.Context, group []*result, release func())
 	}
 	c.noteQueued(added)
 	c.observeDecisions(group, added)
-	if c.shared() {
-		if err := c.shareDecisions(ctx); err != nil {
-			return err
-		}
+	if err := c.role.handOn(ctx); err != nil {
+		return err
 	}
 	if _, err := c.front.Commit(&c.fbatch); err != nil {
 		return err
@@ -253,7 +255,7 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 	}
 	switch {
 	case !r.popped: // a sitemap's findings
-		c.scheduleFound(r, now)
+		c.role.takeFound(r, now)
 	case r.known != "": // its record is committed: done now
 		mark.outcome = string(r.known)
 		if st, ok := c.recrawl.states[r.url]; ok && r.known == pages.Fetched {
@@ -265,12 +267,10 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 		c.recordDecision(r, now)
 	case c.retry(r, now):
 		return mark, false, true, nil
-	case r.prev != nil && c.shared():
-		mark, unique = c.shareRevisit(r, now)
 	case r.prev != nil:
-		mark, unique, err = c.revisit(ctx, r, now)
+		mark, unique, err = c.role.takeRevisit(ctx, r, now)
 	case r.status == pages.Fetched:
-		mark, unique, err = c.takeFetched(ctx, r, mark, now)
+		mark, unique, err = c.role.takeFetched(ctx, r, mark, now)
 	default:
 		c.recordDecision(r, now)
 		if r.verdict == traps.NotFound {
@@ -278,19 +278,6 @@ func (c *committer) take(ctx context.Context, r *result, now time.Time) (mark do
 		}
 	}
 	return mark, unique, false, err
-}
-
-// scheduleFound schedules the revisits a sitemap found due now (on one
-// machine: a worker of a shared crawl schedules no revisits, the
-// follower does).
-func (c *committer) scheduleFound(r *result, now time.Time) {
-	if c.shared() { // a worker schedules no revisits: the follower does
-		return
-	}
-	for _, u := range r.revisitNow {
-		c.fbatch.Schedule(u, now, PriorityUnique, revisitPayload(1)) // a known change: as urgent as a new page
-	}
-	c.recrawl.hint(r.changeFreq)
 }
 
 // recordDecision records a URL not fetched (skipped or failed) and
@@ -301,25 +288,11 @@ func (c *committer) recordDecision(r *result, now time.Time) {
 	c.noteReason(r)
 }
 
-// takeFetched inserts a page fetched for the first time and returns its
-// done mark, with its revisit planned, and whether its links count as
-// found on unique content.
-func (c *committer) takeFetched(ctx context.Context, r *result, mark doneMark, now time.Time) (_ doneMark, unique bool, err error) {
+// insertFetched inserts a page fetched for the first time (insert), with
+// its fetch's details for its record (c.recording).
+func (c *committer) insertFetched(ctx context.Context, r *result, now time.Time) (dedup.Result, error) {
 	c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash, linkHash: r.linkHash, fetched: now, reason: r.reason}
-	var res dedup.Result
-	res, err = c.insert(ctx, r)
-	switch {
-	case err == nil && !c.shared():
-		unique = !res.Duplicate
-		mark.revisit = c.nextVisit(c.batch.Latest(r.url), false, res.Master == r.url, now)
-	case err == nil:
-		unique = !res.Duplicate // its revisit is the follower's to schedule
-	case c.shared() && errors.Is(err, dedup.ErrDuplicateID):
-		// Another worker inserted it and died before its done mark
-		// and its links: its links are queued, nothing is recorded.
-		err, unique = nil, true
-	}
-	return mark, unique, err
+	return c.insert(ctx, r)
 }
 
 // insert assigns a fetched page its cluster, records it into c.batch and
@@ -859,10 +832,8 @@ func (c *committer) queueSeeds() error {
 		return err
 	}
 	c.noteQueued(adds)
-	if c.shared() {
-		if err := c.shareDecisions(context.Background()); err != nil {
-			return err
-		}
+	if err := c.role.handOn(context.Background()); err != nil {
+		return err
 	}
 	_, err = c.pages.Commit(&c.batch)
 	return err
@@ -886,8 +857,8 @@ func (c *committer) finish(recluster bool) error {
 		}
 		c.writer = nil
 	}
-	if recluster && c.sinceRecluster > 0 && !c.shared() {
-		if err := c.recluster(context.Background(), nil); err != nil {
+	if recluster && c.sinceRecluster > 0 {
+		if err := c.keeper.recluster(context.Background(), nil); err != nil {
 			return err
 		}
 	}
@@ -899,7 +870,7 @@ func (c *committer) finish(recluster bool) error {
 			return err
 		}
 	}
-	return c.writeSnapshot()
+	return c.keeper.snapshot()
 }
 
 // waitRecords waits until the records handed to the record writer (if

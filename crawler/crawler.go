@@ -114,7 +114,8 @@ type Crawler struct {
 	pages *pages.Store
 	index Store
 	pacer *polite.Pacer // per-host request slots, shared by the fetches and the sitemap reader
-	// shared is the frontier when other workers share it (see shared.go);
+	// shared is the frontier when other workers share it (see the package
+	// doc, "Workers on a shared frontier", and package frontier/gate);
 	// nil for the embedded one.
 	shared frontier.Shared
 	n      *counters
@@ -224,6 +225,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		}
 	}
 	cm.index = c.index
+	cm.role, cm.keeper = newRoles(&c.opts, cm)
 	c.maps = newSitemaps(&c.opts, c.pages, c.pacer, c.shared, c.n, c.fatal)
 	aopts := admitOptions(opts, c.shared, c.maps.onRobots)
 	adm := admit.New(aopts)
@@ -347,42 +349,24 @@ func inUse(dir string, err error) error {
 }
 
 // newHook returns the hook a crawl processes pages with: the crawl's
-// detector settings, the detector read from its snapshot in the data
-// directory dir if it has a usable one (see openDetector, which also
-// gives the snapshot's header), with the verification sets in a file in
-// dir (not in memory), recording with cm.record (and reading records
-// back with cm.recordedPage), indexing into index. A worker of a shared
-// crawl (Options.Share) takes the shared detector, hands each page on at
-// its turn (cm.atTurn) and keeps no index.
+// detector settings, the detector its keeper gives (cm.keeper.openHook:
+// read from its snapshot in the data directory dir if it has a usable
+// one, with the verification sets in a file in dir; or a shared crawl's),
+// recording with cm.record (and reading records back with
+// cm.recordedPage), indexing into index.
 func newHook(opts *Options, dir string, index indexer.Writer, cm *committer) (*hook.Hook, *snapHeader, error) {
 	hopts := hook.Options{Index: index, MaxBodyBytes: opts.MaxBodyBytes, Language: opts.Language,
 		Documents: extract.Limits{MaxBytes: opts.MaxDocumentBytes}, PreferDocuments: opts.PreferDocuments,
 		Groups: opts.groupsFor, NoDedup: opts.NoDedup, Recorder: hook.RecorderFunc(cm.record), Source: cm.recordedPage}
-	if opts.Share != nil {
-		hopts.Detector, hopts.Index, hopts.AtTurn = opts.Share.Detector, nil, cm.atTurn
-		h, err := hook.New(hopts)
-		return h, nil, err
-	}
-	dopts := dedup.Web()
-	dopts.Similarity = opts.Similarity
-	det, snap, err := openDetector(dir, dopts)
-	if err != nil {
-		return nil, nil, err
-	}
-	hopts.Detector = det
-	h, err := hook.New(hopts)
-	if err != nil {
-		det.Close()
-	}
-	return h, snap, err
+	return cm.keeper.openHook(hopts, dir)
 }
 
 // Close closes the stores and the folders and logs off the SMB sessions.
 // In-flight URLs are fetched again by the next Run.
 func (c *Crawler) Close() error {
 	var det error
-	if c.commit != nil && c.commit.hook != nil && c.opts.Share == nil { // a shared detector is its maker's to close
-		det = c.commit.hook.Detector().Close()
+	if c.commit != nil && c.commit.hook != nil {
+		det = c.commit.keeper.close(c.commit.hook.Detector())
 	}
 	return errors.Join(c.index.Close(), c.pages.Close(), c.front.Close(), c.opts.SMB.Close(), c.files.Close(), det)
 }
@@ -506,8 +490,8 @@ func (c *Crawler) run(ctx context.Context, keep bool) error {
 	if err := errors.Join(d.err, c.fatal.fatalErr(), flushErr); err != nil {
 		return err
 	}
-	if !keep && c.n.fetched.Load() == 0 && c.opts.Share == nil { // a worker may find the others did it all
-		return cm.fetchedNothing()
+	if !keep && c.n.fetched.Load() == 0 {
+		return cm.role.fetchedNothing()
 	}
 	return nil
 }

@@ -93,7 +93,7 @@ type result struct {
 	revisitNow []string
 	changeFreq map[string]time.Duration
 
-	// On a shared frontier (see shared.go): the URL's turn went to
+	// On a shared frontier (see fetcher.hostTurn): the URL's turn went to
 	// another request of its host (robots.txt, the probe, its sitemaps),
 	// so the URL is given back to the frontier, not recorded (release);
 	// found holds what the host's sitemaps said, if they were read.
