@@ -2,7 +2,6 @@ package crawler
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,8 +15,6 @@ import (
 	"time"
 
 	bolterrors "go.etcd.io/bbolt/errors"
-
-	"github.com/gocolly/colly/v2"
 
 	"github.com/doppel-search/doppel/crawler/admit"
 	"github.com/doppel-search/doppel/crawler/extract"
@@ -235,7 +232,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		return nil, err
 	}
 	c.commit = cm
-	c.fetch = &fetcher{opts: &c.opts, admit: adm, hook: cm.hook, pages: c.pages, shared: c.shared, maps: c.maps, fatal: c.fatal, files: c.files}
+	c.fetch = &fetcher{opts: &c.opts, admit: adm, hook: cm.hook, pages: c.pages, pacer: c.pacer, shared: c.shared, maps: c.maps, fatal: c.fatal, files: c.files}
 	if err := saveOptions(dir, opts); err != nil {
 		c.Close()
 		return nil, err
@@ -439,113 +436,21 @@ func (c *Crawler) Detector() *dedup.Detector { return c.commit.hook.Detector() }
 // or Watch. Interrupted, Run returns ctx.Err() and leaves the state
 // resumable: call Run again (after Open, in a new process) to go on.
 //
-// Parallelism workers pop the frontier — each URL with a request slot of
-// its host: at most HostParallelism at once and per Delay, one at a time
-// Crawl-delay apart if robots.txt asks, none while a Retry-After lasts —
-// fetch, parse, check admission and sign pages; one committer assigns
-// clusters, records and indexes them in the order it receives them,
-// committing up to 64 of them at a time, while the other workers fetch.
-func (c *Crawler) Run(ctx context.Context) error { return c.run(ctx, false) }
+// Parallelism fetch goroutines pop the frontier — each URL with a request
+// slot of its host: at most HostParallelism at once and per Delay, one at
+// a time Crawl-delay apart if robots.txt asks, none while a Retry-After
+// lasts — fetch, parse, check admission and sign pages; one committer
+// assigns clusters, records and indexes them in the order it receives
+// them, committing up to 64 of them at a time, while the fetch goroutines
+// go on.
+func (c *Crawler) Run(ctx context.Context) error { return crawlRun{c: c}.run(ctx) }
 
 // Watch crawls as Run does and then keeps the crawl fresh until ctx is
 // done: each page is fetched again when its revisit falls due (see
 // RevisitOptions), the sitemaps are read every Revisit.Sitemaps, and new
 // pages found on the way are crawled while the page budget lasts. It
 // returns ctx.Err() when ctx is done, with the state resumable.
-func (c *Crawler) Watch(ctx context.Context) error { return c.run(ctx, true) }
-
-// run wires the parts for one Run or Watch: the committer's goroutine,
-// the sitemap reader's and Parallelism workers, each taking URLs from the
-// dispatcher and fetching them.
-func (c *Crawler) run(ctx context.Context, keep bool) error {
-	cm := c.commit
-	if err := cm.queueSeeds(); err != nil {
-		return err
-	}
-	defer c.sampleHistory()() // samples now, while the crawl runs and at its end
-	results := make(chan *result, 2*c.opts.Parallelism)
-	budget := func(fresh int) bool { return c.n.requests.Load()+int64(fresh) < int64(c.opts.MaxPages) }
-	d := newDispatcher(ctx, c.front, c.pacer, c.fatal, budget, keep)
-	c.running.Store(d)
-	defer c.running.Store(nil)
-	cm.writer = newRecordWriter(c.pages, cm.lastRev)
-	var committed sync.WaitGroup
-	committed.Go(func() { cm.commitLoop(results, d) })
-	col := c.fetch.collector(ctx)
-	c.n.health.countBodies(col)
-	var workers, readers sync.WaitGroup
-	d.begin() // the first reading of the sitemaps
-	readers.Go(func() { c.maps.read(ctx, d, results, keep) })
-	for range c.opts.Parallelism {
-		workers.Go(func() { c.fetchLoop(ctx, col, d, results) })
-	}
-	workers.Wait()
-	readers.Wait()
-	close(results)
-	committed.Wait()
-	flushErr := cm.finish(ctx.Err() == nil)
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := errors.Join(d.err, c.fatal.fatalErr(), flushErr); err != nil {
-		return err
-	}
-	if !keep && c.n.fetched.Load() == 0 {
-		return cm.role.fetchedNothing()
-	}
-	return nil
-}
-
-// fetchLoop is one worker: it fetches the dispatcher's items until the
-// crawl is over and hands each result to the committer.
-func (c *Crawler) fetchLoop(ctx context.Context, col *colly.Collector, d *dispatcher, results chan<- *result) {
-	for {
-		item, ok := d.next()
-		if !ok {
-			return
-		}
-		r := c.fetch.work(ctx, col, item)
-		c.pacer.Release(hostOf(item.URL))
-		fresh := 0
-		var t task
-		if _ = json.Unmarshal(item.Payload, &t); !t.Revisit {
-			fresh = 1
-		}
-		if r == nil {
-			d.settle(1, fresh) // interrupted mid-request: stays in flight
-			continue
-		}
-		if r.release {
-			// Its host's turn went to another request: the URL goes back
-			// to the shared frontier (before it is settled, so that the
-			// crawl does not end meanwhile), with what the host's
-			// sitemaps said, if they were read, for the committer.
-			if err := c.shared.Release(item.URL); err != nil {
-				c.fatal.setFatal(err)
-			}
-			if r.found == nil {
-				d.settle(1, fresh)
-				continue
-			}
-			d.settle(0, fresh)
-			results <- r.found // the committer settles it
-			if c.opts.Parallelism == 1 {
-				<-r.found.queued
-			}
-			continue
-		}
-		// With one worker the crawl is sequential: the next URL is
-		// popped once this page's links are queued, with the priorities
-		// it changed. With more, a worker goes on while its page is
-		// committed (each pop already misses the pages the other workers
-		// have in hand): waiting for the commit cost a third of the
-		// workers' time.
-		results <- r
-		if c.opts.Parallelism == 1 {
-			<-r.queued
-		}
-	}
-}
+func (c *Crawler) Watch(ctx context.Context) error { return crawlRun{c: c, keep: true}.run(ctx) }
 
 // NextRevisit returns when the earliest scheduled revisit is due, and
 // false if none is scheduled.

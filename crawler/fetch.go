@@ -23,6 +23,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/login"
 	"github.com/doppel-search/doppel/crawler/pages"
+	"github.com/doppel-search/doppel/crawler/polite"
 	"github.com/doppel-search/doppel/crawler/share"
 	"github.com/doppel-search/doppel/crawler/traps"
 	"github.com/doppel-search/doppel/dedup/features"
@@ -194,6 +195,7 @@ type fetcher struct {
 	admit *admit.Admission
 	hook  *hook.Hook
 	pages pages.Records
+	pacer *polite.Pacer // the fetch's host slot is released to it
 	// shared is the frontier when other workers share it; maps reads a
 	// host's sitemaps at a turn of its own then.
 	shared frontier.Shared
@@ -304,6 +306,57 @@ func (s schemes) RoundTrip(r *http.Request) (*http.Response, error) {
 		return s.smb.RoundTrip(r)
 	}
 	return s.base.RoundTrip(r)
+}
+
+// loop is one fetch goroutine: it fetches the dispatcher's items until
+// the crawl is over and hands each result to the committer.
+func (f *fetcher) loop(ctx context.Context, col *colly.Collector, d *dispatcher, results chan<- *result) {
+	for {
+		item, ok := d.next()
+		if !ok {
+			return
+		}
+		r := f.work(ctx, col, item)
+		f.pacer.Release(hostOf(item.URL))
+		fresh := 0
+		var t task
+		if _ = json.Unmarshal(item.Payload, &t); !t.Revisit {
+			fresh = 1
+		}
+		if r == nil {
+			d.settle(1, fresh) // interrupted mid-request: stays in flight
+			continue
+		}
+		if r.release {
+			// Its host's turn went to another request: the URL goes back
+			// to the shared frontier (before it is settled, so that the
+			// crawl does not end meanwhile), with what the host's
+			// sitemaps said, if they were read, for the committer.
+			if err := f.shared.Release(item.URL); err != nil {
+				f.setFatal(err)
+			}
+			if r.found == nil {
+				d.settle(1, fresh)
+				continue
+			}
+			d.settle(0, fresh)
+			results <- r.found // the committer settles it
+			if f.opts.Parallelism == 1 {
+				<-r.found.queued
+			}
+			continue
+		}
+		// With one fetch goroutine the crawl is sequential: the next URL
+		// is popped once this page's links are queued, with the
+		// priorities it changed. With more, a fetch goroutine goes on
+		// while its page is committed (each pop already misses the pages
+		// the others have in hand): waiting for the commit cost a third
+		// of their time.
+		results <- r
+		if f.opts.Parallelism == 1 {
+			<-r.queued
+		}
+	}
 }
 
 // work fetches one popped URL and prepares what the committer needs. It
