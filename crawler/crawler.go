@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,7 +18,6 @@ import (
 	"github.com/doppel-search/doppel/crawler/admit"
 	"github.com/doppel-search/doppel/crawler/extract"
 	"github.com/doppel-search/doppel/crawler/frontier"
-	"github.com/doppel-search/doppel/crawler/frontier/gate"
 	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/crawler/polite"
@@ -111,12 +109,11 @@ type Crawler struct {
 	pages *pages.Store
 	index Store
 	pacer *polite.Pacer // per-host request slots, shared by the fetches and the sitemap reader
-	// shared is the frontier when other workers share it (see the package
-	// doc, "Workers on a shared frontier", and package frontier/gate);
-	// nil for the embedded one.
-	shared frontier.Shared
-	n      *counters
-	fatal  *fatal
+	// turns: how requests take their host's turns, on the crawl's own
+	// frontier or on one other workers share (hostTurns).
+	turns hostTurns
+	n     *counters
+	fatal *fatal
 
 	commit *committer
 	fetch  *fetcher
@@ -199,7 +196,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	if c.front, err = openFrontier(dir, opts, c.pacer); err != nil {
 		return nil, err
 	}
-	c.shared, _ = c.front.(frontier.Shared)
+	c.turns = newHostTurns(c.front)
 	if c.pages, err = pages.Open(filepath.Join(dir, pagesFile), pages.Options{NoSync: opts.NoSync, Timeout: lockTimeout}); err != nil {
 		c.front.Close()
 		return nil, inUse(dir, err)
@@ -223,8 +220,8 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	}
 	cm.index = c.index
 	cm.role, cm.keeper = newRoles(&c.opts, cm)
-	c.maps = newSitemaps(&c.opts, c.pages, c.pacer, c.shared, c.n, c.fatal)
-	aopts := admitOptions(opts, c.shared, c.maps.onRobots)
+	c.maps = newSitemaps(&c.opts, c.pages, c.pacer, c.turns, c.n, c.fatal)
+	aopts := admitOptions(opts, c.turns, c.maps.onRobots)
 	adm := admit.New(aopts)
 	c.maps.admit, cm.admit = adm, adm
 	if cm.hook, cm.snap, err = newHook(&c.opts, dir, c.index, cm); err != nil {
@@ -232,7 +229,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		return nil, err
 	}
 	c.commit = cm
-	c.fetch = &fetcher{opts: &c.opts, admit: adm, hook: cm.hook, pages: c.pages, pacer: c.pacer, shared: c.shared, maps: c.maps, fatal: c.fatal, files: c.files}
+	c.fetch = &fetcher{opts: &c.opts, admit: adm, hook: cm.hook, pages: c.pages, pacer: c.pacer, turns: c.turns, maps: c.maps, fatal: c.fatal, files: c.files}
 	if err := saveOptions(dir, opts); err != nil {
 		c.Close()
 		return nil, err
@@ -275,24 +272,16 @@ func openFrontier(dir string, opts Options, pacer *polite.Pacer) (frontier.Queue
 }
 
 // admitOptions are the options of the crawl's admission, robots.txt
-// handed to onRobots; on a shared frontier (shared not nil) its requests
-// wait for their host's turn (gated).
-func admitOptions(opts Options, shared frontier.Shared, onRobots func(*url.URL, admit.Robots)) admit.Options {
+// handed to onRobots, hosts learnt as turns says (hostTurns.admission:
+// on a shared frontier, once among the workers, each request at its
+// host's turn).
+func admitOptions(opts Options, turns hostTurns, onRobots func(*url.URL, admit.Robots)) admit.Options {
 	aopts := admit.Options{AllowedHosts: opts.AllowedHosts, AllowedPrefixes: opts.AllowedPrefixes,
 		IgnoreRobots: opts.IgnoreRobots, UserAgent: opts.UserAgent, Timeout: opts.Timeout, MaxBodyBytes: opts.MaxBodyBytes,
 		MaxRedirects: opts.MaxRedirects, Traps: opts.Traps, Norm: opts.norm(), OnRobots: onRobots, Client: opts.Client,
 		Folders: opts.folders(), FetchViews: opts.FetchViews}
 	aopts.Exclude, _ = admit.CompileExclude(opts.Exclude) // valid: resolveOptions validated them
-	if shared != nil {
-		// robots.txt and the probe are learnt at a claimed URL's turn.
-		aopts.Shared = shared
-		g := gate.Transport{Queue: shared, Claimed: true}
-		aopts.Client = &http.Client{}
-		if opts.Client != nil {
-			g.Base, aopts.Client.Jar = opts.Client.Transport, opts.Client.Jar
-		}
-		aopts.Client.Transport = g
-	}
+	turns.admission(&aopts, opts.Client)
 	return aopts
 }
 

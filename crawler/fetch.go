@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,7 +18,6 @@ import (
 	"github.com/doppel-search/doppel/crawler/admit"
 	"github.com/doppel-search/doppel/crawler/clean"
 	"github.com/doppel-search/doppel/crawler/frontier"
-	"github.com/doppel-search/doppel/crawler/frontier/gate"
 	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/login"
 	"github.com/doppel-search/doppel/crawler/pages"
@@ -94,7 +92,7 @@ type result struct {
 	revisitNow []string
 	changeFreq map[string]time.Duration
 
-	// On a shared frontier (see fetcher.hostTurn): the URL's turn went to
+	// On a shared frontier (see sharedTurns.spend): the URL's turn went to
 	// another request of its host (robots.txt, the probe, its sitemaps),
 	// so the URL is given back to the frontier, not recorded (release);
 	// found holds what the host's sitemaps said, if they were read.
@@ -196,10 +194,10 @@ type fetcher struct {
 	hook  *hook.Hook
 	pages pages.Records
 	pacer *polite.Pacer // the fetch's host slot is released to it
-	// shared is the frontier when other workers share it; maps reads a
-	// host's sitemaps at a turn of its own then.
-	shared frontier.Shared
-	maps   *sitemaps
+	// turns: how requests take their host's turn (hostTurns); maps
+	// reads a host's sitemaps at a turn of its own on a shared frontier.
+	turns hostTurns
+	maps  *sitemaps
 	// files reads file URLs (the seeds' folders).
 	files *share.Folders
 	*fatal
@@ -230,9 +228,7 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 		}
 	}
 	base = decoding{base: base, limit: int64(max(f.opts.MaxBodyBytes, f.opts.MaxDocumentBytes)), pageLimit: int64(f.opts.MaxBodyBytes)}
-	if f.shared != nil {
-		base = gate.Transport{Base: base, Queue: f.shared, Claimed: true}
-	}
+	base = f.turns.wrap(base, true)
 	col.WithTransport(plain{base: withFiles(f.opts.Logins.Transport(base), f.files, f.opts.SMB), pageLimit: int64(f.opts.MaxBodyBytes)})
 	col.SetRequestTimeout(f.opts.Timeout)
 	col.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
@@ -332,7 +328,7 @@ func (f *fetcher) loop(ctx context.Context, col *colly.Collector, d *dispatcher,
 			// to the shared frontier (before it is settled, so that the
 			// crawl does not end meanwhile), with what the host's
 			// sitemaps said, if they were read, for the committer.
-			if err := f.shared.Release(item.URL); err != nil {
+			if err := f.turns.giveBack(item.URL); err != nil {
 				f.setFatal(err)
 			}
 			if r.found == nil {
@@ -384,12 +380,10 @@ func (f *fetcher) work(ctx context.Context, col *colly.Collector, item frontier.
 		r.skip(reason)
 		return r
 	}
-	if f.shared != nil {
-		if spent, interrupted := f.hostTurn(ctx, r); interrupted {
-			return nil
-		} else if spent {
-			return r
-		}
+	if spent, interrupted := f.turns.spend(ctx, f, r); interrupted {
+		return nil
+	} else if spent {
+		return r
 	}
 	var header http.Header
 	if r.prev != nil { // ask for the page only if it changed (RFC 9110 §13.1)
@@ -415,43 +409,6 @@ func (f *fetcher) work(ctx context.Context, col *colly.Collector, item frontier.
 		r.failWith(err)
 	}
 	return r
-}
-
-// hostTurn, on a shared frontier, spends the turn of r's URL on what its
-// host must tell before its pages are fetched, if this worker does not
-// know it yet: robots.txt, the answer for a missing page (learnt once
-// among the workers: admit.Learn), then its sitemaps (read once a
-// reading among them: sitemaps.step). It reports whether the turn was
-// spent (r is given back to the frontier, with a sitemap's findings, or
-// skipped by robots.txt) and whether ctx interrupted it.
-func (f *fetcher) hostTurn(ctx context.Context, r *result) (spent, interrupted bool) {
-	u, err := url.Parse(r.url)
-	if err != nil || u.Scheme != "http" && u.Scheme != "https" {
-		return false, false
-	}
-	step, err := f.admit.Learn(ctx, u)
-	switch {
-	case ctx.Err() != nil:
-		return true, true
-	case err != nil:
-		f.setFatal(err)
-		r.fail(err.Error())
-		return true, false
-	case step != admit.Known: // a request made, or another worker at it
-		r.release = true
-		return true, false
-	case r.prev == nil && !f.admit.Allowed(r.url): // its link was followed before its host was learnt
-		r.skip(admit.ReasonRobots)
-		return true, false
-	}
-	found, read := f.maps.step(ctx, u)
-	if ctx.Err() != nil {
-		return true, true
-	}
-	if read {
-		r.release, r.found = true, found
-	}
-	return read, false
 }
 
 // process handles a 2xx response: parse, soft-404 and canonical checks,

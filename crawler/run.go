@@ -26,7 +26,7 @@ func (r crawlRun) run(ctx context.Context) error {
 	defer c.n.health.sampling(c.Stats)() // samples now, while the crawl runs and at its end
 	results := make(chan *result, 2*c.opts.Parallelism)
 	budget := func(fresh int) bool { return c.n.requests.Load()+int64(fresh) < int64(c.opts.MaxPages) }
-	d := newDispatcher(ctx, c.front, c.pacer, c.fatal, budget, keep)
+	d := newDispatcher(ctx, c.front, c.turns, c.pacer, c.fatal, budget, keep)
 	c.running.Store(d)
 	defer c.running.Store(nil)
 	cm.writer = newRecordWriter(c.pages, cm.lastRev)

@@ -49,17 +49,6 @@ func (g Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// Wrap returns a function that wraps a transport in q's gate
-// (Transport), or nil if q is nil (no shared frontier: nothing to wrap).
-func Wrap(q frontier.Shared, claimed bool) func(http.RoundTripper) http.RoundTripper {
-	if q == nil {
-		return nil
-	}
-	return func(base http.RoundTripper) http.RoundTripper {
-		return Transport{Base: base, Queue: q, Claimed: claimed}
-	}
-}
-
 // Wait waits until q lets a request to host start, and records its
 // start (frontier.Shared.Start), or until ctx is done.
 func Wait(ctx context.Context, q frontier.Shared, host string, claimed bool) error {

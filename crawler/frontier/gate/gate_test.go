@@ -68,7 +68,7 @@ func TestTransport(t *testing.T) {
 
 	for _, claimed := range []bool{false, true} {
 		q := &turns{waits: 2, wait: time.Millisecond}
-		client := &http.Client{Transport: gate.Wrap(q, claimed)(nil)}
+		client := &http.Client{Transport: gate.Transport{Queue: q, Claimed: claimed}}
 		before := sent.Load()
 		resp, err := client.Get(srv.URL + "/page")
 		if err != nil {
@@ -116,9 +116,6 @@ func TestTransport(t *testing.T) {
 		}
 	})
 
-	if gate.Wrap(nil, true) != nil {
-		t.Error("Wrap(nil) wraps")
-	}
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
