@@ -204,22 +204,20 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	cm := &committer{opts: &c.opts, front: c.front, pages: c.pages, pacer: c.pacer, counters: c.n, fatal: c.fatal,
 		linkPlan:    linkPlan{queued: map[string][]string{}, shaped: map[string][]string{}, yields: yields{}},
 		revisitPlan: revisitPlan{recrawl: newRecrawl(opts.Revisit)}, snapshots: snapshots{dir: dir}}
+	cm.role, cm.keeper = newRoles(&c.opts, cm)
 	if c.index, err = openIndexChecked(dir, opts.Shards, indexer.Options{Policy: opts.Policy, NoAutoFlush: true,
 		Source: indexer.SourceFunc(func(ctx context.Context, id string) (*indexer.Doc, error) { return cm.hook.SourceDoc(ctx, id) })}); err != nil {
 		c.front.Close()
 		c.pages.Close()
 		return nil, inUse(dir, err)
 	}
-	if opts.Share == nil {
-		if err := agree(dir, c.pages, c.index); err != nil {
-			c.index.Close()
-			c.front.Close()
-			c.pages.Close()
-			return nil, damaged(dir, err)
-		}
+	if err := cm.role.checkStores(dir, c.pages, c.index); err != nil {
+		c.index.Close()
+		c.front.Close()
+		c.pages.Close()
+		return nil, damaged(dir, err)
 	}
 	cm.index = c.index
-	cm.role, cm.keeper = newRoles(&c.opts, cm)
 	c.maps = newSitemaps(&c.opts, c.pages, c.pacer, c.turns, c.n, c.fatal)
 	aopts := admitOptions(opts, c.turns, c.maps.onRobots)
 	adm := admit.New(aopts)

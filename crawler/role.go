@@ -3,6 +3,8 @@ package crawler
 import (
 	"context"
 	"time"
+
+	"github.com/doppel-search/doppel/crawler/pages"
 )
 
 // A commitRole is what the committer does with a crawl's pages that
@@ -36,6 +38,9 @@ type commitRole interface {
 	// fetchedNothing returns the error of a run that ended without a
 	// page fetched.
 	fetchedNothing() error
+	// checkStores checks, when the crawl is opened, that its records and
+	// its index in dir can belong together.
+	checkStores(dir string, recs *pages.Store, index Store) error
 }
 
 // newRoles returns the committer's role and its detector's keeper for a
@@ -91,3 +96,8 @@ func (m oneMachine) scheduleMissing() error { return m.c.scheduleMissing() }
 // fetchedNothing names the first reasons recorded
 // (committer.fetchedNothing).
 func (m oneMachine) fetchedNothing() error { return m.c.fetchedNothing() }
+
+// checkStores checks that the index and the records agree (agree).
+func (oneMachine) checkStores(dir string, recs *pages.Store, index Store) error {
+	return agree(dir, recs, index)
+}

@@ -200,3 +200,7 @@ func (*sharedWorker) scheduleMissing() error { return nil }
 
 // fetchedNothing is no error: the other workers may have fetched it all.
 func (*sharedWorker) fetchedNothing() error { return nil }
+
+// checkStores checks nothing: a worker keeps no index (the follower
+// does), while its records say what it committed.
+func (*sharedWorker) checkStores(string, *pages.Store, Store) error { return nil }
