@@ -92,8 +92,8 @@ func (c *committer) commitLoop(results <-chan *result, d *dispatcher) {
 			c.commitWaiting(ctx)
 			d.poke()
 		case <-d.idle:
-			// The worker waits for others, which wait for its URLs to be
-			// marked done.
+			// This worker process of a shared crawl waits for the others,
+			// which wait for its URLs to be marked done.
 			if c.writer.hasDone() {
 				c.commitWaiting(ctx)
 			}

@@ -24,7 +24,7 @@ const (
 	sharedPoll = 100 * time.Millisecond
 )
 
-// A dispatcher hands frontier items to workers, each with a request slot
+// A dispatcher hands frontier items to fetch goroutines, each with a request slot
 // of its host (package polite), until the crawl is over: the frontier has
 // nothing that may be fetched with nothing in flight that could add to
 // it, the page budget is spent, ctx is done or storage fails. Kept alive

@@ -54,7 +54,7 @@ type copyOf struct {
 	Hash     uint64 `json:"hash,omitempty"`
 }
 
-// A result is what a worker found out about one popped URL, for the
+// A result is what a fetch goroutine found out about one popped URL, for the
 // committer: a page to insert, or a decision to record.
 type result struct {
 	url      string
@@ -182,7 +182,7 @@ func contentHash(title string, blocks []string) uint64 {
 	return h.Sum64()
 }
 
-// The fetcher fetches one URL at a time for a worker (many workers call
+// The fetcher fetches one URL at a time for a fetch goroutine (many call
 // it at once): the request (conditional for a revisit), the answer's
 // decision (redirect, error, not modified), and for a page the hook's
 // Parse and Prepare, admission's checks (soft 404, canonical) and the

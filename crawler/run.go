@@ -34,13 +34,13 @@ func (r crawlRun) run(ctx context.Context) error {
 	committed.Go(func() { cm.commitLoop(results, d) })
 	col := c.fetch.collector(ctx)
 	c.n.health.countBodies(col)
-	var workers, readers sync.WaitGroup // the fetch goroutines, the sitemap reader
+	var fetches, readers sync.WaitGroup // the fetch goroutines, the sitemap reader
 	d.begin()                           // the first reading of the sitemaps
 	readers.Go(func() { c.maps.read(ctx, d, results, keep) })
 	for range c.opts.Parallelism {
-		workers.Go(func() { c.fetch.loop(ctx, col, d, results) })
+		fetches.Go(func() { c.fetch.loop(ctx, col, d, results) })
 	}
-	workers.Wait()
+	fetches.Wait()
 	readers.Wait()
 	close(results)
 	committed.Wait()
