@@ -88,21 +88,29 @@ type Stats struct {
 // Health, Hosts, History, View and Index may be used at any time, also
 // while Run runs.
 //
-// A Crawler coordinates five parts, each in a file of its own with the
+// A Crawler coordinates five parts, each in files of its own with the
 // stores and options it needs:
 //
 //   - the fetcher (fetch.go): fetches one URL with colly, parses, checks
-//     admission and prepares the page (Parse, Prepare); many at once.
+//     admission and prepares the page (Parse, Prepare); one loop per
+//     fetch goroutine, Parallelism of them.
 //   - the dispatcher (dispatch.go): hands out frontier items, each with a
 //     request slot of its host (package polite), until the crawl is over.
 //   - the committer (commit.go, with the record writer in writer.go):
 //     assigns clusters, records and indexes pages, queues links, in
-//     groups; one goroutine. Its revisit planning is in revisit.go, its
-//     re-clustering in recluster.go, its rebuild after a restart in
-//     replay.go.
+//     groups; one goroutine. Its link planning is in links.go and
+//     yield.go, its records in record.go, its revisit planning in
+//     revisit.go, its re-clustering in recluster.go, its rebuild after a
+//     restart in replay.go.
 //   - the sitemap reader (sitemaps.go): reads the hosts' sitemaps for new
 //     and changed pages.
 //   - the view (view.go): reads the stores without the write side.
+//
+// Open chooses once what a crawl shared among worker processes does
+// differently: the committer's role (role.go; sharedworker.go for a
+// worker of a shared crawl), its detector's keeper (keeper.go) and the
+// host turns on a shared frontier (turns.go). Each Run or Watch is a
+// crawlRun (run.go).
 type Crawler struct {
 	opts  Options
 	front frontier.Queue
