@@ -2,12 +2,10 @@ package crawler
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,8 +14,6 @@ import (
 	"time"
 
 	bolterrors "go.etcd.io/bbolt/errors"
-
-	"github.com/gocolly/colly/v2"
 
 	"github.com/doppel-search/doppel/crawler/admit"
 	"github.com/doppel-search/doppel/crawler/extract"
@@ -92,32 +88,40 @@ type Stats struct {
 // Health, Hosts, History, View and Index may be used at any time, also
 // while Run runs.
 //
-// A Crawler coordinates five parts, each in a file of its own with the
+// A Crawler coordinates five parts, each in files of its own with the
 // stores and options it needs:
 //
 //   - the fetcher (fetch.go): fetches one URL with colly, parses, checks
-//     admission and prepares the page (Parse, Prepare); many at once.
+//     admission and prepares the page (Parse, Prepare); one loop per
+//     fetch goroutine, Parallelism of them.
 //   - the dispatcher (dispatch.go): hands out frontier items, each with a
 //     request slot of its host (package polite), until the crawl is over.
 //   - the committer (commit.go, with the record writer in writer.go):
 //     assigns clusters, records and indexes pages, queues links, in
-//     groups; one goroutine. Its revisit planning is in revisit.go, its
-//     re-clustering in recluster.go, its rebuild after a restart in
-//     replay.go.
+//     groups; one goroutine. Its link planning is in links.go and
+//     yield.go, its records in record.go, its revisit planning in
+//     revisit.go, its re-clustering in recluster.go, its rebuild after a
+//     restart in replay.go.
 //   - the sitemap reader (sitemaps.go): reads the hosts' sitemaps for new
 //     and changed pages.
 //   - the view (view.go): reads the stores without the write side.
+//
+// Open chooses once what a crawl shared among worker processes does
+// differently: the committer's role (role.go; sharedworker.go for a
+// worker of a shared crawl), its detector's keeper (keeper.go) and the
+// host turns on a shared frontier (turns.go). Each Run or Watch is a
+// crawlRun (run.go).
 type Crawler struct {
 	opts  Options
 	front frontier.Queue
 	pages *pages.Store
 	index Store
 	pacer *polite.Pacer // per-host request slots, shared by the fetches and the sitemap reader
-	// shared is the frontier when other workers share it (see shared.go);
-	// nil for the embedded one.
-	shared frontier.Shared
-	n      *counters
-	fatal  *fatal
+	// turns: how requests take their host's turns, on the crawl's own
+	// frontier or on one other workers share (hostTurns).
+	turns hostTurns
+	n     *counters
+	fatal *fatal
 
 	commit *committer
 	fetch  *fetcher
@@ -200,7 +204,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	if c.front, err = openFrontier(dir, opts, c.pacer); err != nil {
 		return nil, err
 	}
-	c.shared, _ = c.front.(frontier.Shared)
+	c.turns = newHostTurns(c.front)
 	if c.pages, err = pages.Open(filepath.Join(dir, pagesFile), pages.Options{NoSync: opts.NoSync, Timeout: lockTimeout}); err != nil {
 		c.front.Close()
 		return nil, inUse(dir, err)
@@ -208,23 +212,22 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	cm := &committer{opts: &c.opts, front: c.front, pages: c.pages, pacer: c.pacer, counters: c.n, fatal: c.fatal,
 		linkPlan:    linkPlan{queued: map[string][]string{}, shaped: map[string][]string{}, yields: yields{}},
 		revisitPlan: revisitPlan{recrawl: newRecrawl(opts.Revisit)}, snapshots: snapshots{dir: dir}}
+	cm.role, cm.keeper = newRoles(&c.opts, cm)
 	if c.index, err = openIndexChecked(dir, opts.Shards, indexer.Options{Policy: opts.Policy, NoAutoFlush: true,
 		Source: indexer.SourceFunc(func(ctx context.Context, id string) (*indexer.Doc, error) { return cm.hook.SourceDoc(ctx, id) })}); err != nil {
 		c.front.Close()
 		c.pages.Close()
 		return nil, inUse(dir, err)
 	}
-	if opts.Share == nil {
-		if err := agree(dir, c.pages, c.index); err != nil {
-			c.index.Close()
-			c.front.Close()
-			c.pages.Close()
-			return nil, damaged(dir, err)
-		}
+	if err := cm.role.checkStores(dir, c.pages, c.index); err != nil {
+		c.index.Close()
+		c.front.Close()
+		c.pages.Close()
+		return nil, damaged(dir, err)
 	}
 	cm.index = c.index
-	c.maps = newSitemaps(&c.opts, c.pages, c.pacer, c.shared, c.n, c.fatal)
-	aopts := admitOptions(opts, c.shared, c.maps.onRobots)
+	c.maps = newSitemaps(&c.opts, c.pages, c.pacer, c.turns, c.n, c.fatal)
+	aopts := admitOptions(opts, c.turns, c.maps.onRobots)
 	adm := admit.New(aopts)
 	c.maps.admit, cm.admit = adm, adm
 	if cm.hook, cm.snap, err = newHook(&c.opts, dir, c.index, cm); err != nil {
@@ -232,7 +235,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		return nil, err
 	}
 	c.commit = cm
-	c.fetch = &fetcher{opts: &c.opts, admit: adm, hook: cm.hook, pages: c.pages, shared: c.shared, maps: c.maps, fatal: c.fatal, files: c.files}
+	c.fetch = &fetcher{opts: &c.opts, admit: adm, hook: cm.hook, pages: c.pages, pacer: c.pacer, turns: c.turns, maps: c.maps, fatal: c.fatal, files: c.files}
 	if err := saveOptions(dir, opts); err != nil {
 		c.Close()
 		return nil, err
@@ -275,24 +278,16 @@ func openFrontier(dir string, opts Options, pacer *polite.Pacer) (frontier.Queue
 }
 
 // admitOptions are the options of the crawl's admission, robots.txt
-// handed to onRobots; on a shared frontier (shared not nil) its requests
-// wait for their host's turn (gated).
-func admitOptions(opts Options, shared frontier.Shared, onRobots func(*url.URL, admit.Robots)) admit.Options {
+// handed to onRobots, hosts learnt as turns says (hostTurns.admission:
+// on a shared frontier, once among the workers, each request at its
+// host's turn).
+func admitOptions(opts Options, turns hostTurns, onRobots func(*url.URL, admit.Robots)) admit.Options {
 	aopts := admit.Options{AllowedHosts: opts.AllowedHosts, AllowedPrefixes: opts.AllowedPrefixes,
 		IgnoreRobots: opts.IgnoreRobots, UserAgent: opts.UserAgent, Timeout: opts.Timeout, MaxBodyBytes: opts.MaxBodyBytes,
 		MaxRedirects: opts.MaxRedirects, Traps: opts.Traps, Norm: opts.norm(), OnRobots: onRobots, Client: opts.Client,
 		Folders: opts.folders(), FetchViews: opts.FetchViews}
 	aopts.Exclude, _ = admit.CompileExclude(opts.Exclude) // valid: resolveOptions validated them
-	if shared != nil {
-		// robots.txt and the probe are learnt at a claimed URL's turn.
-		aopts.Shared = shared
-		g := gated{q: shared, claimed: true}
-		aopts.Client = &http.Client{}
-		if opts.Client != nil {
-			g.base, aopts.Client.Jar = opts.Client.Transport, opts.Client.Jar
-		}
-		aopts.Client.Transport = g
-	}
+	turns.admission(&aopts, opts.Client)
 	return aopts
 }
 
@@ -346,42 +341,24 @@ func inUse(dir string, err error) error {
 }
 
 // newHook returns the hook a crawl processes pages with: the crawl's
-// detector settings, the detector read from its snapshot in the data
-// directory dir if it has a usable one (see openDetector, which also
-// gives the snapshot's header), with the verification sets in a file in
-// dir (not in memory), recording with cm.record (and reading records
-// back with cm.recordedPage), indexing into index. A worker of a shared
-// crawl (Options.Share) takes the shared detector, hands each page on at
-// its turn (cm.atTurn) and keeps no index.
+// detector settings, the detector its keeper gives (cm.keeper.openHook:
+// read from its snapshot in the data directory dir if it has a usable
+// one, with the verification sets in a file in dir; or a shared crawl's),
+// recording with cm.record (and reading records back with
+// cm.recordedPage), indexing into index.
 func newHook(opts *Options, dir string, index indexer.Writer, cm *committer) (*hook.Hook, *snapHeader, error) {
 	hopts := hook.Options{Index: index, MaxBodyBytes: opts.MaxBodyBytes, Language: opts.Language,
 		Documents: extract.Limits{MaxBytes: opts.MaxDocumentBytes}, PreferDocuments: opts.PreferDocuments,
 		Groups: opts.groupsFor, NoDedup: opts.NoDedup, Recorder: hook.RecorderFunc(cm.record), Source: cm.recordedPage}
-	if opts.Share != nil {
-		hopts.Detector, hopts.Index, hopts.AtTurn = opts.Share.Detector, nil, cm.atTurn
-		h, err := hook.New(hopts)
-		return h, nil, err
-	}
-	dopts := dedup.Web()
-	dopts.Similarity = opts.Similarity
-	det, snap, err := openDetector(dir, dopts)
-	if err != nil {
-		return nil, nil, err
-	}
-	hopts.Detector = det
-	h, err := hook.New(hopts)
-	if err != nil {
-		det.Close()
-	}
-	return h, snap, err
+	return cm.keeper.openHook(hopts, dir)
 }
 
 // Close closes the stores and the folders and logs off the SMB sessions.
 // In-flight URLs are fetched again by the next Run.
 func (c *Crawler) Close() error {
 	var det error
-	if c.commit != nil && c.commit.hook != nil && c.opts.Share == nil { // a shared detector is its maker's to close
-		det = c.commit.hook.Detector().Close()
+	if c.commit != nil && c.commit.hook != nil {
+		det = c.commit.keeper.close(c.commit.hook.Detector())
 	}
 	return errors.Join(c.index.Close(), c.pages.Close(), c.front.Close(), c.opts.SMB.Close(), c.files.Close(), det)
 }
@@ -454,113 +431,21 @@ func (c *Crawler) Detector() *dedup.Detector { return c.commit.hook.Detector() }
 // or Watch. Interrupted, Run returns ctx.Err() and leaves the state
 // resumable: call Run again (after Open, in a new process) to go on.
 //
-// Parallelism workers pop the frontier — each URL with a request slot of
-// its host: at most HostParallelism at once and per Delay, one at a time
-// Crawl-delay apart if robots.txt asks, none while a Retry-After lasts —
-// fetch, parse, check admission and sign pages; one committer assigns
-// clusters, records and indexes them in the order it receives them,
-// committing up to 64 of them at a time, while the other workers fetch.
-func (c *Crawler) Run(ctx context.Context) error { return c.run(ctx, false) }
+// Parallelism fetch goroutines pop the frontier — each URL with a request
+// slot of its host: at most HostParallelism at once and per Delay, one at
+// a time Crawl-delay apart if robots.txt asks, none while a Retry-After
+// lasts — fetch, parse, check admission and sign pages; one committer
+// assigns clusters, records and indexes them in the order it receives
+// them, committing up to 64 of them at a time, while the fetch goroutines
+// go on.
+func (c *Crawler) Run(ctx context.Context) error { return crawlRun{c: c}.run(ctx) }
 
 // Watch crawls as Run does and then keeps the crawl fresh until ctx is
 // done: each page is fetched again when its revisit falls due (see
 // RevisitOptions), the sitemaps are read every Revisit.Sitemaps, and new
 // pages found on the way are crawled while the page budget lasts. It
 // returns ctx.Err() when ctx is done, with the state resumable.
-func (c *Crawler) Watch(ctx context.Context) error { return c.run(ctx, true) }
-
-// run wires the parts for one Run or Watch: the committer's goroutine,
-// the sitemap reader's and Parallelism workers, each taking URLs from the
-// dispatcher and fetching them.
-func (c *Crawler) run(ctx context.Context, keep bool) error {
-	cm := c.commit
-	if err := cm.queueSeeds(); err != nil {
-		return err
-	}
-	defer c.sampleHistory()() // samples now, while the crawl runs and at its end
-	results := make(chan *result, 2*c.opts.Parallelism)
-	budget := func(fresh int) bool { return c.n.requests.Load()+int64(fresh) < int64(c.opts.MaxPages) }
-	d := newDispatcher(ctx, c.front, c.pacer, c.fatal, budget, keep)
-	c.running.Store(d)
-	defer c.running.Store(nil)
-	cm.writer = newRecordWriter(c.pages, cm.lastRev)
-	var committed sync.WaitGroup
-	committed.Go(func() { cm.commitLoop(results, d) })
-	col := c.fetch.collector(ctx)
-	c.n.health.countBodies(col)
-	var workers, readers sync.WaitGroup
-	d.begin() // the first reading of the sitemaps
-	readers.Go(func() { c.maps.read(ctx, d, results, keep) })
-	for range c.opts.Parallelism {
-		workers.Go(func() { c.fetchLoop(ctx, col, d, results) })
-	}
-	workers.Wait()
-	readers.Wait()
-	close(results)
-	committed.Wait()
-	flushErr := cm.finish(ctx.Err() == nil)
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := errors.Join(d.err, c.fatal.fatalErr(), flushErr); err != nil {
-		return err
-	}
-	if !keep && c.n.fetched.Load() == 0 && c.opts.Share == nil { // a worker may find the others did it all
-		return cm.fetchedNothing()
-	}
-	return nil
-}
-
-// fetchLoop is one worker: it fetches the dispatcher's items until the
-// crawl is over and hands each result to the committer.
-func (c *Crawler) fetchLoop(ctx context.Context, col *colly.Collector, d *dispatcher, results chan<- *result) {
-	for {
-		item, ok := d.next()
-		if !ok {
-			return
-		}
-		r := c.fetch.work(ctx, col, item)
-		c.pacer.Release(hostOf(item.URL))
-		fresh := 0
-		var t task
-		if _ = json.Unmarshal(item.Payload, &t); !t.Revisit {
-			fresh = 1
-		}
-		if r == nil {
-			d.settle(1, fresh) // interrupted mid-request: stays in flight
-			continue
-		}
-		if r.release {
-			// Its host's turn went to another request: the URL goes back
-			// to the shared frontier (before it is settled, so that the
-			// crawl does not end meanwhile), with what the host's
-			// sitemaps said, if they were read, for the committer.
-			if err := c.shared.Release(item.URL); err != nil {
-				c.fatal.setFatal(err)
-			}
-			if r.found == nil {
-				d.settle(1, fresh)
-				continue
-			}
-			d.settle(0, fresh)
-			results <- r.found // the committer settles it
-			if c.opts.Parallelism == 1 {
-				<-r.found.queued
-			}
-			continue
-		}
-		// With one worker the crawl is sequential: the next URL is
-		// popped once this page's links are queued, with the priorities
-		// it changed. With more, a worker goes on while its page is
-		// committed (each pop already misses the pages the other workers
-		// have in hand): waiting for the commit cost a third of the
-		// workers' time.
-		results <- r
-		if c.opts.Parallelism == 1 {
-			<-r.queued
-		}
-	}
-}
+func (c *Crawler) Watch(ctx context.Context) error { return crawlRun{c: c, keep: true}.run(ctx) }
 
 // NextRevisit returns when the earliest scheduled revisit is due, and
 // false if none is scheduled.

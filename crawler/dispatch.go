@@ -24,7 +24,7 @@ const (
 	sharedPoll = 100 * time.Millisecond
 )
 
-// A dispatcher hands frontier items to workers, each with a request slot
+// A dispatcher hands frontier items to fetch goroutines, each with a request slot
 // of its host (package polite), until the crawl is over: the frontier has
 // nothing that may be fetched with nothing in flight that could add to
 // it, the page budget is spent, ctx is done or storage fails. Kept alive
@@ -33,6 +33,7 @@ const (
 type dispatcher struct {
 	ctx      context.Context
 	front    frontier.Queue
+	turns    hostTurns // on a shared frontier: other workers' URLs in flight (elsewhere)
 	pacer    *polite.Pacer
 	fatal    *fatal
 	budget   func(fresh int) bool // whether fresh more pages fit the page budget
@@ -47,8 +48,8 @@ type dispatcher struct {
 	idle chan struct{}
 }
 
-func newDispatcher(ctx context.Context, front frontier.Queue, pacer *polite.Pacer, f *fatal, budget func(int) bool, keep bool) *dispatcher {
-	d := &dispatcher{ctx: ctx, front: front, pacer: pacer, fatal: f, budget: budget, keep: keep, idle: make(chan struct{}, 1)}
+func newDispatcher(ctx context.Context, front frontier.Queue, turns hostTurns, pacer *polite.Pacer, f *fatal, budget func(int) bool, keep bool) *dispatcher {
+	d := &dispatcher{ctx: ctx, front: front, turns: turns, pacer: pacer, fatal: f, budget: budget, keep: keep, idle: make(chan struct{}, 1)}
 	d.cond = sync.NewCond(&d.mu)
 	context.AfterFunc(ctx, d.poke)
 	return d
@@ -169,7 +170,7 @@ func (d *dispatcher) idleWake(now, wake time.Time) (_ time.Time, over bool) {
 		return earliest(wake, now.Add(time.Second)), false
 	case d.inflight > 0 || !wake.IsZero():
 		return wake, false
-	case d.elsewhere():
+	case d.turns.elsewhere():
 		// Other workers' pages in flight may still queue links.
 		// Ask the committer to mark this worker's own done
 		// without waiting for its tick: other workers wait for
@@ -181,19 +182,6 @@ func (d *dispatcher) idleWake(now, wake time.Time) (_ time.Time, over bool) {
 		return now.Add(sharedPoll), false
 	}
 	return wake, true
-}
-
-// elsewhere reports whether other workers sharing the frontier have URLs
-// in flight (never, on the embedded frontier). This worker's own, whose
-// pages are committed but not yet marked done (the committer marks them
-// at its next commit), do not count.
-func (d *dispatcher) elsewhere() bool {
-	q, ok := d.front.(frontier.Shared)
-	if !ok {
-		return false
-	}
-	n, err := q.InFlightElsewhere()
-	return err == nil && n > 0
 }
 
 // look takes the best pending item that may be fetched now — within the

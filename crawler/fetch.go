@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/hook"
 	"github.com/doppel-search/doppel/crawler/login"
 	"github.com/doppel-search/doppel/crawler/pages"
+	"github.com/doppel-search/doppel/crawler/polite"
 	"github.com/doppel-search/doppel/crawler/share"
 	"github.com/doppel-search/doppel/crawler/traps"
 	"github.com/doppel-search/doppel/dedup/features"
@@ -54,7 +54,7 @@ type copyOf struct {
 	Hash     uint64 `json:"hash,omitempty"`
 }
 
-// A result is what a worker found out about one popped URL, for the
+// A result is what a fetch goroutine found out about one popped URL, for the
 // committer: a page to insert, or a decision to record.
 type result struct {
 	url      string
@@ -92,7 +92,7 @@ type result struct {
 	revisitNow []string
 	changeFreq map[string]time.Duration
 
-	// On a shared frontier (see shared.go): the URL's turn went to
+	// On a shared frontier (see sharedTurns.spend): the URL's turn went to
 	// another request of its host (robots.txt, the probe, its sitemaps),
 	// so the URL is given back to the frontier, not recorded (release);
 	// found holds what the host's sitemaps said, if they were read.
@@ -182,7 +182,7 @@ func contentHash(title string, blocks []string) uint64 {
 	return h.Sum64()
 }
 
-// The fetcher fetches one URL at a time for a worker (many workers call
+// The fetcher fetches one URL at a time for a fetch goroutine (many call
 // it at once): the request (conditional for a revisit), the answer's
 // decision (redirect, error, not modified), and for a page the hook's
 // Parse and Prepare, admission's checks (soft 404, canonical) and the
@@ -193,10 +193,11 @@ type fetcher struct {
 	admit *admit.Admission
 	hook  *hook.Hook
 	pages pages.Records
-	// shared is the frontier when other workers share it; maps reads a
-	// host's sitemaps at a turn of its own then.
-	shared frontier.Shared
-	maps   *sitemaps
+	pacer *polite.Pacer // the fetch's host slot is released to it
+	// turns: how requests take their host's turn (hostTurns); maps
+	// reads a host's sitemaps at a turn of its own on a shared frontier.
+	turns hostTurns
+	maps  *sitemaps
 	// files reads file URLs (the seeds' folders).
 	files *share.Folders
 	*fatal
@@ -227,9 +228,7 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 		}
 	}
 	base = decoding{base: base, limit: int64(max(f.opts.MaxBodyBytes, f.opts.MaxDocumentBytes)), pageLimit: int64(f.opts.MaxBodyBytes)}
-	if f.shared != nil {
-		base = gated{base: base, q: f.shared, claimed: true}
-	}
+	base = f.turns.wrap(base, true)
 	col.WithTransport(plain{base: withFiles(f.opts.Logins.Transport(base), f.files, f.opts.SMB), pageLimit: int64(f.opts.MaxBodyBytes)})
 	col.SetRequestTimeout(f.opts.Timeout)
 	col.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
@@ -305,6 +304,57 @@ func (s schemes) RoundTrip(r *http.Request) (*http.Response, error) {
 	return s.base.RoundTrip(r)
 }
 
+// loop is one fetch goroutine: it fetches the dispatcher's items until
+// the crawl is over and hands each result to the committer.
+func (f *fetcher) loop(ctx context.Context, col *colly.Collector, d *dispatcher, results chan<- *result) {
+	for {
+		item, ok := d.next()
+		if !ok {
+			return
+		}
+		r := f.work(ctx, col, item)
+		f.pacer.Release(hostOf(item.URL))
+		fresh := 0
+		var t task
+		if _ = json.Unmarshal(item.Payload, &t); !t.Revisit {
+			fresh = 1
+		}
+		if r == nil {
+			d.settle(1, fresh) // interrupted mid-request: stays in flight
+			continue
+		}
+		if r.release {
+			// Its host's turn went to another request: the URL goes back
+			// to the shared frontier (before it is settled, so that the
+			// crawl does not end meanwhile), with what the host's
+			// sitemaps said, if they were read, for the committer.
+			if err := f.turns.giveBack(item.URL); err != nil {
+				f.setFatal(err)
+			}
+			if r.found == nil {
+				d.settle(1, fresh)
+				continue
+			}
+			d.settle(0, fresh)
+			results <- r.found // the committer settles it
+			if f.opts.Parallelism == 1 {
+				<-r.found.queued
+			}
+			continue
+		}
+		// With one fetch goroutine the crawl is sequential: the next URL
+		// is popped once this page's links are queued, with the
+		// priorities it changed. With more, a fetch goroutine goes on
+		// while its page is committed (each pop already misses the pages
+		// the others have in hand): waiting for the commit cost a third
+		// of their time.
+		results <- r
+		if f.opts.Parallelism == 1 {
+			<-r.queued
+		}
+	}
+}
+
 // work fetches one popped URL and prepares what the committer needs. It
 // returns nil when ctx was cancelled mid-request: the URL then stays in
 // flight and is fetched again on resume.
@@ -330,12 +380,10 @@ func (f *fetcher) work(ctx context.Context, col *colly.Collector, item frontier.
 		r.skip(reason)
 		return r
 	}
-	if f.shared != nil {
-		if spent, interrupted := f.hostTurn(ctx, r); interrupted {
-			return nil
-		} else if spent {
-			return r
-		}
+	if spent, interrupted := f.turns.spend(ctx, f, r); interrupted {
+		return nil
+	} else if spent {
+		return r
 	}
 	var header http.Header
 	if r.prev != nil { // ask for the page only if it changed (RFC 9110 §13.1)
@@ -361,43 +409,6 @@ func (f *fetcher) work(ctx context.Context, col *colly.Collector, item frontier.
 		r.failWith(err)
 	}
 	return r
-}
-
-// hostTurn, on a shared frontier, spends the turn of r's URL on what its
-// host must tell before its pages are fetched, if this worker does not
-// know it yet: robots.txt, the answer for a missing page (learnt once
-// among the workers: admit.Learn), then its sitemaps (read once a
-// reading among them: sitemaps.step). It reports whether the turn was
-// spent (r is given back to the frontier, with a sitemap's findings, or
-// skipped by robots.txt) and whether ctx interrupted it.
-func (f *fetcher) hostTurn(ctx context.Context, r *result) (spent, interrupted bool) {
-	u, err := url.Parse(r.url)
-	if err != nil || u.Scheme != "http" && u.Scheme != "https" {
-		return false, false
-	}
-	step, err := f.admit.Learn(ctx, u)
-	switch {
-	case ctx.Err() != nil:
-		return true, true
-	case err != nil:
-		f.setFatal(err)
-		r.fail(err.Error())
-		return true, false
-	case step != admit.Known: // a request made, or another worker at it
-		r.release = true
-		return true, false
-	case r.prev == nil && !f.admit.Allowed(r.url): // its link was followed before its host was learnt
-		r.skip(admit.ReasonRobots)
-		return true, false
-	}
-	found, read := f.maps.step(ctx, u)
-	if ctx.Err() != nil {
-		return true, true
-	}
-	if read {
-		r.release, r.found = true, found
-	}
-	return read, false
 }
 
 // process handles a 2xx response: parse, soft-404 and canonical checks,

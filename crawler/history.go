@@ -50,20 +50,20 @@ func (h *history) samples() []Sample {
 // 360 of them (an hour of a Watch). It may be called at any time.
 func (c *Crawler) History() []Sample { return c.n.health.history.samples() }
 
-// sample adds the crawl as it is now to the history.
-func (c *Crawler) sample() {
-	st := c.Stats()
+// sample adds the crawl as it is now (its counters st) to the history.
+func (h *health) sample(st Stats) {
 	var errors int64
-	for i := range c.n.health.failures {
-		errors += c.n.health.failures[i].Load()
+	for i := range h.failures {
+		errors += h.failures[i].Load()
 	}
-	c.n.health.history.add(Sample{At: time.Now(), Fetched: st.Fetched, Errors: errors, Queued: st.Queued})
+	h.history.add(Sample{At: time.Now(), Fetched: st.Fetched, Errors: errors, Queued: st.Queued})
 }
 
-// sampleHistory samples the crawl now and every sampleEvery until the
-// function it returns is called, which takes a last sample.
-func (c *Crawler) sampleHistory() (stop func()) {
-	c.sample()
+// sampling samples the crawl (its counters as stats returns them) now
+// and every sampleEvery until the function it returns is called, which
+// takes a last sample.
+func (h *health) sampling(stats func() Stats) (stop func()) {
+	h.sample(stats())
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -74,13 +74,13 @@ func (c *Crawler) sampleHistory() (stop func()) {
 			case <-done:
 				return
 			case <-tick.C:
-				c.sample()
+				h.sample(stats())
 			}
 		}
 	})
 	return func() {
 		close(done)
 		wg.Wait()
-		c.sample()
+		h.sample(stats())
 	}
 }

@@ -30,7 +30,7 @@ const reclusterMin = 1000
 // doublings of its size, so the work stays proportional to the pages
 // crawled, and chains that online clustering splits do not last.
 func (c *committer) maybeRecluster(ctx context.Context) error {
-	if c.sinceRecluster < max(reclusterMin, c.reclustered) || c.shared() {
+	if c.sinceRecluster < max(reclusterMin, c.reclustered) {
 		return nil
 	}
 	return c.recluster(ctx, nil)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -64,8 +63,8 @@ func (c *committer) replay() error {
 	// Read from a snapshot that every record agrees with, the detector
 	// has the clusters the records and the index have: nothing to
 	// re-cluster.
-	if !c.shared() && (!restored || replayed > 0 || len(rp.force) > 0) {
-		if err := c.recluster(ctx, rp.force); err != nil {
+	if !restored || replayed > 0 || len(rp.force) > 0 {
+		if err := c.keeper.recluster(ctx, rp.force); err != nil {
 			return err
 		}
 	}
@@ -73,7 +72,7 @@ func (c *committer) replay() error {
 		return err
 	}
 	c.recrawl.plan() // before scheduleMissing asks the policy
-	if err := c.scheduleMissing(); err != nil {
+	if err := c.role.scheduleMissing(); err != nil {
 		return err
 	}
 	return c.finish(false)
@@ -81,17 +80,13 @@ func (c *committer) replay() error {
 
 // restoredDetector reports whether the detector was restored — read from
 // a snapshot, holding every page recorded up to c.snap.rev (c.snapRev),
-// or a shared crawl's, holding every page recorded — and then returns
-// the recorded masters.
+// or a shared crawl's, holding every page recorded (see
+// detectorKeeper.restoredThrough) — and then returns the recorded
+// masters.
 func (c *committer) restoredDetector() (restored bool, masters map[string]string, err error) {
-	restored = c.snap != nil // the detector holds every page recorded up to c.snap.rev
-	if restored {
-		c.snapRev = c.snap.rev
-	}
-	if c.shared() { // the shared detector holds every page recorded
-		restored, c.snapRev = true, math.MaxUint64
-	}
-	if restored {
+	var rev uint64
+	if rev, restored = c.keeper.restoredThrough(c.snap); restored {
+		c.snapRev = rev
 		if masters, err = c.pages.Masters(); err != nil {
 			return false, nil, err
 		}
@@ -244,9 +239,6 @@ func (c *committer) restored(r pages.Record, res dedup.Result) {
 // scheduleMissing schedules the revisit of every fetched page that has
 // none and is not queued: due its policy interval after its last fetch.
 func (c *committer) scheduleMissing() error {
-	if c.shared() { // a worker schedules no revisits: the follower does
-		return nil
-	}
 	missing := maps.Clone(c.recrawl.states)
 	err := c.front.Scheduled(func(u string, _ time.Time) error {
 		delete(missing, u)

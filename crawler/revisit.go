@@ -32,10 +32,8 @@ const maxRecheck = 50
 type revisitPlan struct {
 	recrawl *recrawl // revisit policy and page states
 	// A shared crawl's follower: the shared frontier its revisits are
-	// scheduled in (nil: the crawl's own frontier), and, on a worker, the
-	// revisits fetched in the group being built, for its note.
+	// scheduled in (nil: the crawl's own frontier).
 	schedule  frontier.Queue
-	revisited []*revisited
 	transient []string // URLs recorded as transient failures, retried by the next Run
 }
 

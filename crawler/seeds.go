@@ -1,10 +1,14 @@
 package crawler
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/doppel-search/doppel/crawler/admit"
+	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/pages"
 )
 
@@ -73,4 +77,62 @@ func (c *committer) fetchedNothing() error {
 		return fmt.Errorf("%w (no URL was queued: see the seeds and the allowed hosts)", ErrNothingFetched)
 	}
 	return fmt.Errorf("%w: %s", ErrNothingFetched, strings.Join(c.reasons, "; "))
+}
+
+// queueSeeds queues the seeds (or records why not) — again, a seed that
+// failed before — and the URLs an earlier run recorded as transient
+// failures, in one commit. A crawl that has fetched nothing yet watches
+// its seeds (seedWatch).
+func (c *committer) queueSeeds() error {
+	c.batch, c.fbatch = pages.Batch{}, frontier.Batch{}
+	c.seeds, c.reasons = nil, nil
+	if c.fetched.Load() == 0 {
+		c.seeds = &seedWatch{waiting: map[string]bool{}}
+	}
+	var links []link
+	for _, s := range c.opts.Seeds {
+		u, err := c.admit.Seed(s)
+		if err != nil {
+			return err
+		}
+		d := c.admit.Link(u)
+		rec, known, err := c.pages.Get(d.URL)
+		if err != nil {
+			return err
+		}
+		switch {
+		case known && rec.Status == pages.Failed: // the entry point people gave: tried again each run
+			c.fbatch.Requeue(d.URL, PrioritySeed, revisitPayload(0))
+		case known:
+		default:
+			links = append(links, link{Decision: d, priority: PrioritySeed, fixed: true})
+		}
+		if c.seeds == nil {
+			continue
+		}
+		if d.Verdict == admit.Refuse {
+			if err := c.seeds.fail(d.URL, d.Reason); err != nil {
+				return err
+			}
+			continue
+		}
+		c.seeds.watch(d.URL)
+	}
+	for _, u := range c.transient { // failed for a while in an earlier run: try again
+		c.fbatch.Requeue(u, PriorityRetry, revisitPayload(0))
+	}
+	c.transient = nil
+	adds, err := c.queueLinks(links, make([]bool, len(links)), nil, time.Now().UTC())
+	if err != nil {
+		return err
+	}
+	if _, err := c.front.Commit(&c.fbatch); err != nil {
+		return err
+	}
+	c.noteQueued(adds)
+	if err := c.role.handOn(context.Background()); err != nil {
+		return err
+	}
+	_, err = c.pages.Commit(&c.batch)
+	return err
 }

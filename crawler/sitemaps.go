@@ -13,7 +13,6 @@ import (
 
 	"github.com/doppel-search/doppel/crawler/admit"
 	"github.com/doppel-search/doppel/crawler/feed"
-	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/crawler/polite"
 	"github.com/doppel-search/doppel/crawler/sitemap"
@@ -39,9 +38,10 @@ type sitemaps struct {
 	admit *admit.Admission // set once admission exists (it calls onRobots)
 	pages pages.Records
 	pacer *polite.Pacer
-	// shared is the frontier when other workers share it: they take the
-	// reading of a host's sitemaps in turn (take, step).
-	shared frontier.Shared
+	// turns: how requests take their host's turn (hostTurns); on a
+	// shared frontier the workers take the reading of a host's sitemaps
+	// in turn (take, step).
+	turns hostTurns
 	*counters
 	*fatal
 
@@ -67,8 +67,8 @@ type sitemaps struct {
 // maxFeedsPerHost bounds the feeds read per host.
 const maxFeedsPerHost = 20
 
-func newSitemaps(opts *Options, store pages.Records, pacer *polite.Pacer, shared frontier.Shared, n *counters, f *fatal) *sitemaps {
-	return &sitemaps{opts: opts, pages: store, pacer: pacer, shared: shared, counters: n, fatal: f,
+func newSitemaps(opts *Options, store pages.Records, pacer *polite.Pacer, turns hostTurns, n *counters, f *fatal) *sitemaps {
+	return &sitemaps{opts: opts, pages: store, pacer: pacer, turns: turns, counters: n, fatal: f,
 		byHost: map[string][]string{}, etags: map[string]string{}, index: map[string][]string{}, listed: map[string][]string{},
 		stepped: map[string]bool{}, feeds: map[string][]string{}, isFeed: map[string]bool{}}
 }
@@ -235,23 +235,11 @@ func (s *sitemaps) readFiles(ctx context.Context, files []string, get func(conte
 	return complete && ctx.Err() == nil
 }
 
-// take, on a shared frontier, reports whether this worker reads host's
-// sitemaps at this reading: whether no other has taken the reading since
-// Revisit.Sitemaps. It marks the host read for step. Without a shared
-// frontier it reports true.
-func (s *sitemaps) take(host string) bool {
-	if s.shared == nil {
-		return true
-	}
-	s.mu.Lock()
-	s.stepped[host] = true
-	s.mu.Unlock()
-	_, _, mine, err := s.shared.Take(host, "sitemaps", max(s.opts.Revisit.Sitemaps, time.Minute))
-	if err != nil {
-		slog.Warn("crawler: the shared frontier did not say who reads a host's sitemaps", "host", host, "err", err)
-	}
-	return mine
-}
+// take reports whether this worker reads host's sitemaps at this
+// reading (hostTurns.readsSitemaps: on a shared frontier, whether no
+// other has taken the reading since Revisit.Sitemaps, the host marked
+// read for step; else always).
+func (s *sitemaps) take(host string) bool { return s.turns.readsSitemaps(s, host) }
 
 // step, on a shared frontier, reads the sitemaps of u's host (robots.txt's,
 // else /sitemap.xml) at the turn of a claimed URL of the host, if this
@@ -370,7 +358,7 @@ func (s *sitemaps) get(ctx context.Context, file string, claimed bool) (*sitemap
 		req.Header.Set("If-None-Match", etag)
 	}
 	s.mu.Unlock()
-	client := s.opts.client(s.opts.Timeout, nil, gate(s.shared, claimed))
+	client := s.opts.client(s.opts.Timeout, nil, func(base http.RoundTripper) http.RoundTripper { return s.turns.wrap(base, claimed) })
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err

@@ -80,7 +80,7 @@ func openDetector(dir string, opts dedup.Options) (*dedup.Detector, *snapHeader,
 // and every record up to lastRev is in the detector. It is replaced
 // atomically, so a crash leaves the old snapshot or the new one.
 func (c *committer) writeSnapshot() error {
-	if c.opts.NoDedup || c.shared() || c.snap != nil && c.lastRev == c.snapRev {
+	if c.opts.NoDedup || c.snap != nil && c.lastRev == c.snapRev {
 		return nil
 	}
 	start := time.Now()

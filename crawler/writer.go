@@ -9,7 +9,7 @@ import (
 
 // A recordWriter commits the committer's page-store batches in the
 // background, in order, so that the committer goes on with the next group
-// — links queued, workers released — while a group's records are written.
+// — links queued, fetch goroutines released — while a group's records are written.
 // A URL is marked done in the frontier only after its record is committed
 // (takeDone hands those URLs back), and the index is flushed only after
 // the records it holds are committed (wait).

@@ -1,0 +1,123 @@
+package gate_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/doppel-search/doppel/crawler/frontier"
+	"github.com/doppel-search/doppel/crawler/frontier/gate"
+)
+
+// turns is a frontier.Shared whose gate makes each host wait `waits`
+// times before a request starts; it records the calls.
+type turns struct {
+	frontier.Shared // the methods the gate does not call: nil
+
+	mu      sync.Mutex
+	waits   int
+	starts  []string // host, "claimed" or not, per Start call
+	ends    []string
+	running int // requests started and not ended
+	wait    time.Duration
+}
+
+func (q *turns) Start(host string, claimed bool) (time.Duration, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	call := host
+	if claimed {
+		call += " claimed"
+	}
+	q.starts = append(q.starts, call)
+	if q.waits > 0 {
+		q.waits--
+		return q.wait, nil
+	}
+	q.running++
+	return 0, nil
+}
+
+func (q *turns) End(host string) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.ends = append(q.ends, host)
+	q.running--
+	return nil
+}
+
+// TestTransport: a request waits for its host's turn as often as the
+// gate says, is sent, and its end is told once; a file URL passes
+// without a turn; a request whose context ends while it waits fails
+// with the context's error and is not sent.
+func TestTransport(t *testing.T) {
+	var sent atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sent.Add(1)
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+
+	for _, claimed := range []bool{false, true} {
+		q := &turns{waits: 2, wait: time.Millisecond}
+		client := &http.Client{Transport: gate.Transport{Queue: q, Claimed: claimed}}
+		before := sent.Load()
+		resp, err := client.Get(srv.URL + "/page")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		want := host
+		if claimed {
+			want += " claimed"
+		}
+		if len(q.starts) != 3 || q.starts[2] != want {
+			t.Errorf("claimed %v: Start calls %q, want three for %q", claimed, q.starts, want)
+		}
+		if len(q.ends) != 1 || q.ends[0] != host || q.running != 0 {
+			t.Errorf("claimed %v: End calls %q (%d running), want one for %q", claimed, q.ends, q.running, host)
+		}
+		if sent.Load() != before+1 {
+			t.Errorf("claimed %v: the server got %d requests, want 1", claimed, sent.Load()-before)
+		}
+	}
+
+	t.Run("file URL", func(t *testing.T) {
+		q := &turns{}
+		base := roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, errors.New("base reached") })
+		req, _ := http.NewRequest(http.MethodGet, "file:///tmp/x", nil)
+		if _, err := (gate.Transport{Base: base, Queue: q}).RoundTrip(req); err == nil || err.Error() != "base reached" {
+			t.Errorf("file URL: %v, want the base transport's answer", err)
+		}
+		if len(q.starts)+len(q.ends) != 0 {
+			t.Errorf("file URL passed the gate: %q %q", q.starts, q.ends)
+		}
+	})
+
+	t.Run("interrupted", func(t *testing.T) {
+		q := &turns{waits: 1000, wait: time.Hour}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/late", nil)
+		before := sent.Load()
+		if _, err := (gate.Transport{Queue: q}).RoundTrip(req); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("interrupted: %v, want the context's error", err)
+		}
+		if sent.Load() != before || len(q.ends) != 0 {
+			t.Errorf("interrupted: the request was sent (%d) or ended (%q)", sent.Load()-before, q.ends)
+		}
+	})
+
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
