@@ -47,7 +47,7 @@ func TestHelpListsSettings(t *testing.T) {
 		{"extract", fieldFlags[extractSettings](), false, true},
 		{"dedup", fieldFlags[dedupSettings](), false, false},
 		{"crawl", append(fieldFlags[crawler.Options](), fieldFlags[identitySettings]()...), true, false},
-		{"worker", append(fieldFlags[crawler.Options](), fieldFlags[sharedSettings]()...), true, false},
+		{"worker", append(fieldFlags[crawler.Options](), fieldFlags[workerSettings]()...), true, false},
 	} {
 		t.Run(tc.command, func(t *testing.T) {
 			if len(tc.fields) < 1 {

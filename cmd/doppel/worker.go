@@ -76,7 +76,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if w.f.printConfig {
 		return writeConfig(stdout, w.opts)
 	}
-	sc, rdb, err := w.sf.open(ctx, w.id, w.opts, false)
+	sc, rdb, err := w.sf.open(ctx, w.sf.ID, w.opts, false)
 	if err != nil {
 		return err
 	}
@@ -90,12 +90,19 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return w.crawl(ctx, c, sc, stdout, stderr)
 }
 
+// workerSettings are doppel worker's own settings: the shared crawl it
+// joins, and itself. Its crawl settings are crawler.Options's.
+type workerSettings struct {
+	sharedSettings
+	ID     string `json:"id" flag:"id" help:"this worker's {name} in the crawl, unique among the workers up (default: host name and process id)"`
+	Status string `json:"status" flag:"status" help:"serve this worker's status page, /api/stats and /metrics on this loopback {address} (e.g. 127.0.0.1:8091)"`
+}
+
 // workerArgs are `doppel worker`'s flags, parsed and checked.
 type workerArgs struct {
-	f          *crawlFlags
-	sf         sharedSettings
-	id, status string
-	opts       crawler.Options
+	f    *crawlFlags
+	sf   workerSettings
+	opts crawler.Options
 }
 
 // parseWorker parses and checks `doppel worker`'s flags.
@@ -103,9 +110,7 @@ func parseWorker(args []string, stderr io.Writer) (*workerArgs, error) {
 	fs, f := newCrawlFlags(stderr)
 	fs.Init("worker", flag.ContinueOnError)
 	w := &workerArgs{f: f}
-	shared := settings.Register[sharedSettings](fs, settings.Defaults(sharedDefaults()))
-	fs.StringVar(&w.id, "id", "", "this worker's `name` in the crawl, unique among the workers up (default: host name and process id)")
-	fs.StringVar(&w.status, "status", "", "serve this worker's status page, /api/stats and /metrics on this loopback `address` (e.g. 127.0.0.1:8091)")
+	own := settings.Register[workerSettings](fs, settings.Defaults(workerSettings{sharedSettings: sharedDefaults()}))
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel worker --redis ADDRS [--crawl NAME] --data DIR --seed URL [--seed URL…] [--status ADDR] [crawl flags]\n\n"+
 			"Joins the crawl NAME shared on a Redis Cluster: fetches URLs from its shared frontier (politeness\n"+
@@ -121,8 +126,8 @@ func parseWorker(args []string, stderr io.Writer) (*workerArgs, error) {
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return nil, err
 	}
-	w.sf = sharedDefaults()
-	if err := shared.Apply(&w.sf); err != nil {
+	w.sf = workerSettings{sharedSettings: sharedDefaults()}
+	if err := own.Apply(&w.sf); err != nil {
 		return nil, err
 	}
 	var err error
@@ -159,8 +164,8 @@ func (w *workerArgs) check(fs *flag.FlagSet, stderr io.Writer) error {
 		usageHint(fs, stderr)
 		return errUsage
 	}
-	if w.status != "" && !isLoopback(w.status) {
-		return fmt.Errorf("--status %s: give a loopback address such as 127.0.0.1:8091 (the page shows the crawl's counts to anybody who connects)", w.status)
+	if w.sf.Status != "" && !isLoopback(w.sf.Status) {
+		return fmt.Errorf("--status %s: give a loopback address such as 127.0.0.1:8091 (the page shows the crawl's counts to anybody who connects)", w.sf.Status)
 	}
 	return checkCrawlCounts(fs, stderr)
 }
@@ -188,8 +193,8 @@ func (w *workerArgs) crawl(ctx context.Context, c *crawler.Crawler, sc *sharedcr
 	me := fleet.Worker{ID: sc.Worker, Host: host, PID: os.Getpid()}
 	var srv *server
 	var err error
-	if w.status != "" {
-		if srv, err = listenStatus(c, sc.Roll, w.status); err != nil {
+	if w.sf.Status != "" {
+		if srv, err = listenStatus(c, sc.Roll, w.sf.Status); err != nil {
 			return err
 		}
 		me.StatusURL = "http://" + srv.lns[0].Addr().String() + "/status"
