@@ -28,6 +28,12 @@
 // Unknown keys are errors, so a typo does not silently fall back to a
 // default, and every error names the field by its path in the file
 // ("revisit.min_interval").
+//
+// Register's options give the flags non-zero defaults (Defaults, which -h
+// shows) and read the values of types the flag package does not (Parse,
+// ParseOnSet), so that a command's settings struct, embedding the Options
+// of the packages it drives, is the one declaration of its flags and of
+// its configuration file.
 package settings
 
 import (
