@@ -38,15 +38,15 @@ type Options struct {
 	// support new documents only: an update of a stored id or a removal
 	// is refused ([ErrShared]). Default nil: embedded, in the data
 	// directory.
-	Shared signatures.Shared
+	Shared signatures.Shared `json:"-"`
 	// SnapshotEvery is how many logged changes the detector's snapshot
 	// may lag behind: a restart applies at most that many again. Default
 	// 50,000.
-	SnapshotEvery int
+	SnapshotEvery int `json:"snapshot_every" flag:"snapshot-every" help:"changes between the detector's snapshots: a restart applies at most this many again"`
 	// Similarity is the detector's (dedup.Options.Similarity): every
 	// service and worker on one Shared uses the same. Default
 	// Resemblance.
-	Similarity dedup.Similarity
+	Similarity dedup.Similarity `json:"similarity" choices:"resemblance cosine" flag:"similarity" help:"the detector's similarity: resemblance (of word 5-shingles) or cosine (of word sets); every sharer of --redis uses the same"`
 }
 
 // Errors of a [Service].

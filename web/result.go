@@ -22,11 +22,11 @@ import (
 type ShareLink struct {
 	// Prefix is the start of the result URLs mapped, e.g.
 	// "file:///srv/share/" or "smb://fs1/share/".
-	Prefix string
+	Prefix string `json:"prefix"`
 	// Target replaces Prefix: an http(s):// or file:// URL prefix (the rest
 	// of the URL is appended as it is, escaped), or a UNC path starting
 	// with \\ (the rest is appended unescaped, with backslashes).
-	Target string
+	Target string `json:"target"`
 }
 
 // ParseShareLink parses "PREFIX=TARGET", the form of serve's --link-map

@@ -102,7 +102,7 @@ type Options struct {
 	// GroupsHeader is the request header carrying the user's access
 	// groups, comma-separated (e.g. "X-Doppel-Groups"), set by a reverse
 	// proxy of TrustedProxies. Empty: no header is read.
-	GroupsHeader string
+	GroupsHeader string `json:"groups_header" flag:"groups-header" help:"request {header} with the user's access groups, comma-separated, set by your reverse proxy (believed only from --trusted-proxies)"`
 	// TrustedProxies are the peers (addresses, or networks in CIDR
 	// notation) whose GroupsHeader and X-Forwarded-For are believed; from
 	// any other peer GroupsHeader is ignored (the request is anonymous:
@@ -110,71 +110,71 @@ type Options struct {
 	// Default: none — no peer is believed, not even loopback: any local
 	// process could otherwise forge a user's groups or an address for
 	// the per-client limits.
-	TrustedProxies []netip.Prefix
+	TrustedProxies []netip.Prefix `json:"trusted_proxies" flag:"trusted-proxies" help:"comma-separated {addresses} and CIDR networks of the reverse proxies whose --groups-header and X-Forwarded-For are believed (default: none; 127.0.0.1 for a proxy on this host)"`
 	// DemoUsers, when GroupsHeader is empty, lets visitors pick a user;
 	// the first is the default.
-	DemoUsers []DemoUser
+	DemoUsers []DemoUser `json:"demo_users" flag:"demo-users" help:"selectable demo {users}, e.g. \"guest=;alice=hr,it\" (ignored with --groups-header; only on a loopback address unless --demo-users-anywhere)"`
 	// Status returns the status page's numbers; nil shows only what the
 	// index knows.
-	Status func() Status
+	Status func() Status `json:"-"`
 	// Duplicates returns the crawl's duplicates report, shown to
 	// administrators at /status/duplicates (package crawler/report); nil:
 	// that page answers 404.
-	Duplicates func() (*report.Report, error)
+	Duplicates func() (*report.Report, error) `json:"-"`
 	// Metrics are more collectors to serve on /metrics, such as a running
 	// crawl's (package crawler/crawlmetrics). Default: none.
-	Metrics []prometheus.Collector
+	Metrics []prometheus.Collector `json:"-"`
 	// Text returns the full text of a document, near-duplicates that were
 	// not indexed included, for the "what differs" view; nil falls back to
 	// the index (indexed documents only).
-	Text func(id string) (string, bool)
+	Text func(id string) (string, bool) `json:"-"`
 	// ContainedIn returns, for a document that is a part of a larger one
 	// (a chapter of the book that holds it, kept apart by the detector:
 	// crawler.View.ContainedIn), the larger one's id and cluster; the
 	// cluster and what-differs pages say "contained in" it to a user who
 	// may see it. nil: never.
-	ContainedIn func(id string) (in, inCluster string, ok bool)
+	ContainedIn func(id string) (in, inCluster string, ok bool) `json:"-"`
 	// SiteNames returns the site name ending each host's titles (package
 	// page/sitename): the result list and the cluster page show titles
 	// without it; the index keeps them whole. nil: titles as indexed.
-	SiteNames func() *sitename.Names
+	SiteNames func() *sitename.Names `json:"-"`
 	// Changed takes a change notification (POST /api/changed, for
 	// administrators) for a crawl running in this process: it makes
 	// each URL due now and says what it did with each. nil: the
 	// endpoint answers 404. An error wrapping ErrBadNotification is
 	// answered 400 with its text.
-	Changed func(urls []string) ([]ChangedURL, error)
+	Changed func(urls []string) ([]ChangedURL, error) `json:"-"`
 	// AdminGroups may see the status page, /api/stats and /metrics, whose
 	// counts and charts cover every document, access-controlled ones
 	// included, and send change notifications (POST /api/changed).
 	// Default: nobody (serve them with AdminHandler on an
 	// administrators' listener instead).
-	AdminGroups []string
+	AdminGroups []string `json:"admin_groups" flag:"admin-groups" sep:"," help:"comma-separated {groups} that may see the status page, /api/stats and /metrics (default: nobody; see --admin-addr)"`
 	// Timeout bounds the work of one request (searches, member lists, a
 	// diff): past it the request answers 503. Default 3s; the searches
 	// themselves stop at ranking.Options.Timeout.
-	Timeout time.Duration
+	Timeout time.Duration `json:"timeout"`
 	// MaxQueryBytes is the longest parameter value (the query, a host, a
 	// cluster or document id) and path a request may have; longer ones are
 	// refused with 414 and not echoed. Plain queries are cut further, at
 	// ranking.Options.MaxQueryBytes. Default 4096.
-	MaxQueryBytes int
+	MaxQueryBytes int `json:"max_query_bytes"`
 	// Limits bounds the requests worked on at once, in all and per
 	// client, and says how greedy clients are slowed down (see package
 	// limiter for the defaults).
-	Limits limiter.Options
+	Limits limiter.Options `json:"-"`
 	// Diff configures the "what differs" comparisons and their cache (see
 	// package worddiff for the defaults).
-	Diff worddiff.CacheOptions
+	Diff worddiff.CacheOptions `json:"-"`
 	// Logger receives request errors. Default slog.Default().
-	Logger *slog.Logger
+	Logger *slog.Logger `json:"-"`
 	// Fetched returns when the page at a URL was fetched, zero if
 	// unknown: a hit without a date of its own shows it. Default: none.
-	Fetched func(url string) time.Time
+	Fetched func(url string) time.Time `json:"-"`
 	// Links map the results of file shares (file://, smb:// URLs) to the
 	// addresses people open them at; by default such a result keeps its
 	// URL as its link, with a "copy path" button.
-	Links []ShareLink
+	Links []ShareLink `json:"links" flag:"link-map" help:"open results under a file share's URL {PREFIX=TARGET}: TARGET an http(s):// file server prefix or a \\\\server\\share\\ path, e.g. file:///srv/share/=\\\\fs1\\share\\ (repeat for each share; default: the file:// or smb:// link with a copy-path button)"`
 }
 
 // EnsureDefaults sets every zero field to its default (each field's doc

@@ -10,12 +10,17 @@ import (
 	"github.com/doppel-search/doppel/crawler"
 )
 
+// checkSettings are doppel check's flags.
+type checkSettings struct {
+	Data   string `json:"data" flag:"data" help:"the crawl's data {directory} (required)"`
+	DryRun bool   `json:"dry_run" flag:"dry-run" help:"only report: change nothing"`
+}
+
 // runCheck checks the stores of the crawl in --data and, unless
 // --dry-run, rebuilds what it can from those that survive.
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	data := fs.String("data", "", "the crawl's data `directory` (required)")
-	dry := fs.Bool("dry-run", false, "only report: change nothing")
+	c := defineConfig(fs, checkSettings{}, false)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel check --data DIR [--dry-run]\n\n"+
 			"Checks every store of a crawl (crawl.json, pages.db, frontier.db, the search index, the detector's\n"+
@@ -27,17 +32,20 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if *data == "" {
+	cfg, err := c.load(stderr)
+	if err != nil {
+		return err
+	}
+	if cfg.Data == "" {
 		fmt.Fprintln(stderr, "doppel check: --data is required")
 		usageHint(fs, stderr)
 		return errUsage
 	}
 	var st []crawler.StoreState
-	var err error
-	if *dry {
-		st, err = crawler.Check(*data)
+	if cfg.DryRun {
+		st, err = crawler.Check(cfg.Data)
 	} else {
-		st, err = crawler.Repair(*data, time.Now())
+		st, err = crawler.Repair(cfg.Data, time.Now())
 	}
 	for _, s := range st {
 		fmt.Fprintln(stdout, s.Line())
@@ -48,11 +56,11 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if crawler.Sound(st) {
 		return nil
 	}
-	if *dry {
-		return fmt.Errorf("%s has damaged stores: run \"doppel check --data %s\" to repair what the lines above say", *data, *data)
+	if cfg.DryRun {
+		return fmt.Errorf("%s has damaged stores: run \"doppel check --data %s\" to repair what the lines above say", cfg.Data, cfg.Data)
 	}
 	// Repaired: check again.
-	after, err := crawler.Check(*data)
+	after, err := crawler.Check(cfg.Data)
 	if err != nil {
 		return err
 	}
@@ -62,7 +70,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				fmt.Fprintln(stderr, "still damaged:", s.Line())
 			}
 		}
-		return fmt.Errorf("%s: some stores could not be repaired", *data)
+		return fmt.Errorf("%s: some stores could not be repaired", cfg.Data)
 	}
 	fmt.Fprintln(stdout, "repaired: every store is sound now")
 	return nil

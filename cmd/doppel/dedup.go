@@ -76,6 +76,21 @@ func (g *gcTarget) tick() {
 	}
 }
 
+// dedupSettings are doppel dedup's own flags; those of the detector are
+// detectorFlags'.
+type dedupSettings struct {
+	In         string `json:"in" flag:"in" help:"input documents, JSONL (gzip allowed): {\"id\", \"text\"[, \"url\", \"title\", \"group\"]}; or a folder of files: HTML pages, text, PDF, DOCX, PPTX, XLSX, ODT, ODP, ODS, each a document whose id is its path in the folder (required)"`
+	Out        string `json:"out" flag:"out" help:"output clusters, JSONL: one {\"id\", \"cluster\", \"master\"} per input document, in input order (required)"`
+	Pairs      string `json:"pairs" flag:"pairs" help:"also write every detected near-duplicate pair {\"a\", \"b\", \"score\"} to this JSONL file"`
+	Stats      string `json:"stats" flag:"stats" help:"load collection statistics from this file instead of computing them from the input"`
+	SaveStats  string `json:"save_stats" flag:"save-stats" help:"save the collection statistics used to this file"`
+	Workers    int    `json:"workers" flag:"workers" help:"documents signed in parallel (0: one per CPU)"`
+	Quiet      bool   `json:"quiet" flag:"quiet" help:"no progress lines (the summary is still printed)"`
+	CPUProfile string `json:"cpuprofile" flag:"cpuprofile" help:"write a CPU profile of the run to this file (go tool pprof)"`
+	MemProfile string `json:"memprofile" flag:"memprofile" help:"write a heap profile to this file once every document is added (go tool pprof)"`
+	Clustering string `json:"clustering" flag:"clustering" help:"online (each document joins a cluster on arrival, by similarity to its master) or star (batch: documents with the most near-duplicates become masters)"`
+}
+
 // runDedup clusters a JSONL document collection into near-duplicate
 // clusters, written as JSONL.
 func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -85,16 +100,7 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer debug.SetGCPercent(debug.SetGCPercent(100))
 	}
 	fs := flag.NewFlagSet("dedup", flag.ContinueOnError)
-	in := fs.String("in", "", "input documents, JSONL (gzip allowed): {\"id\", \"text\"[, \"url\", \"title\", \"group\"]}; or a folder of files: HTML pages, text, PDF, DOCX, PPTX, XLSX, ODT, ODP, ODS, each a document whose id is its path in the folder (required)")
-	out := fs.String("out", "", "output clusters, JSONL: one {\"id\", \"cluster\", \"master\"} per input document, in input order (required)")
-	pairsPath := fs.String("pairs", "", "also write every detected near-duplicate pair {\"a\", \"b\", \"score\"} to this JSONL file")
-	statsIn := fs.String("stats", "", "load collection statistics from this file instead of computing them from the input")
-	statsOut := fs.String("save-stats", "", "save the collection statistics used to this file")
-	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "documents signed in parallel")
-	quiet := fs.Bool("quiet", false, "no progress lines (the summary is still printed)")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
-	memProfile := fs.String("memprofile", "", "write a heap profile to this file once every document is added (go tool pprof)")
-	clustering := fs.String("clustering", "online", "online (each document joins a cluster on arrival, by similarity to its master) or star (batch: documents with the most near-duplicates become masters)")
+	c := defineConfig(fs, dedupSettings{Clustering: "online"}, false)
 	options := detectorFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel dedup --in docs.jsonl[.gz]|FOLDER --out clusters.jsonl [--pairs pairs.jsonl] [flags]")
@@ -103,13 +109,20 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if *in == "" || *out == "" {
+	s, err := c.load(stderr)
+	if err != nil {
+		return err
+	}
+	if s.Workers < 1 {
+		s.Workers = runtime.GOMAXPROCS(0)
+	}
+	if s.In == "" || s.Out == "" {
 		fmt.Fprintln(stderr, "doppel dedup: --in and --out are required")
 		usageHint(fs, stderr)
 		return errUsage
 	}
-	if err := checkOutputs([]namedPath{{"--in", *in}, {"--stats", *statsIn}},
-		[]namedPath{{"--out", *out}, {"--pairs", *pairsPath}, {"--save-stats", *statsOut}}); err != nil {
+	if err := checkOutputs([]namedPath{{"--in", s.In}, {"--stats", s.Stats}},
+		[]namedPath{{"--out", s.Out}, {"--pairs", s.Pairs}, {"--save-stats", s.SaveStats}}); err != nil {
 		fmt.Fprintln(stderr, "doppel dedup:", err)
 		return errUsage
 	}
@@ -117,33 +130,33 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if *clustering != "online" && *clustering != "star" {
-		return fmt.Errorf("unknown --clustering %q (want online or star)", *clustering)
+	if s.Clustering != "online" && s.Clustering != "star" {
+		return fmt.Errorf("unknown --clustering %q (want online or star)", s.Clustering)
 	}
-	if *cpuProfile != "" {
-		stop, err := startCPUProfile(*cpuProfile)
+	if s.CPUProfile != "" {
+		stop, err := startCPUProfile(s.CPUProfile)
 		if err != nil {
 			return err
 		}
 		defer stop()
 	}
 	start := time.Now()
-	src, err := openDocs(*in, stderr)
+	src, err := openDocs(s.In, stderr)
 	if err != nil {
 		return err
 	}
-	det, total, err := newDedupDetector(ctx, src.records(), *workers, *statsIn, *statsOut, &opts)
+	det, total, err := newDedupDetector(ctx, src.records(), s.Workers, s.Stats, s.SaveStats, &opts)
 	if err != nil {
 		return err
 	}
-	job := dedupJob{det: det, src: src, total: total, workers: *workers, quiet: *quiet, star: *clustering == "star", memProfile: *memProfile, gc: gc}
-	nclusters, err := job.run(ctx, *out, *pairsPath, stdout, stderr)
+	job := dedupJob{det: det, src: src, total: total, workers: s.Workers, quiet: s.Quiet, star: s.Clustering == "star", memProfile: s.MemProfile, gc: gc}
+	nclusters, err := job.run(ctx, s.Out, s.Pairs, stdout, stderr)
 	if err != nil {
 		return err
 	}
 	st := det.Stats()
 	fmt.Fprintf(stderr, "dedup: %d documents, %d clusters, %d duplicates, %d unsignable, %d repaired (invalid UTF-8), %d pairs, %.1f s (method %s, %s clustering)\n",
-		st.Documents, nclusters, st.Documents-nclusters, st.Unsignable, src.repaired, st.Pairs, time.Since(start).Seconds(), opts.Method, *clustering)
+		st.Documents, nclusters, st.Documents-nclusters, st.Unsignable, src.repaired, st.Pairs, time.Since(start).Seconds(), opts.Method, s.Clustering)
 	return nil
 }
 

@@ -30,13 +30,18 @@ var demoQueries = []string{"vpn", "printer", "cafeteria", "maintenance window"}
 // see every page.
 var demoAdminGroups = []string{"hr", "admin"}
 
+// demoSettings are doppel demo's flags.
+type demoSettings struct {
+	Data     string `json:"data" flag:"data" help:"keep the crawl in this {directory}, new, empty or an earlier demo's (default: a temporary one, removed at exit)"`
+	Addr     string `json:"addr" flag:"addr" help:"serve the search UI on this {address} (another free port if it is taken)"`
+	SiteOnly string `json:"site_only" flag:"site-only" help:"only serve the demo intranet, on this loopback {address}, until Ctrl-C: a site for doppel crawl or doppel worker"`
+}
+
 // runDemo serves the bundled demo intranet on 127.0.0.1, crawls it into a
 // data directory, and prints the clusters and collapsed example queries.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	data := fs.String("data", "", "keep the crawl in this `directory`, new, empty or an earlier demo's (default: a temporary one, removed at exit)")
-	addr := fs.String("addr", "127.0.0.1:8080", "serve the search UI on this `address` (another free port if it is taken)")
-	siteOnly := fs.String("site-only", "", "only serve the demo intranet, on this loopback `address`, until Ctrl-C: a site for doppel crawl or doppel worker")
+	flags := defineConfig(fs, demoSettings{Addr: "127.0.0.1:8080"}, false)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel demo [--data DIR] [--addr 127.0.0.1:8080]\n"+
 			"       doppel demo --site-only 127.0.0.1:8000\n\n"+
@@ -49,10 +54,14 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if *siteOnly != "" {
-		return serveDemoSite(ctx, *siteOnly, stdout)
+	s, err := flags.load(stderr)
+	if err != nil {
+		return err
 	}
-	dir, cleanup, err := demoDir(*data)
+	if s.SiteOnly != "" {
+		return serveDemoSite(ctx, s.SiteOnly, stdout)
+	}
+	dir, cleanup, err := demoDir(s.Data)
 	if err != nil {
 		return err
 	}
@@ -64,7 +73,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer stopSite()
 	fmt.Fprintf(stdout, "Demo intranet: %s (%d pages, plus crawler traps)\n", site, len(demosite.Pages()))
-	if *data == "" {
+	if s.Data == "" {
 		fmt.Fprintf(stdout, "Data directory: %s (temporary, removed at exit; --data DIR keeps the crawl)\n\n", dir)
 	} else {
 		fmt.Fprintf(stdout, "Data directory: %s\n\n", dir)
@@ -84,11 +93,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := printDemoQueries(ctx, stdout, ranking.New(c.Store(), ranking.Options{}), path); err != nil {
 		return err
 	}
-	if *data != "" {
+	if s.Data != "" {
 		fmt.Fprintf(stdout, "\nThe crawl is kept in %s: try doppel export --data %s, or doppel serve --data %s\n", dir, dir, dir)
 	}
 	fmt.Fprintln(stdout, "\nDemo users: guest sees public pages; hr-staff also sees the HR pages under /hr/; admin sees everything and the status page.")
-	return serveDemo(ctx, c.View(), *addr, stdout, stderr)
+	return serveDemo(ctx, c.View(), s.Addr, stdout, stderr)
 }
 
 // demoDir returns the demo's data directory — data, prepared for a fresh

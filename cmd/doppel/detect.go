@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -25,18 +26,28 @@ import (
 // client of doppel detect must show when it listens off loopback.
 const detectTokenEnv = "DOPPEL_DETECT_TOKEN"
 
+// detectSettings are doppel detect's settings: its flags and its
+// configuration file (--config).
+type detectSettings struct {
+	Data   string   `json:"data" flag:"data" help:"the service's data {directory}: the log of accepted documents, the detector's snapshot (required)"`
+	Listen string   `json:"listen" flag:"listen" help:"listen {address}; off loopback the clients must send the token of DOPPEL_DETECT_TOKEN"`
+	Redis  []string `json:"redis" flag:"redis" sep:"," help:"keep the detector's signatures on this Redis Cluster, comma-separated {addresses}, shared with the other services and crawl workers on it (new documents only: updates and removals are refused)"`
+	Crawl  string   `json:"crawl" flag:"crawl" help:"the {name} whose signatures to share on --redis: a crawl's name shares that crawl's detector"`
+	detect.Options
+}
+
+// detectDefaults returns doppel detect's default settings.
+func detectDefaults() detectSettings {
+	return detectSettings{Listen: "127.0.0.1:9300", Crawl: "doppel", Options: detect.Options{SnapshotEvery: 50_000}}
+}
+
 // runDetect is `doppel detect`: the near-duplicate service for other
 // engines (package detect).
 func runDetect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("detect", flag.ContinueOnError)
-	data := fs.String("data", "", "the service's data `directory`: the log of accepted documents, the detector's snapshot (required)")
-	listen := fs.String("listen", "127.0.0.1:9300", "listen `address`; off loopback the clients must send the token of "+detectTokenEnv)
-	redisAddrs := fs.String("redis", "", "keep the detector's signatures on this Redis Cluster, comma-separated `addresses`, shared with the other services and crawl workers on it (new documents only: updates and removals are refused)")
-	name := fs.String("crawl", "doppel", "the `name` whose signatures to share on --redis: a crawl's name shares that crawl's detector")
-	similarity := fs.String("similarity", "resemblance", "the detector's similarity: resemblance (of word 5-shingles) or cosine (of word sets); every sharer of --redis uses the same")
-	every := fs.Int("snapshot-every", 50_000, "changes between the detector's snapshots: a restart applies at most this many again")
+	c := defineConfig(fs, detectDefaults(), true)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: doppel detect --data DIR [--listen 127.0.0.1:9300] [--redis ADDRS [--crawl NAME]]\n\n"+
+		fmt.Fprintf(stderr, "usage: doppel detect --data DIR [--listen 127.0.0.1:9300] [--redis ADDRS [--crawl NAME]] [--config FILE]\n\n"+
 			"Serves near-duplicate detection to another search engine over HTTP/JSON, with the crawl's detector:\n"+
 			"  POST   /v1/documents       {\"documents\": [{\"id\", \"text\", \"title\", \"url\", \"date\", \"lang\"}, …]}\n"+
 			"  GET    /v1/documents/ID    a document's cluster, master and member count\n"+
@@ -44,50 +55,59 @@ func runDetect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			"  GET    /v1/stats\n"+
 			"Each answer gives the cluster, master and members of the document and the changes to apply to the\n"+
 			"other documents (demoted, promoted, re-pointed, moved). A request is at most %d MiB and %d documents.\n"+
-			"Kept in --data, synced before it is answered: a restart (even after kill -9) answers as before.\n\nFlags:\n",
+			"Kept in --data, synced before it is answered: a restart (even after kill -9) answers as before.\n"+
+			"Every flag is also a setting of the configuration file (--config), which --print-config prints;\n"+
+			"the token ("+detectTokenEnv+") is only ever read from the environment.\n\nFlags:\n",
 			api.MaxBodyBytes>>20, api.MaxBatch)
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if *data == "" {
+	s, err := c.load(stderr)
+	if err != nil {
+		return err
+	}
+	if c.print {
+		return writeSettings(stdout, s)
+	}
+	if s.Data == "" {
 		fmt.Fprintln(stderr, "doppel detect: --data is required")
 		usageHint(fs, stderr)
 		return errUsage
 	}
-	sim, err := dedup.ParseSimilarity(*similarity)
-	if err != nil {
-		fmt.Fprintln(stderr, "doppel detect:", err)
-		usageHint(fs, stderr)
-		return errUsage
-	}
+	return serveDetect(ctx, s, stdout, stderr)
+}
+
+// serveDetect serves the near-duplicate service with settings s until
+// ctx is done.
+func serveDetect(ctx context.Context, s detectSettings, stdout, stderr io.Writer) error {
 	token := os.Getenv(detectTokenEnv)
-	if token == "" && !isLoopback(*listen) {
-		return fmt.Errorf("--listen %s is not a loopback address: set %s, and send it as \"Authorization: Bearer TOKEN\"", *listen, detectTokenEnv)
+	if token == "" && !isLoopback(s.Listen) {
+		return fmt.Errorf("--listen %s is not a loopback address: set %s, and send it as \"Authorization: Bearer TOKEN\"", s.Listen, detectTokenEnv)
 	}
-	opts := detect.Options{Similarity: sim, SnapshotEvery: *every}
-	if *redisAddrs != "" {
-		rdb, sh, err := openDetectRedis(ctx, *redisAddrs, *name, sim)
+	opts := s.Options
+	if len(s.Redis) > 0 {
+		rdb, sh, err := openDetectRedis(ctx, s.Redis, s.Crawl, s.Similarity)
 		if err != nil {
 			return err
 		}
 		defer rdb.Close()
 		opts.Shared = sh
 	}
-	s, err := detect.Open(*data, opts)
+	svc, err := detect.Open(s.Data, opts)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	ln, err := net.Listen("tcp", *listen)
+	defer svc.Close()
+	ln, err := net.Listen("tcp", s.Listen)
 	if err != nil {
-		return fmt.Errorf("listening on %s: %w", *listen, err)
+		return fmt.Errorf("listening on %s: %w", s.Listen, err)
 	}
-	st := s.Stats()
+	st := svc.Stats()
 	fmt.Fprintf(stdout, "Near-duplicate service: http://%s/  (%d documents; Ctrl-C stops)\n", ln.Addr(), st.Documents)
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	hs := &http.Server{Handler: requireToken(s.Handler(log), token), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: requireToken(svc.Handler(log), token), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -105,17 +125,17 @@ func runDetect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // openDetectRedis opens the detector signatures of name on the Redis
 // Cluster at addrs, as a crawl of that name does (sharedcrawl).
-func openDetectRedis(ctx context.Context, addrs, name string, sim dedup.Similarity) (*redis.ClusterClient, *redissig.Signatures, error) {
+func openDetectRedis(ctx context.Context, addrs []string, name string, sim dedup.Similarity) (*redis.ClusterClient, *redissig.Signatures, error) {
 	if err := sharedcrawl.CheckName(name); err != nil {
 		return nil, nil, err
 	}
-	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: splitList(addrs)})
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
 	ping, cancel := context.WithTimeout(ctx, 10*time.Second)
 	err := rdb.Ping(ping).Err()
 	cancel()
 	if err != nil {
 		rdb.Close()
-		return nil, nil, fmt.Errorf("cannot reach the Redis Cluster at %s: %w", addrs, err)
+		return nil, nil, fmt.Errorf("cannot reach the Redis Cluster at %s: %w", strings.Join(addrs, ","), err)
 	}
 	o := dedup.Web()
 	o.Similarity = sim
@@ -123,7 +143,7 @@ func openDetectRedis(ctx context.Context, addrs, name string, sim dedup.Similari
 	sh, err := redissig.Open(ctx, rdb, cfg.Limits, redissig.Options{Prefix: name + ":sig", HammingK: cfg.HammingK, Context: ctx})
 	if err != nil {
 		rdb.Close()
-		return nil, nil, fmt.Errorf("the detector's signatures on %s: %w", addrs, err)
+		return nil, nil, fmt.Errorf("the detector's signatures on %s: %w", strings.Join(addrs, ","), err)
 	}
 	return rdb, sh, nil
 }

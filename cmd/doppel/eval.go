@@ -16,15 +16,20 @@ import (
 	"github.com/doppel-search/doppel/internal/jsonl"
 )
 
+// evalSettings are doppel eval's flags.
+type evalSettings struct {
+	In        string  `json:"in" flag:"in" help:"documents, JSONL (gzip allowed), with optional \"group\" labels (required)"`
+	Truth     string  `json:"truth" flag:"truth" help:"ground-truth pairs {\"a\",\"b\",\"jaccard\",\"cosine\"} (JSONL, gzip allowed); default: computed exactly from the documents"`
+	Threshold float64 `json:"threshold" flag:"threshold" help:"similarity at which a ground-truth pair is a near-duplicate"`
+	Tables    string  `json:"tables" flag:"tables" help:"comma-separated tables to print: methods, simhash, kolcz, protocol"`
+	Workers   int     `json:"workers" flag:"workers" help:"documents signed in parallel (0: one per CPU)"`
+}
+
 // runEval measures every method against ground truth and prints Markdown
 // tables: the ones in the README are this command's output.
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	in := fs.String("in", "", "documents, JSONL (gzip allowed), with optional \"group\" labels (required)")
-	truthPath := fs.String("truth", "", "ground-truth pairs {\"a\",\"b\",\"jaccard\",\"cosine\"} (JSONL, gzip allowed); default: computed exactly from the documents")
-	threshold := fs.Float64("threshold", 0.9, "similarity at which a ground-truth pair is a near-duplicate")
-	tablesFlag := fs.String("tables", "methods,simhash,kolcz,protocol", "comma-separated tables to print: methods, simhash, kolcz, protocol")
-	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "documents signed in parallel")
+	c := defineConfig(fs, evalSettings{Threshold: 0.9, Tables: "methods,simhash,kolcz,protocol"}, false)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel eval --in docs.jsonl[.gz] [--truth pairs.jsonl[.gz]] [flags]")
 		fs.PrintDefaults()
@@ -32,36 +37,43 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if *in == "" {
+	s, err := c.load(stderr)
+	if err != nil {
+		return err
+	}
+	if s.Workers < 1 {
+		s.Workers = runtime.GOMAXPROCS(0)
+	}
+	if s.In == "" {
 		fmt.Fprintln(stderr, "doppel eval: --in is required")
 		usageHint(fs, stderr)
 		return errUsage
 	}
-	tables, err := parseEvalTables(*tablesFlag)
+	tables, err := parseEvalTables(s.Tables)
 	if err != nil {
 		return err
 	}
-	recs, err := readDocs(*in, stderr)
+	recs, err := readDocs(s.In, stderr)
 	if err != nil {
 		return err
 	}
-	truth, err := loadOrComputeTruth(*truthPath, recs, stderr)
+	truth, err := loadOrComputeTruth(s.Truth, recs, stderr)
 	if err != nil {
 		return err
 	}
-	e := &evaluator{ctx: ctx, recs: recs, workers: *workers, stderr: stderr, runs: map[string]*evalRun{}}
-	res := truth.Positives(eval.Resemblance, *threshold)
-	cos := truth.Positives(eval.Cosine, *threshold)
+	e := &evaluator{ctx: ctx, recs: recs, workers: s.Workers, stderr: stderr, runs: map[string]*evalRun{}}
+	res := truth.Positives(eval.Resemblance, s.Threshold)
+	cos := truth.Positives(eval.Cosine, s.Threshold)
 	fmt.Fprintf(stdout, "Corpus %s: %d documents; ground truth at %.2f: %d resemblance pairs, %d cosine pairs.\n\n",
-		*in, len(recs), *threshold, len(res), len(cos))
+		s.In, len(recs), s.Threshold, len(res), len(cos))
 
 	for _, t := range []struct {
 		name  string
 		print func() error
 	}{
-		{"methods", func() error { return e.printMethods(stdout, res, cos, *threshold) }},
-		{"simhash", func() error { return e.printSimHash(stdout, res, *threshold) }},
-		{"kolcz", func() error { return e.printKolcz(stdout, cos, *threshold) }},
+		{"methods", func() error { return e.printMethods(stdout, res, cos, s.Threshold) }},
+		{"simhash", func() error { return e.printSimHash(stdout, res, s.Threshold) }},
+		{"kolcz", func() error { return e.printKolcz(stdout, cos, s.Threshold) }},
 		{"protocol", func() error { return e.printProtocol(stdout, truth) }},
 	} {
 		if !tables[t.name] {

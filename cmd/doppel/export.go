@@ -13,11 +13,16 @@ import (
 	"github.com/doppel-search/doppel/internal/jsonl"
 )
 
+// exportSettings are doppel export's flags.
+type exportSettings struct {
+	Data string `json:"data" flag:"data" help:"the crawl's data {directory} (required)"`
+	Out  string `json:"out" flag:"out" help:"write to {file} (atomically) instead of stdout"`
+}
+
 // runExport prints one JSON line per URL the crawl in --data has seen.
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	data := fs.String("data", "", "the crawl's data `directory` (required)")
-	out := fs.String("out", "", "write to `file` (atomically) instead of stdout")
+	c := defineConfig(fs, exportSettings{}, false)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel export --data DIR [--out FILE]\n\n"+
 			"One JSON line per URL the crawl has seen:\n"+
@@ -27,41 +32,45 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if *data == "" {
+	s, err := c.load(stderr)
+	if err != nil {
+		return err
+	}
+	if s.Data == "" {
 		fmt.Fprintln(stderr, "doppel export: --data is required")
 		usageHint(fs, stderr)
 		return errUsage
 	}
 	var state []namedPath
 	for _, f := range []string{"crawl.json", "frontier.db", "pages.db"} {
-		state = append(state, namedPath{"the crawl's " + f, filepath.Join(*data, f)})
+		state = append(state, namedPath{"the crawl's " + f, filepath.Join(s.Data, f)})
 	}
-	if err := checkOutputs(state, []namedPath{{"--out", *out}}); err != nil {
+	if err := checkOutputs(state, []namedPath{{"--out", s.Out}}); err != nil {
 		fmt.Fprintln(stderr, "doppel export:", err)
 		return errUsage
 	}
-	v, err := crawler.OpenView(*data)
+	v, err := crawler.OpenView(s.Data)
 	if err != nil {
 		return err
 	}
 	defer v.Close()
-	if *out == "" {
+	if s.Out == "" {
 		bw := bufio.NewWriter(stdout)
 		enc := json.NewEncoder(bw)
 		enc.SetEscapeHTML(false)
 		if err := v.Entries(func(e crawler.Entry) error { return enc.Encode(e) }); err != nil {
 			bw.Flush()
-			return crawler.Damage(*data, err) // after the lines read before it
+			return crawler.Damage(s.Data, err) // after the lines read before it
 		}
 		return bw.Flush()
 	}
-	w, err := jsonl.CreateTo(*out, stdout)
+	w, err := jsonl.CreateTo(s.Out, stdout)
 	if err != nil {
 		return err
 	}
 	defer w.Abort()
 	if err := v.Entries(func(e crawler.Entry) error { return w.Write(e) }); err != nil {
-		return crawler.Damage(*data, err)
+		return crawler.Damage(s.Data, err)
 	}
 	return w.Commit()
 }

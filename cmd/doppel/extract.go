@@ -13,11 +13,16 @@ import (
 	"github.com/doppel-search/doppel/crawler/extract"
 )
 
+// extractSettings are doppel extract's flags.
+type extractSettings struct {
+	JSON bool `json:"json" flag:"json" help:"one JSON line per file: {\"file\", \"type\", \"title\", \"modified\", \"pages\", \"cut\", \"text\"}, or {\"file\", \"error\"}"`
+}
+
 // runExtract prints the text Doppel reads from documents (PDF, DOCX,
 // PPTX, XLSX, ODT, ODP, ODS): what a crawl indexes of them.
 func runExtract(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, `one JSON line per file: {"file", "type", "title", "modified", "pages", "cut", "text"}, or {"file", "error"}`)
+	c := defineConfig(fs, extractSettings{}, false)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel extract [--json] FILE...\n\n"+
 			"Prints the title and text of each document as a crawl reads it (the format by the file's\n"+
@@ -26,6 +31,10 @@ func runExtract(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.PrintDefaults()
 	}
 	if err := parseFlagsArgs(fs, args, stderr); err != nil {
+		return err
+	}
+	s, err := c.load(stderr)
+	if err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -41,12 +50,12 @@ func runExtract(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			failed++
 			fmt.Fprintf(stderr, "doppel extract: %s: %v\n", name, err)
-			if *asJSON {
+			if s.JSON {
 				writeJSON(w, map[string]any{"file": name, "error": err.Error()})
 			}
 			continue
 		}
-		if *asJSON {
+		if s.JSON {
 			writeJSON(w, map[string]any{"file": name, "type": doc.Type, "title": doc.Title, "modified": doc.Modified,
 				"pages": doc.Pages, "cut": doc.Cut, "text": joinBlocks(doc.Blocks)})
 			continue

@@ -11,12 +11,17 @@ import (
 	"github.com/doppel-search/doppel/crawler/report"
 )
 
+// reportSettings are doppel report's flags.
+type reportSettings struct {
+	Data   string `json:"data" flag:"data" help:"the crawl's data {directory} (required)"`
+	Format string `json:"format" flag:"format" help:"output {format}: text, csv or json"`
+	Top    int    `json:"top" flag:"top" help:"list the {N} largest clusters of each kind"`
+}
+
 // runReport prints the duplicates report of the crawl in --data.
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	data := fs.String("data", "", "the crawl's data `directory` (required)")
-	format := fs.String("format", "text", "output `format`: text, csv or json")
-	top := fs.Int("top", 20, "list the `N` largest clusters of each kind")
+	c := defineConfig(fs, reportSettings{Format: "text", Top: 20}, false)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel report --data DIR [--format text|csv|json] [--top N]\n\n"+
 			"The duplicates report of a crawl: the largest near-duplicate clusters, cross-format twins\n"+
@@ -29,25 +34,29 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
+	s, err := c.load(stderr)
+	if err != nil {
+		return err
+	}
 	write := map[string]func(*report.Report, io.Writer) error{
 		"text": (*report.Report).WriteText, "csv": (*report.Report).WriteCSV, "json": (*report.Report).WriteJSON,
-	}[*format]
+	}[s.Format]
 	switch {
-	case *data == "":
+	case s.Data == "":
 		fmt.Fprintln(stderr, "doppel report: --data is required")
 	case write == nil:
-		fmt.Fprintf(stderr, "doppel report: --format %q: want text, csv or json\n", *format)
-	case *top < 1:
-		fmt.Fprintf(stderr, "doppel report: --top %d: want at least 1\n", *top)
+		fmt.Fprintf(stderr, "doppel report: --format %q: want text, csv or json\n", s.Format)
+	case s.Top < 1:
+		fmt.Fprintf(stderr, "doppel report: --top %d: want at least 1\n", s.Top)
 	default:
-		v, err := crawler.OpenView(*data)
+		v, err := crawler.OpenView(s.Data)
 		if err != nil {
 			return err
 		}
 		defer v.Close()
-		r, err := report.Build(v, v.Store(), report.Options{Top: *top})
+		r, err := report.Build(v, v.Store(), report.Options{Top: s.Top})
 		if err != nil {
-			return crawler.Damage(*data, err)
+			return crawler.Damage(s.Data, err)
 		}
 		bw := bufio.NewWriter(stdout)
 		if err := write(r, bw); err != nil {

@@ -19,26 +19,38 @@ import (
 	"github.com/doppel-search/doppel/crawler/report"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/indexer/shard"
+	"github.com/doppel-search/doppel/internal/settings"
 	"github.com/doppel-search/doppel/page/sitename"
 	"github.com/doppel-search/doppel/ranking"
 	"github.com/doppel-search/doppel/web"
 	"github.com/redis/go-redis/v9"
 )
 
+// serveSettings are doppel serve's settings: its flags and its
+// configuration file (--config).
+type serveSettings struct {
+	Data        string   `json:"data" flag:"data" help:"the crawl's data {directory} (required unless --shards)"`
+	Shards      []string `json:"shards" flag:"shards" sep:"," help:"search the index in shards other processes serve (doppel shard), at these comma-separated base {URLs}, shard 0 first, instead of the data directory's index"`
+	IndexShards int      `json:"index_shards" flag:"index-shards" help:"with --redis and --data: keep a new directory's index of the shared crawl in {N} bleve shards, routed by cluster (doppel shard serves each)"`
+	Addr        string   `json:"addr" flag:"addr" help:"listen {address}"`
+	sharedSettings
+	identitySettings
+}
+
+// serveDefaults returns doppel serve's default settings.
+func serveDefaults() serveSettings {
+	return serveSettings{Addr: "127.0.0.1:8080", sharedSettings: sharedDefaults(),
+		identitySettings: identitySettings{Options: *(&web.Options{}).EnsureDefaults()}}
+}
+
 // runServe serves the search UI and API over a crawl's data directory,
 // or over shards other processes serve.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	data := fs.String("data", "", "the crawl's data `directory` (required unless --shards)")
-	shards := fs.String("shards", "", "search the index in shards other processes serve (doppel shard), at these comma-separated base `URLs`, shard 0 first, instead of the data directory's index")
-	indexShards := fs.Int("index-shards", 0, "with --redis and --data: keep a new directory's index of the shared crawl in `N` bleve shards, routed by cluster (doppel shard serves each)")
-	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
-	var sf sharedFlags
-	sf.define(fs)
-	identity := identityFlags(fs)
+	c := defineConfig(fs, serveDefaults(), true)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel serve --data DIR [--shards URLS] [--redis ADDRS [--crawl NAME]] [--addr 127.0.0.1:8080] [--groups-header H [--trusted-proxies CIDRS] | --demo-users SPEC]\n"+
-			"                   [--admin-groups G | --admin-addr 127.0.0.1:8081]\n"+
+			"                   [--admin-groups G | --admin-addr 127.0.0.1:8081] [--config FILE]\n"+
 			"       doppel serve --shards URLS [flags]\n\n"+
 			"Serves the search UI and JSON API over a crawl, read-only: it opens the crawl's records and index\n"+
 			"without rebuilding anything, so it answers at once. A crawl running in another process holds the\n"+
@@ -52,44 +64,80 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"Without --groups-header or\n"+
 			"--demo-users every visitor is anonymous and sees public documents only. The groups header is\n"+
 			"believed only from --trusted-proxies (default: none); repeated, the request is refused.\n"+
-			"The status page, /api/stats and /metrics are for --admin-groups, or on --admin-addr.\n\nFlags:")
+			"The status page, /api/stats and /metrics are for --admin-groups, or on --admin-addr.\n"+
+			"Every flag is also a setting of the configuration file (--config), which --print-config prints\n"+
+			"(with the request timeout and the longest query, which only the file sets).\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if *data == "" && *shards == "" {
-		fmt.Fprintln(stderr, "doppel serve: --data or --shards is required")
-		usageHint(fs, stderr)
-		return errUsage
-	}
-	opts, err := identity()
+	s, err := c.load(stderr)
 	if err != nil {
 		return err
 	}
-	if *indexShards != 0 && (sf.redis == "" || *data == "" || *indexShards < 1) {
-		fmt.Fprintln(stderr, "doppel serve: --index-shards N (N ≥ 1) is for a shared crawl's directory: give --redis and --data")
-		return errUsage
+	id, err := s.identity()
+	if err == nil {
+		err = s.validate()
 	}
-	if sf.redis != "" && *data != "" {
-		if *shards != "" {
-			fmt.Fprintln(stderr, "doppel serve: --redis with --data keeps the crawl's index in DIR; --shards is not for it")
-			return errUsage
-		}
-		return serveShared(ctx, &sf, *data, *indexShards, *addr, opts, stdout, stderr)
+	if err != nil {
+		return err
 	}
-	return serveCrawl(ctx, *data, *shards, &sf, *addr, opts, stdout, stderr)
+	if c.print {
+		return writeSettings(stdout, s)
+	}
+	if err := s.check(fs, stderr); err != nil {
+		return err
+	}
+	if len(s.Redis) > 0 && s.Data != "" {
+		return serveShared(ctx, &s, id, stdout, stderr)
+	}
+	return serveCrawl(ctx, &s, id, stdout, stderr)
 }
 
-// serveCrawl serves the crawl in data, or the shards other processes
-// serve (with the records in data, if given), and, with --redis, lists
+// check refuses settings missing or out of place, as usage errors.
+func (s *serveSettings) check(fs *flag.FlagSet, stderr io.Writer) error {
+	switch {
+	case s.Data == "" && len(s.Shards) == 0:
+		fmt.Fprintln(stderr, "doppel serve: --data or --shards is required")
+		usageHint(fs, stderr)
+	case s.IndexShards != 0 && (len(s.Redis) == 0 || s.Data == "" || s.IndexShards < 1):
+		fmt.Fprintln(stderr, "doppel serve: --index-shards N (N ≥ 1) is for a shared crawl's directory: give --redis and --data")
+	case len(s.Redis) > 0 && s.Data != "" && len(s.Shards) > 0:
+		fmt.Fprintln(stderr, "doppel serve: --redis with --data keeps the crawl's index in DIR; --shards is not for it")
+	default:
+		return nil
+	}
+	return errUsage
+}
+
+// validate refuses what a configuration file may give and the flags
+// refuse: a link map web.ParseShareLink refuses, a demo user without a
+// name.
+func (s *serveSettings) validate() error {
+	var errs []error
+	for _, l := range s.Links {
+		if _, err := web.ParseShareLink(l.Prefix + "=" + l.Target); err != nil {
+			errs = append(errs, fmt.Errorf("links: %w", err))
+		}
+	}
+	for _, u := range s.DemoUsers {
+		if strings.TrimSpace(u.Name) == "" {
+			errs = append(errs, errors.New("demo_users: a user without a name"))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// serveCrawl serves the crawl in s.Data, or the shards other processes
+// serve (with the records in s.Data, if given), and, with --redis, lists
 // the shared crawl's workers on its status page.
-func serveCrawl(ctx context.Context, data, shards string, sf *sharedFlags, addr string, opts identity, stdout, stderr io.Writer) error {
+func serveCrawl(ctx context.Context, s *serveSettings, opts identity, stdout, stderr io.Writer) error {
 	var remote *shard.Index
 	var err error
-	if shards != "" {
+	if len(s.Shards) > 0 {
 		dial, cancel := context.WithTimeout(ctx, 10*time.Second)
-		remote, err = shard.Dial(dial, splitList(shards), shardClient())
+		remote, err = shard.Dial(dial, s.Shards, shardClient())
 		cancel()
 		if err != nil {
 			return err
@@ -98,10 +146,10 @@ func serveCrawl(ctx context.Context, data, shards string, sf *sharedFlags, addr 
 	}
 	var v *crawler.View
 	switch {
-	case data != "" && remote != nil:
-		v, err = crawler.OpenViewWith(data, remote)
-	case data != "":
-		v, err = crawler.OpenView(data)
+	case s.Data != "" && remote != nil:
+		v, err = crawler.OpenViewWith(s.Data, remote)
+	case s.Data != "":
+		v, err = crawler.OpenView(s.Data)
 	}
 	if err != nil {
 		return err
@@ -112,73 +160,55 @@ func serveCrawl(ctx context.Context, data, shards string, sf *sharedFlags, addr 
 		store = v.Store()
 	}
 	var roll *redisfleet.Roll
-	if sf.redis != "" {
-		rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: splitList(sf.redis)})
+	if len(s.Redis) > 0 {
+		rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: s.Redis})
 		defer rdb.Close()
-		if roll, err = redisfleet.New(rdb, redisfleet.Options{Prefix: sf.name}); err != nil {
+		if roll, err = redisfleet.New(rdb, redisfleet.Options{Prefix: s.Crawl}); err != nil {
 			return err
 		}
 	}
-	return serve(ctx, v, store, roll, addr, opts, stdout, stderr)
+	return serve(ctx, v, store, roll, s.Addr, opts, stdout, stderr)
 }
 
 // identity is who visitors are and who administers, from the flags.
 type identity struct {
-	web       web.Options // GroupsHeader, TrustedProxies, DemoUsers, AdminGroups
+	web       web.Options // GroupsHeader, TrustedProxies, DemoUsers, AdminGroups, Links
 	adminAddr string      // the administrators' listener, if any
 	// demoAnywhere serves demo users on an address that is not
 	// loopback (--demo-users-anywhere).
 	demoAnywhere bool
 }
 
+// identitySettings are the settings that say who a visitor is and who
+// administers: those of web.Options (its tags declare their flags) and
+// the command's own.
+type identitySettings struct {
+	web.Options
+	DemoUsersAnywhere bool   `json:"demo_users_anywhere" flag:"demo-users-anywhere" help:"serve --demo-users on an address that is not loopback: anybody who connects picks any user and reads what that user may"`
+	AdminAddr         string `json:"admin_addr" flag:"admin-addr" help:"also serve the status page, /api/stats and /metrics, to anybody who connects, on this loopback {address} (e.g. 127.0.0.1:8081)"`
+}
+
+// identity returns the identity the settings say, refusing an
+// administrators' listener off loopback.
+func (s identitySettings) identity() (identity, error) {
+	if s.AdminAddr != "" && !isLoopback(s.AdminAddr) {
+		return identity{}, fmt.Errorf("--admin-addr %s: give a loopback address such as 127.0.0.1:8081 (anybody who connects sees every document's counts; elsewhere use --admin-groups)", s.AdminAddr)
+	}
+	return identity{web: s.Options, adminAddr: s.AdminAddr, demoAnywhere: s.DemoUsersAnywhere}, nil
+}
+
 // identityFlags defines the flags that say who a visitor is and who
-// administers, and returns a function that reads them after parsing.
+// administers (identitySettings), and returns a function that reads them
+// after parsing.
 func identityFlags(fs *flag.FlagSet) func() (identity, error) {
-	header := fs.String("groups-header", "", "request `header` with the user's access groups, comma-separated, set by your reverse proxy (believed only from --trusted-proxies)")
-	trusted := fs.String("trusted-proxies", "", "comma-separated `addresses` and CIDR networks of the reverse proxies whose --groups-header and X-Forwarded-For are believed (default: none; 127.0.0.1 for a proxy on this host)")
-	demoUsers := fs.String("demo-users", "", "selectable demo users, e.g. \"guest=;alice=hr,it\" (ignored with --groups-header; only on a loopback address unless --demo-users-anywhere)")
-	demoAnywhere := fs.Bool("demo-users-anywhere", false, "serve --demo-users on an address that is not loopback: anybody who connects picks any user and reads what that user may")
-	admins := fs.String("admin-groups", "", "comma-separated `groups` that may see the status page, /api/stats and /metrics (default: nobody; see --admin-addr)")
-	var links linkMaps
-	fs.Var(&links, "link-map", "open results under a file share's URL `PREFIX=TARGET`: TARGET an http(s):// file server prefix or a \\\\server\\share\\ path, e.g. file:///srv/share/=\\\\fs1\\share\\ (repeat for each share; default: the file:// or smb:// link with a copy-path button)")
-	adminAddr := fs.String("admin-addr", "", "also serve the status page, /api/stats and /metrics, to anybody who connects, on this loopback `address` (e.g. 127.0.0.1:8081)")
+	flags := settings.Register[identitySettings](fs, flagParsers...)
 	return func() (identity, error) {
-		users, err := parseDemoUsers(*demoUsers)
-		if err != nil {
+		var s identitySettings
+		if err := flags.Apply(&s); err != nil {
 			return identity{}, err
 		}
-		proxies, err := parseTrustedProxies(*trusted)
-		if err != nil {
-			return identity{}, err
-		}
-		if *adminAddr != "" && !isLoopback(*adminAddr) {
-			return identity{}, fmt.Errorf("--admin-addr %s: give a loopback address such as 127.0.0.1:8081 (anybody who connects sees every document's counts; elsewhere use --admin-groups)", *adminAddr)
-		}
-		return identity{web: web.Options{GroupsHeader: *header, TrustedProxies: proxies, DemoUsers: users, AdminGroups: splitList(*admins), Links: links},
-			adminAddr: *adminAddr, demoAnywhere: *demoAnywhere}, nil
+		return s.identity()
 	}
-}
-
-// linkMaps is --link-map, given once for each share: where the results
-// of a file share open (web.ShareLink).
-type linkMaps []web.ShareLink
-
-func (l *linkMaps) String() string {
-	var parts []string
-	for _, m := range *l {
-		parts = append(parts, m.Prefix+"="+m.Target)
-	}
-	return strings.Join(parts, " ")
-}
-
-// Set adds a PREFIX=TARGET mapping.
-func (l *linkMaps) Set(s string) error {
-	m, err := web.ParseShareLink(s)
-	if err != nil {
-		return err
-	}
-	*l = append(*l, m)
-	return nil
 }
 
 // splitList splits a comma-separated list, dropping blanks.
@@ -218,7 +248,7 @@ func parseTrustedProxies(s string) ([]netip.Prefix, error) {
 		}
 		a, err := netip.ParseAddr(p)
 		if err != nil {
-			return nil, fmt.Errorf("--trusted-proxies: %q is neither an IP address nor a CIDR network", p)
+			return nil, fmt.Errorf("%q is neither an IP address nor a CIDR network", p)
 		}
 		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
 	}
@@ -249,7 +279,7 @@ func parseDemoUsers(spec string) ([]web.DemoUser, error) {
 		name, groups, ok := strings.Cut(part, "=")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" {
-			return nil, fmt.Errorf("--demo-users: %q is not name=group,group", part)
+			return nil, fmt.Errorf("%q is not name=group,group", part)
 		}
 		u := web.DemoUser{Name: name}
 		for _, g := range strings.Split(groups, ",") {

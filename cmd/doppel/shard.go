@@ -16,14 +16,19 @@ import (
 	"github.com/doppel-search/doppel/indexer/shard"
 )
 
+// shardSettings are doppel shard's flags.
+type shardSettings struct {
+	Index string `json:"index" flag:"index" help:"the shard's {directory} (shard-002 of a sharded index, or a copy of it)"`
+	Data  string `json:"data" flag:"data" help:"a crawl's data {directory} whose index is sharded (with --shard)"`
+	Shard int    `json:"shard" flag:"shard" help:"which {shard} of --data's index to serve, from 0"`
+	Addr  string `json:"addr" flag:"addr" help:"listen {address}"`
+}
+
 // runShard serves one shard of a sharded index to the process that
 // searches it (doppel serve --shards).
 func runShard(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("shard", flag.ContinueOnError)
-	dir := fs.String("index", "", "the shard's `directory` (shard-002 of a sharded index, or a copy of it)")
-	data := fs.String("data", "", "a crawl's data `directory` whose index is sharded (with --shard)")
-	n := fs.Int("shard", -1, "which `shard` of --data's index to serve, from 0")
-	addr := fs.String("addr", "127.0.0.1:9100", "listen `address`")
+	c := defineConfig(fs, shardSettings{Shard: -1, Addr: "127.0.0.1:9100"}, false)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel shard --index SHARD_DIR [--addr 127.0.0.1:9100]\n"+
 			"       doppel shard --data DIR --shard N [--addr 127.0.0.1:9100]\n\n"+
@@ -37,20 +42,24 @@ func runShard(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
+	s, err := c.load(stderr)
+	if err != nil {
+		return err
+	}
 	switch {
-	case *dir != "" && *data == "" && *n < 0:
-	case *dir == "" && *data != "" && *n >= 0:
-		*dir = filepath.Join(*data, "index", fmt.Sprintf("shard-%03d", *n))
+	case s.Index != "" && s.Data == "" && s.Shard < 0:
+	case s.Index == "" && s.Data != "" && s.Shard >= 0:
+		s.Index = filepath.Join(s.Data, "index", fmt.Sprintf("shard-%03d", s.Shard))
 	default:
 		fmt.Fprintln(stderr, "doppel shard: give --index, or --data and --shard")
 		usageHint(fs, stderr)
 		return errUsage
 	}
 	token := os.Getenv(shardTokenEnv)
-	if token == "" && !isLoopback(*addr) {
-		return fmt.Errorf("--addr %s is not a loopback address: set %s, the same in doppel serve's environment, so that only it can read the shard", *addr, shardTokenEnv)
+	if token == "" && !isLoopback(s.Addr) {
+		return fmt.Errorf("--addr %s is not a loopback address: set %s, the same in doppel serve's environment, so that only it can read the shard", s.Addr, shardTokenEnv)
 	}
-	ix, err := shard.OpenShard(*dir)
+	ix, err := shard.OpenShard(s.Index)
 	if err != nil {
 		return err
 	}
@@ -59,9 +68,9 @@ func runShard(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", s.Addr)
 	if err != nil {
-		return fmt.Errorf("listening on %s: %w", *addr, err)
+		return fmt.Errorf("listening on %s: %w", s.Addr, err)
 	}
 	k, of := srv.Shard()
 	fmt.Fprintf(stdout, "Shard %d of %d: http://%s/  (Ctrl-C stops)\n", k, of, ln.Addr())

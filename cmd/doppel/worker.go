@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -20,31 +21,28 @@ import (
 	"github.com/doppel-search/doppel/crawler/fleet"
 	"github.com/doppel-search/doppel/crawler/fleet/redisfleet"
 	"github.com/doppel-search/doppel/crawler/sharedcrawl"
+	"github.com/doppel-search/doppel/internal/settings"
 	"github.com/doppel-search/doppel/web"
 )
 
-// sharedFlags are the flags that name a crawl shared on a Redis Cluster.
-type sharedFlags struct {
-	redis, name string
-	lease       time.Duration
-	replicas    int
+// sharedSettings name a crawl shared on a Redis Cluster.
+type sharedSettings struct {
+	Redis    []string      `json:"redis" flag:"redis" sep:"," help:"the Redis Cluster the crawl is shared on, comma-separated {addresses} (any of its nodes)"`
+	Crawl    string        `json:"crawl" flag:"crawl" help:"the shared crawl's {name} on --redis, its key prefix (default \"doppel\")"`
+	Lease    time.Duration `json:"lease" flag:"lease" help:"how long a worker that stopped answering holds its URLs and its detector turn before the others take them over"`
+	Replicas int           `json:"replicas" flag:"replicas" help:"replicas of a master that must have each change to the frontier and the page log before it counts (fewer if fewer are online; 0: none)"`
 }
 
-// define defines them on fs.
-func (s *sharedFlags) define(fs *flag.FlagSet) {
-	fs.StringVar(&s.redis, "redis", "", "the Redis Cluster the crawl is shared on, comma-separated `addresses` (any of its nodes)")
-	fs.StringVar(&s.name, "crawl", "", "the shared crawl's `name` on --redis, its key prefix (default \"doppel\")")
-	fs.DurationVar(&s.lease, "lease", 30*time.Second, "how long a worker that stopped answering holds its URLs and its detector turn before the others take them over")
-	fs.IntVar(&s.replicas, "replicas", 1, "replicas of a master that must have each change to the frontier and the page log before it counts (fewer if fewer are online; 0: none)")
-}
+// sharedDefaults returns the default sharedSettings.
+func sharedDefaults() sharedSettings { return sharedSettings{Lease: 30 * time.Second, Replicas: 1} }
 
 // open opens the shared crawl, as a worker (or, with follower, as the
 // follower), with the detector's similarity.
-func (s *sharedFlags) open(ctx context.Context, worker string, opts crawler.Options, follower bool) (*sharedcrawl.Crawl, *redis.ClusterClient, error) {
-	if err := sharedcrawl.CheckName(s.name); err != nil {
+func (s *sharedSettings) open(ctx context.Context, worker string, opts crawler.Options, follower bool) (*sharedcrawl.Crawl, *redis.ClusterClient, error) {
+	if err := sharedcrawl.CheckName(s.Crawl); err != nil {
 		return nil, nil, err
 	}
-	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: splitList(s.redis)})
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: s.Redis})
 	// Fail at once on a cluster that cannot be reached, rather than after
 	// the stores' retries through a failover (30 s).
 	ping, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -52,9 +50,9 @@ func (s *sharedFlags) open(ctx context.Context, worker string, opts crawler.Opti
 	cancel()
 	if err != nil {
 		rdb.Close()
-		return nil, nil, fmt.Errorf("cannot reach the Redis Cluster at %s: %w", s.redis, err)
+		return nil, nil, fmt.Errorf("cannot reach the Redis Cluster at %s: %w", strings.Join(s.Redis, ","), err)
 	}
-	so := sharedcrawl.Options{Name: s.name, Worker: worker, Similarity: opts.Similarity, Lease: s.lease, Replicas: s.replicas}
+	so := sharedcrawl.Options{Name: s.Crawl, Worker: worker, Similarity: opts.Similarity, Lease: s.Lease, Replicas: s.Replicas}
 	var sc *sharedcrawl.Crawl
 	if follower {
 		sc, err = sharedcrawl.OpenFollower(ctx, rdb, so)
@@ -63,7 +61,7 @@ func (s *sharedFlags) open(ctx context.Context, worker string, opts crawler.Opti
 	}
 	if err != nil {
 		rdb.Close()
-		return nil, nil, fmt.Errorf("the shared crawl on %s: %w", s.redis, err)
+		return nil, nil, fmt.Errorf("the shared crawl on %s: %w", strings.Join(s.Redis, ","), err)
 	}
 	return sc, rdb, nil
 }
@@ -78,7 +76,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if w.f.printConfig {
 		return writeConfig(stdout, w.opts)
 	}
-	sc, rdb, err := w.sf.open(ctx, w.id, w.opts, false)
+	sc, rdb, err := w.sf.open(ctx, w.sf.ID, w.opts, false)
 	if err != nil {
 		return err
 	}
@@ -92,12 +90,19 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return w.crawl(ctx, c, sc, stdout, stderr)
 }
 
+// workerSettings are doppel worker's own settings: the shared crawl it
+// joins, and itself. Its crawl settings are crawler.Options's.
+type workerSettings struct {
+	sharedSettings
+	ID     string `json:"id" flag:"id" help:"this worker's {name} in the crawl, unique among the workers up (default: host name and process id)"`
+	Status string `json:"status" flag:"status" help:"serve this worker's status page, /api/stats and /metrics on this loopback {address} (e.g. 127.0.0.1:8091)"`
+}
+
 // workerArgs are `doppel worker`'s flags, parsed and checked.
 type workerArgs struct {
-	f          *crawlFlags
-	sf         sharedFlags
-	id, status string
-	opts       crawler.Options
+	f    *crawlFlags
+	sf   workerSettings
+	opts crawler.Options
 }
 
 // parseWorker parses and checks `doppel worker`'s flags.
@@ -105,9 +110,7 @@ func parseWorker(args []string, stderr io.Writer) (*workerArgs, error) {
 	fs, f := newCrawlFlags(stderr)
 	fs.Init("worker", flag.ContinueOnError)
 	w := &workerArgs{f: f}
-	w.sf.define(fs)
-	fs.StringVar(&w.id, "id", "", "this worker's `name` in the crawl, unique among the workers up (default: host name and process id)")
-	fs.StringVar(&w.status, "status", "", "serve this worker's status page, /api/stats and /metrics on this loopback `address` (e.g. 127.0.0.1:8091)")
+	own := settings.Register[workerSettings](fs, settings.Defaults(workerSettings{sharedSettings: sharedDefaults()}))
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel worker --redis ADDRS [--crawl NAME] --data DIR --seed URL [--seed URL…] [--status ADDR] [crawl flags]\n\n"+
 			"Joins the crawl NAME shared on a Redis Cluster: fetches URLs from its shared frontier (politeness\n"+
@@ -121,6 +124,10 @@ func parseWorker(args []string, stderr io.Writer) (*workerArgs, error) {
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
+		return nil, err
+	}
+	w.sf = workerSettings{sharedSettings: sharedDefaults()}
+	if err := own.Apply(&w.sf); err != nil {
 		return nil, err
 	}
 	var err error
@@ -139,10 +146,11 @@ func parseWorker(args []string, stderr io.Writer) (*workerArgs, error) {
 // check refuses flags missing or out of place.
 func (w *workerArgs) check(fs *flag.FlagSet, stderr io.Writer) error {
 	var missing []string
-	for name, v := range map[string]string{"--redis": w.sf.redis, "--data": w.f.data} {
-		if v == "" {
-			missing = append(missing, name)
-		}
+	if len(w.sf.Redis) == 0 {
+		missing = append(missing, "--redis")
+	}
+	if w.f.data == "" {
+		missing = append(missing, "--data")
 	}
 	if len(w.opts.Seeds) == 0 {
 		missing = append(missing, "--seed (every worker is given the seeds; those already queued are not queued again)")
@@ -156,8 +164,8 @@ func (w *workerArgs) check(fs *flag.FlagSet, stderr io.Writer) error {
 		usageHint(fs, stderr)
 		return errUsage
 	}
-	if w.status != "" && !isLoopback(w.status) {
-		return fmt.Errorf("--status %s: give a loopback address such as 127.0.0.1:8091 (the page shows the crawl's counts to anybody who connects)", w.status)
+	if w.sf.Status != "" && !isLoopback(w.sf.Status) {
+		return fmt.Errorf("--status %s: give a loopback address such as 127.0.0.1:8091 (the page shows the crawl's counts to anybody who connects)", w.sf.Status)
 	}
 	return checkCrawlCounts(fs, stderr)
 }
@@ -185,8 +193,8 @@ func (w *workerArgs) crawl(ctx context.Context, c *crawler.Crawler, sc *sharedcr
 	me := fleet.Worker{ID: sc.Worker, Host: host, PID: os.Getpid()}
 	var srv *server
 	var err error
-	if w.status != "" {
-		if srv, err = listenStatus(c, sc.Roll, w.status); err != nil {
+	if w.sf.Status != "" {
+		if srv, err = listenStatus(c, sc.Roll, w.sf.Status); err != nil {
 			return err
 		}
 		me.StatusURL = "http://" + srv.lns[0].Addr().String() + "/status"
@@ -195,7 +203,7 @@ func (w *workerArgs) crawl(ctx context.Context, c *crawler.Crawler, sc *sharedcr
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "worker %s joined crawl %q on %s\n", sc.Worker, sc.Name, w.sf.redis)
+	fmt.Fprintf(stdout, "worker %s joined crawl %q on %s\n", sc.Worker, sc.Name, strings.Join(w.sf.Redis, ","))
 	if srv != nil {
 		fmt.Fprintf(stdout, "Status: %s  (/api/stats, /metrics)\n", me.StatusURL)
 	}
@@ -268,13 +276,14 @@ func listenStatus(c *crawler.Crawler, roll *redisfleet.Roll, addr string) (*serv
 	return &server{hs: []*http.Server{web.HTTPServer(srv.AdminHandler(), web.HTTPOptions{})}, lns: []net.Listener{ln}}, nil
 }
 
-// serveShared serves the crawl shared on the Redis Cluster of sf while
-// keeping its records and index in data (a new index in shards bleve
-// shards, if above 1): a crawler.Follower reads the crawl's page log into
-// data, from where it stopped, and the search answers from what it has
-// applied.
-func serveShared(ctx context.Context, sf *sharedFlags, data string, shards int, addr string, id identity, stdout, stderr io.Writer) error {
-	sc, rdb, err := sf.open(ctx, "", crawler.Options{}, true)
+// serveShared serves the crawl shared on the Redis Cluster of s while
+// keeping its records and index in s.Data (a new index in s.IndexShards
+// bleve shards, if above 1): a crawler.Follower reads the crawl's page
+// log into it, from where it stopped, and the search answers from what it
+// has applied.
+func serveShared(ctx context.Context, s *serveSettings, id identity, stdout, stderr io.Writer) error {
+	data := s.Data
+	sc, rdb, err := s.open(ctx, "", crawler.Options{}, true)
 	if err != nil {
 		return err
 	}
@@ -283,18 +292,18 @@ func serveShared(ctx context.Context, sf *sharedFlags, data string, shards int, 
 	if err != nil {
 		return err
 	}
-	opts.Shards = shards
+	opts.Shards = s.IndexShards
 	f, err := crawler.OpenFollower(data, sc.FollowerOptions(opts))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	v := f.View()
-	srv, err := listen(v, v.Store(), nil, sc.Roll, addr, id, stdout, stderr)
+	srv, err := listen(v, v.Store(), nil, sc.Roll, s.Addr, id, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "following crawl %q on %s into %s from position %d\n", sc.Name, sf.redis, data, f.Position())
+	fmt.Fprintf(stdout, "following crawl %q on %s into %s from position %d\n", sc.Name, strings.Join(s.Redis, ","), data, f.Position())
 	followCtx, stopFollowing := context.WithCancel(ctx)
 	defer stopFollowing()
 	followed := make(chan error, 1)

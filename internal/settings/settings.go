@@ -7,7 +7,8 @@
 //
 // is the file's "delay" key and the --delay flag. The tags:
 //
-//   - json names the field's key in the file ("-": not in the file). A
+//   - json names the field's key in the file ("-": not in the file); the
+//     fields of an embedded struct without one are the struct's own. A
 //     struct field (not a json.Marshaler or encoding.TextMarshaler) is a
 //     nested object whose fields follow the same tags; any other field is
 //     read and written by encoding/json, except time.Duration, which is a
@@ -17,14 +18,22 @@
 //     one (or "") is zero, the default. A negative one is written "0s".
 //   - choices lists the values of a field read from a JSON string (such as
 //     a TextUnmarshaler enum), for the error that names what it must be.
-//   - flag names the field's flag; "name,append" on a []string appends
-//     the flag's values to the file's instead of replacing them.
+//   - flag names the field's flag; "name,append" on a slice appends the
+//     flag's values to the file's instead of replacing them.
+//   - sep, on a slice, splits each value of its flag there: sep:","
+//     reads --groups a,b as two values.
 //   - help is the flag's usage; a {word} in it is the value's placeholder
 //     in -h (flag.UnquoteUsage's `word`).
 //
 // Unknown keys are errors, so a typo does not silently fall back to a
 // default, and every error names the field by its path in the file
 // ("revisit.min_interval").
+//
+// Register's options give the flags non-zero defaults (Defaults, which -h
+// shows) and read the values of types the flag package does not (Parse,
+// ParseOnSet), so that a command's settings struct, embedding the Options
+// of the packages it drives, is the one declaration of its flags and of
+// its configuration file.
 package settings
 
 import (
@@ -42,7 +51,7 @@ import (
 
 // field is one setting of a struct type.
 type field struct {
-	index   int
+	index   []int  // the field's path, through embedded structs
 	name    string // the json key; "" when not in the file
 	typ     reflect.Type
 	nested  bool // a struct read and written as an object of settings
@@ -56,19 +65,27 @@ var (
 )
 
 // fields returns the settings of struct type t kept in the file, in
-// their order.
+// their order; the fields of an embedded struct without a json name are
+// t's own, as encoding/json reads them.
 func fields(t reflect.Type) []field {
 	var out []field
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if sf.Anonymous && name == "" && sf.Type.Kind() == reflect.Struct {
+			for _, f := range fields(sf.Type) {
+				f.index = append([]int{i}, f.index...)
+				out = append(out, f)
+			}
+			continue
+		}
 		if !sf.IsExported() || name == "-" {
 			continue
 		}
 		if name == "" {
 			name = sf.Name
 		}
-		f := field{index: i, name: name, typ: sf.Type, none: sf.Tag.Get("zero") == "none"}
+		f := field{index: []int{i}, name: name, typ: sf.Type, none: sf.Tag.Get("zero") == "none"}
 		f.nested = sf.Type.Kind() == reflect.Struct && !slices.ContainsFunc(marshalerType, func(m reflect.Type) bool {
 			return sf.Type.Implements(m) || reflect.PointerTo(sf.Type).Implements(m)
 		})
@@ -111,7 +128,7 @@ func appendObject(b []byte, v reflect.Value) ([]byte, error) {
 		}
 		key, _ := json.Marshal(f.name)
 		b = append(append(b, key...), ':')
-		fv := v.Field(f.index)
+		fv := v.FieldByIndex(f.index)
 		var err error
 		switch {
 		case f.nested:
@@ -196,7 +213,7 @@ func decodeObject(raw json.RawMessage, v reflect.Value, path string) error {
 			continue
 		}
 		used[key] = true
-		if err := decodeField(members[key], v.Field(f.index), f, path+f.name); err != nil {
+		if err := decodeField(members[key], v.FieldByIndex(f.index), f, path+f.name); err != nil {
 			errs = append(errs, err)
 		}
 	}

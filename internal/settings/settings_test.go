@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -229,4 +230,151 @@ func TestRegisterRefusesUnknownTypes(t *testing.T) {
 	Register[struct {
 		M map[string]int `flag:"m"`
 	}](flag.NewFlagSet("t", flag.ContinueOnError))
+}
+
+// pair is read by a parser given to Register, as web.ShareLink is.
+type pair struct{ K, V string }
+
+func parsePair(s string) (pair, error) {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok {
+		return pair{}, fmt.Errorf("%q is not K=V", s)
+	}
+	return pair{k, v}, nil
+}
+
+// checked is read by a parser as its flag is set.
+type checked pair
+
+// Common is embedded: its fields are the file's and the flags' own.
+type Common struct {
+	Addr string `json:"addr" flag:"addr" help:"listen {address}"`
+}
+
+type served struct {
+	Common
+	Groups []string      `json:"groups" flag:"groups" sep:"," help:"{groups}, comma-separated"`
+	Levels []level       `json:"levels" flag:"levels" sep:"," help:"levels"`
+	Pairs  []pair        `json:"pairs" flag:"pair" help:"a {K=V} (repeatable)"`
+	Checks []checked     `json:"checks" flag:"check" help:"checked as set"`
+	One    pair          `json:"one" flag:"one" help:"one pair"`
+	Every  time.Duration `json:"every" flag:"every" help:"every"`
+	N      int           `json:"n" flag:"n" help:"n"`
+	Level  level         `json:"level" flag:"level" help:"level"`
+	On     bool          `json:"on" flag:"on" help:"on"`
+}
+
+// servedDefaults are the defaults of the served flags in the tests.
+var servedDefaults = served{Common: Common{Addr: "127.0.0.1:80"}, Groups: []string{"a", "b"}, Every: time.Second, N: 3, Level: 1, On: true}
+
+// registerServed registers served's flags in fs, with servedDefaults and
+// parsers of pairs (read on Apply) and checked pairs (read as set).
+func registerServed(fs *flag.FlagSet) *Flags {
+	return Register[served](fs, Defaults(servedDefaults), Parse(parsePair),
+		ParseOnSet(func(s string) (checked, error) { p, err := parsePair(s); return checked(p), err }))
+}
+
+// TestDefaultsShown: -h shows the defaults given with Defaults, a text
+// enum's as its text, a list's joined.
+func TestDefaultsShown(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	registerServed(fs)
+	for name, want := range map[string]string{"addr": "127.0.0.1:80", "groups": "a,b", "every": "1s", "n": "3", "level": "high", "on": "true", "pair": "", "one": ""} {
+		if got := fs.Lookup(name).DefValue; got != want {
+			t.Errorf("--%s's default %q; want %q", name, got, want)
+		}
+	}
+	var help strings.Builder
+	fs.SetOutput(&help)
+	fs.PrintDefaults()
+	for _, want := range []string{`-addr address`, `(default "127.0.0.1:80")`, `-groups groups`, `(default a,b)`, `-pair K=V`} {
+		if !strings.Contains(help.String(), want) {
+			t.Errorf("-h lacks %q:\n%s", want, help.String())
+		}
+	}
+}
+
+// TestParsers: Register's parsers (read on Apply or as the flag is set),
+// sep lists and an embedded struct, over the defaults.
+func TestParsers(t *testing.T) {
+	def := servedDefaults
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		want     func(*served)
+		parseErr string // an error of fs.Parse
+		applyErr string // an error of Apply
+	}{
+		{"nothing given: the defaults", nil, func(*served) {}, "", ""},
+		{"embedded field", []string{"--addr", ":1"}, func(s *served) { s.Addr = ":1" }, "", ""},
+		{"sep splits, blanks dropped, repeats add", []string{"--groups", "x, y,,", "--groups", "z"}, func(s *served) { s.Groups = []string{"x", "y", "z"} }, "", ""},
+		{"a list of text enums", []string{"--levels", "low,high"}, func(s *served) { s.Levels = []level{0, 1} }, "", ""},
+		{"parsed on Apply", []string{"--pair", "a=1", "--pair", "b=2", "--one", "c=3"}, func(s *served) {
+			s.Pairs, s.One = []pair{{"a", "1"}, {"b", "2"}}, pair{"c", "3"}
+		}, "", ""},
+		{"a bad value for Parse is Apply's error", []string{"--pair", "nope"}, nil, "", `--pair: "nope" is not K=V`},
+		{"a bad value for ParseOnSet is a usage error", []string{"--check", "nope"}, nil, `invalid value "nope" for flag -check: "nope" is not K=V`, ""},
+		{"explicit zeros override non-zero defaults", []string{"--n", "0", "--every", "0", "--on=false", "--addr", ""}, func(s *served) {
+			s.N, s.Every, s.On, s.Addr = 0, 0, false, ""
+		}, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			f := registerServed(fs)
+			err := fs.Parse(tc.args)
+			if tc.parseErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.parseErr) {
+					t.Fatalf("Parse: %v; want %q", err, tc.parseErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := def
+			got.Groups = slices.Clone(def.Groups)
+			err = f.Apply(&got)
+			if tc.applyErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.applyErr) {
+					t.Fatalf("Apply: %v; want %q", err, tc.applyErr)
+				}
+				return
+			}
+			want := def
+			want.Groups = slices.Clone(def.Groups)
+			tc.want(&want)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("Apply: %+v, %v; want %+v", got, err, want)
+			}
+		})
+	}
+
+}
+
+// TestEmbedded: an embedded struct's fields are the file's own.
+func TestEmbedded(t *testing.T) {
+	in := served{Common: Common{Addr: ":9"}, Groups: []string{"g"}, Pairs: []pair{{"a", "1"}}, Level: 1}
+	data, err := Marshal(in)
+	if err != nil || !strings.HasPrefix(string(data), `{"addr":":9","groups":["g"]`) {
+		t.Fatalf("an embedded struct's fields are not the file's own: %s, %v", data, err)
+	}
+	var back served
+	if err := Unmarshal(data, &back); err != nil || !reflect.DeepEqual(back, in) {
+		t.Errorf("read back %+v, %v; want %+v", back, err, in)
+	}
+	if err := Unmarshal([]byte(`{"Common": {"addr": ":1"}}`), &back); err == nil || !strings.Contains(err.Error(), `unknown field "Common"`) {
+		t.Errorf("the embedded struct's name as a key: %v; want unknown", err)
+	}
+}
+
+// TestDefaultsOfAnotherType: defaults of another type than the one
+// registered are a programming error, found at once.
+func TestDefaultsOfAnotherType(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "defaults of type") {
+			t.Errorf("recovered %v; want a panic naming the defaults", r)
+		}
+	}()
+	Register[served](flag.NewFlagSet("t", flag.ContinueOnError), Defaults(opts{}))
 }
