@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"os"
 	"slices"
 	"sync"
@@ -641,6 +642,14 @@ func (d *Detector) setOf(rec *record, i int) []uint64 {
 	return rec.set
 }
 
+// setLen returns the size of rec's verification set without reading it.
+func (d *Detector) setLen(rec *record) int {
+	if rec.spilled {
+		return d.sets.size(rec.slot)
+	}
+	return len(rec.set)
+}
+
 // setsErr returns the set file's first error, if any.
 func (d *Detector) setsErr() error {
 	if d.sets == nil {
@@ -758,6 +767,12 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 	best, bestScore = -1, -1.0
 	var bestHash uint64
 	preferred, preferredScore := -1, 0.0
+	// A rejected master's score matters only to Recluster's preference
+	// (at least EditFloor), a rejected member's not at all: see matchAbove.
+	floor, masterFloor := d.acceptFloor(), d.acceptFloor()
+	if d.prefer != nil {
+		masterFloor = min(masterFloor, d.opts.EditFloor)
+	}
 	for _, g := range d.byCluster(cands) {
 		ref := d.ref(g.cluster)
 		if ref.master != idx { // idx is the master of its own cluster on Update
@@ -765,7 +780,7 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 				d.stats.MasterTests++
 			}
 			master := d.doc(ref.master)
-			s, ok := d.match(rec, master)
+			s, ok := d.matchAbove(rec, master, masterFloor)
 			if ok {
 				found = append(found, verified{ref.master, s})
 				if s > bestScore || s == bestScore && ref.hash < bestHash {
@@ -795,7 +810,7 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 				break
 			}
 			n++
-			if s, ok := d.match(rec, d.doc(m)); ok {
+			if s, ok := d.matchAbove(rec, d.doc(m), floor); ok {
 				found = append(found, verified{m, s})
 			} else {
 				d.notePart(idx, rec, m, d.doc(m))
@@ -1049,8 +1064,21 @@ func (d *Detector) neighbours(fp uint64) (near []hamming.Match, dense bool) {
 }
 
 // match decides whether a and b are near duplicates under the configured
-// method, and with what score.
+// method, and with what score: the exact score of a pair it accepts, and
+// of a rejected pair that scores at least the lower of Threshold and
+// EditFloor (what callers compare a rejected pair's score with); below
+// that, a score still below it (see matchAbove).
 func (d *Detector) match(a, b *record) (float64, bool) {
+	return d.matchAbove(a, b, min(d.opts.Threshold, d.opts.EditFloor))
+}
+
+// matchAbove is match, where a rejected pair's score need only be exact
+// when it is at least floor: below, it is some score below floor, and
+// exact verification (Hybrid, resemblance) stops as soon as the pair can
+// no longer reach floor, or does not read b's set at all when the sizes
+// alone rule it out. floor must be at most the lowest score match accepts
+// by (acceptFloor).
+func (d *Detector) matchAbove(a, b *record, floor float64) (float64, bool) {
 	switch d.opts.Method {
 	case SimHash:
 		dist := a.fp.Distance(b.fp)
@@ -1067,7 +1095,17 @@ func (d *Detector) match(a, b *record) (float64, bool) {
 		n := minhash.SharedSuperShingles(a.supers(), b.supers())
 		return float64(n) / 6, n >= 2
 	}
-	return d.matchHybrid(a, b)
+	return d.matchHybrid(a, b, floor)
+}
+
+// acceptFloor is the lowest resemblance at which matchShingles accepts a
+// pair that is not twins: Threshold, or EditFloor under the edit
+// allowance when it is lower.
+func (d *Detector) acceptFloor() float64 {
+	if d.opts.EditAllowance > 0 {
+		return min(d.opts.Threshold, d.opts.EditFloor)
+	}
+	return d.opts.Threshold
 }
 
 // matchLexicons is match for IMatchMulti: the share of lexicons whose
@@ -1082,8 +1120,9 @@ func matchLexicons(a, b *record) (float64, bool) {
 	return float64(n) / float64(max(len(a.sigs), 1)), n > 0
 }
 
-// matchHybrid is match for Hybrid: the similarity the options verify by.
-func (d *Detector) matchHybrid(a, b *record) (float64, bool) {
+// matchHybrid is match for Hybrid: the similarity the options verify by
+// (floor: see matchAbove).
+func (d *Detector) matchHybrid(a, b *record, floor float64) (float64, bool) {
 	o := &d.opts
 	var s float64
 	switch {
@@ -1095,7 +1134,7 @@ func (d *Detector) matchHybrid(a, b *record) (float64, bool) {
 	case o.Similarity == Cosine:
 		s = cosineOf(d.setOf(a, 0), d.setOf(b, 1))
 	default:
-		return d.matchShingles(d.setOf(a, 0), d.setOf(b, 1), a.extracted || b.extracted)
+		return d.matchShingles(a, b, floor)
 	}
 	return s, s >= o.Threshold
 }
@@ -1112,13 +1151,34 @@ func cosineOf(a, b []uint64) float64 {
 	return 0
 }
 
-// matchShingles is matchHybrid on the exact Jaccard similarity of two
-// shingle sets, with the edit allowance, and, when twins (one of the two
-// is an extracted document), with containment: see twinScore.
-func (d *Detector) matchShingles(a, b []uint64, twins bool) (float64, bool) {
+// matchShingles is matchHybrid on the exact Jaccard similarity of the
+// shingle sets of a and b, with the edit allowance, and, when one of the
+// two is an extracted document (twins), with containment: see twinScore.
+// Below floor (see matchAbove) it stops counting the shared shingles,
+// and, when the sizes of the sets rule the pair out, does not read them.
+// Twins are always counted to the end.
+func (d *Detector) matchShingles(a, b *record, floor float64) (float64, bool) {
+	twins := a.extracted || b.extracted
+	na, nb := d.setLen(a), d.setLen(b)
+	need := 0
+	if !twins {
+		need = interNeeded(na, nb, floor)
+	}
+	if need > min(na, nb) { // J ≤ min/max < floor: no need to read the sets
+		return jaccard(min(na, nb), na, nb), false
+	}
+	inter, ok := features.IntersectionAtLeast(d.setOf(a, 0), d.setOf(b, 1), need)
+	if !ok { // inter is an upper bound below need: J < floor
+		return jaccard(inter, na, nb), false
+	}
+	return d.judgeShingles(inter, na, nb, twins)
+}
+
+// judgeShingles decides a pair of shingle sets of sizes na and nb sharing
+// inter shingles: see matchShingles.
+func (d *Detector) judgeShingles(inter, na, nb int, twins bool) (float64, bool) {
 	o := &d.opts
-	inter := features.Intersection(a, b)
-	union := len(a) + len(b) - inter
+	union := na + nb - inter
 	if union == 0 {
 		return 0, false
 	}
@@ -1127,7 +1187,7 @@ func (d *Detector) matchShingles(a, b []uint64, twins bool) (float64, bool) {
 		return s, true
 	}
 	if twins && o.Containment > 0 {
-		if c, ok := twinScore(inter, len(a), len(b), o.Threshold, o.Containment); ok {
+		if c, ok := twinScore(inter, na, nb, o.Threshold, o.Containment); ok {
 			return c, true
 		}
 	}
@@ -1137,6 +1197,34 @@ func (d *Detector) matchShingles(a, b []uint64, twins bool) (float64, bool) {
 		return s, s >= o.EditFloor && differ <= o.EditAllowance*2*o.ShingleWidth
 	}
 	return s, false
+}
+
+// jaccard is the resemblance of two sets of sizes na and nb sharing inter
+// elements, computed as judgeShingles does; 0 for two empty sets.
+func jaccard(inter, na, nb int) float64 {
+	if union := na + nb - inter; union > 0 {
+		return float64(inter) / float64(union)
+	}
+	return 0
+}
+
+// interNeeded returns the fewest shared elements two sets of sizes na and
+// nb need for their resemblance, computed as judgeShingles does, to be at
+// least floor: min(na, nb)+1 when no overlap reaches it, 0 when floor ≤ 0
+// or both sets are empty.
+func interNeeded(na, nb int, floor float64) int {
+	if floor <= 0 || na+nb == 0 {
+		return 0
+	}
+	reaches := func(k int) bool { return float64(k)/float64(na+nb-k) >= floor }
+	k := min(max(int(math.Ceil(floor*float64(na+nb)/(1+floor))), 0), min(na, nb)+1)
+	for k > 0 && reaches(k-1) {
+		k--
+	}
+	for k <= min(na, nb) && !reaches(k) {
+		k++
+	}
+	return k
 }
 
 // twinScore decides, by Broder's containment, whether two shingle sets

@@ -124,3 +124,46 @@ func synthDocs(path string, text *int) iter.Seq2[dedup.Document, error] {
 		}
 	}
 }
+
+// BenchmarkDedupThroughput adds the documents of DOPPEL_SYNTH (a JSONL
+// corpus from `ndd synth`; skipped without it) as doppel dedup does with
+// its default flags — LSH candidates alone, exact resemblance at 0.9,
+// signed on every core and inserted in order by AddSeq — with the
+// verification sets where the default puts them (in memory up to
+// DefaultSetsMemory, then in a temporary file) beside the reference with
+// every set in memory (Options.SetsMemory −1), and reports MB/s of text
+// and the near-duplicate pairs found (pairs: the same in both, or the
+// two did not verify alike).
+func BenchmarkDedupThroughput(b *testing.B) {
+	path := os.Getenv("DOPPEL_SYNTH")
+	if path == "" {
+		b.Skip("DOPPEL_SYNTH (a JSONL corpus from ndd synth) is not set")
+	}
+	for _, c := range []struct {
+		name   string
+		memory int64
+	}{{"sets-in-memory", -1}, {"default", 0}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				det, err := dedup.New(nil, dedup.Options{LSHOnly: true, SetsMemory: c.memory})
+				if err != nil {
+					b.Fatal(err)
+				}
+				text, pairs := 0, 0
+				start := time.Now()
+				err = det.AddSeq(context.Background(), synthDocs(path, &text), runtime.GOMAXPROCS(0), func(r dedup.Result) error {
+					pairs += len(r.Pairs)
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(text)/1e6/time.Since(start).Seconds(), "MB/s")
+				b.ReportMetric(float64(pairs), "pairs")
+				if err := det.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"slices"
+	"unsafe"
 )
 
 // setFile keeps the documents' verification sets (Options.SetsDir) in an
@@ -16,13 +18,14 @@ import (
 // lock.
 type setFile struct {
 	f       *os.File
-	end     int64    // the file's length once pending is written
-	pending []byte   // the bytes from end−len(pending) on, not yet written
-	at      []int64  // by slot: where its set starts
-	n       []uint32 // by slot: its length
-	buf     [2][]uint64
-	rd      []byte // get's read buffer
-	err     error  // the first read or write error
+	end     int64       // the file's length once pending is written
+	pending []byte      // the bytes from end−len(pending) on, not yet written
+	at      []int64     // by slot: where its set starts
+	n       []uint32    // by slot: its length
+	buf     [2][]uint64 // get's buffers for sets the cache does not keep
+	cache   setCache
+	held    [2]cached // the cached sets get last returned for buffers 0 and 1
+	err     error     // the first read or write error
 }
 
 // setWriteSize is how many bytes of sets setFile gathers before writing.
@@ -80,8 +83,13 @@ func (s *setFile) put(slot uint32, set []uint64) {
 		s.at, s.n = append(s.at, 0), append(s.n, 0)
 	}
 	s.at[slot], s.n[slot] = s.end, uint32(len(set))
-	for _, v := range set {
-		s.pending = binary.LittleEndian.AppendUint64(s.pending, v)
+	s.cache.drop(slot)
+	if b, direct := bytesOf(set); direct {
+		s.pending = append(s.pending, b...)
+	} else {
+		for _, v := range set {
+			s.pending = binary.LittleEndian.AppendUint64(s.pending, v)
+		}
 	}
 	s.end += int64(8 * len(set))
 	if len(s.pending) >= setWriteSize {
@@ -100,43 +108,83 @@ func (s *setFile) flush() {
 	s.pending = s.pending[:0]
 }
 
-// get reads the set of slot into buffer i (0 or 1, so that two sets can
-// be compared); nil if it cannot be read (s.err says why).
+// size returns the length of the set of slot, without reading it; 0 if
+// there is none.
+func (s *setFile) size(slot uint32) int {
+	if int(slot) >= len(s.n) {
+		return 0
+	}
+	return int(s.n[slot])
+}
+
+// get returns the set of slot, from the cache or read into the cache or,
+// when the cache cannot keep it, into buffer i; the set stays valid
+// until the next get with the same i (0 or 1, so that two sets can be
+// compared). Nil if it cannot be read (s.err says why).
 func (s *setFile) get(slot uint32, i int) []uint64 {
+	if e, ok := s.cache.get(slot); ok {
+		s.held[i] = e
+		return s.cache.set(e)
+	}
+	s.held[i] = cached{}
+	var set []uint64
 	var err error
-	s.rd, s.buf[i], err = s.read(slot, s.rd, s.buf[i][:0])
+	if e, ok := s.cache.reserve(slot, s.size(slot), &s.held[1-i]); ok {
+		if set, err = s.read(slot, s.cache.set(e)[:0]); err == nil {
+			s.cache.add(e)
+			s.held[i] = e
+		}
+	} else {
+		s.buf[i], err = s.read(slot, s.buf[i][:0])
+		set = s.buf[i]
+	}
 	if err != nil {
 		if s.err == nil {
 			s.err = err
 		}
 		return nil
 	}
-	return s.buf[i]
+	return set
 }
 
-// read appends the set of slot to set, reading through the buffer rd,
-// and returns both; it changes nothing in s (a snapshot reads under the
-// read lock).
-func (s *setFile) read(slot uint32, rd []byte, set []uint64) ([]byte, []uint64, error) {
+// read appends the set of slot to set and returns it: one read into the
+// set's own memory on a little-endian machine, the byte order of the
+// file. It changes nothing in s (a snapshot reads under the read lock).
+func (s *setFile) read(slot uint32, set []uint64) ([]uint64, error) {
 	if int(slot) >= len(s.at) {
-		return rd, set, fmt.Errorf("dedup: sets: no set in slot %d", slot)
+		return set, fmt.Errorf("dedup: sets: no set in slot %d", slot)
 	}
-	n := int(s.n[slot])
-	var raw []byte
-	if written := s.end - int64(len(s.pending)); s.at[slot] >= written {
-		off := s.at[slot] - written
-		raw = s.pending[off : off+int64(8*n)]
-	} else {
-		rd = append(rd[:0], make([]byte, 8*n)...)
-		raw = rd
-		if _, err := s.f.ReadAt(raw, s.at[slot]); err != nil {
-			return rd, set, fmt.Errorf("dedup: sets: %w", err)
+	n, at := int(s.n[slot]), s.at[slot]
+	old := len(set)
+	set = slices.Grow(set, n)[:old+n]
+	dst := set[old:]
+	b, direct := bytesOf(dst)
+	if !direct {
+		b = make([]byte, 8*n)
+	}
+	if written := s.end - int64(len(s.pending)); at >= written {
+		copy(b, s.pending[at-written:])
+	} else if _, err := s.f.ReadAt(b, at); err != nil {
+		return set[:old], fmt.Errorf("dedup: sets: %w", err)
+	}
+	if !direct {
+		for j := range dst {
+			dst[j] = binary.LittleEndian.Uint64(b[8*j:])
 		}
 	}
-	for j := range n {
-		set = append(set, binary.LittleEndian.Uint64(raw[8*j:]))
+	return set, nil
+}
+
+// littleEndian: this machine stores a uint64 as the set file does.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// bytesOf returns the memory of set as bytes, to read the set file into
+// directly, on a little-endian machine; false on another.
+func bytesOf(set []uint64) ([]byte, bool) {
+	if !littleEndian || len(set) == 0 {
+		return nil, littleEndian
 	}
-	return rd, set, nil
+	return unsafe.Slice((*byte)(unsafe.Pointer(&set[0])), 8*len(set)), true
 }
 
 // renumber puts the sets of docs, a Recluster's new arrival order, under
@@ -152,4 +200,5 @@ func (s *setFile) renumber(docs []*record) {
 		}
 	}
 	s.at, s.n = at, n
+	s.cache.reset()
 }

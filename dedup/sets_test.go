@@ -58,3 +58,65 @@ func TestSetFile(t *testing.T) {
 		t.Fatal(s.err)
 	}
 }
+
+// TestSetFileCache: sets read again come from the cache as they were
+// put, through many wraps of its ring; a set get returned for one buffer
+// stays intact while the other buffer reads set after set; a new version
+// and a renumbering are never answered with the old set.
+func TestSetFileCache(t *testing.T) {
+	s, err := newSetFile(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.f.Close()
+	r := rand.New(rand.NewPCG(5, 6))
+	const slots = 400
+	want := make([][]uint64, slots)
+	for slot := range uint32(slots) {
+		set := make([]uint64, r.IntN(setCacheWords/40)) // about 80 sets fill the ring
+		for i := range set {
+			set[i] = r.Uint64()
+		}
+		s.put(slot, set)
+		want[slot] = set
+	}
+	s.flush()
+	for round := range 3 {
+		held := uint32(r.IntN(slots))
+		kept := s.get(held, 0)
+		for range 2 * slots {
+			slot := uint32(r.IntN(slots))
+			if got := s.get(slot, 1); !slices.Equal(got, want[slot]) {
+				t.Fatalf("round %d: slot %d: %d values, want %d (equal: %v)", round, slot, len(got), len(want[slot]), slices.Equal(got, want[slot]))
+			}
+			if !slices.Equal(kept, want[held]) {
+				t.Fatalf("round %d: the set of slot %d held in buffer 0 changed while buffer 1 read", round, held)
+			}
+		}
+		if len(s.cache.where) == 0 {
+			t.Fatalf("round %d: the cache keeps no set", round)
+		}
+		s.put(held, []uint64{uint64(round)}) // a new version
+		want[held] = []uint64{uint64(round)}
+		if got := s.get(held, 0); !slices.Equal(got, want[held]) {
+			t.Fatalf("round %d: slot %d after a new version: %v, want %v", round, held, got, want[held])
+		}
+	}
+	// Renumber: slot i takes the set of slot slots−1−i.
+	docs := make([]*record, slots)
+	for i := range docs {
+		docs[i] = &record{slot: uint32(slots - 1 - i), spilled: true}
+	}
+	for i := range uint32(slots) {
+		s.get(i, int(i%2)) // in the cache under the old numbers
+	}
+	s.renumber(docs)
+	for i := range uint32(slots) {
+		if got := s.get(i, int(i%2)); !slices.Equal(got, want[slots-1-i]) {
+			t.Fatalf("after renumbering: slot %d: %d values, want those of old slot %d (%d)", i, len(got), slots-1-i, len(want[slots-1-i]))
+		}
+	}
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+}

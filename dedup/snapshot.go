@@ -166,16 +166,14 @@ func (d *Detector) snapshotStores() (*signatures.Memory, *signatures.MemoryClust
 // in, as those kept in memory are.
 func (d *Detector) snapDocs() ([]snapRecord, error) {
 	docs := make([]snapRecord, len(d.docs))
-	var rd []byte
-	var err error
 	for i, r := range d.docs {
 		if r == nil {
 			continue
 		}
 		docs[i] = snapOf(r)
 		if d.tempSets && r.spilled {
-			var set []uint64
-			if rd, set, err = d.sets.read(r.slot, rd, nil); err != nil {
+			set, err := d.sets.read(r.slot, nil)
+			if err != nil {
 				return nil, err
 			}
 			docs[i].Set, docs[i].Spilled, docs[i].Slot = set, false, 0

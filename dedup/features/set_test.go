@@ -96,3 +96,100 @@ func BenchmarkSet(b *testing.B) {
 		})
 	}
 }
+
+// TestIntersectionAtLeast checks the bounded count against the full one
+// for every need from 0 past both sizes: the exact count and true when
+// it reaches need, else false and a bound at least the count but below
+// need.
+func TestIntersectionAtLeast(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	// pair returns two sets of about n elements sharing about share of them.
+	pair := func(n int, share float64) ([]uint64, []uint64) {
+		var a, b []uint64
+		for range n {
+			v := r.Uint64N(1 << 20)
+			switch x := r.Float64(); {
+			case x < share:
+				a, b = append(a, v), append(b, v)
+			case x < (1+share)/2:
+				a = append(a, v)
+			default:
+				b = append(b, v)
+			}
+		}
+		return referenceSet(a), referenceSet(b)
+	}
+	tests := []struct {
+		name  string
+		n     int
+		share float64
+	}{
+		{"empty", 0, 0},
+		{"disjoint", 50, 0},
+		{"half", 200, 0.5},
+		{"near copies", 300, 0.95},
+		{"equal", 100, 1},
+		{"one", 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := pair(tt.n, tt.share)
+			b = append(b, 1<<21) // one larger than every element of a: the merge ends on a
+			want := Intersection(a, b)
+			for need := range max(len(a), len(b)) + 2 {
+				got, ok := IntersectionAtLeast(a, b, need)
+				switch {
+				case ok != (want >= need):
+					t.Fatalf("need %d: ok %v, but |a∩b| = %d", need, ok, want)
+				case ok && got != want:
+					t.Fatalf("need %d: %d, want the exact %d", need, got, want)
+				case !ok && (got < want || got >= need):
+					t.Fatalf("need %d: bound %d, want in [%d, %d)", need, got, want, need)
+				}
+				if g2, ok2 := IntersectionAtLeast(b, a, need); ok2 != ok || ok && g2 != got {
+					t.Fatalf("need %d: (%d, %v) with the sets swapped, (%d, %v) before", need, g2, ok2, got, ok)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkIntersection counts the overlap of two sets of 400 shingles
+// (a documentation page) that share 60 % of them — a candidate pair
+// below the 0.9 threshold — in full (Intersection, the reference) and
+// bounded at the overlap resemblance 0.9 needs (IntersectionAtLeast,
+// which stops early), and of two sets sharing 95 % (an accepted pair,
+// counted in full by both).
+func BenchmarkIntersection(b *testing.B) {
+	r := rand.New(rand.NewPCG(9, 10))
+	pair := func(share float64) ([]uint64, []uint64) {
+		var x, y []uint64
+		for len(x) < 400 {
+			v := r.Uint64()
+			x = append(x, v)
+			if r.Float64() < share {
+				y = append(y, v)
+			} else {
+				y = append(y, r.Uint64())
+			}
+		}
+		return referenceSet(x), referenceSet(y)
+	}
+	need := 379 // the fewest shared shingles of two sets of 400 at resemblance 0.9
+	for _, c := range []struct {
+		name  string
+		share float64
+	}{{"rejected", 0.6}, {"accepted", 0.95}} {
+		x, y := pair(c.share)
+		b.Run(c.name+"/full", func(b *testing.B) {
+			for b.Loop() {
+				Intersection(x, y)
+			}
+		})
+		b.Run(c.name+"/bounded", func(b *testing.B) {
+			for b.Loop() {
+				IntersectionAtLeast(x, y, need)
+			}
+		})
+	}
+}

@@ -156,3 +156,35 @@ func Intersection[T cmp.Ordered](a, b []T) int {
 	}
 	return n
 }
+
+// IntersectionAtLeast returns |a∩b| and true when it is at least need,
+// for two ascending sets; otherwise false and an upper bound of |a∩b|
+// below need. It stops as soon as too many elements of either set have
+// no match for need to be reached: a verifier that only needs a pair's
+// exact overlap when it passes a threshold reads less of a pair that
+// does not. Cost: O(len(a)+len(b)) at most, no allocation.
+func IntersectionAtLeast[T cmp.Ordered](a, b []T, need int) (int, bool) {
+	// missA, missB: how many elements of a and b may have no match.
+	missA, missB := len(a)-need, len(b)-need
+	if missA < 0 || missB < 0 {
+		return min(len(a), len(b)), false
+	}
+	n, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			if i++; i-n > missA {
+				return n + min(len(a)-i, len(b)-j), false
+			}
+		case a[i] > b[j]:
+			if j++; j-n > missB {
+				return n + min(len(a)-i, len(b)-j), false
+			}
+		default:
+			n++
+			i++
+			j++
+		}
+	}
+	return n, n >= need
+}
