@@ -48,8 +48,9 @@ func keptCurve(t *testing.T, c *Crawler, log *appsite.Log) (at []int, kept int) 
 // section edit, login and Special: views (marked noindex, as MediaWiki
 // marks them) and red links: the crawl keeps every article, copy and
 // talk page, ≥ 90 % of them within twice as many requests as pages
-// kept and all within four times; the families it learnt yield nothing
-// are demoted or stopped; Stats.Requests is what the site answered.
+// kept and all within four times; redirect pages are skipped for their
+// canonical URL; the families it learnt yield nothing are demoted or
+// stopped; Stats.Requests is what the site answered.
 func TestWikiRequestsPerPage(t *testing.T) {
 	w := appsite.NewWiki(appsite.WikiOptions{})
 	s := httptest.NewServer(w)
@@ -61,6 +62,15 @@ func TestWikiRequestsPerPage(t *testing.T) {
 	for _, p := range w.Kept() {
 		if r, ok := recs[s.URL+p]; !ok || r.Status != pages.Fetched {
 			t.Errorf("%s: %+v, want it kept", p, r.Status)
+		}
+	}
+	// A redirect page (200, its target's text, a canonical link to the
+	// target, as MediaWiki serves it) is skipped for its canonical URL,
+	// never kept beside its target.
+	for r, target := range w.Redirects {
+		rec, ok := recs[s.URL+"/index.php/"+r]
+		if !ok || rec.Status != pages.Skipped || !strings.HasPrefix(rec.Reason, "canonical URL") {
+			t.Errorf("redirect %s → %s: %+v, want it skipped for its canonical URL", r, target, rec)
 		}
 	}
 	// The skin's furniture is not text: the "[edit]" links beside

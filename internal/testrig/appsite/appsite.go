@@ -3,8 +3,10 @@
 // the furniture of MediaWiki's skin: edit, history, info, oldid,
 // printable and Special: links marked noindex, red links, talk pages,
 // section edit links, a "Retrieved from" footer, the site name in every
-// title, and a few copies — and an Apache-autoindex-like file tree
-// (Files) whose listings link their sort orders ("?C=N;O=D"). Each is an
+// title, a few copies and redirects (answered 200 with the target's
+// text and a canonical link, as MediaWiki answers them) — and an
+// Apache-autoindex-like file tree (Files) whose listings link their
+// sort orders ("?C=N;O=D"). Each is an
 // http.Handler that logs every request as it arrived (Log), with its
 // ground truth: the pages a crawl should keep.
 //
@@ -108,10 +110,15 @@ func esc(s string) string {
 
 // htmlPage writes an HTML page: its title, robots meta (if any) and body.
 func htmlPage(w http.ResponseWriter, title, robots, body string) {
+	htmlHead(w, title, robots, "", body)
+}
+
+// htmlHead writes an HTML page with more in its head (a canonical link).
+func htmlHead(w http.ResponseWriter, title, robots, head, body string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	meta := ""
 	if robots != "" {
 		meta = fmt.Sprintf(`<meta name="robots" content="%s">`, robots)
 	}
-	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title>%s</head>\n<body>%s</body></html>\n", esc(title), meta, body)
+	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title>%s%s</head>\n<body>%s</body></html>\n", esc(title), meta, head, body)
 }

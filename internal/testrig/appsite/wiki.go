@@ -2,9 +2,11 @@ package appsite
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -38,6 +40,10 @@ type Wiki struct {
 	Copies map[string]string
 	// Talk are the talk pages that exist ("Talk:Title").
 	Talk []string
+	// Redirects maps each redirect's title to its target article's. As
+	// MediaWiki serves them, a redirect answers 200 with its target's
+	// text and a canonical link to the target, not an HTTP redirect.
+	Redirects map[string]string
 
 	opts  WikiOptions
 	text  map[string][]string // title → intro and sections
@@ -60,7 +66,7 @@ func NewWiki(opts WikiOptions) *Wiki {
 	}
 	rng := rand.New(rand.NewPCG(opts.Seed, 37))
 	vocab := vocabulary(rng, 3000)
-	w := &Wiki{Log: &Log{}, Copies: map[string]string{}, opts: opts, text: map[string][]string{}, index: map[string]int{}}
+	w := &Wiki{Log: &Log{}, Copies: map[string]string{}, Redirects: map[string]string{}, opts: opts, text: map[string][]string{}, index: map[string]int{}}
 	for i := range opts.Articles {
 		a, b := vocab[rng.IntN(len(vocab))], vocab[rng.IntN(len(vocab))]
 		title := fmt.Sprintf("%s%s_%s_%d", strings.ToUpper(a[:1]), a[1:], b, i)
@@ -78,6 +84,10 @@ func NewWiki(opts WikiOptions) *Wiki {
 		cp := "Copy_of_" + orig
 		w.Copies[cp] = orig
 		w.text[cp] = w.text[orig]
+	}
+	for i := 3; i < opts.Articles; i += 10 {
+		orig := w.Articles[i]
+		w.Redirects["Short_"+strings.SplitN(orig, "_", 2)[0]+fmt.Sprint(i)] = orig
 	}
 	w.Handler = logged(w.Log, http.HandlerFunc(w.serve))
 	return w
@@ -120,6 +130,7 @@ func (w *Wiki) serve(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, isText := w.text[title]
+	target, isRedirect := w.Redirects[title]
 	switch {
 	case title == "":
 		http.Redirect(rw, r, "/index.php/Main_Page", http.StatusFound)
@@ -131,6 +142,8 @@ func (w *Wiki) serve(rw http.ResponseWriter, r *http.Request) {
 		w.mainPage(rw)
 	case isText:
 		w.article(rw, r.Host, title)
+	case isRedirect:
+		w.article(rw, r.Host, target)
 	default:
 		rw.WriteHeader(http.StatusNotFound)
 		htmlPage(rw, strings.ReplaceAll(title, "_", " ")+" - "+w.opts.SiteName, "noindex,nofollow",
@@ -198,7 +211,8 @@ func (w *Wiki) article(rw http.ResponseWriter, host, title string) {
 	fmt.Fprintf(&b, `</div><div class="printfooter">Retrieved from "<a dir="ltr" href="http://%s/index.php?title=%s&amp;oldid=%d">http://%s/index.php?title=%s&amp;oldid=%d</a>"</div></div>`,
 		host, url.QueryEscape(title), rev, host, url.QueryEscape(title), rev)
 	b.WriteString(foot)
-	htmlPage(rw, name+" - "+w.opts.SiteName, "", b.String())
+	htmlHead(rw, name+" - "+w.opts.SiteName, "",
+		fmt.Sprintf(`<link rel="canonical" href="http://%s/index.php/%s">`, host, title), b.String())
 }
 
 // mainPage serves the main page: a welcome, the first articles and the
@@ -210,6 +224,9 @@ func (w *Wiki) mainPage(rw http.ResponseWriter) {
 	b.WriteString(`<div id="content"><h1>Main Page</h1><div id="mw-content-text"><p>Welcome to the intranet wiki, where the teams keep their notes.</p><ul>`)
 	for _, t := range w.Articles[:min(5, len(w.Articles))] {
 		fmt.Fprintf(&b, `<li><a href="/index.php/%s">%s</a></li>`, t, esc(strings.ReplaceAll(t, "_", " ")))
+	}
+	for _, r := range slices.Sorted(maps.Keys(w.Redirects)) {
+		fmt.Fprintf(&b, `<li><a href="/index.php/%s">%s</a></li>`, r, esc(strings.ReplaceAll(r, "_", " ")))
 	}
 	for _, t := range w.Articles {
 		if cp := "Copy_of_" + t; w.Copies[cp] != "" {
