@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/doppel-search/doppel/indexer"
@@ -111,20 +112,32 @@ type languageLister interface {
 // other that makes of text a term no analyzer before it made and that
 // some document of the index holds (share, from
 // indexer.Searcher.TermShares, above 0; with share nil, every term is
-// taken as held), with Holds answering for those terms. An analyzer
-// whose new terms are in no document could match nothing, and a query
-// is cheaper without it.
+// taken as held), with Holds answering for those terms, or that drops a
+// word the first keeps (a stop word of its language: "hvad" and "er" of
+// the Danish "Hvad er Debian?"). An analyzer whose new terms are in no
+// document could match nothing, and a query is cheaper without it; but
+// one that drops a word says that its language's pages do not hold it,
+// so the word must not be required of them: without it, a Danish title
+// whose other words Danish analyzes as English does ("debian") required
+// "hvad" of every page, and found none of the Danish pages.
 func (l *languages) forText(names []string, text string, share func(string) float64) userquery.Languages {
 	held := map[string]bool{}
 	out := userquery.Languages{Holds: func(t string) bool { h, ok := held[t]; return h || !ok }}
 	seen := map[string]bool{}
+	var first map[int]bool // the positions the first analyzer keeps
 	for i, name := range names {
 		a := l.ix.Mapping().AnalyzerNamed(name)
 		if a == nil {
 			continue
 		}
 		keep := false
-		for _, t := range a.Analyze([]byte(text)) {
+		tokens := a.Analyze([]byte(text))
+		if first == nil {
+			first = positions(tokens)
+		} else {
+			keep = dropsAny(first, positions(tokens))
+		}
+		for _, t := range tokens {
 			term := string(t.Term)
 			if seen[term] {
 				continue
@@ -140,6 +153,25 @@ func (l *languages) forText(names []string, text string, share func(string) floa
 		}
 	}
 	return out
+}
+
+// positions returns the positions of tokens.
+func positions(tokens analysis.TokenStream) map[int]bool {
+	out := make(map[int]bool, len(tokens))
+	for _, t := range tokens {
+		out[t.Position] = true
+	}
+	return out
+}
+
+// dropsAny reports whether a position of first is not in kept.
+func dropsAny(first, kept map[int]bool) bool {
+	for p := range first {
+		if !kept[p] {
+			return true
+		}
+	}
+	return false
 }
 
 // forQuery returns the languages to analyze the words of text in (see

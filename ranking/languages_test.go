@@ -124,3 +124,47 @@ func TestLanguagesListedOrSearched(t *testing.T) {
 		t.Errorf("listed %q, searched %q; want the same four", listed, searched)
 	}
 }
+
+// TestStopWordsOfALanguage: a title whose language's analyzer makes no
+// term the English one does not ("Hvad er Debian?": Danish drops "hvad"
+// and "er" as stop words and keeps "debian" as English does) finds its
+// page: the words the page's language drops are not required of it, and
+// an English page holding them all still comes first for its own title.
+func TestStopWordsOfALanguage(t *testing.T) {
+	ix := memIndex(t, indexer.Options{})
+	ctx := context.Background()
+	for i, d := range []indexer.Doc{
+		{ID: "da", Lang: "da", Title: "1.1. Hvad er Debian?", Body: "Debian er en organisation af frivillige."},
+		{ID: "de", Lang: "de", Title: "1.1. Was ist Debian?", Body: "Debian ist eine Organisation von Freiwilligen."},
+		{ID: "sv", Lang: "sv", Title: "Vad är Debian?", Body: "Debian är en organisation av frivilliga."},
+		{ID: "en", Lang: "en", Title: "1.1. What is Debian?", Body: "Debian is an all-volunteer organization."},
+		{ID: "en2", Lang: "en", Title: "Debian releases", Body: "Debian has stable and testing releases, for what it is worth."},
+	} {
+		d.URL = "http://intra/" + d.ID
+		if err := ix.Add(ctx, d, indexer.Placement{ID: d.ID, Cluster: fmt.Sprint("c", i), Master: d.ID}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ix.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := New(ix, Options{})
+	for _, tc := range []struct{ q, want string }{
+		{"1.1. Hvad er Debian?", "da"},
+		{"1.1. Was ist Debian?", "de"},
+		{"Vad är Debian?", "sv"},
+		{"1.1. What is Debian?", "en"},
+	} {
+		res, err := s.Search(ctx, Request{Query: tc.q})
+		if err != nil {
+			t.Fatalf("%q: %v", tc.q, err)
+		}
+		if len(res.Hits) == 0 || res.Hits[0].ID != tc.want {
+			var got []string
+			for _, h := range res.Hits {
+				got = append(got, h.ID)
+			}
+			t.Errorf("%q: %v, want %s first", tc.q, got, tc.want)
+		}
+	}
+}
