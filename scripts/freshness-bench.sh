@@ -48,10 +48,10 @@ trap cleanup EXIT
 all=(adaptive uniform nutch adaptive+sitemap)
 run=()
 for name in "${all[@]}"; do
-	[[ ,$runs, == *,$name,* ]] && run+=("$name")
+	if [[ ,$runs, == *,$name,* ]]; then run+=("$name"); fi
 done
 [ ${#run[@]} -gt 0 ] || { echo "-runs $runs: none of ${all[*]}" >&2; exit 2; }
-portOf() { for i in "${!all[@]}"; do [ "${all[$i]}" = "$1" ] && echo $((port + i)); done; }
+portOf() { for i in "${!all[@]}"; do if [ "${all[$i]}" = "$1" ]; then echo $((port + i)); fi; done; }
 for i in "${!run[@]}"; do
 	name=${run[$i]}
 	policy=${name%%+*}
