@@ -124,8 +124,9 @@
 // runs generalized, see urlnorm.Template) has produced a near-duplicate,
 // its queued and future URLs drop to PriorityFamily. So when the page
 // budget (MaxPages) runs out, unique content has been crawled first. Due
-// revisits (PriorityRevisit) come after links found on unique pages and
-// before those found on near-duplicates; retries (PriorityRetry) last.
+// revisits (PriorityRevisit; a listing's, PriorityListingRevisit, before
+// the others) come after links found on unique pages and before those
+// found on near-duplicates; retries (PriorityRetry) last.
 //
 // # Workers on a shared frontier
 //

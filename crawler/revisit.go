@@ -17,8 +17,12 @@ import (
 
 // Priorities of revisits and retries.
 const (
-	PriorityRevisit = 5   // a fetched page whose revisit fell due: after new links from unique pages, before those from near-duplicates
-	PriorityRetry   = -10 // a URL fetched again after a transient failure, once its backoff is over
+	PriorityRevisit = 5 // a fetched page whose revisit fell due: after new links from unique pages, before those from near-duplicates
+	// PriorityListingRevisit: a listing whose revisit fell due, before the
+	// other revisits due: one fetch tells of up to a hundred pages born
+	// or deleted, which a backlog of revisits should not put off.
+	PriorityListingRevisit = PriorityRevisit + 1
+	PriorityRetry          = -10 // a URL fetched again after a transient failure, once its backoff is over
 )
 
 // maxRecheck bounds how many members of a cluster are fetched at once when
@@ -164,11 +168,16 @@ func (c *committer) revisitTask(url string, depth int) []byte {
 	return p
 }
 
-// markDone marks a URL done in fb and schedules its revisit, if any.
+// markDone marks a URL done in fb and schedules its revisit, if any: a
+// listing's at PriorityListingRevisit, any other's at PriorityRevisit.
 func markDone(fb *frontier.Batch, d doneMark) {
 	fb.Done(d.url, d.outcome)
 	if !d.revisit.IsZero() {
-		fb.Schedule(d.url, d.revisit, PriorityRevisit, revisitPayload(d.depth))
+		prio := PriorityRevisit
+		if d.listing {
+			prio = PriorityListingRevisit
+		}
+		fb.Schedule(d.url, d.revisit, prio, revisitPayload(d.depth))
 	}
 }
 
@@ -254,6 +263,7 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 		}
 		master := c.isMaster(rec.URL, rec.Cluster)
 		mark.revisit = c.nextVisit(&rec, linksChanged, master, now)
+		mark.listing = len(rec.Links) > 0
 		c.batch.Put(rec)
 		return mark, master, nil
 	case r.status == pages.Fetched: // new content
@@ -273,7 +283,9 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 		}
 		c.sinceFlush++
 		master := p.Result.Master == p.URL
-		mark.revisit = c.nextVisit(c.batch.Latest(r.url), !trivial || linksChanged, master, now)
+		rec := c.batch.Latest(r.url)
+		mark.revisit = c.nextVisit(rec, !trivial || linksChanged, master, now)
+		mark.listing = len(rec.Links) > 0
 		if change.WasMaster && !trivial {
 			c.recheck(prev.Cluster, r.url, now)
 		}
@@ -284,6 +296,7 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 		mark.outcome = string(pages.Fetched)
 		rec := prev
 		mark.revisit = c.nextVisit(&rec, false, c.isMaster(rec.URL, rec.Cluster), now)
+		mark.listing = len(rec.Links) > 0
 		c.batch.Put(rec)
 		return mark, false, nil
 	default: // gone

@@ -40,6 +40,7 @@ type doneMark struct {
 	url, outcome string
 	revisit      time.Time
 	depth        int
+	listing      bool // the page is a listing: its revisit goes first (PriorityListingRevisit)
 }
 
 func newRecordWriter(store pages.Records, lastRev uint64) *recordWriter {

@@ -5,14 +5,16 @@
 # the same request budget, for the same time. A fourth crawl runs Doppel's
 # schedule on a copy of the site that serves a sitemap with lastmod.
 #
-# usage: scripts/freshness-bench.sh [-pages N] [-seed S] [-minutes M] [-rate R] [-out DIR] [-port P] [-grace G]
+# usage: scripts/freshness-bench.sh [-pages N] [-seed S] [-minutes M] [-rate R] [-out DIR] [-port P] [-grace G] [-runs LIST]
 #   the four sites listen on 127.0.0.1 ports P..P+3 (default 18300)
+#   -runs LIST: the crawls to run, comma-separated, of adaptive, uniform,
+#   nutch and adaptive+sitemap (default all four); each keeps its port
 #   -grace G: the crawls go on G more minutes (default 0), which the scores
 #   of the first M minutes do not see; scripts/deletions.py then also says
 #   which of the deletions in the M minutes were seen by the end.
 #   NDD=path/to/ndd (default: ndd on PATH, else ../shared/kit built into the out dir)
 set -euo pipefail
-pages=2000 seed=1 minutes=20 rate=5 out=${TMPDIR:-/tmp}/doppel-freshness port=18300 grace=0
+pages=2000 seed=1 minutes=20 rate=5 out=${TMPDIR:-/tmp}/doppel-freshness port=18300 grace=0 runs=adaptive,uniform,nutch,adaptive+sitemap
 while [ $# -gt 0 ]; do
 	case $1 in
 	-pages) pages=$2; shift 2 ;;
@@ -22,6 +24,7 @@ while [ $# -gt 0 ]; do
 	-out) out=$2; shift 2 ;;
 	-port) port=$2; shift 2 ;;
 	-grace) grace=$2; shift 2 ;;
+	-runs) runs=$2; shift 2 ;;
 	*) echo "unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -42,11 +45,17 @@ pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null || true; }
 trap cleanup EXIT
 
-run=(adaptive uniform nutch adaptive+sitemap)
+all=(adaptive uniform nutch adaptive+sitemap)
+run=()
+for name in "${all[@]}"; do
+	if [[ ,$runs, == *,$name,* ]]; then run+=("$name"); fi
+done
+[ ${#run[@]} -gt 0 ] || { echo "-runs $runs: none of ${all[*]}" >&2; exit 2; }
+portOf() { for i in "${!all[@]}"; do if [ "${all[$i]}" = "$1" ]; then echo $((port + i)); fi; done; }
 for i in "${!run[@]}"; do
 	name=${run[$i]}
 	policy=${name%%+*}
-	p=$((port + i))
+	p=$(portOf "$name")
 	flags=(-no-sitemap)
 	sitemaps='"-1s"'
 	if [[ $name == *sitemap ]]; then
