@@ -365,7 +365,7 @@ func BenchmarkCompleteCrawl(b *testing.B) {
 	for s.vocab.latest("") == nil && s.vocab.building("") {
 		time.Sleep(time.Millisecond)
 	}
-	b.ReportMetric(float64(time.Since(start).Milliseconds()), "vocabulary_ms")
+	vocabulary := time.Since(start)
 	var lat, cpus []time.Duration
 	for b.Loop() {
 		q := typed[len(lat)%len(typed)]
@@ -384,6 +384,7 @@ func BenchmarkCompleteCrawl(b *testing.B) {
 	b.ReportMetric(p(lat, 99), "p99_ms")
 	b.ReportMetric(p(cpus, 50), "cpu_p50_ms")
 	b.ReportMetric(p(cpus, 99), "cpu_p99_ms")
+	b.ReportMetric(float64(vocabulary.Milliseconds()), "vocabulary_ms")
 }
 
 // TestTopPageSame: TestCrawlTopTen's comparison — the same page; the
