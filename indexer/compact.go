@@ -16,12 +16,13 @@ import (
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 )
 
-// ErrNotCompactable: the index is not a scorch index (an in-memory
-// one, say), which is all Compact merges.
+// ErrNotCompactable is returned by Compact for an index that is not a
+// scorch index on disk (an in-memory one, say): all Compact merges.
 var ErrNotCompactable = errors.New("indexer: only a scorch index on disk can be compacted")
 
-// ErrNoSpace: the file system holding the index has less room than a
-// compaction may write (the live records' segments, once more).
+// ErrNoSpace is returned by Compact when the file system holding the
+// index has less room than a compaction may write (the live records'
+// segments, once more).
 var ErrNoSpace = errors.New("indexer: not enough free disk space to compact")
 
 // CompactOptions configure [Index.Compact]. The zero value is the

@@ -14,13 +14,13 @@ import (
 // index with shards in other processes returns an error wrapping
 // [indexer.ErrNotCompactable] (each is compacted where it is written).
 // Progress reports, for the shard being merged, what indexer's does.
-func (x *Index) Compact(ctx context.Context, opts indexer.CompactOptions) (indexer.Compaction, error) {
+func (s *Index) Compact(ctx context.Context, opts indexer.CompactOptions) (indexer.Compaction, error) {
 	var out indexer.Compaction
-	if x.remote {
+	if s.remote {
 		return out, indexer.ErrNotCompactable
 	}
 	start := time.Now()
-	for _, l := range x.local {
+	for _, l := range s.local {
 		c, err := l.Compact(ctx, opts)
 		out.Before = add(out.Before, c.Before)
 		out.After = add(out.After, c.After)
@@ -36,12 +36,12 @@ func (x *Index) Compact(ctx context.Context, opts indexer.CompactOptions) (index
 // Segments returns the segments of the local shards, summed; with
 // shards in other processes, an error wrapping
 // [indexer.ErrNotCompactable].
-func (x *Index) Segments() (indexer.SegmentStats, error) {
+func (s *Index) Segments() (indexer.SegmentStats, error) {
 	var out indexer.SegmentStats
-	if x.remote {
+	if s.remote {
 		return out, indexer.ErrNotCompactable
 	}
-	for _, l := range x.local {
+	for _, l := range s.local {
 		st, err := l.Segments()
 		if err != nil {
 			return out, err
