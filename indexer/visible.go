@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -171,3 +172,52 @@ func (v *VisibleStats) dictionaries(field string) ([]segment.TermDictionary, err
 
 // Close releases the snapshot the statistics read.
 func (v *VisibleStats) Close() error { return v.r.Close() }
+
+// termsCheckEvery is how many terms Terms walks between two looks at its
+// context.
+const termsCheckEvery = 1024
+
+// Terms calls fn, in term order, with each term of field that a record
+// the user may see holds and how many such records hold it (what Count
+// says), until fn returns an error, which Terms returns, or ctx is done.
+// Cost: the field's dictionary walked once, hidden terms included, and a
+// posting-list cardinality per term and segment.
+func (v *VisibleStats) Terms(ctx context.Context, field string, fn func(term string, count uint64) error) error {
+	fd, err := v.r.FieldDict(field)
+	if err != nil {
+		return fmt.Errorf("indexer: %w", err)
+	}
+	defer fd.Close()
+	for n := 1; ; n++ {
+		if n%termsCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		e, err := fd.Next()
+		if err != nil {
+			return fmt.Errorf("indexer: %w", err)
+		}
+		if e == nil {
+			return nil
+		}
+		c, err := v.Count(field, e.Term)
+		if err != nil {
+			return err
+		}
+		if c > 0 {
+			if err := fn(e.Term, c); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// Snapshot returns the index snapshot the statistics read: the same
+// pointer for every VisibleStats read while the index is unchanged, so
+// that what is derived from them can be kept for as long as it lives
+// (weakly). Do not close it: Close does.
+func (v *VisibleStats) Snapshot() *scorch.IndexSnapshot {
+	s, _ := v.r.(*scorch.IndexSnapshot)
+	return s
+}

@@ -329,6 +329,7 @@ type Searcher struct {
 	plain *userquery.Parser
 	langs *languages
 	dicts *multiterm.Dictionaries // the terms each set of groups may see, for multi-term queries
+	vocab *vocabularies           // the words of titles each set of groups may see, with counts, for completions
 
 	totalsMu sync.Mutex
 	totals   map[string]visibleTotal // records each set of groups may see (termStats)
@@ -388,7 +389,8 @@ func New(ix indexer.Searcher, opts Options) *Searcher {
 	langs := &languages{ix: ix}
 	plain := userquery.New(userquery.Options{Fields: plainFields(), Mapping: ix.Mapping(), MaxBytes: opts.MaxQueryBytes,
 		PhraseBoost: opts.PhraseBoost, AllField: indexer.FieldAll, NameField: indexer.FieldNames, NameKey: indexer.NameKey})
-	return &Searcher{ix: ix, opts: opts, plain: plain, langs: langs, dicts: multiterm.NewDictionaries(0)}
+	return &Searcher{ix: ix, opts: opts, plain: plain, langs: langs, dicts: multiterm.NewDictionaries(0),
+		vocab: newVocabularies(64 << 20)}
 }
 
 // Index returns the searched index if it is an [*indexer.Index], else

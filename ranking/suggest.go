@@ -495,32 +495,21 @@ func key(r rune) (row, col int) {
 type Completion struct {
 	Text  string `json:"text"`
 	Kind  string `json:"kind"`  // "word" or "title"
-	Count int    `json:"count"` // for a word: pages holding it (of those read)
+	Count int    `json:"count"` // for a word: pages the user may see holding it (after other words: of those read)
 }
 
 // maxCompletions bounds Complete's answer.
 const maxCompletions = 8
 
-// Complete returns completions of the partial query typed: the words of
-// titles and headings the user may see that begin with its last word,
-// then the titles of the best pages holding one of them; at most 8,
-// nothing for a last word shorter than two letters. The last word is
-// completed in the context of the words before it: only pages whose
-// titles or headings hold those words too are read, and a word that
-// follows the word before it in a title ("connecting to" → "connecting
-// to the") comes before the others, then the most frequent. Cost: one
-// search.
-func (s *Searcher) Complete(ctx context.Context, typed string, groups []string) ([]Completion, error) {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
-	last, head, before := splitTyped(typed)
-	if utf8.RuneCountInString(last) < 2 || strings.HasSuffix(typed, " ") {
-		return nil, nil
-	}
+// completeByPrefix is Complete on an index that gives no vocabulary:
+// the last word's prefix expanded to the words the user may see
+// (multiterm, at most Options.MaxTerms), with the words before it, in
+// one search of the best suggestHits pages, whose words and titles make
+// the completions. (Cost: one posting list a word the prefix expands
+// to, and for words before it the titles of suggestHits pages.)
+func (s *Searcher) completeByPrefix(ctx context.Context, st *termStats, last, head string, before, groups []string) ([]Completion, error) {
 	prefix := bleve.NewPrefixQuery(last)
 	prefix.SetField(indexer.FieldWords)
-	st := s.termStats(ctx, groups)
-	defer st.close()
 	must := []query.Query{s.bound(prefix, groups, st)}
 	for _, w := range before {
 		t := bleve.NewTermQuery(w)
@@ -544,7 +533,7 @@ func (s *Searcher) Complete(ctx context.Context, typed string, groups []string) 
 		return nil, err
 	}
 	out := wordCompletions(res.Hits, last, head, before)
-	return s.titleCompletions(ctx, out, res.Hits, req.Fields != nil)
+	return s.titleCompletions(ctx, out, res.Hits)
 }
 
 // splitTyped splits a partial query into its last word (lower-cased), what
@@ -597,15 +586,21 @@ func wordCompletions(hits search.DocumentMatchCollection, last, head string, bef
 }
 
 // titleCompletions adds to out the distinct titles of the best hits, up
-// to maxCompletions in all, reading the titles of those shown unless
-// loaded (the search asked for them).
-func (s *Searcher) titleCompletions(ctx context.Context, out []Completion, all search.DocumentMatchCollection, loaded bool) ([]Completion, error) {
+// to maxCompletions in all, reading the titles of those shown that were
+// not read yet (their Fields nil).
+func (s *Searcher) titleCompletions(ctx context.Context, out []Completion, all search.DocumentMatchCollection) ([]Completion, error) {
 	seen := map[string]bool{}
 	for lo := 0; lo < len(all) && len(out) < maxCompletions; {
 		hits := all[lo:min(len(all), lo+maxCompletions-len(out))]
 		lo += len(hits)
-		if !loaded {
-			if err := s.titlesOf(ctx, hits); err != nil {
+		var unread []*search.DocumentMatch
+		for _, h := range hits {
+			if h.Fields == nil {
+				unread = append(unread, h)
+			}
+		}
+		if len(unread) > 0 {
+			if err := s.titlesOf(ctx, unread); err != nil {
 				return nil, err
 			}
 		}

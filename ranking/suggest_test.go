@@ -17,7 +17,19 @@ import (
 // they hold gets none, and a word only a page the user may not see holds
 // is never suggested; completions too come from visible pages only.
 func TestSuggest(t *testing.T) {
+	for _, store := range []string{"memory", "scorch"} {
+		t.Run(store, func(t *testing.T) { testSuggest(t, store) })
+	}
+}
+
+// testSuggest is TestSuggest on an index in memory (completion expands
+// the prefix over the index's words) or a scorch index (completion ranks
+// the words of the user's vocabulary).
+func testSuggest(t *testing.T, store string) {
 	ix := memIndex(t, indexer.Options{})
+	if store == "scorch" {
+		ix = scorchIndex(t)
+	}
 	ctx := context.Background()
 	for _, d := range []indexer.Doc{
 		{ID: "vpn", Title: "Connecting to the VPN", Headings: []string{"Holiday travel"}},
@@ -113,15 +125,7 @@ func TestSuggest(t *testing.T) {
 // words and stop words never do; a word only hidden pages hold is a word
 // no page holds.
 func TestMisspelled(t *testing.T) {
-	bi, err := bleve.New(filepath.Join(t.TempDir(), "ix"), indexer.Mapping()) // scorch: VisibleStats
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := indexer.Wrap(bi, indexer.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := scorchIndex(t)
 	ctx := context.Background()
 	for _, d := range []indexer.Doc{
 		{ID: "p", URL: "http://i/p", Title: "Printers", Body: "The printer on floor two prints in colour."},
@@ -157,4 +161,20 @@ func TestMisspelled(t *testing.T) {
 			t.Errorf("Misspelled(%q, %v) = %v, want %v", tc.q, tc.groups, got, tc.want)
 		}
 	}
+}
+
+// scorchIndex returns an empty scorch index in a temporary directory
+// (one that gives VisibleStats), closed when the test ends.
+func scorchIndex(t *testing.T) *indexer.Index {
+	t.Helper()
+	bi, err := bleve.New(filepath.Join(t.TempDir(), "ix"), indexer.Mapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := indexer.Wrap(bi, indexer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close(); bi.Close() })
+	return ix
 }

@@ -145,7 +145,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		fmt.Fprintf(stdout, "resumed:           %d pages in %.1f s (%s)\n", o.Pages, o.Duration.Seconds(), how)
 	}
 	if f.serveAddr == "" {
-		return crawlAndReport(ctx, c, f.data, !f.once, stdout, stderr)
+		return crawlAndReport(ctx, c, f.data, !f.once, f.compact, stdout, stderr)
 	}
 	return crawlAndServe(ctx, c, f, id, stdout, stderr)
 }
@@ -161,7 +161,7 @@ func crawlAndServe(ctx context.Context, c *crawler.Crawler, f *crawlFlags, id id
 	serveCtx, stopServing := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.serve(serveCtx) }()
-	err = crawlAndReport(ctx, c, f.data, !f.once, stdout, stderr)
+	err = crawlAndReport(ctx, c, f.data, !f.once, f.compact, stdout, stderr)
 	budget := errors.Is(err, errBudget) // still served: the exit status says it at the end
 	if err != nil && !budget || !f.once {
 		stopServing()
@@ -236,21 +236,32 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // crawlAndReport runs the crawl — one pass, or kept fresh until ctx is
 // done (keep) — with progress on stderr, and prints the summary on
 // stdout. Stopping a kept crawl is its normal end, not an interruption.
-func crawlAndReport(ctx context.Context, c *crawler.Crawler, dir string, keep bool, stdout, stderr io.Writer) error {
+// With compact, a pass that ends merges the index's segments (its time
+// counted in the crawl's), and a kept crawl merges them when it is idle.
+func crawlAndReport(ctx context.Context, c *crawler.Crawler, dir string, keep, compact bool, stdout, stderr io.Writer) error {
 	start := time.Now()
 	stop := reportProgress(c, stderr, isTerminal(stderr), start)
 	var err error
 	if keep {
+		stopIdle := func() {}
+		if compact {
+			stopIdle = compactWhenIdle(ctx, c, stderr)
+		}
 		err = c.Watch(ctx)
+		stopIdle()
 	} else {
 		err = c.Run(ctx)
 	}
 	stop()
-	printSummary(stdout, c, dir, time.Since(start))
+	compacted, cerr := "", error(nil)
+	if compact && !keep && err == nil && ctx.Err() == nil {
+		compacted, cerr = compactCrawl(ctx, c, stderr)
+	}
+	printSummary(stdout, c, dir, compacted, time.Since(start))
 	switch {
 	case keep && ctx.Err() != nil:
 		return nil
-	case ctx.Err() != nil:
+	case ctx.Err() != nil || cerr != nil:
 		return errInterrupted
 	case err == nil && !keep && c.Stats().BudgetSpent(c.Options().MaxPages):
 		return errBudget
@@ -328,7 +339,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 // printSummary prints the crawl's counters and its index's summary.
-func printSummary(w io.Writer, c *crawler.Crawler, dir string, elapsed time.Duration) {
+func printSummary(w io.Writer, c *crawler.Crawler, dir, compacted string, elapsed time.Duration) {
 	st := c.Stats()
 	sum, err := c.View().Summary()
 	if err != nil {
@@ -360,6 +371,9 @@ func printSummary(w io.Writer, c *crawler.Crawler, dir string, elapsed time.Dura
 			}
 		}
 		fmt.Fprintf(w, "URL families:      %d whose requests yielded nothing (%d stopped, %d demoted; see the status page)\n", len(fams), stopped, len(fams)-stopped)
+	}
+	if compacted != "" {
+		fmt.Fprintln(w, compacted)
 	}
 	fmt.Fprintf(w, "elapsed:           %s\n", elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "data directory:    %s\n", dir)

@@ -25,6 +25,7 @@ type crawlFlags struct {
 	printConfig bool
 	serveAddr   string
 	once        bool
+	compact     bool
 	netrc       string
 	login       string
 	profiles    profileFlags
@@ -44,6 +45,7 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 	fs.StringVar(&f.netrc, "netrc", "", "netrc `file` of Basic or NTLM credentials by host (machine HOST login USER password PW), readable by its owner only; never stored")
 	fs.StringVar(&f.login, "login", "", "JSON `file` of logins by URL prefix — forms, headers, credentials, access groups — with secrets as ${ENV_VAR}; never stored")
 	fs.BoolVar(&f.once, "once", false, "one pass: crawl what is new and what is due, then stop (default: keep the crawl fresh until stopped)")
+	fs.BoolVar(&f.compact, "compact", true, "merge the index's segments when a pass (--once) ends, and when a kept crawl is idle (doppel compact); --compact=false leaves them as the crawl wrote them")
 	f.profiles.define(fs)
 	f.identity = identityFlags(fs)
 	fs.Usage = func() {
@@ -192,7 +194,7 @@ func checkResumeFlags(fs *flag.FlagSet, data string, stderr io.Writer) error {
 	var ignored []string
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "data", "max-pages", "serve", "once", "netrc", "login", "cpuprofile", "memprofile", "groups-header", "trusted-proxies", "demo-users", "admin-groups", "admin-addr":
+		case "data", "max-pages", "serve", "once", "compact", "netrc", "login", "cpuprofile", "memprofile", "groups-header", "trusted-proxies", "demo-users", "admin-groups", "admin-addr":
 		default:
 			ignored = append(ignored, "--"+f.Name)
 		}

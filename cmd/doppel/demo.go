@@ -85,7 +85,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer c.Close()
-	if err := crawlAndReport(ctx, c, dir, false, stdout, stderr); err != nil {
+	if err := crawlAndReport(ctx, c, dir, false, false, stdout, stderr); err != nil {
 		return demoCrawlError(err)
 	}
 	path := func(u string) string { return strings.TrimPrefix(u, site) }

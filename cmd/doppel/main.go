@@ -6,6 +6,7 @@
 //	doppel crawl  --seed URL [--seed URL…] --data DIR [--max-pages N] [--config FILE] [flags]
 //	doppel export --data DIR [--out FILE]
 //	doppel report --data DIR [--format text|csv|json]
+//	doppel compact --data DIR [--timeout D]
 //	doppel serve  --data DIR [--shards URLS] [--addr 127.0.0.1:8080] [--groups-header H [--trusted-proxies CIDRS] | --demo-users SPEC]
 //	              [--admin-groups G | --admin-addr 127.0.0.1:8081]
 //	doppel shard  --index SHARD_DIR | --data DIR --shard N [--addr 127.0.0.1:9100]
@@ -58,6 +59,7 @@ var commands = []command{
 	{"export", "print one JSON line per URL a crawl has seen", runExport},
 	{"report", "print a crawl's duplicates: largest clusters, twins, series, budget spent on copies", runReport},
 	{"check", "check a crawl's stores and repair what can be from those that survive", runCheck},
+	{"compact", "merge the segments of a crawl's search index (crawl --once does at its end)", runCompact},
 	{"serve", "serve the search UI and JSON API over a crawl", runServe},
 	{"worker", "join a crawl shared on a Redis Cluster as one of its workers", runWorker},
 	{"shard", "serve one shard of a sharded index to doppel serve --shards", runShard},
