@@ -519,6 +519,13 @@ func (s *Index) Search(ctx context.Context, req *bleve.SearchRequest) (*bleve.Se
 			}
 		}
 		ctx = context.WithValue(withStats(ctx, st), search.MakeDocumentMatchHandlerKey, nil)
+	} else if req.Query != nil {
+		// Local shards are searched as bleve indexes, not through
+		// indexer.Index.Search, which guards (a shard in another
+		// process is sent the query as it is, and guards it there).
+		c := *req
+		c.Query = indexer.GuardShould(req.Query)
+		req = &c
 	}
 	res, err := s.searchAlias(ctx, req)
 	if err != nil {
