@@ -1400,10 +1400,17 @@ func SearchableUnder(policy Policy, q query.Query) query.Query {
 // the search). The index holds
 // member and difference records beside the documents: restrict req's
 // query with [Index.Searchable], or with [VisibleTo] and a filter of
-// member records as package ranking does. Safe for concurrent use.
+// member records as package ranking does. The optional clauses of
+// req's boolean queries are searched as [GuardShould] says (a defect of
+// bleve's). Safe for concurrent use.
 func (x *Index) Search(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
 	if x.shut.Load() {
 		return nil, ErrClosed
+	}
+	if g, changed := guard(req.Query); changed {
+		c := *req
+		c.Query = g
+		req = &c
 	}
 	return x.search.SearchInContext(ctx, req)
 }

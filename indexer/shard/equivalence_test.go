@@ -233,9 +233,13 @@ func TestEquivalence(t *testing.T) {
 		t.Run(policy.String(), func(t *testing.T) {
 			c := newCorpus(uint64(policy)+11, 120)
 			p := newPair(t, policy, c, 4)
-			one := ranking.New(p.one, ranking.Options{})
-			t.Run("local", func(t *testing.T) { compare(t, one, ranking.New(p.shards, ranking.Options{})) })
-			t.Run("remote", func(t *testing.T) { compare(t, one, ranking.New(serve(t, p.shards), ranking.Options{})) })
+			// The answers are compared, not their time: a search may
+			// take longer than ranking's 2 s on a loaded machine
+			// (remote suggestions did, at a load of 25 on 2 cores).
+			opts := ranking.Options{Timeout: time.Minute}
+			one := ranking.New(p.one, opts)
+			t.Run("local", func(t *testing.T) { compare(t, one, ranking.New(p.shards, opts)) })
+			t.Run("remote", func(t *testing.T) { compare(t, one, ranking.New(serve(t, p.shards), opts)) })
 		})
 	}
 }
@@ -262,24 +266,6 @@ func compare(t *testing.T, want, got *ranking.Searcher) {
 			if w.Total != g.Total || w.Exact != g.Exact || !reflect.DeepEqual(scores(w), scores(g)) {
 				t.Errorf("match all (groups %v): sharded result differs:\n%s", req.Groups, diff(w, g))
 			}
-			continue
-		}
-		if req.Syntax == ranking.Bleve && !reflect.DeepEqual(w, g) {
-			// A bleve query's optional words are marked in a snippet as
-			// bleve's boolean searcher gives their locations, which
-			// now and then it does not in one index (not sharded
-			// either) for "+apple river^2 -zebra": the text is compared.
-			plain(w)
-			plain(g)
-		}
-		if req.Syntax == ranking.Bleve && req.Query == "+apple river^2 -zebra" && !reflect.DeepEqual(w, g) {
-			// Open defect: in about one run in ten (6 of 40, 2026-11-28)
-			// the index alone leaves out a hit of this query that the
-			// shards give, and asking again gives the same answer (so a
-			// state of the one index or its searcher, not a race of the
-			// request). Logged, not failed, until its cause is found;
-			// every other query is compared in full.
-			t.Logf("OPEN: %q (groups %v, page %d): sharded result differs:\n%s", req.Query, req.Groups, req.Page, diff(w, g))
 			continue
 		}
 		if !reflect.DeepEqual(w, g) {
@@ -315,13 +301,6 @@ func compare(t *testing.T, want, got *ranking.Searcher) {
 		if !reflect.DeepEqual(words(wc), words(gc)) || len(wc) != len(gc) {
 			t.Errorf("Complete(%q) = %v, one index %v", q, gc, wc)
 		}
-	}
-}
-
-// plain drops the match marks of a result's snippets.
-func plain(r *ranking.Result) {
-	for i, h := range r.Hits {
-		r.Hits[i].Snippet = []ranking.Span{{Text: h.SnippetText()}}
 	}
 }
 

@@ -2,8 +2,10 @@ package shard
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"regexp"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -23,9 +25,10 @@ var _ multiterm.FilteringReader = (*union)(nil)
 // each shard than on one index; a sharded index expands it once, against
 // the terms of all its shards, and searches what Expand returns. A
 // query bounded for a user's pages (multiterm.Options.Visible) reads
-// only the terms those pages hold: each shard narrows its own
-// dictionary (union.Filtered), so a term only hidden pages hold is
-// neither listed nor counted against the budget. (A
+// only the terms those pages hold: each shard lists them from its own
+// dictionary of visible terms (union.Filtered, multiterm.Dictionaries),
+// so a term only hidden pages hold is neither listed nor counted
+// against the budget, nor read by the expansion. (A
 // multi-term query of bleve's own types is expanded by each shard: its
 // documents are found, but may score a little differently.)
 type Expandable interface {
@@ -108,7 +111,11 @@ func expandAll(ctx context.Context, qs []query.Query, dict index.IndexReader, m 
 // only terms that Match matches whole and that a document matching
 // Visible holds are listed, each shard checking its own documents, so
 // that a user's expansion neither reads nor counts a term only pages
-// they may not see hold.
+// they may not see hold. With Visible, the shard lists the terms of its
+// dictionary of visible terms (multiterm.Dictionaries: built once per
+// snapshot of the shard, set of visible documents and field), so that
+// what the request costs does not grow with the terms only hidden
+// pages hold.
 type dictRequest struct {
 	Field     string     `json:"field"`
 	Kind      string     `json:"kind"` // "all", "prefix", "regexp" or "fuzzy"
@@ -121,34 +128,74 @@ type dictRequest struct {
 }
 
 // filteredDict answers dr from a snapshot's dictionary, narrowed by
-// dr.Match and dr's visible query (m reads the latter).
-func filteredDict(ctx context.Context, snap *scorch.IndexSnapshot, m mapping.IndexMapping, dr dictRequest) (index.FieldDict, error) {
-	var re *regexp.Regexp
-	if dr.Match != "" {
-		var err error
-		if re, err = regexp.Compile(`^(?:` + dr.Match + `)$`); err != nil {
+// dr.Match and, if dr has a visible query, listing only the terms of
+// dicts' dictionary of the terms the snapshot's visible documents hold
+// (m reads the visible query). A regular expression (dr.Text of a
+// "regexp" request, and dr.Match) is matched with Go's regexp, term by
+// term from its literal prefix, never with the index's automaton (see
+// multiterm.Options.MaxRegexInsts).
+func filteredDict(ctx context.Context, snap *scorch.IndexSnapshot, m mapping.IndexMapping, dicts *multiterm.Dictionaries, dr dictRequest) (index.FieldDict, error) {
+	var res []*regexp.Regexp
+	patterns := []string{dr.Match}
+	if dr.Kind == dictRegexp {
+		patterns = append(patterns, dr.Text)
+	}
+	for i, pattern := range patterns {
+		if i == 0 && pattern == "" { // no Match
+			continue
+		}
+		re, err := regexp.Compile(`^(?:` + pattern + `)$`)
+		if err != nil {
+			return nil, err
+		}
+		res = append(res, re)
+	}
+	if dr.Kind == dictRegexp {
+		prefix, _ := res[len(res)-1].LiteralPrefix()
+		dr.Kind, dr.Text = dictPrefix, prefix
+	}
+	if dr.Kind == dictPrefix && dr.Text == "" {
+		dr.Kind = dictAll // (an empty prefix may list nothing)
+	}
+	r := index.IndexReader(snap)
+	if dr.visible != nil {
+		key, err := visibleKey(dr.visible)
+		if err != nil {
+			return nil, err
+		}
+		if r, err = dicts.Reader(ctx, snap, m, dr.Field, key, dr.visible); err != nil {
 			return nil, err
 		}
 	}
-	d, err := snapshotDict(snap, dr)
-	if err != nil || (re == nil && dr.visible == nil) {
+	d, err := readerDict(r, dr)
+	if err != nil || len(res) == 0 && dr.visible == nil {
 		return d, err
 	}
-	return &narrowDict{FieldDict: d, ctx: ctx, snap: snap, m: m, field: dr.Field, re: re, visible: dr.visible}, nil
+	// (A dictionary of visible terms is in memory, and checks no
+	// context: the narrowDict does.)
+	return &narrowDict{FieldDict: d, ctx: ctx, res: res}, nil
 }
 
-// A narrowDict lists the terms of a dictionary that re matches whole (if
-// not nil) and that a document matching visible holds (if not nil).
-// Cost: a match per term, then one multiterm.Held per term matched.
+// visibleKey names a visible query: its wire form, so that the same
+// users' queries — in this process or sent by another — share the
+// shard's dictionaries of their visible terms.
+func visibleKey(q query.Query) (string, error) {
+	w, err := encodeQuery(q)
+	if err != nil {
+		return "", err
+	}
+	data, err := json.Marshal(w)
+	return string(data), err
+}
+
+// A narrowDict lists the terms of a dictionary that every one of res
+// matches whole, checking ctx every 64 terms read. Cost: a match per
+// term read.
 type narrowDict struct {
 	index.FieldDict
-	ctx     context.Context
-	snap    *scorch.IndexSnapshot
-	m       mapping.IndexMapping
-	field   string
-	re      *regexp.Regexp
-	visible query.Query
-	read    int
+	ctx  context.Context
+	res  []*regexp.Regexp
+	read int
 }
 
 // Next returns the next term listed, nil at the end.
@@ -163,20 +210,20 @@ func (d *narrowDict) Next() (*index.DictEntry, error) {
 		if err != nil || e == nil {
 			return nil, err
 		}
-		if d.re != nil && !d.re.MatchString(e.Term) {
-			continue
+		if d.matches(e.Term) {
+			return e, nil
 		}
-		if d.visible != nil {
-			held, err := multiterm.Held(d.ctx, d.snap, d.m, d.field, e.Term, d.visible)
-			if err != nil {
-				return nil, err
-			}
-			if !held {
-				continue
-			}
-		}
-		return e, nil
 	}
+}
+
+// matches reports whether every one of d's expressions matches term.
+func (d *narrowDict) matches(term string) bool {
+	for _, re := range d.res {
+		if !re.MatchString(term) {
+			return false
+		}
+	}
+	return true
 }
 
 // Kinds of dictRequest.
@@ -187,21 +234,18 @@ const (
 	dictFuzzy  = "fuzzy"
 )
 
-// snapshotDict answers dr from a snapshot's dictionary.
-func snapshotDict(snap interface {
-	index.IndexReader
-	index.IndexReaderRegexp
-	index.IndexReaderFuzzy
-}, dr dictRequest) (index.FieldDict, error) {
+// readerDict answers dr (of a kind other than "regexp") from r's
+// dictionary.
+func readerDict(r index.IndexReader, dr dictRequest) (index.FieldDict, error) {
 	switch dr.Kind {
 	case dictAll:
-		return snap.FieldDict(dr.Field)
+		return r.FieldDict(dr.Field)
 	case dictPrefix:
-		return snap.FieldDictPrefix(dr.Field, []byte(dr.Text))
-	case dictRegexp:
-		return snap.FieldDictRegexp(dr.Field, dr.Text)
+		return r.FieldDictPrefix(dr.Field, []byte(dr.Text))
 	case dictFuzzy:
-		return snap.FieldDictFuzzy(dr.Field, dr.Text, dr.Fuzziness, dr.Prefix)
+		if f, ok := r.(index.IndexReaderFuzzy); ok {
+			return f.FieldDictFuzzy(dr.Field, dr.Text, dr.Fuzziness, dr.Prefix)
+		}
 	}
 	return nil, errors.New("shard: unknown dictionary request " + dr.Kind)
 }
@@ -227,18 +271,28 @@ func (u *union) Filtered(match string, visible query.Query) index.IndexReader {
 	return &c
 }
 
+// merged asks every shard for dr, the shards in parallel (the first
+// request of a user's field builds each shard's dictionary of visible
+// terms), and merges their answers.
 func (u *union) merged(dr dictRequest) (index.FieldDict, error) {
 	dr.Match, dr.visible = u.match, u.visible
-	dicts := make([]index.FieldDict, 0, len(u.parts))
-	for _, p := range u.parts {
-		d, err := p.dict(u.ctx, dr)
-		if err != nil {
-			for _, d := range dicts {
+	dicts := make([]index.FieldDict, len(u.parts))
+	errs := make([]error, len(u.parts))
+	var wg sync.WaitGroup
+	for i, p := range u.parts {
+		wg.Go(func() { dicts[i], errs[i] = p.dict(u.ctx, dr) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		for _, d := range dicts {
+			if d != nil {
 				d.Close()
 			}
-			return nil, err
 		}
-		dicts = append(dicts, d)
+		return nil, err // the first shard's, as one at a time would fail
 	}
 	return newMergedDict(dicts)
 }

@@ -9,6 +9,7 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/ranking/multiterm"
 )
 
 // A part is one shard as the sharded index reads it: a local one
@@ -44,6 +45,9 @@ type localPart struct {
 	ix *indexer.Index
 	st *store
 	m  mapping.IndexMapping
+	// dicts keeps the dictionaries of visible terms its dictionary
+	// requests read (see dictRequest); shared by the shards of an Index.
+	dicts *multiterm.Dictionaries
 }
 
 func (p *localPart) bleve() bleve.Index { return p.ix.Bleve() }
@@ -78,7 +82,7 @@ func (p *localPart) dict(ctx context.Context, dr dictRequest) (index.FieldDict, 
 	if err != nil {
 		return nil, err
 	}
-	d, err := filteredDict(ctx, snap, p.m, dr)
+	d, err := filteredDict(ctx, snap, p.m, p.dicts, dr)
 	if err != nil {
 		snap.Close()
 		return nil, err

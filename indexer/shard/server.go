@@ -16,6 +16,7 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/ranking/multiterm"
 )
 
 // A Server serves one shard to the process that searches the index
@@ -33,6 +34,9 @@ type Server struct {
 	policy indexer.Policy
 	m      mapping.IndexMapping
 	mux    *http.ServeMux
+	// dicts keeps the shard's dictionaries of visible terms, for the
+	// dictionary requests of users' multi-term queries (see dictRequest).
+	dicts *multiterm.Dictionaries
 }
 
 // NewServer returns a Server of the shard ix: a shard directory of a
@@ -55,7 +59,8 @@ func NewServer(ix *indexer.Index) (*Server, error) {
 	if !found {
 		return nil, fmt.Errorf("%w: the shard does not record which shard it is", ErrNotSharded)
 	}
-	s := &Server{ix: ix, st: st, id: id, policy: ix.Options().Policy, m: ix.Mapping(), mux: http.NewServeMux()}
+	s := &Server{ix: ix, st: st, id: id, policy: ix.Options().Policy, m: ix.Mapping(), mux: http.NewServeMux(),
+		dicts: multiterm.NewDictionaries(0)}
 	s.mux.HandleFunc("GET /v1/info", s.info)
 	s.mux.HandleFunc("POST /v1/search", s.search)
 	s.mux.HandleFunc("POST /v1/stats", s.stats)
@@ -286,7 +291,7 @@ func (s *Server) dict(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, err)
 		return
 	}
-	d, err := filteredDict(r.Context(), snap, s.m, dr)
+	d, err := filteredDict(r.Context(), snap, s.m, s.dicts, dr)
 	if err != nil {
 		fail(w, http.StatusBadRequest, err)
 		return

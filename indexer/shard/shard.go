@@ -19,6 +19,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/ranking/multiterm"
 )
 
 // An Index is a Doppel index in shards: N bleve indexes, each holding
@@ -190,6 +191,7 @@ func OpenShard(dir string) (*indexer.Index, error) {
 func fromLocal(local []*indexer.Index, opts indexer.Options) (*Index, error) {
 	stores := make([]*store, len(local))
 	s := &Index{local: local, opts: opts, names: map[string]int{}, mapping: local[0].Mapping()}
+	dicts := multiterm.NewDictionaries(0) // one budget for every shard's dictionaries of visible terms
 	children := make([]bleve.Index, len(local))
 	for i, x := range local {
 		adv, err := x.Bleve().Advanced()
@@ -202,7 +204,7 @@ func fromLocal(local []*indexer.Index, opts indexer.Options) (*Index, error) {
 		}
 		stores[i] = st
 		children[i] = x.Bleve()
-		s.parts = append(s.parts, &localPart{ix: x, st: st, m: s.mapping})
+		s.parts = append(s.parts, &localPart{ix: x, st: st, m: s.mapping, dicts: dicts})
 		s.names[x.Bleve().Name()] = i
 	}
 	s.group = newGroup(stores)
@@ -519,6 +521,13 @@ func (s *Index) Search(ctx context.Context, req *bleve.SearchRequest) (*bleve.Se
 			}
 		}
 		ctx = context.WithValue(withStats(ctx, st), search.MakeDocumentMatchHandlerKey, nil)
+	} else if req.Query != nil {
+		// Local shards are searched as bleve indexes, not through
+		// indexer.Index.Search, which guards (a shard in another
+		// process is sent the query as it is, and guards it there).
+		c := *req
+		c.Query = indexer.GuardShould(req.Query)
+		req = &c
 	}
 	res, err := s.searchAlias(ctx, req)
 	if err != nil {

@@ -486,7 +486,7 @@ func (q *bounded) visibleReader(ctx context.Context, r index.IndexReader, m mapp
 	if m == nil || o.Visible == nil || o.Dictionaries == nil {
 		return r, m, nil
 	}
-	vr, err := o.Dictionaries.reader(ctx, r, m, field, o.VisibleKey, o.Visible)
+	vr, err := o.Dictionaries.Reader(ctx, r, m, field, o.VisibleKey, o.Visible)
 	if err != nil || vr == nil {
 		return r, m, err
 	}

@@ -81,11 +81,16 @@ type dictEntry struct {
 	err  error
 }
 
-// reader returns r narrowed to the terms of field that a document
-// matching visible holds, or nil if r is not a snapshot d keeps
-// dictionaries for. It builds the dictionary on the first call for r,
-// visibleKey and field, and waits for it under ctx.
-func (d *Dictionaries) reader(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, field, visibleKey string, visible query.Query) (index.IndexReader, error) {
+// Reader returns r narrowed to the terms of field that a document
+// matching visible holds (visibleKey names visible, as
+// Options.VisibleKey does), or nil if r is not a snapshot d keeps
+// dictionaries for. It builds the dictionary on the first call for r's
+// snapshot, visibleKey and field, and waits for it under ctx. The
+// reader lists the terms of field only (FieldDict, FieldDictPrefix,
+// FieldDictFuzzy; other fields fail), without their counts: a sharded
+// index (package indexer/shard) answers a user's dictionary requests
+// from it, each shard from its own snapshot.
+func (d *Dictionaries) Reader(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, field, visibleKey string, visible query.Query) (index.IndexReader, error) {
 	inner := r
 	for {
 		w, ok := inner.(WrappingReader)
