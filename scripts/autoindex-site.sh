@@ -24,33 +24,14 @@ command -v apache2 >/dev/null || { echo "autoindex-site.sh: apache2 is missing: 
 RUNUSER=www-data
 [ "$(id -u)" = 0 ] || RUNUSER=$(id -un)
 mkdir -p "$DIR/run"
-M=/usr/lib/apache2/modules
-cat > "$CONF" <<EOF
-# autoindex-site.sh: $ROOT listed on 127.0.0.1:$PORT, nothing of /etc/apache2.
-ServerRoot "$DIR"
-DefaultRuntimeDir "$DIR/run"
-PidFile "$DIR/run/apache2.pid"
-Mutex file:$DIR/run default
-Listen 127.0.0.1:$PORT
-ServerName 127.0.0.1
-User $RUNUSER
-Group $(id -gn "$RUNUSER")
-ErrorLog "$DIR/error.log"
-LogLevel warn
-LoadModule mpm_event_module $M/mod_mpm_event.so
-LoadModule authz_core_module $M/mod_authz_core.so
-LoadModule dir_module $M/mod_dir.so
-LoadModule mime_module $M/mod_mime.so
-LoadModule autoindex_module $M/mod_autoindex.so
-TypesConfig /etc/mime.types
+. "$(dirname "$(realpath "$0")")/apache-own.sh"
+{
+    echo "# autoindex-site.sh: $ROOT listed on 127.0.0.1:$PORT, nothing of /etc/apache2."
+    apache_head "$DIR" "$PORT" "$RUNUSER" event
+    cat <<EOF
+LoadModule autoindex_module /usr/lib/apache2/modules/mod_autoindex.so
 AddDefaultCharset UTF-8
-LogFormat "%{%s}t\t%r\t%>s\t%{Location}o\t%{User-Agent}i" plain
-CustomLog "$DIR/access.log" plain
 DocumentRoot "$ROOT"
-<Directory />
-    AllowOverride None
-    Require all denied
-</Directory>
 <Directory "$ROOT">
     Options +Indexes +FollowSymLinks
     Require all granted
@@ -59,14 +40,10 @@ DocumentRoot "$ROOT"
 IndexOptions FancyIndexing VersionSort HTMLTable NameWidth=* DescriptionWidth=* Charset=UTF-8
 IndexIgnore .??* *~ *# RCS CVS *,v *,t
 EOF
-apache2 -f "$CONF" -t
-apache2 -f "$CONF" -k start
-for _ in $(seq 50); do
-    if [ "$(curl -s -o /dev/null -w '%{http_code}' -A autoindex-site.sh "http://127.0.0.1:$PORT/")" = 200 ]; then
-        echo "$ROOT listed on http://127.0.0.1:$PORT/ (stop: $0 $DIR $PORT stop); requests in $DIR/access.log" >&2
-        exit 0
-    fi
-    sleep 0.2
-done
+} > "$CONF"
+if apache_start "$CONF" "http://127.0.0.1:$PORT/" autoindex-site.sh; then
+    echo "$ROOT listed on http://127.0.0.1:$PORT/ (stop: $0 $DIR $PORT stop); requests in $DIR/access.log" >&2
+    exit 0
+fi
 echo "autoindex-site.sh: no answer; see $DIR/error.log" >&2
 exit 1

@@ -91,42 +91,23 @@ print(f"{len(truth['pages'])} pages of truth.json in the wiki ({len(have)} pages
 EOF
 
 chown -R "$RUNUSER" "$DIR/data" "$DIR/cache"
-M=/usr/lib/apache2/modules
-cat > "$CONF" <<EOF
-# wiki-site.sh: MediaWiki on 127.0.0.1:$PORT, nothing of /etc/apache2.
-ServerRoot "$DIR"
-DefaultRuntimeDir "$DIR/run"
-PidFile "$DIR/run/apache2.pid"
-Mutex file:$DIR/run default
-Listen 127.0.0.1:$PORT
-ServerName 127.0.0.1
-User $RUNUSER
-Group $(id -gn "$RUNUSER")
-ErrorLog "$DIR/error.log"
-LogLevel warn
-LoadModule mpm_prefork_module $M/mod_mpm_prefork.so
-LoadModule authz_core_module $M/mod_authz_core.so
-LoadModule dir_module $M/mod_dir.so
-LoadModule mime_module $M/mod_mime.so
-LoadModule env_module $M/mod_env.so
-LoadModule php_module $M/libphp8.2.so
+. "$HERE/apache-own.sh"
+{
+    echo "# wiki-site.sh: MediaWiki on 127.0.0.1:$PORT, nothing of /etc/apache2."
+    apache_head "$DIR" "$PORT" "$RUNUSER" prefork
+    cat <<EOF
+LoadModule env_module /usr/lib/apache2/modules/mod_env.so
+LoadModule php_module /usr/lib/apache2/modules/libphp8.2.so
 StartServers 4
 MinSpareServers 2
 MaxSpareServers 6
 MaxRequestWorkers 6
-TypesConfig /etc/mime.types
-LogFormat "%{%s}t\t%r\t%>s\t%{Location}o\t%{User-Agent}i" wiki
-CustomLog "$DIR/access.log" wiki
 DocumentRoot $MW
 DirectoryIndex index.php
 AcceptPathInfo On
 SetEnv MW_CONFIG_FILE $DIR/LocalSettings.php
 php_admin_value memory_limit 512M
 php_admin_value apc.shm_size 128M
-<Directory />
-    AllowOverride None
-    Require all denied
-</Directory>
 <Directory $MW>
     Require all granted
 </Directory>
@@ -134,14 +115,10 @@ php_admin_value apc.shm_size 128M
     SetHandler application/x-httpd-php
 </FilesMatch>
 EOF
-apache2 -f "$CONF" -t
-apache2 -f "$CONF" -k start
-for _ in $(seq 50); do
-    if [ "$(curl -s -o /dev/null -w '%{http_code}' -A wiki-site.sh "http://127.0.0.1:$PORT/index.php/Main_Page")" = 200 ]; then
-        echo "MediaWiki on http://127.0.0.1:$PORT/ (stop: $0 $DIR $PORT stop); requests in $DIR/access.log, truth in $DIR/truth.json" >&2
-        exit 0
-    fi
-    sleep 0.2
-done
+} > "$CONF"
+if apache_start "$CONF" "http://127.0.0.1:$PORT/index.php/Main_Page" wiki-site.sh; then
+    echo "MediaWiki on http://127.0.0.1:$PORT/ (stop: $0 $DIR $PORT stop); requests in $DIR/access.log, truth in $DIR/truth.json" >&2
+    exit 0
+fi
 echo "wiki-site.sh: the wiki does not answer; see $DIR/error.log" >&2
 exit 1
