@@ -47,7 +47,7 @@ func TestCommandsDoc(t *testing.T) {
 func flagsReference(t *testing.T) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\nGenerated from each command's `-h` by `go test ./cmd/doppel -run TestCommandsDoc -args -update`,\n"+
-		"which the default test run checks. Every flag of serve and detect is also a setting of their\n"+
+		"which the default test run checks. Every flag of serve, detect and dedup is also a setting of their\n"+
 		"configuration file (`--config FILE`), which `--print-config` prints, as are crawl's and worker's\n"+
 		"crawl flags (crawler.Options).\n", flagsHeading)
 	for _, c := range commands {

@@ -76,8 +76,8 @@ func (g *gcTarget) tick() {
 	}
 }
 
-// dedupSettings are doppel dedup's own flags; those of the detector are
-// detectorFlags'.
+// dedupSettings are doppel dedup's settings: its own and the detector's
+// (detectorSettings).
 type dedupSettings struct {
 	In         string `json:"in" flag:"in" help:"input documents, JSONL (gzip allowed): {\"id\", \"text\"[, \"url\", \"title\", \"group\"]}; or a folder of files: HTML pages, text, PDF, DOCX, PPTX, XLSX, ODT, ODP, ODS, each a document whose id is its path in the folder (required)"`
 	Out        string `json:"out" flag:"out" help:"output clusters, JSONL: one {\"id\", \"cluster\", \"master\"} per input document, in input order (required)"`
@@ -89,6 +89,12 @@ type dedupSettings struct {
 	CPUProfile string `json:"cpuprofile" flag:"cpuprofile" help:"write a CPU profile of the run to this file (go tool pprof)"`
 	MemProfile string `json:"memprofile" flag:"memprofile" help:"write a heap profile to this file once every document is added (go tool pprof)"`
 	Clustering string `json:"clustering" flag:"clustering" help:"online (each document joins a cluster on arrival, by similarity to its master) or star (batch: documents with the most near-duplicates become masters)"`
+	detectorSettings
+}
+
+// dedupDefaults returns doppel dedup's default settings.
+func dedupDefaults() dedupSettings {
+	return dedupSettings{Clustering: "online", detectorSettings: detectorDefaults()}
 }
 
 // runDedup clusters a JSONL document collection into near-duplicate
@@ -100,8 +106,7 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer debug.SetGCPercent(debug.SetGCPercent(100))
 	}
 	fs := flag.NewFlagSet("dedup", flag.ContinueOnError)
-	c := defineConfig(fs, dedupSettings{Clustering: "online"}, false)
-	options := detectorFlags(fs)
+	c := defineConfig(fs, dedupDefaults(), true)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel dedup --in docs.jsonl[.gz]|FOLDER --out clusters.jsonl [--pairs pairs.jsonl] [flags]")
 		fs.PrintDefaults()
@@ -112,6 +117,9 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	s, err := c.load(stderr)
 	if err != nil {
 		return err
+	}
+	if c.print {
+		return writeSettings(stdout, s)
 	}
 	if s.Workers < 1 {
 		s.Workers = runtime.GOMAXPROCS(0)
@@ -126,7 +134,7 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "doppel dedup:", err)
 		return errUsage
 	}
-	opts, err := options()
+	opts, err := s.detector()
 	if err != nil {
 		return err
 	}

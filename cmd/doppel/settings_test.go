@@ -45,7 +45,7 @@ func TestHelpListsSettings(t *testing.T) {
 		{"demo", fieldFlags[demoSettings](), false, true},
 		{"eval", fieldFlags[evalSettings](), false, true},
 		{"extract", fieldFlags[extractSettings](), false, true},
-		{"dedup", fieldFlags[dedupSettings](), false, false},
+		{"dedup", fieldFlags[dedupSettings](), true, true},
 		{"crawl", append(fieldFlags[crawler.Options](), fieldFlags[identitySettings]()...), true, false},
 		{"worker", append(fieldFlags[crawler.Options](), fieldFlags[workerSettings]()...), true, false},
 	} {
@@ -130,6 +130,17 @@ func TestPrintConfigOfEveryCommand(t *testing.T) {
 				return s
 			},
 			func(v any) any { s := v.(detectSettings); s.Similarity = dedup.Resemblance; return s }},
+		{"dedup", []string{"--in", "/srv/docs.jsonl", "--out", "/srv/c.jsonl", "--workers", "3", "--clustering", "star", "--method", "minhash",
+			"--similarity", "cosine", "--threshold", "0.8", "--ngrams", "3,5", "--strip-numbers", "--max-fanout", "-1", "--sets-dir", "mem"},
+			[]string{"--threshold", "0.95"},
+			func(data []byte) (any, error) { s := dedupDefaults(); return s, settings.Unmarshal(data, &s) },
+			func() any {
+				s := dedupDefaults()
+				s.In, s.Out, s.Workers, s.Clustering, s.Method = "/srv/docs.jsonl", "/srv/c.jsonl", 3, "star", "minhash"
+				s.Similarity, s.Threshold, s.NGrams, s.StripNumbers, s.MaxFanout, s.SetsDir = dedup.Cosine, 0.8, "3,5", true, -1, "mem"
+				return s
+			},
+			func(v any) any { s := v.(dedupSettings); s.Threshold = 0.95; return s }},
 	} {
 		t.Run(tc.command, func(t *testing.T) {
 			defaults := printConfig(t, tc.command)
