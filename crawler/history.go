@@ -3,6 +3,8 @@ package crawler
 import (
 	"sync"
 	"time"
+
+	"github.com/doppel-search/doppel/internal/ticker"
 )
 
 // The crawl over time: a sample every sampleEvery while Run or Watch
@@ -64,23 +66,9 @@ func (h *health) sample(st Stats) {
 // takes a last sample.
 func (h *health) sampling(stats func() Stats) (stop func()) {
 	h.sample(stats())
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(sampleEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				h.sample(stats())
-			}
-		}
-	})
+	stopTicking := ticker.Every(sampleEvery, func() { h.sample(stats()) })
 	return func() {
-		close(done)
-		wg.Wait()
+		stopTicking()
 		h.sample(stats())
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	index "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
+
+	"github.com/doppel-search/doppel/internal/ticker"
 )
 
 // ErrNotCompactable is returned by Compact for an index that is not a
@@ -188,23 +190,10 @@ func reportCompaction(opts CompactOptions, st *scorch.Stats, before SegmentStats
 		every = 5 * time.Second
 	}
 	written0 := atomic.LoadUint64(&st.TotFileMergeWrittenBytes)
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		tick := time.NewTicker(every)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				opts.Progress(CompactProgress{Segments: before.Segments, Total: before.Bytes,
-					Written: atomic.LoadUint64(&st.TotFileMergeWrittenBytes) - written0, Elapsed: time.Since(start)})
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
+	return ticker.Every(every, func() {
+		opts.Progress(CompactProgress{Segments: before.Segments, Total: before.Bytes,
+			Written: atomic.LoadUint64(&st.TotFileMergeWrittenBytes) - written0, Elapsed: time.Since(start)})
+	})
 }
 
 // persistPoll is how often waitPersisted looks at the index's epochs.

@@ -15,6 +15,7 @@ import (
 	"github.com/doppel-search/doppel/crawler"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/indexer/shard"
+	"github.com/doppel-search/doppel/internal/ticker"
 )
 
 // A compacter is a crawl's index that merges its segments:
@@ -204,7 +205,7 @@ func compactWhenIdle(ctx context.Context, c *crawler.Crawler, stderr io.Writer) 
 	ctx, cancel := context.WithCancel(ctx)
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	last, lastCompaction := c.Stats().Requests, time.Time{}
-	stopTicking := every(idleCheck, func() {
+	stopTicking := ticker.Every(idleCheck, func() {
 		st := c.Stats()
 		idle := st.Requests == last && st.InFlight == 0 && st.Queued == 0
 		last = st.Requests

@@ -12,10 +12,10 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/doppel-search/doppel/crawler"
+	"github.com/doppel-search/doppel/internal/ticker"
 )
 
 // errInterrupted reports a crawl stopped by SIGINT/SIGTERM; it exits with
@@ -280,7 +280,7 @@ func reportProgress(c *crawler.Crawler, w io.Writer, terminal bool, start time.T
 	logger := slog.New(slog.NewTextHandler(w, nil))
 	first := c.Stats().Fetched
 	drawn := 0 // length of the line on the terminal
-	stopTicking := every(interval, func() {
+	stopTicking := ticker.Every(interval, func() {
 		st := c.Stats()
 		rate := float64(st.Fetched-first) / time.Since(start).Seconds()
 		if terminal {
@@ -306,26 +306,6 @@ func reportProgress(c *crawler.Crawler, w io.Writer, terminal bool, start time.T
 			fmt.Fprintln(w)
 		}
 	}
-}
-
-// every calls fn every interval, from a goroutine of its own, until the
-// returned function is called (which waits for a call in progress).
-func every(interval time.Duration, fn func()) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(interval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				fn()
-			}
-		}
-	})
-	return func() { close(done); wg.Wait() }
 }
 
 // isTerminal reports whether w is a character device (a terminal).

@@ -22,6 +22,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/fleet/redisfleet"
 	"github.com/doppel-search/doppel/crawler/sharedcrawl"
 	"github.com/doppel-search/doppel/internal/settings"
+	"github.com/doppel-search/doppel/internal/ticker"
 	"github.com/doppel-search/doppel/web"
 )
 
@@ -353,7 +354,7 @@ func crawlOptions(ctx context.Context, sc *sharedcrawl.Crawl, data string, stder
 // the returned function is called.
 func reportFollow(f *crawler.Follower, w io.Writer) (stop func()) {
 	logger := slog.New(slog.NewTextHandler(w, nil))
-	return every(progressInterval, func() {
+	return ticker.Every(progressInterval, func() {
 		st := f.Stats()
 		logger.Info("follow", "pages", st.Pages, "decisions", st.Decisions, "position", st.Position)
 	})
