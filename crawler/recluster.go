@@ -62,6 +62,7 @@ func (c *committer) recluster(ctx context.Context, force map[string]bool) error 
 		return err
 	}
 	c.reclustered = len(as)
+	c.countClusters(as)
 	recorded, err := c.pages.Masters()
 	if err != nil {
 		return err
@@ -101,6 +102,23 @@ func (c *committer) recluster(ctx context.Context, force map[string]bool) error 
 		testHookRecluster()
 	}
 	return nil
+}
+
+// countClusters sets the counters of unique and duplicate pages to the
+// clusters of as, a re-clustering's assignments: a page is unique when it
+// is its cluster's master — as the records count when the crawl is
+// opened again (restorePage), so that the counters do not change on a
+// restart. Between re-clusterings a page counts as it was inserted (a
+// new cluster's page unique, a page joining one a duplicate).
+func (c *committer) countClusters(as []dedup.Assignment) {
+	masters := 0
+	for _, a := range as {
+		if a.Master == a.ID {
+			masters++
+		}
+	}
+	c.unique.Store(int64(masters))
+	c.dups.Store(int64(len(as) - masters))
 }
 
 // place records and indexes again the fetched page of assignment a when
