@@ -110,7 +110,7 @@ func (o Options) Validate() error {
 		errs = append(errs, fmt.Errorf("policy: %w", err))
 	}
 	errs = append(errs, o.choices()...)
-	if err := o.Share.validate(o); err != nil {
+	if err := validateShare(o); err != nil {
 		errs = append(errs, err)
 	}
 	for i, g := range o.Groups {

@@ -3,7 +3,6 @@ package crawler
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -67,12 +66,13 @@ type Entries interface {
 }
 
 // A LogEntry is one entry of a shared crawl's page log, as a worker
-// appended it: the page entry of a committed document number, or a note.
+// handed it on: the page entry of a committed document number, or a
+// note.
 type LogEntry struct {
 	N uint32 // the document number
 	// Cluster is the committed number's cluster id ("" for a note).
 	Cluster string
-	Payload []byte // what the worker appended (a JSON logEntry)
+	Handed  Handed // what the worker handed on
 	// Note: the entry is a note (decisions, anchors), not a page entry.
 	Note bool
 }
@@ -172,11 +172,7 @@ func (f *Follower) Follow(ctx context.Context, es Entries, trim func(ctx context
 
 // apply applies one entry.
 func (f *Follower) apply(ctx context.Context, e LogEntry) error {
-	var le logEntry
-	if err := json.Unmarshal(e.Payload, &le); err != nil {
-		return err
-	}
-	pages, decisions, err := f.c.commit.applyLogged(ctx, le)
+	pages, decisions, err := f.c.commit.applyLogged(ctx, e.Handed)
 	f.pending += pages + decisions
 	f.n.pages.Add(int64(pages))
 	f.n.decisions.Add(int64(decisions))

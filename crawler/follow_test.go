@@ -61,15 +61,15 @@ func (l *fakeLog) from(pos uint32) *fakeLog {
 func pageEntry(n uint32, url, text string) LogEntry {
 	rec := pages.Record{Page: page.Page{URL: url, Title: "Title of " + url, Blocks: []string{text}, Text: text},
 		Status: pages.Fetched, FetchedAt: time.Unix(1, 0).UTC()}
-	return LogEntry{N: n, Payload: mustJSON(logEntry{Page: &rec})}
+	return LogEntry{N: n, Handed: Handed{Page: &rec}}
 }
 
 func decisionEntry(n uint32, recs ...pages.Record) LogEntry {
-	return LogEntry{N: n, Payload: mustJSON(logEntry{Decisions: recs}), Note: true}
+	return LogEntry{N: n, Handed: Handed{Decisions: recs}, Note: true}
 }
 
 func anchorsEntry(n uint32, anchors map[string][]string) LogEntry {
-	return LogEntry{N: n, Payload: mustJSON(logEntry{Anchors: anchors}), Note: true}
+	return LogEntry{N: n, Handed: Handed{Anchors: anchors}, Note: true}
 }
 
 // mustJSON returns v in JSON.

@@ -10,8 +10,8 @@ import (
 	"github.com/doppel-search/doppel/crawler/traps"
 )
 
-// The Follower's side of a shared crawl's commit path: the entries the
-// workers appended to the page log (sharedworker.go), applied through
+// The Follower's side of a shared crawl's commit path: what the workers
+// handed on (sharedworker.go) to the page log, applied through
 // this crawl's committer as a one-machine crawl's pages are.
 
 // applyLogged applies an entry of a shared crawl's page log (a
@@ -21,7 +21,7 @@ import (
 // recorded with its fetch and indexed, as a live page is, with the anchor
 // texts every worker found before it. It returns the pages and decisions
 // applied.
-func (c *committer) applyLogged(ctx context.Context, le logEntry) (pageCount, decisions int, err error) {
+func (c *committer) applyLogged(ctx context.Context, le Handed) (pageCount, decisions int, err error) {
 	for _, d := range le.Decisions {
 		if d.URL == "" || d.Status == pages.Fetched {
 			return 0, decisions, fmt.Errorf("a decision without URL or of a fetched page (%q)", d.URL)
@@ -121,7 +121,7 @@ func (c *committer) flushLogged(ctx context.Context, idle bool) error {
 // applyRevisit applies a revisit a worker handed on (a Follower's): the
 // committer's revisit path on the page's record — kept, updated through
 // this crawl's detector, or removed — and its next visit scheduled.
-func (c *committer) applyRevisit(ctx context.Context, v *revisited) error {
+func (c *committer) applyRevisit(ctx context.Context, v *Revisited) error {
 	prev, ok, err := c.latest(v.URL)
 	if err != nil || !ok || prev.Status != pages.Fetched {
 		return err // gone since, or never recorded: nothing to revisit

@@ -181,10 +181,11 @@ type Options struct {
 	// Share makes the crawler one worker of a crawl shared among workers
 	// (with Frontier a frontier.Shared): clusters are assigned by the
 	// workers' shared detector and each page, at its turn, and each
-	// decision go to the shared page log, from which a Follower keeps the
-	// crawl's records and index (see Share). Not saved: pass it on each
-	// Open. Default nil: a crawl of its own.
-	Share *Share `json:"-"`
+	// decision are handed on to it (sharedcrawl's Worker: to the shared
+	// page log), from which a Follower keeps the crawl's records and
+	// index (see Share). Not saved: pass it on each Open. Default nil: a
+	// crawl of its own.
+	Share Share `json:"-"`
 	// Client is the HTTP client every request of the crawl goes through
 	// — pages, robots.txt, sitemaps — for a proxy, TLS settings, a cookie
 	// jar or a test's RoundTripper: its Transport and Jar are used; the

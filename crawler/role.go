@@ -16,8 +16,8 @@ import (
 //     through its own detector;
 //   - sharedWorker (sharedworker.go): a worker process of a crawl shared
 //     among workers (`doppel worker`, Options.Share) hands its pages,
-//     decisions and revisits on to the shared page log, and the follower
-//     schedules their revisits.
+//     decisions and revisits on (Share: sharedcrawl's Worker, to the
+//     shared page log), and the follower schedules their revisits.
 //
 // The committer's paths call it and never ask which it is.
 type commitRole interface {
@@ -49,7 +49,7 @@ type commitRole interface {
 func newRoles(opts *Options, c *committer) (commitRole, detectorKeeper) {
 	if opts.Share != nil {
 		w := &sharedWorker{c: c, share: opts.Share}
-		return w, sharedDetector{det: opts.Share.Detector, atTurn: w.atTurn}
+		return w, sharedDetector{det: opts.Share.Detector(), atTurn: w.atTurn}
 	}
 	return oneMachine{c}, ownDetector{c}
 }

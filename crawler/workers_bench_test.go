@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/doppel-search/doppel/crawler/frontier/redisfrontier"
 	"github.com/doppel-search/doppel/crawler/pagelog"
+	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/signatures/redissig"
 	"github.com/doppel-search/doppel/internal/testrig/redistest"
@@ -98,7 +100,7 @@ func (s *latencySite) check(b *testing.B, hosts int) (minGap time.Duration, extr
 
 // benchShare returns a worker's shared detector and page log of the crawl
 // under prefix, with the detector's signatures and the log.
-func benchShare(rdb redis.UniversalClient, prefix string) (*Share, *redissig.Signatures, *pagelog.Log, error) {
+func benchShare(rdb redis.UniversalClient, prefix string) (Share, *redissig.Signatures, *pagelog.Log, error) {
 	ctx := context.Background()
 	dopts := dedup.Web()
 	cfg := dopts.SharedConfig()
@@ -114,7 +116,24 @@ func benchShare(rdb redis.UniversalClient, prefix string) (*Share, *redissig.Sig
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return &Share{Detector: det, Log: plog}, sig, plog, nil
+	return benchWorker{det, plog}, sig, plog, nil
+}
+
+// benchWorker hands a worker's commits on to the page log in JSON, as
+// sharedcrawl's Worker does (which this package's tests cannot import).
+type benchWorker struct {
+	det *dedup.Detector
+	log *pagelog.Log
+}
+
+func (w benchWorker) Detector() *dedup.Detector { return w.det }
+
+func (w benchWorker) AtTurn(n uint32, rec pages.Record) error {
+	return w.log.Append(context.Background(), n, mustJSON(Handed{Page: &rec}))
+}
+
+func (w benchWorker) HandOn(ctx context.Context, h Handed) error {
+	return w.det.Aside(func(n uint32) error { return w.log.AppendNote(ctx, n, mustJSON(h)) })
 }
 
 // BenchmarkWorkers crawls a latency-bound site — DOPPEL_WORKERS_HOSTS
@@ -173,7 +192,7 @@ func BenchmarkWorkers(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					var share *Share
+					var share Share
 					if share, sig, plog, err = benchShare(rdb, prefix); err != nil {
 						b.Fatal(err)
 					}
@@ -262,7 +281,11 @@ type logEntries struct{ r *pagelog.Reader }
 
 func (es logEntries) Next(ctx context.Context) (LogEntry, error) {
 	e, err := es.r.Next(ctx)
-	return LogEntry{N: e.N, Cluster: e.Cluster, Payload: e.Payload, Note: e.Note}, err
+	if err != nil {
+		return LogEntry{}, err
+	}
+	le := LogEntry{N: e.N, Cluster: e.Cluster, Note: e.Note}
+	return le, json.Unmarshal(e.Payload, &le.Handed)
 }
 
 func (es logEntries) Position() uint32 { return es.r.Position() }

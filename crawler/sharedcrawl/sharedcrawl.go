@@ -3,9 +3,10 @@
 // (crawler/frontier/redisfrontier), the near-duplicate detector's
 // signatures (dedup/signatures/redissig, under dedup.NewShared), the
 // page log (crawler/pagelog) and the roll of workers (crawler/fleet).
-// A worker runs a crawler.Crawler with [Crawl.Options]; one follower
-// (crawler.Follower) reads the page log, from [Crawl.Reader], into the
-// crawl's records and index. Every worker and the follower open the
+// A worker runs a crawler.Crawler with [Crawl.Options], whose [Worker]
+// (a crawler.Share) appends what the worker commits to the page log; one
+// follower (crawler.Follower) reads the page log, from [Crawl.Reader],
+// into the crawl's records and index. Every worker and the follower open the
 // crawl with the same name and the same detector settings.
 package sharedcrawl
 
@@ -128,12 +129,12 @@ func OpenFollower(ctx context.Context, rdb redis.UniversalClient, opts Options) 
 	return c, nil
 }
 
-// Options returns opts with the crawl's frontier and shared detector and
-// log, for crawler.Open. The crawler closes the frontier; Close closes
-// the detector.
+// Options returns opts with the crawl's frontier and its Worker (the
+// shared detector and the page log), for crawler.Open. The crawler
+// closes the frontier; Close closes the detector.
 func (c *Crawl) Options(opts crawler.Options) crawler.Options {
 	opts.Frontier = c.Frontier
-	opts.Share = &crawler.Share{Detector: c.Detector, Log: c.Log}
+	opts.Share = NewWorker(c.Detector, c.Log)
 	return opts
 }
 
@@ -151,21 +152,6 @@ func (c *Crawl) FollowerOptions(opts crawler.Options) crawler.Options {
 func (c *Crawl) Reader(from uint32) crawler.Entries {
 	return Entries(c.Log.Reader(pagelog.FatesOf(c.Signatures), from, pagelog.ReaderOptions{}))
 }
-
-// Entries returns r's entries as a crawler.Follower reads them.
-func Entries(r *pagelog.Reader) crawler.Entries { return entries{r} }
-
-// entries are a page log reader's entries as crawler.LogEntry values.
-type entries struct{ r *pagelog.Reader }
-
-// Next returns the next entry (pagelog.Reader.Next).
-func (es entries) Next(ctx context.Context) (crawler.LogEntry, error) {
-	e, err := es.r.Next(ctx)
-	return crawler.LogEntry{N: e.N, Cluster: e.Cluster, Payload: e.Payload, Note: e.Note}, err
-}
-
-// Position returns the number after the last entry returned.
-func (es entries) Position() uint32 { return es.r.Position() }
 
 // Settled returns the first number of the detector's order that is
 // neither committed nor given up: once every worker has stopped, a
