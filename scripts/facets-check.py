@@ -69,18 +69,18 @@ class Checker:
         self.base, self.headers, self.requests, self.retries = base, headers, 0, 0
 
     def get(self, params):
-        """Asks /api/search; a 429 or 503 (a busy server) is asked again after its Retry-After, up to 5 times."""
+        """Asks /api/search; a 429 or 503 (a busy server) is asked again after its Retry-After, up to 30 times (a loaded machine: the server's searches stop at 2 s), as is a dropped connection."""
         req = urllib.request.Request(self.base + "/api/search?" + urllib.parse.urlencode(params), headers=self.headers)
-        for attempt in range(6):
+        for attempt in range(31):
             self.requests += 1
             try:
                 with urllib.request.urlopen(req, timeout=120) as r:
                     return json.load(r)
-            except urllib.error.HTTPError as e:
-                if e.code not in (429, 503) or attempt == 5:
+            except (urllib.error.HTTPError, ConnectionError) as e:
+                if isinstance(e, urllib.error.HTTPError) and e.code not in (429, 503) or attempt == 30:
                     raise
                 self.retries += 1
-                time.sleep(float(e.headers.get("Retry-After") or 1))
+                time.sleep(float(getattr(e, "headers", None) and e.headers.get("Retry-After") or 1))
 
     def walk(self, params, size):
         """Pages through a search; returns (first page, hits, problem)."""

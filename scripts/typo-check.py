@@ -116,16 +116,27 @@ def generated(site, words, n, rnd):
     return out
 
 
+UNAVAILABLE = []  # queries whose suggestion could not be made, however often asked
+
+
 def ask(base, q):
-    """The suggestion for q; a 429 or 503 (a busy server) is asked again after its Retry-After, up to 5 times."""
+    """The suggestion for q; a 429 or 503 (a busy server) is asked again after its Retry-After, up to 30 times (a loaded
+    machine: the server's searches stop at 2 s), as are a dropped connection and an answer whose suggestion could not be
+    made in time ("suggestion_unavailable")."""
     url = base.rstrip("/") + "/api/search?" + urllib.parse.urlencode({"q": q, "facets": 0})
-    for attempt in range(6):
+    for attempt in range(31):
         try:
-            return json.load(urllib.request.urlopen(url, timeout=120)).get("suggestion", "")
-        except urllib.error.HTTPError as e:
-            if e.code not in (429, 503) or attempt == 5:
+            res = json.load(urllib.request.urlopen(url, timeout=120))
+            if res.get("suggestion_unavailable") and attempt < 30:
+                time.sleep(1)
+                continue
+            if res.get("suggestion_unavailable"):
+                UNAVAILABLE.append(q)
+            return res.get("suggestion", "")
+        except (urllib.error.HTTPError, ConnectionError) as e:
+            if isinstance(e, urllib.error.HTTPError) and e.code not in (429, 503) or attempt == 30:
                 raise
-            time.sleep(float(e.headers.get("Retry-After") or 1))
+            time.sleep(float(getattr(e, "headers", None) and e.headers.get("Retry-After") or 1))
 
 
 def main():
@@ -183,6 +194,7 @@ def correct_words(base, words, n, rnd):
     clean = rnd.sample(common, min(n, len(common)))
     false = [w for w in clean if ask(base, w)]
     print(f"correct_words={len(clean)} no_suggestion={1 - len(false) / max(len(clean), 1):.3f} false={false[:10]}")
+    print(f"suggestion_unavailable={len(UNAVAILABLE)} {UNAVAILABLE[:10]}")
 
 
 if __name__ == "__main__":
