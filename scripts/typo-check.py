@@ -2,7 +2,7 @@
 """Asks a running Doppel search server for real-life misspellings and scores
 its "Did you mean" suggestions.
 
-usage: typo-check.py BASE_URL SITE.jsonl DICTIONARY [N] [SEED]
+usage: typo-check.py BASE_URL SITE.jsonl DICTIONARY|generated [N] [SEED]
 
 DICTIONARY is a list of misspellings people make, one "typo->word" per
 line: codespell's (Debian package codespell:
@@ -15,11 +15,22 @@ BASE_URL/api/search?q=TYPO and counts the answers whose "suggestion" is the
 word, by Damerau edit distance between typo and word. Then asks N correctly
 spelled words of the site, each alone, and counts those that got a
 suggestion (there should be none). Prints key=value lines.
+
+With "generated" instead of a dictionary, the misspellings are made from
+the site's distinct title words (of the letters a-z only) as ranking's
+TestSpellingOnDemo makes them from the demo's: one slip per edit (a letter
+left out, a keyboard neighbour of a letter added after it, a letter
+replaced by a keyboard neighbour, two neighbouring letters swapped), one
+slip on words of four letters or more and two on words of six or more, a
+misspelling that is a word of the site skipped; N of each (seeded), then
+the N correctly spelled words as above.
 """
 import json
 import random
 import re
 import sys
+import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -39,9 +50,93 @@ def damerau(a, b):
     return d[len(a)][len(b)]
 
 
+QWERTY = ("1234567890", "qwertyuiop", "asdfghjkl", "zxcvbnm")
+
+
+def key(c):
+    for r, line in enumerate(QWERTY):
+        if c in line:
+            return r, line.index(c)
+    return None
+
+
+def neighbours(a, b):
+    ka, kb = key(a), key(b)
+    if ka is None or kb is None or a == b:
+        return False
+    dr, dc = ka[0] - kb[0], ka[1] - kb[1]
+    if dr == 0:
+        return abs(dc) == 1
+    if dr == 1:
+        return dc in (0, -1)
+    if dr == -1:
+        return dc in (0, 1)
+    return False
+
+
+def misspell(w, rnd):
+    """One slip, as ranking's misspell makes it."""
+    i = rnd.randrange(len(w))
+
+    def near(c):
+        ns = [k for line in QWERTY for k in line if k >= "a" and neighbours(c, k)]
+        return rnd.choice(ns) if ns else c
+    kind = rnd.randrange(4)
+    if kind == 0:
+        return w[:i] + w[i + 1:]
+    if kind == 1:
+        return w[:i + 1] + near(w[i]) + w[i + 1:]
+    if kind == 2:
+        return w[:i] + near(w[i]) + w[i + 1:]
+    if i == len(w) - 1:
+        i -= 1
+    return w[:i] + w[i + 1] + w[i] + w[i + 2:]
+
+
+def generated(site, words, n, rnd):
+    """(typo, word, slips) triples: n of one slip, n of two."""
+    titles = set()
+    for line in open(site, encoding="utf-8"):
+        titles.update(re.findall(r"[^\W\d_]+", json.loads(line).get("title", "").lower()))
+    pool = sorted(w for w in titles if re.fullmatch(r"[a-z]+", w))  # not the ASCII parts of "général"
+    out = []
+    for slips, shortest in ((1, 4), (2, 6)):
+        cands = [w for w in pool if len(w) >= shortest]
+        got = 0
+        for w in rnd.sample(cands, len(cands)):
+            typo = w
+            for _ in range(slips):
+                typo = misspell(typo, rnd)
+            if typo in words or typo == w:
+                continue
+            out.append((typo, w, slips))
+            got += 1
+            if got >= n:
+                break
+    return out
+
+
+UNAVAILABLE = []  # queries whose suggestion could not be made, however often asked
+
+
 def ask(base, q):
+    """The suggestion for q; a 429 or 503 (a busy server) is asked again after its Retry-After, up to 30 times (a loaded
+    machine: the server's searches stop at 2 s), as are a dropped connection and an answer whose suggestion could not be
+    made in time ("suggestion_unavailable")."""
     url = base.rstrip("/") + "/api/search?" + urllib.parse.urlencode({"q": q, "facets": 0})
-    return json.load(urllib.request.urlopen(url, timeout=30)).get("suggestion", "")
+    for attempt in range(31):
+        try:
+            res = json.load(urllib.request.urlopen(url, timeout=120))
+            if res.get("suggestion_unavailable") and attempt < 30:
+                time.sleep(1)
+                continue
+            if res.get("suggestion_unavailable"):
+                UNAVAILABLE.append(q)
+            return res.get("suggestion", "")
+        except (urllib.error.HTTPError, ConnectionError) as e:
+            if isinstance(e, urllib.error.HTTPError) and e.code not in (429, 503) or attempt == 30:
+                raise
+            time.sleep(float(getattr(e, "headers", None) and e.headers.get("Retry-After") or 1))
 
 
 def main():
@@ -53,6 +148,19 @@ def main():
         page = json.loads(line)
         for w in re.findall(r"[a-z]+", (page.get("title", "") + " " + page.get("text", "")).lower()):
             words[w] = words.get(w, 0) + 1
+    if dictionary == "generated":
+        by, misses = {}, []
+        for typo, fix, slips in generated(site, words, n, rnd):
+            asked, ok = by.get(slips, (0, 0))
+            got = ask(base, typo)
+            by[slips] = (asked + 1, ok + (got == fix))
+            if got != fix:
+                misses.append(f"{typo}->{got or '-'} (want {fix})")
+        for k in sorted(by):
+            print(f"generated slips={k} asked={by[k][0]} corrected={by[k][1] / by[k][0]:.3f}")
+        print("misses: " + "; ".join(misses[:40]))
+        correct_words(base, words, n, rnd)
+        return
     pairs = []
     for line in open(dictionary, encoding="utf-8"):
         typo, _, fixes = line.strip().partition("->")
@@ -78,10 +186,15 @@ def main():
     asked = sum(a for a, _ in by.values())
     print(f"all asked={asked} corrected={sum(o for _, o in by.values()) / max(asked, 1):.3f}")
     print("misses: " + "; ".join(misses[:40]))
+    correct_words(base, words, n, rnd)
+
+
+def correct_words(base, words, n, rnd):
     common = sorted(w for w, c in words.items() if c >= 3 and len(w) >= 4)
     clean = rnd.sample(common, min(n, len(common)))
     false = [w for w in clean if ask(base, w)]
     print(f"correct_words={len(clean)} no_suggestion={1 - len(false) / max(len(clean), 1):.3f} false={false[:10]}")
+    print(f"suggestion_unavailable={len(UNAVAILABLE)} {UNAVAILABLE[:10]}")
 
 
 if __name__ == "__main__":

@@ -731,7 +731,7 @@ func (srv *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	view.Pages = pageLinks(res.Page, lastPage(res.Total, res.AtLeast, res.Exact, res.Size, res.Page, res.More), link, view.Next)
 	view.Omitted, view.ByDate = req.Omitted, req.ByDate
 	view.Facets, view.Chips = facetLinks(r.URL.Query(), res.Facets)
-	if sug := srv.suggestion(r, res); sug != "" {
+	if sug, _ := srv.suggestion(r, res); sug != "" {
 		q := r.URL.Query()
 		q.Set("q", sug)
 		q.Del("page")
@@ -983,8 +983,11 @@ func (srv *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
 	if res.Facets != nil {
 		out["facets"] = res.Facets
 	}
-	if sug := srv.suggestion(r, res); sug != "" {
+	switch sug, failed := srv.suggestion(r, res); {
+	case sug != "":
 		out["suggestion"] = sug
+	case failed:
+		out["suggestion_unavailable"] = true
 	}
 	if res.Truncated {
 		out["truncated"] = true
@@ -994,21 +997,23 @@ func (srv *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
 
 // suggestion returns the spelling suggestion for a search with fewer
 // results than a page, or with a word no page the user may see holds as
-// typed (ranking.Searcher.Misspelled); "" if none (or if it cannot be
-// made).
-func (srv *Server) suggestion(r *http.Request, res *ranking.Result) string {
+// typed (ranking.Searcher.Misspelled); "" if none. Failed says it could
+// not be made (the search for near words took too long or was too
+// broad): the page then goes without one, and the API says so, so that a
+// missing suggestion is not taken for a word spelled right.
+func (srv *Server) suggestion(r *http.Request, res *ranking.Result) (sug string, failed bool) {
 	q := r.URL.Query()
 	if q.Get("syntax") == "bleve" || q.Get("q") == "" {
-		return ""
+		return "", false
 	}
 	if res.Total >= res.Size && !srv.s.Misspelled(r.Context(), q.Get("q"), who(r).groups) {
-		return ""
+		return "", false
 	}
 	sug, err := srv.s.Suggest(r.Context(), q.Get("q"), who(r).groups)
 	if err != nil {
-		return ""
+		return "", true
 	}
-	return sug
+	return sug, false
 }
 
 // apiSuggest answers /api/suggest?q=: completions of what the user is

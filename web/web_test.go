@@ -677,6 +677,55 @@ func TestFacets(t *testing.T) {
 
 // TestSuggestions: a misspelled query gets "Did you mean" in the API and
 // on the page; /api/suggest completes what is typed.
+// TestSuggestionUnavailable checks that the API says when spelling help
+// could not be made — here its search for near words is too broad for a
+// term budget of one, which the plain search of the word does not need —
+// rather than answering as for a word spelled right.
+func TestSuggestionUnavailable(t *testing.T) {
+	for _, tc := range []struct {
+		maxTerms    int
+		unavailable bool
+		suggestion  string
+	}{
+		{0, false, "vpn"}, // the default budget: made
+		{1, true, ""},
+	} {
+		bi, err := bleve.NewMemOnly(indexer.Mapping())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix, err := indexer.Wrap(bi, indexer.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{"http://intra/vpn", "http://intra/vps", "http://intra/vpc"} {
+			d := indexer.Doc{ID: id, URL: id, Title: strings.ToUpper(id[len(id)-3:]), Body: "About the " + id[len(id)-3:] + " service."}
+			if err := ix.Add(context.Background(), d, indexer.Placement{ID: id, Cluster: id, Master: id}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := ix.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		srv, err := New(ranking.New(ix, ranking.Options{MaxTerms: tc.maxTerms}), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(srv)
+		code, body := get(t, ts.URL+"/api/search?q=vpnn")
+		ts.Close()
+		ix.Close()
+		var res struct {
+			Suggestion            string
+			SuggestionUnavailable bool `json:"suggestion_unavailable"`
+		}
+		if err := json.Unmarshal([]byte(body), &res); err != nil || code != http.StatusOK ||
+			res.Suggestion != tc.suggestion || res.SuggestionUnavailable != tc.unavailable {
+			t.Errorf("MaxTerms %d: %d %s; want suggestion %q, unavailable %v", tc.maxTerms, code, body, tc.suggestion, tc.unavailable)
+		}
+	}
+}
+
 func TestSuggestions(t *testing.T) {
 	ts := testServer(t, Options{})
 	var res struct {

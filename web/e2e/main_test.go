@@ -97,7 +97,7 @@ func setUp() (*fixture, error) {
 		DemoUsers: []web.DemoUser{{Name: "guest"}, {Name: "hr-staff", Groups: []string{"hr"}}},
 		Text:      c.View().Text,
 		Fetched:   c.View().FetchedAt,
-		Status:    func() web.Status { return web.Status{Documents: int(c.Stats().Fetched), Crawl: live()} },
+		Status:    func() web.Status { return demoStatus(c.View(), live()) },
 	})
 	if err != nil {
 		c.Close()
@@ -109,4 +109,19 @@ func setUp() (*fixture, error) {
 		site.URL, time.Since(start).Round(time.Millisecond), st.Fetched, st.Unique, st.Duplicates, st.Skipped, st.Errors)
 	return &fixture{site: site, search: httptest.NewServer(srv), admin: httptest.NewServer(srv.AdminHandler()), crawler: c,
 		siteURL: site.URL, summary: summary}, nil
+}
+
+// demoStatus is the status page's data as doppel serve makes it from the
+// crawl's records (its cachedStatus), with the running crawl's section:
+// the screenshots show the counts and charts an administrator sees, not
+// zeros.
+func demoStatus(v *crawler.View, live *web.Crawl) web.Status {
+	st := web.Status{Crawl: live}
+	if s, err := v.Summary(); err == nil {
+		st.Documents, st.Clusters, st.Duplicates, st.Queued = s.Fetched, s.Clusters, s.Duplicates, s.Queued
+		st.Errors, st.Gone, st.Searchable = s.Errors, s.Gone, s.Searchable
+		st.Skipped = max(0, min(s.Duplicates, s.Fetched-s.Indexed))
+		st.ClusterSizes, st.Hamming = s.ClusterSizes, s.Hamming
+	}
+	return st
 }
