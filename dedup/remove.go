@@ -191,6 +191,7 @@ func (d *Detector) Remove(id string) (Change, error) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.epoch++ // what was verified ahead no longer holds (see preVerified)
 	idx, ok := d.byID[id]
 	if !ok {
 		return Change{}, fmt.Errorf("%w: %q", ErrUnknownID, id)
@@ -237,6 +238,7 @@ func (d *Detector) Update(p *Prepared) (Change, error) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.epoch++ // what was verified ahead no longer holds (see preVerified)
 	if p.generation != d.generation {
 		p = d.prepare(p.doc)
 	}
