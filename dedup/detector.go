@@ -461,8 +461,17 @@ func (d *Detector) prepare(doc Document) *Prepared { return d.prepareWith(doc, d
 // reads of d besides s never changes after New.
 func (d *Detector) prepareWith(doc Document, s signers) *Prepared {
 	// Filters (stop words, stemming, numbers, dates) apply to everything
-	// compared; with the default options tokens pass unchanged.
-	tokens := d.ext.FilterTokens(features.Tokens(doc.Text))
+	// compared; with the default options tokens pass unchanged. The slice
+	// of tokens is reused (none is kept).
+	buf := tokenBufs.Get().(*[]string)
+	all := features.AppendTokens((*buf)[:0], doc.Text)
+	defer func() {
+		if clear(all); cap(all) <= maxPooled {
+			*buf = all[:0]
+			tokenBufs.Put(buf)
+		}
+	}()
+	tokens := d.ext.FilterTokens(all)
 	rec := &record{member: cluster.Member{ID: doc.ID, URL: doc.URL, Time: doc.Time, Quality: doc.Quality, Preference: doc.Preference}, extracted: doc.Extracted}
 	rec.content = contentHash(tokens, d.ext.FilterTokens(features.Tokens(doc.Tagged)), doc.Meta)
 	if len(tokens) == 0 {
@@ -480,8 +489,14 @@ func (d *Detector) prepareWith(doc Document, s signers) *Prepared {
 		more := &recordMore{}
 		if o.Method == Hybrid && o.Verify == Exact {
 			// The sketch only gives band keys to find candidates, which
-			// are then verified exactly: about one hash a shingle.
-			more.sketch = d.minhash.Fast(set)
+			// are then verified exactly: about one hash a shingle. It is
+			// not kept (below), so its memory is reused.
+			sk := sketchBufs.Get().(*minhash.Sketch)
+			if len(*sk) != d.minhash.Size() {
+				*sk = make(minhash.Sketch, d.minhash.Size())
+			}
+			more.sketch = d.minhash.FastTo(*sk, set)
+			defer sketchBufs.Put(sk)
 		} else {
 			more.sketch = d.minhash.Sketch(set)
 		}
@@ -509,6 +524,13 @@ func (d *Detector) prepareWith(doc Document, s signers) *Prepared {
 	}
 	return &Prepared{doc: doc, rec: rec, generation: s.generation}
 }
+
+// tokenBufs and sketchBufs are the token slices and the MinHash sketches
+// (under exact verification, which keeps none) of prepareWith, reused.
+var (
+	tokenBufs  = sync.Pool{New: func() any { return new([]string) }}
+	sketchBufs = sync.Pool{New: func() any { return new(minhash.Sketch) }}
+)
 
 // shingleSet returns the sorted set of tokens' shingles, without the
 // common ones when Options.MaxShingleDocs is set (unless that would leave
