@@ -190,6 +190,7 @@ type Prepared struct {
 	doc        Document
 	rec        *record
 	generation int
+	pre        *preVerified // what AddSeq found ahead of Insert; nil if nothing
 }
 
 // ID returns the prepared document's id.
@@ -286,6 +287,17 @@ type Detector struct {
 	// remote: the Shared the Detector keeps its state in (NewShared),
 	// and what it read of it for the insert under way; nil: in memory.
 	remote *remote
+
+	// Verification ahead of Insert (see preVerified): epoch moves on
+	// with every change but an Insert; dirty stamps, by key hash, the
+	// documents stored when a list last changed (nil until AddSeq makes
+	// room for it); cur is the preVerified of the Insert under way;
+	// serialVerify turns it off (the serial reference of benchmarks).
+	epoch        uint64
+	dirty        []uint32
+	cur          *preVerified
+	pre          preStats
+	serialVerify bool
 }
 
 // clusterRef is what Insert needs of a cluster: the 64 bits of its id
@@ -449,8 +461,17 @@ func (d *Detector) prepare(doc Document) *Prepared { return d.prepareWith(doc, d
 // reads of d besides s never changes after New.
 func (d *Detector) prepareWith(doc Document, s signers) *Prepared {
 	// Filters (stop words, stemming, numbers, dates) apply to everything
-	// compared; with the default options tokens pass unchanged.
-	tokens := d.ext.FilterTokens(features.Tokens(doc.Text))
+	// compared; with the default options tokens pass unchanged. The slice
+	// of tokens is reused (none is kept).
+	buf := tokenBufs.Get().(*[]string)
+	all := features.AppendTokens((*buf)[:0], doc.Text)
+	defer func() {
+		if clear(all); cap(all) <= maxPooled {
+			*buf = all[:0]
+			tokenBufs.Put(buf)
+		}
+	}()
+	tokens := d.ext.FilterTokens(all)
 	rec := &record{member: cluster.Member{ID: doc.ID, URL: doc.URL, Time: doc.Time, Quality: doc.Quality, Preference: doc.Preference}, extracted: doc.Extracted}
 	rec.content = contentHash(tokens, d.ext.FilterTokens(features.Tokens(doc.Tagged)), doc.Meta)
 	if len(tokens) == 0 {
@@ -468,8 +489,14 @@ func (d *Detector) prepareWith(doc Document, s signers) *Prepared {
 		more := &recordMore{}
 		if o.Method == Hybrid && o.Verify == Exact {
 			// The sketch only gives band keys to find candidates, which
-			// are then verified exactly: about one hash a shingle.
-			more.sketch = d.minhash.Fast(set)
+			// are then verified exactly: about one hash a shingle. It is
+			// not kept (below), so its memory is reused.
+			sk := sketchBufs.Get().(*minhash.Sketch)
+			if len(*sk) != d.minhash.Size() {
+				*sk = make(minhash.Sketch, d.minhash.Size())
+			}
+			more.sketch = d.minhash.FastTo(*sk, set)
+			defer sketchBufs.Put(sk)
 		} else {
 			more.sketch = d.minhash.Sketch(set)
 		}
@@ -497,6 +524,13 @@ func (d *Detector) prepareWith(doc Document, s signers) *Prepared {
 	}
 	return &Prepared{doc: doc, rec: rec, generation: s.generation}
 }
+
+// tokenBufs and sketchBufs are the token slices and the MinHash sketches
+// (under exact verification, which keeps none) of prepareWith, reused.
+var (
+	tokenBufs  = sync.Pool{New: func() any { return new([]string) }}
+	sketchBufs = sync.Pool{New: func() any { return new(minhash.Sketch) }}
+)
 
 // shingleSet returns the sorted set of tokens' shingles, without the
 // common ones when Options.MaxShingleDocs is set (unless that would leave
@@ -565,7 +599,9 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 	if _, dup := d.byID[p.rec.member.ID]; dup {
 		return Result{}, fmt.Errorf("%w: %q", ErrDuplicateID, p.rec.member.ID)
 	}
+	d.cur = d.taken(p)
 	res := d.insert(p.rec)
+	d.cur, p.pre = nil, nil
 	d.count()
 	return res, d.setsErr()
 }
@@ -780,7 +816,7 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 				d.stats.MasterTests++
 			}
 			master := d.doc(ref.master)
-			s, ok := d.matchAbove(rec, master, masterFloor)
+			s, ok := d.verifyPair(rec, ref.master, master, masterFloor)
 			if ok {
 				found = append(found, verified{ref.master, s})
 				if s > bestScore || s == bestScore && ref.hash < bestHash {
@@ -810,7 +846,7 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 				break
 			}
 			n++
-			if s, ok := d.matchAbove(rec, d.doc(m), floor); ok {
+			if s, ok := d.verifyPair(rec, m, d.doc(m), floor); ok {
 				found = append(found, verified{m, s})
 			} else {
 				d.notePart(idx, rec, m, d.doc(m))
@@ -950,6 +986,9 @@ func (c candidate) group() uint32 { return uint32(c) }
 func (d *Detector) candidates(self uint32, rec *record) (out []candidate, dense bool) {
 	d.gen++
 	d.stamp[self] = d.gen
+	if pre, ok := d.preCandidates(); ok {
+		return pre, false
+	}
 	keys := d.keyBuf[:0]
 	near := 0
 	if d.hamming != nil || d.remote != nil && d.uses(SimHash) {
@@ -1095,8 +1134,18 @@ func (d *Detector) matchAbove(a, b *record, floor float64) (float64, bool) {
 		n := minhash.SharedSuperShingles(a.supers(), b.supers())
 		return float64(n) / 6, n >= 2
 	}
-	return d.matchHybrid(a, b, floor)
+	return d.matchHybrid(a, b, floor, d)
 }
+
+// A setSource gives the verification sets of records: the Detector
+// itself (setOf, which keeps its set cache up to date, under the write
+// lock) or a preReader (read-only, under the read lock).
+type setSource interface {
+	set(rec *record, i int) []uint64
+}
+
+// set is setOf, for matching under the write lock.
+func (d *Detector) set(rec *record, i int) []uint64 { return d.setOf(rec, i) }
 
 // acceptFloor is the lowest resemblance at which matchShingles accepts a
 // pair that is not twins: Threshold, or EditFloor under the edit
@@ -1122,7 +1171,7 @@ func matchLexicons(a, b *record) (float64, bool) {
 
 // matchHybrid is match for Hybrid: the similarity the options verify by
 // (floor: see matchAbove).
-func (d *Detector) matchHybrid(a, b *record, floor float64) (float64, bool) {
+func (d *Detector) matchHybrid(a, b *record, floor float64, src setSource) (float64, bool) {
 	o := &d.opts
 	var s float64
 	switch {
@@ -1132,9 +1181,9 @@ func (d *Detector) matchHybrid(a, b *record, floor float64) (float64, bool) {
 	case o.Verify == Estimate:
 		s = a.sketch().Jaccard(b.sketch())
 	case o.Similarity == Cosine:
-		s = cosineOf(d.setOf(a, 0), d.setOf(b, 1))
+		s = cosineOf(src.set(a, 0), src.set(b, 1))
 	default:
-		return d.matchShingles(a, b, floor)
+		return d.matchShingles(a, b, floor, src)
 	}
 	return s, s >= o.Threshold
 }
@@ -1157,7 +1206,7 @@ func cosineOf(a, b []uint64) float64 {
 // Below floor (see matchAbove) it stops counting the shared shingles,
 // and, when the sizes of the sets rule the pair out, does not read them.
 // Twins are always counted to the end.
-func (d *Detector) matchShingles(a, b *record, floor float64) (float64, bool) {
+func (d *Detector) matchShingles(a, b *record, floor float64, src setSource) (float64, bool) {
 	twins := a.extracted || b.extracted
 	na, nb := d.setLen(a), d.setLen(b)
 	need := 0
@@ -1167,7 +1216,7 @@ func (d *Detector) matchShingles(a, b *record, floor float64) (float64, bool) {
 	if need > min(na, nb) { // J ≤ min/max < floor: no need to read the sets
 		return jaccard(min(na, nb), na, nb), false
 	}
-	inter, ok := features.IntersectionAtLeast(d.setOf(a, 0), d.setOf(b, 1), need)
+	inter, ok := features.IntersectionAtLeast(src.set(a, 0), src.set(b, 1), need)
 	if !ok { // inter is an upper bound below need: J < floor
 		return jaccard(inter, na, nb), false
 	}
@@ -1280,6 +1329,9 @@ func (d *Detector) index(idx uint32, rec *record, dense bool) {
 	d.keyBuf = d.appendKeys(d.keyBuf[:0], rec)
 	for _, k := range d.keyBuf {
 		d.lists.Add(k, e)
+		if d.dirty != nil {
+			d.markDirty(dirtyHash(k), idx)
+		}
 	}
 }
 
@@ -1307,6 +1359,7 @@ func (d *Detector) Refresh(ctx context.Context, t *stats.Table, doc func(id stri
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.epoch++ // what was verified ahead no longer holds (see preVerified)
 	docs := make([]Document, len(d.docs))
 	for i, rec := range d.docs {
 		if err := ctx.Err(); err != nil {
@@ -1526,19 +1579,29 @@ func (d *Detector) AddAll(ctx context.Context, docs []Document, workers int, fn 
 // AddSeq adds the documents docs yields, in order, and calls fn with each
 // result in input order. Up to workers goroutines (workers < 1 means 1)
 // sign documents ahead while the documents before them are inserted, so
-// signing and insertion overlap; only a few hundred documents are held
-// at a time, so docs may be larger than memory. It stops at the first
-// error docs yields or Add or fn returns, or when ctx is done.
+// signing and insertion overlap; they also find and verify each
+// document's candidates among those already stored, which Insert then
+// takes over as far as they still hold (the same results as Add, one
+// document after the other). Only a few hundred documents are held at a
+// time, so docs may be larger than memory. It stops at the first error
+// docs yields or Add or fn returns, or when ctx is done. fn must not
+// call AddSeq or AddAll of the same Detector.
 func (d *Detector) AddSeq(ctx context.Context, docs iter.Seq2[Document, error], workers int, fn func(Result) error) error {
 	workers = max(workers, 1)
+	d.enablePreverify()
 	ctx, cancel := context.WithCancel(ctx)
 	jobs := make(chan *signBatch)
 	order := make(chan *signBatch, 2*workers) // batches in input order, signed or being signed
+	// phase keeps the signing goroutines' verification ahead out of the
+	// way of a batch's insertion: one hand-over of the lock a batch, not
+	// one a document.
+	var phase sync.RWMutex
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			var sc preScratch
 			for b := range jobs {
-				b.prepare(d)
+				b.prepare(d, &phase, &sc)
 			}
 		})
 	}
@@ -1583,17 +1646,8 @@ func (d *Detector) AddSeq(ctx context.Context, docs iter.Seq2[Document, error], 
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		for i, p := range b.prepared {
-			if b.errs[i] != nil {
-				return fmt.Errorf("document %q: %w", b.docs[i].ID, b.errs[i])
-			}
-			res, err := d.Insert(p)
-			if err != nil {
-				return err
-			}
-			if err := fn(res); err != nil {
-				return err
-			}
+		if err := b.insert(d, &phase, fn); err != nil {
+			return err
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -1615,13 +1669,44 @@ func newSignBatch() *signBatch {
 	return &signBatch{docs: make([]Document, 0, 64), done: make(chan struct{})}
 }
 
-// prepare signs the batch's documents.
-func (b *signBatch) prepare(d *Detector) {
+// prepare signs the batch's documents, then finds and verifies their
+// candidates among the documents stored (preverify), one document at a
+// time under phase's read lock.
+func (b *signBatch) prepare(d *Detector, phase *sync.RWMutex, sc *preScratch) {
 	b.prepared, b.errs = make([]*Prepared, len(b.docs)), make([]error, len(b.docs))
 	for i, doc := range b.docs {
 		b.prepared[i], b.errs[i] = d.Prepare(doc)
 	}
+	for _, p := range b.prepared {
+		if p != nil {
+			phase.RLock()
+			d.mu.RLock()
+			d.preverify(p, sc)
+			d.mu.RUnlock()
+			phase.RUnlock()
+		}
+	}
 	close(b.done)
+}
+
+// insert inserts the batch's documents in order under phase's write
+// lock, calling fn with each result.
+func (b *signBatch) insert(d *Detector, phase *sync.RWMutex, fn func(Result) error) error {
+	phase.Lock()
+	defer phase.Unlock()
+	for i, p := range b.prepared {
+		if b.errs[i] != nil {
+			return fmt.Errorf("document %q: %w", b.docs[i].ID, b.errs[i])
+		}
+		res, err := d.Insert(p)
+		if err != nil {
+			return err
+		}
+		if err := fn(res); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // A TableBuilder builds the statistics tables a Detector needs from a

@@ -40,6 +40,7 @@ func (d *Detector) Recluster(ctx context.Context) ([]Assignment, error) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.epoch++ // what was verified ahead no longer holds (see preVerified)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

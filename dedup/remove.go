@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -128,21 +129,28 @@ func distance(a, b uint64) int {
 // by 1.
 func contentHash(tokens, tagged, meta []string) uint64 {
 	parts := [...][]string{tokens, tagged, meta}
-	n := len(parts)
-	for _, part := range parts {
-		for _, t := range part {
-			n += len(t) + 1
-		}
-	}
-	buf := make([]byte, 0, n)
+	bp := hashBufs.Get().(*[]byte)
+	buf := (*bp)[:0]
 	for _, part := range parts {
 		for _, t := range part {
 			buf = append(append(buf, t...), 0)
 		}
 		buf = append(buf, 1)
 	}
-	return xxhash.Sum64(buf)
+	h := xxhash.Sum64(buf)
+	if cap(buf) <= maxPooled {
+		*bp = buf
+		hashBufs.Put(bp)
+	}
+	return h
 }
+
+// hashBufs are contentHash's buffers, reused: signing allocates less.
+var hashBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooled is the largest buffer (in elements) signing keeps for reuse;
+// a larger one, of an unusually long document, is left to the collector.
+const maxPooled = 1 << 20
 
 // Fingerprint returns the fingerprint of the stored document id (its
 // latest version), and false if it is not stored. Cost: O(1).
@@ -191,6 +199,7 @@ func (d *Detector) Remove(id string) (Change, error) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.epoch++ // what was verified ahead no longer holds (see preVerified)
 	idx, ok := d.byID[id]
 	if !ok {
 		return Change{}, fmt.Errorf("%w: %q", ErrUnknownID, id)
@@ -237,6 +246,7 @@ func (d *Detector) Update(p *Prepared) (Change, error) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.epoch++ // what was verified ahead no longer holds (see preVerified)
 	if p.generation != d.generation {
 		p = d.prepare(p.doc)
 	}

@@ -128,12 +128,14 @@ func synthDocs(path string, text *int) iter.Seq2[dedup.Document, error] {
 // BenchmarkDedupThroughput adds the documents of DOPPEL_SYNTH (a JSONL
 // corpus from `ndd synth`; skipped without it) as doppel dedup does with
 // its default flags — LSH candidates alone, exact resemblance at 0.9,
-// signed on every core and inserted in order by AddSeq — with the
-// verification sets where the default puts them (in memory up to
-// DefaultSetsMemory, then in a temporary file) beside the reference with
-// every set in memory (Options.SetsMemory −1), and reports MB/s of text
-// and the near-duplicate pairs found (pairs: the same in both, or the
-// two did not verify alike).
+// signed, and candidates found and verified ahead, on every core, and
+// inserted in order by AddSeq — with the verification sets where the
+// default puts them (in memory up to DefaultSetsMemory, then in a
+// temporary file), beside the serial path (the same with every
+// candidate found and verified by Insert, one document at a time) and
+// the reference with every set in memory (Options.SetsMemory −1). It
+// reports MB/s of text and the near-duplicate pairs found (pairs: the
+// same in all, or they did not verify alike).
 func BenchmarkDedupThroughput(b *testing.B) {
 	path := os.Getenv("DOPPEL_SYNTH")
 	if path == "" {
@@ -142,12 +144,16 @@ func BenchmarkDedupThroughput(b *testing.B) {
 	for _, c := range []struct {
 		name   string
 		memory int64
-	}{{"sets-in-memory", -1}, {"default", 0}} {
+		serial bool
+	}{{"sets-in-memory", -1, false}, {"serial-path", 0, true}, {"default", 0, false}} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
 				det, err := dedup.New(nil, dedup.Options{LSHOnly: true, SetsMemory: c.memory})
 				if err != nil {
 					b.Fatal(err)
+				}
+				if c.serial {
+					dedup.VerifySerially(det)
 				}
 				text, pairs := 0, 0
 				start := time.Now()

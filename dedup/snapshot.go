@@ -307,6 +307,7 @@ func (d *Detector) restore(s *snapshot) error {
 func (d *Detector) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.epoch++ // what was verified ahead no longer holds (see preVerified)
 	if d.remote != nil {
 		if f, ok := d.remote.sh.(interface{ Flush(context.Context) error }); ok {
 			return f.Flush(d.remote.ctx)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/doppel-search/doppel/internal/tokens"
 )
 
 func TestTokens(t *testing.T) {
@@ -226,5 +228,28 @@ func BenchmarkStripDates(b *testing.B) {
 				out = e.FilterTokens(append(out[:0], tokens...))
 			}
 		})
+	}
+}
+
+// TestAppendTokensLowercases checks that AppendTokens gives the tokens of
+// tokens.Append (each non-lowercase one lowercased on its own by
+// strings.ToLower): ASCII capitals, non-ASCII letters that lowercase to
+// another length, CJK bigrams, digits, invalid UTF-8, into a buffer that
+// already holds tokens.
+func TestAppendTokensLowercases(t *testing.T) {
+	for _, text := range []string{
+		"",
+		"plain lower words only",
+		"The Quick BROWN fox, HashMap<K, V>::Entry and impl Iterator for Vec",
+		"İstanbul ΣΊΣΥΦΟΣ Straße ǅemal ÀÉÎ mixed ASCII Then ÜBER",
+		"東京タワーは Tokyo Tower 서울 Seoul 々",
+		"x509 CVE-2026-1234 0xFF \xff\xfeBAD\xc3 bytes",
+		strings.Repeat("CamelCaseToken ", 300),
+	} {
+		want := tokens.Append([]string{"kept"}, text)
+		got := AppendTokens([]string{"kept"}, text)
+		if !slices.Equal(got, want) {
+			t.Errorf("%.40q: got %q, want %q", text, got, want)
+		}
 	}
 }

@@ -21,8 +21,14 @@ import "math/bits"
 // comparable. Duplicates count once; the sketch of an empty set is all
 // [Empty]. One allocation, the result.
 func (h *Hasher) Fast(set []uint64) Sketch {
+	return h.FastTo(make(Sketch, len(h.coefs)), set)
+}
+
+// FastTo is [Hasher.Fast] into s, which must hold Size coordinates (its
+// values are overwritten), for a caller that reuses sketches; it returns
+// s. No allocation.
+func (h *Hasher) FastTo(s Sketch, set []uint64) Sketch {
 	k := uint64(len(h.coefs))
-	s := make(Sketch, k)
 	for i := range s {
 		s[i] = Empty
 	}

@@ -152,17 +152,83 @@ func (s *shard[K, V]) insert(k K, v V, h uint64) (K, V, bool) {
 }
 
 // grow makes s a quarter larger (8 slots at least) and puts its keys
-// back.
+// back: laid out in order of their homes (relay), or, should that fail,
+// one by one.
 func (s *shard[K, V]) grow(t *table[K, V]) {
 	old := s.slots
 	used := s.dist
 	n := max(8, len(old)+len(old)/4)
+	*s = shard[K, V]{slots: make([]slot[K, V], n), dist: make([]uint8, n)}
+	if s.relay(t, old, used) {
+		return
+	}
 	*s = shard[K, V]{slots: make([]slot[K, V], n), dist: make([]uint8, n)}
 	for i, sl := range old {
 		if used[i] != 0 {
 			s.put(t, sl.k, sl.v)
 		}
 	}
+}
+
+// relay puts the keys of old (slots used where used[i] > 0) into s,
+// empty and larger, and reports whether they all fit within maxDist of
+// their homes. A Robin Hood table keeps each run of keys in order of
+// their homes, and a key's home in the larger array is in the same order
+// as its home in the smaller one (ties aside), so the keys are taken in
+// that order — those wrapped round to the start of old last — sorted
+// again where ties broke the order, and laid out one after the other,
+// each at its home or just after the key before: no probing, no
+// displacement, each slot written once (a quarter of Add's time went to
+// growing with an insert per key). Keys that would run past the end go
+// in by insert.
+func (s *shard[K, V]) relay(t *table[K, V], old []slot[K, V], used []uint8) bool {
+	type placed struct {
+		home int
+		at   int // in old
+	}
+	order := make([]placed, 0, len(old))
+	wrapped := 0 // the keys at the start of old whose homes are near its end
+	for i := range old {
+		if d := int(used[i]); d > 0 {
+			if d-1 > i {
+				wrapped++
+				continue
+			}
+			order = append(order, placed{home(t.hash(old[i].k), len(s.slots)), i})
+		}
+	}
+	for i := 0; wrapped > 0; i++ {
+		if d := int(used[i]); d > 0 && d-1 > i {
+			order = append(order, placed{home(t.hash(old[i].k), len(s.slots)), i})
+			wrapped--
+		}
+	}
+	for i := 1; i < len(order); i++ { // nearly sorted: ties of the old homes only
+		for j := i; j > 0 && order[j-1].home > order[j].home; j-- {
+			order[j-1], order[j] = order[j], order[j-1]
+		}
+	}
+	next := 0
+	for oi, p := range order {
+		at := max(p.home, next)
+		if at >= len(s.slots) { // the rest would wrap round
+			for _, q := range order[oi:] {
+				sl := old[q.at]
+				if _, _, ok := s.insert(sl.k, sl.v, t.hash(sl.k)); !ok {
+					return false
+				}
+			}
+			return true
+		}
+		d := at - p.home + 1
+		if d > maxDist {
+			return false
+		}
+		s.slots[at], s.dist[at] = old[p.at], uint8(d)
+		s.n++
+		next = at + 1
+	}
+	return true
 }
 
 // put inserts k, not in s, growing s until every key fits.

@@ -149,3 +149,60 @@ func TestShardFarKeys(t *testing.T) {
 		t.Errorf("n = %d, want %d", s.n, maxDist)
 	}
 }
+
+// checkLayout checks the Robin Hood layout of every shard of t: each key
+// sits dist−1 slots past its home (wrapping round), and within a run of
+// keys the homes never go back (dist grows by at most one a slot).
+func checkLayout[K comparable](tb testing.TB, t *table[K, Entry]) {
+	tb.Helper()
+	for si := range t.shard {
+		s := &t.shard[si]
+		n := len(s.slots)
+		for i := range n {
+			d := int(s.dist[i])
+			if d == 0 {
+				continue
+			}
+			if h := home(t.hash(s.slots[i].k), n); (h+d-1)%n != i {
+				tb.Fatalf("shard %d: key at %d has home %d but dist %d", si, i, h, d)
+			}
+			if next := int(s.dist[(i+1)%n]); next > d+1 {
+				tb.Fatalf("shard %d: dist %d after %d at %d: the run is out of order", si, next, d, i)
+			}
+		}
+	}
+}
+
+// TestGrowLayout adds keys until every shard has grown many times —
+// spread hashes, and keys crowding a few homes (ties and runs that wrap
+// round the end of a shard) — and checks after each batch that the
+// layout grow makes (relay, or insert on its fallback) is a Robin Hood
+// table in which every key is found.
+func TestGrowLayout(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		key  func(r *rand.Rand, i int) uint64
+	}{
+		{"hashes", func(r *rand.Rand, _ int) uint64 { return r.Uint64() }},
+		{"small integers", func(_ *rand.Rand, i int) uint64 { return uint64(i) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(3, 4))
+			var tab table[uint64, Entry]
+			want := map[uint64]Entry{}
+			for i := range 60000 {
+				k := tc.key(r, i)
+				if _, ok := want[k]; ok {
+					continue
+				}
+				v := Entry{ID: uint32(i), Group: uint32(i % 7)}
+				tab.add(k, v)
+				want[k] = v
+				if i%10000 == 9999 {
+					checkLayout(t, &tab)
+					checkTable(t, &tab, want)
+				}
+			}
+		})
+	}
+}
