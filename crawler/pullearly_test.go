@@ -20,7 +20,7 @@ func TestPullEarly(t *testing.T) {
 		name    string
 		horizon time.Duration
 		budget  float64
-		started int // requests started just before, in the window
+		started int  // requests started just before, in the window
 		early   bool // handed out before its time (else: not asserted, unless no pull may happen)
 		never   bool // handed out at its time, not before
 	}{
