@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -100,6 +101,33 @@ type result struct {
 	found   *result
 
 	queued chan struct{} // closed by the committer once the page's links are queued
+
+	slot *hostSlot // the request slot of the URL's host, for a popped URL; nil for a sitemap's findings
+}
+
+// hostSlot is a popped URL's request slot of its host (polite.Pacer),
+// released once: when the answer is in, before the page is processed,
+// or when the fetch ends without one. Its release wakes the dispatcher,
+// which may have another URL of the host waiting for the slot.
+type hostSlot struct {
+	once  sync.Once
+	pacer *polite.Pacer
+	host  string
+	poke  func()
+}
+
+// release returns the slot to the pacer, the first time only. A nil
+// slot does nothing.
+func (s *hostSlot) release() {
+	if s == nil {
+		return
+	}
+	s.once.Do(func() {
+		s.pacer.Release(s.host)
+		if s.poke != nil {
+			s.poke()
+		}
+	})
 }
 
 // A link is a URL to queue, decided by admission.
@@ -227,6 +255,7 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 			col.SetCookieJar(cl.Jar)
 		}
 	}
+	base = polite.Transport{Base: base, Pacer: f.pacer} // the host's delay between requests as sent
 	base = decoding{base: base, limit: int64(max(f.opts.MaxBodyBytes, f.opts.MaxDocumentBytes)), pageLimit: int64(f.opts.MaxBodyBytes)}
 	base = f.turns.wrap(base, true)
 	col.WithTransport(plain{base: withFiles(f.opts.Logins.Transport(base), f.files, f.opts.SMB), pageLimit: int64(f.opts.MaxBodyBytes)})
@@ -234,6 +263,7 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 	col.SetRedirectHandler(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse })
 	col.OnResponse(func(resp *colly.Response) {
 		r := resp.Ctx.GetAny(ctxResult).(*result)
+		r.slot.release() // the answer is in: the host's next request need not wait for its processing
 		r.etag, r.modified = resp.Headers.Get("ETag"), resp.Headers.Get("Last-Modified")
 		if err := f.process(r, resp); err != nil {
 			r.fail(err.Error())
@@ -241,6 +271,7 @@ func (f *fetcher) collector(ctx context.Context) *colly.Collector {
 	})
 	col.OnError(func(resp *colly.Response, err error) {
 		r := resp.Ctx.GetAny(ctxResult).(*result)
+		r.slot.release()
 		if ctx.Err() != nil {
 			return // interrupted: the URL stays in flight and is fetched again on resume
 		}
@@ -312,8 +343,9 @@ func (f *fetcher) loop(ctx context.Context, col *colly.Collector, d *dispatcher,
 		if !ok {
 			return
 		}
-		r := f.work(ctx, col, item)
-		f.pacer.Release(hostOf(item.URL))
+		slot := &hostSlot{pacer: f.pacer, host: hostOf(item.URL), poke: d.poke}
+		r := f.work(ctx, col, item, slot)
+		slot.release()
 		fresh := 0
 		var t task
 		if _ = json.Unmarshal(item.Payload, &t); !t.Revisit {
@@ -358,8 +390,8 @@ func (f *fetcher) loop(ctx context.Context, col *colly.Collector, d *dispatcher,
 // work fetches one popped URL and prepares what the committer needs. It
 // returns nil when ctx was cancelled mid-request: the URL then stays in
 // flight and is fetched again on resume.
-func (f *fetcher) work(ctx context.Context, col *colly.Collector, item frontier.Item) *result {
-	r := &result{url: item.URL, priority: item.Priority, popped: true, queued: make(chan struct{})}
+func (f *fetcher) work(ctx context.Context, col *colly.Collector, item frontier.Item, slot *hostSlot) *result {
+	r := &result{url: item.URL, priority: item.Priority, popped: true, queued: make(chan struct{}), slot: slot}
 	_ = json.Unmarshal(item.Payload, &r.task) // a missing or foreign payload means depth 0
 	rec, known, err := f.pages.Get(item.URL)
 	switch {

@@ -358,7 +358,9 @@ func (s *sitemaps) get(ctx context.Context, file string, claimed bool) (*sitemap
 		req.Header.Set("If-None-Match", etag)
 	}
 	s.mu.Unlock()
-	client := s.opts.client(s.opts.Timeout, nil, func(base http.RoundTripper) http.RoundTripper { return s.turns.wrap(base, claimed) })
+	client := s.opts.client(s.opts.Timeout, nil, func(base http.RoundTripper) http.RoundTripper {
+		return s.turns.wrap(polite.Transport{Base: base, Pacer: s.pacer}, claimed)
+	})
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err

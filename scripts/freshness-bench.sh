@@ -5,6 +5,12 @@
 # the same request budget, for the same time. A fourth crawl runs Doppel's
 # schedule on a copy of the site that serves a sitemap with lastmod.
 #
+# Each crawl makes one request at a time to its site, 1/R s apart at the
+# least (host_parallelism 1, delay 1000/R ms), with two fetch goroutines
+# (parallelism 2): a page is processed and committed while the next
+# request runs, since the site's slot covers the request only, so the
+# crawl can spend the whole budget of R requests/s.
+#
 # usage: scripts/freshness-bench.sh [-pages N] [-seed S] [-minutes M] [-rate R] [-out DIR] [-port P] [-grace G] [-runs LIST]
 #   the four sites listen on 127.0.0.1 ports P..P+3 (default 18300)
 #   -runs LIST: the crawls to run, comma-separated, of adaptive, uniform,
@@ -68,7 +74,7 @@ for i in "${!run[@]}"; do
 	pids+=($!)
 	cat >"$out/$name/crawl.json" <<JSON
 {"seeds": ["http://127.0.0.1:$p/"], "max_pages": 1000000, "max_depth": 1000,
- "delay": "$delay", "parallelism": 1, "host_parallelism": 1,
+ "delay": "$delay", "parallelism": 2, "host_parallelism": 1,
  "revisit": {"policy": "$policy", "budget": $rate, "min_interval": "1m", "max_interval": "24h", "sitemaps": $sitemaps}}
 JSON
 done

@@ -5,9 +5,20 @@
 // robots.txt asks for a Crawl-delay; and none while the host has asked to
 // be left alone (429 or 503 with Retry-After). Several hosts are crawled side by side, each at its own
 // pace, so no host gets more than its share.
+//
+// A slot (TryAcquire) is what a crawler holds for a request it is about
+// to make; it is held while the request runs and released when the
+// answer is in (Release), not while the crawler processes the page, so
+// the host's next request may start as soon as its delay allows. The
+// delay is kept between the requests as they go out: a request passes
+// Send (or Transport) at the moment it is sent, and Send holds it back
+// until the delay since the sends before it has passed — however long
+// the request waited between its slot and its sending.
 package polite
 
 import (
+	"context"
+	"net/http"
 	"sync"
 	"time"
 )
@@ -70,22 +81,43 @@ type Stats struct {
 type host struct {
 	active  int
 	refused time.Time     // the first refusal since the last grant; zero if none
-	starts  []time.Time   // the last (up to limit) request starts, oldest first
+	starts  []time.Time   // the last (up to limit) slots granted, oldest first
+	sent    []time.Time   // the last (up to limit) requests sent (Send), oldest first
 	paused  time.Time     // no request may start before (Retry-After)
 	delay   time.Duration // Options.Delay or the host's Crawl-delay
 	limit   int           // slots: Options.Parallelism, or 1 under a Crawl-delay
 	freed   time.Time     // when a slot last became free (Release); zero before the first
 }
 
-// next returns when the host may start a request, slots permitting.
+// next returns when the host may start a request, slots permitting: its
+// pause over, and the delay past since the slot granted and the request
+// sent limit requests before.
 func (h *host) next() time.Time {
-	t := h.paused
-	if len(h.starts) >= h.limit && h.delay > 0 {
-		if d := h.starts[len(h.starts)-h.limit].Add(h.delay); d.After(t) {
-			t = d
-		}
+	return later(h.sendAt(), h.spaced(h.starts))
+}
+
+// sendAt returns when a request to the host may be sent: its pause over
+// and the delay past since the request sent limit requests before.
+func (h *host) sendAt() time.Time {
+	return later(h.paused, h.spaced(h.sent))
+}
+
+// spaced returns the delay after the limit-th last of times (oldest
+// first), or the zero time if there are fewer or no delay.
+func (h *host) spaced(times []time.Time) time.Time {
+	if len(times) < h.limit || h.delay <= 0 {
+		return time.Time{}
 	}
-	return t
+	return times[len(times)-h.limit].Add(h.delay)
+}
+
+// keep appends t to times and keeps the last limit.
+func keep(times []time.Time, t time.Time, limit int) []time.Time {
+	times = append(times, t)
+	if len(times) > limit {
+		times = times[len(times)-limit:]
+	}
+	return times
 }
 
 // EnsureDefaults sets every zero field to its default (each field's doc
@@ -139,14 +171,64 @@ func (p *Pacer) TryAcquire(name string) bool {
 		}
 	}
 	h.active++
-	h.starts = append(h.starts, now)
-	if len(h.starts) > h.limit {
-		h.starts = h.starts[len(h.starts)-h.limit:]
-	}
+	h.starts = keep(h.starts, now, h.limit)
 	return true
 }
 
-// Release returns a slot TryAcquire took.
+// Send waits until a request to host may be sent — its pause over, and
+// Delay (or the Crawl-delay) past since the request sent Parallelism
+// requests before — and records it as sent then. Call it at the moment
+// the request goes out, after TryAcquire: the slot's grant may come a
+// while before the sending (a page's commit, a busy machine), and two
+// requests sent closer than the delay would break the host's pace even
+// if their grants were not. It returns ctx's error if ctx ends first.
+func (p *Pacer) Send(ctx context.Context, name string) error {
+	for {
+		p.mu.Lock()
+		h := p.host(name)
+		now := p.now()
+		at := h.sendAt()
+		if !now.Before(at) {
+			h.sent = keep(h.sent, now, h.limit)
+			p.mu.Unlock()
+			return nil
+		}
+		p.mu.Unlock()
+		t := time.NewTimer(at.Sub(now))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// Transport sends each request through Pacer.Send first: a request waits
+// there for its host's delay to pass since the requests sent before it.
+type Transport struct {
+	Base  http.RoundTripper // default http.DefaultTransport
+	Pacer *Pacer
+}
+
+// RoundTrip waits for the request's turn (Pacer.Send, by its URL's host)
+// and sends it.
+func (t Transport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if err := t.Pacer.Send(r.Context(), r.URL.Host); err != nil {
+		if r.Body != nil {
+			r.Body.Close()
+		}
+		return nil, err
+	}
+	base := t.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return base.RoundTrip(r)
+}
+
+// Release returns a slot TryAcquire took, as soon as its request's answer
+// is in.
 func (p *Pacer) Release(name string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
