@@ -265,7 +265,8 @@ type Detector struct {
 	// (Recluster inserts star masters first).
 	noTakeover bool
 	// prefer: the master each document joins, by id (Recluster), when
-	// it resembles it at least EditFloor.
+	// it resembles it at least EditFloor, unless it resembles it less
+	// than Threshold and another master at least Threshold (verify).
 	prefer map[string]string
 	// sets holds the verification sets on disk (Options.SetsDir,
 	// SetsFile, or a temporary file once those kept in memory passed
@@ -853,7 +854,12 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 			}
 		}
 	}
-	if preferred >= 0 {
+	// Recluster's star master stands unless rec is only an edited
+	// near-copy of it and a copy (at the Threshold) of another master:
+	// `_mm_maskz_mul_round_sd` under x86/ joined the star of its sibling
+	// `_mm_maskz_add_round_sd` (0.85) away from its own copy under
+	// x86_64/ (0.90), and a result page showed both copies.
+	if preferred >= 0 && (preferredScore >= d.opts.Threshold || bestScore < d.opts.Threshold) {
 		best, bestScore = preferred, preferredScore
 	}
 	return found, best, bestScore, dense

@@ -326,3 +326,68 @@ func TestReclusterThenInsert(t *testing.T) {
 		d.Close()
 	}
 }
+
+// TestReclusterCopyBeforeStar: a page that is only an edited near-copy
+// of its star's master (two words changed: resemblance 0.81) joins the
+// master it is a copy of (one word changed: 0.90) instead, as
+// `_mm_maskz_mul_round_sd` under x86/ and x86_64/ beside their sibling
+// `_mm_maskz_add_round_sd`; a copy of the star's master stays with it,
+// and the sibling stays apart from the pair.
+func TestReclusterCopyBeforeStar(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 6))
+	words := make([]string, 100)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%d", r.IntN(100000))
+	}
+	// Positions far apart, each word in 5 shingles of its own: arch 10,
+	// op 40 and 70 (the name and its description), other 90.
+	text := func(arch, op, other string) string {
+		w := slices.Clone(words)
+		w[10], w[40], w[70], w[90] = arch, op, op+"s", other
+		return strings.Join(w, " ")
+	}
+	docs := []Document{
+		{ID: "x86/add", URL: "http://x/a", Text: text("x86", "add", "")},
+		{ID: "x86_64/add", URL: "http://x/b", Text: text("x86_64", "add", "")},
+		{ID: "x86/add-note", URL: "http://x/c", Text: text("x86", "add", "note")},
+		{ID: "x86/add-see", URL: "http://x/d", Text: text("x86", "add", "see")},
+		{ID: "x86/sub", URL: "http://x/e", Text: text("x86", "sub", "")},
+		{ID: "x86/div", URL: "http://x/f", Text: text("x86", "div", "")},
+		{ID: "x86/mul", URL: "http://x/g", Text: text("x86", "mul", "")},
+		{ID: "x86_64/mul", URL: "http://x/h", Text: text("x86_64", "mul", "")},
+	}
+	d0, err := New(nil, reclusterOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	score := func(a, b int) float64 {
+		s, _ := d0.match(d0.prepare(docs[a]).rec, d0.prepare(docs[b]).rec)
+		return s
+	}
+	if s := score(6, 7); s < 0.9 {
+		t.Fatalf("x86/mul and x86_64/mul resemble %.3f: the test needs copies", s)
+	}
+	if s := score(0, 6); s < 0.8 || s >= 0.9 {
+		t.Fatalf("x86/add and x86/mul resemble %.3f: the test needs an edited near-copy", s)
+	}
+	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6, 7}, {7, 6, 5, 4, 3, 2, 1, 0}, {6, 0, 7, 1, 2, 3, 4, 5}} {
+		_, as := reclustered(t, docs, order)
+		of := map[string]cluster.ID{}
+		for _, a := range as {
+			of[a.ID] = a.Cluster
+		}
+		for _, c := range []struct {
+			a, b string
+			same bool
+		}{
+			{"x86/mul", "x86_64/mul", true},
+			{"x86/add", "x86_64/add", true},
+			{"x86/add", "x86/mul", false},
+			{"x86/sub", "x86/mul", false},
+		} {
+			if got := of[c.a] == of[c.b]; got != c.same {
+				t.Errorf("order %v: %s and %s in one cluster: %v, want %v (%+v)", order, c.a, c.b, got, c.same, as)
+			}
+		}
+	}
+}

@@ -43,3 +43,58 @@ func TestNavBlocks(t *testing.T) {
 		})
 	}
 }
+
+// TestHeadNavBars: DocBook's bars above and below every page — links to
+// the neighbours the head names (<link rel="prev|next|up|home">) and
+// those pages' titles, in the section's language around a page left in
+// English — leave the main content, so that the untranslated page is
+// the text of its original. A bar with a link elsewhere, with more text
+// than the titles and a label, or on a page whose head names no
+// neighbours stays; so does a sentence that happens to link the next
+// page.
+func TestHeadNavBars(t *testing.T) {
+	head := `<head><title>1.4. What is the Debian Installer?</title>
+<link rel="home" href="index.html" title="Debian GNU/Linux — instalační příručka">
+<link rel="up" href="ch01.html" title="Kapitola 1. Vítejte v Debianu">
+<link rel="prev" href="ch01s03.html" title="1.3. Co je Debian GNU/Linux?">
+<link rel="next" href="ch01s05.html#top" title="1.5. Získání Debianu"></head>`
+	header := `<div class="navheader"><table summary="Navigation header"><tr><th colspan="3">1.4. What is the Debian Installer?</th></tr>
+<tr><td><a accesskey="p" href="ch01s03.html"><img src="images/prev.png" alt="Předcházející"></a></td><th>Kapitola 1. Vítejte v Debianu</th>
+<td><a accesskey="n" href="ch01s05.html"><img src="images/next.png" alt="Další"></a></td></tr></table><hr></div>`
+	footer := `<div class="navfooter"><hr><table summary="Navigation footer"><tr><td><a accesskey="p" href="ch01s03.html">Předcházející</a></td>
+<td><a accesskey="u" href="ch01.html">Nahoru</a></td><td><a accesskey="n" href="ch01s05.html">Další</a></td></tr>
+<tr><td>1.3. Co je Debian GNU/Linux? </td><td><a accesskey="h" href="index.html">Domů</a></td><td> 1.5. Získání Debianu</td></tr></table></div>`
+	content := `<div class="sect1"><h2>1.4. What is the Debian Installer?</h2><p>Debian Installer, also known as d-i, is the software system to install a basic working Debian system.</p></div>`
+	want := []string{"1.4. What is the Debian Installer?", "Debian Installer, also known as d-i, is the software system to install a basic working Debian system."}
+	for _, c := range []struct {
+		name, doc string
+		want      []string
+	}{{
+		name: "header and footer of the head's neighbours",
+		doc:  "<html>" + head + "<body>" + header + content + footer + "</body></html>",
+		want: want,
+	}, {
+		name: "no neighbours in the head",
+		doc:  "<html><head><title>1.4. What is the Debian Installer?</title></head><body>" + header + content + "</body></html>",
+		want: append([]string{"1.4. What is the Debian Installer?", "Kapitola 1. Vítejte v Debianu"}, want...),
+	}, {
+		name: "a link elsewhere",
+		doc:  "<html>" + head + "<body>" + content + `<div><a href="ch01s03.html">Předcházející</a> <a href="https://www.debian.org/">Debian</a> <a href="ch01s05.html">Další</a></div></body></html>`,
+		want: append(want, "Předcházející Debian Další"),
+	}, {
+		name: "more text than titles and a label",
+		doc:  "<html>" + head + "<body>" + content + `<div><a href="ch01s03.html">Back</a> to what Debian is, or <a href="ch01s05.html">on</a> to where to get the installation images for your machine.</div></body></html>`,
+		want: append(want, "Back to what Debian is, or on to where to get the installation images for your machine."),
+	}, {
+		name: "a sentence with one link to the next page",
+		doc:  "<html>" + head + "<body>" + content + `<p>Then read <a href="ch01s05.html">1.5. Získání Debianu</a>.</p></body></html>`,
+		want: append(want, "Then read 1.5. Získání Debianu."),
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			p := parse(t, c.doc)
+			if !slices.Equal(p.Blocks, c.want) {
+				t.Errorf("blocks %q,\nwant   %q", p.Blocks, c.want)
+			}
+		})
+	}
+}
