@@ -4,7 +4,8 @@
 its manifest: fetched and read (its status in the export), found by its
 own title (the query is its title; found when one of the first 10 hits is
 the document or stands for its cluster), and, for a version of a page, in
-the page's cluster (joined). Then the precision of the crawl's
+the page's cluster (joined), and of those how many have the page as
+their cluster's master (page_master). Then the precision of the crawl's
 member→master links: every fetched page or document of the manifest
 whose master is another URL is a link, right when both are in one twin group — the
 manifest's "group" (heldout-site.sh), else its "twin", else the URL's
@@ -34,7 +35,7 @@ def group_of(url):
     return group.get(path, path)
 
 
-fetched = found = twins = joined = 0
+fetched = found = twins = joined = page_master = 0
 misses = []
 for doc in docs:
     url = site + doc['path']
@@ -55,6 +56,10 @@ for doc in docs:
         t = rec.get(site + doc['twin'], {})
         if t.get('cluster') and t.get('cluster') == e.get('cluster'):
             joined += 1
+            if e.get('master') == site + doc['twin']:
+                page_master += 1
+            else:
+                misses.append(f"joined, master not the page {doc['twin']}: {doc['path']} -> {e.get('master', '')[len(site):]}")
         else:
             misses.append(f"not joined to {doc['twin']}: {doc['path']}")
 links = right = 0
@@ -68,6 +73,6 @@ for url, e in rec.items():
         misses.append(f"wrong link: {url[len(site):]} -> {e['master'][len(site):]}")
 n = len(docs)
 print(f'documents={n} fetched={fetched / n:.3f} found_by_title={found / n:.3f} versions={twins} '
-      f'joined={joined / max(twins, 1):.3f} links={links} link_precision={right / max(links, 1):.3f}')
+      f'joined={joined / max(twins, 1):.3f} page_master={page_master / max(joined, 1):.3f} links={links} link_precision={right / max(links, 1):.3f}')
 for m in misses:
     print('  ' + m)

@@ -41,13 +41,24 @@ import (
 // Of a document of one page, whose edges repeat nowhere, only a last
 // line that is the page number 1 alone ("1", "Page 1", "Page 1 of 1") is
 // left out.
+//
+// On every page, whatever their number, a browser's "Save as PDF" header
+// and footer leave too (isPrinted): up to edgeLines lines from either end
+// of the page's text made of the date and time of printing, the page's
+// URL, its title (the document's, or the beginning of it cut with "…")
+// and the page counter ("11/28/26, 11:24 AM Installation — Sphinx",
+// "http://intranet/install.html 1/3"). Chromium draws them after the
+// page's content, so its text has both at its end, where a page short
+// of lines would hold the header among its top lines.
 const edgeLines = 3
 
 // stripFurniture returns pages (each its lines, trimmed) without their
 // running headers, footers and page numbers, and with table-of-contents
-// entries without their leaders and page numbers. It keeps pages' order
+// entries without their leaders and page numbers. title is the
+// document's title (its metadata), "" if none. It keeps pages' order
 // and the order of lines; an empty line stays (it ends a paragraph).
-func stripFurniture(pages [][]string) [][]string {
+func stripFurniture(pages [][]string, title string) [][]string {
+	pages = withoutPrinted(pages, title)
 	var pagesOf map[edge]int
 	offset := numberOffsets(pages)
 	if len(pages) > 1 {
@@ -108,6 +119,87 @@ func markEdgeFurniture(drop []bool, lines []string, p int, pagesOf map[edge]int,
 			drop[e.line] = true
 		}
 	}
+}
+
+// withoutPrinted returns pages without the lines a browser's "Save as
+// PDF" adds (isPrinted): from each page's first non-empty line down and
+// from its last up, at most edgeLines each way, while they are such
+// lines. The running headers and footers of the page are then its edge
+// lines (markEdgeFurniture).
+func withoutPrinted(pages [][]string, title string) [][]string {
+	out := make([][]string, len(pages))
+	for p, lines := range pages {
+		drop := make([]bool, len(lines))
+		for _, step := range []int{1, -1} {
+			i, seen := 0, 0
+			if step < 0 {
+				i = len(lines) - 1
+			}
+			for ; i >= 0 && i < len(lines) && seen < edgeLines; i += step {
+				if lines[i] == "" {
+					continue
+				}
+				seen++
+				if !isPrinted(lines[i], title) {
+					break
+				}
+				drop[i] = true
+			}
+		}
+		for i, l := range lines {
+			if !drop[i] {
+				out[p] = append(out[p], l)
+			}
+		}
+	}
+	return out
+}
+
+// printedTime matches the date and time a browser prints in a page's
+// header or footer, in the formats of its locales: "11/28/26, 11:24 AM",
+// "28/11/2026, 11:24", "28.11.26, 11:24", "2026-11-28 11:24:05".
+var printedTime = regexp.MustCompile(`(?i)(?:^|\s)\d{1,4}[./-]\d{1,2}[./-]\d{1,4},?\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?\s?m\.?)?(?:\s|$)`)
+
+// printedURL matches a URL as a browser prints it, its middle perhaps
+// cut with "…".
+var printedURL = regexp.MustCompile(`(?i)(?:^|\s)(?:https?|file|ftp)://\S+(?:\s|$)`)
+
+// printedCounter matches a page counter: "1/12", "Page 1 of 12".
+var printedCounter = regexp.MustCompile(`(?i)(?:^|\s)(?:page\s+)?\d{1,5}\s*(?:/|of)\s*\d{1,5}(?:\s|$)`)
+
+// isPrinted reports whether line is a browser's print header or footer:
+// it holds the date and time of printing or a URL, and apart from those
+// and a page counter at most the document's title, whole or its
+// beginning cut with "…" (as a browser shortens it). A line that says
+// anything else stays.
+func isPrinted(line, title string) bool {
+	if len(line) > 2*maxHeader {
+		return false
+	}
+	found := false
+	for _, re := range []*regexp.Regexp{printedTime, printedURL} {
+		if re.MatchString(line) {
+			found = true
+			line = re.ReplaceAllString(line, " ")
+		}
+	}
+	if !found {
+		return false
+	}
+	rest := strings.Join(strings.Fields(printedCounter.ReplaceAllString(line, " ")), " ")
+	return rest == "" || titlePart(rest, title)
+}
+
+// titlePart reports whether s is title, or its beginning cut with "…"
+// or "...", whatever the case and white space.
+func titlePart(s, title string) bool {
+	t := strings.ToLower(strings.Join(strings.Fields(title), " "))
+	s = strings.ToLower(s)
+	if s == t {
+		return t != ""
+	}
+	cut := strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(s, "…"), "..."))
+	return cut != s && len(cut) >= 8 && strings.HasPrefix(t, cut)
 }
 
 // markLoneNumber sets drop for the last non-empty line of a document's

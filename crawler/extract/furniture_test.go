@@ -103,7 +103,7 @@ func TestStripFurniture(t *testing.T) {
 		},
 	}} {
 		t.Run(c.name, func(t *testing.T) {
-			got := stripFurniture(c.pages)
+			got := stripFurniture(c.pages, "")
 			if !slices.EqualFunc(got, c.want, slices.Equal) {
 				t.Errorf("stripFurniture:\n got %q\nwant %q", got, c.want)
 			}
@@ -256,7 +256,7 @@ func TestIndexLeftOut(t *testing.T) {
 			[][]string{{"Build the index", "then query it 3"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := stripFurniture(c.pages); !slices.EqualFunc(got, c.want, slices.Equal) {
+			if got := stripFurniture(c.pages, ""); !slices.EqualFunc(got, c.want, slices.Equal) {
 				t.Errorf("stripFurniture:\n got %q\nwant %q", got, c.want)
 			}
 		})
@@ -336,6 +336,70 @@ func TestTitleAndStamp(t *testing.T) {
 			r.finish()
 			if !slices.Equal(r.doc.Blocks, c.want) {
 				t.Errorf("blocks %q, want %q", r.doc.Blocks, c.want)
+			}
+		})
+	}
+}
+
+// TestBrowserPrintFurniture: a browser's "Save as PDF" header and footer
+// (the date and time, the title, the URL, the page counter), which
+// Chromium's text puts at the end of each page, leave on a document of
+// one page, of a few lines and of many; a line that holds a date or a URL
+// and anything but the title stays, and so does a URL inside the text.
+func TestBrowserPrintFurniture(t *testing.T) {
+	const title = "Installation of Requests — Requests 2.28.1 documentation"
+	const url = "http://127.0.0.1:18750/requests/user/install.html"
+	head := func(p string) string { return "11/28/26, 11:30 AM " + p }
+	for _, c := range []struct {
+		name  string
+		title string
+		pages [][]string
+		want  [][]string
+	}{{
+		name:  "one page: header and footer after the text",
+		title: title,
+		pages: [][]string{{"Install it with pip.", "$ python -m pip install requests", head(title), url + " 1/1"}},
+		want:  [][]string{{"Install it with pip.", "$ python -m pip install requests"}},
+	}, {
+		name:  "a page of few lines among many: the header is among its top lines",
+		title: title,
+		pages: [][]string{
+			{"One.", "Two.", "Three.", "Four.", head(title), url + " 1/2"},
+			{"Further examples can be found.", head(title), url + " 2/2"},
+		},
+		want: [][]string{{"One.", "Two.", "Three.", "Four."}, {"Further examples can be found."}},
+	}, {
+		name:  "header first, title cut with an ellipsis, other locales",
+		title: title,
+		pages: [][]string{{"28.11.26, 11:30 Installation of Requests — Req…", "Body.", "Page 1 of 1 28/11/2026, 11:30", url}},
+		want:  [][]string{{"Body."}},
+	}, {
+		name:  "a running text line behind the printed footer leaves as a repeated edge",
+		title: title,
+		pages: [][]string{
+			{"Body one.", "More.", "Annual report 2024", head(title), url + " 1/2"},
+			{"Body two.", "More.", "Annual report 2024", head(title), url + " 2/2"},
+		},
+		want: [][]string{{"Body one.", "More."}, {"Body two.", "More."}},
+	}, {
+		name:  "a date and other words stay",
+		title: title,
+		pages: [][]string{{"Body.", "11/28/26, 11:30 AM the server was restarted"}},
+		want:  [][]string{{"Body.", "11/28/26, 11:30 AM the server was restarted"}},
+	}, {
+		name:  "a URL in the text, and a URL with words, stay",
+		title: title,
+		pages: [][]string{{"See the guide at", url, "Body.", "Download it from " + url}},
+		want:  [][]string{{"See the guide at", url, "Body.", "Download it from " + url}},
+	}, {
+		name:  "no title metadata: a header with a title stays, a URL footer leaves",
+		title: "",
+		pages: [][]string{{"Body.", head("Some page"), url + " 1/1"}},
+		want:  [][]string{{"Body.", head("Some page")}},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := stripFurniture(c.pages, c.title); !slices.EqualFunc(got, c.want, slices.Equal) {
+				t.Errorf("stripFurniture:\n got %q\nwant %q", got, c.want)
 			}
 		})
 	}

@@ -13,7 +13,10 @@ import (
 // TestGolden reads each document in testdata/docs (made from pages of
 // the Debian Reference with pandoc and LibreOffice: DOCX, ODT and PPTX
 // with pandoc from apa.en.html, PDF and ODP with LibreOffice from those,
-// XLSX and ODS with LibreOffice Calc from ch08.en.html) and compares what it
+// XLSX and ODS with LibreOffice Calc from ch08.en.html; NAME.chromium.pdf
+// with headless Chromium's --print-to-pdf from apa.en.html and
+// note.en.html served on 127.0.0.1, its header and footer — the date,
+// the title, the URL, "1/3" — on every page) and compares what it
 // says with NAME.txt beside it; -update rewrites those.
 func TestGolden(t *testing.T) {
 	files, err := filepath.Glob("testdata/docs/*")

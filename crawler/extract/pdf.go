@@ -129,7 +129,7 @@ func readPDF(r *run, body []byte) (err error) {
 			break
 		}
 	}
-	layOut(r, stripFurniture(pages))
+	layOut(r, stripFurniture(pages, r.doc.Title))
 	r.finish()
 	return nil
 }
