@@ -109,7 +109,9 @@ if cmd == 'print':  # print SRC URL OUT: the printer-friendly view of SRC, serve
     open(out, 'w', encoding='utf-8').write(page(title(src), body))
 elif cmd == 'book':  # book TITLE OUT SRC...: one page of the sources' main contents
     t, out = sys.argv[2:4]
-    body = f'<h1>{html.escape(t)}</h1>\n' + '\n'.join(main(s) for s in sys.argv[4:])
+    # One main element, as a page has: the chapters' own become sections.
+    chapters = (main(s).replace(' role="main"', '', 1) for s in sys.argv[4:])
+    body = f'<main><h1>{html.escape(t)}</h1>\n' + '\n'.join(f'<section>{c}</section>' for c in chapters) + '</main>'
     open(out, 'w', encoding='utf-8').write(page(html.escape(t), body))
 elif cmd == 'revise':  # revise SRC OUT OTHER ID=OTHERID...: SRC with its sections ID replaced by OTHER's OTHERID
     src, out, other = sys.argv[2:5]

@@ -140,12 +140,27 @@ func TestPageNumberAndTOC(t *testing.T) {
 }
 
 // TestPageLines: PDFium's mark of a hyphen it took out at a line's end
-// (U+0002) joins the word; form feeds and CR LF break lines.
+// (U+0002) breaks the line again after a hyphen, and the laid-out text
+// joins the word (a lowercase word without the hyphen, a compound with a
+// capital with it); the lines stay as wide as printed, so the paragraph
+// around such a line stays one block. Form feeds and CR LF break lines.
 func TestPageLines(t *testing.T) {
 	got := pageLines("small re\x02usable tools\r\n  indented \fnext page\rlast")
-	want := []string{"small reusable tools", "indented", "next page", "last"}
+	want := []string{"small re-", "usable tools", "indented", "next page", "last"}
 	if !slices.Equal(got, want) {
 		t.Errorf("pageLines = %q, want %q", got, want)
+	}
+	for _, c := range []struct{ name, text, want string }{
+		{"a word", "Unter Debian sind Umstände, die eine komplette Neu\x02installation notwendig machen, äußerst selten; ein\r\nmechanisches Versagen der Festplatte wäre vielleicht\r\nder häufigste Grund.",
+			"Unter Debian sind Umstände, die eine komplette Neuinstallation notwendig machen, äußerst selten; ein mechanisches Versagen der Festplatte wäre vielleicht der häufigste Grund."},
+		{"a compound", "3. Die Installations-Software und spezielle Treiber- oder Firmware\x02Dateien, die unter Umständen von Ihrer Hardware\r\nbenötigt werden, als ersten Schritt zu installieren,\r\ndann den Rest.",
+			"3. Die Installations-Software und spezielle Treiber- oder Firmware-Dateien, die unter Umständen von Ihrer Hardware benötigt werden, als ersten Schritt zu installieren, dann den Rest."},
+	} {
+		r := newRun(PDF, *(&Limits{}).EnsureDefaults())
+		layOut(r, [][]string{pageLines(c.text)})
+		if got := strings.Join(r.doc.Blocks, "|"); got != c.want {
+			t.Errorf("%s: blocks %q, want %q", c.name, got, c.want)
+		}
 	}
 }
 

@@ -136,10 +136,14 @@ func readPDF(r *run, body []byte) (err error) {
 
 // pageLines returns the lines of a page's text, trimmed, accents drawn
 // before their letter put on it. PDFium marks a hyphen it found at a
-// line's end, the line break taken out, with U+0002 ("re\x02usable"): the
-// word is joined again. A form feed breaks a line.
+// line's end, the line break taken out, with U+0002 ("re\x02usable"):
+// the line is broken there again after the hyphen ("re-", "usable"), so
+// that a line is as wide as it was printed — two lines in one would be
+// the page's longest, and make every other line look short (layOut) —
+// and joinLine joins the word ("reusable", "Firmware-Dateien"). A form
+// feed breaks a line.
 func pageLines(text string) []string {
-	text = strings.ReplaceAll(composeAccents(text), "\x02", "")
+	text = strings.ReplaceAll(composeAccents(text), "\x02", "-\n")
 	text = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\f", "\n").Replace(text)
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
@@ -258,7 +262,8 @@ func composeAccents(s string) string {
 
 // joinLine appends a line to a paragraph: after a space, or without the
 // hyphen when the paragraph ends with a letter and a hyphen and the line
-// starts with a lowercase letter ("docu-" "ment"). CJK text, written
+// starts with a lowercase letter ("docu-" "ment"), or with the hyphen and
+// no space when it starts with a capital ("Firmware-" "Dateien"). CJK text, written
 // without spaces, is joined without one.
 func joinLine(para *strings.Builder, line string) {
 	s := para.String()
@@ -273,6 +278,8 @@ func joinLine(para *strings.Builder, line string) {
 	case end == '-' && len(last) >= 2 && unicode.IsLetter(last[len(last)-2]) && unicode.IsLower(first):
 		para.Reset()
 		para.WriteString(s[:len(s)-1])
+	case end == '-' && len(last) >= 2 && unicode.IsLetter(last[len(last)-2]) && unicode.IsUpper(first):
+		// a compound broken at its hyphen ("Firmware-" "Dateien")
 	case isWide(end) && isWide(first):
 	default:
 		para.WriteByte(' ')
