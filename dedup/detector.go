@@ -854,15 +854,21 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 			}
 		}
 	}
-	// Recluster's star master stands unless rec is only an edited
-	// near-copy of it and a copy (at the Threshold) of another master:
-	// `_mm_maskz_mul_round_sd` under x86/ joined the star of its sibling
-	// `_mm_maskz_add_round_sd` (0.85) away from its own copy under
-	// x86_64/ (0.90), and a result page showed both copies.
-	if preferred >= 0 && (preferredScore >= d.opts.Threshold || bestScore < d.opts.Threshold) {
+	if d.keepsStar(preferred, preferredScore, bestScore) {
 		best, bestScore = preferred, preferredScore
 	}
 	return found, best, bestScore, dense
+}
+
+// keepsStar reports whether a document joins Recluster's star master
+// (the cluster preferred, -1 if none, which it resembles preferredScore)
+// rather than the master it resembles most (bestScore): it does unless it
+// is only an edited near-copy of the star's master and a copy (at the
+// Threshold) of the other. `_mm_maskz_mul_round_sd` under x86/ joined the
+// star of its sibling `_mm_maskz_add_round_sd` (0.85) away from its own
+// copy under x86_64/ (0.90), and a result page showed both copies.
+func (d *Detector) keepsStar(preferred int, preferredScore, bestScore float64) bool {
+	return preferred >= 0 && (preferredScore >= d.opts.Threshold || bestScore < d.opts.Threshold)
 }
 
 // link records the near-duplicates found of document idx for
