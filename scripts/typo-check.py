@@ -14,7 +14,8 @@ they do not hold; draws N of them (default 300, seed 1), asks
 BASE_URL/api/search?q=TYPO and counts the answers whose "suggestion" is the
 word, by Damerau edit distance between typo and word. Then asks N correctly
 spelled words of the site, each alone, and counts those that got a
-suggestion (there should be none). Prints key=value lines.
+suggestion (there should be none; a word counts as the site's only where it
+stands whole, not as the letters of an identifier). Prints key=value lines.
 
 With "generated" instead of a dictionary, the misspellings are made from
 the site's distinct title words (of the letters a-z only) as ranking's
@@ -143,11 +144,15 @@ def main():
     base, site, dictionary = sys.argv[1:4]
     n = int(sys.argv[4]) if len(sys.argv) > 4 else 300
     rnd = random.Random(int(sys.argv[5]) if len(sys.argv) > 5 else 1)
-    words = {}
+    words, whole = {}, {}
     for line in open(site):
         page = json.loads(line)
-        for w in re.findall(r"[a-z]+", (page.get("title", "") + " " + page.get("text", "")).lower()):
+        text = (page.get("title", "") + " " + page.get("text", "")).lower()
+        for w in re.findall(r"[a-z]+", text):
             words[w] = words.get(w, 0) + 1
+        for w in re.findall(r"[^\W_]+", text):  # whole words: not "ddcca" of the identifier "2ddcca3"
+            if re.fullmatch(r"[a-z]+", w):
+                whole[w] = whole.get(w, 0) + 1
     if dictionary == "generated":
         by, misses = {}, []
         for typo, fix, slips in generated(site, words, n, rnd):
@@ -159,7 +164,7 @@ def main():
         for k in sorted(by):
             print(f"generated slips={k} asked={by[k][0]} corrected={by[k][1] / by[k][0]:.3f}")
         print("misses: " + "; ".join(misses[:40]))
-        correct_words(base, words, n, rnd)
+        correct_words(base, whole, n, rnd)
         return
     pairs = []
     for line in open(dictionary, encoding="utf-8"):
@@ -186,7 +191,7 @@ def main():
     asked = sum(a for a, _ in by.values())
     print(f"all asked={asked} corrected={sum(o for _, o in by.values()) / max(asked, 1):.3f}")
     print("misses: " + "; ".join(misses[:40]))
-    correct_words(base, words, n, rnd)
+    correct_words(base, whole, n, rnd)
 
 
 def correct_words(base, words, n, rnd):
