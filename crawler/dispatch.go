@@ -46,74 +46,6 @@ type dispatcher struct {
 	// idle tells the committer that this worker waits for others with
 	// nothing in flight of its own (on a shared frontier).
 	idle chan struct{}
-	// early lets a kept-alive crawl spend its revisit budget when nothing
-	// is due (see pullEarly); its zero value never pulls.
-	early earlyPull
-}
-
-// earlyShare is how far ahead of its time a revisit may be pulled, as a
-// share of the shortest interval (Revisit.MinInterval ÷ earlyShare): a
-// page at the shortest interval is fetched at least nine tenths of it
-// apart.
-const earlyShare = 10
-
-// earlyWindow is the time over which an early pull checks the requests
-// started against the revisit budget.
-const earlyWindow = 10 * time.Second
-
-// earlyPull is when a kept-alive crawl fetches a revisit before its time:
-// nothing at all is queued (every host would idle), the next revisit is
-// due within horizon, and fewer than budget requests a second started in
-// the last earlyWindow. The schedule plans its revisits to spend the
-// budget; without this, every moment the queue stands empty — revisits
-// falling due unevenly, or later than planned — is budget lost for good.
-// The revisit nearest its time goes, so the schedule's order is kept and
-// no page is fetched more than horizon before its time.
-type earlyPull struct {
-	horizon time.Duration
-	budget  float64     // requests per second
-	starts  []time.Time // the requests started in the last earlyWindow, oldest first
-}
-
-// started notes a request started at now.
-func (e *earlyPull) started(now time.Time) {
-	if e.horizon <= 0 {
-		return
-	}
-	cut := 0
-	for cut < len(e.starts) && now.Sub(e.starts[cut]) >= earlyWindow {
-		cut++
-	}
-	e.starts = append(e.starts[cut:], now)
-}
-
-// spare reports whether the requests started in the last earlyWindow
-// leave room in the budget.
-func (e *earlyPull) spare(now time.Time) bool {
-	n := 0
-	for _, t := range e.starts {
-		if now.Sub(t) < earlyWindow {
-			n++
-		}
-	}
-	return float64(n) < e.budget*earlyWindow.Seconds()
-}
-
-// pullEarly moves the next scheduled revisit to the queue before its time
-// if earlyPull allows it, and reports whether it tried (next looks again).
-// d.mu is held.
-func (d *dispatcher) pullEarly(now time.Time) bool {
-	if !d.keep || d.early.horizon <= 0 || !d.early.spare(now) {
-		return false
-	}
-	due, ok := d.front.NextDue()
-	if !ok || due.After(now.Add(d.early.horizon)) {
-		return false
-	}
-	if _, err := d.front.Due(due); err != nil {
-		d.err = err
-	}
-	return true
 }
 
 func newDispatcher(ctx context.Context, front frontier.Queue, turns hostTurns, pacer *polite.Pacer, f *fatal, budget func(int) bool, keep bool) *dispatcher {
@@ -150,7 +82,6 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 		item, wake, paced, err := d.look(now)
 		switch {
 		case err == nil:
-			d.early.started(now)
 			d.inflight++
 			var t task
 			if _ = json.Unmarshal(item.Payload, &t); !t.Revisit {
@@ -164,8 +95,6 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 			}
 		case !errors.Is(err, frontier.ErrEmpty):
 			d.err = err
-			continue
-		case d.pullEarly(now):
 			continue
 		}
 		// Nothing may be fetched now.

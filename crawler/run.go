@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-
-	"github.com/doppel-search/doppel/crawler/frontier"
 )
 
 // A crawlRun is one Run (or, kept alive, Watch) of a crawl: it wires
@@ -29,9 +27,6 @@ func (r crawlRun) run(ctx context.Context) error {
 	results := make(chan *result, 2*c.opts.Parallelism)
 	budget := func(fresh int) bool { return c.n.requests.Load()+int64(fresh) < int64(c.opts.MaxPages) }
 	d := newDispatcher(ctx, c.front, c.turns, c.pacer, c.fatal, budget, keep)
-	if _, shared := c.front.(frontier.Shared); !shared { // workers sharing a frontier would each spend the budget
-		d.early = earlyPull{horizon: c.opts.Revisit.MinInterval / earlyShare, budget: c.opts.Revisit.Budget}
-	}
 	c.running.Store(d)
 	defer c.running.Store(nil)
 	cm.writer = newRecordWriter(c.pages, cm.lastRev)
