@@ -1,5 +1,5 @@
 // Package gcsettings sets the garbage collector of a long-running Doppel
-// process (doppel crawl, run, serve): how far the heap may grow between
+// process (doppel crawl and run): how far the heap may grow between
 // collections (GOGC) and a soft memory limit (GOMEMLIMIT) that keeps the
 // collector up as the process nears it. The environment's GOGC and
 // GOMEMLIMIT, when set, win over both.
