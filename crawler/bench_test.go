@@ -250,17 +250,20 @@ func BenchmarkCrawl(b *testing.B) {
 	all.NoDedup, all.Policy = false, indexer.All
 	skip := all
 	skip.Policy = indexer.Skip
-	var tPlain, tOff, tAll, tSkip time.Duration
+	var tPlain, tOff, tAll, tSkip, cpuPlain, cpuSkip time.Duration
 	var plainPages, pages, dups, sizeSkip, sizeAll, sizePlain int64
 	for b.Loop() {
 		dir := filepath.Join(b.TempDir(), "plain")
-		start := time.Now()
+		start, cpu := time.Now(), cpuTime()
 		plainPages += plainCrawl(b, s.URL+"/", 4, dir)
 		tPlain += time.Since(start)
+		cpuPlain += cpuTime() - cpu
 		sizePlain = dirSize(dir)
 		d0, st0, _ := doppel(off)
 		d1, st1, size1 := doppel(all)
+		cpu = cpuTime()
 		d2, st2, size2 := doppel(skip)
+		cpuSkip += cpuTime() - cpu
 		if st0.Fetched != st1.Fetched || st1.Fetched != st2.Fetched || st0.Duplicates != 0 || st2.Duplicates != int64((n+9)/10) {
 			b.Fatalf("off %+v, all %+v, skip %+v; want %d near-duplicates", st0, st1, st2, (n+9)/10)
 		}
@@ -276,6 +279,7 @@ func BenchmarkCrawl(b *testing.B) {
 	b.ReportMetric(float64(pages)/tAll.Seconds(), "pages/s-dedup-all")
 	b.ReportMetric(skipRate, "pages/s-dedup-skip")
 	b.ReportMetric(skipRate/plain, "x-plain")
+	reportCPU(b, cpuPlain, plainPages, cpuSkip, pages)
 	b.ReportMetric(100*(tAll.Seconds()-tOff.Seconds())/tOff.Seconds(), "%detection-cost")
 	b.ReportMetric(float64(site.bytes)*nn/tSkip.Seconds()/1e6, "MB/s-dedup-skip")
 	b.ReportMetric(float64(pages)/nn, "pages")
@@ -330,27 +334,29 @@ func BenchmarkCrawlSite(b *testing.B) {
 		b.Skipf("-site %s: %v", *siteDir, err)
 	}
 	s := newSite(b, siteFiles(*siteDir))
-	var tPlain, tDoppel time.Duration
+	var tPlain, tDoppel, cpuPlain, cpuDoppel time.Duration
 	var plainPages, pages int64
 	round := 0
 	for b.Loop() {
 		plain := func() {
-			start := time.Now()
+			start, cpu := time.Now(), cpuTime()
 			plainPages += plainCrawl(b, s.URL+"/", 4, filepath.Join(b.TempDir(), "plain"))
 			tPlain += time.Since(start)
+			cpuPlain += cpuTime() - cpu
 		}
 		doppel := func() {
 			c, err := Open(b.TempDir(), Options{Seeds: []string{s.URL + "/"}, Delay: -1, Parallelism: 4, MaxPages: 100000, MaxDepth: 100})
 			if err != nil {
 				b.Fatal(err)
 			}
-			start := time.Now()
+			start, cpu := time.Now(), cpuTime()
 			if err := c.Run(context.Background()); err != nil {
 				b.Fatal(err)
 			}
-			tDoppel += time.Since(start)
 			pages += c.Stats().Fetched
 			c.Close()
+			tDoppel += time.Since(start)
+			cpuDoppel += cpuTime() - cpu
 		}
 		if round++; round%2 == 1 {
 			plain()
@@ -364,5 +370,22 @@ func BenchmarkCrawlSite(b *testing.B) {
 	b.ReportMetric(plain, "pages/s-plain")
 	b.ReportMetric(doppel, "pages/s-doppel")
 	b.ReportMetric(doppel/plain, "x-plain")
+	reportCPU(b, cpuPlain, plainPages, cpuDoppel, pages)
 	b.ReportMetric(float64(pages)/float64(round), "pages")
+}
+
+// reportCPU reports the CPU time a page of each pipeline took (the
+// process's user and system time over its crawls: on a shared machine a
+// steadier figure than pages/s, which waits on whatever else runs) and
+// the plain reference's over Doppel's, the CPU counterpart of x-plain.
+// The test server's own work is in both, as it serves the same pages.
+func reportCPU(b *testing.B, plain time.Duration, plainPages int64, doppel time.Duration, pages int64) {
+	if plain <= 0 || doppel <= 0 || plainPages == 0 || pages == 0 {
+		return // no CPU time on this system
+	}
+	perPlain := plain.Seconds() * 1000 / float64(plainPages)
+	perDoppel := doppel.Seconds() * 1000 / float64(pages)
+	b.ReportMetric(perPlain, "cpu-ms/page-plain")
+	b.ReportMetric(perDoppel, "cpu-ms/page-doppel")
+	b.ReportMetric(perPlain/perDoppel, "x-plain-cpu")
 }

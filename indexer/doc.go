@@ -72,9 +72,11 @@
 // language's stop words and stemmer; English's for English and unknown
 // languages) — a bleve document type per language, DocType + "/" + the
 // language's analyzer ("doppel/de") — stored, with term vectors for
-// highlighting, all going into the default _all field; url, host,
+// phrases and highlighting and without doc values (nothing sorts by
+// text), all going into the default _all field; url, host,
 // cluster, groups (an array) and simhash (16 lower-case hex digits) as
-// keywords; names, the keys of the
+// keywords, the first three with lang and type as doc values too (a
+// result page's sort keys and facets); names, the keys of the
 // title ([TitleKeys]), and words, the title's and headings' words, as
 // keywords neither stored nor in _all; master as a boolean;
 // last_modified as a datetime (absent when unknown). Bleve has no

@@ -198,7 +198,8 @@ func docMapping(analyzer string) *mapping.DocumentMapping {
 			f.Analyzer = AnalyzerName
 		}
 		f.Store = true
-		f.IncludeTermVectors = true
+		f.IncludeTermVectors = true // phrases and snippets
+		f.DocValues = false         // nothing sorts or facets by a text field
 		f.IncludeInAll = inAll
 		return f
 	}
@@ -211,17 +212,22 @@ func docMapping(analyzer string) *mapping.DocumentMapping {
 		}
 	}
 	dm.AddFieldMappingsAt(FieldTemplate, storedField(bleve.NewTextFieldMapping()))
-	for _, name := range []string{FieldURL, FieldHost, FieldCluster, FieldGroups, FieldSimhash, FieldLang, FieldType} {
+	for _, name := range []string{FieldURL, FieldHost, FieldCluster, FieldLang, FieldType} {
+		f := keywordField()
+		f.DocValues = true // sort keys and facets of a result page (package ranking)
+		dm.AddFieldMappingsAt(name, f)
+	}
+	for _, name := range []string{FieldGroups, FieldSimhash} {
 		dm.AddFieldMappingsAt(name, keywordField())
 	}
 	words := keywordField()
-	words.Store, words.DocValues, words.IncludeTermVectors = false, false, true
+	words.Store, words.IncludeTermVectors = false, true
 	dm.AddFieldMappingsAt(FieldWords, words)
 	spell := keywordField()
-	spell.Store, spell.DocValues = false, false
+	spell.Store = false
 	dm.AddFieldMappingsAt(FieldSpell, spell)
 	names := keywordField()
-	names.Store, names.DocValues = false, false
+	names.Store = false
 	dm.AddFieldMappingsAt(FieldNames, names)
 	master := bleve.NewBooleanFieldMapping()
 	master.IncludeInAll = false
@@ -235,11 +241,16 @@ func docMapping(analyzer string) *mapping.DocumentMapping {
 	return dm
 }
 
-// keywordField returns the mapping of an exact-valued field.
+// keywordField returns the mapping of an exact-valued field: indexed and
+// stored, without term vectors (no phrase or snippet reads a keyword's
+// position) or doc values (a field that is sorted or faceted by turns
+// them on).
 func keywordField() *mapping.FieldMapping {
 	f := bleve.NewKeywordFieldMapping()
 	f.Analyzer = keyword.Name
 	f.IncludeInAll = false
+	f.IncludeTermVectors = false
+	f.DocValues = false
 	return f
 }
 

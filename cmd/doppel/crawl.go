@@ -123,6 +123,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	if err != nil {
 		return err
 	}
+	defer f.gc.apply()()
 	stopProfiles, err := f.profiles.start()
 	if err != nil {
 		return err

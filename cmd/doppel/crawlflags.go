@@ -29,6 +29,7 @@ type crawlFlags struct {
 	netrc       string
 	login       string
 	profiles    profileFlags
+	gc          gcFlags
 	identity    func() (identity, error) // reads the identity flags
 	stderr      io.Writer                // where warnings go
 }
@@ -47,6 +48,7 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 	fs.BoolVar(&f.once, "once", false, "one pass: crawl what is new and what is due, then stop (default: keep the crawl fresh until stopped)")
 	fs.BoolVar(&f.compact, "compact", true, "merge the index's segments when a pass (--once) ends, and when a kept crawl is idle (doppel compact); --compact=false leaves them as the crawl wrote them")
 	f.profiles.define(fs)
+	f.gc.define(fs)
 	f.identity = identityFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: doppel crawl --seed URL [--seed URL…] --data DIR [flags]\n"+
