@@ -1596,8 +1596,7 @@ func (d *Detector) AddAll(ctx context.Context, docs []Document, workers int, fn 
 // takes over as far as they still hold (the same results as Add, one
 // document after the other). Only a few hundred documents are held at a
 // time, so docs may be larger than memory. It stops at the first error
-// docs yields or Add or fn returns, or when ctx is done. fn must not
-// call AddSeq or AddAll of the same Detector.
+// docs yields or Add or fn returns, or when ctx is done.
 func (d *Detector) AddSeq(ctx context.Context, docs iter.Seq2[Document, error], workers int, fn func(Result) error) error {
 	workers = max(workers, 1)
 	d.enablePreverify()

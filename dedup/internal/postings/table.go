@@ -159,7 +159,7 @@ func (s *shard[K, V]) grow(t *table[K, V]) {
 	used := s.dist
 	n := max(8, len(old)+len(old)/4)
 	*s = shard[K, V]{slots: make([]slot[K, V], n), dist: make([]uint8, n)}
-	if s.relay(t, old, used) {
+	if relayGrow && s.relay(t, old, used) {
 		return
 	}
 	*s = shard[K, V]{slots: make([]slot[K, V], n), dist: make([]uint8, n)}
@@ -169,6 +169,10 @@ func (s *shard[K, V]) grow(t *table[K, V]) {
 		}
 	}
 }
+
+// relayGrow: grow lays keys out with relay (false: an insert each, for
+// BenchmarkTableGrow's reference).
+var relayGrow = true
 
 // relay puts the keys of old (slots used where used[i] > 0) into s,
 // empty and larger, and reports whether they all fit within maxDist of

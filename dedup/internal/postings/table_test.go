@@ -206,3 +206,30 @@ func TestGrowLayout(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkTableGrow adds 2,000,000 keys that are hashes (band keys) to
+// an empty table, growing each shard many times: by relay (the default)
+// beside an insert a key (the reference), in the same run.
+func BenchmarkTableGrow(b *testing.B) {
+	keys := make([]uint64, 2_000_000)
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range keys {
+		keys[i] = r.Uint64()
+	}
+	for _, c := range []struct {
+		name  string
+		relay bool
+	}{{"insert-each", false}, {"relay", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			relayGrow = c.relay
+			defer func() { relayGrow = true }()
+			for b.Loop() {
+				var tab table[uint64, Entry]
+				for i, k := range keys {
+					tab.add(k, Entry{ID: uint32(i)})
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(keys)), "ns/key")
+		})
+	}
+}
