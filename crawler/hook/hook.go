@@ -131,6 +131,10 @@ type Options struct {
 	// with its words, about 0.5 KB each: 5 MiB of one-letter words (2.6
 	// million) took a crawl to 1,360 MB. Default DefaultMaxWords.
 	MaxWords int
+	// MaxLinks is the most links of a page read (clean.Options.MaxLinks:
+	// the first, in document order; the others only counted,
+	// Page.LinkCount). Default 0: every link.
+	MaxLinks int
 	// Groups returns the access groups of a URL. Default: none (public).
 	Groups func(url string) []string
 	// Source reads back a recorded page: what Update and Remove record
@@ -427,7 +431,7 @@ func (h *Hook) parse(pageURL string, header http.Header, body []byte) (*Parsed, 
 	default:
 		return nil, skip("content type %s", ctype)
 	}
-	page, err := clean.Parse(bytes.NewReader(body), base, clean.Options{MaxBytes: int64(h.opts.MaxBodyBytes)})
+	page, err := clean.Parse(bytes.NewReader(body), base, clean.Options{MaxBytes: int64(h.opts.MaxBodyBytes), MaxLinks: h.opts.MaxLinks})
 	switch {
 	case errors.Is(err, clean.ErrNotHTML):
 		return nil, skip("not an HTML document")
