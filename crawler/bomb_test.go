@@ -2,15 +2,19 @@ package crawler
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,6 +44,19 @@ type bomb struct {
 	orTimedOut bool
 	// more serves other paths of the site (robots.txt, sitemaps).
 	more map[string]http.HandlerFunc
+	// recorded is the path whose record is checked, if not path (the
+	// end of a redirect chain).
+	recorded string
+	// loop: a second site serves /loop, redirecting to this site's
+	// /loop, which redirects to it; both are seeds.
+	loop bool
+	// runs: the crawl is run this many times (default once): a feed a
+	// page links is read at the next run's reading of the sitemaps.
+	runs int
+	// logged is a part of the debug log line the crawl writes about a
+	// sitemap or feed it does not read (a URL that is not a page has
+	// no record).
+	logged string
 }
 
 const gib = 1 << 30
@@ -161,6 +178,63 @@ func bombs() []bomb {
 			body: func() []byte {
 				return append([]byte("<html><body><p>"), bytes.Repeat([]byte{0xff, 0xc3, 'a', ' '}, 50<<20/4)...)
 			}, status: pages.Fetched, slow: true},
+		// The third round (session 6): zip containers of many or
+		// overlapping members, XML nested 10,001 deep or of entities in
+		// every XML the crawl reads, PDFs of a huge image or a looping
+		// page tree, a 50 MB line, redirect chains and loops, sitemap
+		// indexes and feeds that point to themselves or explode.
+		{name: "docx-100k-entries", path: "/many.docx", header: h("Content-Type", docxType),
+			body: func() []byte { return bombtest.ManyParts("docx", 100000) }, status: pages.Fetched},
+		{name: "odt-100k-entries", path: "/many.odt", header: h("Content-Type", odtType),
+			body: func() []byte { return bombtest.ManyParts("odt", 100000) }, status: pages.Fetched},
+		{name: "docx-overlapping", path: "/zbsm.docx", header: h("Content-Type", docxType),
+			body: func() []byte { return bombtest.OverlappingDoc("docx", 150<<20, 60000) }, status: pages.Fetched},
+		{name: "odt-overlapping", path: "/zbsm.odt", header: h("Content-Type", odtType),
+			body: func() []byte { return bombtest.OverlappingDoc("odt", 150<<20, 60000) }, status: pages.Fetched},
+		{name: "odt-nested-10001", path: "/nested.odt", header: h("Content-Type", odtType),
+			body: func() []byte {
+				return bombtest.Zip(bombtest.Part{Name: "content.xml", Data: bombtest.Nested("<office:document-content><office:body><office:text>", "<text:span>", 10001, "")})
+			}, status: pages.Skipped, reason: "odt: too deep"},
+		{name: "docx-nested-10001", path: "/nested10001.docx", header: h("Content-Type", docxType),
+			body: func() []byte {
+				return bombtest.Zip(bombtest.Part{Name: "word/document.xml", Data: bombtest.Nested("<w:document><w:body>", "<w:p>", 10001, "")})
+			}, status: pages.Skipped, reason: "docx: too deep"},
+		{name: "svg-nested-10001", path: "/nested.svg", header: h("Content-Type", "image/svg+xml"),
+			body: func() []byte { return bombtest.Nested("<svg>", "<g>", 10001, "") }, status: pages.Skipped, reason: "content type image/svg+xml"},
+		{name: "html-svg-nested-10001", path: "/bomb", header: h("Content-Type", "text/html"),
+			body:   func() []byte { return bombtest.Nested("<html><body><p>A drawing.</p><svg>", "<g>", 10001, "") },
+			status: pages.Skipped, reason: "open stack of elements"},
+		{name: "pdf-huge-image", path: "/image.pdf", header: h("Content-Type", "application/pdf"),
+			body: func() []byte { return bombtest.PDFImage(gib) }, status: pages.Fetched},
+		{name: "pdf-page-tree-loop", path: "/loop.pdf", header: h("Content-Type", "application/pdf"),
+			body: bombtest.PDFPageLoop, status: pages.Skipped, reason: "pdf: "},
+		{name: "one-line-50MB", path: "/bomb", header: h("Content-Type", "text/html"),
+			body:   func() []byte { return append([]byte("<html><body><p>"), bytes.Repeat([]byte("x"), 50<<20)...) },
+			status: pages.Fetched},
+		{name: "redirect-chain-100", path: "/r/0", recorded: "/r/5", status: pages.Skipped, reason: "redirect chain longer than 5",
+			more: map[string]http.HandlerFunc{"/r/{i}": redirectChain}},
+		{name: "redirect-loop-hosts", path: "/loop", loop: true, status: pages.Skipped, reason: "redirect to http://"},
+		{name: "sitemap-index-self", path: "/", header: h("Content-Type", "text/html"), body: seedPage, status: pages.Fetched,
+			more: map[string]http.HandlerFunc{"/sitemap.xml": xmlFile([]byte(`<sitemapindex><sitemap><loc>/sitemap.xml</loc></sitemap></sitemapindex>`))}},
+		{name: "sitemap-laughs", path: "/", header: h("Content-Type", "text/html"), body: seedPage, status: pages.Fetched,
+			more:   map[string]http.HandlerFunc{"/sitemap.xml": xmlFile(bombtest.LaughsIn("urlset", "<urlset><url><loc>/&lol9;</loc></url></urlset>"))},
+			logged: "invalid character entity &lol9;"},
+		{name: "sitemap-nested-10001", path: "/", header: h("Content-Type", "text/html"), body: seedPage, status: pages.Fetched,
+			more:   map[string]http.HandlerFunc{"/sitemap.xml": xmlFile(bombtest.Nested("<urlset>", "<url>", 10001, ""))},
+			logged: "nested deeper than the limit"},
+		{name: "feed-laughs", path: "/", header: h("Content-Type", "text/html"), body: feedPage, status: pages.Fetched, runs: 2,
+			more:     map[string]http.HandlerFunc{"/feed.xml": xmlFile(bombtest.LaughsIn("rss", `<rss version="2.0"><channel><title>News</title><item><title>&lol9;</title><link>/p/news</link></item></channel></rss>`))},
+			recorded: "/p/news"}, // read, the entity not expanded: its item fetched
+		{name: "feed-nested-10001", path: "/", header: h("Content-Type", "text/html"), body: feedPage, status: pages.Fetched, runs: 2,
+			more:   map[string]http.HandlerFunc{"/feed.xml": xmlFile(bombtest.Nested(`<rss version="2.0"><channel><title>News</title><item>`, "<a>", 10001, ""))},
+			logged: "feed: safexml: elements nested deeper than the limit"},
+		{name: "feed-nested-deep", path: "/", header: h("Content-Type", "text/html"), body: feedPage, status: pages.Fetched, runs: 2,
+			more:   map[string]http.HandlerFunc{"/feed.xml": gzipped(bombtest.Repeat([]byte(`<rss version="2.0"><channel><title>News</title><item>`), []byte("<a>"), 45<<20, nil))},
+			logged: "feed: safexml: elements nested deeper than the limit"},
+		{name: "feed-1.5M-items", path: "/", header: h("Content-Type", "text/html"), body: feedPage, runs: 2,
+			more: map[string]http.HandlerFunc{"/feed.xml": gzipped(bombtest.Repeat([]byte(`<rss version="2.0"><channel><title>News</title>`),
+				[]byte("<item><link>/a</link></item>"), 45<<20, []byte("</channel></rss>")))},
+			recorded: "/a", status: pages.Failed, reason: "HTTP 404"}, // read, cut at feed.MaxItems: its item queued
 		{name: "links", path: "/", header: h("Content-Type", "text/html"),
 			body: func() []byte { return manyLinks(100000) }, status: pages.Fetched, reason: "links: the first 10000 of 100000 followed"},
 	}
@@ -170,9 +244,36 @@ const docxType = "application/vnd.openxmlformats-officedocument.wordprocessingml
 
 const xlsxType = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
-// seedPage is a plain page.
+const odtType = "application/vnd.oasis.opendocument.text"
+
+// feedPage is a plain page that links an RSS feed, /feed.xml, and a
+// page, /p/after.
+func feedPage() []byte {
+	return []byte(`<html><head><title>News</title><link rel="alternate" type="application/rss+xml" href="/feed.xml"></head><body><main><p>The news of the week, and <a href="/p/after">the archive</a>.</p></main></body></html>`)
+}
+
+// xmlFile serves body as an XML file.
+func xmlFile(body []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/xml")
+		_, _ = w.Write(body)
+	}
+}
+
+// redirectChain redirects /r/N to /r/N+1, up to /r/100, a page.
+func redirectChain(w http.ResponseWriter, r *http.Request) {
+	n, _ := strconv.Atoi(r.PathValue("i"))
+	if n >= 100 {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html><body><main><p>The end of a long chain of redirects.</p></main></body></html>"))
+		return
+	}
+	http.Redirect(w, r, fmt.Sprintf("/r/%d", n+1), http.StatusFound)
+}
+
+// seedPage is a plain page that links a page, /p/after.
 func seedPage() []byte {
-	return []byte(`<html><head><title>Reports</title></head><body><main><p>The latest report of the year, with the figures of every month.</p></main></body></html>`)
+	return []byte(`<html><head><title>Reports</title></head><body><main><p>The latest report of the year, with the figures of every month, and <a href="/p/after">the archive</a>.</p></main></body></html>`)
 }
 
 // utf16Page is a UTF-16 (little-endian, with its byte order mark) page of
@@ -288,12 +389,14 @@ type bombOutcome struct {
 	PeakKB  int64                   `json:"peak_kb"`
 	Seconds float64                 `json:"seconds"`
 	Records map[string]pages.Record `json:"records"`
+	Log     []string                `json:"log,omitempty"` // the crawl's log lines about sitemaps and feeds not read
 }
 
 // TestBombs crawls each bomb in a child process (this test binary run
 // again, TestBombChild) and checks that the crawl finishes, records the
-// bomb with its reason, and peaks at most at maxCrawlRSS. The test
-// process serves the bombs; the child only crawls.
+// bomb with its reason, goes on (a page linked beside the bomb, under
+// /p/, is fetched), and peaks at most at maxCrawlRSS. The test process
+// serves the bombs; the child only crawls.
 func TestBombs(t *testing.T) {
 	if os.Getenv("DOPPEL_BOMB_SEED") != "" {
 		t.Skip("the child crawl")
@@ -303,68 +406,101 @@ func TestBombs(t *testing.T) {
 			if b.slow && os.Getenv("DOPPEL_SLOW_TESTS") == "" {
 				t.Skip("set DOPPEL_SLOW_TESTS=1 to run")
 			}
-			var body []byte
-			if b.body != nil {
-				body = b.body()
-			}
-			mux := http.NewServeMux()
-			for p, h := range b.more {
-				mux.HandleFunc(p, h)
-			}
-			if b.more["/robots.txt"] == nil {
-				mux.HandleFunc("/robots.txt", http.NotFound)
-			}
-			serve := func(w http.ResponseWriter, r *http.Request) {
-				for k, v := range b.header {
-					w.Header()[k] = v
-				}
-				_, _ = w.Write(body)
-			}
-			if b.path == "/" {
-				mux.HandleFunc("/{$}", serve)
-			} else {
-				mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
-					w.Header().Set("Content-Type", "text/html")
-					fmt.Fprintf(w, `<html><head><title>Reports</title></head><body><main><p>The latest report of the year, as a download: <a href="%s">the report</a>.</p></main></body></html>`, b.path)
-				})
-				if b.more[b.path] == nil {
-					mux.HandleFunc(b.path, serve)
-				}
-			}
-			mux.HandleFunc("/p/{i}", func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "text/html")
-				fmt.Fprintf(w, "<html><body><main><p>Archive record %s: a distinct entry of its own with words of its own, number %s.</p></main></body></html>",
-					r.PathValue("i"), strings.Repeat(r.PathValue("i")+" ", 3))
-			})
-			s := newSite(t, mux)
-			out := runBombChild(t, s.URL+"/")
-			t.Logf("%s: peak RSS %d MB, %.1f s; %s: %s %q", b.name, out.PeakKB>>10, out.Seconds, b.path, out.Records[s.URL+b.path].Status, out.Records[s.URL+b.path].Reason)
-			if out.Err != "" {
-				t.Fatalf("the crawl failed: %s", out.Err)
-			}
-			rec, ok := out.Records[s.URL+b.path]
-			if !ok {
-				t.Fatalf("no record of %s among %d", b.path, len(out.Records))
-			}
-			timedOut := b.orTimedOut && rec.Status == pages.Failed && strings.Contains(rec.Reason, "timed out")
-			if (rec.Status != b.status || !strings.Contains(rec.Reason, b.reason)) && !timedOut {
-				t.Errorf("%s recorded as %s %q, want %s with %q", b.path, rec.Status, rec.Reason, b.status, b.reason)
-			}
-			if out.PeakKB<<10 > maxCrawlRSS {
-				t.Errorf("the crawl peaked at %d MB, want at most %d MB", out.PeakKB>>10, maxCrawlRSS>>20)
-			}
+			s, seeds := serveBomb(t, b)
+			out := runBombChild(t, seeds, max(b.runs, 1))
+			checkBomb(t, b, s.URL, out)
 		})
 	}
 }
 
+// serveBomb serves b: its site (and with b.loop a second one), and the
+// seeds to crawl, separated by spaces.
+func serveBomb(t *testing.T, b bomb) (*site, string) {
+	var body []byte
+	if b.body != nil {
+		body = b.body()
+	}
+	mux := http.NewServeMux()
+	for p, h := range b.more {
+		mux.HandleFunc(p, h)
+	}
+	if b.more["/robots.txt"] == nil {
+		mux.HandleFunc("/robots.txt", http.NotFound)
+	}
+	serve := func(w http.ResponseWriter, r *http.Request) {
+		for k, v := range b.header {
+			w.Header()[k] = v
+		}
+		_, _ = w.Write(body)
+	}
+	if b.path == "/" {
+		mux.HandleFunc("/{$}", serve)
+	} else {
+		mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, `<html><head><title>Reports</title></head><body><main><p>The latest report of the year, as a download: <a href="%s">the report</a>, and <a href="/p/after">the archive</a>.</p></main></body></html>`, b.path)
+		})
+		if b.more[b.path] == nil && b.body != nil {
+			mux.HandleFunc(b.path, serve)
+		}
+	}
+	mux.HandleFunc("/p/{i}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><body><main><p>Archive record %s: a distinct entry of its own with words of its own, number %s.</p></main></body></html>",
+			r.PathValue("i"), strings.Repeat(r.PathValue("i")+" ", 3))
+	})
+	s := newSite(t, mux)
+	if !b.loop {
+		return s, s.URL + "/"
+	}
+	other := newSite(t, http.RedirectHandler(s.URL+"/loop", http.StatusFound))
+	mux.Handle("/loop", http.RedirectHandler(other.URL+"/loop", http.StatusFound))
+	return s, s.URL + "/ " + other.URL + "/loop"
+}
+
+// checkBomb checks what the child crawl of b on the site at base found.
+func checkBomb(t *testing.T, b bomb, base string, out bombOutcome) {
+	t.Helper()
+	path := cmp.Or(b.recorded, b.path)
+	rec, ok := out.Records[base+path]
+	t.Logf("%s: peak RSS %d MB, %.1f s; %s: %s %q; log %q", b.name, out.PeakKB>>10, out.Seconds, path, rec.Status, rec.Reason, out.Log)
+	if out.Err != "" {
+		t.Fatalf("the crawl failed: %s", out.Err)
+	}
+	if !ok {
+		var got []string
+		for u, r := range out.Records {
+			got = append(got, fmt.Sprintf("%s %s %q", u, r.Status, r.Reason))
+		}
+		t.Fatalf("no record of %s among %d: %q", path, len(out.Records), got)
+	}
+	timedOut := b.orTimedOut && rec.Status == pages.Failed && strings.Contains(rec.Reason, "timed out")
+	if (rec.Status != b.status || !strings.Contains(rec.Reason, b.reason)) && !timedOut {
+		t.Errorf("%s recorded as %s %q, want %s with %q", path, rec.Status, rec.Reason, b.status, b.reason)
+	}
+	if b.logged != "" && !slices.ContainsFunc(out.Log, func(l string) bool { return strings.Contains(l, b.logged) }) {
+		t.Errorf("no log line says %q: %q", b.logged, out.Log)
+	}
+	wentOn := false
+	for u, r := range out.Records {
+		wentOn = wentOn || strings.HasPrefix(u, base+"/p/") && r.Status == pages.Fetched
+	}
+	if !wentOn {
+		t.Errorf("the crawl did not go on: no page under /p/ fetched among %d records", len(out.Records))
+	}
+	if out.PeakKB<<10 > maxCrawlRSS {
+		t.Errorf("the crawl peaked at %d MB, want at most %d MB", out.PeakKB>>10, maxCrawlRSS>>20)
+	}
+}
+
 // runBombChild crawls seed in a child process and returns what it found.
-func runBombChild(t *testing.T, seed string) bombOutcome {
+func runBombChild(t *testing.T, seed string, runs int) bombOutcome {
 	t.Helper()
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), bombTime()+30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestBombChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "DOPPEL_BOMB_SEED="+seed, "DOPPEL_BOMB_DIR="+dir)
+	cmd.Env = append(os.Environ(), "DOPPEL_BOMB_SEED="+seed, "DOPPEL_BOMB_DIR="+dir, "DOPPEL_BOMB_RUNS="+strconv.Itoa(runs))
 	outText, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the child crawl: %v\n%s", err, tail(outText, 4000))
@@ -383,24 +519,36 @@ func runBombChild(t *testing.T, seed string) bombOutcome {
 func tail(b []byte, n int) []byte { return b[max(0, len(b)-n):] }
 
 // TestBombChild is the child of TestBombs: it crawls DOPPEL_BOMB_SEED
-// (at most 20 pages) into DOPPEL_BOMB_DIR and writes outcome.json there
-// with the peak resident size of the process (VmHWM).
+// (seeds separated by spaces; at most 20 pages; DOPPEL_BOMB_RUNS runs)
+// into DOPPEL_BOMB_DIR and writes outcome.json there with the peak
+// resident size of the process (VmHWM) and the log lines about sitemaps
+// and feeds not read.
 func TestBombChild(t *testing.T) {
 	seed, dir := os.Getenv("DOPPEL_BOMB_SEED"), os.Getenv("DOPPEL_BOMB_DIR")
 	if seed == "" {
 		t.Skip("run by TestBombs")
 	}
+	var log bytes.Buffer // a few lines: only those about sitemaps
+	slog.SetDefault(slog.New(sitemapLog{slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})}))
 	out := bombOutcome{Records: map[string]pages.Record{}}
 	start := time.Now()
 	opts := testOptions(seed)
+	opts.Seeds = strings.Fields(seed)
 	opts.MaxPages = 20
 	if n, err := strconv.Atoi(os.Getenv("DOPPEL_BOMB_LINKS")); err == nil {
 		opts.MaxLinksPerPage = n // to measure the bound's effect
 	}
+	runs, _ := strconv.Atoi(os.Getenv("DOPPEL_BOMB_RUNS"))
+	if f, err := os.Create(os.Getenv("DOPPEL_BOMB_CPUPROFILE")); err == nil {
+		_ = pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	c, err := Open(filepath.Join(dir, "crawl"), opts)
 	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		err = c.Run(ctx)
+		ctx, cancel := context.WithTimeout(context.Background(), bombTime())
+		for i := 0; i < max(runs, 1) && err == nil; i++ {
+			err = c.Run(ctx)
+		}
 		cancel()
 		if err == nil {
 			err = c.pages.Each(func(r pages.Record) error {
@@ -416,10 +564,44 @@ func TestBombChild(t *testing.T) {
 	}
 	out.Seconds = time.Since(start).Seconds()
 	out.PeakKB = peakKB()
+	if f, err := os.Create(os.Getenv("DOPPEL_BOMB_PROFILE")); err == nil { // what the crawl allocated, where
+		_ = pprof.Lookup("allocs").WriteTo(f, 0)
+		f.Close()
+	}
+	for _, l := range strings.Split(log.String(), "\n") {
+		if strings.Contains(l, "sitemap not read") {
+			out.Log = append(out.Log, l[:min(len(l), 500)])
+		}
+	}
 	data, _ := json.Marshal(out)
 	if err := os.WriteFile(filepath.Join(dir, "outcome.json"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// sitemapLog passes on the log records about sitemaps and feeds not
+// read, at any level, and drops the others.
+type sitemapLog struct{ slog.Handler }
+
+func (h sitemapLog) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message != "sitemap not read" {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h sitemapLog) WithAttrs(as []slog.Attr) slog.Handler {
+	return sitemapLog{h.Handler.WithAttrs(as)}
+}
+func (h sitemapLog) WithGroup(name string) slog.Handler { return sitemapLog{h.Handler.WithGroup(name)} }
+
+// bombTime is the most a child crawl may take: 90 s, or
+// DOPPEL_BOMB_SECONDS on a machine too busy for that.
+func bombTime() time.Duration {
+	if n, err := strconv.Atoi(os.Getenv("DOPPEL_BOMB_SECONDS")); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	return 90 * time.Second
 }
 
 // peakKB is the process's peak resident size in KiB (VmHWM), 0 if

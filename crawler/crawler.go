@@ -347,7 +347,7 @@ func inUse(dir string, err error) error {
 // recording with cm.record (and reading records back with
 // cm.recordedPage), indexing into index.
 func newHook(opts *Options, dir string, index indexer.Writer, cm *committer) (*hook.Hook, *snapHeader, error) {
-	hopts := hook.Options{Index: index, MaxBodyBytes: opts.MaxBodyBytes, Language: opts.Language,
+	hopts := hook.Options{Index: index, MaxBodyBytes: opts.MaxBodyBytes, MaxLinks: opts.MaxLinksPerPage, Language: opts.Language,
 		Documents: extract.Limits{MaxBytes: opts.MaxDocumentBytes}, PreferDocuments: opts.PreferDocuments,
 		Groups: opts.groupsFor, NoDedup: opts.NoDedup, Recorder: hook.RecorderFunc(cm.record), Source: cm.recordedPage}
 	return cm.keeper.openHook(hopts, dir)

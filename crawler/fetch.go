@@ -462,7 +462,7 @@ func (f *fetcher) process(r *result, resp *colly.Response) error {
 		// A folder's list of files: its links are followed, it is not a
 		// page of its own.
 		if r.task.Depth+1 <= f.opts.MaxDepth {
-			f.addLinks(r, parsed.Links)
+			f.addLinks(r, parsed.Page)
 		}
 		r.skip("directory listing")
 		return nil
@@ -478,7 +478,7 @@ func (f *fetcher) process(r *result, resp *colly.Response) error {
 	f.maps.noteFeeds(parsed.Feeds)
 	r.hash = contentHash(parsed.Title, parsed.Blocks)
 	if !parsed.NoFollow && r.task.Depth+1 <= f.opts.MaxDepth {
-		f.addLinks(r, parsed.Links)
+		f.addLinks(r, parsed.Page)
 	}
 	r.mainLinks, r.linkHash = linkSet(r.mainLinks)
 	r.status, r.reason = pages.Fetched, r.note
@@ -529,11 +529,14 @@ func (f *fetcher) deferToCanonical(r *result, named string) (deferred bool, err 
 
 // addLinks adds a page's followed links to r with their anchor texts,
 // one level deeper, and notes those of its main content (r.mainLinks).
-// Only the first MaxLinksPerPage links are considered (r.note says so).
-func (f *fetcher) addLinks(r *result, links []clean.Link) {
-	if n := f.opts.MaxLinksPerPage; n > 0 && len(links) > n {
-		r.note = fmt.Sprintf("links: the first %d of %d followed", n, len(links))
-		links = links[:n]
+// Only the first MaxLinksPerPage links are considered (r.note says so):
+// the parse read no more (hook.Options.MaxLinks) and counted the others
+// (clean.Page.LinkCount).
+func (f *fetcher) addLinks(r *result, p *clean.Page) {
+	links := p.Links
+	if n := f.opts.MaxLinksPerPage; n > 0 && max(len(links), p.LinkCount) > n {
+		r.note = fmt.Sprintf("links: the first %d of %d followed", n, max(len(links), p.LinkCount))
+		links = links[:min(n, len(links))]
 	}
 	for _, l := range links {
 		if l.NoFollow {

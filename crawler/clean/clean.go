@@ -48,7 +48,7 @@ type Page struct {
 	// delay of at most MaxRefreshDelay seconds, resolved; "" if none. Such a
 	// page is a redirect stub ("Redirecting to …"), not content.
 	Refresh  string
-	Links    []Link   // outlinks of the whole document, in document order
+	Links    []Link   // outlinks of the whole document, in document order: the first Options.MaxLinks
 	Blocks   []string // main-content text blocks, whitespace-normalized, in order
 	Text     string   // Blocks joined by "\n\n"
 	Tagged   string   // title, headings and <b>/<strong> text of the main content, for SimHash boosting
@@ -57,6 +57,10 @@ type Page struct {
 	// Cut says the document, decoded from its charset to UTF-8, was
 	// longer than Options.MaxBytes and was read to that length only.
 	Cut bool
+	// LinkCount is the number of outlinks the document holds: len(Links),
+	// or more when Options.MaxLinks cut them (those past the bound are
+	// counted by their href, not resolved).
+	LinkCount int
 }
 
 // A Link is an outlink: an absolute http or https URL without fragment,
@@ -77,6 +81,11 @@ type Options struct {
 	// MaxBytes is the largest input accepted; larger input is refused
 	// with ErrTooLarge. Default 5 MiB.
 	MaxBytes int64
+	// MaxLinks is the most outlinks read into Page.Links, the first in
+	// document order; those past it are only counted (Page.LinkCount):
+	// their URLs are not resolved and their anchor texts not read, so a
+	// page of 100,000 links costs the links it keeps. 0: no bound.
+	MaxLinks int
 }
 
 // DefaultMaxBytes is the default of Options.MaxBytes.
@@ -177,7 +186,7 @@ func Parse(r io.Reader, base *url.URL, opts Options) (*Page, error) {
 	if err != nil {
 		return nil, fmt.Errorf("clean: parsing document: %w", err)
 	}
-	p := extract(doc, base)
+	p := extract(doc, base, opts.MaxLinks)
 	p.Cut = cut
 	return p, nil
 }
@@ -216,7 +225,7 @@ func looksBinary(data []byte) bool {
 	return false
 }
 
-func extract(doc *goquery.Document, base *url.URL) *Page {
+func extract(doc *goquery.Document, base *url.URL, maxLinks int) *Page {
 	p := &Page{}
 	self := base
 	if href, ok := doc.Find("base[href]").First().Attr("href"); ok {
@@ -228,8 +237,8 @@ func extract(doc *goquery.Document, base *url.URL) *Page {
 	p.Language = strings.TrimSpace(doc.Find("html").First().AttrOr("lang", ""))
 	p.readMeta(doc, base)
 	p.readAlternates(doc, base, self)
-	linkNodes := p.readLinks(doc, base)
-	p.readContent(doc, linkNodes)
+	kept := p.readLinks(doc, base, maxLinks)
+	p.readContent(doc, kept)
 	return p
 }
 
@@ -316,32 +325,125 @@ func (p *Page) readAlternates(doc *goquery.Document, base, self *url.URL) {
 	}
 }
 
-// readLinks reads the page's <a href> links and returns their nodes,
-// parallel to p.Links.
-func (p *Page) readLinks(doc *goquery.Document, base *url.URL) []*html.Node {
-	var linkNodes []*html.Node
-	doc.Find("a[href]").Each(func(_ int, s *goquery.Selection) {
-		u := linkURL(base, s.AttrOr("href", ""))
-		if u == nil {
-			return
+// readLinks reads the page's <a href> links in document order into
+// p.Links, the first maxLinks of them (0: all), counts them all in
+// p.LinkCount, and returns the nodes of those kept with their index in
+// p.Links. The elements are walked in place (no selection of every
+// link is built), and a link past the bound costs a look at its href.
+func (p *Page) readLinks(doc *goquery.Document, base *url.URL, maxLinks int) map[*html.Node]int {
+	kept := map[*html.Node]int{}
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if href, ok := attr(c, "href"); ok && c.Data == "a" {
+				p.readLink(c, base, href, maxLinks, kept)
+			}
+			walk(c)
 		}
-		text := normalize(s.Text())
-		if text == "" {
-			text = normalize(s.Find("img[alt]").First().AttrOr("alt", ""))
-		}
-		if text == "" {
-			text = normalize(s.AttrOr("title", ""))
-		}
-		p.Links = append(p.Links, Link{URL: u.String(), Text: text, NoFollow: hasToken(s.AttrOr("rel", ""), "nofollow")})
-		linkNodes = append(linkNodes, s.Get(0))
-	})
+	}
+	for _, n := range doc.Nodes {
+		walk(n)
+	}
+	return kept
+}
 
-	return linkNodes
+// readLink reads the link a (its href given) into p.Links and kept if
+// the bound leaves room, else counts it if it may be one.
+func (p *Page) readLink(a *html.Node, base *url.URL, href string, maxLinks int, kept map[*html.Node]int) {
+	if maxLinks > 0 && len(p.Links) >= maxLinks {
+		if mayLink(base, href) {
+			p.LinkCount++
+		}
+		return
+	}
+	u := linkURL(base, href)
+	if u == nil {
+		return
+	}
+	p.LinkCount++
+	text := normalize(nodeText(a))
+	if text == "" {
+		text = normalize(imgAlt(a))
+	}
+	if text == "" {
+		t, _ := attr(a, "title")
+		text = normalize(t)
+	}
+	rel, _ := attr(a, "rel")
+	kept[a] = len(p.Links)
+	p.Links = append(p.Links, Link{URL: u.String(), Text: text, NoFollow: hasToken(rel, "nofollow")})
+}
+
+// mayLink reports, without parsing it, whether href may resolve to a
+// link (linkURL): not empty, not a fragment, and of no scheme (relative,
+// with a base) or of http, https, or the base's file or smb.
+func mayLink(base *url.URL, href string) bool {
+	href = strings.TrimSpace(href)
+	if href == "" || href[0] == '#' {
+		return false
+	}
+	i := strings.IndexAny(href, ":/?#")
+	if i <= 0 || href[i] != ':' {
+		return base != nil
+	}
+	switch scheme := strings.ToLower(href[:i]); scheme {
+	case "http", "https":
+		return true
+	case "file", "smb":
+		return base != nil && base.Scheme == scheme
+	}
+	return false
+}
+
+// attr returns the value of n's first attribute key, of any namespace
+// (as goquery's Attr), and whether it has one.
+func attr(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// nodeText is the text of every text node under n (goquery's Text).
+func nodeText(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode {
+				b.WriteString(c.Data)
+			}
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// imgAlt is the alt text of the first <img alt> under n, "" if none.
+func imgAlt(n *html.Node) string {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if alt, ok := attr(c, "alt"); ok && c.Data == "img" {
+			return alt
+		}
+		if alt := imgAlt(c); alt != "" {
+			return alt
+		}
+	}
+	return ""
 }
 
 // readContent reads the headings, the main content's blocks and bold
 // text, marks the links inside it, and fills Text and Tagged.
-func (p *Page) readContent(doc *goquery.Document, linkNodes []*html.Node) {
+func (p *Page) readContent(doc *goquery.Document, kept map[*html.Node]int) {
 	body := doc.Find("body").First()
 	var tagged []string
 	if p.Title != "" {
@@ -368,13 +470,10 @@ func (p *Page) readContent(doc *goquery.Document, linkNodes []*html.Node) {
 		content = body.Nodes[0]
 	}
 	if content != nil {
-		w := blockWriter{anchors: map[*html.Node]bool{}, nav: navBlocks(doc)}
+		w := blockWriter{kept: kept, links: p.Links, nav: navBlocks(doc)}
 		w.walk(content)
 		w.flush()
 		p.Blocks = w.blocks
-		for i, n := range linkNodes {
-			p.Links[i].Main = w.anchors[n]
-		}
 		tagged = append(tagged, w.bold...)
 	}
 	p.Text = strings.Join(p.Blocks, "\n\n")
@@ -611,11 +710,12 @@ var blockTags = map[atom.Atom]bool{
 
 // blockWriter cuts the text of a subtree into blocks.
 type blockWriter struct {
-	cur     []byte
-	blocks  []string
-	bold    []string
-	anchors map[*html.Node]bool // the <a> elements walked: the main content's links
-	nav     map[*html.Node]bool // navigation blocks left out (navBlocks)
+	cur    []byte
+	blocks []string
+	bold   []string
+	kept   map[*html.Node]int  // the <a> elements of links, by their index in links
+	links  []Link              // the page's links: those walked are the main content's (Main)
+	nav    map[*html.Node]bool // navigation blocks left out (navBlocks)
 }
 
 func (w *blockWriter) flush() {
@@ -635,7 +735,9 @@ func (w *blockWriter) walk(n *html.Node) {
 			w.cur = append(w.cur, c.Data...)
 		case dropped(c), w.nav[c]:
 		case c.DataAtom == atom.A:
-			w.anchors[c] = true
+			if i, ok := w.kept[c]; ok {
+				w.links[i].Main = true
+			}
 			w.walk(c)
 		case c.DataAtom == atom.Br || c.DataAtom == atom.Img:
 			w.cur = append(w.cur, ' ')

@@ -2,6 +2,9 @@ package clean
 
 import (
 	"bytes"
+	"fmt"
+	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -41,6 +44,43 @@ func TestAnchorKeyWordByWord(t *testing.T) {
 		got, ok := anchorKey(s)
 		if got != xxhash.Sum64String(want) || ok != (want != "") {
 			t.Errorf("%q: key %x, %v; want the key of %q, %v", s, got, ok, want, want != "")
+		}
+	}
+}
+
+// TestMaxLinks: a bound on links keeps the first ones exactly as an
+// unbounded parse reads them (URL, text, nofollow, main content), and
+// counts the others by their href: every one that may resolve, none of
+// a fragment, javascript: or mailto:.
+func TestMaxLinks(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><nav><a href="/home">Home</a> <a href="#top">top</a></nav><main><p>The records of the archive, one by one.</p>`)
+	for i := range 40 {
+		fmt.Fprintf(&b, `<a href="/r/%d" rel="%s">record <b>%d</b></a> <a href="javascript:void(%d)">x</a> `, i, map[bool]string{true: "nofollow"}[i%7 == 0], i, i)
+	}
+	b.WriteString(`<a href="mailto:a@b">mail</a> <a href="HTTPS://other.example/x"><img alt="Other"></a></main></body></html>`)
+	base, _ := url.Parse("http://intra.example/list")
+	all, err := Parse(strings.NewReader(b.String()), base, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Links) != 42 || all.LinkCount != 42 {
+		t.Fatalf("unbounded: %d links, count %d; want 42", len(all.Links), all.LinkCount)
+	}
+	for _, max := range []int{1, 10, 41, 42, 100} {
+		p, err := Parse(strings.NewReader(b.String()), base, Options{MaxLinks: max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := all.Links[:min(max, len(all.Links))]
+		if !reflect.DeepEqual(p.Links, want) {
+			t.Errorf("max %d: links\n%v\nwant the first of the unbounded ones\n%v", max, p.Links, want)
+		}
+		if p.LinkCount != 42 {
+			t.Errorf("max %d: count %d, want 42", max, p.LinkCount)
+		}
+		if p.Text != all.Text {
+			t.Errorf("max %d: the text changed", max)
 		}
 	}
 }

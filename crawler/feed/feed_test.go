@@ -1,6 +1,8 @@
 package feed
 
 import (
+	"bytes"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -47,5 +49,53 @@ func TestParse(t *testing.T) {
 	}
 	if _, err := Parse(strings.NewReader(rss), base, 100); err != ErrTooLarge {
 		t.Errorf("over the limit: %v, want ErrTooLarge", err)
+	}
+}
+
+// TestBound: a feed nested deeper than MaxDepth is refused, one of more
+// than MaxItems items is cut before the next (its first MaxItems read),
+// an entity bomb is not expanded, and what real feeds hold that is not
+// well-formed XML (an HTML entity, a stray &, ISO-8859-1) is read.
+func TestBound(t *testing.T) {
+	base, _ := url.Parse("http://intra.example/feed.xml")
+	var many strings.Builder
+	many.WriteString(`<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"><channel><title>News</title></channel>`)
+	for i := range 12 {
+		fmt.Fprintf(&many, `<item><title>Item %d</title><link>/items/%d</link></item>`, i, i)
+	}
+	many.WriteString(`</rdf:RDF>`)
+	laughs := `<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>` +
+		`<rss version="2.0"><channel><title>News</title><item><title>&b;</title><link>/laughs</link></item></channel></rss>`
+	for _, tc := range []struct {
+		name, body string
+		items      int    // entries read
+		err        string // a part of the error, if refused
+	}{
+		{"nested deeper than MaxDepth", `<rss><channel><item><link>/a</link>` + strings.Repeat("<a>", MaxDepth) + `</item></channel></rss>`, 0, "nested deeper than the limit"},
+		{"nested to MaxDepth", `<rss version="2.0"><channel><item><link>/a</link>` + strings.Repeat("<a>", MaxDepth-4) + strings.Repeat("</a>", MaxDepth-4) + `</item></channel></rss>`, 1, ""},
+		{"entities", laughs, 1, ""},
+		{"HTML entity and a stray &", `<rss version="2.0"><channel><title>A&nbsp;B & C</title><item><title>&eacute;t&eacute;</title><link>/x</link></item></channel></rss>`, 1, ""},
+		{"ISO-8859-1", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><rss version=\"2.0\"><channel><title>\xe9t\xe9</title><item><link>/x</link></item></channel></rss>", 1, ""},
+		{"a markup piece over 1 MiB", `<rss version="2.0"><channel><item><link>/x</link><description><![CDATA[` + strings.Repeat("<", 2<<20) + `]]></description></item></channel></rss>`, 0, "longer than its limit"},
+	} {
+		got, err := Parse(strings.NewReader(tc.body), base, 50<<20)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.err)
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case len(got) != tc.items:
+			t.Errorf("%s: %d entries, want %d", tc.name, len(got), tc.items)
+		}
+	}
+	// More items than the bound (RSS 1.0, cut inside rdf:RDF): the first
+	// ones read, the feed closed after them.
+	cut, err := bound([]byte(many.String()), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Parse(bytes.NewReader(cut), base, 50<<20)
+	if err != nil || len(got) != 10 || got[9].URL != "http://intra.example/items/9" || !bytes.HasSuffix(cut, []byte("</rdf:RDF>")) {
+		t.Errorf("cut after 10 of 12 items: %d entries (%v), ends %q", len(got), err, cut[max(len(cut)-40, 0):])
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/doppel-search/doppel/crawler/clean"
 	"github.com/doppel-search/doppel/crawler/extract"
@@ -131,6 +132,10 @@ type Options struct {
 	// with its words, about 0.5 KB each: 5 MiB of one-letter words (2.6
 	// million) took a crawl to 1,360 MB. Default DefaultMaxWords.
 	MaxWords int
+	// MaxLinks is the most links of a page read (clean.Options.MaxLinks:
+	// the first, in document order; the others only counted,
+	// Page.LinkCount). Default 0: every link.
+	MaxLinks int
 	// Groups returns the access groups of a URL. Default: none (public).
 	Groups func(url string) []string
 	// Source reads back a recorded page: what Update and Remove record
@@ -347,12 +352,73 @@ type Parsed struct {
 // a *SkipError with the reason.
 // An HTML or text body longer than MaxBodyBytes is cut there and parsed
 // (Truncated).
+//
+// A word (tokens.Scan) longer than MaxWordBytes is cut to its first
+// MaxWordBytes (Truncated): the index's dictionary holds each term whole,
+// and a page of one 5 MiB word took a crawl past 1 GB and minutes.
 func (h *Hook) Parse(pageURL string, header http.Header, body []byte) (*Parsed, error) {
 	p, err := h.parse(pageURL, header, body)
 	if err == nil && capWords(p.Page, h.opts.MaxWords) {
 		p.Truncated = true
 	}
+	if err == nil && shortWords(p.Page) {
+		p.Truncated = true
+	}
 	return p, err
+}
+
+// MaxWordBytes is the longest word kept whole: longer ones are cut to
+// their first MaxWordBytes bytes (at a character). Lucene's standard
+// tokenizer cuts at 255 characters.
+const MaxWordBytes = 256
+
+// shortWords cuts the words of p's text fields longer than MaxWordBytes
+// and reports whether it cut any.
+func shortWords(p *clean.Page) bool {
+	cut := false
+	short := func(s *string) {
+		if t, ok := shortWordsOf(*s, MaxWordBytes); ok {
+			*s, cut = t, true
+		}
+	}
+	blocks := false
+	for i := range p.Blocks {
+		short(&p.Blocks[i])
+		blocks = blocks || cut
+	}
+	if blocks {
+		p.Text = strings.Join(p.Blocks, "\n\n")
+	}
+	for i := range p.Headings {
+		short(&p.Headings[i])
+	}
+	for _, s := range []*string{&p.Title, &p.Tagged, &p.Description, &p.Keywords} {
+		short(s)
+	}
+	return cut
+}
+
+// shortWordsOf returns s with every word longer than limit bytes cut to
+// its first limit bytes, at a character, and whether it cut any.
+func shortWordsOf(s string, limit int) (string, bool) {
+	var b strings.Builder
+	last := 0
+	tokens.Scan(s, func(start, end int, _ bool) {
+		if end-start <= limit {
+			return
+		}
+		keep := start + limit
+		for keep > start && !utf8.RuneStart(s[keep]) {
+			keep--
+		}
+		b.WriteString(s[last:keep])
+		last = end
+	})
+	if last == 0 {
+		return s, false
+	}
+	b.WriteString(s[last:])
+	return b.String(), true
 }
 
 // DefaultMaxWords is Options.MaxWords by default: about 2 MB of English
@@ -427,7 +493,7 @@ func (h *Hook) parse(pageURL string, header http.Header, body []byte) (*Parsed, 
 	default:
 		return nil, skip("content type %s", ctype)
 	}
-	page, err := clean.Parse(bytes.NewReader(body), base, clean.Options{MaxBytes: int64(h.opts.MaxBodyBytes)})
+	page, err := clean.Parse(bytes.NewReader(body), base, clean.Options{MaxBytes: int64(h.opts.MaxBodyBytes), MaxLinks: h.opts.MaxLinks})
 	switch {
 	case errors.Is(err, clean.ErrNotHTML):
 		return nil, skip("not an HTML document")

@@ -52,3 +52,35 @@ func TestParseMaxWords(t *testing.T) {
 		}
 	}
 }
+
+// TestShortWords: a word longer than MaxWordBytes is cut to its first
+// MaxWordBytes bytes at a character, in every text field, and the page
+// marked truncated; words within the bound are left alone.
+func TestShortWords(t *testing.T) {
+	long := strings.Repeat("é", 1<<20) // 2 MiB, one word
+	for _, tc := range []struct {
+		in, want string
+		cut      bool
+	}{
+		{"plain words, " + strings.Repeat("x", MaxWordBytes) + " end", "plain words, " + strings.Repeat("x", MaxWordBytes) + " end", false},
+		{"a " + strings.Repeat("x", MaxWordBytes+1) + " b", "a " + strings.Repeat("x", MaxWordBytes) + " b", true},
+		{long + " and " + long, strings.Repeat("é", MaxWordBytes/2) + " and " + strings.Repeat("é", MaxWordBytes/2), true},
+	} {
+		got, cut := shortWordsOf(tc.in, MaxWordBytes)
+		if got != tc.want || cut != tc.cut {
+			t.Errorf("%.20q…: got %.40q… (%d bytes, cut %v), want %d bytes, cut %v", tc.in, got, len(got), cut, len(tc.want), tc.cut)
+		}
+	}
+	h, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := h.Parse("http://intra.example/a", http.Header{"Content-Type": {"text/html"}},
+		[]byte("<html><head><title>T "+long+"</title></head><body><main><h1>H "+long+"</h1><p>Text "+long+"</p></main></body></html>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Truncated || len(p.Text) > 600 || len(p.Title) > 300 || len(p.Headings[0]) > 300 || !strings.HasPrefix(p.Text, "H é") {
+		t.Errorf("truncated %v, text of %d bytes %.20q, title of %d, heading of %d", p.Truncated, len(p.Text), p.Text, len(p.Title), len(p.Headings[0]))
+	}
+}

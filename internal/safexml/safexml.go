@@ -19,6 +19,8 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+
+	"golang.org/x/net/html/charset"
 )
 
 // Limits bound a Decoder. A zero field means its default.
@@ -34,6 +36,12 @@ type Limits struct {
 	// Depth is the most elements open at once. Default 10,000, the
 	// depth at which Go's xml.Unmarshal stops.
 	Depth int
+	// Lenient reads XML as encoding/xml does when not Strict (what
+	// feed readers such as gofeed do): an unknown entity such as &nbsp;
+	// or a stray & is left as it is, not an error; a document in another
+	// charset than UTF-8 (<?xml encoding="ISO-8859-1"?>) is decoded
+	// (golang.org/x/net/html/charset). Default false.
+	Lenient bool
 }
 
 // Errors of Token past a limit; a Decoder returns them from then on.
@@ -63,8 +71,17 @@ func NewDecoder(r io.Reader, lim Limits) *Decoder {
 		lim.Depth = 10000
 	}
 	in := &tokenLimit{r: bufio.NewReader(r), text: lim.Text, markup: lim.Markup}
-	return &Decoder{d: xml.NewDecoder(in), in: in, max: lim.Depth}
+	d := xml.NewDecoder(in)
+	if lim.Lenient {
+		d.Strict = false
+		d.CharsetReader = charset.NewReaderLabel
+	}
+	return &Decoder{d: d, in: in, max: lim.Depth}
 }
+
+// InputOffset is the input offset of the decoder's position: where the
+// next token starts (xml.Decoder.InputOffset).
+func (d *Decoder) InputOffset() int64 { return d.d.InputOffset() }
 
 // Token returns the next token, as xml.Decoder.Token does; ErrLongToken
 // or ErrTooDeep (wrapped by encoding/xml or not: test with errors.Is)

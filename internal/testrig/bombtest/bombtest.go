@@ -390,7 +390,121 @@ func ManySheets(n int) []byte {
 
 // ODT returns an ODT whose content.xml is one paragraph of n letters.
 func ODT(n int64) []byte {
-	s := Deflate([]byte(`<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text><text:p>`),
-		'a', n, []byte(`</text:p></office:text></office:body></office:document-content>`))
+	s := Deflate([]byte(odtStart), 'a', n, []byte(odtEnd))
 	return Zip(Part{Name: "mimetype", Data: []byte("application/vnd.oasis.opendocument.text")}, Part{Name: "content.xml", Stream: &s})
+}
+
+// ManyParts returns a DOCX ("docx") or ODT ("odt") of one paragraph and
+// n more tiny members that no reader asks for (customXml/itemN.xml,
+// Pictures/N.xml), stored: a zip of 100,000 entries is about 12 MB.
+func ManyParts(kind string, n int) []byte {
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	add := func(name string, data []byte) {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store})
+		if err != nil {
+			panic(err)
+		}
+		_, _ = w.Write(data)
+	}
+	extra := "customXml/item%d.xml"
+	if kind == "odt" {
+		extra = "Pictures/%d.xml"
+		add("mimetype", []byte("application/vnd.oasis.opendocument.text"))
+		add("content.xml", []byte(odtStart+"A document of many members."+odtEnd))
+	} else {
+		add("[Content_Types].xml", []byte(contentTypes))
+		add("word/document.xml", []byte(wordStart+"A document of many members."+wordEnd))
+	}
+	for i := range n {
+		add(fmt.Sprintf(extra, i+1), []byte("<x/>"))
+	}
+	if err := zw.Close(); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}
+
+// OverlappingDoc returns a DOCX ("docx") or ODT ("odt") whose every
+// part a reader asks for (docProps/core.xml and word/document.xml;
+// META-INF/manifest.xml, meta.xml and content.xml) and extra more names
+// are one member: a document of n letters, its central directory
+// entries all pointing to the one local entry (the overlapping kind of
+// zip bomb, "zbsm"). extra is at most 65,000: the archive has no zip64
+// end record.
+func OverlappingDoc(kind string, n int64, extra int) []byte {
+	s := Deflate([]byte(wordStart), 'a', n, []byte(wordEnd))
+	names := []string{"docProps/core.xml", "word/document.xml"}
+	if kind == "odt" {
+		s = Deflate([]byte(odtStart), 'a', n, []byte(odtEnd))
+		names = []string{"META-INF/manifest.xml", "meta.xml", "content.xml"}
+	}
+	for i := range extra {
+		names = append(names, fmt.Sprintf("part%d.xml", i+1))
+	}
+	return Overlapping(s, names...)
+}
+
+const odtStart = `<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text><text:p>`
+const odtEnd = `</text:p></office:text></office:body></office:document-content>`
+
+// Nested returns head, then unit repeated n times, then tail: elements
+// nested n deep when unit opens one ("<a>").
+func Nested(head, unit string, n int, tail string) []byte {
+	b := make([]byte, 0, len(head)+len(unit)*n+len(tail))
+	b = append(b, head...)
+	for range n {
+		b = append(b, unit...)
+	}
+	return append(b, tail...)
+}
+
+// LaughsIn returns a billion laughs (Laughs, 9 levels) whose document is
+// body, which names &lol9; where a parser expanding entities would blow
+// it up: a sitemap's <loc>, a feed item's <title>.
+func LaughsIn(root, body string) []byte {
+	return bytes.Replace(Laughs(root, 9), []byte("]>\n"+root), []byte("]>\n"+body), 1)
+}
+
+// PDFImage returns a one-page PDF whose page draws an image XObject of
+// 50,000 × 50,000 RGB pixels whose FlateDecode stream expands to about
+// n zero bytes (7.5 GB of pixels declared), and shows a line of text.
+func PDFImage(n int64) []byte {
+	img := Deflate(nil, 0, n, nil).Zlib()
+	content := "q 612 0 0 792 0 0 cm /Im1 Do Q BT /F1 12 Tf 72 712 Td (A page with a picture) Tj ET"
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	var offs []int
+	obj := func(dict string, stream []byte) {
+		offs = append(offs, b.Len())
+		fmt.Fprintf(&b, "%d 0 obj\n%s", len(offs), dict)
+		if stream != nil {
+			b.WriteString("\nstream\n")
+			b.Write(stream)
+			b.WriteString("\nendstream")
+		}
+		b.WriteString("\nendobj\n")
+	}
+	obj("<< /Type /Catalog /Pages 2 0 R >>", nil)
+	obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>", nil)
+	obj("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /XObject << /Im1 5 0 R >> /Font << /F1 6 0 R >> >> >>", nil)
+	obj(fmt.Sprintf("<< /Length %d >>", len(content)), []byte(content))
+	obj(fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width 50000 /Height 50000 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode /Length %d >>", len(img)), img)
+	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", nil)
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offs)+1, xref)
+	return b.Bytes()
+}
+
+// PDFPageLoop returns a PDF whose page tree loops: the root's kid is a
+// page tree node whose kid is the root again, and a page besides.
+func PDFPageLoop() []byte {
+	return PDFObjects("<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 2 >>",
+		"<< /Type /Pages /Parent 2 0 R /Kids [2 0 R 4 0 R] /Count 2 >>",
+		"<< /Type /Page /Parent 3 0 R /MediaBox [0 0 612 792] >>")
 }
