@@ -14,11 +14,12 @@ import (
 )
 
 // DefaultPercent is the heap's growth between collections, in per cent
-// of the live heap, when Settings.Percent is zero: a crawl allocates a
-// page's parse tree, text, signatures and index entries and keeps little
-// of them, so collecting half as often saves collector time for a heap
-// at most three times the live one, which the soft limit bounds.
-const DefaultPercent = 200
+// of the live heap, when Settings.Percent is zero: Go's own default. 200
+// was tried (collecting half as often); on a quiet machine it made a
+// crawl of the 10,552-page test intranet no faster (98 and 108 s against
+// 79 s with 100) and its peak memory up to 1.8 times larger
+// (docs/measurements.md, "The crawl's speed (session 6)").
+const DefaultPercent = 100
 
 // DefaultLimitShare is the share of the machine's memory (or of the
 // cgroup's limit, if lower) that is the soft limit when Settings.Limit
