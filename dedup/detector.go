@@ -966,8 +966,17 @@ func (d *Detector) byCluster(cands []candidate) []candidateGroup {
 		}
 		groups[d.groupOf[cl]].size++
 	}
-	// Lay the members out in one array, then fill it.
-	flat := slices.Grow(d.flatBuf[:0], len(cands))[:len(cands)]
+	d.flatBuf = fillGroups(groups, cands, d.flatBuf, func(cl uint32) int32 { return d.groupOf[cl] })
+	d.groupBuf = groups
+	return groups
+}
+
+// fillGroups lays the members of groups (their sizes counted) out in one
+// array grown from flat, then fills them from cands in arrival order;
+// index gives a cluster's group. It returns the array, to be kept for
+// the next call.
+func fillGroups(groups []candidateGroup, cands []candidate, flat []uint32, index func(uint32) int32) []uint32 {
+	flat = slices.Grow(flat[:0], len(cands))[:len(cands)]
 	off := 0
 	for i := range groups {
 		n := groups[i].size
@@ -975,11 +984,10 @@ func (d *Detector) byCluster(cands []candidate) []candidateGroup {
 		off += n
 	}
 	for _, c := range cands {
-		g := &groups[d.groupOf[c.group()]]
+		g := &groups[index(c.group())]
 		g.members = append(g.members, c.doc())
 	}
-	d.groupBuf, d.flatBuf = groups, flat
-	return groups
+	return flat
 }
 
 // A candidate is a document number and its cluster number, as a list

@@ -219,18 +219,8 @@ func (sc *preScratch) group(cands []candidate) []candidateGroup {
 		}
 		groups[i].size++
 	}
-	flat := slices.Grow(sc.flat[:0], len(cands))[:len(cands)]
-	off := 0
-	for i := range groups {
-		n := groups[i].size
-		groups[i].members = flat[off : off : off+n]
-		off += n
-	}
-	for _, c := range cands {
-		g := &groups[sc.of[c.group()]]
-		g.members = append(g.members, c.doc())
-	}
-	sc.groups, sc.flat = groups, flat
+	sc.flat = fillGroups(groups, cands, sc.flat, func(cl uint32) int32 { return sc.of[cl] })
+	sc.groups = groups
 	return groups
 }
 
