@@ -135,31 +135,52 @@ func HTML(n int64) Stream {
 // stream of n zero bytes (an n of 1 GiB makes a PDF of about 1 MiB).
 func PDF(n int64) []byte {
 	s := Deflate(nil, 0, n, nil).Zlib()
-	var b bytes.Buffer
-	var offs []int
-	obj := func(body string, stream []byte) {
-		offs = append(offs, b.Len())
-		fmt.Fprintf(&b, "%d 0 obj\n%s", len(offs), body)
-		if stream != nil {
-			b.WriteString("\nstream\n")
-			b.Write(stream)
-			b.WriteString("\nendstream")
-		}
-		b.WriteString("\nendobj\n")
+	p := newPDFFile("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	p.obj("<< /Type /Catalog /Pages 2 0 R >>", nil)
+	p.obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>", nil)
+	p.obj("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << >> >>", nil)
+	p.obj(fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>", len(s)), s)
+	p.obj("<< /Title (A bomb) >>", nil)
+	return p.end(" /Info 5 0 R")
+}
+
+// A pdfFile writes a PDF with a classic cross-reference table: objects
+// numbered from 1 in the order written, the first the catalog.
+type pdfFile struct {
+	b    bytes.Buffer
+	offs []int
+}
+
+// newPDFFile starts a PDF with header.
+func newPDFFile(header string) *pdfFile {
+	p := &pdfFile{}
+	p.b.WriteString(header)
+	return p
+}
+
+// obj writes the next object: its dictionary and, if stream is not nil,
+// its stream.
+func (p *pdfFile) obj(dict string, stream []byte) {
+	p.offs = append(p.offs, p.b.Len())
+	fmt.Fprintf(&p.b, "%d 0 obj\n%s", len(p.offs), dict)
+	if stream != nil {
+		p.b.WriteString("\nstream\n")
+		p.b.Write(stream)
+		p.b.WriteString("\nendstream")
 	}
-	b.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-	obj("<< /Type /Catalog /Pages 2 0 R >>", nil)
-	obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>", nil)
-	obj("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << >> >>", nil)
-	obj(fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>", len(s)), s)
-	obj("<< /Title (A bomb) >>", nil)
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offs)+1)
-	for _, o := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	p.b.WriteString("\nendobj\n")
+}
+
+// end writes the cross-reference table and the trailer (the catalog as
+// its root, and extra entries) and returns the file.
+func (p *pdfFile) end(extra string) []byte {
+	x := p.b.Len()
+	fmt.Fprintf(&p.b, "xref\n0 %d\n0000000000 65535 f \n", len(p.offs)+1)
+	for _, o := range p.offs {
+		fmt.Fprintf(&p.b, "%010d 00000 n \n", o)
 	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R /Info 5 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offs)+1, xref)
-	return b.Bytes()
+	fmt.Fprintf(&p.b, "trailer\n<< /Size %d /Root 1 0 R%s >>\nstartxref\n%d\n%%%%EOF\n", len(p.offs)+1, extra, x)
+	return p.b.Bytes()
 }
 
 // A Part is a member of a zip archive: Name, and either Data (stored
@@ -285,20 +306,11 @@ func LaughsODT() []byte {
 // first the catalog) with its cross-reference table: for page trees
 // and object graphs of any shape.
 func PDFObjects(objs ...string) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.7\n")
-	offs := make([]int, len(objs))
-	for i, o := range objs {
-		offs[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	p := newPDFFile("%PDF-1.7\n")
+	for _, o := range objs {
+		p.obj(o, nil)
 	}
-	x := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, o := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, x)
-	return b.Bytes()
+	return p.end("")
 }
 
 // PDFObjectStream returns a one-page PDF (1.5, with a cross-reference
@@ -472,32 +484,14 @@ func LaughsIn(root, body string) []byte {
 func PDFImage(n int64) []byte {
 	img := Deflate(nil, 0, n, nil).Zlib()
 	content := "q 612 0 0 792 0 0 cm /Im1 Do Q BT /F1 12 Tf 72 712 Td (A page with a picture) Tj ET"
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-	var offs []int
-	obj := func(dict string, stream []byte) {
-		offs = append(offs, b.Len())
-		fmt.Fprintf(&b, "%d 0 obj\n%s", len(offs), dict)
-		if stream != nil {
-			b.WriteString("\nstream\n")
-			b.Write(stream)
-			b.WriteString("\nendstream")
-		}
-		b.WriteString("\nendobj\n")
-	}
-	obj("<< /Type /Catalog /Pages 2 0 R >>", nil)
-	obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>", nil)
-	obj("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /XObject << /Im1 5 0 R >> /Font << /F1 6 0 R >> >> >>", nil)
-	obj(fmt.Sprintf("<< /Length %d >>", len(content)), []byte(content))
-	obj(fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width 50000 /Height 50000 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode /Length %d >>", len(img)), img)
-	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", nil)
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offs)+1)
-	for _, o := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offs)+1, xref)
-	return b.Bytes()
+	p := newPDFFile("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	p.obj("<< /Type /Catalog /Pages 2 0 R >>", nil)
+	p.obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>", nil)
+	p.obj("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /XObject << /Im1 5 0 R >> /Font << /F1 6 0 R >> >> >>", nil)
+	p.obj(fmt.Sprintf("<< /Length %d >>", len(content)), []byte(content))
+	p.obj(fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width 50000 /Height 50000 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode /Length %d >>", len(img)), img)
+	p.obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", nil)
+	return p.end("")
 }
 
 // PDFPageLoop returns a PDF whose page tree loops: the root's kid is a
