@@ -23,6 +23,7 @@ import (
 	"github.com/gocolly/colly/v2"
 
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/internal/testrig/cputime"
 )
 
 // genSite is a generated documentation intranet for benchmarks: docs
@@ -254,16 +255,16 @@ func BenchmarkCrawl(b *testing.B) {
 	var plainPages, pages, dups, sizeSkip, sizeAll, sizePlain int64
 	for b.Loop() {
 		dir := filepath.Join(b.TempDir(), "plain")
-		start, cpu := time.Now(), cpuTime()
+		start, cpu := time.Now(), cputime.Process()
 		plainPages += plainCrawl(b, s.URL+"/", 4, dir)
 		tPlain += time.Since(start)
-		cpuPlain += cpuTime() - cpu
+		cpuPlain += cputime.Process() - cpu
 		sizePlain = dirSize(dir)
 		d0, st0, _ := doppel(off)
 		d1, st1, size1 := doppel(all)
-		cpu = cpuTime()
+		cpu = cputime.Process()
 		d2, st2, size2 := doppel(skip)
-		cpuSkip += cpuTime() - cpu
+		cpuSkip += cputime.Process() - cpu
 		if st0.Fetched != st1.Fetched || st1.Fetched != st2.Fetched || st0.Duplicates != 0 || st2.Duplicates != int64((n+9)/10) {
 			b.Fatalf("off %+v, all %+v, skip %+v; want %d near-duplicates", st0, st1, st2, (n+9)/10)
 		}
@@ -339,24 +340,24 @@ func BenchmarkCrawlSite(b *testing.B) {
 	round := 0
 	for b.Loop() {
 		plain := func() {
-			start, cpu := time.Now(), cpuTime()
+			start, cpu := time.Now(), cputime.Process()
 			plainPages += plainCrawl(b, s.URL+"/", 4, filepath.Join(b.TempDir(), "plain"))
 			tPlain += time.Since(start)
-			cpuPlain += cpuTime() - cpu
+			cpuPlain += cputime.Process() - cpu
 		}
 		doppel := func() {
 			c, err := Open(b.TempDir(), Options{Seeds: []string{s.URL + "/"}, Delay: -1, Parallelism: 4, MaxPages: 100000, MaxDepth: 100})
 			if err != nil {
 				b.Fatal(err)
 			}
-			start, cpu := time.Now(), cpuTime()
+			start, cpu := time.Now(), cputime.Process()
 			if err := c.Run(context.Background()); err != nil {
 				b.Fatal(err)
 			}
 			pages += c.Stats().Fetched
 			c.Close()
 			tDoppel += time.Since(start)
-			cpuDoppel += cpuTime() - cpu
+			cpuDoppel += cputime.Process() - cpu
 		}
 		if round++; round%2 == 1 {
 			plain()

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/doppel-search/doppel/internal/testrig/cputime"
 )
 
 // BenchmarkSchedule measures the Adaptive policy at 100k and 1M pages
@@ -71,7 +73,7 @@ func BenchmarkSchedule(b *testing.B) {
 			// fetch look 1.3–4.9× higher at 1M than at 100k).
 			runtime.GC()
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			b.ResetTimer()
 			for k := 0; k < b.N; k++ {
 				i := pick[k&(len(pick)-1)]
@@ -81,13 +83,13 @@ func BenchmarkSchedule(b *testing.B) {
 				_ = a.Next(&states[i])
 			}
 			b.StopTimer()
-			cpu := cpuTime() - cpu0
+			cpu := cputime.Process() - cpu0
 			// The reference for the memory a fetch reads: the same random
 			// pages' states, histories and URLs (and the benchmark's own
 			// data) touched without the policy, whose cost grows with the
 			// pages as the working set outgrows the caches.
 			sink := 0.0
-			cpu1 := cpuTime()
+			cpu1 := cputime.Process()
 			for k := 0; k < b.N; k++ {
 				// Each page picked after the last one's data is read, as
 				// the fetches come one after another: the misses do not
@@ -100,7 +102,7 @@ func BenchmarkSchedule(b *testing.B) {
 					sink += h[len(h)-1].Interval.Seconds()
 				}
 			}
-			touch := cpuTime() - cpu1
+			touch := cputime.Process() - cpu1
 			if sink == 0 {
 				b.Log("nothing touched")
 			}
