@@ -339,3 +339,59 @@ func TestSolveG(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateRateFewFetches: the regime of a living site's first
+// minutes — a page fetched only a few times, about as often as it
+// changes, the first fetch an hour after the site began. The rate is
+// recovered within a factor the number of fetches allows (the median of
+// |ln(estimate ÷ true)| over 300 pages, no prior), better with
+// Last-Modified than without, and better with more fetches. Measured
+// (seed 5): 3 fetches 2.35 without Last-Modified, 0.51 with; 10 fetches
+// 0.31 and 0.26; 40 fetches 0.15 and 0.14.
+func TestEstimateRateFewFetches(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	type key struct {
+		fetches int
+		lastMod bool
+	}
+	median := map[key]float64{}
+	for _, tc := range []struct {
+		fetches int
+		lastMod bool
+		within  float64 // median |ln(estimate ÷ true)| allowed
+	}{
+		// three undated fetches: most pages never seen changing (rate 0)
+		{3, false, math.Inf(1)}, {3, true, 0.75},
+		{10, false, 0.45}, {10, true, 0.4},
+		{40, false, 0.25}, {40, true, 0.22},
+	} {
+		var errs []float64
+		for range 300 {
+			mean := math.Exp(math.Log(60) + r.Float64()*math.Log(240)) // 1 minute to 4 hours
+			interval := mean * (0.5 + r.Float64())
+			fetches := []float64{3600}
+			for len(fetches) < tc.fetches {
+				fetches = append(fetches, fetches[len(fetches)-1]+interval*(0.75+r.Float64()/2))
+			}
+			changes := poisson(r, 1/mean, fetches[len(fetches)-1]+1)
+			s := observe(changes, fetches, tc.lastMod)
+			got := EstimateRate(s.History, Prior{})
+			errs = append(errs, math.Abs(math.Log(got*mean))) // +Inf for a page never seen changing
+		}
+		slices.Sort(errs)
+		m := errs[len(errs)/2]
+		median[key{tc.fetches, tc.lastMod}] = m
+		t.Logf("%2d fetches, Last-Modified %-5v: median |ln(estimate/true)| %.2f", tc.fetches, tc.lastMod, m)
+		if m > tc.within {
+			t.Errorf("%d fetches, Last-Modified %v: median log error %.2f, want ≤ %.2f", tc.fetches, tc.lastMod, m, tc.within)
+		}
+	}
+	for _, n := range []int{3, 10, 40} {
+		if median[key{n, true}] >= median[key{n, false}] {
+			t.Errorf("%d fetches: Last-Modified did not help (%.2f with, %.2f without)", n, median[key{n, true}], median[key{n, false}])
+		}
+	}
+	if !(median[key{40, true}] < median[key{3, true}] && median[key{40, false}] < median[key{3, false}]) {
+		t.Errorf("more fetches did not sharpen the estimate: %v", median)
+	}
+}
