@@ -12,6 +12,11 @@
 //	h.Flush(ctx)
 //	err = h.Err()         // the first error; each also goes to Options.OnError
 //
+// A job run as a new process each night opens the hook on a state
+// directory instead ([Open]: h, err := hook.Open(dir, opts), then
+// h.Attach(ctx, collector), Flush and Close): yesterday's pages,
+// clusters and statistics are read back from it.
+//
 // A Hook is also the processing step of Doppel's own crawler (package
 // crawler), which adds a persistent frontier, admission rules and restart
 // on top, and replays its recorded pages through [Hook.Replay] after a
