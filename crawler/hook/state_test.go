@@ -6,10 +6,12 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gocolly/colly/v2"
@@ -302,5 +304,112 @@ func TestOpenDamaged(t *testing.T) {
 		if _, err := Open(t.TempDir(), opts); err == nil || !strings.Contains(err.Error(), "Options."+name) {
 			t.Errorf("Open with Options.%s = %v, want it refused", name, err)
 		}
+	}
+}
+
+// killAfterFlush is a Sink that kills its process (SIGKILL) once the
+// index's Flush has returned: a nightly job killed after its index was
+// written and before the hook's state was saved.
+type killAfterFlush struct{ Sink }
+
+func (k killAfterFlush) Flush(ctx context.Context) error {
+	if err := k.Sink.Flush(ctx); err != nil {
+		return err
+	}
+	p, _ := os.FindProcess(os.Getpid())
+	p.Signal(os.Kill)
+	select {}
+}
+
+// TestOpenKilled: night 2 of a nightly job killed (SIGKILL, a child
+// process) after its index was written and before its state was saved,
+// then run again: the index, clusters and counters equal a long-running
+// process's after the same two nights.
+func TestOpenKilled(t *testing.T) {
+	if env := os.Getenv("DOPPEL_HOOK_KILLED"); env != "" { // the child: night 2, killed
+		f := strings.SplitN(env, "|", 3) // state, index, seed
+		state, idxDir, url := f[0], f[1], f[2]
+		var h *Hook
+		ix := openIndex(t, idxDir, &h)
+		h, err := Open(state, Options{Index: killAfterFlush{ix}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		col := nightlyCollector()
+		h.Attach(t.Context(), col)
+		if err := col.Visit(url); err != nil {
+			t.Fatal(err)
+		}
+		t.Fatal(h.Flush(t.Context()), "not killed")
+	}
+	s, second := nightlySite(t)
+	base := s.srv.URL
+	ctx := t.Context()
+	tmp := t.TempDir()
+	state, idxDir := filepath.Join(tmp, "state"), filepath.Join(tmp, "idx")
+	nightly := func() (map[string]any, []dedup.Assignment, dedup.Stats) {
+		t.Helper()
+		var h *Hook
+		ix := openIndex(t, idxDir, &h)
+		defer ix.Close()
+		h, err := Open(state, Options{Index: ix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close()
+		col := nightlyCollector()
+		h.Attach(ctx, col)
+		if err := col.Visit(base + "/"); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Flush(ctx); err != nil || h.Err() != nil {
+			t.Fatalf("Flush %v, Err %v", err, h.Err())
+		}
+		return indexContent(t, ix, base), assignments(h.Detector()), h.Detector().Stats()
+	}
+	var long *Hook
+	longIx := openIndex(t, filepath.Join(tmp, "long.idx"), &long)
+	defer longIx.Close()
+	longCol := nightlyCollector(colly.AllowURLRevisit())
+	long, err := Attach(ctx, longCol, Options{Index: longIx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	longNight := func() {
+		t.Helper()
+		if err := longCol.Visit(base + "/"); err != nil {
+			t.Fatal(err)
+		}
+		if err := long.Flush(ctx); err != nil || long.Err() != nil {
+			t.Fatalf("Flush %v, Err %v", err, long.Err())
+		}
+	}
+
+	nightly()
+	longNight()
+	second()
+	longNight()
+	child := exec.CommandContext(ctx, os.Args[0], "-test.run", "^TestOpenKilled$")
+	child.Env = append(os.Environ(), "DOPPEL_HOOK_KILLED="+state+"|"+idxDir+"|"+base+"/")
+	out, err := child.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the child night: %v, want it killed:\n%s", err, out)
+	}
+	got, gotAs, gotStats := nightly()
+	want := indexContent(t, longIx, base)
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		if !reflect.DeepEqual(got[k], want[k]) {
+			t.Errorf("%s:\n killed, then run again %+v\n long-running process   %+v", k, got[k], want[k])
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d entries in the nightly index, %d in the long-running one", len(got), len(want))
+	}
+	if wantAs := assignments(long.Detector()); !reflect.DeepEqual(gotAs, wantAs) {
+		t.Errorf("detector\n killed, then run again %+v\n long-running process   %+v", gotAs, wantAs)
+	}
+	if wantStats := long.Detector().Stats(); gotStats != wantStats {
+		t.Errorf("detector counters\n killed, then run again %+v\n long-running process   %+v", gotStats, wantStats)
 	}
 }
