@@ -245,6 +245,11 @@ type Index struct {
 	// diffKnown: the mapping has FieldDiff (indexes created before it
 	// existed get no difference records).
 	diffKnown bool
+	// In a user's index (split): window holds the ids of Doppel's
+	// documents written since the last Flush, and clashed those refused
+	// since as documents of the user's (userdocs.go).
+	window  map[string]bool
+	clashed []string
 }
 
 // written is a batch being written by FlushAsync.
@@ -452,18 +457,11 @@ func (x *Index) notUsers(id string) error {
 			return nil
 		}
 	}
-	sd, err := x.idx.Document(id)
-	if err != nil {
-		return fmt.Errorf("indexer: load %q: %w", id, err)
+	user, err := x.isUsers(id)
+	if err != nil || !user {
+		return err
 	}
-	if sd == nil {
-		return nil
-	}
-	d, err := fromStored(id, sd)
-	if err != nil || d.Cluster == "" {
-		return fmt.Errorf("%w: %q", ErrUserDocument, id)
-	}
-	return nil
+	return userDocError([]string{id})
 }
 
 // writable returns why the index may not be written, if it may not.
@@ -1110,6 +1108,14 @@ func (x *Index) Document(id string) (*Doc, error) {
 // durable and searchable. On error the batch is kept and Flush may be
 // retried. Cost: analysis is done by Add; Flush pays bleve's segment
 // build and fsync.
+//
+// In a user's index (see [AddTo]), a document of Doppel's whose id is a
+// document of the user's that was indexed after Add checked it (a batch
+// of the user's in the same window) is not written, nor are its records,
+// and the user's stays as it is; one the user's batch replaced after
+// Doppel's was written since the last Flush loses its records. Flush then
+// writes the rest and returns an error wrapping [ErrUserDocument] that
+// names the first id and the fix.
 func (x *Index) Flush(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -1124,7 +1130,7 @@ func (x *Index) Flush(ctx context.Context) error {
 	case werr != nil:
 		return werr
 	}
-	return x.flush()
+	return x.flushWindow()
 }
 
 // FlushAsync starts writing the pending batch to the index in the
@@ -1145,8 +1151,13 @@ func (x *Index) FlushAsync() (wait func() error) {
 		return func() error { return ErrReadOnly }
 	case werr != nil:
 		return func() error { return werr }
-	case x.empty():
-		return func() error { return nil }
+	}
+	if err := x.dropUsers(); err != nil {
+		return func() error { return err }
+	}
+	clash := x.takeClashes()
+	if x.empty() {
+		return func() error { return clash }
 	}
 	w := &written{batch: x.batch, rbatch: x.rbatch, docs: x.docs, pending: x.pending, done: make(chan struct{})}
 	x.writing = w
@@ -1164,7 +1175,7 @@ func (x *Index) FlushAsync() (wait func() error) {
 		x.mu.Unlock()
 		close(w.done)
 	}()
-	return func() error { <-w.done; return w.err }
+	return func() error { <-w.done; return errors.Join(w.err, clash) }
 }
 
 // lockIdle locks x.mu once no batch is being written by FlushAsync, and
@@ -1204,12 +1215,16 @@ func (x *Index) write(batch, rbatch *bleve.Batch) error {
 }
 
 func (x *Index) flush() error {
+	if err := x.dropUsers(); err != nil {
+		return err
+	}
 	if x.empty() {
 		return nil
 	}
 	if err := x.write(x.batch, x.rbatch); err != nil {
 		return fmt.Errorf("indexer: write batch: %w", err)
 	}
+	x.noteWritten(x.docs)
 	x.stats.Batches++
 	x.reset()
 	return nil
@@ -1464,7 +1479,7 @@ func (x *Index) Close() error {
 	if x.opts.ReadOnly {
 		return x.closeOwned()
 	}
-	return errors.Join(werr, x.flush(), x.closeOwned())
+	return errors.Join(werr, x.flushWindow(), x.closeOwned())
 }
 
 // closeOwned closes idx if the Index opened it (Open).

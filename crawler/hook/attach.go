@@ -14,6 +14,7 @@ import (
 	"github.com/gocolly/colly/v2"
 
 	"github.com/doppel-search/doppel/crawler/clean"
+	"github.com/doppel-search/doppel/crawler/pages"
 )
 
 // maxAnchors is the most distinct anchor texts Attach keeps for a URL.
@@ -62,7 +63,7 @@ func Attach(ctx context.Context, col *colly.Collector, opts Options) (*Hook, err
 func (h *Hook) Attach(ctx context.Context, col *colly.Collector) {
 	h.mu.Lock()
 	if h.links == nil {
-		h.links = &linkState{anchors: map[string][]string{}}
+		h.links = newLinkState(nil)
 		if h.opts.Source == nil {
 			h.links.pages = map[string]Page{}
 			h.opts.Source = h.links.page
@@ -78,8 +79,8 @@ func (h *Hook) Attach(ctx context.Context, col *colly.Collector) {
 }
 
 // Err returns the first error Attach's callbacks met (also given to
-// Options.OnError), or nil: a crawl whose Err is nil processed every
-// response it did not skip.
+// Options.OnError) or Flush returned, or nil: a crawl whose Err is nil
+// processed every response it did not skip, and Flush wrote it.
 func (h *Hook) Err() error {
 	h.errMu.Lock()
 	defer h.errMu.Unlock()
@@ -113,8 +114,12 @@ func (h *Hook) respond(ctx context.Context, r *colly.Response) {
 		h.skipped(ctx, r, u, err)
 		return
 	}
-	h.links.learn(u, parsed.Links, h.opts.Groups)
-	prep, err := h.Prepare(u, header, parsed, h.links.anchorsOf(u))
+	anchors, err := h.links.learn(u, parsed.Links, h.opts.Groups)
+	if err != nil {
+		h.fail(u, err)
+		return
+	}
+	prep, err := h.Prepare(u, header, parsed, anchors)
 	if err == nil {
 		_, err = h.Put(ctx, prep)
 	}
@@ -167,11 +172,8 @@ func (h *Hook) gone(ctx context.Context, u string) {
 // Once the context is done, its error is reported once, not for every
 // response after.
 func (h *Hook) fail(u string, err error) {
+	first := h.setErr(err)
 	h.errMu.Lock()
-	first := h.err == nil
-	if first {
-		h.err = err
-	}
 	repeat := !first && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) && errors.Is(h.err, err)
 	h.errMu.Unlock()
 	switch {
@@ -181,6 +183,17 @@ func (h *Hook) fail(u string, err error) {
 	default:
 		log.Printf("hook: %s: %v", redacted(u), err)
 	}
+}
+
+// setErr makes err Err's if Err has none, and reports whether it did.
+func (h *Hook) setErr(err error) bool {
+	h.errMu.Lock()
+	defer h.errMu.Unlock()
+	if h.err != nil {
+		return false
+	}
+	h.err = err
+	return true
 }
 
 // redacted returns u with its password, if any, replaced by "xxxxx".
@@ -194,20 +207,42 @@ func redacted(u string) string {
 
 // linkState is what Attach learns of the pages' links (anchors, under mu)
 // and, without Options.Source, the pages it keeps (pages; nil with a
-// Source).
+// Source). A hook with a state directory (Open) reads the anchor texts
+// an earlier process learned for a URL (stored) before it learns more for
+// it, and saves those learned since (dirty) at Flush.
 type linkState struct {
 	mu      sync.Mutex
 	anchors map[string][]string
 	pages   map[string]Page
+	stored  func(url string) ([]string, error)
+	loaded  map[string]bool
+	dirty   map[string]bool
+}
+
+// newLinkState returns an empty linkState that reads the anchor texts
+// of earlier processes from stored (nil: none).
+func newLinkState(stored func(url string) ([]string, error)) *linkState {
+	return &linkState{anchors: map[string][]string{}, stored: stored, loaded: map[string]bool{}, dirty: map[string]bool{}}
+}
+
+// load reads the stored anchor texts of u, once; l.mu is held.
+func (l *linkState) load(u string) error {
+	if l.stored == nil || l.loaded[u] {
+		return nil
+	}
+	texts, err := l.stored(u)
+	if err != nil {
+		return err
+	}
+	l.anchors[u] = append(texts, l.anchors[u]...)
+	l.loaded[u] = true
+	return nil
 }
 
 // learn adds the anchor texts of the links of page from to their targets'
 // (at most maxAnchors distinct texts a target), where AnchorCarries lets
-// them through groups.
-func (l *linkState) learn(from string, links []clean.Link, groups func(string) []string) {
-	if l == nil {
-		return
-	}
+// them through groups, and returns those of from.
+func (l *linkState) learn(from string, links []clean.Link, groups func(string) []string) ([]string, error) {
 	src := groups(from)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -216,20 +251,28 @@ func (l *linkState) learn(from string, links []clean.Link, groups func(string) [
 		if text == "" || k.URL == from || !AnchorCarries(src, groups(k.URL)) {
 			continue
 		}
+		if err := l.load(k.URL); err != nil {
+			return nil, err
+		}
 		if have := l.anchors[k.URL]; len(have) < maxAnchors && !slices.ContainsFunc(have, func(x string) bool { return strings.EqualFold(x, text) }) {
 			l.anchors[k.URL] = append(have, text)
+			l.dirty[k.URL] = true
 		}
 	}
+	if err := l.load(from); err != nil {
+		return nil, err
+	}
+	return slices.Clone(l.anchors[from]), nil
 }
 
-// anchorsOf returns the anchor texts learned for u.
-func (l *linkState) anchorsOf(u string) []string {
-	if l == nil {
-		return nil
-	}
+// save adds the anchor texts learned since the last save to b.
+func (l *linkState) save(b *pages.Batch) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]string(nil), l.anchors[u]...)
+	for u := range l.dirty {
+		b.AddAnchors(u, l.anchors[u]...)
+	}
+	clear(l.dirty)
 }
 
 // page is a PageSource of the pages kept.

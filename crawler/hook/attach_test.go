@@ -269,3 +269,69 @@ func TestAttachContext(t *testing.T) {
 			h.Err(), reported, h.Detector().Stats().Documents)
 	}
 }
+
+// TestAttachUserIDs: a user's program that indexes its pages under their
+// URLs into its own index, which Doppel shares (indexer.AddTo), in a
+// batch of its own written after the crawl: h.Flush and h.Err say which
+// id collides and what to do, and every document of the user's is as the
+// user wrote it.
+func TestAttachUserIDs(t *testing.T) {
+	s, _ := nightlySite(t)
+	m := bleve.NewIndexMapping()
+	if err := indexer.AddTo(m); err != nil {
+		t.Fatal(err)
+	}
+	index, err := bleve.NewMemOnly(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer index.Close()
+	records, err := bleve.NewMemOnly(indexer.RecordsMapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer records.Close()
+	var h *Hook
+	ix, err := indexer.Wrap(index, indexer.Options{Records: records, Source: indexer.SourceFunc(func(ctx context.Context, id string) (*indexer.Doc, error) {
+		return h.SourceDoc(ctx, id)
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := nightlyCollector()
+	user := index.NewBatch()
+	col.OnHTML("main", func(e *colly.HTMLElement) {
+		if err := user.Index(e.Request.URL.String(), map[string]string{"link": e.Request.URL.String(), "content": e.Text}); err != nil {
+			t.Error(err)
+		}
+	})
+	if h, err = Attach(t.Context(), col, Options{Index: ix, OnError: func(string, error) {}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := col.Visit(s.srv.URL + "/"); err != nil {
+		t.Fatal(err)
+	}
+	n := user.Size()
+	if err := index.Batch(user); err != nil {
+		t.Fatal(err)
+	}
+	err = h.Flush(t.Context())
+	if !errors.Is(err, indexer.ErrUserDocument) || !strings.Contains(err.Error(), s.srv.URL) || !errors.Is(h.Err(), indexer.ErrUserDocument) {
+		t.Fatalf("Flush = %v, Err = %v; want ErrUserDocument naming a page URL", err, h.Err())
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewMatchAllQuery(), 100, 0, false)
+	req.Fields = []string{"link", indexer.FieldCluster}
+	res, err := index.Search(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := 0
+	for _, hit := range res.Hits {
+		if hit.Fields["link"] == hit.ID && hit.Fields[indexer.FieldCluster] == nil {
+			users++
+		}
+	}
+	if users != n || int(res.Total) != n {
+		t.Errorf("after Flush: %d documents, %d of them the user's as written; want the user's %d", res.Total, users, n)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -69,6 +71,85 @@ func Example() {
 	// /expenses duplicate=false
 	// /print/expenses duplicate=true
 	// hit /expenses, 2 pages in its cluster
+}
+
+// A nightly job, run as a new process each night (here: each night a
+// new hook, collector and index opened on the same directories). The
+// hook's state lives in a directory (Open): a page seen again is an
+// update, a page that answers 404 is removed, and the copy of a removed
+// master takes its place, read back from the pages in the directory.
+func ExampleOpen() {
+	var mu sync.Mutex
+	pages := map[string]string{
+		"/":          `<a href="/vpn">VPN</a> <a href="/print/vpn">Print</a> <a href="/canteen">Canteen</a>`,
+		"/vpn":       "Connect to the corporate network through the VPN client and sign in with your network account and the code from your authenticator app.",
+		"/print/vpn": "Connect to the corporate network through the VPN client and sign in with your network account and the code from your authenticator app. Printed copy.",
+		"/canteen":   "The staff canteen is open from eight until three; the menu of the week is on the notice board by the lifts.",
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		body, ok := pages[r.URL.Path]
+		mu.Unlock()
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><body><main><p>%s</p></main></body></html>", body)
+	}))
+	defer srv.Close()
+	dir, err := os.MkdirTemp("", "nightly")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+
+	job := func(ctx context.Context) error { // main of the nightly job
+		var h *hook.Hook
+		ix, err := indexer.Open(filepath.Join(dir, "doppel.idx"), indexer.Options{ // Doppel's own index: yours stays as it is
+			Source: indexer.SourceFunc(func(ctx context.Context, id string) (*indexer.Doc, error) { return h.SourceDoc(ctx, id) })})
+		if err != nil {
+			return err
+		}
+		defer ix.Close()
+		h, err = hook.Open(filepath.Join(dir, "doppel.state"), hook.Options{Index: ix})
+		if err != nil {
+			return err
+		}
+		defer h.Close()                   // before ix.Close
+		collector := colly.NewCollector() // your collector
+		collector.OnHTML("a[href]", func(e *colly.HTMLElement) { e.Request.Visit(e.Attr("href")) })
+		h.Attach(ctx, collector)
+		if err := collector.Visit(srv.URL + "/"); err != nil {
+			return err
+		}
+		if err := h.Flush(ctx); err != nil {
+			return err
+		}
+		st := h.Detector().Stats()
+		fmt.Printf("pages %d, updated %d, removed %d; errors: %v\n", st.Documents, st.Replaced, st.Removed, h.Err())
+		res, err := ix.Search(ctx, bleve.NewSearchRequest(ix.Searchable(indexer.TextQuery("authenticator"))))
+		if err != nil {
+			return err
+		}
+		for _, hit := range res.Hits {
+			fmt.Println("  authenticator:", strings.TrimPrefix(hit.ID, srv.URL))
+		}
+		return nil
+	}
+	for night := 1; night <= 2; night++ {
+		if err := job(context.Background()); err != nil {
+			panic(err)
+		}
+		mu.Lock()
+		delete(pages, "/vpn") // before the second night: /vpn is gone
+		mu.Unlock()
+	}
+	// Output:
+	// pages 4, updated 0, removed 0; errors: <nil>
+	//   authenticator: /vpn
+	// pages 3, updated 3, removed 1; errors: <nil>
+	//   authenticator: /print/vpn
 }
 
 // A nightly recrawl through the same hook: a page seen again is a new

@@ -12,6 +12,11 @@
 //	h.Flush(ctx)
 //	err = h.Err()         // the first error; each also goes to Options.OnError
 //
+// A job run as a new process each night opens the hook on a state
+// directory instead ([Open]: h, err := hook.Open(dir, opts), then
+// h.Attach(ctx, collector), Flush and Close): yesterday's pages,
+// clusters and statistics are read back from it.
+//
 // A Hook is also the processing step of Doppel's own crawler (package
 // crawler), which adds a persistent frontier, admission rules and restart
 // on top, and replays its recorded pages through [Hook.Replay] after a
@@ -246,7 +251,10 @@ type Hook struct {
 	// texts pointing to each URL, and the pages Attach keeps when
 	// Options.Source is nil (see Attach). Nil before Attach.
 	links *linkState
-	// errMu guards err, the first error Attach's callbacks met.
+	// state keeps the hook's state in a directory (Open); nil for a
+	// hook of New or Attach.
+	state *state
+	// errMu guards err, the first error Attach's callbacks or Flush met.
 	errMu sync.Mutex
 	err   error
 }
@@ -898,6 +906,11 @@ func (h *Hook) Remove(ctx context.Context, url string) (dedup.Change, error) {
 			return dedup.Change{}, err
 		}
 	}
+	if h.state != nil {
+		if err := h.state.gone(url); err != nil {
+			return dedup.Change{}, err
+		}
+	}
 	h.forget(url)
 	return ch, nil
 }
@@ -979,12 +992,27 @@ func singleton(id string) dedup.Result {
 	return dedup.Result{ID: id, Cluster: cluster.IDFor(id), Master: id}
 }
 
-// Flush writes the index's pending batch.
+// Flush writes the index's pending batch and, for a hook of Open, then
+// saves its state (the pages processed since the last Flush, the anchor
+// texts learned, the detector and the site statistics) in its directory:
+// what a later Open goes on from. Call it once the crawl is done (colly's
+// Wait for an asynchronous collector): the state saved is the hook's as
+// it stands. An error is also Err's, if Err had none; the state is not
+// saved if the index could not be written, but for documents refused
+// because they are the user's own (indexer.ErrUserDocument): the rest of
+// the batch was written.
 func (h *Hook) Flush(ctx context.Context) error {
-	if h.opts.Index == nil {
-		return nil
+	var err error
+	if h.opts.Index != nil {
+		err = h.opts.Index.Flush(ctx)
 	}
-	return h.opts.Index.Flush(ctx)
+	if h.state != nil && (err == nil || errors.Is(err, indexer.ErrUserDocument)) {
+		err = errors.Join(err, h.save())
+	}
+	if err != nil {
+		h.setErr(err)
+	}
+	return err
 }
 
 // plainPage makes a page of a text/plain body: paragraphs are blocks.
