@@ -329,8 +329,11 @@ func TestKilled(t *testing.T) {
 	}
 	defer sc.Close()
 	// The child first: the parent starts once it has queued links.
-	for fetched(&mu, hits) < 5 {
+	for fetched(&mu, hits) < 5 && ctx.Err() == nil {
 		time.Sleep(10 * time.Millisecond)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the child worker fetched %d pages before the test's deadline", fetched(&mu, hits))
 	}
 	c, err := crawler.Open(t.TempDir(), sc.Options(options(s.URL+"/p0")))
 	if err != nil {
@@ -344,13 +347,13 @@ func TestKilled(t *testing.T) {
 		}
 	})
 	got := follow(t, ctx, rdb, "killed", s.URL+"/p0", func() {
-		for fetched(&mu, hits) < n/3 {
+		for fetched(&mu, hits) < n/3 && ctx.Err() == nil {
 			time.Sleep(10 * time.Millisecond)
 		}
 		child.Process.Kill()
 		<-exited
 		t.Logf("worker killed after %d pages", fetched(&mu, hits))
-		for fetched(&mu, hits) < 2*n/3 {
+		for fetched(&mu, hits) < 2*n/3 && ctx.Err() == nil {
 			time.Sleep(10 * time.Millisecond)
 		}
 		rc.KillMaster(rc.Masters()[0])

@@ -54,17 +54,21 @@ func Start(t testing.TB, masters, replicas int) *Cluster {
 	}
 	c := &Cluster{t: t}
 	t.Cleanup(c.stop)
-	n := masters * (1 + replicas)
-	for i := range n {
-		c.nodes = append(c.nodes, c.startNode(server, i))
-	}
-	args := []string{"--cluster", "create"}
-	for _, nd := range c.nodes {
-		args = append(args, nd.addr)
-	}
-	args = append(args, "--cluster-replicas", strconv.Itoa(replicas), "--cluster-yes")
-	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
-		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
+	// redis-cli --cluster create waits for the nodes to agree and, when
+	// one of them never hears of the others (a busy machine, a bus port
+	// taken meanwhile), waits forever: it is given two minutes, and the
+	// cluster is made again on other ports, three times at most.
+	for attempt := 1; ; attempt++ {
+		out, err := c.create(server, cli, masters*(1+replicas), replicas)
+		if err == nil {
+			break
+		}
+		if attempt == 3 {
+			t.Fatalf("redis-cli --cluster create: %v\n%s\n%s", err, out, c.logs())
+		}
+		t.Logf("redistest: redis-cli --cluster create: %v; making the cluster again", err)
+		c.stop()
+		c.nodes = nil
 	}
 	c.WaitOK(30 * time.Second)
 	deadline := time.Now().Add(30 * time.Second)
@@ -75,6 +79,26 @@ func Start(t testing.TB, masters, replicas int) *Cluster {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return c
+}
+
+// create starts n nodes and joins them into a cluster with replicas
+// replicas a master, within two minutes.
+func (c *Cluster) create(server, cli string, n, replicas int) ([]byte, error) {
+	for i := range n {
+		c.nodes = append(c.nodes, c.startNode(server, i))
+	}
+	args := []string{"--cluster", "create"}
+	for _, nd := range c.nodes {
+		args = append(args, nd.addr)
+	}
+	args = append(args, "--cluster-replicas", strconv.Itoa(replicas), "--cluster-yes")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, cli, args...).CombinedOutput()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("not done in 2 minutes: %w", ctx.Err())
+	}
+	return out, err
 }
 
 func skip(t testing.TB, msg string) {
