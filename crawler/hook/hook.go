@@ -26,6 +26,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -33,6 +34,7 @@ import (
 
 	"github.com/doppel-search/doppel/crawler/clean"
 	"github.com/doppel-search/doppel/crawler/extract"
+	"github.com/doppel-search/doppel/crawler/urlnorm"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/indexer"
@@ -202,17 +204,54 @@ func (h *Hook) dedupDoc(p *Page) dedup.Document {
 	// language's section (the Apache manual's /da/ section keeps
 	// untranslated English pages: the /en/ page is master); then an HTML
 	// page before a document of the same text (or the other way with
-	// PreferDocuments).
+	// PreferDocuments); then a page before its printer-friendly view
+	// (printView), which holds the same main content.
 	if p.Lang != "" && p.Lang == h.language(p.Lang) {
-		d.Preference = 2
+		d.Preference = 4
 		if s := lang.FromURL(p.URL); s == "" || s == p.Lang {
-			d.Preference = 4
+			d.Preference = 8
 		}
 	}
 	if (p.Type == "") != h.opts.PreferDocuments {
+		d.Preference += 2
+	}
+	if !printView(p.URL) {
 		d.Preference++
 	}
 	return d
+}
+
+// printDirs name a folder of printer-friendly views ("/print/page.html",
+// "/page/print/"), printFiles a file that is one ("/page/printable.html");
+// a file named print (print.html) may be a page about printing.
+var (
+	printDirs  = []string{"print", "printable", "print-friendly", "printer-friendly", "printview", "print-view"}
+	printFiles = printDirs[1:]
+)
+
+// printView reports whether URL u, by its shape, is a printer-friendly
+// view of another page: a query that names one (urlnorm.View: a crawl
+// fetches those only with FetchViews), a folder named print, printable,
+// printer-friendly, … or a file named printable, printer-friendly, ….
+// Such a view holds the page's main content, so it is its twin; the
+// page, with its links and context, is the better master.
+func printView(u string) bool {
+	if v, ok := urlnorm.View(u); ok && v == urlnorm.ViewPrint {
+		return true
+	}
+	pu, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	segs := strings.Split(strings.ToLower(strings.TrimSuffix(pu.Path, "/")), "/")
+	last := segs[len(segs)-1]
+	if slices.Contains(printFiles, strings.TrimSuffix(last, path.Ext(last))) {
+		return true
+	}
+	if strings.HasSuffix(pu.Path, "/") {
+		return slices.Contains(printDirs, last)
+	}
+	return slices.ContainsFunc(segs[:len(segs)-1], func(s string) bool { return slices.Contains(printDirs, s) })
 }
 
 // language returns the preferred language (Options.Language), learning
