@@ -110,6 +110,12 @@ type Options struct {
 	// Templates holds the site-template statistics. Default: a new
 	// clean.Templates with its default options.
 	Templates *clean.Templates
+	// Chrome remembers the blocks each host's pages show outside their
+	// main content (header, sidebar, footer), which a document made from
+	// a whole page file carries beside the page's text: a document is
+	// compared without runs of them (clean.Chrome). Default: a new
+	// clean.Chrome.
+	Chrome *clean.Chrome
 	// Anchors holds the anchor-text statistics that tell site template
 	// ("Printer-friendly version" on links to many pages) from the words
 	// that name a page: template texts are left out of what pages are
@@ -197,7 +203,13 @@ type Page struct {
 // the pages seen before, and removing shared labels would make copies of
 // templated pages look less alike than they are.
 func (h *Hook) dedupDoc(p *Page) dedup.Document {
-	d := dedup.Document{ID: p.URL, URL: p.URL, Text: strings.Join(p.Blocks, "\n\n"), Tagged: p.Tagged, Time: pagedate.Of(p.Page),
+	blocks := p.Blocks
+	if p.Type != "" {
+		// A document made from a whole page file holds the page's
+		// template: compared without it (Options.Chrome).
+		blocks = h.opts.Chrome.Strip(p.Host, blocks)
+	}
+	d := dedup.Document{ID: p.URL, URL: p.URL, Text: strings.Join(blocks, "\n\n"), Tagged: p.Tagged, Time: pagedate.Of(p.Page),
 		Extracted: p.Type != ""}
 	// A page in the crawl's language first, and of those one whose URL
 	// names that language's section, or none, before one in another
@@ -296,6 +308,9 @@ type Hook struct {
 func (o *Options) EnsureDefaults() *Options {
 	if o.Templates == nil {
 		o.Templates = clean.NewTemplates(clean.TemplateOptions{})
+	}
+	if o.Chrome == nil {
+		o.Chrome = &clean.Chrome{}
 	}
 	if o.Anchors == nil {
 		o.Anchors = clean.NewAnchors(clean.AnchorOptions{})
@@ -543,6 +558,7 @@ func (h *Hook) parse(pageURL string, header http.Header, body []byte) (*Parsed, 
 	case page.Refresh != "":
 		return nil, &SkipError{Reason: "meta refresh redirect to " + page.Refresh, Location: page.Refresh}
 	}
+	h.opts.Chrome.Observe(base.Host, page.Chrome)
 	return &Parsed{Page: page, Truncated: truncated || page.Cut}, nil
 }
 
