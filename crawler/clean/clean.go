@@ -47,13 +47,19 @@ type Page struct {
 	// Refresh is the target of a <meta http-equiv=refresh> redirect with a
 	// delay of at most MaxRefreshDelay seconds, resolved; "" if none. Such a
 	// page is a redirect stub ("Redirecting to …"), not content.
-	Refresh  string
-	Links    []Link   // outlinks of the whole document, in document order: the first Options.MaxLinks
-	Blocks   []string // main-content text blocks, whitespace-normalized, in order
-	Text     string   // Blocks joined by "\n\n"
-	Tagged   string   // title, headings and <b>/<strong> text of the main content, for SimHash boosting
-	NoIndex  bool     // <meta name=robots> says noindex or none
-	NoFollow bool     // <meta name=robots> says nofollow or none
+	Refresh string
+	Links   []Link   // outlinks of the whole document, in document order: the first Options.MaxLinks
+	Blocks  []string // main-content text blocks, whitespace-normalized, in order
+	Text    string   // Blocks joined by "\n\n"
+	// Chrome holds the text blocks of the body outside the main content
+	// (its header, sidebar, breadcrumbs, footer), whitespace-normalized,
+	// in order: what a
+	// document made from the whole page file carries beside the page's
+	// text (see [Chrome]).
+	Chrome   []string
+	Tagged   string // title, headings and <b>/<strong> text of the main content, for SimHash boosting
+	NoIndex  bool   // <meta name=robots> says noindex or none
+	NoFollow bool   // <meta name=robots> says nofollow or none
 	// Cut says the document, decoded from its charset to UTF-8, was
 	// longer than Options.MaxBytes and was read to that length only.
 	Cut bool
@@ -475,9 +481,22 @@ func (p *Page) readContent(doc *goquery.Document, kept map[*html.Node]int) {
 		w.flush()
 		p.Blocks = w.blocks
 		tagged = append(tagged, w.bold...)
+		p.Chrome = chromeBlocks(body.Nodes, content)
 	}
 	p.Text = strings.Join(p.Blocks, "\n\n")
 	p.Tagged = strings.Join(tagged, "\n")
+}
+
+// chromeBlocks returns the text blocks of body outside content: the
+// page's template text (none when the main content is the whole body).
+func chromeBlocks(body []*html.Node, content *html.Node) []string {
+	if len(body) == 0 || body[0] == content {
+		return nil
+	}
+	w := blockWriter{nav: map[*html.Node]bool{content: true}}
+	w.walk(body[0])
+	w.flush()
+	return w.blocks
 }
 
 // parseDate reads an HTTP date, an RFC 3339 time or a YYYY-MM-DD date.

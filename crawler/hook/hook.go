@@ -31,6 +31,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -38,6 +39,7 @@ import (
 
 	"github.com/doppel-search/doppel/crawler/clean"
 	"github.com/doppel-search/doppel/crawler/extract"
+	"github.com/doppel-search/doppel/crawler/urlnorm"
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/indexer"
@@ -113,6 +115,12 @@ type Options struct {
 	// Templates holds the site-template statistics. Default: a new
 	// clean.Templates with its default options.
 	Templates *clean.Templates
+	// Chrome remembers the blocks each host's pages show outside their
+	// main content (header, sidebar, footer), which a document made from
+	// a whole page file carries beside the page's text: a document is
+	// compared without runs of them (clean.Chrome). Default: a new
+	// clean.Chrome.
+	Chrome *clean.Chrome
 	// Anchors holds the anchor-text statistics that tell site template
 	// ("Printer-friendly version" on links to many pages) from the words
 	// that name a page: template texts are left out of what pages are
@@ -200,24 +208,67 @@ type Page struct {
 // the pages seen before, and removing shared labels would make copies of
 // templated pages look less alike than they are.
 func (h *Hook) dedupDoc(p *Page) dedup.Document {
-	d := dedup.Document{ID: p.URL, URL: p.URL, Text: strings.Join(p.Blocks, "\n\n"), Tagged: p.Tagged, Time: pagedate.Of(p.Page),
+	blocks := p.Blocks
+	if p.Type != "" {
+		// A document made from a whole page file holds the page's
+		// template: compared without it (Options.Chrome).
+		blocks = h.opts.Chrome.Strip(p.Host, blocks)
+	}
+	d := dedup.Document{ID: p.URL, URL: p.URL, Text: strings.Join(blocks, "\n\n"), Tagged: p.Tagged, Time: pagedate.Of(p.Page),
 		Extracted: p.Type != ""}
 	// A page in the crawl's language first, and of those one whose URL
 	// names that language's section, or none, before one in another
 	// language's section (the Apache manual's /da/ section keeps
 	// untranslated English pages: the /en/ page is master); then an HTML
 	// page before a document of the same text (or the other way with
-	// PreferDocuments).
+	// PreferDocuments); then a page before its printer-friendly view
+	// (printView), which holds the same main content.
 	if p.Lang != "" && p.Lang == h.language(p.Lang) {
-		d.Preference = 2
+		d.Preference = 4
 		if s := lang.FromURL(p.URL); s == "" || s == p.Lang {
-			d.Preference = 4
+			d.Preference = 8
 		}
 	}
 	if (p.Type == "") != h.opts.PreferDocuments {
+		d.Preference += 2
+	}
+	if !printView(p.URL) {
 		d.Preference++
 	}
 	return d
+}
+
+// printDirs name a folder of printer-friendly views ("/print/page.html",
+// "/page/print/"), printFiles a file that is one ("/page/printable.html");
+// a file named print (print.html) may be a page about printing.
+var (
+	printDirs  = []string{"print", "printable", "print-friendly", "printer-friendly", "printview", "print-view"}
+	printFiles = printDirs[1:]
+)
+
+// printView reports whether URL u, by its shape, is a printer-friendly
+// view of another page: a query that names one (urlnorm.View: a crawl
+// fetches those only with FetchViews), a folder named print, printable,
+// printer-friendly, … or a file named printable, printer-friendly, ….
+// Such a view holds the page's main content, so it is its twin; the
+// page, with its links and context, is the better master.
+func printView(u string) bool {
+	if v, ok := urlnorm.View(u); ok && v == urlnorm.ViewPrint {
+		return true
+	}
+	pu, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	segs := strings.Split(strings.ToLower(strings.TrimSuffix(pu.Path, "/")), "/")
+	last := segs[len(segs)-1]
+	if slices.Contains(printFiles, strings.TrimSuffix(last, path.Ext(last))) {
+		return true
+	}
+	if strings.HasSuffix(pu.Path, "/") {
+		return slices.Contains(printDirs, last)
+	}
+	return slices.ContainsFunc(segs[:len(segs)-1], func(s string) bool { return slices.Contains(printDirs, s) })
 }
 
 // language returns the preferred language (Options.Language), learning
@@ -265,6 +316,9 @@ type Hook struct {
 func (o *Options) EnsureDefaults() *Options {
 	if o.Templates == nil {
 		o.Templates = clean.NewTemplates(clean.TemplateOptions{})
+	}
+	if o.Chrome == nil {
+		o.Chrome = &clean.Chrome{}
 	}
 	if o.Anchors == nil {
 		o.Anchors = clean.NewAnchors(clean.AnchorOptions{})
@@ -512,6 +566,7 @@ func (h *Hook) parse(pageURL string, header http.Header, body []byte) (*Parsed, 
 	case page.Refresh != "":
 		return nil, &SkipError{Reason: "meta refresh redirect to " + page.Refresh, Location: page.Refresh}
 	}
+	h.opts.Chrome.Observe(base.Host, page.Chrome)
 	return &Parsed{Page: page, Truncated: truncated || page.Cut}, nil
 }
 

@@ -296,7 +296,8 @@ func TestArrive(t *testing.T) {
 // names English or no section is the better master, then an English
 // page in another language's section (an untranslated copy; "/hr/" reads
 // as Croatian here, though not for the page's language), then a page in
-// another language; an HTML page before a document of the same rank.
+// another language; an HTML page before a document of the same rank, and
+// a page before its printer-friendly view.
 func TestMasterPreference(t *testing.T) {
 	h, err := New(Options{Language: "en"})
 	if err != nil {
@@ -307,6 +308,7 @@ func TestMasterPreference(t *testing.T) {
 	}{
 		{"http://x/manual/en/a.html", "en", ""},
 		{"http://x/manual/a.html", "en", ""},
+		{"http://x/print/a.html", "en", ""}, // a printer-friendly view
 		{"http://x/manual/en/a.pdf", "en", "pdf"},
 		{"http://x/manual/da/a.html", "en", ""}, // untranslated
 		{"http://x/hr/a.html", "en", ""},        // the URL cannot tell human resources from Croatian
@@ -325,9 +327,34 @@ func TestMasterPreference(t *testing.T) {
 			t.Errorf("%s (%d) is preferred to %s (%d)", order[i].url, prefs[i], order[i-1].url, prefs[i-1])
 		}
 	}
-	for _, pair := range [][2]int{{1, 2}, {2, 3}, {5, 6}} {
+	for _, pair := range [][2]int{{1, 2}, {2, 3}, {3, 4}, {6, 7}} {
 		if prefs[pair[0]] == prefs[pair[1]] {
 			t.Errorf("%s and %s are equally preferred (%d)", order[pair[0]].url, order[pair[1]].url, prefs[pair[0]])
+		}
+	}
+}
+
+// TestPrintView: printer-friendly views told by their URL's shape, and
+// pages that only look like them.
+func TestPrintView(t *testing.T) {
+	for _, c := range []struct {
+		url  string
+		want bool
+	}{
+		{"http://x/print/sphinx-first-steps.html", true},
+		{"http://x/wiki/Page/print/", true},
+		{"http://x/docs/page/printable.html", true},
+		{"http://x/docs/Printer-Friendly/a.html", true},
+		{"http://x/index.php?title=A&printable=yes", true},
+		{"http://x/a.html?format=print", true},
+		{"http://x/docs/print.html", false}, // a page about printing
+		{"http://x/docs/printing/a.html", false},
+		{"http://x/docs/blueprint/a.html", false},
+		{"http://x/a.html?share=twitter", false},
+		{"http://x/sphinx/tutorial/first-steps.html", false},
+	} {
+		if got := printView(c.url); got != c.want {
+			t.Errorf("printView(%q) = %v, want %v", c.url, got, c.want)
 		}
 	}
 }

@@ -1,0 +1,124 @@
+package clean
+
+import (
+	"strings"
+	"sync"
+)
+
+// Chrome remembers, for each host, the text blocks its pages show outside
+// their main content ([Page.Chrome]: header, sidebar, breadcrumbs,
+// footer) so that a document made from a whole page file — a "save as
+// Word" of the page, LibreOffice's PDF of the HTML, pandoc's DOCX — can
+// be read without them: its twin, the page, is compared by its main
+// content alone. A block is known by the key [Templates] uses
+// (lower-cased, white space collapsed, digits read as 0, URLs as one
+// word).
+//
+// [Chrome.Strip] takes out of a document only runs of such blocks that
+// are template by their place: a run at the document's beginning or end,
+// or a run of at least MinRun blocks anywhere (a sidebar of links). A
+// heading or a line of the document's own text that a page's sidebar
+// happens to name (a table of contents lists the pages' titles) stands
+// alone between the document's paragraphs and stays.
+//
+// Memory: at most MaxBlocks keys (8 bytes and a map entry each) a host;
+// beyond that, new blocks of the host are not remembered. Chrome is safe
+// for concurrent use; the zero value is ready to use, and a nil *Chrome
+// knows no blocks.
+type Chrome struct {
+	mu    sync.Mutex
+	hosts map[string]map[uint64]struct{}
+}
+
+// MinRun is the fewest consecutive chrome blocks inside a document that
+// Strip takes out (runs at its beginning or end go whatever their
+// length).
+const MinRun = 3
+
+// MaxBlocks bounds the chrome blocks remembered for one host.
+const MaxBlocks = 1 << 16
+
+// Observe remembers the chrome blocks of one page of host.
+func (c *Chrome) Observe(host string, blocks []string) {
+	if c == nil || len(blocks) == 0 {
+		return
+	}
+	keys := chromeKeys(blocks)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.hosts == nil {
+		c.hosts = map[string]map[uint64]struct{}{}
+	}
+	known := c.hosts[host]
+	if known == nil {
+		known = map[uint64]struct{}{}
+		c.hosts[host] = known
+	}
+	for _, k := range keys {
+		if len(known) >= MaxBlocks {
+			return
+		}
+		known[k] = struct{}{}
+	}
+}
+
+// Strip returns the blocks of a document of host without the runs of
+// blocks the host's pages show as chrome (see [Chrome]); blocks itself
+// when there are none, or when every block is one (a document that is
+// all template keeps its text).
+func (c *Chrome) Strip(host string, blocks []string) []string {
+	if c == nil || len(blocks) == 0 {
+		return blocks
+	}
+	keys := chromeKeys(blocks)
+	c.mu.Lock()
+	known := c.hosts[host]
+	is := make([]bool, len(keys))
+	for i, k := range keys {
+		_, is[i] = known[k]
+	}
+	c.mu.Unlock()
+	drop := make([]bool, len(blocks))
+	dropped := 0
+	for i := 0; i < len(is); {
+		if !is[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(is) && is[j] {
+			j++
+		}
+		if i == 0 || j == len(is) || j-i >= MinRun {
+			for k := i; k < j; k++ {
+				drop[k] = true
+			}
+			dropped += j - i
+		}
+		i = j
+	}
+	if dropped == 0 || dropped == len(blocks) {
+		return blocks
+	}
+	kept := make([]string, 0, len(blocks)-dropped)
+	for i, b := range blocks {
+		if !drop[i] {
+			kept = append(kept, b)
+		}
+	}
+	return kept
+}
+
+// chromeKeys returns the keys of blocks, each without a leading list
+// bullet.
+func chromeKeys(blocks []string) []uint64 {
+	keys := make([]uint64, len(blocks))
+	for i, b := range blocks {
+		keys[i] = blockKey(strings.TrimLeft(b, bullets))
+	}
+	return keys
+}
+
+// bullets are the list markers a PDF or a DOCX prints before an item,
+// and the spaces after them.
+const bullets = "•◦▪▫‣⁃·●○■□–-* \t\u00a0"
