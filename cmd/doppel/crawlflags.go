@@ -196,7 +196,7 @@ func checkResumeFlags(fs *flag.FlagSet, data string, stderr io.Writer) error {
 	var ignored []string
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "data", "max-pages", "serve", "once", "compact", "netrc", "login", "cpuprofile", "memprofile", "groups-header", "trusted-proxies", "demo-users", "admin-groups", "admin-addr":
+		case "data", "max-pages", "serve", "once", "compact", "netrc", "login", "cpuprofile", "memprofile", "trace", "groups-header", "trusted-proxies", "demo-users", "admin-groups", "admin-addr":
 		default:
 			ignored = append(ignored, "--"+f.Name)
 		}
