@@ -58,6 +58,14 @@ type scoredQuery interface {
 	Statistics() (docs uint64, count func(field, term string) uint64)
 }
 
+// A phraseQuery is package userquery's phrase, which answers as bleve's
+// phrase does (with a cheaper check of positions): a remote shard is
+// sent bleve's.
+type phraseQuery interface {
+	query.Query
+	Phrase() *query.MultiPhraseQuery
+}
+
 // findScored returns the first scoredQuery of q's tree, or nil.
 func findScored(q query.Query) scoredQuery {
 	switch q := q.(type) {
@@ -131,6 +139,8 @@ func encodeQuery(q query.Query) (*wireQuery, error) {
 		// Scored with a user's statistics here (package ranking); a
 		// remote shard scores with the statistics of every shard.
 		return encodeQuery(q.Scored())
+	case phraseQuery:
+		return encodeQuery(q.Phrase())
 	}
 	t := reflect.TypeOf(q)
 	if t.Kind() == reflect.Pointer {

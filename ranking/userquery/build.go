@@ -469,9 +469,7 @@ func phrase(ws []word, field string, boost float64) query.Query {
 	if lo < 0 {
 		return nil
 	}
-	ph := query.NewMultiPhraseQuery(slots[lo:hi+1], field)
-	ph.SetBoost(boost)
-	return ph
+	return &phraseQuery{terms: slots[lo : hi+1], field: field, boost: boost}
 }
 
 func term(t, field string, boost float64) query.Query {
