@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -429,6 +430,60 @@ type bombOutcome struct {
 	Seconds float64                 `json:"seconds"`
 	Records map[string]pages.Record `json:"records"`
 	Log     []string                `json:"log,omitempty"` // the crawl's log lines about sitemaps and feeds not read
+	Peak    *peakState              `json:"peak,omitempty"`
+}
+
+// peakState is the collector's state when the process's peak resident
+// size first passed a threshold (DOPPEL_BOMB_PEAK_MB).
+type peakState struct {
+	RSSKB      int64   `json:"rss_kb"`
+	HeapAlloc  uint64  `json:"heap_alloc"`
+	HeapSys    uint64  `json:"heap_sys"`
+	HeapIdle   uint64  `json:"heap_idle"`
+	NextGC     uint64  `json:"next_gc"`
+	NumGC      uint32  `json:"num_gc"`
+	GCCPU      float64 `json:"gc_cpu_fraction"`
+	Goroutines int     `json:"goroutines"`
+}
+
+// watchPeak samples the process's peak resident size every 20 ms and,
+// the first time it passes mb MiB (if mb is a number), writes a heap
+// profile to profile+".peak" (if profile is set) and keeps the
+// collector's state, which the returned function stops and returns.
+func watchPeak(profile, mb string) func() *peakState {
+	limit, err := strconv.ParseInt(mb, 10, 64)
+	if err != nil {
+		return func() *peakState { return nil }
+	}
+	done, got := make(chan struct{}), make(chan *peakState, 1)
+	go func() {
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				got <- nil
+				return
+			case <-t.C:
+			}
+			if kb := peakKB(); kb>>10 > limit {
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				if f, err := os.Create(profile + ".peak"); profile != "" && err == nil {
+					_ = pprof.Lookup("heap").WriteTo(f, 0)
+					f.Close()
+				}
+				<-done
+				got <- &peakState{RSSKB: kb, HeapAlloc: ms.HeapAlloc, HeapSys: ms.HeapSys, HeapIdle: ms.HeapIdle, NextGC: ms.NextGC,
+					NumGC: ms.NumGC, GCCPU: ms.GCCPUFraction, Goroutines: runtime.NumGoroutine()}
+				return
+			}
+		}
+	}()
+	return func() *peakState {
+		close(done)
+		return <-got
+	}
 }
 
 // TestBombs crawls each bomb in a child process (this test binary run
@@ -503,6 +558,9 @@ func checkBomb(t *testing.T, b bomb, base string, out bombOutcome) {
 	path := cmp.Or(b.recorded, b.path)
 	rec, ok := out.Records[base+path]
 	t.Logf("%s: peak RSS %d MB, %.1f s; %s: %s %q; log %q", b.name, out.PeakKB>>10, out.Seconds, path, rec.Status, rec.Reason, out.Log)
+	if out.Peak != nil {
+		t.Logf("%s: at the peak's threshold: %+v", b.name, *out.Peak)
+	}
 	if out.Err != "" {
 		t.Fatalf("the crawl failed: %s", out.Err)
 	}
@@ -582,6 +640,7 @@ func TestBombChild(t *testing.T) {
 		_ = pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
+	stopWatch := watchPeak(os.Getenv("DOPPEL_BOMB_PROFILE"), os.Getenv("DOPPEL_BOMB_PEAK_MB"))
 	c, err := Open(filepath.Join(dir, "crawl"), opts)
 	if err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), bombTime())
@@ -602,6 +661,7 @@ func TestBombChild(t *testing.T) {
 		out.Err = err.Error()
 	}
 	out.Seconds = time.Since(start).Seconds()
+	out.Peak = stopWatch()
 	out.PeakKB = peakKB()
 	if f, err := os.Create(os.Getenv("DOPPEL_BOMB_PROFILE")); err == nil { // what the crawl allocated, where
 		_ = pprof.Lookup("allocs").WriteTo(f, 0)
