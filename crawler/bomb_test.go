@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -77,9 +78,9 @@ func bombs() []bomb {
 		{name: "raw-deflate", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "deflate"),
 			body: func() []byte { return bombtest.HTML(gib).Deflate }, status: pages.Skipped, reason: "decompression bomb"},
 		{name: "gzip-gzip", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip, gzip"),
-			body: func() []byte { return gzipOf(bombtest.HTML(gib).Gzip()) }, status: pages.Skipped, reason: "content encoding"},
+			body: func() []byte { return gzipOf(bombtest.HTML(gib).Gzip()) }, status: pages.Skipped, reason: "content encoding gzip, gzip: decompression bomb"},
 		{name: "br", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "br"),
-			body: func() []byte { return randomBytes(1 << 20) }, status: pages.Skipped, reason: "content encoding br"},
+			body: func() []byte { return bombtest.HTML(gib).Brotli() }, status: pages.Skipped, reason: "content encoding br: decompression bomb"},
 		{name: "xml.gz", path: "/bomb.xml.gz", header: h("Content-Type", "application/octet-stream"),
 			body: func() []byte { return bombtest.HTML(gib).Gzip() }, status: pages.Skipped, reason: "content type"},
 		{name: "pdf", path: "/bomb.pdf", header: h("Content-Type", "application/pdf"),
@@ -141,8 +142,8 @@ func bombs() []bomb {
 		// spreadsheets and texts, XML entities outside documents, HTML
 		// of a million attributes or nested 100,000 deep, and 50 MB of
 		// invalid UTF-8.
-		{name: "zstd", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "zstd"),
-			body: func() []byte { return randomBytes(1 << 20) }, status: pages.Skipped, reason: "content encoding zstd: not supported"},
+		{name: "zstd-random", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "zstd"),
+			body: func() []byte { return randomBytes(1 << 20) }, status: pages.Skipped, reason: "content encoding zstd: malformed"},
 		{name: "unknown-coding", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "x-bomb"),
 			body: func() []byte { return randomBytes(1 << 20) }, status: pages.Skipped, reason: "content encoding x-bomb: not supported"},
 		{name: "gzip-in-gzip", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip"),
@@ -235,6 +236,30 @@ func bombs() []bomb {
 			more: map[string]http.HandlerFunc{"/feed.xml": gzipped(bombtest.Repeat([]byte(`<rss version="2.0"><channel><title>News</title>`),
 				[]byte("<item><link>/a</link></item>"), 45<<20, []byte("</channel></rss>")))},
 			recorded: "/a", status: pages.Failed, reason: "HTTP 404"}, // read, cut at feed.MaxItems: its item queued
+		// The fourth round (session 7): brotli and zstd decoded, bounded
+		// as gzip; zstd frames that declare a window of 2 GiB or a single
+		// segment of 1 GiB, a GiB in 1,024 frames, skippable frames (or
+		// empty gzip members) sent without end, a brotli bomb inside gzip,
+		// a gzip bomb inside zstd inside brotli.
+		{name: "zstd", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "zstd"),
+			body: func() []byte { return bombtest.HTML(gib).Zstd(bombtest.ZstdOptions{}) }, status: pages.Skipped, reason: "content encoding zstd: decompression bomb"},
+		{name: "zstd-window-2GiB", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "zstd"),
+			body: func() []byte { return bombtest.HTML(gib).Zstd(bombtest.ZstdOptions{WindowLog: 31}) }, status: pages.Skipped, reason: "window over 8 MiB"},
+		{name: "zstd-segment-1GiB", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "zstd"),
+			body: func() []byte { return bombtest.HTML(gib).Zstd(bombtest.ZstdOptions{SingleSegment: true}) }, status: pages.Skipped, reason: "window over 8 MiB"},
+		{name: "zstd-1024-frames", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "zstd"),
+			body: func() []byte { return bombtest.HTML(gib).Zstd(bombtest.ZstdOptions{Frames: 1024}) }, status: pages.Skipped, reason: "decompression bomb"},
+		{name: "zstd-skippable-endless", path: "/endless", status: pages.Skipped, reason: "bytes sent for 0 decoded",
+			more: map[string]http.HandlerFunc{"/endless": endlessCoded("zstd", bombtest.ZstdSkippable(64, 1<<14))}},
+		{name: "zstd-skippable-4GiB", path: "/endless", status: pages.Skipped, reason: "bytes sent for 0 decoded",
+			more: map[string]http.HandlerFunc{"/endless": endlessCoded("zstd", make([]byte, 1<<20), 0x50, 0x2a, 0x4d, 0x18, 0xff, 0xff, 0xff, 0xff)}},
+		{name: "gzip-empty-members-endless", path: "/endless", status: pages.Skipped, reason: "bytes sent for 0 decoded",
+			more: map[string]http.HandlerFunc{"/endless": endlessCoded("gzip", bytes.Repeat(gzipOf(nil), 1<<12))}},
+		{name: "br-in-gzip", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "br, gzip"),
+			body: func() []byte { return gzipOf(bombtest.HTML(gib).Brotli()) }, status: pages.Skipped, reason: "content encoding br, gzip: decompression bomb"},
+		{name: "gzip-in-zstd-in-br", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip, zstd, br"),
+			body:   func() []byte { return brotliOf(zstdOf(bombtest.HTML(gib).Gzip())) },
+			status: pages.Skipped, reason: "content encoding gzip, zstd, br: decompression bomb"},
 		{name: "links", path: "/", header: h("Content-Type", "text/html"),
 			body: func() []byte { return manyLinks(100000) }, status: pages.Fetched, reason: "links: the first 10000 of 100000 followed"},
 	}
@@ -310,6 +335,21 @@ func endless(w http.ResponseWriter, r *http.Request) {
 	for r.Context().Err() == nil {
 		if _, err := w.Write(chunk); err != nil {
 			return
+		}
+	}
+}
+
+// endlessCoded sends a page in coding, head then chunk again and again,
+// until the client goes.
+func endlessCoded(coding string, chunk []byte, head ...byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Encoding", coding)
+		_, _ = w.Write(head)
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
 		}
 	}
 }
@@ -390,6 +430,60 @@ type bombOutcome struct {
 	Seconds float64                 `json:"seconds"`
 	Records map[string]pages.Record `json:"records"`
 	Log     []string                `json:"log,omitempty"` // the crawl's log lines about sitemaps and feeds not read
+	Peak    *peakState              `json:"peak,omitempty"`
+}
+
+// peakState is the collector's state when the process's peak resident
+// size first passed a threshold (DOPPEL_BOMB_PEAK_MB).
+type peakState struct {
+	RSSKB      int64   `json:"rss_kb"`
+	HeapAlloc  uint64  `json:"heap_alloc"`
+	HeapSys    uint64  `json:"heap_sys"`
+	HeapIdle   uint64  `json:"heap_idle"`
+	NextGC     uint64  `json:"next_gc"`
+	NumGC      uint32  `json:"num_gc"`
+	GCCPU      float64 `json:"gc_cpu_fraction"`
+	Goroutines int     `json:"goroutines"`
+}
+
+// watchPeak samples the process's peak resident size every 20 ms and,
+// the first time it passes mb MiB (if mb is a number), writes a heap
+// profile to profile+".peak" (if profile is set) and keeps the
+// collector's state, which the returned function stops and returns.
+func watchPeak(profile, mb string) func() *peakState {
+	limit, err := strconv.ParseInt(mb, 10, 64)
+	if err != nil {
+		return func() *peakState { return nil }
+	}
+	done, got := make(chan struct{}), make(chan *peakState, 1)
+	go func() {
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				got <- nil
+				return
+			case <-t.C:
+			}
+			if kb := peakKB(); kb>>10 > limit {
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				if f, err := os.Create(profile + ".peak"); profile != "" && err == nil {
+					_ = pprof.Lookup("heap").WriteTo(f, 0)
+					f.Close()
+				}
+				<-done
+				got <- &peakState{RSSKB: kb, HeapAlloc: ms.HeapAlloc, HeapSys: ms.HeapSys, HeapIdle: ms.HeapIdle, NextGC: ms.NextGC,
+					NumGC: ms.NumGC, GCCPU: ms.GCCPUFraction, Goroutines: runtime.NumGoroutine()}
+				return
+			}
+		}
+	}()
+	return func() *peakState {
+		close(done)
+		return <-got
+	}
 }
 
 // TestBombs crawls each bomb in a child process (this test binary run
@@ -464,6 +558,9 @@ func checkBomb(t *testing.T, b bomb, base string, out bombOutcome) {
 	path := cmp.Or(b.recorded, b.path)
 	rec, ok := out.Records[base+path]
 	t.Logf("%s: peak RSS %d MB, %.1f s; %s: %s %q; log %q", b.name, out.PeakKB>>10, out.Seconds, path, rec.Status, rec.Reason, out.Log)
+	if out.Peak != nil {
+		t.Logf("%s: at the peak's threshold: %+v", b.name, *out.Peak)
+	}
 	if out.Err != "" {
 		t.Fatalf("the crawl failed: %s", out.Err)
 	}
@@ -543,6 +640,7 @@ func TestBombChild(t *testing.T) {
 		_ = pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
+	stopWatch := watchPeak(os.Getenv("DOPPEL_BOMB_PROFILE"), os.Getenv("DOPPEL_BOMB_PEAK_MB"))
 	c, err := Open(filepath.Join(dir, "crawl"), opts)
 	if err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), bombTime())
@@ -563,6 +661,7 @@ func TestBombChild(t *testing.T) {
 		out.Err = err.Error()
 	}
 	out.Seconds = time.Since(start).Seconds()
+	out.Peak = stopWatch()
 	out.PeakKB = peakKB()
 	if f, err := os.Create(os.Getenv("DOPPEL_BOMB_PROFILE")); err == nil { // what the crawl allocated, where
 		_ = pprof.Lookup("allocs").WriteTo(f, 0)

@@ -11,6 +11,9 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
 )
 
 // BombRatio is the compression ratio (bytes out per byte in) beyond
@@ -33,18 +36,50 @@ type DecodeError struct {
 // Error returns "content encoding ENC: REASON".
 func (e *DecodeError) Error() string { return "content encoding " + e.Encoding + ": " + e.Reason }
 
-// decoding asks for gzip and deflate (Accept-Encoding) and decodes them
-// itself, bounded by bytes out: at most limit+1 bytes of a body are
-// decoded, so a body that expands past the limit is cut there like one
-// sent plainly — or, past BombRatio, refused as a bomb (a *DecodeError
-// from Read). Go's transport decodes gzip by itself only when it asked
-// for it, and colly decodes gzip (a Content-Encoding, a media type or a
-// path ending .xml.gz) without any bound; decoding asks itself, so the
-// transport below decodes nothing, and marks every response Uncompressed
-// so colly decodes nothing either. Brotli is not asked for (no decoder
-// in the module graph); a br body, or a chain of codings, is a
-// *DecodeError. It wraps the network transport, below the login
-// transport, which reads the decoded bodies of login pages.
+// MaxCodings is the most content codings a body may stack
+// ("Content-Encoding: br, gzip"): each is decoded in turn, and the bounds
+// hold for the stack as a whole. A longer stack is a *DecodeError. curl
+// stops at 5; no server sends more than 2.
+const MaxCodings = 3
+
+// ZstdWindow is the largest window a zstd-coded body may declare: RFC
+// 9659 §3 has HTTP senders keep it at most 8 MiB and lets receivers
+// refuse a larger one, which bounds the decoder's memory. A frame that
+// declares more is a *DecodeError ("window over 8 MiB").
+const ZstdWindow = 8 << 20
+
+// acceptEncoding is what decoding asks for: the codings it decodes.
+const acceptEncoding = "gzip, deflate, br, zstd"
+
+// openers open the decoder of each content coding decoding decodes,
+// reading from a buffered reader.
+var openers = map[string]func(*bufio.Reader) (io.Reader, error){
+	"gzip":    openGzip,
+	"x-gzip":  openGzip,
+	"deflate": openDeflate,
+	"br":      openBrotli,
+	"zstd":    openZstd,
+}
+
+// decoding asks for the codings it decodes (acceptEncoding: gzip,
+// deflate, br, zstd) and decodes them itself, bounded by bytes out and
+// bytes in: at most limit+1 bytes of a body are decoded, so a body that
+// expands past the limit is cut there like one sent plainly — or, past
+// BombRatio, refused as a bomb (a *DecodeError from Read); and at most
+// 2×limit + 1 MiB are read for them, so a stream that decodes to little
+// or nothing (zstd's skippable frames, empty gzip members, brotli
+// metadata) ends with a *DecodeError instead of at the fetch's time
+// limit. A stack of up to MaxCodings codings is decoded layer by layer
+// under the same bounds; brotli's window is at most 16 MiB (RFC 7932:
+// the large-window extension is not accepted) and zstd's at most
+// ZstdWindow, decoded on the reading goroutine alone. Go's transport
+// decodes gzip by itself only when it asked for it, and colly decodes
+// gzip (a Content-Encoding, a media type or a path ending .xml.gz)
+// without any bound; decoding asks itself, so the transport below
+// decodes nothing, and marks every response Uncompressed so colly
+// decodes nothing either. An unknown coding is a *DecodeError. It wraps
+// the network transport, below the login transport, which reads the
+// decoded bodies of login pages.
 //
 // A page's body (pageBody: HTML or text, of which the crawl processes
 // MaxBodyBytes) is decoded to at most pageLimit+1 bytes, if pageLimit
@@ -68,13 +103,13 @@ func pageBody(ct string) bool {
 	return false
 }
 
-// RoundTrip sends r asking for gzip or deflate, unless it names its own
-// Accept-Encoding or a Range, and returns the answer with its body
-// decoded.
+// RoundTrip sends r asking for the codings decoding decodes, unless it
+// names its own Accept-Encoding or a Range, and returns the answer with
+// its body decoded.
 func (d decoding) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Header.Get("Accept-Encoding") == "" && r.Header.Get("Range") == "" {
 		r = r.Clone(r.Context())
-		r.Header.Set("Accept-Encoding", "gzip, deflate")
+		r.Header.Set("Accept-Encoding", acceptEncoding)
 	}
 	resp, err := d.base.RoundTrip(r)
 	if err != nil || resp == nil {
@@ -98,20 +133,21 @@ func (d decoding) RoundTrip(r *http.Request) (*http.Response, error) {
 	if d.pageLimit > 0 && pageBody(resp.Header.Get("Content-Type")) {
 		limit = d.pageLimit
 	}
-	body := &decoded{encoding: header, in: &counter{r: resp.Body}, closer: resp.Body, limit: limit}
-	switch {
-	case len(codings) > 1:
-		body.err = &DecodeError{Encoding: header, Reason: "more than one coding is not supported"}
-	case codings[0] == "gzip" || codings[0] == "x-gzip":
-		body.open = func(r *bufio.Reader) (io.Reader, error) { return gzip.NewReader(r) }
-	case codings[0] == "deflate":
-		body.open = openDeflate
-	default:
-		body.err = &DecodeError{Encoding: header, Reason: "not supported"}
+	in := &counter{r: resp.Body, max: 2*limit + 1<<20}
+	body := &decoded{encoding: header, codings: codings, in: in, closer: resp.Body, limit: limit}
+	if len(codings) > MaxCodings {
+		body.err = &DecodeError{Encoding: header, Reason: fmt.Sprintf("more than %d codings", MaxCodings)}
+	}
+	for _, c := range codings {
+		if openers[c] == nil && body.err == nil {
+			body.err = &DecodeError{Encoding: header, Reason: "not supported: " + c}
+		}
 	}
 	resp.Body = body
 	return resp, nil
 }
+
+func openGzip(r *bufio.Reader) (io.Reader, error) { return gzip.NewReader(r) }
 
 // openDeflate opens the "deflate" coding: zlib (RFC 9110 §8.4.1.2), or
 // the raw DEFLATE that some servers send instead, told apart by zlib's
@@ -124,29 +160,84 @@ func openDeflate(r *bufio.Reader) (io.Reader, error) {
 	return flate.NewReader(r), nil
 }
 
-// counter counts the bytes read through it.
+// openBrotli opens the "br" coding (RFC 7932), without the large-window
+// extension: a window of at most 16 MiB.
+func openBrotli(r *bufio.Reader) (io.Reader, error) { return brotli.NewReader(r), nil }
+
+// openZstd opens the "zstd" coding (RFC 8878, RFC 9659): a window of at
+// most ZstdWindow, decoded synchronously (concurrency 1: no goroutine
+// decodes ahead, and no block is buffered beyond the one read), with
+// the decoder's low-memory setting. Its Close releases the decoder.
+func openZstd(r *bufio.Reader) (io.Reader, error) {
+	dec, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxWindow(ZstdWindow), zstd.WithDecoderMaxMemory(ZstdWindow))
+	if err != nil {
+		return nil, err
+	}
+	return dec.IOReadCloser(), nil
+}
+
+// errTooMuchIn is counter's error once more than its max bytes came in.
+var errTooMuchIn = errors.New("too many bytes in")
+
+// counter counts the bytes read through it, ends with errTooMuchIn
+// after max+1 of them, and keeps the error of the reader below (the
+// connection's), so that it is told from a decoder's.
 type counter struct {
-	r io.Reader
-	n int64
+	r   io.Reader
+	n   int64
+	max int64
+	err error // the reader's own error, but io.EOF
 }
 
 func (c *counter) Read(p []byte) (int, error) {
+	if c.n > c.max {
+		return 0, errTooMuchIn
+	}
+	if left := c.max + 1 - c.n; int64(len(p)) > left {
+		p = p[:left]
+	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if err != nil && !errors.Is(err, io.EOF) {
+		c.err = err
+	}
+	if c.n > c.max && err == nil {
+		err = errTooMuchIn
+	}
 	return n, err
 }
 
 // decoded is a response body decoded on the fly, at most limit+1 bytes
-// of it.
+// of it, from at most in.max+1 bytes in.
 type decoded struct {
 	encoding string
+	codings  []string // in the order applied: decoded last to first
 	in       *counter
 	closer   io.Closer
-	open     func(*bufio.Reader) (io.Reader, error)
 	dec      io.Reader
+	closers  []io.Closer // the decoders that hold resources
 	out      int64
 	limit    int64
 	err      error // sticky
+}
+
+// open stacks the decoders of d.codings on d.in, the last applied
+// first.
+func (d *decoded) open() error {
+	var r io.Reader = d.in
+	for i := len(d.codings) - 1; i >= 0; i-- {
+		dec, err := openers[d.codings[i]](bufio.NewReaderSize(r, 4096))
+		if err != nil {
+			return err
+		}
+		if c, ok := dec.(io.Closer); ok {
+			d.closers = append(d.closers, c)
+		}
+		r = dec
+	}
+	d.dec = r
+	return nil
 }
 
 func (d *decoded) Read(p []byte) (int, error) {
@@ -154,12 +245,10 @@ func (d *decoded) Read(p []byte) (int, error) {
 		return 0, d.err
 	}
 	if d.dec == nil {
-		dec, err := d.open(bufio.NewReaderSize(d.in, 4096))
-		if err != nil {
-			d.err = d.malformed(err)
+		if err := d.open(); err != nil {
+			d.err = d.failed(err)
 			return 0, d.err
 		}
-		d.dec = dec
 	}
 	if left := d.limit + 1 - d.out; int64(len(p)) > left {
 		p = p[:left]
@@ -176,31 +265,43 @@ func (d *decoded) Read(p []byte) (int, error) {
 	case errors.Is(err, io.EOF):
 		d.err = io.EOF
 	case err != nil:
-		d.err = d.malformed(err)
+		d.err = d.failed(err)
 		return n, d.err
 	}
 	return n, err
 }
 
-// malformed is the error of a stream that does not decode; a network
-// error is passed on as it is (a timeout stays a timeout).
-func (d *decoded) malformed(err error) error {
+// failed is the error a decoder's err stands for: past the bound on
+// bytes in, a *DecodeError saying so; the connection's own failure as it
+// is (a timeout stays a timeout), and so a stream cut short (which the
+// fetch retries); a window over the bound, or any other complaint of a
+// decoder about its input, a *DecodeError.
+func (d *decoded) failed(err error) error {
 	var de *DecodeError
-	if errors.As(err, &de) || !isFormatError(err) {
+	switch {
+	case errors.As(err, &de):
 		return err
+	case d.in.n > d.in.max:
+		return &DecodeError{Encoding: d.encoding, Reason: fmt.Sprintf(
+			"more than %d bytes sent for %d decoded", d.in.max, d.out)}
+	case d.in.err != nil:
+		return d.in.err
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return err
+	case errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		return &DecodeError{Encoding: d.encoding, Reason: fmt.Sprintf("window over %d MiB: %v", ZstdWindow>>20, err)}
 	}
 	return &DecodeError{Encoding: d.encoding, Reason: "malformed: " + err.Error()}
 }
 
-// isFormatError reports whether err is a decoder's complaint about its
-// input, not a failure of the connection below it.
-func isFormatError(err error) bool {
-	var corrupt flate.CorruptInputError
-	return errors.As(err, &corrupt) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) ||
-		errors.Is(err, zlib.ErrHeader) || errors.Is(err, zlib.ErrChecksum) || errors.Is(err, zlib.ErrDictionary)
+// Close closes the decoders and the body below.
+func (d *decoded) Close() error {
+	for _, c := range d.closers {
+		_ = c.Close()
+	}
+	d.closers = nil
+	return d.closer.Close()
 }
-
-func (d *decoded) Close() error { return d.closer.Close() }
 
 // plain marks every response Uncompressed, so that colly decodes none
 // by itself without a bound (a gzip file of a file:// crawl, a path

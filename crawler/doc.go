@@ -70,10 +70,13 @@
 // host's answer for a URL that cannot exist) and pages whose <link
 // rel=canonical> names another URL (which is queued instead) are recorded
 // as skipped with the reason. Bodies over MaxBodyBytes are cut there and
-// processed. A gzip or deflate body is decoded by the crawler to at most
-// the body limit: one that expands past it beyond BombRatio is skipped as
-// a decompression bomb, one in another coding as not supported
-// (DecodeError). Only a page's first MaxLinksPerPage links are
+// processed. A gzip, deflate, br or zstd body (or a stack of up to
+// MaxCodings of them) is decoded by the crawler to at most the body
+// limit, from at most twice the limit sent: one that expands past it
+// beyond BombRatio is skipped as a decompression bomb, a zstd frame
+// declaring a window over ZstdWindow, a stream that sends more than
+// twice the limit for less, a malformed stream and one in another coding
+// are skipped with the reason (DecodeError). Only a page's first MaxLinksPerPage links are
 // considered, and its record's reason says so. Timeouts, connection errors, 5xx and 429 are transient: the
 // URL is fetched again after RetryBackoff, doubled each time (or the
 // Retry-After, if longer), up to MaxRetries times, then recorded as a

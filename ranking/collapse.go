@@ -517,6 +517,7 @@ func (s *Searcher) omitted(ctx context.Context, order []string, best map[string]
 	if err != nil {
 		return nil, s.searchError(ctx, err, false)
 	}
+	members = seenAll(members, r.Groups)
 	l := listEntries(order, best, members, r)
 	out.Total, out.AtLeast = l.n, l.n
 	if l.counts != nil {

@@ -645,10 +645,16 @@ func (s *Searcher) hits(ctx context.Context, page []string, best map[string]*rep
 	if err != nil {
 		return nil, s.searchError(ctx, err, false)
 	}
+	members = seenAll(members, r.Groups)
 	out := make([]Hit, 0, len(page))
 	for i, c := range page {
 		h := fields[ids[i]]
 		h.ID, h.Score = ids[i], best[c].score
+		for _, m := range members[h.Cluster] {
+			if m.ID == h.ID {
+				h.Master = m.Master // as the user sees it (seenBy)
+			}
+		}
 		if m := sameNamedMaster(members[h.Cluster], h, best[c]); m != nil {
 			// A member promoted over a master of the same title (a
 			// document and its HTML page, a print copy) matched better
@@ -943,7 +949,7 @@ func (s *Searcher) Members(ctx context.Context, cluster string, groups []string,
 	if err != nil {
 		return nil, s.searchError(ctx, err, false)
 	}
-	all := byCluster[cluster]
+	all := seenBy(byCluster[cluster], groups)
 	var ms []indexer.Member
 	for _, m := range all {
 		if indexer.Visible(m.Groups, groups) {
@@ -1011,5 +1017,51 @@ func (s *Searcher) Document(id string, groups []string) (*indexer.Doc, error) {
 	if d == nil || !indexer.Visible(d.Groups, groups) {
 		return nil, fmt.Errorf("%w: document %q", ErrNotFound, id)
 	}
+	if !d.Master {
+		byCluster, err := s.ix.MembersOfContext(context.Background(), []string{d.Cluster})
+		if err != nil {
+			return nil, err
+		}
+		seen := *d
+		for _, m := range seenBy(byCluster[d.Cluster], groups) {
+			if m.ID == d.ID {
+				seen.Master = m.Master
+			}
+		}
+		d = &seen
+	}
 	return d, nil
+}
+
+// seenBy returns the members of a cluster as a user of groups sees
+// them: as they are if the user may see the master; else with the member
+// they may see of the smallest URL marked the master in its place, and
+// the master not, so that no flag tells of a master they may not see (a
+// cluster of the same visible pages without it looks the same). ms is
+// not changed.
+func seenBy(ms []indexer.Member, groups []string) []indexer.Member {
+	stand := -1
+	for i, m := range ms {
+		switch {
+		case !indexer.Visible(m.Groups, groups):
+		case m.Master:
+			return ms
+		case stand < 0 || m.URL < ms[stand].URL:
+			stand = i
+		}
+	}
+	out := slices.Clone(ms)
+	for i := range out {
+		out[i].Master = i == stand
+	}
+	return out
+}
+
+// seenAll is seenBy of every cluster of byCluster.
+func seenAll(byCluster map[string][]indexer.Member, groups []string) map[string][]indexer.Member {
+	out := make(map[string][]indexer.Member, len(byCluster))
+	for c, ms := range byCluster {
+		out[c] = seenBy(ms, groups)
+	}
+	return out
 }

@@ -1,5 +1,5 @@
-// Package bombtest makes decompression bombs for tests: gzip, zlib and raw
-// DEFLATE streams, a PDF with a huge FlateDecode stream, a DOCX whose
+// Package bombtest makes decompression bombs for tests: gzip, zlib, raw
+// DEFLATE, brotli and zstd streams, a PDF with a huge FlateDecode stream, a DOCX whose
 // document part inflates hugely, and XML entity bombs ("billion
 // laughs"). A stream that expands to a gibibyte is about a mebibyte and
 // is made in milliseconds: a mebibyte of one byte is compressed once, and
@@ -10,12 +10,16 @@ package bombtest
 import (
 	"archive/zip"
 	"bytes"
+	"cmp"
 	"compress/flate"
 	"compress/gzip"
 	"encoding/binary"
 	"fmt"
 	"hash/adler32"
 	"hash/crc32"
+	"io"
+
+	"github.com/andybalholm/brotli"
 )
 
 const chunk = 1 << 20
@@ -46,13 +50,32 @@ func Deflate(prefix []byte, fill byte, n int64, suffix []byte) Stream {
 func Repeat(prefix, unit []byte, n int64, suffix []byte) Stream {
 	size := int64(chunk / len(unit) * len(unit))
 	chunks := max((n+size-1)/size, 1)
-	var buf bytes.Buffer
-	w, _ := flate.NewWriter(&buf, flate.BestCompression)
 	one := bytes.Repeat(unit, chunk/len(unit))
+	out := repeated(func(b *bytes.Buffer) flusher {
+		w, _ := flate.NewWriter(b, flate.BestCompression)
+		return w
+	}, prefix, one, chunks, suffix)
+	return Stream{Deflate: out, Prefix: prefix, Fill: unit, N: chunks * size, Suffix: suffix}
+}
+
+// A flusher is a compressing writer that can end its output so far on
+// a byte boundary (Flush): flate's, brotli's.
+type flusher interface {
+	io.Writer
+	Flush() error
+	Close() error
+}
+
+// repeated returns the compressed stream (by a writer newW makes) of
+// prefix, chunks copies of one and suffix. After a chunk or two the
+// compressor's window holds only copies of one, and a chunk (ended by a
+// flush, so byte-aligned) compresses to the same bytes every time: it
+// finds two equal ones in a row and copies them, instead of compressing
+// every chunk.
+func repeated(newW func(*bytes.Buffer) flusher, prefix, one []byte, chunks int64, suffix []byte) []byte {
+	var buf bytes.Buffer
+	w := newW(&buf)
 	_, _ = w.Write(prefix)
-	// After a chunk or two the compressor's window holds only fill, and
-	// a chunk (ended by a sync flush, so byte-aligned) compresses to the
-	// same bytes every time: find two equal ones in a row.
 	var ends []int
 	for len(ends) < 3 || !bytes.Equal(buf.Bytes()[ends[len(ends)-3]:ends[len(ends)-2]], buf.Bytes()[ends[len(ends)-2]:ends[len(ends)-1]]) {
 		if len(ends) > 8 {
@@ -63,6 +86,17 @@ func Repeat(prefix, unit []byte, n int64, suffix []byte) Stream {
 		ends = append(ends, buf.Len())
 	}
 	k := len(ends)
+	if chunks < int64(k-1) { // smaller than the warm-up: compress it plainly
+		var small bytes.Buffer
+		w := newW(&small)
+		_, _ = w.Write(prefix)
+		for range chunks {
+			_, _ = w.Write(one)
+		}
+		_, _ = w.Write(suffix)
+		_ = w.Close()
+		return small.Bytes()
+	}
 	head := buf.Bytes()[:ends[k-2]] // prefix and k-1 chunks
 	rep := buf.Bytes()[ends[k-2]:ends[k-1]]
 	_, _ = w.Write(suffix)
@@ -73,19 +107,99 @@ func Repeat(prefix, unit []byte, n int64, suffix []byte) Stream {
 	for range chunks - int64(k-1) {
 		out = append(out, rep...)
 	}
-	out = append(out, tail...)
-	if chunks < int64(k-1) { // smaller than the warm-up: compress it plainly
-		buf.Reset()
-		w.Reset(&buf)
-		_, _ = w.Write(prefix)
-		for range chunks {
-			_, _ = w.Write(one)
-		}
-		_, _ = w.Write(suffix)
-		_ = w.Close()
-		out = bytes.Clone(buf.Bytes())
+	return append(out, tail...)
+}
+
+// Brotli returns s as a brotli stream (RFC 7932, quality 4, a 4 MiB
+// window): a GiB of one byte is about 13 KiB.
+func (s Stream) Brotli() []byte {
+	one := bytes.Repeat(s.Fill, chunk/len(s.Fill))
+	return repeated(func(b *bytes.Buffer) flusher {
+		return brotli.NewWriterOptions(b, brotli.WriterOptions{Quality: 4, LGWin: 22})
+	}, s.Prefix, one, s.N/int64(len(one)), s.Suffix)
+}
+
+// ZstdOptions shape the zstd frames Stream.Zstd makes of a stream.
+type ZstdOptions struct {
+	// WindowLog is the window the frames declare: 1<<WindowLog bytes
+	// (10–41); 0 is 23 (8 MiB, what RFC 9659 allows HTTP).
+	WindowLog int
+	// SingleSegment declares no window: a frame's content size is its
+	// window (a GiB, for a frame of a GiB).
+	SingleSegment bool
+	// Frames is how many frames the content is split into, concatenated;
+	// 0 is 1.
+	Frames int
+}
+
+// zstdBlock is the largest block of a zstd frame (Block_Maximum_Size).
+const zstdBlock = 128 << 10
+
+// Zstd returns s (of a fill of one byte) as zstd frames (RFC 8878), made
+// by hand: each declares its content size and holds a raw block (the
+// prefix, in the first frame), then RLE blocks of 128 KiB of the fill
+// (4 bytes each: a GiB is 32 KiB), then a raw block (the suffix, in the
+// last frame). No checksum.
+func (s Stream) Zstd(o ZstdOptions) []byte {
+	if len(s.Fill) != 1 {
+		panic("bombtest: zstd of a fill of one byte only")
 	}
-	return Stream{Deflate: out, Prefix: prefix, Fill: unit, N: chunks * size, Suffix: suffix}
+	frames := int64(max(o.Frames, 1))
+	blocks := s.N / zstdBlock
+	per := (blocks + frames - 1) / frames
+	var out []byte
+	for f := range frames {
+		first, last := f == 0, f == frames-1
+		n := min(per, blocks-f*per)
+		var pre, suf []byte
+		if first {
+			pre = s.Prefix
+		}
+		if last {
+			suf = s.Suffix
+		}
+		out = zstdHeader(out, o, uint64(len(pre)+len(suf))+uint64(n)*zstdBlock)
+		out = zstdBlockHeader(out, 0, len(pre), false)
+		out = append(out, pre...)
+		for range n {
+			out = zstdBlockHeader(out, 1, zstdBlock, false)
+			out = append(out, s.Fill[0])
+		}
+		out = zstdBlockHeader(out, 0, len(suf), true)
+		out = append(out, suf...)
+	}
+	return out
+}
+
+// zstdHeader appends a frame header (magic, descriptor, window, an
+// 8-byte content size) to b.
+func zstdHeader(b []byte, o ZstdOptions, size uint64) []byte {
+	b = binary.LittleEndian.AppendUint32(b, 0xFD2FB528)
+	if o.SingleSegment {
+		b = append(b, 3<<6|1<<5)
+	} else {
+		b = append(b, 3<<6, byte(cmp.Or(o.WindowLog, 23)-10)<<3)
+	}
+	return binary.LittleEndian.AppendUint64(b, size)
+}
+
+// zstdBlockHeader appends a block header: type 0 raw, 1 RLE; size the
+// bytes the block holds (raw) or repeats (RLE).
+func zstdBlockHeader(b []byte, typ, size int, last bool) []byte {
+	h := uint32(size)<<3 | uint32(typ)<<1
+	if last {
+		h |= 1
+	}
+	return append(b, byte(h), byte(h>>8), byte(h>>16))
+}
+
+// ZstdSkippable returns n skippable frames (RFC 8878 §3.1.2) of size
+// zero bytes each: nothing to decode.
+func ZstdSkippable(n int, size uint32) []byte {
+	frame := binary.LittleEndian.AppendUint32(nil, 0x184D2A50)
+	frame = binary.LittleEndian.AppendUint32(frame, size)
+	frame = append(frame, make([]byte, size)...)
+	return bytes.Repeat(frame, n)
 }
 
 // sums returns the CRC-32 (IEEE) and Adler-32 of what s expands to.

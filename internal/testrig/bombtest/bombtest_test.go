@@ -8,6 +8,9 @@ import (
 	"compress/zlib"
 	"io"
 	"testing"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
 )
 
 // TestStreamsExpand checks that each stream expands to exactly what it
@@ -69,5 +72,47 @@ func TestRepeatAndOverlap(t *testing.T) {
 		if err != nil || n != s.Size() {
 			t.Errorf("%s: %d bytes, %v; want %d", f.Name, n, err, s.Size())
 		}
+	}
+}
+
+// TestBrotliAndZstd checks that the brotli and zstd forms of a stream
+// expand to exactly what it says (small sizes, so the test is quick),
+// in one zstd frame or several, after skippable frames, and that a
+// gibibyte is small in both.
+func TestBrotliAndZstd(t *testing.T) {
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderMaxWindow(1<<31))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	for _, n := range []int64{1 << 20, 5 << 20, 20 << 20} {
+		s := HTML(n)
+		want := append(append(bytes.Clone(s.Prefix), bytes.Repeat(s.Fill, int(s.N))...), s.Suffix...)
+		for _, tc := range []struct {
+			name string
+			data []byte
+		}{
+			{"brotli", s.Brotli()},
+			{"zstd", s.Zstd(ZstdOptions{})},
+			{"zstd 3 frames", s.Zstd(ZstdOptions{Frames: 3})},
+			{"zstd single segment", s.Zstd(ZstdOptions{SingleSegment: true})},
+			{"zstd window 2^30", s.Zstd(ZstdOptions{WindowLog: 30})},
+			{"zstd after skippable frames", append(ZstdSkippable(5, 1000), s.Zstd(ZstdOptions{})...)},
+		} {
+			var got []byte
+			var err error
+			if tc.name == "brotli" {
+				got, err = io.ReadAll(brotli.NewReader(bytes.NewReader(tc.data)))
+			} else {
+				got, err = dec.DecodeAll(tc.data, nil)
+			}
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("n=%d %s: %d bytes (%v), want %d", n, tc.name, len(got), err, len(want))
+			}
+		}
+	}
+	s := HTML(1 << 30)
+	if b, z := s.Brotli(), s.Zstd(ZstdOptions{}); len(b) > 1<<20 || len(z) > 1<<20 {
+		t.Errorf("a GiB of spaces: %d bytes as brotli, %d as zstd, want at most 1 MiB", len(b), len(z))
 	}
 }
