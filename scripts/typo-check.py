@@ -30,7 +30,7 @@ the N correctly spelled words as above.
 With --in-process DATA_DIR instead of a server, each word is asked of
 ranking.Searcher.Suggest in a process of its own over the crawl DATA_DIR
 (scripts/spellrun, go run from the repository this script is in, with a
-5-minute deadline): on a machine too loaded for the server's 2 s limit.
+5-minute deadline; $SPELLRUN names a build of it to run instead): on a machine too loaded for the server's 2 s limit.
 It also prints the CPU time of one suggestion (mean, median, 99th
 percentile), which the load changes less than its elapsed time.
 """
@@ -139,7 +139,8 @@ def ask_in_process(data, q):
     p = SPELLRUN.get(data)
     if p is None:
         repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        p = subprocess.Popen(["go", "run", "./scripts/spellrun", data], cwd=repo, text=True,
+        cmd = [os.environ["SPELLRUN"]] if os.environ.get("SPELLRUN") else ["go", "run", "./scripts/spellrun"]
+        p = subprocess.Popen(cmd + [data], cwd=repo, text=True,
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         SPELLRUN[data] = p
     p.stdin.write(q.replace("\n", " ") + "\n")
