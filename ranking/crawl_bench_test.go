@@ -413,3 +413,71 @@ func TestTopPageSame(t *testing.T) {
 		t.Errorf("parseTopPage(%q) = %v, %v", rec.String(), back, err)
 	}
 }
+
+// BenchmarkSuggestCrawl times "Did you mean" over a crawl's data
+// directory (DOPPEL_CRAWL, opened read-only) for misspellings of its
+// site's title words (DOPPEL_SITE; one slip each, as TestSpellingOnDemo
+// makes them, seed 39), as a guest, beside a plain search of the same
+// text in the same run (search-reference) and the suggestion made by
+// reading the pages that hold near words (pages: what an index without
+// a snapshot does, and every index did before). Reported for each: the
+// process's CPU time per call (cpu_ms/call, GC included) and the
+// median and 99th percentile of the elapsed time. Skipped without both
+// variables.
+//
+//	DOPPEL_CRAWL=/tmp/final-mixed DOPPEL_SITE=/tmp/mixed/site.jsonl \
+//	  go test ./ranking -run XXX -bench SuggestCrawl -benchtime 200x
+func BenchmarkSuggestCrawl(b *testing.B) {
+	dir, site := os.Getenv("DOPPEL_CRAWL"), os.Getenv("DOPPEL_SITE")
+	if dir == "" || site == "" {
+		b.Skip("DOPPEL_CRAWL (a crawl's data directory) and DOPPEL_SITE (its site.jsonl) are not both set")
+	}
+	rng := rand.New(rand.NewPCG(39, 1))
+	var typos []string
+	for _, t := range siteTitles(b, site, 300, 1) {
+		for _, w := range tokens.Append(nil, strings.ToLower(t)) {
+			if len(w) >= 5 && strings.IndexFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) < 0 {
+				typos = append(typos, misspell(w, rng))
+				break
+			}
+		}
+	}
+	v, err := crawler.OpenView(dir)
+	if err != nil {
+		b.Skip(err)
+	}
+	defer v.Close()
+	s := New(v.Store(), Options{Timeout: time.Minute})
+	ctx := context.Background()
+	run := func(b *testing.B, do func(q string) error) {
+		for _, q := range typos[:min(10, len(typos))] { // warm the index's caches
+			if err := do(q); err != nil {
+				b.Fatal(err)
+			}
+		}
+		var lat []time.Duration
+		cpu := cpuTime()
+		for b.Loop() {
+			start := time.Now()
+			if err := do(typos[len(lat)%len(typos)]); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(start))
+		}
+		used := cpuTime() - cpu
+		slices.Sort(lat)
+		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+		b.ReportMetric(ms(used)/float64(len(lat)), "cpu_ms/call")
+		b.ReportMetric(ms(lat[len(lat)/2]), "p50_ms")
+		b.ReportMetric(ms(lat[min(len(lat)-1, len(lat)*99/100)]), "p99_ms")
+	}
+	b.Run("suggest", func(b *testing.B) {
+		run(b, func(q string) error { _, err := s.Suggest(ctx, q, nil); return err })
+	})
+	b.Run("search-reference", func(b *testing.B) {
+		run(b, func(q string) error { _, err := s.Search(ctx, Request{Query: q, Size: 10, Facets: true}); return err })
+	})
+	b.Run("pages", func(b *testing.B) {
+		run(b, func(q string) error { _, err := s.nearest(ctx, q, nil); return err })
+	})
+}

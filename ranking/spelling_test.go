@@ -3,6 +3,7 @@ package ranking
 import (
 	"context"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -16,11 +17,12 @@ import (
 )
 
 // demoSearcher returns a Searcher over the demo intranet's pages, all
-// public, and the distinct lowercase words of their titles and of their
-// titles and text.
+// public, in a scorch index on disk as doppel serves it (Suggest reads
+// its dictionary), and the distinct lowercase words of their titles and
+// of their titles and text.
 func demoSearcher(t testing.TB) (s *Searcher, titleWords []string, vocabulary map[string]bool) {
 	t.Helper()
-	bi, err := bleve.NewMemOnly(indexer.Mapping())
+	bi, err := bleve.New(filepath.Join(t.TempDir(), "ix"), indexer.Mapping())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +30,7 @@ func demoSearcher(t testing.TB) (s *Searcher, titleWords []string, vocabulary ma
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ix.Close() })
+	t.Cleanup(func() { ix.Close(); bi.Close() })
 	ctx := context.Background()
 	vocabulary = map[string]bool{}
 	seen := map[string]bool{}

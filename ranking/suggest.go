@@ -30,21 +30,46 @@ const titleWeight = 5
 // pages hold — Google's "Did you mean" — and "" if no word was replaced.
 // Near is a Damerau distance in which a transposition, a missed letter
 // and a keyboard neighbour's letter cost less than other edits (see
-// editCost); among equals the word used most often in the titles,
-// headings and text of the pages read wins. Only pages the user may see
-// are read, so a word that only a page they may not see holds is never
-// suggested. Operators (site:…, type:…, any name:value), quoted phrases,
-// AND/OR/NOT, CJK, digits and words shorter than three letters are left
-// as typed. Cost: two searches per word of q (three if the swapped
-// forms are too broad).
+// editCost). On an index that gives a snapshot (one scorch index: what
+// doppel serves), the near words are read from its dictionary of every
+// page's words (see speller): a word is weighed by its cost, how many
+// visible pages hold it (a title or heading counting titleWeight), and
+// how many of the pages that would match do — those holding the query's
+// other words, a word held with them winning over any that is not, else
+// those in the language most of the user's pages are in. Elsewhere (a
+// sharded index, one in memory) the best pages holding a near word are
+// read, and the cheapest word wins, the most used among equals. Only
+// pages the user may see count, so a word that only a page they may not
+// see holds is never suggested. Operators (site:…, type:…, any
+// name:value), quoted phrases, AND/OR/NOT, CJK, digits and words shorter
+// than three letters are left as typed. Cost, with a snapshot: a walk of
+// the words' dictionary by a Levenshtein automaton per word of q, two
+// posting-list cardinalities per near word, and a count search per word
+// weighed (at most weighedCands); without one, two searches per word
+// (three if the swapped forms are too broad).
 func (s *Searcher) Suggest(ctx context.Context, q string, groups []string) (string, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
+	st := s.termStats(ctx, groups)
+	defer st.close()
+	if st.err != nil {
+		return "", s.searchError(ctx, st.err, false)
+	}
+	words := suggestWords(q)
+	nearest := func(typed string) (string, error) { return s.nearest(ctx, typed, groups) }
+	if sp := s.speller(st, q, words, groups); sp != nil {
+		nearest = func(typed string) (string, error) {
+			fix, err := sp.nearest(ctx, typed)
+			if err != nil {
+				return "", s.searchError(ctx, err, false)
+			}
+			return fix, nil
+		}
+	}
 	var b strings.Builder
 	last, changed := 0, false
-	for _, w := range suggestWords(q) {
-		typed := strings.ToLower(q[w.start:w.end])
-		fix, err := s.nearest(ctx, typed, groups)
+	for _, w := range words {
+		fix, err := nearest(strings.ToLower(q[w.start:w.end]))
 		if err != nil {
 			return "", err
 		}
@@ -59,6 +84,26 @@ func (s *Searcher) Suggest(ctx context.Context, q string, groups []string) (stri
 	}
 	b.WriteString(q[last:])
 	return b.String(), nil
+}
+
+// speller returns the speller of the snapshot st reads, for the words of
+// q, nil if the index gives no snapshot (a sharded index, one in
+// memory): Suggest then reads the pages holding near words.
+func (s *Searcher) speller(st *termStats, q string, words []span, groups []string) *speller {
+	if st.vs == nil {
+		return nil
+	}
+	snap := st.vs.Snapshot()
+	if snap == nil {
+		return nil
+	}
+	sp := &speller{s: s, st: st, groups: groups, dict: snap}
+	for _, w := range words {
+		if typed := strings.ToLower(q[w.start:w.end]); st.fieldCount(indexer.FieldSpell, typed) > 0 && !slices.Contains(sp.other, typed) {
+			sp.other = append(sp.other, typed)
+		}
+	}
+	return sp
 }
 
 // A span is a word of a query: its byte offsets.

@@ -2,6 +2,7 @@ package ranking
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -177,4 +178,53 @@ func scorchIndex(t *testing.T) *indexer.Index {
 	}
 	t.Cleanup(func() { ix.Close(); bi.Close() })
 	return ix
+}
+
+// TestSuggestWeighs: among near words of equal cost, the one the pages
+// holding the query's other words hold wins over the more used one, a
+// word of the language most of the user's pages are in over a more used
+// word of another, and a word only pages the user may not see hold with
+// the other words counts for nothing.
+func TestSuggestWeighs(t *testing.T) {
+	ix := scorchIndex(t)
+	ctx := context.Background()
+	docs := []indexer.Doc{
+		{ID: "g1", Title: "Green garden", Lang: "en"},
+		{ID: "g2", Title: "Green energy", Lang: "en"},
+		{ID: "g3", Title: "Green paint", Lang: "en"},
+		{ID: "z1", Title: "Zombie groan", Lang: "en"},
+		{ID: "h1", Title: "Zombie great escape", Lang: "en", Groups: []string{"hr"}},
+		{ID: "h2", Title: "Zombie great return", Lang: "en", Groups: []string{"hr"}},
+		{ID: "e1", Title: "Carte blanche", Lang: "en"},
+		{ID: "e2", Title: "Menu of the day", Lang: "en"},
+	}
+	for i, body := range []string{"Carta bianca", "Carta da lettere", "Menu del giorno", "Piatti del giorno", "Vini della casa"} {
+		docs = append(docs, indexer.Doc{ID: fmt.Sprintf("i%d", i), Title: body, Lang: "it"})
+	}
+	for _, d := range docs {
+		d.URL = "http://intra/" + d.ID
+		d.Body = d.Title
+		if err := ix.Add(ctx, d, indexer.Placement{ID: d.ID, Cluster: d.ID, Master: d.ID}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ix.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := New(ix, Options{})
+	for _, tc := range []struct {
+		q      string
+		groups []string
+		want   string
+	}{
+		{"grean", nil, "green"},                          // green (3 pages) before groan (1), both one edit
+		{"zombie grean", nil, "zombie groan"},            // groan is held with zombie; green is not
+		{"zombie grean", []string{"hr"}, "zombie great"}, // great is held with zombie twice
+		{"cartx", nil, "carte"},                          // 8 pages in English, 5 in Italian: carte before carta
+	} {
+		got, err := s.Suggest(ctx, tc.q, tc.groups)
+		if err != nil || got != tc.want {
+			t.Errorf("Suggest(%q, %v) = %q, %v; want %q", tc.q, tc.groups, got, err, tc.want)
+		}
+	}
 }

@@ -3,6 +3,7 @@
 its "Did you mean" suggestions.
 
 usage: typo-check.py BASE_URL SITE.jsonl DICTIONARY|generated [N] [SEED]
+       typo-check.py --in-process DATA_DIR SITE.jsonl DICTIONARY|generated [N] [SEED]
 
 DICTIONARY is a list of misspellings people make, one "typo->word" per
 line: codespell's (Debian package codespell:
@@ -25,7 +26,16 @@ replaced by a keyboard neighbour, two neighbouring letters swapped), one
 slip on words of four letters or more and two on words of six or more, a
 misspelling that is a word of the site skipped; N of each (seeded), then
 the N correctly spelled words as above.
+
+With --in-process DATA_DIR instead of a server, each word is asked of
+ranking.Searcher.Suggest in a process of its own over the crawl DATA_DIR
+(scripts/spellrun, go run from the repository this script is in, with a
+5-minute deadline; $SPELLRUN names a build of it to run instead): on a machine too loaded for the server's 2 s limit.
+It also prints the CPU time of one suggestion (mean, median, 99th
+percentile), which the load changes less than its elapsed time.
 """
+import os
+import subprocess
 import json
 import random
 import re
@@ -120,10 +130,35 @@ def generated(site, words, n, rnd):
 UNAVAILABLE = []  # queries whose suggestion could not be made, however often asked
 
 
+CPU_MS = []  # in process: the CPU time of each suggestion
+SPELLRUN = {}  # in process: the spellrun process, by data directory
+
+
+def ask_in_process(data, q):
+    """The suggestion for q from scripts/spellrun over the crawl data."""
+    p = SPELLRUN.get(data)
+    if p is None:
+        repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        cmd = [os.environ["SPELLRUN"]] if os.environ.get("SPELLRUN") else ["go", "run", "./scripts/spellrun"]
+        p = subprocess.Popen(cmd + [data], cwd=repo, text=True,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        SPELLRUN[data] = p
+    p.stdin.write(q.replace("\n", " ") + "\n")
+    p.stdin.flush()
+    line = p.stdout.readline()
+    if not line:
+        raise RuntimeError(f"spellrun stopped at {q!r}")
+    got, cpu_us, _ = line.rstrip("\n").split("\t")
+    CPU_MS.append(int(cpu_us) / 1000)
+    return got
+
+
 def ask(base, q):
     """The suggestion for q; a 429 or 503 (a busy server) is asked again after its Retry-After, up to 30 times (a loaded
     machine: the server's searches stop at 2 s), as are a dropped connection and an answer whose suggestion could not be
     made in time ("suggestion_unavailable")."""
+    if base.startswith("in-process:"):
+        return ask_in_process(base[len("in-process:"):], q)
     url = base.rstrip("/") + "/api/search?" + urllib.parse.urlencode({"q": q, "facets": 0})
     for attempt in range(31):
         try:
@@ -141,9 +176,12 @@ def ask(base, q):
 
 
 def main():
-    base, site, dictionary = sys.argv[1:4]
-    n = int(sys.argv[4]) if len(sys.argv) > 4 else 300
-    rnd = random.Random(int(sys.argv[5]) if len(sys.argv) > 5 else 1)
+    args = sys.argv[1:]
+    if args[0] == "--in-process":
+        args = ["in-process:" + args[1]] + args[2:]
+    base, site, dictionary = args[:3]
+    n = int(args[3]) if len(args) > 3 else 300
+    rnd = random.Random(int(args[4]) if len(args) > 4 else 1)
     words, whole = {}, {}
     for line in open(site):
         page = json.loads(line)
@@ -200,6 +238,10 @@ def correct_words(base, words, n, rnd):
     false = [w for w in clean if ask(base, w)]
     print(f"correct_words={len(clean)} no_suggestion={1 - len(false) / max(len(clean), 1):.3f} false={false[:10]}")
     print(f"suggestion_unavailable={len(UNAVAILABLE)} {UNAVAILABLE[:10]}")
+    if CPU_MS:
+        cpu = sorted(CPU_MS)
+        print(f"suggest_cpu_ms mean={sum(cpu) / len(cpu):.1f} p50={cpu[len(cpu) // 2]:.1f} "
+              f"p99={cpu[min(len(cpu) - 1, len(cpu) * 99 // 100)]:.1f} calls={len(cpu)}")
 
 
 if __name__ == "__main__":
