@@ -141,3 +141,87 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// TestLinesDecode: splitting into Lines and decoding each (Decode) gives
+// the records, line numbers and repairs of the Reader, blank lines
+// skipped; every line keeps its bytes while later ones are read (lines
+// longer than a chunk too), and Decode reports the Reader's line errors
+// but for duplicate ids.
+func TestLinesDecode(t *testing.T) {
+	long := strings.Repeat("word ", linesChunk/4)
+	in := "{\"id\":\"a\",\"text\":\"x\"}\n\n  \n{\"id\":\"b\",\"text\":\"" + long + "\"}\n{\"id\":\"c\",\"text\":\"caf\xe9\"}\n" +
+		"{\"id\":\"d\",\"text\":\"y\"}\n{\"id\":\"a\",\"text\":\"again\"}\n{\"text\":\"no id\"}\n{\"id\":\"e\",\"text\":\"last, no newline\"}"
+	r, err := NewReader(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, err := NewLines(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []Line
+	var copies [][]byte
+	for {
+		l, err := ls.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, copies = append(lines, l), append(copies, bytes.Clone(l.Bytes))
+	}
+	if want := []int{1, 4, 5, 6, 7, 8, 9}; len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d", len(lines), len(want))
+	} else {
+		for i, l := range lines {
+			if l.N != want[i] {
+				t.Errorf("line %d numbered %d, want %d", i, l.N, want[i])
+			}
+		}
+	}
+	repaired := 0
+	for i, l := range lines {
+		if !bytes.Equal(l.Bytes, copies[i]) {
+			t.Fatalf("line %d changed after later lines were read", l.N)
+		}
+		rec, rep, err := Decode(l)
+		if rep {
+			repaired++
+		}
+		want, wantErr := r.Next()
+		switch {
+		case errors.Is(wantErr, ErrDuplicateID):
+			if err != nil || rec.ID != "a" || rec.Text != "again" {
+				t.Errorf("line %d: Decode gave %+v, %v; want the record (duplicates are the caller's)", l.N, rec, err)
+			}
+			return
+		case wantErr != nil:
+			t.Fatalf("line %d: Reader: %v", l.N, wantErr)
+		case err != nil || rec != want:
+			t.Errorf("line %d: Decode gave %+v, %v; the Reader %+v", l.N, rec, err, want)
+		}
+		if repaired != r.Repaired() {
+			t.Errorf("line %d: %d repaired, the Reader %d", l.N, repaired, r.Repaired())
+		}
+	}
+	t.Fatal("the duplicate id was not met")
+}
+
+// TestDecodeErrors: Decode's line errors carry the line's number.
+func TestDecodeErrors(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want error
+	}{
+		{"{\"text\":\"x\"}", ErrMissingID},
+		{"{\"id\":\"a\"}", ErrMissingText},
+		{"{\"id\":", nil},
+	} {
+		_, _, err := Decode(Line{N: 42, Bytes: []byte(tt.in)})
+		var le *LineError
+		if !errors.As(err, &le) || le.Line != 42 || tt.want != nil && !errors.Is(err, tt.want) {
+			t.Errorf("Decode(%q) = %v, want a LineError on line 42 (%v)", tt.in, err, tt.want)
+		}
+	}
+}
