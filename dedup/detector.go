@@ -1606,21 +1606,11 @@ func (d *Detector) AddAll(ctx context.Context, docs []Document, workers int, fn 
 // time, so docs may be larger than memory. It stops at the first error
 // docs yields or Add or fn returns, or when ctx is done.
 func (d *Detector) AddSeq(ctx context.Context, docs iter.Seq2[Document, error], workers int, fn func(Result) error) error {
-	return AddDecoded(ctx, d, docs, func(doc Document) (Document, error) { return doc, nil }, workers, fn)
-}
-
-// AddDecoded is [Detector.AddSeq] for items that still have to be made
-// documents (lines of a JSON Lines file, say): decode turns each into
-// its Document on the signing goroutines, so the goroutine that reads
-// items does no more than split the input. decode is called concurrently,
-// in no particular order; an error it returns stops AddDecoded at that
-// item, after the items before it are added, and is returned as it is.
-func AddDecoded[T any](ctx context.Context, d *Detector, items iter.Seq2[T, error], decode func(T) (Document, error), workers int, fn func(Result) error) error {
 	workers = max(workers, 1)
 	d.enablePreverify()
 	ctx, cancel := context.WithCancel(ctx)
-	jobs := make(chan *signBatch[T])
-	order := make(chan *signBatch[T], 2*workers) // batches in input order, signed or being signed
+	jobs := make(chan *signBatch)
+	order := make(chan *signBatch, 2*workers) // batches in input order, signed or being signed
 	// phase keeps the signing goroutines' verification ahead out of the
 	// way of a batch's insertion: one hand-over of the lock a batch, not
 	// one a document.
@@ -1630,7 +1620,7 @@ func AddDecoded[T any](ctx context.Context, d *Detector, items iter.Seq2[T, erro
 		wg.Go(func() {
 			var sc preScratch
 			for b := range jobs {
-				b.prepare(d, decode, &phase, &sc)
+				b.prepare(d, &phase, &sc)
 			}
 		})
 	}
@@ -1638,7 +1628,30 @@ func AddDecoded[T any](ctx context.Context, d *Detector, items iter.Seq2[T, erro
 	go func() {
 		defer close(order)
 		defer close(jobs)
-		readErr = readBatches(ctx, items, order, jobs)
+		b := newSignBatch()
+		send := func() bool {
+			for _, ch := range []chan *signBatch{order, jobs} {
+				select {
+				case ch <- b:
+				case <-ctx.Done():
+					return false
+				}
+			}
+			b = newSignBatch()
+			return true
+		}
+		for doc, err := range docs {
+			if err != nil {
+				readErr = err
+				return
+			}
+			if b.docs = append(b.docs, doc); len(b.docs) == cap(b.docs) && !send() {
+				return
+			}
+		}
+		if len(b.docs) > 0 {
+			send()
+		}
 	}()
 	defer func() {
 		cancel()
@@ -1662,67 +1675,27 @@ func AddDecoded[T any](ctx context.Context, d *Detector, items iter.Seq2[T, erro
 	return readErr
 }
 
-// readBatches sends the items in batches to order (in input order) and
-// to jobs (to be signed), until items ends, yields an error (returned) or
-// ctx is done.
-func readBatches[T any](ctx context.Context, items iter.Seq2[T, error], order, jobs chan<- *signBatch[T]) error {
-	b := newSignBatch[T]()
-	send := func() bool {
-		for _, ch := range []chan<- *signBatch[T]{order, jobs} {
-			select {
-			case ch <- b:
-			case <-ctx.Done():
-				return false
-			}
-		}
-		b = newSignBatch[T]()
-		return true
-	}
-	for it, err := range items {
-		if err != nil {
-			return err
-		}
-		if b.items = append(b.items, it); len(b.items) == cap(b.items) && !send() {
-			return nil
-		}
-	}
-	if len(b.items) > 0 {
-		send()
-	}
-	return nil
-}
-
-// A signBatch is items AddDecoded decodes and signs together.
-type signBatch[T any] struct {
-	items    []T
+// A signBatch is documents AddSeq signs together.
+type signBatch struct {
 	docs     []Document
 	prepared []*Prepared
 	errs     []error
-	decoded  []bool        // by item: errs holds no decoding error (it was made a document)
-	done     chan struct{} // closed once docs, prepared, errs and decoded are set
+	done     chan struct{} // closed once prepared and errs are set
 }
 
-// newSignBatch returns an empty batch with room for 64 items.
-func newSignBatch[T any]() *signBatch[T] {
-	return &signBatch[T]{items: make([]T, 0, 64), done: make(chan struct{})}
+// newSignBatch returns an empty batch with room for 64 documents.
+func newSignBatch() *signBatch {
+	return &signBatch{docs: make([]Document, 0, 64), done: make(chan struct{})}
 }
 
-// prepare decodes and signs the batch's items, then finds and verifies
-// their candidates among the documents stored (preverify), one document
-// at a time under phase's read lock.
-func (b *signBatch[T]) prepare(d *Detector, decode func(T) (Document, error), phase *sync.RWMutex, sc *preScratch) {
-	n := len(b.items)
-	b.docs, b.prepared, b.errs, b.decoded = make([]Document, n), make([]*Prepared, n), make([]error, n), make([]bool, n)
-	for i, it := range b.items {
-		doc, err := decode(it)
-		if err != nil {
-			b.errs[i] = err
-			continue
-		}
-		b.docs[i], b.decoded[i] = doc, true
+// prepare signs the batch's documents, then finds and verifies their
+// candidates among the documents stored (preverify), one document at a
+// time under phase's read lock.
+func (b *signBatch) prepare(d *Detector, phase *sync.RWMutex, sc *preScratch) {
+	b.prepared, b.errs = make([]*Prepared, len(b.docs)), make([]error, len(b.docs))
+	for i, doc := range b.docs {
 		b.prepared[i], b.errs[i] = d.Prepare(doc)
 	}
-	clear(b.items) // decoded: what they hold need not stay
 	for _, p := range b.prepared {
 		if p != nil {
 			phase.RLock()
@@ -1737,14 +1710,11 @@ func (b *signBatch[T]) prepare(d *Detector, decode func(T) (Document, error), ph
 
 // insert inserts the batch's documents in order under phase's write
 // lock, calling fn with each result.
-func (b *signBatch[T]) insert(d *Detector, phase *sync.RWMutex, fn func(Result) error) error {
+func (b *signBatch) insert(d *Detector, phase *sync.RWMutex, fn func(Result) error) error {
 	phase.Lock()
 	defer phase.Unlock()
 	for i, p := range b.prepared {
-		switch {
-		case b.errs[i] != nil && !b.decoded[i]:
-			return b.errs[i]
-		case b.errs[i] != nil:
+		if b.errs[i] != nil {
 			return fmt.Errorf("document %q: %w", b.docs[i].ID, b.errs[i])
 		}
 		res, err := d.Insert(p)

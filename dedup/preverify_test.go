@@ -2,13 +2,9 @@ package dedup
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"iter"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -225,79 +221,6 @@ func TestAddSeqVerifiesAhead(t *testing.T) {
 				t.Errorf("%s: no verification taken over (%+v)", name, d.pre)
 			}
 			d.Close()
-		}
-	}
-}
-
-// TestAddDecoded: documents decoded on the signing goroutines (AddDecoded,
-// from their JSON here) give the results of adding them one at a time,
-// under every option set; a decoding error stops it at that item, the
-// items before it added, and comes back as it is.
-func TestAddDecoded(t *testing.T) {
-	docs := aheadCorpus(11)
-	lines := make([][]byte, len(docs))
-	for i, doc := range docs {
-		b, err := json.Marshal(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines[i] = b
-	}
-	decode := func(b []byte) (Document, error) {
-		var doc Document
-		err := json.Unmarshal(b, &doc)
-		return doc, err
-	}
-	bad := len(docs) / 2
-	for _, c := range aheadCases(t) {
-		want, wantStats, wantAssigned := sequentially(t, c.opts, docs)
-		for _, workers := range []int{1, 2, 4} {
-			for _, broken := range []bool{false, true} {
-				name := fmt.Sprintf("%s, %d workers, broken %v", c.name, workers, broken)
-				in := lines
-				if broken {
-					in = slices.Clone(lines)
-					in[bad] = []byte("{")
-				}
-				d, err := New(nil, c.opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var got []Result
-				err = AddDecoded(context.Background(), d, indices(len(in)), func(i int) (Document, error) { return decode(in[i]) }, workers, func(r Result) error {
-					got = append(got, r)
-					return nil
-				})
-				var syntax *json.SyntaxError
-				switch {
-				case !broken && err != nil:
-					t.Fatalf("%s: %v", name, err)
-				case broken && !errors.As(err, &syntax):
-					t.Fatalf("%s: err = %v, want the decoding error", name, err)
-				case broken && !reflect.DeepEqual(got, want[:bad]):
-					t.Errorf("%s: %d results before the error, want the first %d of adding one at a time", name, len(got), bad)
-				case !broken && !reflect.DeepEqual(got, want):
-					t.Errorf("%s: results differ from adding one document at a time", name)
-				}
-				if st := d.Stats(); !broken && st != wantStats {
-					t.Errorf("%s: stats %+v, want %+v", name, st, wantStats)
-				}
-				if a := d.Assignments(); !broken && !reflect.DeepEqual(a, wantAssigned) {
-					t.Errorf("%s: assignments differ", name)
-				}
-				d.Close()
-			}
-		}
-	}
-}
-
-// indices yields 0 … n−1.
-func indices(n int) iter.Seq2[int, error] {
-	return func(yield func(int, error) bool) {
-		for i := range n {
-			if !yield(i, nil) {
-				return
-			}
 		}
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -219,7 +218,7 @@ func (j dedupJob) run(ctx context.Context, out, pairsPath string, stdout, stderr
 		defer pairs.Abort()
 	}
 	progress := newProgress(stderr, "dedup", j.total, j.quiet)
-	if err := j.src.add(ctx, j.det, j.workers, writePairs(progress, pairs, j.gc)); err != nil {
+	if err := j.det.AddSeq(ctx, documents(j.src.records()), j.workers, writePairs(progress, pairs, j.gc)); err != nil {
 		return 0, err
 	}
 	if j.memProfile != "" {
@@ -303,7 +302,6 @@ type docSource struct {
 	path     string
 	folder   []jsonl.Record // the folder's documents; nil for a JSONL file
 	repaired int            // records of the last complete pass with invalid UTF-8 replaced
-	fixed    atomic.Int64   // records with invalid UTF-8 replaced so far in add's pass
 }
 
 // openDocs returns the input at path; a folder is read at once, a JSONL
@@ -352,72 +350,6 @@ func (s *docSource) records() iter.Seq2[jsonl.Record, error] {
 		}
 		yield(jsonl.Record{}, fmt.Errorf("%s: %w", s.path, err))
 	}
-}
-
-// add adds the input's documents to det (dedup.AddDecoded: the lines of a
-// JSONL file are decoded on the signing goroutines), calling fn with each
-// result. An id seen before is reported with its line and the line of
-// its first occurrence, as records reports it.
-func (s *docSource) add(ctx context.Context, det *dedup.Detector, workers int, fn func(dedup.Result) error) error {
-	if s.folder != nil {
-		return det.AddSeq(ctx, documents(recordsOf(s.folder)), workers, fn)
-	}
-	s.fixed.Store(0)
-	err := dedup.AddDecoded(ctx, det, s.lines(), s.decode, workers, fn)
-	if errors.Is(err, dedup.ErrDuplicateID) {
-		err = s.firstError(err)
-	}
-	if err == nil {
-		s.repaired = int(s.fixed.Load())
-	}
-	return err
-}
-
-// lines returns one pass over the input's lines, undecoded; an error ends
-// it.
-func (s *docSource) lines() iter.Seq2[jsonl.Line, error] {
-	return func(yield func(jsonl.Line, error) bool) {
-		f, err := os.Open(s.path)
-		if err != nil {
-			yield(jsonl.Line{}, err)
-			return
-		}
-		defer f.Close()
-		lines, err := jsonl.NewLines(f)
-		for err == nil {
-			var l jsonl.Line
-			if l, err = lines.Next(); err == nil && !yield(l, nil) {
-				return
-			}
-		}
-		if !errors.Is(err, io.EOF) {
-			yield(jsonl.Line{}, fmt.Errorf("%s: %w", s.path, err))
-		}
-	}
-}
-
-// decode makes a line a document, counting invalid UTF-8 replaced. Safe
-// for concurrent use.
-func (s *docSource) decode(l jsonl.Line) (dedup.Document, error) {
-	r, repaired, err := jsonl.Decode(l)
-	if repaired {
-		s.fixed.Add(1)
-	}
-	if err != nil {
-		return dedup.Document{}, fmt.Errorf("%s: %w", s.path, err)
-	}
-	return dedup.Document{ID: r.ID, Text: r.Text, URL: r.URL, Title: r.Title}, nil
-}
-
-// firstError returns the first error a pass of records meets (an id seen
-// before, with its lines), or err if it meets none.
-func (s *docSource) firstError(err error) error {
-	for _, e := range s.records() {
-		if e != nil {
-			return e
-		}
-	}
-	return err
 }
 
 // recordsOf returns a pass over recs.

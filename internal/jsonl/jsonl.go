@@ -52,9 +52,11 @@ var (
 
 // A Reader reads Records. It is not safe for concurrent use.
 type Reader struct {
-	lines    Lines
+	br       *bufio.Reader
+	line     int
 	seen     map[string]int // id → line of first occurrence
 	repaired int
+	buf      []byte
 }
 
 // NewReader returns a Reader for r, decompressing it if it starts with the
@@ -64,7 +66,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{lines: Lines{br: bufio.NewReaderSize(src, 1<<20)}, seen: map[string]int{}}, nil
+	return &Reader{br: bufio.NewReaderSize(src, 1<<20), seen: map[string]int{}}, nil
 }
 
 // Decompress returns a reader of r's content, gunzipped if r starts with
@@ -86,71 +88,18 @@ func Decompress(r io.Reader) (io.Reader, error) {
 // Reader should not be used after an error other than io.EOF.
 func (r *Reader) Next() (Record, error) {
 	for {
-		line, err := r.lines.readLine()
+		line, err := r.readLine()
 		if err != nil {
 			return Record{}, err
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		return r.parse(Line{N: r.lines.line, Bytes: line})
+		return r.parse(line)
 	}
 }
 
-// A Line is one input line that is not blank, undecoded, and its 1-based
-// number.
-type Line struct {
-	N     int
-	Bytes []byte
-}
-
-// Lines splits JSON Lines input into its lines without decoding them, so
-// that [Decode] can run elsewhere (doppel dedup decodes on the goroutines
-// that sign the documents, not on the one that reads them). It is not
-// safe for concurrent use.
-type Lines struct {
-	br    *bufio.Reader
-	line  int
-	buf   []byte // readLine's line, reused
-	chunk []byte // where Next copies lines: a new one when full, never written twice
-}
-
-// NewLines returns the lines of r, decompressed if r starts with the gzip
-// magic bytes.
-func NewLines(r io.Reader) (*Lines, error) {
-	src, err := Decompress(r)
-	if err != nil {
-		return nil, err
-	}
-	return &Lines{br: bufio.NewReaderSize(src, 1<<20)}, nil
-}
-
-// linesChunk is the size of the arrays Lines.Next copies lines into: one
-// allocation for many lines, not one a line.
-const linesChunk = 256 << 10
-
-// Next returns the next line that is not blank, or io.EOF after the last
-// one; a line longer than MaxLineBytes gives a *LineError. The line's
-// bytes are its own: they stay valid, and unchanged, for good.
-func (r *Lines) Next() (Line, error) {
-	for {
-		line, err := r.readLine()
-		if err != nil {
-			return Line{}, err
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		if len(line) > cap(r.chunk)-len(r.chunk) {
-			r.chunk = make([]byte, 0, max(linesChunk, len(line)))
-		}
-		start := len(r.chunk)
-		r.chunk = append(r.chunk, line...)
-		return Line{N: r.line, Bytes: r.chunk[start:len(r.chunk):len(r.chunk)]}, nil
-	}
-}
-
-func (r *Lines) readLine() ([]byte, error) {
+func (r *Reader) readLine() ([]byte, error) {
 	r.buf = r.buf[:0]
 	for {
 		chunk, err := r.br.ReadSlice('\n')
@@ -194,42 +143,29 @@ var decodeOptions = json.JoinOptions(
 	json.MatchCaseInsensitiveNames(true),
 )
 
-// Decode decodes one line as [Reader.Next] does, except that it cannot
-// tell an id seen before (a caller decoding lines out of order checks
-// that itself), and reports whether invalid UTF-8 was replaced. Safe for
-// concurrent use.
-func Decode(l Line) (rec Record, repaired bool, err error) {
-	repaired = !utf8.Valid(l.Bytes) // the decoder replaces invalid bytes with U+FFFD
+func (r *Reader) parse(line []byte) (Record, error) {
+	if !utf8.Valid(line) {
+		r.repaired++ // the decoder replaces invalid bytes with U+FFFD
+	}
 	var v raw
-	if err := json.Unmarshal(l.Bytes, &v, decodeOptions); err != nil {
-		return Record{}, repaired, &LineError{l.N, fmt.Errorf("invalid JSON: %w", err)}
+	if err := json.Unmarshal(line, &v, decodeOptions); err != nil {
+		return Record{}, &LineError{r.line, fmt.Errorf("invalid JSON: %w", err)}
 	}
 	switch {
 	case v.ID == nil || *v.ID == "":
-		return Record{}, repaired, &LineError{l.N, ErrMissingID}
+		return Record{}, &LineError{r.line, ErrMissingID}
 	case v.Text == nil:
-		return Record{}, repaired, &LineError{l.N, ErrMissingText}
+		return Record{}, &LineError{r.line, ErrMissingText}
 	}
-	return Record{ID: *v.ID, Text: *v.Text, URL: v.URL, Title: v.Title, Group: v.Group}, repaired, nil
-}
-
-func (r *Reader) parse(l Line) (Record, error) {
-	rec, repaired, err := Decode(l)
-	if repaired {
-		r.repaired++
+	if first, dup := r.seen[*v.ID]; dup {
+		return Record{}, &LineError{r.line, fmt.Errorf("%w %q (first on line %d)", ErrDuplicateID, *v.ID, first)}
 	}
-	if err != nil {
-		return Record{}, err
-	}
-	if first, dup := r.seen[rec.ID]; dup {
-		return Record{}, &LineError{l.N, fmt.Errorf("%w %q (first on line %d)", ErrDuplicateID, rec.ID, first)}
-	}
-	r.seen[rec.ID] = l.N
-	return rec, nil
+	r.seen[*v.ID] = r.line
+	return Record{ID: *v.ID, Text: *v.Text, URL: v.URL, Title: v.Title, Group: v.Group}, nil
 }
 
 // Line returns the number of the last line read.
-func (r *Reader) Line() int { return r.lines.line }
+func (r *Reader) Line() int { return r.line }
 
 // Repaired returns how many records so far held invalid UTF-8 that was
 // replaced by U+FFFD.
