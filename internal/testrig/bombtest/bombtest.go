@@ -490,18 +490,23 @@ func XLSX(n, declare int64) []byte {
 		Part{Name: "xl/worksheets/sheet1.xml", Stream: &s, Declare: declare})
 }
 
-// ManySheets returns an XLSX of n worksheets of one small cell each
-// (a zip of n+2 entries; 100,000 makes about 12 MB).
-func ManySheets(n int) []byte {
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	add := func(name string, data []byte) {
+// storer returns a function that adds a stored (uncompressed) member to zw.
+func storer(zw *zip.Writer) func(name string, data []byte) {
+	return func(name string, data []byte) {
 		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store})
 		if err != nil {
 			panic(err)
 		}
 		_, _ = w.Write(data)
 	}
+}
+
+// ManySheets returns an XLSX of n worksheets of one small cell each
+// (a zip of n+2 entries; 100,000 makes about 12 MB).
+func ManySheets(n int) []byte {
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	add := storer(zw)
 	add("[Content_Types].xml", []byte(sheetTypes))
 	add("xl/workbook.xml", []byte(`<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheets><sheet name="A" sheetId="1"/></sheets></workbook>`))
 	cell := []byte(sheetStart + "cell" + sheetEnd)
@@ -526,13 +531,7 @@ func ODT(n int64) []byte {
 func ManyParts(kind string, n int) []byte {
 	var b bytes.Buffer
 	zw := zip.NewWriter(&b)
-	add := func(name string, data []byte) {
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store})
-		if err != nil {
-			panic(err)
-		}
-		_, _ = w.Write(data)
-	}
+	add := storer(zw)
 	extra := "customXml/item%d.xml"
 	if kind == "odt" {
 		extra = "Pictures/%d.xml"
