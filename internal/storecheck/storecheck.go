@@ -6,7 +6,10 @@
 // followed into the memory map, where it trips an assertion (a panic), a
 // slice bound, or a fault past the end of a truncated file (a fatal
 // signal unless the goroutine asked for a panic instead). [OpenBolt]
-// refuses a file shorter than its high-water mark, walks every bucket,
+// refuses a file shorter than its high-water mark or whose free-list page
+// is garbled (bbolt reads it when it opens a file for writing, and a panic
+// there would leave the file locked; should another panic there, the file
+// is unlocked and closed), walks every bucket,
 // key and value with faults turned into panics and panics into errors,
 // then runs bbolt's own [bolt.Tx.Check] (free pages, reachability).
 // [Protect] does the same for any other reader (a bleve index). [Segment]
@@ -100,12 +103,31 @@ func OpenBolt(path string, mode os.FileMode, opts *bolt.Options) (*bolt.DB, erro
 			return nil, err
 		}
 	}
+	// A panic in bolt.Open leaves its file open and locked: keep the file
+	// to close it then.
+	var o bolt.Options
+	if opts != nil {
+		o = *opts
+	}
+	var file *os.File
+	openFile := o.OpenFile
+	if openFile == nil {
+		openFile = os.OpenFile
+	}
+	o.OpenFile = func(name string, flag int, perm os.FileMode) (*os.File, error) {
+		f, err := openFile(name, flag, perm)
+		file = f
+		return f, err
+	}
 	var db *bolt.DB
 	err = Protect(path, func() error {
 		var err error
-		db, err = bolt.Open(path, mode, opts)
+		db, err = bolt.Open(path, mode, &o)
 		return err
 	})
+	if db == nil && file != nil && errors.Is(err, ErrDamaged) {
+		release(file) // bolt.Open panicked: it returned no database to close
+	}
 	if err != nil {
 		var d *Error
 		if errors.As(err, &d) || !boltDamage(err) {
@@ -129,6 +151,8 @@ const (
 	metaLen    = 64
 	boltMagic  = 0xED0CDAED
 	noFreelist = 0xffffffffffffffff
+
+	freelistPage = 0x10 // a page header's flags: a free-list page
 )
 
 // preflight checks the meta pages of the bbolt file at path: one must be
@@ -174,6 +198,39 @@ func preflight(path string) error {
 		return &Error{Path: path, Err: fmt.Errorf("cut short: %d bytes of %d", size, hwm*uint64(ps0))}
 	case root >= hwm || free != noFreelist && free >= hwm:
 		return &Error{Path: path, Err: errors.New("its meta page names pages past its end")}
+	case free != noFreelist:
+		// bbolt reads the free list when it opens a file for writing, and
+		// a garbled one panics there, leaving the file locked.
+		return freelist(path, uint64(ps0), free, hwm)
+	}
+	return nil
+}
+
+// freelist checks the header of the free-list page free of the bbolt file
+// at path (pages of ps bytes, hwm of them in use): a free-list page with
+// its own number, lying within the pages in use, its count of page
+// numbers fitting in it.
+func freelist(path string, ps, free, hwm uint64) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("storecheck: %w", err)
+	}
+	defer f.Close()
+	var h [pageHeader + 8]byte // the header and the first page number (a count, past 0xFFFF)
+	if _, err := f.ReadAt(h[:], int64(free*ps)); err != nil {
+		return &Error{Path: path, Err: fmt.Errorf("free-list page %d: %v", free, err)}
+	}
+	le := binary.LittleEndian
+	id, flags, count, overflow := le.Uint64(h[:]), le.Uint16(h[8:]), uint64(le.Uint16(h[10:])), uint64(le.Uint32(h[12:]))
+	first := uint64(0)
+	if count == 0xFFFF {
+		first, count = 1, le.Uint64(h[pageHeader:])
+	}
+	switch {
+	case flags != freelistPage || id != free:
+		return &Error{Path: path, Err: fmt.Errorf("page %d is not the free list its meta page names", free)}
+	case free+overflow >= hwm || count > ((overflow+1)*ps-pageHeader)/8-first:
+		return &Error{Path: path, Err: fmt.Errorf("free-list page %d runs past its pages", free)}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package storecheck
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -65,6 +66,22 @@ func TestOpenBoltDamaged(t *testing.T) {
 			g[i] ^= 0x5A + byte(i)
 		}
 		cases = append(cases, damage{fmt.Sprintf("garbled at %d", at), g})
+	}
+	// The free-list page, which bbolt reads when it opens a file for
+	// writing: its header garbled, and its count past the page.
+	le := binary.LittleEndian
+	ps := le.Uint32(data[pageHeader+8:])
+	meta := pageHeader // the meta page of the latest transaction
+	if le.Uint64(data[int(ps)+pageHeader+48:]) > le.Uint64(data[pageHeader+48:]) {
+		meta += int(ps)
+	}
+	free := le.Uint64(data[meta+32:])
+	for _, at := range []int{8, 10} { // the flags, the count
+		g := append([]byte(nil), data...)
+		off := int(free)*int(ps) + at
+		g[off] ^= 0xFF
+		g[off+1] ^= 0xFF
+		cases = append(cases, damage{fmt.Sprintf("free-list page header at +%d", at), g})
 	}
 	damaged := 0
 	for _, tc := range cases {
