@@ -147,10 +147,10 @@ func refusedClearly(t *testing.T, cmd, top, stderr string) {
 // 4 KiB of every other file (the index's segments and metadata, the
 // detector's snapshot and sets), garbled whole or past the page's header
 // (its elements) as sweepCases lists; with -args -large every page and
-// block both ways. For each: export and a one-pass crawl do not panic,
-// leave no file locked, and either refuse with one line naming the store
-// and saying to run doppel check or (damage in bytes no store reads)
-// export what they did before; a refusal is found by doppel check
+// block both ways. For each: export, report and a one-pass crawl do not
+// panic, leave no file locked, and either refuse with one line naming the
+// store and saying to run doppel check or (damage in bytes no store
+// reads) export and report what they did before; a refusal is found by doppel check
 // --dry-run; and, after the structural pages, doppel check repairs the
 // directory so that export and crawl work and the indexed pages are
 // those of before.
@@ -161,6 +161,7 @@ func TestDamagedPages(t *testing.T) {
 		t.Fatalf("crawl: exit %d: %s", code, stderr)
 	}
 	_, want, _ := doppel(t, "export", "--data", base)
+	_, wantReport, _ := doppel(t, "report", "--data", base)
 	wantFetched := fetchedIndexed(t, want)
 	if len(wantFetched) < 5 {
 		t.Fatalf("the crawl indexed %d pages; want at least 5", len(wantFetched))
@@ -191,7 +192,7 @@ func TestDamagedPages(t *testing.T) {
 				if err := os.WriteFile(path, garblePage(data, ps, c.p.n, from, ps), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				damagedPage(t, dir, file, want, wantFetched, c.repair)
+				damagedPage(t, dir, file, want, wantReport, wantFetched, c.repair)
 			})
 		}
 	}
@@ -201,24 +202,29 @@ func TestDamagedPages(t *testing.T) {
 // damagedPage runs export and crawl on the data directory dir whose file
 // is damaged and checks what TestDamagedPages says; with repair, doppel
 // check too.
-func damagedPage(t *testing.T, dir, file, want string, wantFetched map[string]string, repair bool) {
+func damagedPage(t *testing.T, dir, file, want, wantReport string, wantFetched map[string]string, repair bool) {
 	t.Helper()
 	top := strings.Split(file, string(filepath.Separator))[0]
 	path := filepath.Join(dir, file)
 	refused := false
-	for _, args := range [][]string{{"export", "--data", dir}, {"crawl", "--once", "--data", dir}} {
+	reports := map[string]string{}
+	for _, args := range [][]string{{"export", "--data", dir}, {"report", "--data", dir}, {"crawl", "--once", "--data", dir}} {
 		code, stdout, stderr := runNoPanic(t, context.Background(), args...)
 		unlocked(t, path)
 		switch {
 		case code == 0 && args[0] == "export" && stdout != want:
 			t.Errorf("export of a damaged %s exits 0 with another export:\n%s\nwant\n%s", file, stdout, want)
 		case code == 0 || code == 3 && args[0] == "crawl":
+			reports[args[0]] = stdout
 		default:
 			refused = true
 			refusedClearly(t, args[0], top, stderr)
 		}
 	}
 	if !refused {
+		if _, ok := reports["report"]; ok && reports["report"] != wantReport {
+			t.Errorf("report of a damaged %s exits 0 with another report:\n%s\nwant\n%s", file, reports["report"], wantReport)
+		}
 		return
 	}
 	if code, stdout, _ := runNoPanic(t, context.Background(), "check", "--data", dir, "--dry-run"); code == 0 {
