@@ -150,10 +150,11 @@ func openDetectRedis(ctx context.Context, addrs []string, name string, sim dedup
 
 // detectServer returns the HTTP server of doppel detect over h, bounding
 // what a slow or idle client holds: 10 s for a request's headers (at
-// most 64 KiB), 60 s for the whole request (a body of api.MaxBodyBytes
-// needs 560 KB/s), 60 s for writing the answer and 120 s idle between
-// requests.
+// most 64 KiB), 60 s to read the whole request (a body of
+// api.MaxBodyBytes needs 560 KB/s) and 120 s idle between requests. The
+// answer has no deadline: placing a large batch on a busy machine may
+// take longer than any fixed one, and the answer is small.
 func detectServer(h http.Handler) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
-		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10}
+		IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10}
 }
