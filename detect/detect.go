@@ -28,6 +28,7 @@ import (
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/signatures"
 	"github.com/doppel-search/doppel/detect/api"
+	"github.com/doppel-search/doppel/internal/storecheck"
 )
 
 // Options configure [Open]. The zero value is usable.
@@ -101,8 +102,15 @@ func Open(dir string, opts Options) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{dir: dir, opts: opts, store: st, m: newMirror()}
-	if err := s.load(); err != nil {
+	path := filepath.Join(dir, dbFile)
+	if err := storecheck.Protect(path, s.load); err != nil {
 		st.close()
+		if errors.Is(err, errBadRecord) {
+			err = storecheck.Damaged(path, err)
+		}
+		if errors.Is(err, storecheck.ErrDamaged) {
+			return nil, damaged(err)
+		}
 		return nil, err
 	}
 	return s, nil
@@ -165,14 +173,14 @@ func (s *Service) load() error {
 	err = s.store.docs(func(o *op) error {
 		st := s.m.docs[o.Doc.ID]
 		if st == nil {
-			return fmt.Errorf("detect: document %q is stored but not in the detector", o.Doc.ID)
+			return fmt.Errorf("%w: document %q is stored but not in the detector", errBadRecord, o.Doc.ID)
 		}
 		st.sum = o.Sum
 		n++
 		return nil
 	})
 	if err == nil && n != len(s.m.docs) {
-		err = fmt.Errorf("detect: %d documents stored, %d in the detector", n, len(s.m.docs))
+		err = fmt.Errorf("%w: %d documents stored, %d in the detector", errBadRecord, n, len(s.m.docs))
 	}
 	return err
 }
@@ -245,7 +253,7 @@ func (s *Service) Put(ctx context.Context, docs []api.Document) ([]api.Answer, e
 			continue
 		}
 		if ok && s.opts.Shared != nil {
-			return nil, fmt.Errorf("%w: document %q is stored with other fields", ErrShared, doc.ID)
+			return nil, fmt.Errorf("%w: document %s is stored with other fields", ErrShared, quote(doc.ID))
 		}
 		sums[doc.ID] = sum
 		ops = append(ops, &op{Doc: doc, Sum: sum})
@@ -296,7 +304,7 @@ func (s *Service) Delete(ctx context.Context, id string) (api.Answer, error) {
 		return api.Answer{}, s.broken
 	}
 	if s.m.docs[id] == nil {
-		return api.Answer{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+		return api.Answer{}, fmt.Errorf("%w: %s", ErrNotFound, quote(id))
 	}
 	if s.opts.Shared != nil {
 		return api.Answer{}, ErrShared
@@ -315,10 +323,13 @@ func (s *Service) Delete(ctx context.Context, id string) (api.Answer, error) {
 
 // Get answers where the document id is (status Stored), or ErrNotFound.
 func (s *Service) Get(id string) (api.Answer, error) {
+	if err := checkID(id); err != nil {
+		return api.Answer{}, err
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.m.docs[id] == nil {
-		return api.Answer{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+		return api.Answer{}, fmt.Errorf("%w: %s", ErrNotFound, quote(id))
 	}
 	return s.m.answer(id, api.Stored), nil
 }
@@ -453,7 +464,7 @@ func checkBatch(docs []api.Document) error {
 			return &InputError{fmt.Sprintf("documents[%d]: %s", i, err.(*InputError).Reason)}
 		}
 		if _, err := parseDate(doc.Date); err != nil {
-			return &InputError{fmt.Sprintf("documents[%d] (%q): %v", i, doc.ID, err)}
+			return &InputError{fmt.Sprintf("documents[%d] (%s): %v", i, quote(doc.ID), err)}
 		}
 	}
 	return nil
@@ -481,7 +492,7 @@ func parseDate(s string) (time.Time, error) {
 	}
 	t, err := time.Parse(time.DateOnly, s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("date %q is neither RFC 3339 nor YYYY-MM-DD", s)
+		return time.Time{}, fmt.Errorf("date %s is neither RFC 3339 nor YYYY-MM-DD", quote(s))
 	}
 	return t, nil
 }

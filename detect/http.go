@@ -8,6 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime"
+	"strconv"
+	"time"
+	"unicode/utf8"
 
 	"github.com/doppel-search/doppel/detect/api"
 )
@@ -22,13 +26,18 @@ import (
 // Bad input — a body that is not one JSON object of the Batch's fields,
 // a body over api.MaxBodyBytes, more than api.MaxBatch documents, a
 // missing or long id, a bad date — gets 400 and an api.Error saying why;
-// an unknown id 404; an update or removal on shared signatures 409.
-// Errors go to log (nil: slog's default) as well, without the documents.
+// an unknown id 404; an update or removal on shared signatures 409. An
+// error quotes at most 32 bytes of what was sent (an id, a date, a field
+// name), so that its size does not grow with the request. At most
+// MaxBodies POST bodies are read and decoded at once (each may take
+// several times api.MaxBodyBytes of memory); a request that waits more
+// than a second for its turn gets 503 with Retry-After. Errors go to log
+// (nil: slog's default) as well, without the documents.
 func (s *Service) Handler(log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.Default()
 	}
-	h := &handler{s: s, log: log}
+	h := &handler{s: s, log: log, bodies: make(chan struct{}, MaxBodies())}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/documents", h.put)
 	mux.HandleFunc("GET /v1/documents/{id...}", h.get)
@@ -38,11 +47,31 @@ func (s *Service) Handler(log *slog.Logger) http.Handler {
 }
 
 type handler struct {
-	s   *Service
-	log *slog.Logger
+	s      *Service
+	log    *slog.Logger
+	bodies chan struct{} // a slot per POST body being read, decoded and placed
 }
 
+// MaxBodies is how many POST bodies a Handler reads and places at once:
+// 2 × GOMAXPROCS (placing a batch uses every core).
+func MaxBodies() int { return 2 * runtime.GOMAXPROCS(0) }
+
+// bodyWait is how long a POST waits for its turn before a 503.
+const bodyWait = time.Second
+
 func (h *handler) put(w http.ResponseWriter, r *http.Request) {
+	wait := time.NewTimer(bodyWait)
+	defer wait.Stop()
+	select {
+	case h.bodies <- struct{}{}:
+		defer func() { <-h.bodies }()
+	case <-wait.C:
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusServiceUnavailable, api.Error{Error: fmt.Sprintf("detect: busy: %d requests are being placed; retry", cap(h.bodies))})
+		return
+	case <-r.Context().Done():
+		return
+	}
 	batch, err := decodeBatch(http.MaxBytesReader(w, r.Body, api.MaxBodyBytes))
 	if err != nil {
 		h.fail(w, r, err)
@@ -96,7 +125,7 @@ func decodeBatch(body io.Reader) (*api.Batch, error) {
 	case errors.Is(err, io.EOF):
 		return nil, &InputError{"empty body; want {\"documents\": [{\"id\": …, \"text\": …}, …]}"}
 	case err != nil:
-		return nil, &InputError{"bad JSON: " + err.Error()}
+		return nil, &InputError{"bad JSON: " + clip(err.Error())}
 	}
 	return &b, nil
 }
@@ -131,4 +160,33 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(b.Bytes())
+}
+
+// quoteMax is the most bytes of a request an error quotes.
+const quoteMax = 32
+
+// quote quotes s as %q does, at most its first quoteMax bytes (cut at a
+// rune), saying how long it was if cut.
+func quote(s string) string {
+	if len(s) <= quoteMax {
+		return strconv.Quote(s)
+	}
+	cut := quoteMax
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// clip shortens a decoder's error text, which may quote a field name or
+// value of any length, to 4 × quoteMax bytes.
+func clip(msg string) string {
+	if len(msg) <= 4*quoteMax {
+		return msg
+	}
+	cut := 4 * quoteMax
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + fmt.Sprintf("… (%d bytes)", len(msg))
 }

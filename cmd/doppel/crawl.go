@@ -123,8 +123,12 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	if err != nil {
 		return err
 	}
+	if err := errors.Join(checkOutputs(f.inputs(), f.profiles.outputs()), checkOutside(f.data, f.profiles.outputs())); err != nil {
+		fmt.Fprintln(stderr, "doppel crawl:", err)
+		return errUsage
+	}
 	defer f.gc.apply()()
-	stopProfiles, err := f.profiles.start()
+	stopProfiles, err := f.profiles.start(stdout)
 	if err != nil {
 		return err
 	}

@@ -210,3 +210,9 @@ func checkResumeFlags(fs *flag.FlagSet, data string, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// inputs names the files a crawl reads — its configuration and login
+// files — which no output (a profile) may replace.
+func (f *crawlFlags) inputs() []namedPath {
+	return []namedPath{{"--config", f.config}, {"--netrc", f.netrc}, {"--login", f.login}}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/stats"
 	"github.com/doppel-search/doppel/internal/jsonl"
+	"github.com/doppel-search/doppel/internal/outfile"
 )
 
 // clusterLine and pairLine are the output contract of doppel dedup.
@@ -99,7 +100,7 @@ func dedupDefaults() dedupSettings {
 
 // runDedup clusters a JSONL document collection into near-duplicate
 // clusters, written as JSONL.
-func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	var gc *gcTarget
 	if os.Getenv("GOGC") == "" {
 		gc = &gcTarget{}
@@ -130,7 +131,8 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return errUsage
 	}
 	if err := checkOutputs([]namedPath{{"--in", s.In}, {"--stats", s.Stats}},
-		[]namedPath{{"--out", s.Out}, {"--pairs", s.Pairs}, {"--save-stats", s.SaveStats}}); err != nil {
+		[]namedPath{{"--out", s.Out}, {"--pairs", s.Pairs}, {"--save-stats", s.SaveStats},
+			{"--cpuprofile", s.CPUProfile}, {"--memprofile", s.MemProfile}}); err != nil {
 		fmt.Fprintln(stderr, "doppel dedup:", err)
 		return errUsage
 	}
@@ -142,11 +144,15 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("unknown --clustering %q (want online or star)", s.Clustering)
 	}
 	if s.CPUProfile != "" {
-		stop, err := startCPUProfile(s.CPUProfile)
+		stop, err := startCPUProfile(s.CPUProfile, stdout)
 		if err != nil {
-			return err
+			return fmt.Errorf("--cpuprofile: %w", err)
 		}
-		defer stop()
+		defer func() {
+			if perr := stop(); perr != nil {
+				err = errors.Join(err, fmt.Errorf("--cpuprofile: %w", perr))
+			}
+		}()
 	}
 	start := time.Now()
 	src, err := openDocs(s.In, stderr)
@@ -178,7 +184,13 @@ func newDedupDetector(ctx context.Context, recs iter.Seq2[jsonl.Record, error], 
 		return nil, 0, err
 	}
 	if statsOut != "" {
-		if err := table.Save(statsOut); err != nil {
+		save := table
+		if save == nil { // LSH alone counts none: count them for the file
+			if save, n, err = buildTable(ctx, opts, recs, workers); err != nil {
+				return nil, 0, err
+			}
+		}
+		if err := save.Save(statsOut); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -222,8 +234,8 @@ func (j dedupJob) run(ctx context.Context, out, pairsPath string, stdout, stderr
 		return 0, err
 	}
 	if j.memProfile != "" {
-		if err := writeHeapProfile(j.memProfile); err != nil {
-			return 0, err
+		if err := writeHeapProfile(j.memProfile, stdout); err != nil {
+			return 0, fmt.Errorf("--memprofile: %w", err)
 		}
 	}
 	assigned := j.det.AllAssignments()
@@ -379,6 +391,20 @@ func loadOrBuildTable(ctx context.Context, path string, opts *dedup.Options, rec
 	if opts.MaxShingleDocs == 0 && (table != nil || opts.Method == dedup.Hybrid && opts.LSHOnly) {
 		return table, 0, nil // nothing to count: LSH alone needs no statistics
 	}
+	built, n, err := buildTable(ctx, opts, recs, workers)
+	if err != nil {
+		return nil, 0, err
+	}
+	if table == nil {
+		table = built
+	}
+	return table, n, nil
+}
+
+// buildTable counts the term statistics of recs (and, with
+// opts.MaxShingleDocs, sets opts.CommonShingles), returning them and the
+// number of records.
+func buildTable(ctx context.Context, opts *dedup.Options, recs iter.Seq2[jsonl.Record, error], workers int) (*stats.Table, int, error) {
 	tb, err := dedup.NewTableBuilder(*opts)
 	if err != nil {
 		return nil, 0, err
@@ -400,10 +426,7 @@ func loadOrBuildTable(ctx context.Context, path string, opts *dedup.Options, rec
 	if opts.MaxShingleDocs > 0 {
 		opts.CommonShingles = tb.ShingleTable()
 	}
-	if table == nil {
-		table = tb.Table()
-	}
-	return table, n, nil
+	return tb.Table(), n, nil
 }
 
 // documents converts records to the detector's documents.
@@ -448,34 +471,36 @@ func (p *progress) tick() {
 	fmt.Fprintf(p.w, "%s: %d/%d documents (%.0f%%), %.0f docs/s\n", p.what, p.done, p.total, 100*float64(p.done)/float64(max(p.total, 1)), rate)
 }
 
-// startCPUProfile writes a CPU profile to path until the returned
-// function is called.
-func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
+// startCPUProfile writes a CPU profile to path (as package outfile
+// writes: "-" is stdout, a special file written in place, a regular file
+// replaced when the profile is complete) until the returned function is
+// called.
+func startCPUProfile(path string, stdout io.Writer) (stop func() error, err error) {
+	f, err := outfile.Create(path, stdout)
 	if err != nil {
 		return nil, err
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
+		f.Abort()
 		return nil, err
 	}
-	return func() {
+	return func() error {
 		pprof.StopCPUProfile()
-		f.Close()
+		return f.Commit()
 	}, nil
 }
 
 // writeHeapProfile writes a heap profile of what is live, after a
-// collection, to path.
-func writeHeapProfile(path string) error {
-	f, err := os.Create(path)
+// collection, to path (as startCPUProfile does).
+func writeHeapProfile(path string, stdout io.Writer) error {
+	f, err := outfile.Create(path, stdout)
 	if err != nil {
 		return err
 	}
 	runtime.GC()
 	if err := pprof.WriteHeapProfile(f); err != nil {
-		f.Close()
+		f.Abort()
 		return err
 	}
-	return f.Close()
+	return f.Commit()
 }

@@ -107,7 +107,7 @@ func serveDetect(ctx context.Context, s detectSettings, stdout, stderr io.Writer
 	st := svc.Stats()
 	fmt.Fprintf(stdout, "Near-duplicate service: http://%s/  (%d documents; Ctrl-C stops)\n", ln.Addr(), st.Documents)
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	hs := &http.Server{Handler: requireToken(svc.Handler(log), token), ReadHeaderTimeout: 10 * time.Second}
+	hs := detectServer(requireToken(svc.Handler(log), token))
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -146,4 +146,15 @@ func openDetectRedis(ctx context.Context, addrs []string, name string, sim dedup
 		return nil, nil, fmt.Errorf("the detector's signatures on %s: %w", strings.Join(addrs, ","), err)
 	}
 	return rdb, sh, nil
+}
+
+// detectServer returns the HTTP server of doppel detect over h, bounding
+// what a slow or idle client holds: 10 s for a request's headers (at
+// most 64 KiB), 60 s to read the whole request (a body of
+// api.MaxBodyBytes needs 560 KB/s) and 120 s idle between requests. The
+// answer has no deadline: placing a large batch on a busy machine may
+// take longer than any fixed one, and the answer is small.
+func detectServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
+		IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10}
 }

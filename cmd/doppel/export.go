@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -45,7 +46,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, f := range []string{"crawl.json", "frontier.db", "pages.db"} {
 		state = append(state, namedPath{"the crawl's " + f, filepath.Join(s.Data, f)})
 	}
-	if err := checkOutputs(state, []namedPath{{"--out", s.Out}}); err != nil {
+	if err := errors.Join(checkOutputs(state, []namedPath{{"--out", s.Out}}), checkOutside(s.Data, []namedPath{{"--out", s.Out}})); err != nil {
 		fmt.Fprintln(stderr, "doppel export:", err)
 		return errUsage
 	}

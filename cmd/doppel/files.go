@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // A namedPath is a file a command reads or writes, with the flag (or the
@@ -58,4 +59,24 @@ func resolved(path string) string {
 		return abs
 	}
 	return filepath.Clean(path)
+}
+
+// checkOutside refuses outputs inside the data directory dir, whose
+// stores (the index's files included) they could replace. Empty paths and
+// "-" (standard output) are ignored.
+func checkOutside(dir string, outputs []namedPath) error {
+	if dir == "" {
+		return nil
+	}
+	root := resolved(dir) + string(filepath.Separator)
+	var errs []error
+	for _, out := range outputs {
+		if out.path == "" || out.path == "-" {
+			continue
+		}
+		if strings.HasPrefix(resolved(out.path), root) {
+			errs = append(errs, fmt.Errorf("%s %s is inside the data directory %s: it could replace one of its stores", out.name, out.path, dir))
+		}
+	}
+	return errors.Join(errs...)
 }

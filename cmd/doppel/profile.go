@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
-	"os"
+	"io"
 	"runtime/trace"
+
+	"github.com/doppel-search/doppel/internal/outfile"
 )
 
 // profileFlags are the crawl's --cpuprofile, --memprofile and --trace:
@@ -20,46 +23,56 @@ func (p *profileFlags) define(fs *flag.FlagSet) {
 }
 
 // start starts the CPU profile (startCPUProfile) and the execution trace
-// (startTrace), if asked for. The returned stop ends them and writes the
-// heap profile (writeHeapProfile), if asked for.
-func (p *profileFlags) start() (stop func() error, err error) {
-	stopCPU, stopTrace := func() {}, func() {}
+// (startTrace), if asked for; "-" is stdout. The returned stop ends them
+// and writes the heap profile (writeHeapProfile), if asked for.
+func (p *profileFlags) start(stdout io.Writer) (stop func() error, err error) {
+	stopCPU, stopTrace := func() error { return nil }, func() error { return nil }
 	if p.cpu != "" {
-		if stopCPU, err = startCPUProfile(p.cpu); err != nil {
+		if stopCPU, err = startCPUProfile(p.cpu, stdout); err != nil {
 			return nil, fmt.Errorf("--cpuprofile: %w", err)
 		}
 	}
 	if p.trace != "" {
-		if stopTrace, err = startTrace(p.trace); err != nil {
+		if stopTrace, err = startTrace(p.trace, stdout); err != nil {
 			stopCPU()
 			return nil, fmt.Errorf("--trace: %w", err)
 		}
 	}
 	return func() error {
-		stopTrace()
-		stopCPU()
-		if p.mem == "" {
-			return nil
+		var errs []error
+		if err := stopTrace(); err != nil {
+			errs = append(errs, fmt.Errorf("--trace: %w", err))
 		}
-		if err := writeHeapProfile(p.mem); err != nil {
-			return fmt.Errorf("--memprofile: %w", err)
+		if err := stopCPU(); err != nil {
+			errs = append(errs, fmt.Errorf("--cpuprofile: %w", err))
 		}
-		return nil
+		if p.mem != "" {
+			if err := writeHeapProfile(p.mem, stdout); err != nil {
+				errs = append(errs, fmt.Errorf("--memprofile: %w", err))
+			}
+		}
+		return errors.Join(errs...)
 	}, nil
 }
 
-// startTrace starts writing an execution trace to path; stop ends it.
-func startTrace(path string) (stop func(), err error) {
-	f, err := os.Create(path)
+// outputs names the profile files, for checkOutputs.
+func (p *profileFlags) outputs() []namedPath {
+	return []namedPath{{"--cpuprofile", p.cpu}, {"--memprofile", p.mem}, {"--trace", p.trace}}
+}
+
+// startTrace starts writing an execution trace to path (as
+// startCPUProfile does); stop ends it.
+func startTrace(path string, stdout io.Writer) (stop func() error, err error) {
+	f, err := outfile.Create(path, stdout)
 	if err != nil {
 		return nil, err
 	}
 	if err := trace.Start(f); err != nil {
-		f.Close()
+		f.Abort()
 		return nil, err
 	}
-	return func() {
+	return func() error {
 		trace.Stop()
-		f.Close()
+		return f.Commit()
 	}, nil
 }

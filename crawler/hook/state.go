@@ -85,6 +85,9 @@ func Open(dir string, opts Options) (*Hook, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrState, err)
 	}
+	if err := missingRecords(dir); err != nil {
+		return nil, err
+	}
 	store, err := pages.Open(filepath.Join(dir, stateRecords), pages.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v (another process may have it open; if it is damaged, remove the directory and start again: every page is then new)", ErrState, err)
@@ -94,6 +97,19 @@ func Open(dir string, opts Options) (*Hook, error) {
 		return nil, errors.Join(err, store.Close())
 	}
 	return h, nil
+}
+
+// missingRecords returns an error if the state directory dir holds a
+// snapshot but not the pages store it was written after: a new, empty
+// store would silently lose every page the snapshot's detector holds.
+func missingRecords(dir string) error {
+	_, serr := os.Stat(filepath.Join(dir, stateSnapshot))
+	_, rerr := os.Stat(filepath.Join(dir, stateRecords))
+	if serr == nil && errors.Is(rerr, fs.ErrNotExist) {
+		return fmt.Errorf("%w: %s is missing, but %s is there (remove the directory to start again: every page is then new)",
+			ErrState, filepath.Join(dir, stateRecords), stateSnapshot)
+	}
+	return nil
 }
 
 // openable returns an error naming the first option Open sets itself or

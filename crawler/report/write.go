@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 )
 
 // WriteJSON writes the report as one indented JSON object.
@@ -28,7 +30,10 @@ var CSVHeader = []string{"section", "name", "value", "cluster", "size", "formats
 // "series"; a cluster may be in several), then a row per listed page
 // contained in a larger one (section "contained": name is its URL,
 // cluster and formats its own, master and title the larger page's URL
-// and title); dates as YYYY-MM-DD.
+// and title); dates as YYYY-MM-DD. A cell of a crawled page's text (a
+// URL, a title) that a spreadsheet would read as a formula — starting
+// with =, +, -, @, a tab or a carriage return — is written after a
+// single quote ('), which the spreadsheet shows as text (CSV injection).
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	rows := [][]string{CSVHeader}
@@ -38,11 +43,11 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	for _, l := range r.Lists() {
 		for _, c := range l.Clusters {
 			rows = append(rows, []string{l.Section, "", "", c.ID, strconv.Itoa(c.Size), c.FormatList(), strconv.Itoa(c.Dated),
-				day(c.Oldest), day(c.Newest), day(c.MasterDate), c.Master, c.Title})
+				day(c.Oldest), day(c.Newest), day(c.MasterDate), cell(c.Master), cell(c.Title)})
 		}
 	}
 	for _, c := range r.Contained {
-		rows = append(rows, []string{"contained", c.URL, "", c.Cluster, "", c.Format, "", "", "", "", c.In, c.InTitle})
+		rows = append(rows, []string{"contained", cell(c.URL), "", c.Cluster, "", c.Format, "", "", "", "", cell(c.In), cell(c.InTitle)})
 	}
 	if err := cw.WriteAll(rows); err != nil {
 		return err
@@ -50,7 +55,10 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// WriteText writes the report as aligned text tables for a terminal.
+// WriteText writes the report as aligned text tables for a terminal. A
+// crawled page's URL or title is written with its control characters
+// (escape sequences a terminal would obey, tabs and line breaks that
+// would break the table) and bidirectional overrides replaced by U+FFFD.
 func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "Duplicates report")
@@ -74,13 +82,13 @@ func (r *Report) WriteText(w io.Writer) error {
 		if l.Section == "series" {
 			fmt.Fprintln(tw, "  SIZE\tDATED\tOLDEST\tNEWEST\tMASTER'S\tMASTER\tTITLE")
 			for _, c := range l.Clusters {
-				fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\t%s\n", c.Size, c.Dated, day(c.Oldest), day(c.Newest), cmp.Or(day(c.MasterDate), "none"), c.Master, c.Title)
+				fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\t%s\n", c.Size, c.Dated, day(c.Oldest), day(c.Newest), cmp.Or(day(c.MasterDate), "none"), printable(c.Master), printable(c.Title))
 			}
 			continue
 		}
 		fmt.Fprintln(tw, "  SIZE\tFORMATS\tMASTER\tTITLE")
 		for _, c := range l.Clusters {
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", c.Size, c.FormatList(), c.Master, c.Title)
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", c.Size, c.FormatList(), printable(c.Master), printable(c.Title))
 		}
 	}
 	fmt.Fprintf(tw, "\nContained in a larger page (%d", r.ContainedPages)
@@ -92,7 +100,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintln(tw, "  none")
 	}
 	for _, c := range r.Contained {
-		fmt.Fprintf(tw, "  %s\tcontained in %s\t%s\n", c.URL, c.In, c.InTitle)
+		fmt.Fprintf(tw, "  %s\tcontained in %s\t%s\n", printable(c.URL), printable(c.In), printable(c.InTitle))
 	}
 	return tw.Flush()
 }
@@ -144,4 +152,23 @@ func day(t time.Time) string {
 		return ""
 	}
 	return t.Format(time.DateOnly)
+}
+
+// cell returns s as a CSV cell no spreadsheet reads as a formula.
+func cell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// printable returns s with control characters and bidirectional
+// formatting characters replaced by U+FFFD.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return unicode.ReplacementChar
+		}
+		return r
+	}, s)
 }
