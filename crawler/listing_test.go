@@ -216,12 +216,16 @@ func TestListingPagesFirst(t *testing.T) {
 }
 
 // TestListingInterval: a listing is due after the mean time between its
-// changes — not more than the average interval, not less than the
-// minimum — however fast it changes.
+// changes — not more than the average interval, nor than the listings'
+// share of the budget allows, not less than the minimum — however fast
+// it changes.
 func TestListingInterval(t *testing.T) {
 	rc := newRecrawl(RevisitOptions{Budget: 1, MinInterval: time.Minute, MaxInterval: 24 * time.Hour, Prior: 24 * time.Hour})
 	for i := range 3600 { // 3,600 pages at 1 fetch/s: the average interval is an hour
 		rc.states[strconv.Itoa(i)] = schedule.State{}
+		if i < 300 { // 300 listings at a twentieth of the budget: 100 minutes
+			rc.setListing(strconv.Itoa(i), true)
+		}
 	}
 	every := func(interval time.Duration, changed bool, n int) []schedule.Observation {
 		h := make([]schedule.Observation, n)
@@ -252,6 +256,19 @@ func TestListingInterval(t *testing.T) {
 			got := rc.listing(schedule.State{History: tt.history})
 			if got < tt.lo || got > tt.hi {
 				t.Errorf("interval %v, want within [%v, %v]", got, tt.lo, tt.hi)
+			}
+		})
+	}
+	for _, tt := range []struct {
+		listings int
+		want     time.Duration
+	}{{30, 10 * time.Minute}, {2, time.Minute}, {300, time.Hour}} {
+		t.Run(fmt.Sprintf("%d listings, changes seldom", tt.listings), func(t *testing.T) {
+			for i := range 300 {
+				rc.setListing(strconv.Itoa(i), i < tt.listings)
+			}
+			if got := rc.listing(schedule.State{History: every(5*time.Hour, false, 10)}); got != tt.want {
+				t.Errorf("interval %v, want %v (the listings' share of the budget, within the bounds)", got, tt.want)
 			}
 		})
 	}
