@@ -54,7 +54,7 @@ type recrawl struct {
 	// states: taken into a page's state (State.ChangeFreq, a weak prior
 	// on its rate) at its next fetch.
 	hints map[string]time.Duration
-	// listings are the pages revisited as listings (Record.Links kept):
+	// listings are the pages revisited as listings (Record.Listing):
 	// their count sets their share of the budget (listingShare).
 	listings map[string]struct{}
 }
@@ -171,8 +171,8 @@ func (c *committer) nextVisit(rec *pages.Record, changed, master bool, now time.
 	if !master {
 		interval = min(time.Duration(float64(interval)*c.opts.Revisit.CopyFactor), c.opts.Revisit.MaxInterval)
 	}
-	c.recrawl.setListing(rec.URL, len(rec.Links) > 0)
-	if len(rec.Links) > 0 {
+	c.recrawl.setListing(rec.URL, rec.Listing())
+	if rec.Listing() {
 		interval = min(interval, c.recrawl.listing(st))
 	}
 	rec.Schedule = st
@@ -293,11 +293,11 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 		linksChanged := false
 		if !r.notModified {
 			linksChanged, rec.Links = c.linkChange(prev, r, now)
-			rec.LinkHash = r.linkHash
+			rec.LinkHash, rec.LinksOnly = r.linkHash, prev.LinksOnly && !linksChanged
 		}
 		master := c.isMaster(rec.URL, rec.Cluster)
 		mark.revisit = c.nextVisit(&rec, linksChanged, master, now)
-		mark.listing = len(rec.Links) > 0
+		mark.listing = rec.Listing()
 		c.batch.Put(rec)
 		return mark, master, nil
 	case r.status == pages.Fetched: // new content
@@ -310,7 +310,7 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 		}
 		linksChanged, links := c.linkChange(prev, r, now)
 		c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash,
-			linkHash: r.linkHash, links: links, sched: prev.Schedule, fetched: now, reason: r.reason}
+			linkHash: r.linkHash, links: links, linksOnly: prev.LinksOnly && !linksChanged, sched: prev.Schedule, fetched: now, reason: r.reason}
 		p, change, err := c.hook.Update(ctx, r.prep)
 		if err != nil {
 			return mark, false, err
@@ -319,7 +319,7 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 		master := p.Result.Master == p.URL
 		rec := c.batch.Latest(r.url)
 		mark.revisit = c.nextVisit(rec, !trivial || linksChanged, master, now)
-		mark.listing = len(rec.Links) > 0
+		mark.listing = rec.Listing()
 		if change.WasMaster && !trivial {
 			c.recheck(prev.Cluster, r.url, now)
 		}
@@ -330,7 +330,7 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 		mark.outcome = string(pages.Fetched)
 		rec := prev
 		mark.revisit = c.nextVisit(&rec, false, c.isMaster(rec.URL, rec.Cluster), now)
-		mark.listing = len(rec.Links) > 0
+		mark.listing = rec.Listing()
 		c.batch.Put(rec)
 		return mark, false, nil
 	default: // gone
@@ -372,9 +372,10 @@ func (c *committer) recheck(clusterID, url string, now time.Time) {
 // those its record knew and returns whether they changed — for the
 // schedule, a real change even if the text barely did: the page is a
 // listing, whose changes are pages born and deleted — and the links to
-// keep in the record (Record.Links): none until they first change. When
-// they changed and the record kept the old ones, each page that left the
-// listing is fetched at once (checkLeft).
+// keep in the record (Record.Links): none until they first change, unless
+// kept from the first fetch (Record.LinksOnly). When they changed and the
+// record kept the old ones, each page that left the listing is fetched at
+// once (checkLeft).
 func (c *committer) linkChange(prev pages.Record, r *result, now time.Time) (changed bool, keep []string) {
 	changed = prev.LinkHash != 0 && r.linkHash != prev.LinkHash
 	if !changed && prev.Links == nil {
