@@ -293,7 +293,7 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 		linksChanged := false
 		if !r.notModified {
 			linksChanged, rec.Links = c.linkChange(prev, r, now)
-			rec.LinkHash, rec.LinksOnly = r.linkHash, prev.LinksOnly && !linksChanged
+			rec.LinkHash, rec.LinksOnly = r.linkHash, stillLinksOnly(prev, linksChanged)
 		}
 		master := c.isMaster(rec.URL, rec.Cluster)
 		mark.revisit = c.nextVisit(&rec, linksChanged, master, now)
@@ -310,7 +310,7 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 		}
 		linksChanged, links := c.linkChange(prev, r, now)
 		c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash,
-			linkHash: r.linkHash, links: links, linksOnly: prev.LinksOnly && !linksChanged, sched: prev.Schedule, fetched: now, reason: r.reason}
+			linkHash: r.linkHash, links: links, linksOnly: stillLinksOnly(prev, linksChanged), sched: prev.Schedule, fetched: now, reason: r.reason}
 		p, change, err := c.hook.Update(ctx, r.prep)
 		if err != nil {
 			return mark, false, err
@@ -385,6 +385,12 @@ func (c *committer) linkChange(prev pages.Record, r *result, now time.Time) (cha
 		c.checkLeft(prev.Links, r.mainLinks, now)
 	}
 	return changed, slices.Clip(r.mainLinks[:min(len(r.mainLinks), pages.MaxLinks)])
+}
+
+// stillLinksOnly reports whether a revisited page's links stay kept from
+// its first fetch only (Record.LinksOnly): they were, and did not change.
+func stillLinksOnly(prev pages.Record, linksChanged bool) bool {
+	return prev.LinksOnly && !linksChanged
 }
 
 // checkLeft schedules the fetched pages among old that are not in now
