@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/admit"
@@ -288,6 +289,9 @@ func (c *committer) recordDecision(r *result, now time.Time) {
 // its fetch's details for its record (c.recording).
 func (c *committer) insertFetched(ctx context.Context, r *result, now time.Time) (dedup.Result, error) {
 	c.recording = recording{url: r.url, etag: r.etag, modified: r.modified, hash: r.hash, linkHash: r.linkHash, fetched: now, reason: r.reason}
+	if len(r.mainLinks) >= pages.ListingLinks { // perhaps a listing: its first change is a diff too
+		c.recording.links, c.recording.linksOnly = slices.Clip(r.mainLinks[:min(len(r.mainLinks), pages.MaxLinks)]), true
+	}
 	return c.insert(ctx, r)
 }
 

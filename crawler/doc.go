@@ -101,9 +101,12 @@
 // hash (Record.LinkHash); a revisit that finds them changed counts as a
 // change even if the text barely did, and from then on the page is a
 // listing: its links are kept (Record.Links), it is revisited at least as
-// often as the average page, and a page that leaves it is fetched at once
-// (a page dropped from a listing is the commonest sign of a deletion when
-// there is no sitemap). Sitemaps (robots.txt's, else /sitemap.xml) are read
+// often as the average page and as the listings' share of the budget
+// allows (a twentieth in all), and a page that leaves it is fetched at
+// once (a page dropped from a listing is the commonest sign of a deletion
+// when there is no sitemap). A page with pages.ListingLinks main-content
+// links or more keeps them from its first fetch (Record.LinksOnly), so
+// its first change is checked too. Sitemaps (robots.txt's, else /sitemap.xml) are read
 // at the start and every Revisit.Sitemaps for new URLs, lastmod hints and
 // pages taken off them. On Open, replay also brings records and index in
 // line with the rebuilt clusters where they differ from those revisits

@@ -63,7 +63,7 @@ func (c *committer) applyLogged(ctx context.Context, le Handed) (pageCount, deci
 		return 0, decisions, fmt.Errorf("a page entry without URL (%q)", rec.URL)
 	}
 	c.recording = recording{url: rec.URL, etag: rec.ETag, modified: rec.Modified, hash: rec.Hash, linkHash: rec.LinkHash,
-		links: rec.Links, sched: rec.Schedule, fetched: rec.FetchedAt, reason: rec.Reason}
+		links: rec.Links, linksOnly: rec.LinksOnly, sched: rec.Schedule, fetched: rec.FetchedAt, reason: rec.Reason}
 	p, err := c.hook.Arrive(ctx, hook.FromRecord(rec))
 	if err != nil {
 		return 0, decisions, err

@@ -216,12 +216,16 @@ func TestListingPagesFirst(t *testing.T) {
 }
 
 // TestListingInterval: a listing is due after the mean time between its
-// changes — not more than the average interval, not less than the
-// minimum — however fast it changes.
+// changes — not more than the average interval, nor than the listings'
+// share of the budget allows, not less than the minimum — however fast
+// it changes.
 func TestListingInterval(t *testing.T) {
 	rc := newRecrawl(RevisitOptions{Budget: 1, MinInterval: time.Minute, MaxInterval: 24 * time.Hour, Prior: 24 * time.Hour})
 	for i := range 3600 { // 3,600 pages at 1 fetch/s: the average interval is an hour
 		rc.states[strconv.Itoa(i)] = schedule.State{}
+		if i < 300 { // 300 listings at a twentieth of the budget: 100 minutes
+			rc.setListing(strconv.Itoa(i), true)
+		}
 	}
 	every := func(interval time.Duration, changed bool, n int) []schedule.Observation {
 		h := make([]schedule.Observation, n)
@@ -254,5 +258,60 @@ func TestListingInterval(t *testing.T) {
 				t.Errorf("interval %v, want within [%v, %v]", got, tt.lo, tt.hi)
 			}
 		})
+	}
+	for _, tt := range []struct {
+		listings int
+		want     time.Duration
+	}{{30, 10 * time.Minute}, {2, time.Minute}, {300, time.Hour}} {
+		t.Run(fmt.Sprintf("%d listings, changes seldom", tt.listings), func(t *testing.T) {
+			for i := range 300 {
+				rc.setListing(strconv.Itoa(i), i < tt.listings)
+			}
+			if got := rc.listing(schedule.State{History: every(5*time.Hour, false, 10)}); got != tt.want {
+				t.Errorf("interval %v, want %v (the listings' share of the budget, within the bounds)", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestListingFirstChangeChecked: a page with ListingLinks main-content
+// links or more keeps them from its first fetch (Record.LinksOnly), so
+// the first change of its links is a diff too: the page that left it is
+// fetched at once and found deleted. It is a listing (revisited as one)
+// only from that change on.
+func TestListingFirstChangeChecked(t *testing.T) {
+	words := strings.Fields("budget travel canteen payroll visitors parking library archive minutes policy holiday training")
+	site := &livingSite{pages: map[string]string{"/": "The archive: every report of the office is listed here."}}
+	for i := range pages.ListingLinks + 5 {
+		site.pages["/r/"+strconv.Itoa(i)] = fmt.Sprintf("Report %d on the %s and the %s, filed in week %d by desk %d.",
+			i, words[i%len(words)], words[(i*7+3)%len(words)], i*13%52, i*31%97)
+	}
+	s := newSite(t, site)
+	opts := testOptions(s.URL + "/")
+	opts.Revisit = RevisitOptions{MinInterval: time.Hour, MaxInterval: time.Hour, Prior: time.Hour, CopyFactor: 1, Sitemaps: -1}
+	c := crawl(t, t.TempDir(), opts)
+	home := s.URL + "/"
+	if r := records(t, c)[home]; len(r.Links) != pages.ListingLinks+5 || !r.LinksOnly || r.Listing() {
+		t.Fatalf("the first record keeps %d links (links only %v, listing %v); want %d, kept before any change, not yet a listing",
+			len(r.Links), r.LinksOnly, r.Listing(), pages.ListingLinks+5)
+	}
+
+	site.set("/r/7", "")
+	revisitNow(t, c, home)
+	run(t, c)
+	reqs := site.requests("/r/7")
+	if len(reqs) != 2 || reqs[1].status != http.StatusGone {
+		t.Fatalf("/r/7 requests %+v; want a second one answered 410 after the listing's first change", reqs)
+	}
+	recs := records(t, c)
+	if r := recs[s.URL+"/r/7"]; r.Status != pages.Gone {
+		t.Errorf("/r/7 recorded %q, want gone", r.Status)
+	}
+	if r := recs[home]; len(r.Links) != pages.ListingLinks+4 || r.LinksOnly || !r.Listing() {
+		t.Errorf("after the change the record keeps %d links (links only %v, listing %v); want %d and a listing",
+			len(r.Links), r.LinksOnly, r.Listing(), pages.ListingLinks+4)
+	}
+	if n := len(site.requests("/r/8")); n != 1 {
+		t.Errorf("/r/8, still listed, fetched %d times; want 1", n)
 	}
 }

@@ -45,6 +45,7 @@ type recording struct {
 	hash           uint64
 	linkHash       uint64
 	links          []string // Record.Links
+	linksOnly      bool     // Record.LinksOnly
 	sched          schedule.State
 	fetched        time.Time
 	reason         string // a bound the page hit (Record.Reason)
@@ -94,7 +95,7 @@ func (c *committer) recordOf(p hook.Page) (pages.Record, error) {
 	rec := hook.Record(p)
 	if rc := c.recording; rc.url == p.URL {
 		rec.FetchedAt, rec.ETag, rec.Modified, rec.Hash, rec.Schedule = rc.fetched, rc.etag, rc.modified, rc.hash, rc.sched
-		rec.LinkHash, rec.Links, rec.Reason = rc.linkHash, rc.links, rc.reason
+		rec.LinkHash, rec.Links, rec.LinksOnly, rec.Reason = rc.linkHash, rc.links, rc.linksOnly, rc.reason
 		return rec, nil
 	}
 	old, ok, err := c.latest(p.URL)
@@ -103,7 +104,7 @@ func (c *committer) recordOf(p hook.Page) (pages.Record, error) {
 	}
 	if ok {
 		rec.FetchedAt, rec.ETag, rec.Modified, rec.Hash, rec.Schedule = old.FetchedAt, old.ETag, old.Modified, old.Hash, old.Schedule
-		rec.LinkHash, rec.Links, rec.Reason = old.LinkHash, old.Links, old.Reason
+		rec.LinkHash, rec.Links, rec.LinksOnly, rec.Reason = old.LinkHash, old.Links, old.LinksOnly, old.Reason
 	}
 	return rec, nil
 }

@@ -73,6 +73,11 @@ type Record struct {
 	// is a listing, and a link that leaves it may be a page deleted.
 	LinkHash uint64   `json:"link_hash,omitempty"`
 	Links    []string `json:"links,omitempty"`
+	// LinksOnly marks Links kept from a page's first fetch, before they
+	// ever changed: a page with ListingLinks links or more may be a
+	// listing, and its first change is then a diff too (a page that left
+	// it is checked at once), but it is not a listing until it changes.
+	LinksOnly bool `json:"links_only,omitempty"`
 	// Transient marks a Failed record whose failure may pass (a timeout,
 	// a refused connection, HTTP 5xx or 429): a later run tries again.
 	Transient bool `json:"transient,omitempty"`
@@ -92,6 +97,14 @@ type Record struct {
 
 // MaxLinks bounds Record.Links.
 const MaxLinks = 1000
+
+// ListingLinks is how many main-content links a page needs to have its
+// links kept from its first fetch (Record.LinksOnly).
+const ListingLinks = 50
+
+// Listing reports whether the record is a listing's: its links are kept
+// and have changed since its first fetch.
+func (r Record) Listing() bool { return len(r.Links) > 0 && !r.LinksOnly }
 
 // ErrCorrupt is wrapped by every error for stored data that does not
 // decode: the file is damaged (see Store.Verify).
