@@ -87,21 +87,37 @@ func Bands(s Sketch, b, r int) []uint64 {
 }
 
 // hashGroups returns, for i < n, xxHash64 of (i, s[i·g : (i+1)·g]) encoded
-// as little-endian uint64s.
+// as little-endian uint64s. A group too large for its stack buffer (the
+// whole sketch: 129 values) is hashed in pieces, to the same hash,
+// without allocating.
 func hashGroups(s Sketch, n, g int) []uint64 {
-	var stack [64 * 8]byte
-	buf := stack[:]
-	if need := 8 * (g + 1); need > len(buf) {
-		buf = make([]byte, need)
-	}
-	buf = buf[:8*(g+1)]
+	const words = 64
+	var stack [words * 8]byte
 	out := make([]uint64, n)
-	for i := range out {
-		binary.LittleEndian.PutUint64(buf, uint64(i))
-		for j, v := range s[i*g : (i+1)*g] {
-			binary.LittleEndian.PutUint64(buf[8*(j+1):], v)
+	if g+1 <= words {
+		buf := stack[:8*(g+1)]
+		for i := range out {
+			binary.LittleEndian.PutUint64(buf, uint64(i))
+			for j, v := range s[i*g : (i+1)*g] {
+				binary.LittleEndian.PutUint64(buf[8*(j+1):], v)
+			}
+			out[i] = xxhash.Sum64(buf)
 		}
-		out[i] = xxhash.Sum64(buf)
+		return out
+	}
+	var d xxhash.Digest
+	for i := range out {
+		d.Reset()
+		buf := binary.LittleEndian.AppendUint64(stack[:0], uint64(i))
+		for _, v := range s[i*g : (i+1)*g] {
+			if len(buf) == len(stack) {
+				d.Write(buf)
+				buf = stack[:0]
+			}
+			buf = binary.LittleEndian.AppendUint64(buf, v)
+		}
+		d.Write(buf)
+		out[i] = d.Sum64()
 	}
 	return out
 }

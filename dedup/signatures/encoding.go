@@ -74,7 +74,9 @@ func (m *Memory) UnmarshalBinary(data []byte) error {
 					list[j] = Entry{ID: uint32(d.uvarint()), Group: uint32(d.uvarint())}
 				}
 			}
-			p.Restore(k, list)
+			if err := p.Restore(k, list); err != nil {
+				return fmt.Errorf("signatures: %w", err)
+			}
 		}
 		m.kinds[i] = p
 	}

@@ -63,88 +63,162 @@ type Stats struct {
 // zero value is not usable; call [New]. A Map is not safe for concurrent
 // use.
 //
-// Most keys never get a second entry (a band key of a page without
-// copies): a list of one is kept in a compact table of entries (about 20
-// bytes a key with a uint64 key), a longer one in a map of slices (32
-// bytes and the list's array).
+// Every key is in one compact table (about 20 bytes a key with a uint64
+// key), found with one probe sequence: most keys never get a second entry
+// (a band key of a page without copies), and the table holds that entry
+// itself; a longer list is an array of its own, which the table names by
+// its index among the lists (so a list costs 24 bytes and its array, and
+// the Map holds no Go map for the collector to scan). The lists are kept
+// in pages of listPage, so that their number grows without copying them
+// all (and holding the old and the new copy at once).
 type Map[K comparable, E Item] struct {
-	lim    Limits
-	single table[K, E] // keys whose list holds one entry
-	lists  map[K][]E   // keys whose list holds two or more; a present key with a nil list is a stop key
-	stats  Stats
+	lim   Limits
+	keys  table[K, E] // every key: its one entry, or a reference (ref) to a list
+	pages [][][]E     // lists of two or more entries, by index, listPage a page; nil: a free index
+	nlist uint32      // indices given out so far
+	free  []uint32    // indices of lists free for reuse
+	stats Stats
 }
+
+// listPage is the number of lists a page of Map.pages holds.
+const listPage = 1 << 12
+
+// at returns where the list of index i is.
+func (m *Map[K, E]) at(i uint32) *[]E { return &m.pages[i/listPage][i%listPage] }
+
+// ref is the ID of a table value that is not an entry: its Group is the
+// index of the key's list in Map.lists, or stop for a stop key. A Map
+// refuses an entry with this ID.
+const (
+	ref  = ^uint32(0)
+	stop = ^uint32(0)
+)
 
 // New returns an empty Map with the given limits.
 func New[K comparable, E Item](lim Limits) *Map[K, E] {
-	return &Map[K, E]{lim: lim, lists: map[K][]E{}}
+	return &Map[K, E]{lim: lim}
 }
 
 // Limits returns the limits m was made with.
 func (m *Map[K, E]) Limits() Limits { return m.lim }
 
+// list returns the list a table value v stands for: nil for a stop key,
+// a new slice of one for an entry.
+func (m *Map[K, E]) list(v E) []E {
+	switch e := Entry(v); {
+	case e.ID != ref:
+		return []E{v}
+	case e.Group == stop:
+		return nil
+	default:
+		return *m.at(e.Group)
+	}
+}
+
 // Get returns the list of k in order of Add: nil for a key never added and
 // for a stop key. The caller must not modify it. Cost: O(1) (a list of
 // one is a new slice).
 func (m *Map[K, E]) Get(k K) []E {
-	if e, ok := m.single.get(k); ok {
-		return []E{e}
+	if v, ok := m.keys.get(k); ok {
+		return m.list(v)
 	}
-	return m.lists[k]
+	return nil
 }
 
 // Known reports whether k was ever added, including as a stop key.
 // Cost: O(1).
 func (m *Map[K, E]) Known(k K) bool {
-	if _, ok := m.single.get(k); ok {
-		return true
-	}
-	_, ok := m.lists[k]
+	_, ok := m.keys.get(k)
 	return ok
 }
 
 // Add appends the entry (id, group) to the list of k, within the limits,
-// and reports what it did. Cost: O(len(list)) to count the group's
-// entries when Limits.PerGroup is set, else O(1) amortized.
+// and reports what it did. The id ^uint32(0) is reserved: Add panics on
+// it. Cost: O(len(list)) to count the group's entries when
+// Limits.PerGroup is set, else O(1) amortized.
 func (m *Map[K, E]) Add(k K, id, group uint32) Outcome {
+	if id == ref {
+		panic("postings: Add with the reserved id ^uint32(0)")
+	}
 	e := E(Entry{ID: id, Group: group})
-	one, isSingle := m.single.get(k)
-	list, ok := m.lists[k]
-	switch {
-	case ok && list == nil:
-		m.stats.Ignored++
-		return Ignored
-	case isSingle:
-		list, ok = []E{one}, true
-	case !ok:
+	at, known := m.keys.upsert(k)
+	if !known {
+		*at = e
 		m.stats.Keys++
 		m.stats.Entries++
-		m.single.add(k, e)
 		return Added
 	}
-	if m.lim.PerGroup > 0 && len(list) >= m.lim.PerGroup {
-		n := 0
-		for _, x := range list {
-			if Entry(x).Group == group {
-				n++
-			}
-		}
-		if n >= m.lim.PerGroup {
-			m.stats.Capped++
-			return Capped
-		}
+	v := Entry(*at)
+	if v.ID == ref && v.Group == stop {
+		m.stats.Ignored++
+		return Ignored
 	}
-	if m.lim.MaxLen > 0 && len(list) >= m.lim.MaxLen {
-		m.single.remove(k)
-		m.lists[k] = nil
+	n := 1
+	if v.ID == ref {
+		n = len(*m.at(v.Group))
+	}
+	if m.capped(*at, group, n) {
+		m.stats.Capped++
+		return Capped
+	}
+	if m.lim.MaxLen > 0 && n >= m.lim.MaxLen {
+		if v.ID == ref {
+			m.release(v.Group)
+		}
+		*at = E(Entry{ID: ref, Group: stop})
 		m.stats.Keys--
-		m.stats.Entries -= len(list)
+		m.stats.Entries -= n
 		m.stats.Stops++
 		return Stopped
 	}
-	m.single.remove(k)
-	m.lists[k] = append(list, e)
+	if v.ID == ref {
+		l := m.at(v.Group)
+		*l = append(*l, e)
+	} else {
+		*at = E(Entry{ID: ref, Group: m.hold([]E{*at, e})})
+	}
 	m.stats.Entries++
 	return Added
+}
+
+// capped reports whether the list of table value v, n entries long,
+// holds Limits.PerGroup entries of group already.
+func (m *Map[K, E]) capped(v E, group uint32, n int) bool {
+	if m.lim.PerGroup <= 0 || n < m.lim.PerGroup {
+		return false
+	}
+	c := 0
+	for _, x := range m.list(v) {
+		if Entry(x).Group == group {
+			c++
+		}
+	}
+	return c >= m.lim.PerGroup
+}
+
+// hold keeps list among the lists and returns its index.
+func (m *Map[K, E]) hold(list []E) uint32 {
+	if n := len(m.free); n > 0 {
+		i := m.free[n-1]
+		m.free = m.free[:n-1]
+		*m.at(i) = list
+		return i
+	}
+	if m.nlist == stop {
+		panic("postings: more than 2³²−1 lists")
+	}
+	if m.nlist%listPage == 0 {
+		m.pages = append(m.pages, make([][]E, listPage))
+	}
+	m.nlist++
+	*m.at(m.nlist - 1) = list
+	return m.nlist - 1
+}
+
+// release frees the list at index i.
+func (m *Map[K, E]) release(i uint32) {
+	*m.at(i) = nil
+	m.free = append(m.free, i)
 }
 
 // Remove takes the entry id out of the list of k and reports whether it
@@ -162,13 +236,7 @@ func (m *Map[K, E]) Add(k K, id, group uint32) Outcome {
 // O(len(list)).
 func (m *Map[K, E]) Remove(k K, id uint32) (removed, refill bool) {
 	list := m.Get(k)
-	i := -1
-	for j, e := range list {
-		if Entry(e).ID == id {
-			i = j
-			break
-		}
-	}
+	i := slices.IndexFunc(list, func(e E) bool { return Entry(e).ID == id })
 	if i < 0 {
 		return false, false
 	}
@@ -183,15 +251,18 @@ func (m *Map[K, E]) Remove(k K, id uint32) (removed, refill bool) {
 	}
 	m.stats.Entries--
 	m.stats.Removed++
-	switch len(list) {
-	case 1:
-		m.single.remove(k)
+	if len(list) == 1 {
+		m.keys.remove(k)
 		m.stats.Keys--
-	case 2:
-		delete(m.lists, k)
-		m.single.add(k, list[1-i])
-	default:
-		m.lists[k] = slices.Delete(list, i, i+1)
+		return true, refill
+	}
+	at, _ := m.keys.upsert(k) // k is there: a lookup
+	idx := Entry(*at).Group
+	if len(list) == 2 {
+		*at = list[1-i]
+		m.release(idx)
+	} else {
+		*m.at(idx) = slices.Delete(list, i, i+1)
 	}
 	return true, refill
 }
@@ -203,22 +274,29 @@ func (m *Map[K, E]) Stats() Stats { return m.stats }
 // stop key with a nil list. fn must not modify the list or m. For
 // snapshots ([Map.Restore]).
 func (m *Map[K, E]) Each(fn func(k K, list []E)) {
-	m.single.each(func(k K, e E) { fn(k, []E{e}) })
-	for k, list := range m.lists {
-		fn(k, list)
-	}
+	m.keys.each(func(k K, v E) { fn(k, m.list(v)) })
 }
 
 // Restore sets the list of k as Each gave it (nil: a stop key), without
-// limits or counters; SetStats restores those. For snapshots.
-func (m *Map[K, E]) Restore(k K, list []E) {
-	m.single.remove(k)
-	delete(m.lists, k)
-	if len(list) == 1 {
-		m.single.add(k, list[0])
-		return
+// limits or counters; SetStats restores those. For snapshots: an entry
+// with the id Add refuses is an error, and changes nothing.
+func (m *Map[K, E]) Restore(k K, list []E) error {
+	if slices.ContainsFunc(list, func(e E) bool { return Entry(e).ID == ref }) {
+		return fmt.Errorf("postings: an entry of key %v has the reserved id %d", k, ref)
 	}
-	m.lists[k] = slices.Clip(list)
+	at, known := m.keys.upsert(k)
+	if v := Entry(*at); known && v.ID == ref && v.Group != stop {
+		m.release(v.Group)
+	}
+	switch {
+	case list == nil:
+		*at = E(Entry{ID: ref, Group: stop})
+	case len(list) == 1:
+		*at = list[0]
+	default:
+		*at = E(Entry{ID: ref, Group: m.hold(slices.Clip(list))})
+	}
+	return nil
 }
 
 // SetStats sets the counters Stats returns. For snapshots.

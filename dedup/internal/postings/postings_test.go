@@ -2,6 +2,7 @@ package postings
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -96,7 +97,11 @@ func TestRestore(t *testing.T) {
 	}
 	m.Remove(3, 3)
 	r := New[uint64, Entry](lim)
-	m.Each(func(k uint64, list []Entry) { r.Restore(k, slices.Clone(list)) })
+	m.Each(func(k uint64, list []Entry) {
+		if err := r.Restore(k, slices.Clone(list)); err != nil {
+			t.Fatal(err)
+		}
+	})
 	r.SetStats(m.Stats())
 	for k := range uint64(8) {
 		if !slices.Equal(m.Get(k), r.Get(k)) || m.Known(k) != r.Known(k) {
@@ -111,4 +116,161 @@ func TestRestore(t *testing.T) {
 	if m.Stats() != r.Stats() {
 		t.Fatalf("stats %+v, restored %+v", m.Stats(), r.Stats())
 	}
+}
+
+// refMap is the reference a Map is checked against: lists in a Go map of
+// slices (a present key with a nil list is a stop key), the limits and
+// counters as documented.
+type refMap struct {
+	lim   Limits
+	lists map[uint64][]Entry
+	stats Stats
+}
+
+func (r *refMap) add(k uint64, e Entry) Outcome {
+	list, ok := r.lists[k]
+	switch {
+	case ok && list == nil:
+		r.stats.Ignored++
+		return Ignored
+	case !ok:
+		r.stats.Keys++
+	}
+	if r.lim.PerGroup > 0 {
+		n := 0
+		for _, x := range list {
+			if x.Group == e.Group {
+				n++
+			}
+		}
+		if n >= r.lim.PerGroup {
+			r.stats.Capped++
+			return Capped
+		}
+	}
+	if r.lim.MaxLen > 0 && len(list) >= r.lim.MaxLen {
+		r.lists[k] = nil
+		r.stats.Keys--
+		r.stats.Entries -= len(list)
+		r.stats.Stops++
+		return Stopped
+	}
+	r.lists[k] = append(list, e)
+	r.stats.Entries++
+	return Added
+}
+
+func (r *refMap) remove(k uint64, id uint32) (removed, refill bool) {
+	list := r.lists[k]
+	i := slices.IndexFunc(list, func(e Entry) bool { return e.ID == id })
+	if i < 0 {
+		return false, false
+	}
+	n := 0
+	for _, e := range list {
+		if e.Group == list[i].Group {
+			n++
+		}
+	}
+	refill = r.lim.PerGroup > 0 && n >= r.lim.PerGroup
+	r.stats.Entries--
+	r.stats.Removed++
+	if len(list) == 1 {
+		delete(r.lists, k)
+		r.stats.Keys--
+	} else {
+		r.lists[k] = slices.Delete(slices.Clone(list), i, i+1)
+	}
+	return true, refill
+}
+
+// TestMapAgainstReference runs random adds and removals, on few keys
+// (long lists, caps, stop keys, lists going from two entries back to one
+// and their indices reused) and on many (most keys with one entry, the
+// table growing), on a Map and on the reference, under several limits,
+// and compares every outcome, every list, Known and the counters; then a
+// Map restored from Each answers the same.
+func TestMapAgainstReference(t *testing.T) {
+	for _, keys := range []uint64{6, 50, 20000} {
+		steps, every := uint32(5000), uint32(keys/5+1) // checks: every step for 6 keys, every 11th for 50
+		if keys > 100 {
+			steps, every = 30000, 10000 // the table grows
+		}
+		for _, lim := range []Limits{{}, {PerGroup: 2, MaxLen: 5}, {PerGroup: 1}, {MaxLen: 3}} {
+			t.Run(fmt.Sprintf("keys=%d/%+v", keys, lim), func(t *testing.T) {
+				r := rand.New(rand.NewPCG(keys, uint64(lim.PerGroup*10+lim.MaxLen)))
+				m := New[uint64, Entry](lim)
+				ref := &refMap{lim: lim, lists: map[uint64][]Entry{}}
+				var added []struct {
+					k  uint64
+					id uint32
+				}
+				for i := range steps {
+					k := r.Uint64N(keys) * 0x9e3779b97f4a7c15
+					if len(added) > 0 && r.IntN(3) == 0 {
+						a := added[r.IntN(len(added))]
+						if r.IntN(5) == 0 {
+							a.id = i // never added
+						}
+						gr, gf := m.Remove(a.k, a.id)
+						wr, wf := ref.remove(a.k, a.id)
+						if gr != wr || gf != wf {
+							t.Fatalf("step %d: Remove(%x, %d) = %v, %v; want %v, %v", i, a.k, a.id, gr, gf, wr, wf)
+						}
+					} else {
+						e := Entry{ID: i, Group: r.Uint32N(4)}
+						if got, want := m.Add(k, e.ID, e.Group), ref.add(k, e); got != want {
+							t.Fatalf("step %d: Add(%x, %v) = %v, want %v", i, k, e, got, want)
+						}
+						added = append(added, struct {
+							k  uint64
+							id uint32
+						}{k, i})
+					}
+					if i%every == 0 {
+						checkMap(t, m, ref, keys)
+					}
+				}
+				checkMap(t, m, ref, keys)
+				restored := New[uint64, Entry](lim)
+				m.Each(func(k uint64, list []Entry) {
+					if err := restored.Restore(k, slices.Clone(list)); err != nil {
+						t.Fatal(err)
+					}
+				})
+				restored.SetStats(m.Stats())
+				checkMap(t, restored, ref, keys)
+			})
+		}
+	}
+}
+
+// checkMap compares m with the reference on every key of the test.
+func checkMap(t *testing.T, m *Map[uint64, Entry], ref *refMap, keys uint64) {
+	t.Helper()
+	if m.Stats() != ref.stats {
+		t.Fatalf("Stats %+v, want %+v", m.Stats(), ref.stats)
+	}
+	for j := range keys {
+		k := j * 0x9e3779b97f4a7c15
+		want, known := ref.lists[k]
+		if got := m.Get(k); !slices.Equal(got, want) || m.Known(k) != known {
+			t.Fatalf("key %x: Get %v, Known %v; want %v, %v", k, got, m.Known(k), want, known)
+		}
+	}
+}
+
+// TestReservedID checks that Add refuses the id that marks a reference,
+// and that Restore reports it as an error and changes nothing.
+func TestReservedID(t *testing.T) {
+	m := New[uint64, Entry](Limits{})
+	if err := m.Restore(1, []Entry{{ID: 3}, {ID: ref, Group: 0}}); err == nil || m.Known(1) {
+		t.Fatalf("Restore with the reserved id: %v, Known %v", err, m.Known(1))
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Add with the reserved id did not panic")
+		}
+	}()
+	m.Add(1, ref, 0)
 }

@@ -3,6 +3,7 @@ package postings
 import (
 	"hash/maphash"
 	"math/bits"
+	"slices"
 )
 
 // shards is the number of shards of a table: each grows on its own, so
@@ -25,6 +26,14 @@ type table[K comparable, V any] struct {
 	seeded bool
 	n      int
 	shard  []shard[K, V] // nil until the first set
+	order  []placed      // relay's scratch, kept from one growth to the next
+}
+
+// A placed key, for relay: its home in the larger array and its slot in
+// the smaller one.
+type placed struct {
+	home int
+	at   int
 }
 
 // A shard is one open-addressing array: slot i holds a key and its value
@@ -69,17 +78,28 @@ func home(h uint64, n int) int {
 
 // find returns the slot of k in s, or -1.
 func (s *shard[K, V]) find(k K, h uint64) int {
+	i, _, ok := s.seek(k, h)
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// seek returns the slot of k in s and true; or, when k is not in s, the
+// slot where an insert of k would put it and k's distance from its home
+// there (1: at its home), and false. An empty s gives (0, 0, false).
+func (s *shard[K, V]) seek(k K, h uint64) (int, int, bool) {
 	n := len(s.slots)
 	if n == 0 {
-		return -1
+		return 0, 0, false
 	}
 	i := home(h, n)
 	for d := 1; ; d++ {
 		if int(s.dist[i]) < d { // empty, or a key nearer its home: k would be here
-			return -1
+			return i, d, false
 		}
 		if s.slots[i].k == k {
-			return i
+			return i, d, true
 		}
 		if i++; i == n {
 			i = 0
@@ -111,6 +131,17 @@ func (t *table[K, V]) get(k K) (V, bool) {
 // amortized.
 func (t *table[K, V]) add(k K, v V) {
 	h := t.hash(k)
+	s := t.room(h)
+	if k, v, ok := s.insert(k, v, home(h, len(s.slots)), 1); !ok {
+		s.grow(t)
+		s.put(t, k, v)
+	}
+	t.n++
+}
+
+// room returns the shard of hash h, grown first if one more key would
+// load it past maxLoadNum/maxLoadDen.
+func (t *table[K, V]) room(h uint64) *shard[K, V] {
 	if t.shard == nil {
 		t.shard = make([]shard[K, V], shards)
 	}
@@ -118,21 +149,49 @@ func (t *table[K, V]) add(k K, v V) {
 	if (s.n+1)*maxLoadDen > len(s.slots)*maxLoadNum {
 		s.grow(t)
 	}
-	if k, v, ok := s.insert(k, v, h); !ok {
-		s.grow(t)
-		s.put(t, k, v)
-	}
-	t.n++
+	return s
 }
 
-// insert puts k, not in s, into s, which has a free slot, and reports
-// true. If a key would land maxDist slots or more from its home, it
-// reports false with that key and its value, which are then not in s
-// (the others are, k among them if it is not the one returned).
-func (s *shard[K, V]) insert(k K, v V, h uint64) (K, V, bool) {
+// upsert returns where the value of k is, and whether k was in t; a key
+// not in t is added first, with the zero value. The pointer is valid
+// until t next changes. One probe sequence finds k or its place (a miss
+// and then an add would take two). Cost: O(1) expected, amortized.
+func (t *table[K, V]) upsert(k K) (*V, bool) {
+	h := t.hash(k)
+	if t.shard != nil {
+		if s := t.of(h); s.n > 0 {
+			i, d, ok := s.seek(k, h)
+			if ok {
+				return &s.slots[i].v, true
+			}
+			if (s.n+1)*maxLoadDen <= len(s.slots)*maxLoadNum {
+				var zero V
+				if ek, ev, ok := s.insert(k, zero, i, d); !ok {
+					s.grow(t)
+					s.put(t, ek, ev)
+					i = s.find(k, h)
+				}
+				t.n++
+				return &s.slots[i].v, false
+			}
+		}
+	}
+	var zero V
+	t.add(k, zero)
+	s := t.of(h)
+	return &s.slots[s.find(k, h)].v, false
+}
+
+// insert puts k, not in s, into s, which has a free slot, starting at
+// slot i, d−1 slots from k's home, where no key nearer its home than k
+// would be lies before (i = home and d = 1, or what seek returned), and
+// reports true. If a key would land maxDist slots or more from its home,
+// it reports false with that key and its value, which are then not in s
+// (the others are, k among them if it is not the one returned); k is
+// then at slot i if it is not the one returned.
+func (s *shard[K, V]) insert(k K, v V, i, d int) (K, V, bool) {
 	n := len(s.slots)
-	i := home(h, n)
-	for d := 1; ; d++ {
+	for ; ; d++ {
 		if d > maxDist {
 			return k, v, false
 		}
@@ -186,11 +245,8 @@ var relayGrow = true
 // growing with an insert per key). Keys that would run past the end go
 // in by insert.
 func (s *shard[K, V]) relay(t *table[K, V], old []slot[K, V], used []uint8) bool {
-	type placed struct {
-		home int
-		at   int // in old
-	}
-	order := make([]placed, 0, len(old))
+	order := slices.Grow(t.order[:0], len(old))
+	defer func() { t.order = order[:0] }()
 	wrapped := 0 // the keys at the start of old whose homes are near its end
 	for i := range old {
 		if d := int(used[i]); d > 0 {
@@ -218,7 +274,7 @@ func (s *shard[K, V]) relay(t *table[K, V], old []slot[K, V], used []uint8) bool
 		if at >= len(s.slots) { // the rest would wrap round
 			for _, q := range order[oi:] {
 				sl := old[q.at]
-				if _, _, ok := s.insert(sl.k, sl.v, t.hash(sl.k)); !ok {
+				if _, _, ok := s.insert(sl.k, sl.v, home(t.hash(sl.k), len(s.slots)), 1); !ok {
 					return false
 				}
 			}
@@ -239,7 +295,7 @@ func (s *shard[K, V]) relay(t *table[K, V], old []slot[K, V], used []uint8) bool
 func (s *shard[K, V]) put(t *table[K, V], k K, v V) {
 	for {
 		var ok bool
-		if k, v, ok = s.insert(k, v, t.hash(k)); ok {
+		if k, v, ok = s.insert(k, v, home(t.hash(k), len(s.slots)), 1); ok {
 			return
 		}
 		s.grow(t)

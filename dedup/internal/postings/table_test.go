@@ -2,6 +2,7 @@ package postings
 
 import (
 	"encoding/binary"
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -9,10 +10,21 @@ import (
 	"testing"
 )
 
-// put gives k the value v in t, as m[k] = v does in a map.
+// put gives k the value v in t, as m[k] = v does in a map: through
+// upsert, checked against get, for a key with an odd ID; by removing k
+// and adding it again for an even one.
 func put[K comparable](t *table[K, Entry], k K, v Entry) {
-	t.remove(k)
-	t.add(k, v)
+	if v.ID%2 == 0 {
+		t.remove(k)
+		t.add(k, v)
+		return
+	}
+	old, had := t.get(k)
+	at, known := t.upsert(k)
+	if known != had || known && *at != old || !known && *at != (Entry{}) {
+		panic(fmt.Sprintf("upsert(%v) = %v, %v; get gave %v, %v", k, *at, known, old, had))
+	}
+	*at = v
 }
 
 // checkTable compares t with the Go map want: the same keys and values
@@ -133,7 +145,7 @@ func TestShardFarKeys(t *testing.T) {
 	s := shard[uint64, Entry]{slots: make([]slot[uint64, Entry], 400), dist: make([]uint8, 400)}
 	var refused []uint64
 	for k := range uint64(300) {
-		if back, _, ok := s.insert(k, Entry{ID: uint32(k)}, 0); !ok {
+		if back, _, ok := s.insert(k, Entry{ID: uint32(k)}, home(0, len(s.slots)), 1); !ok {
 			refused = append(refused, back)
 		}
 	}
