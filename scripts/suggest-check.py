@@ -2,7 +2,7 @@
 """Asks a running Doppel search server for misspelled title words and for
 completions, and scores the answers.
 
-usage: suggest-check.py BASE_URL SITE.jsonl [N] [SEED]
+usage: suggest-check.py [--pid PID] BASE_URL SITE.jsonl [N] [SEED]
 
 Draws N words (default 200, seed 1) of five letters or more from the
 titles of SITE.jsonl, misspells each by one edit (a letter deleted,
@@ -12,20 +12,52 @@ the answers whose "suggestion" is the word. Then asks
 BASE_URL/api/suggest?q= with the first three letters of each word and
 times it. Prints one line of key=value: suggested, completion_p50_ms,
 completion_p99_ms, completion_has_word (the word among the completions).
+
+With --pid PID (the server's process id, on this machine) it also prints
+completion_cpu_ms: the server's CPU time (user and system, from
+/proc/PID/stat) over the completions, per completion, which the machine's
+load changes less than the elapsed times. A 429 or 503 (a busy server) is
+asked again after its Retry-After, up to 30 times.
 """
 import json
+import os
 import random
 import re
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
 
+def get(url):
+    """The JSON answer of url, asked again after a 429 or 503 (up to 30 times)."""
+    for attempt in range(31):
+        try:
+            with urllib.request.urlopen(url, timeout=120) as r:
+                return json.load(r)
+        except urllib.error.HTTPError as e:
+            if e.code not in (429, 503) or attempt == 30:
+                raise
+            time.sleep(float(e.headers.get("Retry-After") or 1))
+
+
+def cpu_seconds(pid):
+    """The CPU time (user and system) process pid has used, in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main():
-    base, site = sys.argv[1:3]
-    n = int(sys.argv[3]) if len(sys.argv) > 3 else 200
-    rnd = random.Random(int(sys.argv[4]) if len(sys.argv) > 4 else 1)
+    args = sys.argv[1:]
+    pid = None
+    if args[0] == "--pid":
+        pid = int(args[1])
+        args = args[2:]
+    base, site = args[:2]
+    n = int(args[2]) if len(args) > 2 else 200
+    rnd = random.Random(int(args[3]) if len(args) > 3 else 1)
     words = set()
     for line in open(site):
         for w in re.findall(r"[A-Za-z]+", json.loads(line).get("title", "")):
@@ -33,7 +65,7 @@ def main():
     pool = sorted(w for w in words if len(w) >= 5)
     letters = "abcdefghijklmnopqrstuvwxyz"
     asked = ok = 0
-    lat, has = [], 0
+    lat, has, words_asked = [], 0, []
     for w in rnd.sample(pool, min(n * 3, len(pool))):
         if asked >= n:
             break
@@ -52,16 +84,20 @@ def main():
         if m in words or m == w:
             continue
         asked += 1
-        res = json.load(urllib.request.urlopen(base.rstrip("/") + "/api/search?" + urllib.parse.urlencode({"q": m}), timeout=10))
+        res = get(base.rstrip("/") + "/api/search?" + urllib.parse.urlencode({"q": m}))
         ok += res.get("suggestion", "") == w
+        words_asked.append(w)
+    cpu = cpu_seconds(pid) if pid else 0
+    for w in words_asked:
         t = time.perf_counter()
-        comp = json.load(urllib.request.urlopen(base.rstrip("/") + "/api/suggest?" + urllib.parse.urlencode({"q": w[:3]}), timeout=10))
+        comp = get(base.rstrip("/") + "/api/suggest?" + urllib.parse.urlencode({"q": w[:3]}))
         lat.append(time.perf_counter() - t)
         has += any(c["text"] == w for c in comp.get("completions", []))
+    cpu_ms = (cpu_seconds(pid) - cpu) * 1000 / max(len(lat), 1) if pid else -1
     lat.sort()
     p = lambda q: lat[min(len(lat) - 1, int(len(lat) * q))] * 1000 if lat else -1
     print(f"asked={asked} suggested={ok / max(asked, 1):.3f} completion_p50_ms={p(0.5):.1f} "
-          f"completion_p99_ms={p(0.99):.1f} completion_has_word={has / max(asked, 1):.3f}")
+          f"completion_p99_ms={p(0.99):.1f} completion_cpu_ms={cpu_ms:.2f} completion_has_word={has / max(asked, 1):.3f}")
 
 
 if __name__ == "__main__":
