@@ -513,9 +513,7 @@ func (d *Detector) prepareWith(doc Document, s signers) *Prepared {
 				rec.whole = minhash.Bands(more.sketch, 1, len(more.sketch))[0]
 			}
 		}
-		if doc.Extracted && d.keepsOrder() {
-			more.seq = features.Shingles(tokens, o.ShingleWidth)
-		}
+		more.seq = d.order(doc, tokens)
 		if o.Method == Hybrid && o.Verify == Exact {
 			// Verification reads the set; the sketch has given its band
 			// keys and is not kept (128 values: 1 KiB a document).

@@ -1,6 +1,10 @@
 package dedup
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/doppel-search/doppel/dedup/features"
+)
 
 // Two versions of a document, one with a passage replaced by another
 // text, and a document and its version in another format can share the
@@ -36,6 +40,16 @@ const (
 func (d *Detector) keepsOrder() bool {
 	o := &d.opts
 	return o.Containment > 0 && o.Method == Hybrid && o.Verify == Exact && o.Similarity != Cosine
+}
+
+// order returns the shingles of doc's tokens in text order if doc is an
+// extracted document and extracted documents keep their order; nil
+// otherwise.
+func (d *Detector) order(doc Document, tokens []string) []uint64 {
+	if !doc.Extracted || !d.keepsOrder() {
+		return nil
+	}
+	return features.Shingles(tokens, d.opts.ShingleWidth)
 }
 
 // replacedRun reports whether a or b, an extracted document that keeps
