@@ -34,6 +34,10 @@ const (
 	minReplaced   = 50
 )
 
+// minInside is the fewest shingles the other document holds that a
+// replaced passage has on either side: it lies inside the text.
+const minInside = 50
+
 // keepsOrder reports whether extracted documents keep their shingles in
 // order for replacedRun: exact verification of shingles with
 // containment.
@@ -66,27 +70,41 @@ func replacedIn(rec *record, own, other []uint64) bool {
 		return false
 	}
 	need := max(minReplaced, int(replacedShare*float64(len(own))))
-	return interiorRun(rec.more.seq, own, other) >= need
+	return interiorRun(rec.more.seq, own, other, minInside) >= need
 }
 
 // interiorRun returns the length of the longest run of shingles of seq
-// (in text order) that other lacks, between two that other holds: runs
-// at the beginning and end do not count. A shingle own lacks (dropped as
-// common: Options.MaxShingleDocs) neither ends nor extends a run.
-func interiorRun(seq, own, other []uint64) int {
-	best, run, inside := 0, 0, false
-	for _, s := range seq {
+// (in text order) that other lacks with at least inside shingles other
+// holds before it and after it: runs at the beginning and end (a
+// footer followed by a stray shared line is still at the end) do not
+// count. A shingle own lacks (dropped as common: Options.MaxShingleDocs)
+// neither ends nor extends a run.
+func interiorRun(seq, own, other []uint64, inside int) int {
+	held := make([]int8, len(seq)) // 1: other holds it, -1: lacks it, 0: skipped
+	after := 0
+	for i, s := range seq {
 		if _, ok := slices.BinarySearch(own, s); !ok {
 			continue
 		}
+		held[i] = -1
 		if _, ok := slices.BinarySearch(other, s); ok {
-			if inside {
-				best = max(best, run)
-			}
-			run, inside = 0, true
-			continue
+			held[i] = 1
+			after++
 		}
-		run++
+	}
+	best, run, before := 0, 0, 0
+	for _, h := range held {
+		switch h {
+		case 1:
+			after--
+			if run > best && before >= inside && after+1 >= inside {
+				best = run
+			}
+			run = 0
+			before++
+		case -1:
+			run++
+		}
 	}
 	return best
 }

@@ -73,24 +73,27 @@ func TestReplacedPassage(t *testing.T) {
 	}
 }
 
-// TestInteriorRun: the longest run of shingles the other set lacks,
-// between two it holds; runs at either end and shingles the document's
-// own set lacks (common ones) do not count.
+// TestInteriorRun: the longest run of shingles the other set lacks with
+// enough it holds before and after; runs at either end and shingles the
+// document's own set lacks (common ones) do not count.
 func TestInteriorRun(t *testing.T) {
 	own := []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9}
 	for _, c := range []struct {
 		name       string
 		seq, other []uint64
+		inside     int
 		want       int
 	}{
-		{"all matched", []uint64{1, 2, 3}, []uint64{1, 2, 3}, 0},
-		{"one run inside", []uint64{1, 4, 5, 6, 2}, []uint64{1, 2}, 3},
-		{"the longest of two", []uint64{1, 4, 2, 5, 6, 7, 3}, []uint64{1, 2, 3}, 3},
-		{"runs at the ends do not count", []uint64{4, 5, 1, 6, 2, 7, 8, 9}, []uint64{1, 2}, 1},
-		{"a common shingle neither ends nor extends", []uint64{1, 4, 100, 5, 2}, []uint64{1, 2, 100}, 2},
-		{"nothing matched", []uint64{4, 5, 6}, nil, 0},
+		{"all matched", []uint64{1, 2, 3}, []uint64{1, 2, 3}, 1, 0},
+		{"one run inside", []uint64{1, 4, 5, 6, 2}, []uint64{1, 2}, 1, 3},
+		{"the longest of two", []uint64{1, 4, 2, 5, 6, 7, 3}, []uint64{1, 2, 3}, 1, 3},
+		{"runs at the ends do not count", []uint64{4, 5, 1, 6, 2, 7, 8, 9}, []uint64{1, 2}, 1, 1},
+		{"a common shingle neither ends nor extends", []uint64{1, 4, 100, 5, 2}, []uint64{1, 2, 100}, 1, 2},
+		{"nothing matched", []uint64{4, 5, 6}, nil, 1, 0},
+		{"too little text before it", []uint64{1, 4, 5, 2, 3}, []uint64{1, 2, 3}, 2, 0},
+		{"enough on both sides", []uint64{1, 2, 4, 5, 3, 6}, []uint64{1, 2, 3, 6}, 2, 2},
 	} {
-		if got := interiorRun(c.seq, own, c.other); got != c.want {
+		if got := interiorRun(c.seq, own, c.other, c.inside); got != c.want {
 			t.Errorf("%s: %d, want %d", c.name, got, c.want)
 		}
 	}
