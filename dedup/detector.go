@@ -157,6 +157,9 @@ type recordMore struct {
 	// sketch (128 bytes a document less).
 	bands  []uint64
 	supers []uint64
+	// seq: an extracted document's shingles in text order (see
+	// replacedRun), kept while the document is; nil for others.
+	seq []uint64
 }
 
 // sketch returns rec's MinHash sketch, if it keeps one.
@@ -510,6 +513,7 @@ func (d *Detector) prepareWith(doc Document, s signers) *Prepared {
 				rec.whole = minhash.Bands(more.sketch, 1, len(more.sketch))[0]
 			}
 		}
+		more.seq = d.order(doc, tokens)
 		if o.Method == Hybrid && o.Verify == Exact {
 			// Verification reads the set; the sketch has given its band
 			// keys and is not kept (128 values: 1 KiB a document).
@@ -614,7 +618,7 @@ func (d *Detector) Insert(p *Prepared) (Result, error) {
 // rec must be d.docs[idx].
 func (d *Detector) spill(idx uint32, rec *record) {
 	if m := rec.more; m != nil {
-		if m.bands = nil; m.sketch == nil && m.supers == nil {
+		if m.bands = nil; m.sketch == nil && m.supers == nil && m.seq == nil {
 			rec.more = nil
 		}
 	}
@@ -1240,7 +1244,11 @@ func (d *Detector) matchShingles(a, b *record, floor float64, src setSource) (fl
 	if !ok { // inter is an upper bound below need: J < floor
 		return jaccard(inter, na, nb), false
 	}
-	return d.judgeShingles(inter, na, nb, twins)
+	s, ok := d.judgeShingles(inter, na, nb, twins)
+	if ok && twins && jaccard(inter, na, nb) < d.opts.Threshold && d.replacedRun(a, b, src) {
+		return s, false // a passage replaced: two versions (see replacedRun)
+	}
+	return s, ok
 }
 
 // judgeShingles decides a pair of shingle sets of sizes na and nb sharing

@@ -53,6 +53,9 @@ func (d *Detector) notePart(idx uint32, rec *record, o uint32, other *record) {
 	if len(b) < len(a) {
 		p.doc, p.in, small = o, idx, len(b)
 	}
+	if replacedIn(rec, a, b) || replacedIn(other, b, a) {
+		return // two versions, not a part of a whole (see replacedRun)
+	}
 	if p.share = float64(features.Intersection(a, b)) / float64(small); p.share >= opts.Threshold {
 		d.partBuf = append(d.partBuf, p)
 	}

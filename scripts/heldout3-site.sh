@@ -49,87 +49,9 @@ manifest=$dir/manifest.jsonl
 doc=/usr/share/doc
 base=http://127.0.0.1:$port
 
-# views: the derived HTML pages (printer-friendly views, the book, v2),
-# made from the pages' main content (an element known by one attribute).
-views=$(
-	cat <<'EOF'
-import html, re, sys
-from html.parser import HTMLParser
-
-class Main(HTMLParser):
-    """Finds the first element with attribute name=value; keeps its outer HTML."""
-    def __init__(self, text, name, value):
-        super().__init__(convert_charrefs=False)
-        self.text, self.name, self.value = text, name, value
-        self.lines = [0]
-        for line in text.splitlines(keepends=True):
-            self.lines.append(self.lines[-1] + len(line))
-        self.tag, self.depth, self.start, self.end = None, 0, None, None
-    def at(self):
-        line, col = self.getpos()
-        return self.lines[line - 1] + col
-    def handle_starttag(self, tag, attrs):
-        if self.end is not None:
-            return
-        if self.tag is None and (self.name, self.value) in attrs:
-            self.tag, self.depth, self.start = tag, 1, self.at()
-        elif tag == self.tag:
-            self.depth += 1
-    def handle_endtag(self, tag):
-        if self.end is None and tag == self.tag:
-            self.depth -= 1
-            if self.depth == 0:
-                self.end = self.text.index('>', self.at()) + 1
-
-def main(path):
-    text = open(path, encoding='utf-8').read()
-    for name, value in (('role', 'main'), ('id', 'apicontent'), ('class', 'document'), ('id', 'content')):
-        p = Main(text, name, value)
-        p.feed(text)
-        if p.end:
-            return text[p.start:p.end]
-    sys.exit(f'no main content in {path}')
-
-def title(path):
-    m = re.search(r'<title[^>]*>(.*?)</title>', open(path, encoding='utf-8').read(), re.S | re.I)
-    return m[1].strip() if m else ''
-
-def page(title, body):
-    return f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{title}</title></head><body>\n{body}\n</body></html>\n'
-
-def section(text, sid):
-    p = Main(text, 'id', sid)
-    p.feed(text)
-    return p.start, p.end
-
-cmd = sys.argv[1]
-if cmd == 'print':  # print SRC URL OUT: the printer-friendly view of SRC, served at URL
-    src, url, out = sys.argv[2:5]
-    body = main(src) + f'\n<p>Retrieved from <a href="{url}">{url}</a></p>'
-    open(out, 'w', encoding='utf-8').write(page(title(src), body))
-elif cmd == 'book':  # book TITLE OUT SRC...: one page of the sources' main contents
-    t, out = sys.argv[2:4]
-    # One main element, as a page has: the chapters' own become sections.
-    chapters = (main(s).replace(' role="main"', '', 1) for s in sys.argv[4:])
-    body = f'<main><h1>{html.escape(t)}</h1>\n' + '\n'.join(f'<section>{c}</section>' for c in chapters) + '</main>'
-    open(out, 'w', encoding='utf-8').write(page(html.escape(t), body))
-elif cmd == 'revise':  # revise SRC OUT OTHER ID=OTHERID...: SRC with its sections ID replaced by OTHER's OTHERID
-    src, out, other = sys.argv[2:5]
-    text, otext = open(src, encoding='utf-8').read(), open(other, encoding='utf-8').read()
-    for pair in sys.argv[5:]:
-        sid, oid = pair.split('=')
-        a, b = section(text, sid)
-        c, d = section(otext, oid)
-        text = text[:a] + otext[c:d] + text[b:]
-    open(out, 'w', encoding='utf-8').write(text)
-EOF
-)
-
-chrome() { # chrome URL OUT: headless Chromium's "Save as PDF", with header and footer
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$profile" \
-		--print-to-pdf="$2" "$1" >/dev/null 2>&1
-	[ -s "$2" ] || { echo "chromium made no $2" >&2; exit 1; }
-}
+# shellcheck source=lib/docmakers.sh
+. "$(dirname "$0")/lib/docmakers.sh"
+export VIEW_MAIN="role=main id=apicontent class=document id=content"
 
 sphinx="tutorial/getting-started tutorial/first-steps tutorial/narrative-documentation tutorial/describing-code tutorial/automatic-doc-generation tutorial/more-sphinx-customization usage/quickstart usage/theming usage/installation"
 sphinxprint="tutorial/first-steps tutorial/describing-code usage/quickstart usage/theming"
@@ -159,11 +81,11 @@ build() {
 	done
 	# Derived pages: printer-friendly views, the book, the v2.
 	for p in $sphinxprint; do
-		python3 -c "$views" print "$site/sphinx/$p.html" "$base/sphinx/$p.html" "$site/print/sphinx-$(basename "$p").html"
+		views print "$site/sphinx/$p.html" "$base/sphinx/$p.html" "$site/print/sphinx-$(basename "$p").html"
 	done
-	python3 -c "$views" book "Requests: the user guide" "$site/requests/book.html" \
+	views book "Requests: the user guide" "$site/requests/book.html" \
 		"$site/requests/user/quickstart.html" "$site/requests/user/authentication.html" "$site/requests/user/install.html"
-	python3 -c "$views" revise "$site/sphinx/usage/installation.html" "$dir/tmp/install-v2.html" \
+	views revise "$site/sphinx/usage/installation.html" "$dir/tmp/install-v2.html" \
 		"$site/sphinx/usage/theming.html" docker=third-party-themes
 	# DOCX and ODT by pandoc from the whole page file.
 	for p in $sphinxdocx; do pandoc -f html -t docx "$site/sphinx/$p.html" -o "$site/files/sphinx-$(basename "$p").docx" 2>/dev/null; done
@@ -177,33 +99,17 @@ build() {
 	(cd "$dir/tmp" && soffice --headless --convert-to pdf:writer_web_pdf_Export --outdir "$site/files" requests-*.html >/dev/null 2>&1)
 	for p in $requestslo; do mv "$site/files/requests-$(basename "$p").pdf" "$site/files/requests-$(basename "$p").lo.pdf"; done
 	# Chromium, from the served pages.
-	python3 -m http.server --bind 127.0.0.1 --directory "$site" "$port" >/dev/null 2>&1 &
-	server=$!
-	profile=$(mktemp -d)
-	trap 'kill $server 2>/dev/null; rm -rf "$profile"' EXIT
-	sleep 1
+	serve_site
 	for p in $sphinx; do chrome "$base/sphinx/$p.html" "$site/files/sphinx-$(basename "$p").pdf"; done
 	for p in $requests; do chrome "$base/requests/$p.html" "$site/files/requests-$(basename "$p").pdf"; done
 	for p in $node; do chrome "$base/node/api/$p.html" "$site/files/node-$p.pdf"; done
 	for p in $docutils; do chrome "$base/docutils/user/$p.html" "$site/files/docutils-$p.pdf"; done
 	for l in fr de; do chrome "$base/install/$l/ch03s01.html" "$site/files/install-ch03s01.$l.pdf"; done
 	chrome "$base/requests/book.html" "$site/files/requests-book.pdf"
-	kill $server
-	rm -rf "$dir/tmp" "$profile"
-	trap - EXIT
+	stop_site
+	rm -rf "$dir/tmp"
 }
 
-add() { # add PATH GROUP TWIN: a page or document, its twin group, and the page it is a version of ("" if none)
-	echo "<li><a href=\"$1\">$1</a></li>" >>"$site/index.html"
-	case $1 in
-	*.html) python3 -c 'import html, json, re, sys; print(json.dumps({"title": html.unescape(re.sub(r"\s+", " ", (re.search(r"<title[^>]*>(.*?)</title>", open(sys.argv[1], encoding="utf-8", errors="replace").read(), re.S | re.I) or [0, ""])[1])).strip()}))' "$site/$1" ;;
-	*) "$doppel" extract --json "$site/$1" ;;
-	esac | python3 -c '
-import json, sys
-d = json.loads(sys.stdin.read())
-print(json.dumps({"path": sys.argv[1], "group": sys.argv[2], "twin": sys.argv[3], "title": d.get("title", ""), "error": d.get("error", "")}, ensure_ascii=False))' "$1" "$2" "$3" >>"$manifest"
-}
-version() { add "$2" "$1" "$1"; } # version PAGE PATH: PATH is a version of PAGE
 
 [ "${MANIFEST_ONLY:-}" ] || build
 : >"$manifest"

@@ -44,91 +44,10 @@ manifest=$dir/manifest.jsonl
 doc=/usr/share/doc
 base=http://127.0.0.1:$port
 
-# views: the derived HTML pages (printer-friendly views, the book, v2),
-# made from the pages' main content (an element known by one attribute).
-views=$(
-	cat <<'EOF'
-import html, re, sys
-from html.parser import HTMLParser
-
-class Main(HTMLParser):
-    """Finds the nth (default first) element with attribute name=value; keeps its outer HTML."""
-    def __init__(self, text, name, value, nth=1):
-        super().__init__(convert_charrefs=False)
-        self.text, self.name, self.value, self.skip = text, name, value, nth - 1
-        self.lines = [0]
-        for line in text.splitlines(keepends=True):
-            self.lines.append(self.lines[-1] + len(line))
-        self.tag, self.depth, self.start, self.end = None, 0, None, None
-    def at(self):
-        line, col = self.getpos()
-        return self.lines[line - 1] + col
-    def handle_starttag(self, tag, attrs):
-        if self.end is not None:
-            return
-        if self.tag is None and (self.name, self.value) in attrs:
-            if self.skip:
-                self.skip -= 1
-                return
-            self.tag, self.depth, self.start = tag, 1, self.at()
-        elif tag == self.tag:
-            self.depth += 1
-    def handle_endtag(self, tag):
-        if self.end is None and tag == self.tag:
-            self.depth -= 1
-            if self.depth == 0:
-                self.end = self.text.index('>', self.at()) + 1
-
-def main(path):
-    text = open(path, encoding='utf-8').read()
-    # id=content before class=chapter: mdBook's table of contents is an <ol class="chapter">.
-    for name, value in (('role', 'main'), ('id', 'content'), ('class', 'chapter'), ('class', 'article'), ('class', 'section')):
-        p = Main(text, name, value)
-        p.feed(text)
-        if p.end:
-            return text[p.start:p.end]
-    sys.exit(f'no main content in {path}')
-
-def title(path):
-    m = re.search(r'<title[^>]*>(.*?)</title>', open(path, encoding='utf-8').read(), re.S | re.I)
-    return m[1].strip() if m else ''
-
-def page(title, body):
-    return f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{title}</title></head><body>\n{body}\n</body></html>\n'
-
-def section(text, nth):
-    p = Main(text, 'class', 'section', int(nth))
-    p.feed(text)
-    return p.start, p.end
-
-cmd = sys.argv[1]
-if cmd == 'print':  # print SRC URL OUT: the printer-friendly view of SRC, served at URL
-    src, url, out = sys.argv[2:5]
-    body = main(src) + f'\n<p>Retrieved from <a href="{url}">{url}</a></p>'
-    open(out, 'w', encoding='utf-8').write(page(title(src), body))
-elif cmd == 'book':  # book TITLE OUT SRC...: one page of the sources' main contents
-    t, out = sys.argv[2:4]
-    # One main element, as a page has: the chapters' own become plain sections.
-    chapters = (re.sub(r'</?main>', '', main(s)).replace(' role="main"', '').replace(' id="content"', '') for s in sys.argv[4:])
-    body = f'<main><h1>{html.escape(t)}</h1>\n' + '\n'.join(f'<section>{c}</section>' for c in chapters) + '</main>'
-    open(out, 'w', encoding='utf-8').write(page(html.escape(t), body))
-elif cmd == 'revise':  # revise SRC OUT OTHER N=M...: SRC with its Nth section (class="section") replaced by OTHER's Mth
-    src, out, other = sys.argv[2:5]
-    text, otext = open(src, encoding='utf-8').read(), open(other, encoding='utf-8').read()
-    for pair in sys.argv[5:]:
-        sid, oid = pair.split('=')
-        a, b = section(text, sid)
-        c, d = section(otext, oid)
-        text = text[:a] + otext[c:d] + text[b:]
-    open(out, 'w', encoding='utf-8').write(text)
-EOF
-)
-
-chrome() { # chrome URL OUT: headless Chromium's "Save as PDF", with header and footer
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$profile" \
-		--print-to-pdf="$2" "$1" >/dev/null 2>&1
-	[ -s "$2" ] || { echo "chromium made no $2" >&2; exit 1; }
-}
+# shellcheck source=lib/docmakers.sh
+. "$(dirname "$0")/lib/docmakers.sh"
+# id=content before class=chapter: mdBook's table of contents is an <ol class="chapter">.
+export VIEW_MAIN="role=main id=content class=chapter class=article class=section" VIEW_BOOK=strip
 
 maint="first start dreq modify build checkit"
 maintprint="first build"
@@ -162,14 +81,14 @@ build() {
 	for p in $rust; do cp -L "$doc/rust-doc/html/book/$p.html" "$site/rust/$p.html"; done
 	# Derived pages: printer-friendly views, the book, the v2.
 	for p in $maintprint; do
-		python3 -c "$views" print "$site/maint/$p.en.html" "$base/maint/$p.en.html" "$site/print/maint-$p.html"
+		views print "$site/maint/$p.en.html" "$base/maint/$p.en.html" "$site/print/maint-$p.html"
 	done
 	for p in $rustprint; do
-		python3 -c "$views" print "$site/rust/$p.html" "$base/rust/$p.html" "$site/print/rust-$p.html"
+		views print "$site/rust/$p.html" "$base/rust/$p.html" "$site/print/rust-$p.html"
 	done
-	python3 -c "$views" book "The Rust book: three chapters" "$site/rust/book.html" \
+	views book "The Rust book: three chapters" "$site/rust/book.html" \
 		"$site/rust/ch03-01-variables-and-mutability.html" "$site/rust/ch04-01-what-is-ownership.html" "$site/rust/ch08-01-vectors.html"
-	python3 -c "$views" revise "$site/maint/build.en.html" "$dir/tmp/build-v2.html" "$site/maint/checkit.en.html" 9=11
+	views revise "$site/maint/build.en.html" "$dir/tmp/build-v2.html" "$site/maint/checkit.en.html" 9=11
 	# DOCX and ODT by pandoc from the whole page file.
 	for p in $maintdocx; do pandoc -f html -t docx "$site/maint/$p.en.html" -o "$site/files/maint-$p.docx" 2>/dev/null; done
 	for p in $maintodt; do pandoc -f html -t odt "$site/maint/$p.en.html" -o "$site/files/maint-$p.odt" 2>/dev/null; done
@@ -185,33 +104,17 @@ build() {
 	(cd "$dir/tmp" && soffice --headless --convert-to pdf:writer_web_pdf_Export --outdir "$site/files" valgrind-*.html >/dev/null 2>&1)
 	for p in $valgrindlo; do mv "$site/files/valgrind-$p.pdf" "$site/files/valgrind-$p.lo.pdf"; done
 	# Chromium, from the served pages.
-	python3 -m http.server --bind 127.0.0.1 --directory "$site" "$port" >/dev/null 2>&1 &
-	server=$!
-	profile=$(mktemp -d)
-	trap 'kill $server 2>/dev/null; rm -rf "$profile"' EXIT
-	sleep 1
+	serve_site
 	for p in $maint; do chrome "$base/maint/$p.en.html" "$site/files/maint-$p.pdf"; done
 	chrome "$base/maint/modify.fr.html" "$site/files/maint-modify.fr.pdf"
 	for p in $valgrind; do chrome "$base/valgrind/$p.html" "$site/files/valgrind-$p.pdf"; done
 	for p in $ffi; do chrome "$base/ffi/$p.html" "$site/files/ffi-$p.pdf"; done
 	for p in $rust; do chrome "$base/rust/$p.html" "$site/files/rust-$p.pdf"; done
 	chrome "$base/rust/book.html" "$site/files/rust-book.pdf"
-	kill $server
-	rm -rf "$dir/tmp" "$profile"
-	trap - EXIT
+	stop_site
+	rm -rf "$dir/tmp"
 }
 
-add() { # add PATH GROUP TWIN: a page or document, its twin group, and the page it is a version of ("" if none)
-	echo "<li><a href=\"$1\">$1</a></li>" >>"$site/index.html"
-	case $1 in
-	*.html) python3 -c 'import html, json, re, sys; print(json.dumps({"title": html.unescape(re.sub(r"\s+", " ", (re.search(r"<title[^>]*>(.*?)</title>", open(sys.argv[1], encoding="utf-8", errors="replace").read(), re.S | re.I) or [0, ""])[1])).strip()}))' "$site/$1" ;;
-	*) "$doppel" extract --json "$site/$1" ;;
-	esac | python3 -c '
-import json, sys
-d = json.loads(sys.stdin.read())
-print(json.dumps({"path": sys.argv[1], "group": sys.argv[2], "twin": sys.argv[3], "title": d.get("title", ""), "error": d.get("error", "")}, ensure_ascii=False))' "$1" "$2" "$3" >>"$manifest"
-}
-version() { add "$2" "$1" "$1"; } # version PAGE PATH: PATH is a version of PAGE
 
 [ "${MANIFEST_ONLY:-}" ] || build
 : >"$manifest"

@@ -476,7 +476,8 @@ func (p *Page) readContent(doc *goquery.Document, kept map[*html.Node]int) {
 		content = body.Nodes[0]
 	}
 	if content != nil {
-		w := blockWriter{kept: kept, links: p.Links, nav: navBlocks(doc)}
+		content = titleBlock(content, p.Title)
+		w := blockWriter{kept: kept, links: p.Links, nav: navBlocks(doc), asides: true}
 		w.walk(content)
 		w.flush()
 		p.Blocks = w.blocks
@@ -488,12 +489,14 @@ func (p *Page) readContent(doc *goquery.Document, kept map[*html.Node]int) {
 }
 
 // chromeBlocks returns the text blocks of body outside content: the
-// page's template text (none when the main content is the whole body).
+// page's template text (none when the main content is the whole body),
+// its nav, header, footer and aside elements included (a sidebar of the
+// whole site's table of contents is a nav).
 func chromeBlocks(body []*html.Node, content *html.Node) []string {
 	if len(body) == 0 || body[0] == content {
 		return nil
 	}
-	w := blockWriter{nav: map[*html.Node]bool{content: true}}
+	w := blockWriter{nav: map[*html.Node]bool{content: true}, chrome: true}
 	w.walk(body[0])
 	w.flush()
 	return w.blocks
@@ -621,9 +624,13 @@ func dropped(n *html.Node) bool {
 	if n.Type != html.ElementNode {
 		return n.Type == html.CommentNode || n.Type == html.DoctypeNode
 	}
-	if droppedTags[n.DataAtom] {
-		return true
-	}
+	return droppedTags[n.DataAtom] || hiddenAttrs(n)
+}
+
+// hiddenAttrs reports whether the element n is left out by its
+// attributes: a furniture class, hidden, aria-hidden or an inline style
+// that hides it.
+func hiddenAttrs(n *html.Node) bool {
 	for _, a := range n.Attr {
 		switch a.Key {
 		case "class":
@@ -735,6 +742,29 @@ type blockWriter struct {
 	kept   map[*html.Node]int  // the <a> elements of links, by their index in links
 	links  []Link              // the page's links: those walked are the main content's (Main)
 	nav    map[*html.Node]bool // navigation blocks left out (navBlocks)
+	// chrome: nav, header, footer and aside elements are read (the
+	// page's chrome, chromeBlocks); asides: an aside of running prose
+	// is read (see proseAside).
+	chrome, asides bool
+}
+
+// chromeTags are the dropped elements that are a page's template: read
+// into Page.Chrome.
+var chromeTags = map[atom.Atom]bool{atom.Nav: true, atom.Header: true, atom.Footer: true, atom.Aside: true}
+
+// skip reports whether the walk leaves the element c out.
+func (w *blockWriter) skip(c *html.Node) bool {
+	switch {
+	case w.nav[c]:
+		return true
+	case !dropped(c):
+		return false
+	case w.chrome && chromeTags[c.DataAtom]:
+		return hiddenAttrs(c)
+	case w.asides && c.DataAtom == atom.Aside:
+		return hiddenAttrs(c) || !proseAside(c)
+	}
+	return true
 }
 
 func (w *blockWriter) flush() {
@@ -752,7 +782,7 @@ func (w *blockWriter) walk(n *html.Node) {
 		switch {
 		case c.Type == html.TextNode:
 			w.cur = append(w.cur, c.Data...)
-		case dropped(c), w.nav[c]:
+		case w.skip(c):
 		case c.DataAtom == atom.A:
 			if i, ok := w.kept[c]; ok {
 				w.links[i].Main = true
