@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -79,6 +80,50 @@ func init() {
 			filters = append(filters, f)
 		}
 		return &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: filters}, nil
+	})
+	if err != nil {
+		panic(err)
+	}
+}
+
+// WordsAnalyzerName is the analyzer of a field that holds a list of
+// words already cut and lowercased by Doppel's tokenizer, written as
+// one text with a space between words ([FieldSpell]): each word is a
+// term as it is. One text analyzed once costs a fraction of a list of
+// keyword values, each of which bleve analyzes and indexes as a field
+// of its own.
+const WordsAnalyzerName = "doppel-words"
+
+// wordList is the tokenizer of [WordsAnalyzerName]: the runs of bytes
+// between spaces, at positions from 1.
+type wordList struct{}
+
+// Tokenize splits input at spaces.
+func (wordList) Tokenize(input []byte) analysis.TokenStream {
+	out := make(analysis.TokenStream, 0, bytes.Count(input, []byte{' '})+1)
+	start := 0
+	for start < len(input) {
+		end := bytes.IndexByte(input[start:], ' ')
+		if end < 0 {
+			end = len(input)
+		} else {
+			end += start
+		}
+		if end > start {
+			typ := analysis.AlphaNumeric
+			if isIdeographic(string(input[start:end])) {
+				typ = analysis.Ideographic
+			}
+			out = append(out, &analysis.Token{Term: input[start:end], Start: start, End: end, Position: len(out) + 1, Type: typ})
+		}
+		start = end + 1
+	}
+	return out
+}
+
+func init() {
+	err := registry.RegisterAnalyzer(WordsAnalyzerName, func(map[string]any, *registry.Cache) (analysis.Analyzer, error) {
+		return &analysis.DefaultAnalyzer{Tokenizer: wordList{}}, nil
 	})
 	if err != nil {
 		panic(err)

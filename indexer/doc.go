@@ -77,8 +77,10 @@
 // cluster, groups (an array) and simhash (16 lower-case hex digits) as
 // keywords, the first three with lang and type as doc values too (a
 // result page's sort keys and facets); names, the keys of the
-// title ([TitleKeys]), and words, the title's and headings' words, as
-// keywords neither stored nor in _all; master as a boolean;
+// title ([TitleKeys]), as keywords; words, the title's and headings'
+// words, and spell, every word of the page, each word a term as it is
+// ([WordsAnalyzerName]); none of these stored nor in _all; master as a
+// boolean;
 // last_modified as a datetime (absent when unknown). Bleve has no
 // index-time field boosts, so the title is boosted at query time:
 // [TextQuery] builds title^[TitleBoost] OR headings^2 OR anchors^1.5 OR

@@ -245,6 +245,9 @@ type Index struct {
 	// diffKnown: the mapping has FieldDiff (indexes created before it
 	// existed get no difference records).
 	diffKnown bool
+	// lists and rlists say how the mappings of idx and rec take word
+	// lists (an index made before they were joined takes lists).
+	lists, rlists wordLists
 	// In a user's index (split): window holds the ids of Doppel's
 	// documents written since the last Flush, and clashed those refused
 	// since as documents of the user's (userdocs.go).
@@ -355,6 +358,7 @@ func Wrap(idx bleve.Index, opts Options) (*Index, error) {
 	moveLanguageDefaults(rm)
 	x.editedKnown = rm.TypeMapping[MemberType].Properties[fieldMemberEdited] != nil
 	x.diffKnown = im.TypeMapping[DocType].Properties[FieldDiff] != nil
+	x.lists, x.rlists = wordListsOf(im), wordListsOf(rm)
 	x.reset()
 	return x, nil
 }
@@ -803,7 +807,7 @@ func (x *Index) leave(ctx context.Context, ch Change, drop bool) error {
 }
 
 func (x *Index) index(d *Doc) error {
-	if err := x.batch.Index(d.ID, toData(d)); err != nil {
+	if err := x.batch.Index(d.ID, toData(d, x.lists)); err != nil {
 		return fmt.Errorf("indexer: index %q: %w", d.ID, err)
 	}
 	if x.split {
@@ -825,7 +829,7 @@ func (x *Index) skip(d, master *Doc) error {
 		x.unindex(d.ID)
 		return nil
 	}
-	if err := x.rbatch.Index(r.ID, toData(r)); err != nil {
+	if err := x.rbatch.Index(r.ID, toData(r, x.rlists)); err != nil {
 		return fmt.Errorf("indexer: difference record %q: %w", r.ID, err)
 	}
 	if x.split {

@@ -50,15 +50,17 @@ const (
 	FieldAll = "_all"
 	// FieldWords holds the distinct words of the title and headings,
 	// lowercased, as Doppel's tokenizer cuts them (not stemmed): what
-	// spelling suggestions and completions are made of. A keyword field
-	// with term vectors (a match says which word), not stored.
+	// spelling suggestions and completions are made of. Each word is a
+	// term as it is (indexed as one text analyzed by [WordsAnalyzerName];
+	// a list of keyword values in an index made before), with term
+	// vectors (a match says which word), not stored.
 	FieldWords = "words"
 	// FieldSpell holds the distinct words of the title, headings and
 	// text, lowercased, as Doppel's tokenizer cuts them (not stemmed), at
 	// most MaxSpellWords: the vocabulary spelling suggestions are looked
 	// for in (a stemmed field cannot say that "evenually" is one letter
-	// from "eventually", whose stem is "eventu"). A keyword field, neither
-	// stored nor scored.
+	// from "eventually", whose stem is "eventu"). Each word is a term as
+	// it is, as in [FieldWords]; neither stored nor scored.
 	FieldSpell = "spell"
 )
 
@@ -221,10 +223,10 @@ func docMapping(analyzer string) *mapping.DocumentMapping {
 		dm.AddFieldMappingsAt(name, keywordField())
 	}
 	words := keywordField()
-	words.Store, words.IncludeTermVectors = false, true
+	words.Store, words.IncludeTermVectors, words.Analyzer = false, true, WordsAnalyzerName
 	dm.AddFieldMappingsAt(FieldWords, words)
 	spell := keywordField()
-	spell.Store = false
+	spell.Store, spell.Analyzer = false, WordsAnalyzerName
 	dm.AddFieldMappingsAt(FieldSpell, spell)
 	names := keywordField()
 	names.Store = false
@@ -390,7 +392,31 @@ func (d docData) BleveType() string {
 	return DocType
 }
 
-func toData(d *Doc) docData {
+// wordLists says how an index's mapping takes the word lists of
+// [FieldWords] and [FieldSpell]: as one text of words separated by
+// spaces, analyzed by [WordsAnalyzerName] (joined), or — in an index made
+// before — as a list of keyword values.
+type wordLists struct{ joined bool }
+
+// wordListsOf returns how the mapping of Doppel's documents in im takes
+// word lists.
+func wordListsOf(im *mapping.IndexMappingImpl) wordLists {
+	dm := im.TypeMapping[DocType]
+	if dm == nil || dm.Properties[FieldSpell] == nil || len(dm.Properties[FieldSpell].Fields) == 0 {
+		return wordLists{}
+	}
+	return wordLists{joined: dm.Properties[FieldSpell].Fields[0].Analyzer == WordsAnalyzerName}
+}
+
+// value returns words as the mapping takes them.
+func (l wordLists) value(words []string) any {
+	if l.joined {
+		return strings.Join(words, " ")
+	}
+	return words
+}
+
+func toData(d *Doc, lists wordLists) docData {
 	m := docData{
 		FieldTitle:    d.Title,
 		FieldHeadings: d.Headings,
@@ -404,10 +430,10 @@ func toData(d *Doc) docData {
 		FieldSimhash:  fmt.Sprintf("%016x", d.Simhash),
 	}
 	if w := titleWords(d.Title, d.Headings); len(w) > 0 {
-		m[FieldWords] = w
+		m[FieldWords] = lists.value(w)
 	}
 	if w := spellWords(d); len(w) > 0 {
-		m[FieldSpell] = w
+		m[FieldSpell] = lists.value(w)
 	}
 	if k := TitleKeys(d.Title); len(k) > 0 {
 		m[FieldNames] = k

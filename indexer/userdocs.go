@@ -75,7 +75,7 @@ func (x *Index) dropUsers() error {
 	for _, id := range slices.Sorted(maps.Keys(x.docs)) {
 		if d := x.docs[id]; d == nil {
 			batch.Delete(id)
-		} else if err := batch.Index(id, toData(d)); err != nil {
+		} else if err := batch.Index(id, toData(d, x.lists)); err != nil {
 			return fmt.Errorf("indexer: index %q: %w", id, err)
 		}
 	}

@@ -111,12 +111,12 @@ func (t *Templates) Observe(host string, blocks []string) {
 // counts the page in the host's statistics and in its section's. An
 // empty path counts it in the host's only.
 func (t *Templates) ObservePage(host, path string, blocks []string) {
-	keys := blockKeys(blocks)
+	set := distinctKeys(blockKeys(blocks))
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.observe(host, keys)
+	t.observe(host, set)
 	if path != "" {
-		t.observe(sectionKey(host, path), keys)
+		t.observe(sectionKey(host, path), set)
 	}
 }
 
@@ -129,10 +129,11 @@ func (t *Templates) ObserveStrip(host string, blocks []string) []string {
 // each block once.
 func (t *Templates) ObserveStripPage(host, path string, blocks []string) []string {
 	keys := blockKeys(blocks)
+	set := distinctKeys(keys)
 	t.mu.Lock()
-	t.observe(host, keys)
+	t.observe(host, set)
 	if path != "" {
-		t.observe(sectionKey(host, path), keys)
+		t.observe(sectionKey(host, path), set)
 	}
 	out := t.strip(host, path, blocks, keys)
 	t.mu.Unlock()
@@ -166,8 +167,19 @@ func blockKeys(blocks []string) []uint64 {
 	return keys
 }
 
-// observe counts a page; t.mu is held.
-func (t *Templates) observe(host string, keys []uint64) {
+// distinctKeys returns keys without repeats, sorted: a block a page
+// holds twice counts once. (Sorting costs O(n log n) for a page of n
+// blocks, where looking back for each block cost O(n²): a page of 5,000
+// table cells took 12.5 million comparisons, twice.)
+func distinctKeys(keys []uint64) []uint64 {
+	set := slices.Clone(keys)
+	slices.Sort(set)
+	return slices.Compact(set)
+}
+
+// observe counts a page holding the distinct block keys set; t.mu is
+// held.
+func (t *Templates) observe(host string, set []uint64) {
 	if t.hosts == nil {
 		t.hosts = map[string]*hostStats{}
 	}
@@ -177,10 +189,8 @@ func (t *Templates) observe(host string, keys []uint64) {
 		t.hosts[host] = h
 	}
 	h.Pages++
-	for i, k := range keys {
-		if !slices.Contains(keys[:i], k) {
-			h.Blocks[k]++
-		}
+	for _, k := range set {
+		h.Blocks[k]++
 	}
 }
 
