@@ -8,10 +8,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/doppel-search/doppel/detect/api"
+
+	"github.com/doppel-search/doppel/internal/testrig/storetest"
 )
 
 // A damage of one file of a service's data directory: do returns its new
@@ -136,7 +137,7 @@ func openDamaged(t *testing.T, dir, file string, want map[string]api.Answer) {
 		s, err = Open(dir, Options{})
 	}()
 	if err != nil {
-		storeUnlocked(t, filepath.Join(dir, dbFile))
+		storetest.Unlocked(t, filepath.Join(dir, dbFile))
 		msg := err.Error()
 		if !errors.Is(err, ErrDamaged) || !strings.Contains(msg, dbFile) || !strings.Contains(msg, "move it aside") || strings.Contains(msg, "\n") {
 			t.Fatalf("Open: %v; want one line wrapping ErrDamaged that names %s and says to move it aside", err, dbFile)
@@ -148,7 +149,7 @@ func openDamaged(t *testing.T, dir, file string, want map[string]api.Answer) {
 	}
 	defer func() {
 		s.Close()
-		storeUnlocked(t, filepath.Join(dir, dbFile))
+		storetest.Unlocked(t, filepath.Join(dir, dbFile))
 	}()
 	if file == dbFile {
 		// Damage in bytes bbolt does not read (a free page): the store
@@ -166,20 +167,4 @@ func openDamaged(t *testing.T, dir, file string, want map[string]api.Answer) {
 			t.Errorf("after a damaged %s, %s: %+v; want %+v", file, id, a, w)
 		}
 	}
-}
-
-// storeUnlocked fails the test if the file at path is flock-locked (by
-// this process: a store left open).
-func storeUnlocked(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		t.Errorf("%s is still locked after Open: %v", path, err)
-		return
-	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 }

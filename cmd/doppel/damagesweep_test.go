@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/doppel-search/doppel/internal/testrig/storetest"
 )
 
 var largeSweep = flag.Bool("large", false, "TestDamagedPages: damage every page of every store file, not a sample of each kind")
@@ -114,22 +115,6 @@ func garblePage(data []byte, ps, n, from, to int) []byte {
 	return data
 }
 
-// unlocked fails the test if the file at path is still locked (flock) by
-// this process: a store a command opened and did not release.
-func unlocked(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		t.Errorf("%s is still locked after the commands ran: %v", path, err)
-		return
-	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-}
-
 // refusedClearly fails the test unless a command's refusal (its stderr)
 // is one line naming the store top and saying to run doppel check.
 func refusedClearly(t *testing.T, cmd, top, stderr string) {
@@ -210,7 +195,7 @@ func damagedPage(t *testing.T, dir, file, want, wantReport string, wantFetched m
 	reports := map[string]string{}
 	for _, args := range [][]string{{"export", "--data", dir}, {"report", "--data", dir}, {"crawl", "--once", "--data", dir}} {
 		code, stdout, stderr := runNoPanic(t, context.Background(), args...)
-		unlocked(t, path)
+		storetest.Unlocked(t, path)
 		switch {
 		case code == 0 && args[0] == "export" && stdout != want:
 			t.Errorf("export of a damaged %s exits 0 with another export:\n%s\nwant\n%s", file, stdout, want)
@@ -230,7 +215,7 @@ func damagedPage(t *testing.T, dir, file, want, wantReport string, wantFetched m
 	if code, stdout, _ := runNoPanic(t, context.Background(), "check", "--data", dir, "--dry-run"); code == 0 {
 		t.Errorf("check --dry-run finds nothing wrong with a damaged %s that a command refuses:\n%s", file, stdout)
 	}
-	unlocked(t, path)
+	storetest.Unlocked(t, path)
 	if !repair {
 		return
 	}

@@ -8,10 +8,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/doppel-search/doppel/crawler/pages"
+
+	"github.com/doppel-search/doppel/internal/testrig/storetest"
 )
 
 // TestOpenDamagedPages damages the state directory of a nightly job file
@@ -71,7 +72,7 @@ func TestOpenDamagedPages(t *testing.T) {
 					h, err = Open(dir, Options{})
 				}()
 				if err != nil {
-					stateUnlocked(t, filepath.Join(dir, stateRecords))
+					storetest.Unlocked(t, filepath.Join(dir, stateRecords))
 					if !errors.Is(err, ErrState) || !strings.Contains(err.Error(), dir) {
 						t.Errorf("Open: %v; want an error wrapping ErrState naming %s", err, dir)
 					}
@@ -80,7 +81,7 @@ func TestOpenDamagedPages(t *testing.T) {
 				if err := h.Close(); err != nil {
 					t.Fatal(err)
 				}
-				stateUnlocked(t, filepath.Join(dir, stateRecords))
+				storetest.Unlocked(t, filepath.Join(dir, stateRecords))
 				if got := statePages(t, dir); !slices.Equal(got, want) {
 					t.Errorf("Open of a damaged %s succeeded with %d pages; want the %d of before, or an error", file, len(got), len(want))
 				}
@@ -131,20 +132,4 @@ func statePages(t *testing.T, dir string) []string {
 	}
 	slices.Sort(urls)
 	return urls
-}
-
-// stateUnlocked fails the test if the file at path is flock-locked (by
-// this process: a store left open).
-func stateUnlocked(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		t.Errorf("%s is still locked: %v", path, err)
-		return
-	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 }

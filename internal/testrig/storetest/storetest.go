@@ -1,7 +1,8 @@
 // Package storetest holds what the stores' conformance suites share
 // (crawler/frontier/frontiertest, crawler/pages/pagestest): a store under
 // test in a directory of its own, closed when the test ends, and closed
-// and opened again on the same state to check what survives.
+// and opened again on the same state to check what survives; and
+// [Unlocked], the check that a refused damaged file was left unlocked.
 package storetest
 
 import (
