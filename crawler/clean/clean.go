@@ -56,10 +56,15 @@ type Page struct {
 	// in order: what a
 	// document made from the whole page file carries beside the page's
 	// text (see [Chrome]).
-	Chrome   []string
-	Tagged   string // title, headings and <b>/<strong> text of the main content, for SimHash boosting
-	NoIndex  bool   // <meta name=robots> says noindex or none
-	NoFollow bool   // <meta name=robots> says nofollow or none
+	Chrome []string
+	// PrintHidden holds the blocks of the main content that the page's
+	// print rules hide, left out of Blocks (see [PrintHidden]): what a
+	// document made from the whole page file carries and its printed
+	// PDF does not (see [Chrome.ObservePrintHidden]).
+	PrintHidden []string
+	Tagged      string // title, headings and <b>/<strong> text of the main content, for SimHash boosting
+	NoIndex     bool   // <meta name=robots> says noindex or none
+	NoFollow    bool   // <meta name=robots> says nofollow or none
 	// Cut says the document, decoded from its charset to UTF-8, was
 	// longer than Options.MaxBytes and was read to that length only.
 	Cut bool
@@ -484,8 +489,8 @@ func (p *Page) readContent(doc *goquery.Document, kept map[*html.Node]int, print
 	}
 	if content != nil {
 		content = titleBlock(content, p.Title)
-		w := contentBlocks(content, kept, p.Links, navBlocks(doc), printHidden)
-		p.Blocks = w.blocks
+		w, hidden := contentBlocks(content, kept, p.Links, navBlocks(doc), printHidden)
+		p.Blocks, p.PrintHidden = w.blocks, hidden
 		tagged = append(tagged, w.bold...)
 		p.Chrome = chromeBlocks(body.Nodes, content)
 	}
@@ -495,13 +500,13 @@ func (p *Page) readContent(doc *goquery.Document, kept map[*html.Node]int, print
 
 // contentBlocks walks the main content, without the navigation blocks
 // nav and, unless that leaves less than half of its text, the elements
-// printHidden.
-func contentBlocks(content *html.Node, kept map[*html.Node]int, links []Link, nav, printHidden map[*html.Node]bool) *blockWriter {
+// printHidden; it returns the walk and the blocks printHidden took out.
+func contentBlocks(content *html.Node, kept map[*html.Node]int, links []Link, nav, printHidden map[*html.Node]bool) (*blockWriter, []string) {
 	all := &blockWriter{kept: kept, links: links, nav: nav, asides: true}
 	if len(printHidden) == 0 {
 		all.walk(content)
 		all.flush()
-		return all
+		return all, nil
 	}
 	both := make(map[*html.Node]bool, len(nav)+len(printHidden))
 	for _, m := range []map[*html.Node]bool{nav, printHidden} {
@@ -516,11 +521,29 @@ func contentBlocks(content *html.Node, kept map[*html.Node]int, links []Link, na
 	printed.walk(content)
 	printed.flush()
 	if 2*blocksLen(printed.blocks) >= blocksLen(whole.blocks) {
-		return printed
+		return printed, missingBlocks(whole.blocks, printed.blocks)
 	}
 	all.walk(content)
 	all.flush()
-	return all
+	return all, nil
+}
+
+// missingBlocks returns the blocks of all that part lacks (as many times
+// as all holds them more often).
+func missingBlocks(all, part []string) []string {
+	have := make(map[string]int, len(part))
+	for _, b := range part {
+		have[b]++
+	}
+	var out []string
+	for _, b := range all {
+		if have[b] > 0 {
+			have[b]--
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 // blocksLen is the length of blocks' text, in bytes.

@@ -94,6 +94,9 @@ func TestPrintRulesLeaveFurnitureOut(t *testing.T) {
 					t.Errorf("content %q missing from %q", s, p.Text)
 				}
 			}
+			if hidden := strings.Join(p.PrintHidden, "\n"); strings.Contains(hidden, "Added in: v0.9.3") == tt.kept {
+				t.Errorf("PrintHidden = %q: the version notes in it %v, want %v", p.PrintHidden, !tt.kept, !tt.kept)
+			}
 			for i, s := range furniture {
 				want := tt.kept
 				if i == len(furniture)-1 {

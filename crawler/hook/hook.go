@@ -572,6 +572,7 @@ func (h *Hook) parse(pageURL string, header http.Header, body []byte) (*Parsed, 
 		return nil, &SkipError{Reason: "meta refresh redirect to " + page.Refresh, Location: page.Refresh}
 	}
 	h.opts.Chrome.Observe(base.Host, page.Chrome)
+	h.opts.Chrome.ObservePrintHidden(base.Host, page.PrintHidden)
 	return &Parsed{Page: page, Truncated: truncated || page.Cut}, nil
 }
 
