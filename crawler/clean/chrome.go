@@ -1,6 +1,7 @@
 package clean
 
 import (
+	"regexp"
 	"strings"
 	"sync"
 )
@@ -136,14 +137,20 @@ func (c *Chrome) Strip(host string, blocks []string) []string {
 }
 
 // chromeKeys returns the keys of blocks, each without a leading list
-// bullet.
+// bullet or outline number (numberPrefix).
 func chromeKeys(blocks []string) []uint64 {
 	keys := make([]uint64, len(blocks))
 	for i, b := range blocks {
-		keys[i] = blockKey(strings.TrimLeft(b, bullets))
+		keys[i] = blockKey(numberPrefix.ReplaceAllString(strings.TrimLeft(b, bullets), ""))
 	}
 	return keys
 }
+
+// numberPrefix is an outline number before an item's text ("1. ",
+// "3.2. ", "12) "): a document keeps the numbers of a book's table of
+// contents where its page hides them from screen readers (mdBook's
+// `<strong aria-hidden="true">3.2.</strong>`, which the cleaner drops).
+var numberPrefix = regexp.MustCompile(`^[0-9]+(?:\.[0-9]+)*[.)]?\s+`)
 
 // bullets are the list markers a PDF or a DOCX prints before an item,
 // and the spaces after them.
