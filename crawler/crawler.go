@@ -349,7 +349,8 @@ func inUse(dir string, err error) error {
 func newHook(opts *Options, dir string, index indexer.Writer, cm *committer) (*hook.Hook, *snapHeader, error) {
 	hopts := hook.Options{Index: index, MaxBodyBytes: opts.MaxBodyBytes, MaxLinks: opts.MaxLinksPerPage, Language: opts.Language,
 		Documents: extract.Limits{MaxBytes: opts.MaxDocumentBytes}, PreferDocuments: opts.PreferDocuments,
-		Groups: opts.groupsFor, NoDedup: opts.NoDedup, Recorder: hook.RecorderFunc(cm.record), Source: cm.recordedPage}
+		Groups: opts.groupsFor, NoDedup: opts.NoDedup, Recorder: hook.RecorderFunc(cm.record), Source: cm.recordedPage,
+		Styles: newStyles(opts, cm.admit).source()}
 	return cm.keeper.openHook(hopts, dir)
 }
 

@@ -83,9 +83,16 @@ func (c *committer) observeDecisions(group []*result, adds []addition) {
 				break
 			}
 		}
+		if o == traps.Nothing && notThere(r.reason) {
+			o = traps.Missing
+		}
 		c.observeYield(r.url, o, uselessWhy(r.reason))
 	}
 }
+
+// notThere reports whether a request failed for reason because its page
+// is not there (HTTP 404 or 410): a broken link (traps.Missing).
+func notThere(reason string) bool { return reason == "HTTP 404" || reason == "HTTP 410" }
 
 // uselessWhy names, for a family's statistics, what a request that
 // yielded nothing met, from the reason its URL was skipped or failed.
@@ -103,6 +110,8 @@ func uselessWhy(reason string) string {
 		return traps.WhyType
 	case reason == admit.ReasonSoft404:
 		return "soft 404s"
+	case notThere(reason):
+		return "pages not found"
 	case strings.HasPrefix(reason, "HTTP "):
 		return "HTTP errors"
 	}

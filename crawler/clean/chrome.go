@@ -1,6 +1,7 @@
 package clean
 
 import (
+	"regexp"
 	"strings"
 	"sync"
 )
@@ -21,13 +22,19 @@ import (
 // happens to name (a table of contents lists the pages' titles) stands
 // alone between the document's paragraphs and stays.
 //
+// A block the host's pages hide in print ([Page.PrintHidden],
+// [Chrome.ObservePrintHidden]: Node.js's "Added in: v0.9.3" lines and
+// history tables) is furniture by the site's own word, and Strip takes
+// it out wherever it stands.
+//
 // Memory: at most MaxBlocks keys (8 bytes and a map entry each) a host;
 // beyond that, new blocks of the host are not remembered. Chrome is safe
 // for concurrent use; the zero value is ready to use, and a nil *Chrome
 // knows no blocks.
 type Chrome struct {
-	mu    sync.Mutex
-	hosts map[string]map[uint64]struct{}
+	mu     sync.Mutex
+	hosts  map[string]map[uint64]struct{}
+	hidden map[string]map[uint64]struct{} // blocks hidden in print, by host
 }
 
 // MinRun is the fewest consecutive chrome blocks inside a document that
@@ -43,16 +50,30 @@ func (c *Chrome) Observe(host string, blocks []string) {
 	if c == nil || len(blocks) == 0 {
 		return
 	}
+	c.remember(&c.hosts, host, blocks)
+}
+
+// ObservePrintHidden remembers the blocks one page of host hides in
+// print (Page.PrintHidden).
+func (c *Chrome) ObservePrintHidden(host string, blocks []string) {
+	if c == nil || len(blocks) == 0 {
+		return
+	}
+	c.remember(&c.hidden, host, blocks)
+}
+
+// remember adds the keys of blocks to host's set in *m.
+func (c *Chrome) remember(m *map[string]map[uint64]struct{}, host string, blocks []string) {
 	keys := chromeKeys(blocks)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.hosts == nil {
-		c.hosts = map[string]map[uint64]struct{}{}
+	if *m == nil {
+		*m = map[string]map[uint64]struct{}{}
 	}
-	known := c.hosts[host]
+	known := (*m)[host]
 	if known == nil {
 		known = map[uint64]struct{}{}
-		c.hosts[host] = known
+		(*m)[host] = known
 	}
 	for _, k := range keys {
 		if len(known) >= MaxBlocks {
@@ -72,14 +93,18 @@ func (c *Chrome) Strip(host string, blocks []string) []string {
 	}
 	keys := chromeKeys(blocks)
 	c.mu.Lock()
-	known := c.hosts[host]
+	known, hidden := c.hosts[host], c.hidden[host]
 	is := make([]bool, len(keys))
-	for i, k := range keys {
-		_, is[i] = known[k]
-	}
-	c.mu.Unlock()
 	drop := make([]bool, len(blocks))
 	dropped := 0
+	for i, k := range keys {
+		_, is[i] = known[k]
+		if _, ok := hidden[k]; ok {
+			drop[i] = true
+			dropped++
+		}
+	}
+	c.mu.Unlock()
 	for i := 0; i < len(is); {
 		if !is[i] {
 			i++
@@ -91,9 +116,11 @@ func (c *Chrome) Strip(host string, blocks []string) []string {
 		}
 		if i == 0 || j == len(is) || j-i >= MinRun {
 			for k := i; k < j; k++ {
-				drop[k] = true
+				if !drop[k] {
+					drop[k] = true
+					dropped++
+				}
 			}
-			dropped += j - i
 		}
 		i = j
 	}
@@ -110,14 +137,20 @@ func (c *Chrome) Strip(host string, blocks []string) []string {
 }
 
 // chromeKeys returns the keys of blocks, each without a leading list
-// bullet.
+// bullet or outline number (numberPrefix).
 func chromeKeys(blocks []string) []uint64 {
 	keys := make([]uint64, len(blocks))
 	for i, b := range blocks {
-		keys[i] = blockKey(strings.TrimLeft(b, bullets))
+		keys[i] = blockKey(numberPrefix.ReplaceAllString(strings.TrimLeft(b, bullets), ""))
 	}
 	return keys
 }
+
+// numberPrefix is an outline number before an item's text ("1. ",
+// "3.2. ", "12) "): a document keeps the numbers of a book's table of
+// contents where its page hides them from screen readers (mdBook's
+// `<strong aria-hidden="true">3.2.</strong>`, which the cleaner drops).
+var numberPrefix = regexp.MustCompile(`^[0-9]+(?:\.[0-9]+)*[.)]?\s+`)
 
 // bullets are the list markers a PDF or a DOCX prints before an item,
 // and the spaces after them.

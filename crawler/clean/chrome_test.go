@@ -37,6 +37,7 @@ func TestChromeStrip(t *testing.T) {
 	page := parseFile(t, "testdata/chrome/page.html")
 	var c Chrome
 	c.Observe("docs", page.Chrome)
+	c.ObservePrintHidden("docs", []string{"Added in: v0.9.3"})
 	text1 := "Getting started with the tool means setting up a project directory."
 	text2 := "Install the tool with the package manager of your system."
 	footer := "© Copyright 2007-2024, the developers. Created using the generator 5.3.1."
@@ -51,18 +52,27 @@ func TestChromeStrip(t *testing.T) {
 		{"bullets of a PDF's sidebar", "docs",
 			[]string{text1, text2, "Site navigation", "• Getting started", "• Installing", "• First steps"},
 			[]string{text1, text2}},
+		{"a book's contents, numbered", "docs",
+			[]string{"1. Getting started", "1.1. Installing", "2) First steps", text1, text2},
+			[]string{text1, text2}},
 		{"a run of MinRun inside", "docs",
 			[]string{text1, "Installing", "First steps", "More customization", text2},
 			[]string{text1, text2}},
 		{"a shorter run inside stays", "docs",
 			[]string{text1, "Installing", "First steps", text2},
 			[]string{text1, "Installing", "First steps", text2}},
+		{"a block hidden in print, anywhere, digits aside", "docs",
+			[]string{text1, "Added in: v0.7.1", text2, "Added in: v0.9.3"},
+			[]string{text1, text2}},
+		{"hidden in print inside a shorter run", "docs",
+			[]string{text1, "Installing", "Added in: v1.2.3", "First steps", text2},
+			[]string{text1, "Installing", "First steps", text2}},
 		{"all chrome stays", "docs",
 			[]string{"Installing", "First steps"},
 			[]string{"Installing", "First steps"}},
 		{"another host", "other",
-			[]string{"Documentation »", text1, footer},
-			[]string{"Documentation »", text1, footer}},
+			[]string{"Documentation »", text1, footer, "Added in: v0.9.3"},
+			[]string{"Documentation »", text1, footer, "Added in: v0.9.3"}},
 		{"nil Chrome", "docs",
 			[]string{"Documentation »", text1},
 			[]string{"Documentation »", text1}},

@@ -56,10 +56,15 @@ type Page struct {
 	// in order: what a
 	// document made from the whole page file carries beside the page's
 	// text (see [Chrome]).
-	Chrome   []string
-	Tagged   string // title, headings and <b>/<strong> text of the main content, for SimHash boosting
-	NoIndex  bool   // <meta name=robots> says noindex or none
-	NoFollow bool   // <meta name=robots> says nofollow or none
+	Chrome []string
+	// PrintHidden holds the blocks of the main content that the page's
+	// print rules hide, left out of Blocks (see [PrintHidden]): what a
+	// document made from the whole page file carries and its printed
+	// PDF does not (see [Chrome.ObservePrintHidden]).
+	PrintHidden []string
+	Tagged      string // title, headings and <b>/<strong> text of the main content, for SimHash boosting
+	NoIndex     bool   // <meta name=robots> says noindex or none
+	NoFollow    bool   // <meta name=robots> says nofollow or none
 	// Cut says the document, decoded from its charset to UTF-8, was
 	// longer than Options.MaxBytes and was read to that length only.
 	Cut bool
@@ -92,6 +97,10 @@ type Options struct {
 	// their URLs are not resolved and their anchor texts not read, so a
 	// page of 100,000 links costs the links it keeps. 0: no bound.
 	MaxLinks int
+	// Styles returns the stylesheets the page links on its own host,
+	// read for their print rules (see [PrintHidden]); nil: the page's
+	// <style> elements only.
+	Styles StyleSource
 }
 
 // DefaultMaxBytes is the default of Options.MaxBytes.
@@ -192,7 +201,7 @@ func Parse(r io.Reader, base *url.URL, opts Options) (*Page, error) {
 	if err != nil {
 		return nil, fmt.Errorf("clean: parsing document: %w", err)
 	}
-	p := extract(doc, base, opts.MaxLinks)
+	p := extract(doc, base, opts)
 	p.Cut = cut
 	return p, nil
 }
@@ -231,7 +240,7 @@ func looksBinary(data []byte) bool {
 	return false
 }
 
-func extract(doc *goquery.Document, base *url.URL, maxLinks int) *Page {
+func extract(doc *goquery.Document, base *url.URL, opts Options) *Page {
 	p := &Page{}
 	self := base
 	if href, ok := doc.Find("base[href]").First().Attr("href"); ok {
@@ -243,8 +252,8 @@ func extract(doc *goquery.Document, base *url.URL, maxLinks int) *Page {
 	p.Language = strings.TrimSpace(doc.Find("html").First().AttrOr("lang", ""))
 	p.readMeta(doc, base)
 	p.readAlternates(doc, base, self)
-	kept := p.readLinks(doc, base, maxLinks)
-	p.readContent(doc, kept)
+	kept := p.readLinks(doc, base, opts.MaxLinks)
+	p.readContent(doc, kept, printHiddenNodes(doc, base, opts.Styles))
 	return p
 }
 
@@ -448,8 +457,11 @@ func imgAlt(n *html.Node) string {
 }
 
 // readContent reads the headings, the main content's blocks and bold
-// text, marks the links inside it, and fills Text and Tagged.
-func (p *Page) readContent(doc *goquery.Document, kept map[*html.Node]int) {
+// text, marks the links inside it, and fills Text and Tagged. The
+// elements the page's print rules hide (printHidden) are left out of the
+// main content, unless that would leave less than half of its text (a
+// print sheet that hides the page to print one part of it).
+func (p *Page) readContent(doc *goquery.Document, kept map[*html.Node]int, printHidden map[*html.Node]bool) {
 	body := doc.Find("body").First()
 	var tagged []string
 	if p.Title != "" {
@@ -477,15 +489,70 @@ func (p *Page) readContent(doc *goquery.Document, kept map[*html.Node]int) {
 	}
 	if content != nil {
 		content = titleBlock(content, p.Title)
-		w := blockWriter{kept: kept, links: p.Links, nav: navBlocks(doc), asides: true}
-		w.walk(content)
-		w.flush()
-		p.Blocks = w.blocks
+		w, hidden := contentBlocks(content, kept, p.Links, navBlocks(doc), printHidden)
+		p.Blocks, p.PrintHidden = w.blocks, hidden
 		tagged = append(tagged, w.bold...)
 		p.Chrome = chromeBlocks(body.Nodes, content)
 	}
 	p.Text = strings.Join(p.Blocks, "\n\n")
 	p.Tagged = strings.Join(tagged, "\n")
+}
+
+// contentBlocks walks the main content, without the navigation blocks
+// nav and, unless that leaves less than half of its text, the elements
+// printHidden; it returns the walk and the blocks printHidden took out.
+func contentBlocks(content *html.Node, kept map[*html.Node]int, links []Link, nav, printHidden map[*html.Node]bool) (*blockWriter, []string) {
+	all := &blockWriter{kept: kept, links: links, nav: nav, asides: true}
+	if len(printHidden) == 0 {
+		all.walk(content)
+		all.flush()
+		return all, nil
+	}
+	both := make(map[*html.Node]bool, len(nav)+len(printHidden))
+	for _, m := range []map[*html.Node]bool{nav, printHidden} {
+		for n := range m {
+			both[n] = true
+		}
+	}
+	whole := &blockWriter{nav: nav, asides: true} // measured only: marks no link
+	whole.walk(content)
+	whole.flush()
+	printed := &blockWriter{kept: kept, links: links, nav: both, asides: true}
+	printed.walk(content)
+	printed.flush()
+	if 2*blocksLen(printed.blocks) >= blocksLen(whole.blocks) {
+		return printed, missingBlocks(whole.blocks, printed.blocks)
+	}
+	all.walk(content)
+	all.flush()
+	return all, nil
+}
+
+// missingBlocks returns the blocks of all that part lacks (as many times
+// as all holds them more often).
+func missingBlocks(all, part []string) []string {
+	have := make(map[string]int, len(part))
+	for _, b := range part {
+		have[b]++
+	}
+	var out []string
+	for _, b := range all {
+		if have[b] > 0 {
+			have[b]--
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// blocksLen is the length of blocks' text, in bytes.
+func blocksLen(blocks []string) int {
+	n := 0
+	for _, b := range blocks {
+		n += len(b)
+	}
+	return n
 }
 
 // chromeBlocks returns the text blocks of body outside content: the

@@ -149,6 +149,11 @@ type Options struct {
 	// the first, in document order; the others only counted,
 	// Page.LinkCount). Default 0: every link.
 	MaxLinks int
+	// Styles returns the stylesheets a page links on its own host, read
+	// for their print rules: what they hide in print is left out of the
+	// main content (clean.Options.Styles). Default nil: a page's <style>
+	// elements only.
+	Styles clean.StyleSource
 	// Groups returns the access groups of a URL. Default: none (public).
 	Groups func(url string) []string
 	// Source reads back a recorded page: what Update and Remove record
@@ -555,7 +560,7 @@ func (h *Hook) parse(pageURL string, header http.Header, body []byte) (*Parsed, 
 	default:
 		return nil, skip("content type %s", ctype)
 	}
-	page, err := clean.Parse(bytes.NewReader(body), base, clean.Options{MaxBytes: int64(h.opts.MaxBodyBytes), MaxLinks: h.opts.MaxLinks})
+	page, err := clean.Parse(bytes.NewReader(body), base, clean.Options{MaxBytes: int64(h.opts.MaxBodyBytes), MaxLinks: h.opts.MaxLinks, Styles: h.opts.Styles})
 	switch {
 	case errors.Is(err, clean.ErrNotHTML):
 		return nil, skip("not an HTML document")
@@ -567,6 +572,7 @@ func (h *Hook) parse(pageURL string, header http.Header, body []byte) (*Parsed, 
 		return nil, &SkipError{Reason: "meta refresh redirect to " + page.Refresh, Location: page.Refresh}
 	}
 	h.opts.Chrome.Observe(base.Host, page.Chrome)
+	h.opts.Chrome.ObservePrintHidden(base.Host, page.PrintHidden)
 	return &Parsed{Page: page, Truncated: truncated || page.Cut}, nil
 }
 

@@ -223,3 +223,40 @@ func TestYields(t *testing.T) {
 		t.Errorf("Families() = %v", got)
 	}
 }
+
+// TestYieldsBrokenLinks: links to pages not there (Missing) demote a
+// family, as other useless requests do, but never stop it, whatever
+// their number and whatever arrives after them; Nothing of the same
+// count stops it. The fourth held-out site's Rust chapters link to the
+// whole book, which the site does not hold: 91 broken links of
+// /rust/*.html stopped the family, and two real chapters were lost.
+func TestYieldsBrokenLinks(t *testing.T) {
+	tests := []struct {
+		name                 string
+		useless              Outcome
+		wantDemoted, stopped bool
+	}{
+		{"broken links", Missing, true, false},
+		{"noindex views", Nothing, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			y := NewYields(Options{})
+			fam := "127.0.0.1/rust/*.html"
+			for range 4 {
+				y.Observe(fam, Useful, "")
+			}
+			for range 91 {
+				y.Observe(fam, tt.useless, "why")
+			}
+			_, stopped := y.Stopped(fam)
+			if y.Demoted(fam) != tt.wantDemoted || stopped != tt.stopped {
+				t.Errorf("after 4 pages and 91 useless: demoted %v, stopped %v; want %v, %v",
+					y.Demoted(fam), stopped, tt.wantDemoted, tt.stopped)
+			}
+			if d, _ := y.Observe(fam, Useful, ""); d {
+				t.Error("a page kept demoted the family")
+			}
+		})
+	}
+}

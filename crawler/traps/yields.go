@@ -19,7 +19,10 @@ import (
 // every other); once MaxUselessPerFamily of them yielded nothing, it is
 // stopped (none of its URLs is fetched any more). Copies alone never
 // stop a family: a copy fetched is a copy known, shown with its
-// original ("1 similar"). It is safe for concurrent use.
+// original ("1 similar"). Nor do links to pages not there (Missing): a
+// family of real pages that also links to many pages the site does not
+// hold (a book's chapters linking to the whole book) must not lose its
+// real pages to those broken links. It is safe for concurrent use.
 type Yields struct {
 	demote, stop int
 	mu           sync.Mutex
@@ -46,6 +49,12 @@ const (
 	Useful  Outcome = iota // a page kept, or a URL not known before
 	Copy                   // a copy of a page of the same name
 	Nothing                // noindex, a listing or redirect to nothing new, another type, an error
+	// Missing is a page the server says is not there (HTTP 404, 410):
+	// useless, so it demotes its family, but it never stops it. A
+	// broken link yields no URL, so its family's requests are bounded by
+	// the links of the pages that exist, and the family's real pages,
+	// found beside its broken links, must still be fetched.
+	Missing
 )
 
 // NewYields returns empty statistics with the bounds of opts.
@@ -75,7 +84,7 @@ func (y *Yields) Observe(family string, o Outcome, why string) (demotedNow, stop
 		return false, false
 	}
 	f.useless++
-	if o == Nothing {
+	if o == Nothing { // not Missing: see Missing
 		f.nothing++
 	}
 	if len(f.why) < 8 || f.why[why] > 0 {

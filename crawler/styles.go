@@ -1,0 +1,92 @@
+package crawler
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+
+	"github.com/doppel-search/doppel/crawler/admit"
+	"github.com/doppel-search/doppel/crawler/clean"
+)
+
+// maxStylesPerHost is the most stylesheets a crawl fetches of one host
+// for their print rules (clean.StyleSource): a site's pages share a few.
+const maxStylesPerHost = 8
+
+// styles fetches the stylesheets pages link on their own host, read for
+// their print rules (clean.PrintHidden): each at most once per crawl,
+// its failure included, at most maxStylesPerHost per host and
+// clean.MaxStyleBytes each, with the crawl's client and User-Agent, as
+// robots.txt allows. Like robots.txt, they are requests of the crawl
+// outside the page budget. It is safe for concurrent use.
+type styles struct {
+	opts   *Options
+	admit  *admit.Admission
+	client *http.Client
+	mu     sync.Mutex
+	host   map[string]int
+	sheets map[string]*styleSheet
+}
+
+type styleSheet struct {
+	once sync.Once
+	body []byte
+}
+
+func newStyles(opts *Options, adm *admit.Admission) *styles {
+	return &styles{opts: opts, admit: adm, client: opts.client(opts.Timeout, nil, nil),
+		host: map[string]int{}, sheets: map[string]*styleSheet{}}
+}
+
+// source returns s as a clean.StyleSource.
+func (s *styles) source() clean.StyleSource { return s.get }
+
+// get returns the stylesheet at u, fetched the first time it is asked
+// for; nil if it is not http(s), over its host's bound, not allowed,
+// or not answered with 200.
+func (s *styles) get(u *url.URL) []byte {
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil
+	}
+	key := u.String()
+	s.mu.Lock()
+	sheet := s.sheets[key]
+	if sheet == nil {
+		if s.host[u.Host] >= maxStylesPerHost {
+			s.mu.Unlock()
+			return nil
+		}
+		s.host[u.Host]++
+		sheet = &styleSheet{}
+		s.sheets[key] = sheet
+	}
+	s.mu.Unlock()
+	sheet.once.Do(func() { sheet.body = s.fetch(key) })
+	return sheet.body
+}
+
+// fetch gets one stylesheet, at most clean.MaxStyleBytes of it.
+func (s *styles) fetch(u string) []byte {
+	if s.admit != nil && !s.admit.Allowed(u) {
+		return nil
+	}
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		return nil
+	}
+	req.Header.Set("User-Agent", s.opts.UserAgent)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, clean.MaxStyleBytes))
+	if err != nil {
+		return nil
+	}
+	return body
+}
