@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/frontier"
@@ -251,6 +252,20 @@ func (d *dispatcher) begin() {
 	d.mu.Lock()
 	d.inflight++
 	d.mu.Unlock()
+}
+
+// spend counts one request that is not a page's in requests if the page
+// budget has room for it beside the pages popped and not yet committed,
+// under the lock the pages are popped with, so that the two never spend
+// the same request.
+func (d *dispatcher) spend(requests *atomic.Int64) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.budget(d.fresh) {
+		return false
+	}
+	requests.Add(1)
+	return true
 }
 
 // settle reports results committed (or abandoned): n in flight, fresh of

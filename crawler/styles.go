@@ -1,13 +1,16 @@
 package crawler
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/url"
 	"sync"
+	"time"
 
 	"github.com/doppel-search/doppel/crawler/admit"
 	"github.com/doppel-search/doppel/crawler/clean"
+	"github.com/doppel-search/doppel/crawler/polite"
 )
 
 // maxStylesPerHost is the most stylesheets a crawl fetches of one host
@@ -18,12 +21,18 @@ const maxStylesPerHost = 8
 // their print rules (clean.PrintHidden): each at most once per crawl,
 // its failure included, at most maxStylesPerHost per host and
 // clean.MaxStyleBytes each, with the crawl's client and User-Agent, as
-// robots.txt allows. Like robots.txt, they are requests of the crawl
-// outside the page budget. It is safe for concurrent use.
+// robots.txt allows. Each is a request like a page's: it waits for a
+// request slot of its host and its delay (the crawl's politeness), goes
+// through a shared frontier's gate, and is counted against the page
+// budget (Options.MaxPages) — none is made once the budget is spent. It
+// is safe for concurrent use.
 type styles struct {
 	opts   *Options
 	admit  *admit.Admission
+	pacer  *polite.Pacer
 	client *http.Client
+	// spend takes one request of the page budget, false if none is left.
+	spend  func() bool
 	mu     sync.Mutex
 	host   map[string]int
 	sheets map[string]*styleSheet
@@ -34,8 +43,11 @@ type styleSheet struct {
 	body []byte
 }
 
-func newStyles(opts *Options, adm *admit.Admission) *styles {
-	return &styles{opts: opts, admit: adm, client: opts.client(opts.Timeout, nil, nil),
+func newStyles(opts *Options, adm *admit.Admission, pacer *polite.Pacer, turns hostTurns, spend func() bool) *styles {
+	client := opts.client(opts.Timeout, nil, func(base http.RoundTripper) http.RoundTripper {
+		return turns.wrap(polite.Transport{Base: base, Pacer: pacer}, false)
+	})
+	return &styles{opts: opts, admit: adm, pacer: pacer, client: client, spend: spend,
 		host: map[string]int{}, sheets: map[string]*styleSheet{}}
 }
 
@@ -66,7 +78,8 @@ func (s *styles) get(u *url.URL) []byte {
 	return sheet.body
 }
 
-// fetch gets one stylesheet, at most clean.MaxStyleBytes of it.
+// fetch gets one stylesheet, at most clean.MaxStyleBytes of it, with a
+// request slot of its host and a request of the budget.
 func (s *styles) fetch(u string) []byte {
 	if s.admit != nil && !s.admit.Allowed(u) {
 		return nil
@@ -75,6 +88,16 @@ func (s *styles) fetch(u string) []byte {
 	if err != nil {
 		return nil
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.Timeout)
+	defer cancel()
+	if !s.slot(ctx, req.URL.Host) {
+		return nil
+	}
+	defer s.pacer.Release(req.URL.Host)
+	if s.spend != nil && !s.spend() {
+		return nil
+	}
+	req = req.WithContext(ctx)
 	req.Header.Set("User-Agent", s.opts.UserAgent)
 	resp, err := s.client.Do(req)
 	if err != nil {
@@ -89,4 +112,17 @@ func (s *styles) fetch(u string) []byte {
 		return nil
 	}
 	return body
+}
+
+// slot waits for a request slot of host, as a sitemap does, until ctx
+// ends.
+func (s *styles) slot(ctx context.Context, host string) bool {
+	for !s.pacer.TryAcquire(host) {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return true
 }

@@ -14,13 +14,57 @@ import (
 // once for all the pages that link it, and one of another host never.
 func TestPrintStylesheet(t *testing.T) {
 	const pages = 3
-	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/style.css":
+	s := newSite(t, styledSite(pages, 1))
+	c := crawl(t, t.TempDir(), testOptions(s.URL+"/"))
+	if got := searchURLs(t, c, bleve.NewMatchQuery("module")); len(got) < pages {
+		t.Fatalf("%d pages found by their text, want at least %d: %v", len(got), pages, got)
+	}
+	if got := searchURLs(t, c, bleve.NewMatchQuery("zanzibarversion")); len(got) != 0 {
+		t.Errorf("the text hidden in print found on %v", got)
+	}
+	if _, n := s.hitsWhere(func(p string) bool { return p == "/style0.css" }); n != 1 {
+		t.Errorf("/style0.css requested %d times, want 1", n)
+	}
+}
+
+// TestStylesheetsInBudget: a stylesheet request is a request of the page
+// budget: with MaxPages n, the server answers at most n requests for
+// pages and stylesheets together, however many stylesheets the pages
+// link (robots.txt, the sitemap and the missing-page probe aside, as
+// for pages).
+func TestStylesheetsInBudget(t *testing.T) {
+	for _, budget := range []int{1, 2, 5, 9} {
+		s := newSite(t, styledSite(20, 6))
+		opts := testOptions(s.URL + "/")
+		opts.MaxPages = budget
+		c := crawl(t, t.TempDir(), opts)
+		_, sheets := s.hitsWhere(func(p string) bool { return strings.HasSuffix(p, ".css") })
+		_, all := s.hitsWhere(func(p string) bool {
+			return strings.HasSuffix(p, ".css") || strings.HasPrefix(p, "/p") || p == "/"
+		})
+		if all > budget {
+			t.Errorf("budget %d: %d requests (%d of them stylesheets)", budget, all, sheets)
+		}
+		if st := c.Stats(); st.Requests != int64(all) {
+			t.Errorf("budget %d: the crawl counts %d requests, the server answered %d", budget, st.Requests, all)
+		}
+		if budget >= 5 && sheets == 0 {
+			t.Errorf("budget %d: no stylesheet requested", budget)
+		}
+	}
+}
+
+// styledSite serves pages /p0.html … that link each other and sheets
+// stylesheets of their host (/style0.css …; the first hides the
+// api_metadata block in print) and one of another host.
+func styledSite(pages, sheets int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/style") {
 			w.Header().Set("Content-Type", "text/css")
 			fmt.Fprint(w, "body { margin: 0 }\n@media print { .api_metadata, #toc { display: none } }")
 			return
-		case "/robots.txt":
+		}
+		if r.URL.Path == "/robots.txt" {
 			http.NotFound(w, r)
 			return
 		}
@@ -30,7 +74,10 @@ func TestPrintStylesheet(t *testing.T) {
 			return
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, `<html><head><title>Module %d</title><link rel="stylesheet" href="/style.css">`, n)
+		fmt.Fprintf(&b, `<html><head><title>Module %d</title>`, n)
+		for i := range sheets {
+			fmt.Fprintf(&b, `<link rel="stylesheet" href="/style%d.css">`, i)
+		}
 		fmt.Fprint(&b, `<link rel="stylesheet" href="http://203.0.113.9/other.css"></head><body><main>`)
 		fmt.Fprintf(&b, `<h1>Module %d</h1><div class="api_metadata">Zanzibarversion %d</div>`, n, n)
 		fmt.Fprintf(&b, "<p>%s</p>", strings.Repeat(fmt.Sprintf("Module %d does its own work with care, step %d. ", n, n*17), 15))
@@ -39,15 +86,5 @@ func TestPrintStylesheet(t *testing.T) {
 		}
 		fmt.Fprint(&b, "</main></body></html>")
 		fmt.Fprint(w, b.String())
-	}))
-	c := crawl(t, t.TempDir(), testOptions(s.URL+"/"))
-	if got := searchURLs(t, c, bleve.NewMatchQuery("module")); len(got) < pages {
-		t.Fatalf("%d pages found by their text, want at least %d: %v", len(got), pages, got)
-	}
-	if got := searchURLs(t, c, bleve.NewMatchQuery("zanzibarversion")); len(got) != 0 {
-		t.Errorf("the text hidden in print found on %v", got)
-	}
-	if _, n := s.hitsWhere(func(p string) bool { return p == "/style.css" }); n != 1 {
-		t.Errorf("/style.css requested %d times, want 1", n)
-	}
+	})
 }
