@@ -106,9 +106,9 @@ type Options struct {
 	// Promote is how much better than its master a member with a title of
 	// its own must match a query to stand for its cluster on a result
 	// page: a member whose score is more than Promote times its master's
-	// (or whose master does not match), or that is its cluster's best
-	// hit and holds the query's words as typed where the master does not
-	// (a pasted line: see representatives), represents the cluster;
+	// (or whose master does not match), or that is among the cluster's
+	// first hits and holds the query's words as typed where the master
+	// does not (a pasted line: see representatives), represents the cluster;
 	// otherwise, and always when the member has the master's title (a
 	// document and its HTML page, a print copy), the master does. Default
 	// 1.25; it must be at least 1.
