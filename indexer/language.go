@@ -26,7 +26,7 @@ import (
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/ro"  // registers "ro"
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/ru"  // registers "ru"
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/sv"  // registers "sv"
-	_ "github.com/blevesearch/bleve/v2/analysis/lang/tr"  // registers "tr"
+	"github.com/blevesearch/bleve/v2/analysis/lang/tr"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/registry"
 )
@@ -52,7 +52,9 @@ const analyzerPrefix = AnalyzerName + "-"
 // (a primary subtag as package internal/lang gives it: "de", "ja",
 // "zh-hans"): Doppel's tokenizer (the tokens the detector compares)
 // followed by the filters of bleve's analyzer for that language — its
-// stop words, normalization and stemmer ("doppel-de", "doppel-fr", …);
+// stop words, normalization and stemmer ("doppel-de", "doppel-fr", …;
+// Turkish words stand as their Snowball stem and as written, so that a
+// bare noun meets its plural: see turkishForms);
 // for Chinese, Japanese and Korean "doppel-cjk" (the tokenizer's bigrams,
 // full- and half-width forms folded, no stemmer); and [AnalyzerName]
 // (English stop words and the Porter stemmer) for English, for a language
@@ -116,46 +118,72 @@ func languageTypes() []string {
 	return append(out, analyzerPrefix+cjk.AnalyzerName)
 }
 
+// replacedFilters are the token filters of bleve's language analyzers
+// that Doppel's replace, by analyzer: bleve's filter name, then Doppel's.
+var replacedFilters = map[string][2]string{
+	tr.AnalyzerName: {tr.SnowballStemmerName, turkishFormsName},
+}
+
 func init() {
 	for _, a := range languageTypes() {
 		base := strings.TrimPrefix(a, analyzerPrefix)
 		err := registry.RegisterAnalyzer(a, func(_ map[string]any, cache *registry.Cache) (analysis.Analyzer, error) {
-			tok, err := cache.TokenizerNamed(TokenizerName)
-			if err != nil {
-				return nil, err
-			}
-			if base == cjk.AnalyzerName {
-				// The tokenizer makes the bigrams; only the width folding of
-				// bleve's cjk analyzer is wanted.
-				w, err := cache.TokenFilterNamed(cjk.WidthName)
-				if err != nil {
-					return nil, err
-				}
-				return &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: []analysis.TokenFilter{w}}, nil
-			}
-			theirs, err := cache.AnalyzerNamed(base)
-			if err != nil {
-				return nil, err
-			}
-			da, ok := theirs.(*analysis.DefaultAnalyzer)
-			if !ok {
-				return nil, fmt.Errorf("indexer: bleve's analyzer %q is a %T, not a DefaultAnalyzer", base, theirs)
-			}
-			lower, err := cache.TokenFilterNamed(lowercase.Name)
-			if err != nil {
-				return nil, err
-			}
-			// The tokenizer lowercases; every other filter is kept, in order.
-			var filters []analysis.TokenFilter
-			for _, f := range da.TokenFilters {
-				if f != lower {
-					filters = append(filters, f)
-				}
-			}
-			return &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: filters}, nil
+			return languageAnalyzer(base, cache)
 		})
 		if err != nil {
 			panic(err)
 		}
 	}
+}
+
+// languageAnalyzer returns the analyzer of the language analyzed by
+// bleve's analyzer base: Doppel's tokenizer and the analyzer's filters
+// but lowercasing (the tokenizer lowercases), with replacedFilters
+// replaced.
+func languageAnalyzer(base string, cache *registry.Cache) (analysis.Analyzer, error) {
+	tok, err := cache.TokenizerNamed(TokenizerName)
+	if err != nil {
+		return nil, err
+	}
+	if base == cjk.AnalyzerName {
+		// The tokenizer makes the bigrams; only the width folding of
+		// bleve's cjk analyzer is wanted.
+		w, err := cache.TokenFilterNamed(cjk.WidthName)
+		if err != nil {
+			return nil, err
+		}
+		return &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: []analysis.TokenFilter{w}}, nil
+	}
+	theirs, err := cache.AnalyzerNamed(base)
+	if err != nil {
+		return nil, err
+	}
+	da, ok := theirs.(*analysis.DefaultAnalyzer)
+	if !ok {
+		return nil, fmt.Errorf("indexer: bleve's analyzer %q is a %T, not a DefaultAnalyzer", base, theirs)
+	}
+	drop, err := cache.TokenFilterNamed(lowercase.Name)
+	if err != nil {
+		return nil, err
+	}
+	var old, ours analysis.TokenFilter
+	if r, ok := replacedFilters[base]; ok {
+		if old, err = cache.TokenFilterNamed(r[0]); err != nil {
+			return nil, err
+		}
+		if ours, err = cache.TokenFilterNamed(r[1]); err != nil {
+			return nil, err
+		}
+	}
+	var filters []analysis.TokenFilter
+	for _, f := range da.TokenFilters {
+		switch {
+		case f == drop:
+		case old != nil && f == old:
+			filters = append(filters, ours)
+		default:
+			filters = append(filters, f)
+		}
+	}
+	return &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: filters}, nil
 }

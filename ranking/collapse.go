@@ -76,6 +76,10 @@ type rep struct {
 	date   string  // by date: its date sort key
 	master string  // the master, if it is among the hits
 	mscore float64 // its score
+	// members are the first hits of the cluster other than the master
+	// (at most maxVerbatim), in rank order: those that may stand for it
+	// by holding a pasted line (representatives).
+	members []string
 	// values are the facet values of the cluster's hits (when read):
 	// by facet, in Facets' order, each value once.
 	values [5][]string
@@ -501,6 +505,8 @@ func group(hits []*search.DocumentMatch, byDate, withValues bool, now time.Time)
 		}
 		if master && cur.master == "" {
 			cur.master, cur.mscore = h.ID, h.Score
+		} else if !master && len(cur.members) < maxVerbatim {
+			cur.members = append(cur.members, h.ID)
 		}
 	}
 	return order, best

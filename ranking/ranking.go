@@ -106,10 +106,12 @@ type Options struct {
 	// Promote is how much better than its master a member with a title of
 	// its own must match a query to stand for its cluster on a result
 	// page: a member whose score is more than Promote times its master's
-	// (or whose master does not match) represents the cluster; otherwise,
-	// and always when the member has the master's title (a document and
-	// its HTML page, a print copy), the master does. Default 1.25; it must
-	// be at least 1.
+	// (or whose master does not match), or that is among the cluster's
+	// first hits and holds the query's words as typed where the master
+	// does not (a pasted line: see representatives), represents the cluster;
+	// otherwise, and always when the member has the master's title (a
+	// document and its HTML page, a print copy), the master does. Default
+	// 1.25; it must be at least 1.
 	Promote float64
 	// PhraseBoost weighs a document holding a Plain query's words as a
 	// phrase, in the order typed, against one holding them apart
@@ -448,9 +450,13 @@ type compiled struct {
 	// relaxed, if not nil, returns what to search when text matches
 	// fewer documents than a page, given the terms that are common in the
 	// index (see userquery.Parser.Relaxed; nil: none).
-	relaxed   func(common func([]string) bool) query.Query
-	snippet   query.Query // the terms to mark in body snippets (nil: none)
-	truncated bool        // the Plain query was cut to MaxQueryBytes
+	relaxed func(common func([]string) bool) query.Query
+	snippet query.Query // the terms to mark in body snippets (nil: none)
+	// phrase matches the documents holding a Plain query's words as
+	// typed (userquery.Parser.Phrase; nil: none), which a member holding
+	// a pasted line is promoted by (representatives).
+	phrase    query.Query
+	truncated bool // the Plain query was cut to MaxQueryBytes
 	// tier is the query on the first tier: the documents holding every
 	// required word in their title, headings or anchor texts, scored on
 	// those fields (nil: no plain word; see userquery.Parser.Within);
@@ -477,7 +483,7 @@ func (s *Searcher) compile(ctx context.Context, q string, syn Syntax, groups []s
 		}
 		p := s.reduce(s.plain.With(s.langs.forQuery(strings.Join(words, " "), st.share)), parsed, st)
 		c := compiled{text: st.scored(s.bound(p.Build(parsed), groups, st)), snippet: p.Snippet(parsed, indexer.FieldBody), truncated: parsed.Truncated,
-			required: p.Required(parsed), stats: st}
+			required: p.Required(parsed), phrase: p.Phrase(parsed), stats: st}
 		if t := p.Within(parsed, indexer.FieldTitle, indexer.FieldHeadings, indexer.FieldAnchors); t != nil {
 			c.tier = st.scored(s.bound(t, groups, st))
 		}
@@ -633,9 +639,9 @@ func memberRecords() query.Query {
 // language when its master is in another, with the number of other
 // members the user may see.
 func (s *Searcher) hits(ctx context.Context, page []string, best map[string]*rep, cq compiled, r Request) ([]Hit, error) {
-	ids := make([]string, len(page))
-	for i, c := range page {
-		ids[i] = best[c].representative(s.opts.Promote)
+	ids, err := s.representatives(ctx, page, best, cq)
+	if err != nil {
+		return nil, err
 	}
 	fields, err := s.fields(ctx, ids, cq.snippet)
 	if err != nil {

@@ -377,6 +377,31 @@ func (p *Parser) words(text string) []query.Query {
 	return out
 }
 
+// Phrase returns the query for the documents holding q's plain words as
+// the phrase Build scores (Options.PhraseBoost): in the order typed, in
+// one text field; nil if q has fewer than two distinct plain words. It
+// says which documents hold a pasted line as written.
+func (p *Parser) Phrase(q Parsed) query.Query {
+	text := plainText(q)
+	if text == "" {
+		return nil
+	}
+	var alts []query.Query
+	for _, f := range p.text {
+		ws := p.plainWordsIn(f.Name, text)
+		if len(distinctWords(ws)) < 2 {
+			continue
+		}
+		if ph := phrase(ws, f.Name, 1); ph != nil {
+			alts = append(alts, ph)
+		}
+	}
+	if len(alts) == 0 {
+		return nil
+	}
+	return disjunction(alts)
+}
+
 // name returns the query for the documents named text (Options.NameField),
 // nil if the parser has no name field or text no key.
 func (p *Parser) name(text string) query.Query {
