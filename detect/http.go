@@ -40,8 +40,9 @@ import (
 // Options.MaxInflightBytes in all (a body without a Content-Length
 // counts as api.MaxBodyBytes until it is read), and at most MaxBodies of
 // them run at once; a request that waits more than a second for its
-// share gets 503 with Retry-After, without its body being read. Errors
-// go to log (nil: slog's default) as well, without the documents.
+// share gets 503 with Retry-After, its body read and thrown away (see
+// drain). Errors go to log (nil: slog's default) as well, without the
+// documents.
 func (s *Service) Handler(log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.Default()
