@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/pages"
+	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/indexer"
 	"github.com/doppel-search/doppel/indexer/shard"
 	"github.com/doppel-search/doppel/internal/checkfile"
@@ -23,7 +25,7 @@ import (
 // A StoreState is what Check found of one store of a data directory and,
 // after Repair, what was done.
 type StoreState struct {
-	Name string // "crawl.json", "pages.db", "frontier.db", "index", "detector.snap"
+	Name string // "crawl.json", "pages.db", "frontier.db", "index", "detector.snap", "detector.sets"
 	Path string
 	// Err says what is wrong with the store; nil if it is sound.
 	Err error
@@ -36,8 +38,9 @@ type StoreState struct {
 
 // Check opens every store of the data directory dir read-only and checks
 // it (see Open): the options file, the records, the frontier, the search
-// index (its files, and its document count against the records) and the
-// detector's snapshot. It changes nothing. The error is for a directory
+// index (its files, and its document count against the records), the
+// detector's snapshot and its verification sets (against the checksum
+// the snapshot records). It changes nothing. The error is for a directory
 // that holds no crawl, or is in use by a running crawl.
 func Check(dir string) ([]StoreState, error) {
 	if _, err := os.Stat(filepath.Join(dir, optionsFile)); err != nil {
@@ -45,7 +48,7 @@ func Check(dir string) ([]StoreState, error) {
 			return nil, fmt.Errorf("crawler: no earlier crawl in %s", dir)
 		}
 	}
-	st := []StoreState{{Name: optionsFile}, {Name: pagesFile}, {Name: frontierFile}, {Name: indexDir}, {Name: snapshotFile}}
+	st := []StoreState{{Name: optionsFile}, {Name: pagesFile}, {Name: frontierFile}, {Name: indexDir}, {Name: snapshotFile}, {Name: setsFile}}
 	for i := range st {
 		st[i].Path = filepath.Join(dir, st[i].Name)
 	}
@@ -65,11 +68,33 @@ func Check(dir string) ([]StoreState, error) {
 		return nil, err
 	}
 	checkIndex(dir, opts, recs, &st[1], &st[3])
-	if _, err := checkfile.Read(st[4].Path, snapshotMagic); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		st[4].Err = storecheck.Damaged(st[4].Path, err)
-	}
+	checkDetector(&st[4], &st[5])
 	plan(st)
 	return st, nil
+}
+
+// checkDetector checks the detector's snapshot and, if it is sound, the
+// verification sets file against it.
+func checkDetector(snap, sets *StoreState) {
+	payload, err := checkfile.Read(snap.Path, snapshotMagic)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return
+	case err == nil && len(payload) < headerBytes:
+		err = errors.New("no header")
+	}
+	if err != nil {
+		snap.Err = storecheck.Damaged(snap.Path, err)
+		return
+	}
+	err = dedup.CheckSetsFile(bytes.NewReader(payload[headerBytes:]), sets.Path)
+	var se *dedup.SetsError
+	switch {
+	case errors.As(err, &se):
+		sets.Err = &storecheck.Error{Path: sets.Path, Err: errors.New(se.Reason)}
+	case err != nil:
+		snap.Err = storecheck.Damaged(snap.Path, err)
+	}
 }
 
 // checkRecords opens the records read-only and verifies them, setting
@@ -179,6 +204,8 @@ func plan(st []StoreState) {
 			st[i].Repair = "rebuilt from the records"
 		case snapshotFile:
 			st[i].Repair = "moved aside: the next crawl replays every recorded page"
+		case setsFile:
+			st[i].Repair = "moved aside with the detector's snapshot: the next crawl replays every recorded page, signing each again"
 		}
 	}
 }
@@ -196,7 +223,7 @@ func Repair(dir string, now time.Time) ([]StoreState, error) {
 		return nil, err
 	}
 	r := repair{dir: dir, suffix: ".damaged-" + now.UTC().Format("20060102T150405")}
-	recs, front, idx, snap := &st[1], &st[2], &st[3], &st[4]
+	recs, front, idx, snap, sets := &st[1], &st[2], &st[3], &st[4], &st[5]
 	if st[0].Err != nil {
 		return st, nil // without the crawl's options nothing can be opened
 	}
@@ -222,14 +249,8 @@ func Repair(dir string, now time.Time) ([]StoreState, error) {
 		}
 		rebuilt = true
 	}
-	if snap.Err != nil || rebuilt && exists(snap.Path) {
-		// The snapshot reflects records that changed: replay them all.
-		if snap.Err == nil {
-			snap.Repair = "moved aside, as the records changed: the next crawl replays every recorded page"
-		}
-		if err := r.aside(snap); err != nil {
-			return st, err
-		}
+	if err := r.detector(snap, sets, rebuilt); err != nil {
+		return st, err
 	}
 	if rebuilt {
 		return st, reopen(dir)
@@ -252,6 +273,30 @@ func (r repair) aside(s *StoreState) error {
 		return fmt.Errorf("crawler: moving %s aside: %w", s.Path, err)
 	}
 	s.Repair += "; the old one kept as " + filepath.Base(s.Path+r.suffix)
+	return nil
+}
+
+// detector moves aside the detector's snapshot snap when it is damaged,
+// when its verification sets are, or when the records were rebuilt (the
+// snapshot reflects records that changed), and the sets when they are
+// damaged: the next crawl replays every recorded page.
+func (r repair) detector(snap, sets *StoreState, rebuilt bool) error {
+	if sets.Err != nil {
+		if err := r.aside(sets); err != nil {
+			return err
+		}
+	}
+	if snap.Err == nil && exists(snap.Path) {
+		switch {
+		case sets.Err != nil:
+			snap.Repair = "moved aside, as its verification sets are damaged: the next crawl replays every recorded page"
+		case rebuilt:
+			snap.Repair = "moved aside, as the records changed: the next crawl replays every recorded page"
+		}
+	}
+	if snap.Err != nil || snap.Repair != "" {
+		return r.aside(snap)
+	}
 	return nil
 }
 

@@ -376,7 +376,7 @@ func New(table *stats.Table, opts Options) (*Detector, error) {
 		case o.SetsDir != "":
 			d.sets, err = newSetFile(o.SetsDir)
 		case o.SetsFile != "":
-			d.sets, err = openSetFile(o.SetsFile, 0, nil, nil)
+			d.sets, err = openSetFile(o.SetsFile, setsCheck{summed: true}, nil, nil)
 		}
 		if err != nil {
 			return nil, err

@@ -3,6 +3,8 @@ package dedup
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"os"
 	"slices"
 	"unsafe"
@@ -26,6 +28,10 @@ type setFile struct {
 	cache   setCache
 	held    [2]cached // the cached sets get last returned for buffers 0 and 1
 	err     error     // the first read or write error
+	// sum is the CRC-32C of the bytes written, a snapshot's check of
+	// the file (Options.SetsFile; not kept for an unlinked file).
+	sum    uint32
+	summed bool
 }
 
 // setWriteSize is how many bytes of sets setFile gathers before writing.
@@ -45,27 +51,74 @@ func newSetFile(dir string) (*setFile, error) {
 	return &setFile{f: f}, nil
 }
 
-// openSetFile opens (or creates) the file at path, keeping its first end
-// bytes, which hold the sets of a snapshot at the offsets at and lengths
-// n, and dropping the rest.
-func openSetFile(path string, end int64, at []int64, n []uint32) (*setFile, error) {
+// A setsCheck is what a snapshot says of its sets file: the bytes it
+// covers and, when summed (snapshots written since the check was added),
+// their CRC-32C.
+type setsCheck struct {
+	end    int64
+	sum    uint32
+	summed bool
+}
+
+// openSetFile opens (or creates) the file at path, keeping its first
+// want.end bytes, which hold the sets of a snapshot at the offsets at and
+// lengths n, and dropping the rest. Those bytes are read once and, when
+// want.summed, checked against want.sum: a file cut short or garbled is
+// an error wrapping ErrSnapshotCorrupt that names it.
+func openSetFile(path string, want setsCheck, at []int64, n []uint32) (*setFile, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("dedup: sets: %w", err)
 	}
-	fi, err := f.Stat()
-	if err == nil && fi.Size() < end {
-		err = fmt.Errorf("%s holds %d bytes, the snapshot needs %d", path, fi.Size(), end)
-	}
+	sum, err := checkSets(f, path, want)
 	if err == nil {
-		err = f.Truncate(end)
+		err = f.Truncate(want.end)
 	}
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("dedup: sets: %w", err)
+		return nil, err
 	}
-	return &setFile{f: f, end: end, at: at, n: n}, nil
+	return &setFile{f: f, end: want.end, at: at, n: n, sum: sum, summed: true}, nil
 }
+
+// checkSets checks that the file f (at path) holds want.end bytes and,
+// when want.summed, that they are the bytes want.sum was computed over;
+// it returns their CRC-32C.
+func checkSets(f *os.File, path string, want setsCheck) (uint32, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("dedup: sets: %w", err)
+	}
+	if fi.Size() < want.end {
+		return 0, &SetsError{Path: path, Reason: fmt.Sprintf("cut short: it holds %d bytes, the snapshot covers %d", fi.Size(), want.end)}
+	}
+	sum := crc32.New(castagnoli)
+	if _, err := io.Copy(sum, io.NewSectionReader(f, 0, want.end)); err != nil {
+		return 0, fmt.Errorf("dedup: sets: %w", err)
+	}
+	if got := sum.Sum32(); want.summed && got != want.sum {
+		return 0, &SetsError{Path: path, Reason: fmt.Sprintf("garbled: the CRC-32C of its first %d bytes is %08x, the snapshot says %08x", want.end, got, want.sum)}
+	}
+	return sum.Sum32(), nil
+}
+
+// A SetsError says that the verification sets file at Path does not
+// hold what the snapshot read with it covers (ReadSnapshot,
+// CheckSetsFile): Reason says how. It wraps [ErrSnapshotCorrupt].
+type SetsError struct {
+	Path   string
+	Reason string // "cut short: …", "garbled: …", "missing"
+}
+
+func (e *SetsError) Error() string {
+	return fmt.Sprintf("dedup: the verification sets file %s is %s", e.Path, e.Reason)
+}
+
+// Unwrap returns ErrSnapshotCorrupt.
+func (e *SetsError) Unwrap() error { return ErrSnapshotCorrupt }
+
+// castagnoli is the CRC-32C table of the sets file's check.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // sync flushes the file to disk, so that a snapshot never covers sets
 // the disk may lose.
@@ -104,6 +157,9 @@ func (s *setFile) flush() {
 	}
 	if _, err := s.f.WriteAt(s.pending, s.end-int64(len(s.pending))); err != nil && s.err == nil {
 		s.err = fmt.Errorf("dedup: sets: %w", err)
+	}
+	if s.summed {
+		s.sum = crc32.Update(s.sum, castagnoli, s.pending)
 	}
 	s.pending = s.pending[:0]
 }

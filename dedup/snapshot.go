@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/dedup/hamming"
@@ -51,7 +52,12 @@ type snapshot struct {
 	SetsEnd        int64  // bytes of the sets file the snapshot covers
 	SetsAt         []int64
 	SetsN          []uint32
-	Parts          map[string]container // Detector.parts
+	// SetsSum is the CRC-32C of those bytes, if SetsSummed: snapshots
+	// written before the check have neither, and their sets file is read
+	// unchecked.
+	SetsSum    uint32
+	SetsSummed bool
+	Parts      map[string]container // Detector.parts
 }
 
 // snapRecord is a record; Live false for a removed document's slot.
@@ -140,7 +146,7 @@ func (d *Detector) WriteSnapshot(w io.Writer) error {
 		if err := d.sets.sync(); err != nil {
 			return err
 		}
-		s.SetsEnd, s.SetsAt, s.SetsN = d.sets.end, d.sets.at, d.sets.n
+		s.SetsEnd, s.SetsAt, s.SetsN, s.SetsSum, s.SetsSummed = d.sets.end, d.sets.at, d.sets.n, d.sets.sum, true
 	}
 	return gob.NewEncoder(w).Encode(&s)
 }
@@ -208,8 +214,12 @@ func (d *Detector) snapIndexes(s *snapshot, lists *signatures.Memory, assigned *
 // snapshot covers and loses what was written after it); otherwise, or if
 // another version of this package wrote it, the error wraps
 // [ErrSnapshotMismatch]. A snapshot that cannot be decoded gives an error
-// wrapping [ErrSnapshotCorrupt]. Cost: O(state); no document is signed
-// or verified.
+// wrapping [ErrSnapshotCorrupt]; a sets file that does not hold what it
+// covers — cut short, or garbled: its bytes are checked against the
+// CRC-32C the snapshot records — a [*SetsError], which wraps it too (a
+// snapshot written before that checksum was added reads its file
+// unchecked). Cost: O(state) and one read of the sets file; no document
+// is signed or verified.
 func ReadSnapshot(r io.Reader, opts Options) (*Detector, error) {
 	var s snapshot
 	if err := gob.NewDecoder(r).Decode(&s); err != nil {
@@ -241,12 +251,50 @@ func ReadSnapshot(r io.Reader, opts Options) (*Detector, error) {
 		return nil, fmt.Errorf("%w: %v", ErrSnapshotCorrupt, err)
 	}
 	if setsFile != "" && d.opts.Method == Hybrid && d.opts.Verify == Exact {
-		if d.sets, err = openSetFile(setsFile, s.SetsEnd, s.SetsAt, s.SetsN); err != nil {
+		if d.sets, err = openSetFile(setsFile, s.setsCheck(), s.SetsAt, s.SetsN); err != nil {
 			return nil, err
 		}
 		d.opts.SetsFile = setsFile
 	}
 	return d, nil
+}
+
+// setsCheck returns what s says of its sets file.
+func (s *snapshot) setsCheck() setsCheck {
+	return setsCheck{end: s.SetsEnd, sum: s.SetsSum, summed: s.SetsSummed}
+}
+
+// CheckSetsFile checks the verification sets file at path (Options.
+// SetsFile) against the snapshot r holds, as WriteSnapshot wrote it: that
+// it holds the bytes the snapshot covers and, for a snapshot that
+// records their checksum (every one written since it was added), that
+// they are the bytes written. It reads the file and changes nothing. A
+// file cut short, garbled or missing gives a [*SetsError] (ReadSnapshot
+// refuses the snapshot with it), a snapshot that cannot be decoded an
+// error wrapping ErrSnapshotCorrupt too; nil for a snapshot that keeps no
+// sets in a file.
+func CheckSetsFile(r io.Reader, path string) error {
+	var s struct { // of the snapshot, only what concerns the sets file
+		SetsEnd    int64
+		SetsSum    uint32
+		SetsSummed bool
+	}
+	if err := gob.NewDecoder(r).Decode(&s); err != nil {
+		return fmt.Errorf("%w: %v", ErrSnapshotCorrupt, err)
+	}
+	f, err := os.Open(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist) && s.SetsEnd == 0:
+		return nil // no set was written to it (ReadSnapshot makes it)
+	case errors.Is(err, os.ErrNotExist):
+		return &SetsError{Path: path, Reason: "missing"}
+	}
+	if err != nil {
+		return fmt.Errorf("dedup: sets: %w", err)
+	}
+	defer f.Close()
+	_, err = checkSets(f, path, setsCheck{end: s.SetsEnd, sum: s.SetsSum, summed: s.SetsSummed})
+	return err
 }
 
 // restore fills the new Detector d with the state of s.

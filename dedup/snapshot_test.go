@@ -2,12 +2,14 @@ package dedup
 
 import (
 	"bytes"
+	"encoding/gob"
 	"errors"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -164,4 +166,122 @@ func appendJunk(t *testing.T, path string) {
 	if _, err := f.Write(bytes.Repeat([]byte{0xee}, 4096)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestSnapshotSetsChecked: the sets file a snapshot covers is checked
+// against the CRC-32C the snapshot records, by ReadSnapshot and by
+// CheckSetsFile: a byte garbled anywhere in what it covers, or the file
+// cut short or missing, is refused with an error wrapping
+// ErrSnapshotCorrupt that names the file; bytes after what it covers
+// (written after the snapshot) are not its concern. A snapshot written
+// before the check (no checksum) is read with its file unchecked, and
+// the next snapshot of the detector read from it is checked.
+func TestSnapshotSetsChecked(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 11))
+	docs := synthCorpus(r, "s", 12, 3, 120, 0.01)
+	dir := t.TempDir()
+	opts := Options{SetsFile: filepath.Join(dir, "sets")}
+	d, err := New(nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range docs {
+		if _, err := d.Add(doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var snap bytes.Buffer
+	if err := d.WriteSnapshot(&snap); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	orig, err := os.ReadFile(opts.SetsFile)
+	if err != nil || len(orig) < 1000 {
+		t.Fatalf("the sets file holds %d bytes (%v); want the sets of %d documents", len(orig), err, len(docs))
+	}
+	flip := func(at int) func([]byte) []byte {
+		return func(b []byte) []byte { b[at] ^= 0x10; return b }
+	}
+	for _, tc := range []struct {
+		name   string
+		damage func([]byte) []byte // nil: the file deleted
+		ok     bool
+	}{
+		{"intact", func(b []byte) []byte { return b }, true},
+		{"bytes after the snapshot", func(b []byte) []byte { return append(b, 1, 2, 3) }, true},
+		{"first byte garbled", flip(0), false},
+		{"a middle byte garbled", flip(len(orig) / 2), false},
+		{"last byte garbled", flip(len(orig) - 1), false},
+		{"cut by a byte", func(b []byte) []byte { return b[:len(b)-1] }, false},
+		{"emptied", func([]byte) []byte { return nil }, false},
+		{"deleted", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "sets")
+			if tc.damage != nil {
+				if err := os.WriteFile(path, tc.damage(bytes.Clone(orig)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			checkErr := CheckSetsFile(bytes.NewReader(snap.Bytes()), path)
+			o := opts
+			o.SetsFile = path
+			restored, readErr := ReadSnapshot(bytes.NewReader(snap.Bytes()), o)
+			if readErr == nil {
+				restored.Close()
+			}
+			for what, err := range map[string]error{"CheckSetsFile": checkErr, "ReadSnapshot": readErr} {
+				switch {
+				case tc.ok && err != nil:
+					t.Errorf("%s: %v; want nil", what, err)
+				case !tc.ok && (!errors.Is(err, ErrSnapshotCorrupt) || !strings.Contains(err.Error(), path)):
+					t.Errorf("%s: %v; want an error wrapping ErrSnapshotCorrupt naming %s", what, err, path)
+				}
+			}
+		})
+	}
+
+	t.Run("written before the check", func(t *testing.T) {
+		var s snapshot
+		if err := gob.NewDecoder(bytes.NewReader(snap.Bytes())).Decode(&s); err != nil {
+			t.Fatal(err)
+		}
+		s.SetsSum, s.SetsSummed = 0, false
+		var old bytes.Buffer
+		if err := gob.NewEncoder(&old).Encode(&s); err != nil {
+			t.Fatal(err)
+		}
+		garbled := filepath.Join(t.TempDir(), "sets")
+		if err := os.WriteFile(garbled, flip(len(orig)/2)(bytes.Clone(orig)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckSetsFile(bytes.NewReader(old.Bytes()), garbled); err != nil {
+			t.Errorf("CheckSetsFile of an old snapshot: %v; want nil (nothing to check against)", err)
+		}
+		o := opts
+		o.SetsFile = filepath.Join(t.TempDir(), "sets")
+		copyFile(t, opts.SetsFile, o.SetsFile)
+		restored, err := ReadSnapshot(bytes.NewReader(old.Bytes()), o)
+		if err != nil {
+			t.Fatalf("an old snapshot: %v; want it read", err)
+		}
+		for _, doc := range synthCorpus(r, "t", 4, 2, 120, 0.01) {
+			if _, err := restored.Add(doc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var next bytes.Buffer
+		if err := restored.WriteSnapshot(&next); err != nil {
+			t.Fatal(err)
+		}
+		restored.Close()
+		if err := CheckSetsFile(bytes.NewReader(next.Bytes()), o.SetsFile); err != nil {
+			t.Errorf("the next snapshot of a detector read from an old one: %v; want its file to check", err)
+		}
+		again, err := ReadSnapshot(bytes.NewReader(next.Bytes()), o)
+		if err != nil {
+			t.Fatalf("reading the next snapshot: %v", err)
+		}
+		again.Close()
+	})
 }

@@ -48,6 +48,16 @@ type Options struct {
 	// service and worker on one Shared uses the same. Default
 	// Resemblance.
 	Similarity dedup.Similarity `json:"similarity" choices:"resemblance cosine" flag:"similarity" help:"the detector's similarity: resemblance (of word 5-shingles) or cosine (of word sets); every sharer of --redis uses the same"`
+	// MaxInflightBytes bounds the bytes of the POST bodies the Handler
+	// reads, decodes and places at once, by their Content-Length (a body
+	// without one counts as api.MaxBodyBytes until it is read): a request
+	// that would pass it waits up to a second, then gets 503. A body
+	// costs several times its size while it is placed (its text decoded,
+	// signed, logged): 32 MiB kept doppel detect near 300 MB of memory
+	// (docs/security.md). Default DefaultMaxInflightBytes (32 MiB); less
+	// than api.MaxBodyBytes is raised to it, so that a body of the
+	// largest size can be admitted.
+	MaxInflightBytes int `json:"max_inflight_bytes" flag:"max-inflight-bytes" help:"bytes of request bodies read and placed at once; more waits up to a second, then gets 503 (at least 33554432, a whole body)"`
 }
 
 // Errors of a [Service].
@@ -93,6 +103,12 @@ type Service struct {
 func Open(dir string, opts Options) (*Service, error) {
 	if opts.SnapshotEvery <= 0 {
 		opts.SnapshotEvery = 50_000
+	}
+	switch {
+	case opts.MaxInflightBytes == 0:
+		opts.MaxInflightBytes = DefaultMaxInflightBytes
+	case opts.MaxInflightBytes < api.MaxBodyBytes:
+		opts.MaxInflightBytes = api.MaxBodyBytes
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("detect: %w", err)
@@ -233,6 +249,7 @@ func (s *Service) Put(ctx context.Context, docs []api.Document) ([]api.Answer, e
 		return nil, err
 	}
 	signed := s.sign(docs)
+	defer signed.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.broken != nil {
@@ -274,11 +291,11 @@ func (s *Service) Put(ctx context.Context, docs []api.Document) ([]api.Answer, e
 	}
 	answers := make([]api.Answer, len(docs))
 	for i, o := range ops {
+		p, err := signed.take(i)
 		if o == nil {
 			answers[i] = s.m.answer(docs[i].ID, api.Unchanged)
 			continue
 		}
-		p, err := signed.get(i)
 		if err == nil {
 			answers[i], err = s.apply(o, p)
 		}
@@ -391,24 +408,44 @@ func (s *Service) snapshot() error {
 
 // A signing is a batch's documents being signed on up to GOMAXPROCS
 // goroutines, in order, so that the first ones can be applied while
-// the rest are signed (as Detector.AddSeq overlaps them).
+// the rest are signed (as Detector.AddSeq overlaps them). At most
+// signAhead documents are signed and not yet taken (take): a signed
+// document holds its text's shingle set and more, several times the
+// text, so a batch of 1,000 long documents signed all at once took
+// about 200 MB where the batch itself was 26 MB.
 type signing struct {
-	out  []*dedup.Prepared
-	errs []error
-	done []chan struct{} // done[i] is closed once out[i] or errs[i] is set
+	out   []*dedup.Prepared
+	errs  []error
+	done  []chan struct{} // done[i] is closed once out[i] or errs[i] is set
+	ahead chan struct{}   // a token per document signed and not yet taken
+	stop  chan struct{}   // closed when nobody takes any more: the signers stop
 }
 
-// sign starts signing docs (checked by checkBatch). The work is bounded
-// by the batch: it runs to the end even if nobody waits for it.
+// signAhead is how many documents of a batch may be signed ahead of
+// those applied: enough to keep every core signing.
+func signAhead() int { return 4 * runtime.GOMAXPROCS(0) }
+
+// sign starts signing docs (checked by checkBatch). The caller takes
+// every document in order (take), or calls close to stop the signers.
 func (s *Service) sign(docs []api.Document) *signing {
-	sg := &signing{out: make([]*dedup.Prepared, len(docs)), errs: make([]error, len(docs)), done: make([]chan struct{}, len(docs))}
+	sg := &signing{out: make([]*dedup.Prepared, len(docs)), errs: make([]error, len(docs)), done: make([]chan struct{}, len(docs)),
+		ahead: make(chan struct{}, signAhead()), stop: make(chan struct{})}
 	for i := range sg.done {
 		sg.done[i] = make(chan struct{})
 	}
 	var next atomic.Int64
 	for range min(runtime.GOMAXPROCS(0), len(docs)) {
 		go func() {
-			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
+			for {
+				select {
+				case sg.ahead <- struct{}{}:
+				case <-sg.stop:
+					return
+				}
+				i := int(next.Add(1) - 1)
+				if i >= len(docs) {
+					return
+				}
 				doc, err := toDedup(docs[i])
 				if err == nil {
 					sg.out[i], err = s.d.Prepare(doc)
@@ -421,11 +458,18 @@ func (s *Service) sign(docs []api.Document) *signing {
 	return sg
 }
 
-// get waits for document i to be signed.
-func (sg *signing) get(i int) (*dedup.Prepared, error) {
+// take waits for document i to be signed and hands it over: the signing
+// keeps it no longer, and signs one more.
+func (sg *signing) take(i int) (*dedup.Prepared, error) {
 	<-sg.done[i]
-	return sg.out[i], sg.errs[i]
+	p, err := sg.out[i], sg.errs[i]
+	sg.out[i] = nil
+	<-sg.ahead
+	return p, err
 }
+
+// close stops the signers once the documents being signed are done.
+func (sg *signing) close() { close(sg.stop) }
 
 // apply applies op o (p: its document signed) to the detector and the
 // mirror and answers for its document; the caller holds s.mu.

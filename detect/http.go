@@ -2,6 +2,7 @@ package detect
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,8 +11,11 @@ import (
 	"net/http"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/doppel-search/doppel/detect/api"
 )
@@ -24,20 +28,27 @@ import (
 //	GET    /v1/stats            what the service holds
 //
 // Bad input — a body that is not one JSON object of the Batch's fields,
-// a body over api.MaxBodyBytes, more than api.MaxBatch documents, a
-// missing or long id, a bad date — gets 400 and an api.Error saying why;
-// an unknown id 404; an update or removal on shared signatures 409. An
-// error quotes at most 32 bytes of what was sent (an id, a date, a field
-// name), so that its size does not grow with the request. At most
-// MaxBodies POST bodies are read and decoded at once (each may take
-// several times api.MaxBodyBytes of memory); a request that waits more
-// than a second for its turn gets 503 with Retry-After. Errors go to log
-// (nil: slog's default) as well, without the documents.
+// more than api.MaxBatch documents, a missing or long id, a bad date —
+// gets 400 and an api.Error saying why; a body over api.MaxBodyBytes
+// 413 (at once when its Content-Length says so); an unknown id 404; an
+// update or removal on shared signatures 409. An error quotes at most 32
+// bytes of what was sent (an id, a date, a field name), so that its size
+// does not grow with the request.
+//
+// What POST bodies may hold of memory is bounded in bytes: the bodies
+// being read, decoded and placed at once may declare at most
+// Options.MaxInflightBytes in all (a body without a Content-Length
+// counts as api.MaxBodyBytes until it is read), and at most MaxBodies of
+// them run at once; a request that waits more than a second for its
+// share gets 503 with Retry-After, its body read and thrown away (see
+// drain). Errors go to log (nil: slog's default) as well, without the
+// documents.
 func (s *Service) Handler(log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.Default()
 	}
-	h := &handler{s: s, log: log, bodies: make(chan struct{}, MaxBodies())}
+	h := &handler{s: s, log: log, bodies: make(chan struct{}, MaxBodies()), budget: semaphore.NewWeighted(int64(s.opts.MaxInflightBytes)),
+		size: int64(s.opts.MaxInflightBytes)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/documents", h.put)
 	mux.HandleFunc("GET /v1/documents/{id...}", h.get)
@@ -49,7 +60,9 @@ func (s *Service) Handler(log *slog.Logger) http.Handler {
 type handler struct {
 	s      *Service
 	log    *slog.Logger
-	bodies chan struct{} // a slot per POST body being read, decoded and placed
+	bodies chan struct{}       // a slot per POST body being read, decoded and placed
+	budget *semaphore.Weighted // the bytes of those bodies (Options.MaxInflightBytes)
+	size   int64               // the budget's size
 }
 
 // MaxBodies is how many POST bodies a Handler reads and places at once:
@@ -59,20 +72,42 @@ func MaxBodies() int { return 2 * runtime.GOMAXPROCS(0) }
 // bodyWait is how long a POST waits for its turn before a 503.
 const bodyWait = time.Second
 
+// DefaultMaxInflightBytes is Options.MaxInflightBytes's default: 32 MiB,
+// one body of api.MaxBodyBytes at a time (or many small ones). Two of
+// 31 MB at once took the service to 459 MB (docs/security.md).
+const DefaultMaxInflightBytes = api.MaxBodyBytes
+
+// A TooLargeError is a POST body over api.MaxBodyBytes (413); nothing of
+// it was applied.
+type TooLargeError struct{ Limit int64 }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("detect: body over %d bytes; send fewer documents a request", e.Limit)
+}
+
 func (h *handler) put(w http.ResponseWriter, r *http.Request) {
-	wait := time.NewTimer(bodyWait)
-	defer wait.Stop()
-	select {
-	case h.bodies <- struct{}{}:
-		defer func() { <-h.bodies }()
-	case <-wait.C:
-		w.Header().Set("Retry-After", "1")
-		writeJSON(w, http.StatusServiceUnavailable, api.Error{Error: fmt.Sprintf("detect: busy: %d requests are being placed; retry", cap(h.bodies))})
-		return
-	case <-r.Context().Done():
+	if r.ContentLength > api.MaxBodyBytes {
+		drain(r)
+		h.fail(w, r, &TooLargeError{Limit: api.MaxBodyBytes})
 		return
 	}
-	batch, err := decodeBatch(http.MaxBytesReader(w, r.Body, api.MaxBodyBytes))
+	held := r.ContentLength
+	if held < 0 { // unknown: the most it may be, until it is read
+		held = api.MaxBodyBytes
+	}
+	if !h.admit(w, r, held) {
+		return
+	}
+	defer func() {
+		h.budget.Release(held)
+		<-h.bodies
+	}()
+	body := &countReader{r: http.MaxBytesReader(w, r.Body, api.MaxBodyBytes)}
+	batch, err := decodeBatch(body)
+	if r.ContentLength < 0 && body.n < held { // give back what it did not use
+		h.budget.Release(held - body.n)
+		held = body.n
+	}
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -83,6 +118,61 @@ func (h *handler) put(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, api.Results{Results: answers})
+}
+
+// admit waits at most bodyWait for a slot and n bytes of the budget for
+// a POST body, and answers 503 with Retry-After when it does not get
+// them (nothing when the client left). The caller releases both when
+// admit reports true.
+func (h *handler) admit(w http.ResponseWriter, r *http.Request, n int64) bool {
+	ctx, cancel := context.WithTimeout(r.Context(), bodyWait)
+	defer cancel()
+	var busy string
+	select {
+	case h.bodies <- struct{}{}:
+		if err := h.budget.Acquire(ctx, n); err == nil {
+			return true
+		}
+		<-h.bodies
+		busy = fmt.Sprintf("detect: busy: the bodies being placed hold the service's %d bytes; retry", h.size)
+	case <-ctx.Done():
+		busy = fmt.Sprintf("detect: busy: %d requests are being placed; retry", cap(h.bodies))
+	}
+	if r.Context().Err() != nil {
+		return false // the client left
+	}
+	drain(r)
+	w.Header().Set("Retry-After", "1")
+	writeJSON(w, http.StatusServiceUnavailable, api.Error{Error: busy})
+	return false
+}
+
+// drainMax is the most of a refused body drain reads.
+const drainMax = 2 * api.MaxBodyBytes
+
+// drain reads and discards the body of r, a POST refused before its body
+// was read, up to drainMax bytes, unless its client waits for "100
+// Continue" before it sends it. A client that sends its body at once and
+// gets its answer before it has sent it all may see the connection reset
+// instead of the answer (Go's http.Client does: the server closes a
+// connection with more than 256 KiB of a body unread); read, the body
+// costs the service time but no memory.
+func drain(r *http.Request) {
+	if !strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+		_, _ = io.CopyN(io.Discard, r.Body, drainMax)
+	}
+}
+
+// A countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func (h *handler) get(w http.ResponseWriter, r *http.Request) {
@@ -104,12 +194,14 @@ func (h *handler) delete(w http.ResponseWriter, r *http.Request) {
 }
 
 // decodeBatch reads one JSON Batch, refusing unknown fields, anything
-// after it and a body over the limit, with the reason.
+// after it and a body over the limit, with the reason. The documents are
+// decoded one at a time (decodeObject), so that the decoder holds the
+// bytes of one document, not the whole body's: json.Decoder.Decode reads
+// a whole value before it decodes it.
 func decodeBatch(body io.Reader) (*api.Batch, error) {
 	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
-	var b api.Batch
-	err := dec.Decode(&b)
+	b, err := decodeObject(dec)
 	if err == nil && dec.More() {
 		err = errors.New("data after the JSON object")
 	}
@@ -121,13 +213,97 @@ func decodeBatch(body io.Reader) (*api.Batch, error) {
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		return nil, &InputError{fmt.Sprintf("body over %d bytes; send fewer documents a request", tooLarge.Limit)}
-	case errors.Is(err, io.EOF):
+		return nil, &TooLargeError{Limit: tooLarge.Limit}
+	case errors.Is(err, errEmpty):
 		return nil, &InputError{"empty body; want {\"documents\": [{\"id\": …, \"text\": …}, …]}"}
 	case err != nil:
 		return nil, &InputError{"bad JSON: " + clip(err.Error())}
 	}
+	return b, nil
+}
+
+// errEmpty: a body of nothing but white space.
+var errEmpty = errors.New("empty body")
+
+// decodeObject reads the object {"documents": [...]} from dec.
+func decodeObject(dec *json.Decoder) (*api.Batch, error) {
+	tok, err := dec.Token()
+	if errors.Is(err, io.EOF) {
+		return nil, errEmpty
+	}
+	if err != nil {
+		return nil, err
+	}
+	if tok != json.Delim('{') {
+		return nil, fmt.Errorf("want an object {\"documents\": […]}, not %s", tokenKind(tok))
+	}
+	var b api.Batch
+	for dec.More() {
+		if tok, err = token(dec); err != nil {
+			return nil, err
+		}
+		if key, _ := tok.(string); !strings.EqualFold(key, "documents") {
+			return nil, fmt.Errorf("json: unknown field %q", key)
+		}
+		if b.Documents, err = decodeDocuments(dec); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := token(dec); err != nil { // the closing brace
+		return nil, err
+	}
 	return &b, nil
+}
+
+// decodeDocuments reads the array of documents (or null) from dec, a
+// document at a time.
+func decodeDocuments(dec *json.Decoder) ([]api.Document, error) {
+	tok, err := token(dec)
+	if err != nil || tok == nil {
+		return nil, err
+	}
+	if tok != json.Delim('[') {
+		return nil, fmt.Errorf("documents: want an array, not %s", tokenKind(tok))
+	}
+	var docs []api.Document
+	for dec.More() {
+		var d api.Document
+		if err := dec.Decode(&d); err != nil {
+			return nil, fmt.Errorf("documents[%d]: %w", len(docs), err)
+		}
+		docs = append(docs, d)
+	}
+	_, err = token(dec) // the closing bracket
+	return docs, err
+}
+
+// token reads the next token of dec; the input ending before it is
+// io.ErrUnexpectedEOF.
+func token(dec *json.Decoder) (json.Token, error) {
+	tok, err := dec.Token()
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return tok, err
+}
+
+// tokenKind names the kind of JSON value tok starts.
+func tokenKind(tok json.Token) string {
+	switch tok := tok.(type) {
+	case json.Delim:
+		if tok == '[' {
+			return "an array"
+		}
+		return "an object"
+	case string:
+		return "a string"
+	case float64, json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	default:
+		return "null"
+	}
 }
 
 // fail answers err with its status and reason.
@@ -137,6 +313,8 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.As(err, &in):
 		status = http.StatusBadRequest
+	case errors.As(err, new(*TooLargeError)):
+		status = http.StatusRequestEntityTooLarge
 	case errors.Is(err, ErrNotFound):
 		status = http.StatusNotFound
 	case errors.Is(err, ErrShared):

@@ -44,7 +44,7 @@ func TestBadInput(t *testing.T) {
 		{"bad date", `{"documents":[{"id":"a","text":"t","date":"yesterday"}]}`, 400, `date "yesterday"`},
 		{"no documents", `{"documents":[]}`, 400, "no documents"},
 		{"too many documents", string(manyJSON), 400, "1001 documents; at most 1000"},
-		{"body too large", huge, 400, "body over 33554432 bytes"},
+		{"body too large", huge, 413, "body over 33554432 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			post(t, srv.URL, tc.body, tc.status, tc.reason)

@@ -24,9 +24,10 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel check --data DIR [--dry-run]\n\n"+
 			"Checks every store of a crawl (crawl.json, pages.db, frontier.db, the search index, the detector's\n"+
-			"snapshot), one line each, and rebuilds the damaged ones from those that survive: a damaged file is\n"+
-			"moved aside (NAME.damaged-TIME), never overwritten. Exit status 0 if every store is sound or was\n"+
-			"repaired, 1 otherwise.\n\nFlags:")
+			"snapshot and its verification sets), one line each, and rebuilds the damaged ones from those that\n"+
+			"survive: a damaged file is "+
+			"moved aside (NAME.damaged-TIME), never overwritten. Exit status 0 if every store is sound\n"+
+			"or was repaired, 1 otherwise.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {

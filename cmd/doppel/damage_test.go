@@ -236,3 +236,89 @@ func equalMaps(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// TestDamagedSets damages the detector's verification sets
+// (detector.sets: raw hashes at offsets the snapshot names, which no
+// other check reads) in the three ways a check tells apart — deleted
+// (missing), cut to half (cut short), garbled in its middle (its
+// checksum) — the other damages of TestDamagedStores being the same
+// reasons at other offsets. doppel check --dry-run
+// names the file and exits 1; doppel check moves it aside with the
+// snapshot that reads it, so that the next crawl replays every recorded
+// page, and exits 0; export is as before, and the crawl that follows
+// leaves a snapshot and sets that check finds sound. A crawl run on the
+// damaged directory without check replays every record instead of
+// reading the damaged sets, and leaves it sound too.
+func TestDamagedSets(t *testing.T) {
+	site := demoServer(t)
+	base := filepath.Join(t.TempDir(), "data")
+	if code, _, stderr := doppel(t, "crawl", "--once", "--seed", site+"/", "--data", base, "--delay", "0", "--max-pages", "15"); code != 0 && code != 3 {
+		t.Fatalf("crawl: exit %d: %s", code, stderr)
+	}
+	_, want, _ := doppel(t, "export", "--data", base)
+	if info, err := os.Stat(filepath.Join(base, "detector.sets")); err != nil || info.Size() < 1024 {
+		t.Fatalf("detector.sets: %v, %v; want the sets of the crawl's pages", info, err)
+	}
+	sound := func(t *testing.T, dir, when string) {
+		t.Helper()
+		if code, stdout, stderr := runNoPanic(t, context.Background(), "check", "--data", dir, "--dry-run"); code != 0 {
+			t.Errorf("%s: check --dry-run exits %d:\n%s%s", when, code, stdout, stderr)
+		}
+	}
+	for _, dmg := range damages {
+		if dmg.name != "deleted" && dmg.name != "half" && dmg.name != "garbled-middle" {
+			continue
+		}
+		t.Run(dmg.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "data")
+			copyDir(t, base, dir)
+			damageFile(t, filepath.Join(dir, "detector.sets"), dmg)
+			healed := filepath.Join(t.TempDir(), "data")
+			copyDir(t, dir, healed)
+
+			code, stdout, _ := runNoPanic(t, context.Background(), "check", "--data", dir, "--dry-run")
+			if code == 0 || !strings.Contains(stdout, "detector.sets damaged") {
+				t.Errorf("check --dry-run of a damaged detector.sets: exit %d\n%s; want exit 1 and a line naming it", code, stdout)
+			}
+			code, stdout, stderr := runNoPanic(t, context.Background(), "check", "--data", dir)
+			if code != 0 || !strings.Contains(stdout, "replays every recorded page") {
+				t.Fatalf("check of a damaged detector.sets: exit %d\n%s%s; want it repaired", code, stdout, stderr)
+			}
+			for _, name := range []string{"detector.sets", "detector.snap"} {
+				if m, _ := filepath.Glob(filepath.Join(dir, name+".damaged-*")); len(m) != 1 && (name != "detector.sets" || dmg.do != nil) {
+					t.Errorf("check kept %d copies of %s aside; want the one it moved:\n%s", len(m), name, stdout)
+				}
+			}
+			if _, got, _ := runNoPanic(t, context.Background(), "export", "--data", dir); got != want {
+				t.Errorf("after check, export differs:\n%s\nwant\n%s", got, want)
+			}
+			for _, d := range []string{dir, healed} {
+				if code, _, stderr := runNoPanic(t, context.Background(), "crawl", "--once", "--data", d); code != 0 && code != 3 {
+					t.Errorf("crawl: exit %d: %s", code, stderr)
+				}
+				sound(t, d, "after the crawl")
+				if _, got, _ := runNoPanic(t, context.Background(), "export", "--data", d); fetchedIndexed(t, got) == nil || !equalMaps(fetchedIndexed(t, got), fetchedIndexed(t, want)) {
+					t.Errorf("after the crawl the indexed pages differ:\n%s\nwant\n%s", got, want)
+				}
+			}
+		})
+	}
+}
+
+// damageFile does dmg to the file at path.
+func damageFile(t *testing.T, path string, dmg damage) {
+	t.Helper()
+	if dmg.do == nil {
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, dmg.do(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

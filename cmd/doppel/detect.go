@@ -38,7 +38,7 @@ type detectSettings struct {
 
 // detectDefaults returns doppel detect's default settings.
 func detectDefaults() detectSettings {
-	return detectSettings{Listen: "127.0.0.1:9300", Crawl: "doppel", Options: detect.Options{SnapshotEvery: 50_000}}
+	return detectSettings{Listen: "127.0.0.1:9300", Crawl: "doppel", Options: detect.Options{SnapshotEvery: 50_000, MaxInflightBytes: detect.DefaultMaxInflightBytes}}
 }
 
 // runDetect is `doppel detect`: the near-duplicate service for other
@@ -107,7 +107,7 @@ func serveDetect(ctx context.Context, s detectSettings, stdout, stderr io.Writer
 	st := svc.Stats()
 	fmt.Fprintf(stdout, "Near-duplicate service: http://%s/  (%d documents; Ctrl-C stops)\n", ln.Addr(), st.Documents)
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	hs := detectServer(requireToken(svc.Handler(log), token))
+	hs := detectServer(requireToken(svc.Handler(log), token), defaultDetectLimits)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -148,13 +148,24 @@ func openDetectRedis(ctx context.Context, addrs []string, name string, sim dedup
 	return rdb, sh, nil
 }
 
+// detectLimits are the connection limits of doppel detect's server
+// (detectServer).
+type detectLimits struct {
+	Header time.Duration // to send a request's line and headers
+	Read   time.Duration // to send a whole request, its body included
+	Idle   time.Duration // between requests on a kept-alive connection
+}
+
+// defaultDetectLimits are doppel detect's: 10 s for a request's headers,
+// 60 s to read the whole request (a body of api.MaxBodyBytes needs
+// 560 KB/s) and 120 s idle between requests.
+var defaultDetectLimits = detectLimits{Header: 10 * time.Second, Read: 60 * time.Second, Idle: 120 * time.Second}
+
 // detectServer returns the HTTP server of doppel detect over h, bounding
-// what a slow or idle client holds: 10 s for a request's headers (at
-// most 64 KiB), 60 s to read the whole request (a body of
-// api.MaxBodyBytes needs 560 KB/s) and 120 s idle between requests. The
-// answer has no deadline: placing a large batch on a busy machine may
-// take longer than any fixed one, and the answer is small.
-func detectServer(h http.Handler) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
-		IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10}
+// what a slow or idle client holds by l, and a request's headers to 64
+// KiB. The answer has no deadline: placing a large batch on a busy
+// machine may take longer than any fixed one, and the answer is small.
+func detectServer(h http.Handler, l detectLimits) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: l.Header, ReadTimeout: l.Read,
+		IdleTimeout: l.Idle, MaxHeaderBytes: 64 << 10}
 }

@@ -16,8 +16,8 @@
 // saying why; nothing of it is applied.
 package api
 
-// Limits of a request. A larger body or batch is refused with 400 and
-// a reason; nothing of it is applied.
+// Limits of a request. A larger body is refused with 413, a larger batch
+// with 400, each with a reason; nothing of it is applied.
 const (
 	// MaxBodyBytes bounds the body of a POST: 32 MiB.
 	MaxBodyBytes = 32 << 20
