@@ -31,6 +31,8 @@ With --in-process DATA_DIR instead of a server, each word is asked of
 ranking.Searcher.Suggest in a process of its own over the crawl DATA_DIR
 (scripts/spellrun, go run from the repository this script is in, with a
 5-minute deadline; $SPELLRUN names a build of it to run instead): on a machine too loaded for the server's 2 s limit.
+SEED may name several seeds ("1-5", "1,3"): the site is read once, each
+seed's figures are printed as one run's, then pooled.
 It also prints the CPU time of one suggestion (mean, median, 99th
 percentile), which the load changes less than its elapsed time.
 
@@ -229,7 +231,8 @@ def main():
         args = ["in-process:" + args[1]] + args[2:]
     base, site, dictionary = args[:3]
     n = int(args[3]) if len(args) > 3 else 300
-    seed = int(args[4]) if len(args) > 4 else 1
+    seeds = parse_seeds(args[4] if len(args) > 4 else "1")
+    seed = seeds[0]
     rnd = random.Random(seed)
     words, whole = {}, {}
     for line in open(site):
@@ -262,6 +265,23 @@ def main():
         if fix in words and typo not in words:
             pairs.append((typo, fix))
     print(f"pairs_usable={len(pairs)} (of the dictionary's, word on the site, typo not)")
+    pooled, clean = {}, [0, 0]
+    for seed in seeds:
+        by = real_typos(base, pairs, words, whole, n, seed)
+        for k, (asked, ok) in by.items():
+            a, o = pooled.get(k, (0, 0))
+            pooled[k] = (a + asked, o + ok)
+        clean = [c + d for c, d in zip(clean, correct_words(base, whole, n, random.Random(seed), seed))]
+    if len(seeds) > 1:
+        for k in sorted(pooled):
+            label = f"{k}" if k < 3 else "3+"
+            print(f"pooled seeds={args[4]} edits={label} asked={pooled[k][0]} corrected={figure(pooled[k][1], pooled[k][0])}")
+        print(f"pooled seeds={args[4]} correct_words={clean[0]} no_suggestion={figure(clean[1], clean[0])}")
+
+
+def real_typos(base, pairs, words, whole, n, seed):
+    """Asks seed's N pairs and prints what was corrected, by edits."""
+    rnd = random.Random(seed)
     sample = draw(pairs, n, seed, rnd)
     by, misses = {}, []
     for typo, fix in sample:
@@ -274,23 +294,35 @@ def main():
     for k in sorted(by):
         asked, ok = by[k]
         label = f"{k}" if k < 3 else "3+"
-        print(f"edits={label} asked={asked} corrected={figure(ok, asked)}")
+        print(f"seed={seed} edits={label} asked={asked} corrected={figure(ok, asked)}")
     asked = sum(a for a, _ in by.values())
-    print(f"all asked={asked} corrected={figure(sum(o for _, o in by.values()), asked)}")
-    print("misses: " + "; ".join(misses[:40]))
-    correct_words(base, whole, n, rnd)
+    print(f"seed={seed} all asked={asked} corrected={figure(sum(o for _, o in by.values()), asked)}")
+    print(f"seed={seed} misses: " + "; ".join(misses[:40]))
+    return by
 
 
-def correct_words(base, words, n, rnd):
+def parse_seeds(arg):
+    """The seeds of SEED: "3", "1-5" or "1,2,4"."""
+    out = []
+    for part in arg.split(","):
+        lo, _, hi = part.partition("-")
+        out += list(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def correct_words(base, words, n, rnd, seed=None):
+    """Asks N correctly spelled words; returns how many were asked and got no suggestion."""
     common = sorted(w for w, c in words.items() if c >= 3 and len(w) >= 4)
     clean = rnd.sample(common, min(n, len(common)))
     false = [w for w in clean if ask(base, w)]
-    print(f"correct_words={len(clean)} no_suggestion={figure(len(clean) - len(false), len(clean))} false={false[:10]}")
+    tag = f"seed={seed} " if seed is not None else ""
+    print(f"{tag}correct_words={len(clean)} no_suggestion={figure(len(clean) - len(false), len(clean))} false={false[:10]}")
     print(f"suggestion_unavailable={len(UNAVAILABLE)} {UNAVAILABLE[:10]}")
     if CPU_MS:
         cpu = sorted(CPU_MS)
         print(f"suggest_cpu_ms mean={sum(cpu) / len(cpu):.1f} p50={cpu[len(cpu) // 2]:.1f} "
               f"p99={cpu[min(len(cpu) - 1, len(cpu) * 99 // 100)]:.1f} calls={len(cpu)}")
+    return len(clean), len(clean) - len(false)
 
 
 if __name__ == "__main__":
