@@ -164,13 +164,13 @@ func (sp *speller) near(typed string) ([]spellCand, error) {
 // those holding the query's other words, if one candidate is held with
 // them (and then only such candidates are kept: a suggestion raises the
 // query's hits), else those in the languages the user reads, if one
-// candidate is used there (and then only such candidates are kept: a
-// reader of English is not offered an Italian word), else those in the
+// candidate is used there (and then only such candidates and stop words
+// are kept: a reader of English is not offered an Italian word), else those in the
 // language most of the user's pages are in. Cost: a count search per
 // candidate and step.
 func (sp *speller) prefer(cands []spellCand) ([]spellCand, error) {
-	keepUsed := func(cands []spellCand) []spellCand {
-		return slices.DeleteFunc(cands, func(c spellCand) bool { return c.prefers == 0 })
+	keepUsed := func(cands []spellCand, stops bool) []spellCand {
+		return slices.DeleteFunc(cands, func(c spellCand) bool { return c.prefers == 0 && !(stops && c.stop) })
 	}
 	if len(sp.other) > 0 {
 		with := make([]query.Query, len(sp.other))
@@ -179,13 +179,15 @@ func (sp *speller) prefer(cands []spellCand) ([]spellCand, error) {
 		}
 		any, err := sp.countIn(cands, bleve.NewConjunctionQuery(with...))
 		if err != nil || any {
-			return keepUsed(cands), err
+			return keepUsed(cands, false), err
 		}
 	}
 	if len(sp.langs) > 0 {
 		any, err := sp.countIn(cands, langQuery(sp.langs...))
 		if err != nil || any {
-			return keepUsed(cands), err
+			// Stop words, which the index does not count, are kept:
+			// "wehere" is where, not adhere.
+			return keepUsed(cands, true), err
 		}
 	}
 	lang := sp.mainLanguage()

@@ -199,6 +199,7 @@ func TestSuggestWeighs(t *testing.T) {
 		{ID: "e1", Title: "Carte blanche", Lang: "en"},
 		{ID: "e2", Title: "Menu of the day", Lang: "en"},
 		{ID: "e3", Title: "Dull morning", Lang: "en"},
+		{ID: "e4", Title: "Adhere to the plan where possible", Lang: "en"},
 	}
 	for i, body := range []string{"Carta bianca", "Carta da lettere", "Menu del giorno", "Piatti del giorno", "Vini della casa"} {
 		docs = append(docs, indexer.Doc{ID: fmt.Sprintf("i%d", i), Title: body, Lang: "it"})
@@ -233,6 +234,7 @@ func TestSuggestWeighs(t *testing.T) {
 		{"dell", nil, []string{"de", "en"}, "dull"},           // German ignored, English read
 		{"dell", nil, []string{"it"}, "della"},                // a reader of Italian the Italian one
 		{"zombie grean", nil, []string{"it"}, "zombie groan"}, // the query's other words first
+		{"wehere", nil, []string{"en"}, "where"},              // a stop word is kept among the words used
 	} {
 		got, err := s.SuggestIn(ctx, tc.q, tc.groups, tc.langs)
 		if err != nil || got != tc.want {
