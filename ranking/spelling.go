@@ -63,6 +63,7 @@ type speller struct {
 	groups []string
 	dict   index.IndexReaderFuzzy // the snapshot st reads
 	other  []string               // the words of the query held by a page the user may see
+	langs  []string               // the languages the user reads that pages they may see are in
 }
 
 // nearest returns the word to suggest for typed (lowercased), "" if it
@@ -162,9 +163,15 @@ func (sp *speller) near(typed string) ([]spellCand, error) {
 // prefer counts each candidate's uses in the pages that would match:
 // those holding the query's other words, if one candidate is held with
 // them (and then only such candidates are kept: a suggestion raises the
-// query's hits), else those in the language most of the user's pages
-// are in. Cost: a count search per candidate.
+// query's hits), else those in the languages the user reads, if one
+// candidate is used there (and then only such candidates and stop words
+// are kept: a reader of English is not offered an Italian word), else those in the
+// language most of the user's pages are in. Cost: a count search per
+// candidate and step.
 func (sp *speller) prefer(cands []spellCand) ([]spellCand, error) {
+	keepUsed := func(cands []spellCand, stops bool) []spellCand {
+		return slices.DeleteFunc(cands, func(c spellCand) bool { return c.prefers == 0 && !(stops && c.stop) })
+	}
 	if len(sp.other) > 0 {
 		with := make([]query.Query, len(sp.other))
 		for i, w := range sp.other {
@@ -172,17 +179,34 @@ func (sp *speller) prefer(cands []spellCand) ([]spellCand, error) {
 		}
 		any, err := sp.countIn(cands, bleve.NewConjunctionQuery(with...))
 		if err != nil || any {
-			return slices.DeleteFunc(cands, func(c spellCand) bool { return c.prefers == 0 }), err
+			return keepUsed(cands, false), err
+		}
+	}
+	if len(sp.langs) > 0 {
+		any, err := sp.countIn(cands, langQuery(sp.langs...))
+		if err != nil || any {
+			// Stop words, which the index does not count, are kept:
+			// "wehere" is where, not adhere.
+			return keepUsed(cands, true), err
 		}
 	}
 	lang := sp.mainLanguage()
 	if lang == "" {
 		return cands, nil
 	}
-	t := bleve.NewTermQuery(lang)
-	t.SetField(indexer.FieldLang)
-	_, err := sp.countIn(cands, t)
+	_, err := sp.countIn(cands, langQuery(lang))
 	return cands, err
+}
+
+// langQuery matches the pages in one of langs.
+func langQuery(langs ...string) query.Query {
+	qs := make([]query.Query, len(langs))
+	for i, l := range langs {
+		t := bleve.NewTermQuery(l)
+		t.SetField(indexer.FieldLang)
+		qs[i] = t
+	}
+	return bleve.NewDisjunctionQuery(qs...)
 }
 
 // countIn sets each candidate's prefers to how many pages the user may

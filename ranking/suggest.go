@@ -46,8 +46,22 @@ const titleWeight = 5
 // the words' dictionary by a Levenshtein automaton per word of q, two
 // posting-list cardinalities per near word, and a count search per word
 // weighed (at most weighedCands); without one, two searches per word
-// (three if the swapped forms are too broad).
+// (three if the swapped forms are too broad). Suggest is SuggestIn for
+// a user whose languages are not known.
 func (s *Searcher) Suggest(ctx context.Context, q string, groups []string) (string, error) {
+	return s.SuggestIn(ctx, q, groups, nil)
+}
+
+// SuggestIn is Suggest for a user who reads languages (primary subtags,
+// as from an Accept-Language header: see internal/lang.Accepted): on an
+// index that gives a snapshot, when no near word is held with the
+// query's other words, a near word that pages in one of those languages
+// hold (pages the user may see) wins over any that none holds, so that
+// a reader of English gets "associate", not the Italian "accorciare",
+// for "accociate". Languages that none of the user's pages are in are
+// ignored; none left, near words are weighed as Suggest weighs them
+// (the language most of the user's pages are in counting more).
+func (s *Searcher) SuggestIn(ctx context.Context, q string, groups, languages []string) (string, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	st := s.termStats(ctx, groups)
@@ -57,7 +71,7 @@ func (s *Searcher) Suggest(ctx context.Context, q string, groups []string) (stri
 	}
 	words := suggestWords(q)
 	nearest := func(typed string) (string, error) { return s.nearest(ctx, typed, groups) }
-	if sp := s.speller(st, q, words, groups); sp != nil {
+	if sp := s.speller(st, q, words, groups, languages); sp != nil {
 		nearest = func(typed string) (string, error) {
 			fix, err := sp.nearest(ctx, typed)
 			if err != nil {
@@ -87,9 +101,9 @@ func (s *Searcher) Suggest(ctx context.Context, q string, groups []string) (stri
 }
 
 // speller returns the speller of the snapshot st reads, for the words of
-// q, nil if the index gives no snapshot (a sharded index, one in
+// q and a user reading languages, nil if the index gives no snapshot (a sharded index, one in
 // memory): Suggest then reads the pages holding near words.
-func (s *Searcher) speller(st *termStats, q string, words []span, groups []string) *speller {
+func (s *Searcher) speller(st *termStats, q string, words []span, groups, languages []string) *speller {
 	if st.vs == nil {
 		return nil
 	}
@@ -98,6 +112,11 @@ func (s *Searcher) speller(st *termStats, q string, words []span, groups []strin
 		return nil
 	}
 	sp := &speller{s: s, st: st, groups: groups, dict: snap}
+	for _, l := range languages {
+		if st.fieldCount(indexer.FieldLang, l) > 0 && !slices.Contains(sp.langs, l) {
+			sp.langs = append(sp.langs, l)
+		}
+	}
 	for _, w := range words {
 		if typed := strings.ToLower(q[w.start:w.end]); st.fieldCount(indexer.FieldSpell, typed) > 0 && !slices.Contains(sp.other, typed) {
 			sp.other = append(sp.other, typed)
@@ -465,7 +484,8 @@ const missed = 0.7
 // editCost is the weighted restricted Damerau–Levenshtein (optimal string
 // alignment) distance from typed to word, in runes: each insertion,
 // deletion, substitution and transposition of adjacent letters is one
-// edit, and the likely slips cost cheap instead of 1.
+// edit, and the likely slips cost cheap instead of 1 (see subCost), a
+// letter left out missed.
 func editCost(typed, word string) float64 {
 	a, b := []rune(typed), []rune(word)
 	d := make([][]float64, len(a)+1)
@@ -478,13 +498,7 @@ func editCost(typed, word string) float64 {
 	}
 	for i := 1; i <= len(a); i++ {
 		for j := 1; j <= len(b); j++ {
-			sub := 0.0
-			if a[i-1] != b[j-1] {
-				sub = 1
-				if neighbours(a[i-1], b[j-1]) {
-					sub = cheap
-				}
-			}
+			sub := subCost(a[i-1], b[j-1])
 			extra := 1.0 // a letter typed that the word lacks
 			if i >= 2 && (a[i-2] == a[i-1] || neighbours(a[i-2], a[i-1])) || i < len(a) && neighbours(a[i], a[i-1]) {
 				extra = cheap
@@ -496,6 +510,25 @@ func editCost(typed, word string) float64 {
 		}
 	}
 	return d[len(a)][len(b)]
+}
+
+// subCost is the cost of typing t for the word's letter w: none if
+// they are the same, cheap for a keyboard neighbour or one vowel for
+// another (people spell a sound: "seperate", "occurance"), else 1.
+func subCost(t, w rune) float64 {
+	switch {
+	case t == w:
+		return 0
+	case neighbours(t, w) || vowel(t) && vowel(w):
+		return cheap
+	}
+	return 1
+}
+
+// vowel reports whether r is a vowel of English spelling (y included:
+// "analyse", "tipe").
+func vowel(r rune) bool {
+	return strings.ContainsRune("aeiouy", r)
 }
 
 // qwerty is the letter rows of a QWERTY keyboard.

@@ -3,6 +3,7 @@ package ranking
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -197,6 +198,8 @@ func TestSuggestWeighs(t *testing.T) {
 		{ID: "h2", Title: "Zombie great return", Lang: "en", Groups: []string{"hr"}},
 		{ID: "e1", Title: "Carte blanche", Lang: "en"},
 		{ID: "e2", Title: "Menu of the day", Lang: "en"},
+		{ID: "e3", Title: "Dull morning", Lang: "en"},
+		{ID: "e4", Title: "Adhere to the plan where possible", Lang: "en"},
 	}
 	for i, body := range []string{"Carta bianca", "Carta da lettere", "Menu del giorno", "Piatti del giorno", "Vini della casa"} {
 		docs = append(docs, indexer.Doc{ID: fmt.Sprintf("i%d", i), Title: body, Lang: "it"})
@@ -213,18 +216,55 @@ func TestSuggestWeighs(t *testing.T) {
 	}
 	s := New(ix, Options{})
 	for _, tc := range []struct {
-		q      string
-		groups []string
-		want   string
+		q             string
+		groups, langs []string
+		want          string
 	}{
-		{"grean", nil, "green"},                          // green (3 pages) before groan (1), both one edit
-		{"zombie grean", nil, "zombie groan"},            // groan is held with zombie; green is not
-		{"zombie grean", []string{"hr"}, "zombie great"}, // great is held with zombie twice
-		{"cartx", nil, "carte"},                          // 8 pages in English, 5 in Italian: carte before carta
+		{"grean", nil, nil, "green"},                          // green (3 pages) before groan (1), both one edit
+		{"zombie grean", nil, nil, "zombie groan"},            // groan is held with zombie; green is not
+		{"zombie greaf", []string{"hr"}, nil, "zombie great"}, // great is held with zombie twice
+		{"zombie greaf", nil, nil, ""},                        // but only in pages a guest may not see
+		{"cartx", nil, nil, "carte"},                          // 9 pages in English, 5 in Italian: carte before carta
+		// The user's languages (Accept-Language) decide between near words.
+		{"cartx", nil, []string{"it"}, "carta"},               // carta is used in Italian pages, carte in none
+		{"cartx", nil, []string{"de"}, "carte"},               // no page in German: as if not known
+		{"cartx", nil, []string{"it", "en"}, "carta"},         // both used: carta in more pages
+		{"dell", nil, nil, "della"},                           // a letter left out (0.7) before a vowel (0.75)
+		{"dell", nil, []string{"en"}, "dull"},                 // a reader of English gets the English word
+		{"dell", nil, []string{"de", "en"}, "dull"},           // German ignored, English read
+		{"dell", nil, []string{"it"}, "della"},                // a reader of Italian the Italian one
+		{"zombie grean", nil, []string{"it"}, "zombie groan"}, // the query's other words first
+		{"wehere", nil, []string{"en"}, "where"},              // a stop word is kept among the words used
 	} {
-		got, err := s.Suggest(ctx, tc.q, tc.groups)
+		got, err := s.SuggestIn(ctx, tc.q, tc.groups, tc.langs)
 		if err != nil || got != tc.want {
-			t.Errorf("Suggest(%q, %v) = %q, %v; want %q", tc.q, tc.groups, got, err, tc.want)
+			t.Errorf("SuggestIn(%q, %v, %v) = %q, %v; want %q", tc.q, tc.groups, tc.langs, got, err, tc.want)
+		}
+	}
+}
+
+// TestEditCost: the likely slips — a letter left out, a keyboard
+// neighbour's letter, one vowel for another, two letters swapped — cost
+// less than other edits.
+func TestEditCost(t *testing.T) {
+	for _, tc := range []struct {
+		typed, word string
+		want        float64
+	}{
+		{"same", "same", 0},
+		{"printr", "printer", missed},               // a letter left out
+		{"vpm", "vpn", cheap},                       // m and n are neighbours
+		{"seperate", "separate", cheap},             // a vowel for another
+		{"tipe", "type", cheap},                     // i for y, a vowel too
+		{"teh", "the", cheap},                       // two letters swapped
+		{"cxt", "cat", 1},                           // x is no neighbour of a, nor a vowel
+		{"bqt", "bat", cheap},                       // q touches a
+		{"occurance", "occurrence", missed + cheap}, // an r left out, a for e
+		{"printeer", "printer", cheap},              // a doubled letter typed
+		{"prinzer", "printer", 1},                   // z for t: neither
+	} {
+		if got := editCost(tc.typed, tc.word); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("editCost(%q, %q) = %v; want %v", tc.typed, tc.word, got, tc.want)
 		}
 	}
 }

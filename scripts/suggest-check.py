@@ -14,10 +14,17 @@ times it. Prints one line of key=value: suggested, completion_p50_ms,
 completion_p99_ms, completion_has_word (the word among the completions).
 
 With --pid PID (the server's process id, on this machine) it also prints
-completion_cpu_ms: the server's CPU time (user and system, from
-/proc/PID/stat) over the completions, per completion, which the machine's
-load changes less than the elapsed times. A 429 or 503 (a busy server) is
-asked again after its Retry-After, up to 30 times.
+completion_cpu_ms: the server's CPU time over the completions, per
+completion (the reference requests below not counted), which the machine's
+load changes less than the elapsed times, and completion_cpu_p50_ms and
+completion_cpu_p99_ms: the server's CPU time during each completion (its
+threads' run time, /proc/PID/task/*/schedstat, in nanoseconds), whose 99th
+percentile says whether a slow completion was work or waiting for a core.
+Beside each completion it asks /api/suggest?q=x (one letter: answered
+empty, without reading the index) and prints its elapsed p50 and p99 as
+reference_p50_ms and reference_p99_ms: on a loaded machine, what the queue
+for a core alone adds. A 429 or 503 (a busy server) is asked again after
+its Retry-After, up to 30 times.
 """
 import json
 import os
@@ -42,11 +49,22 @@ def get(url):
             time.sleep(float(e.headers.get("Retry-After") or 1))
 
 
-def cpu_seconds(pid):
-    """The CPU time (user and system) process pid has used, in seconds."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def run_ns(pid):
+    """The run time of process pid's threads so far, in nanoseconds."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass  # a thread that ended
+    return total
+
+
+def percentile(xs, q):
+    """The q-th quantile of xs (sorted here), -1 if empty."""
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(len(xs) * q))] if xs else -1
 
 
 def main():
@@ -87,17 +105,26 @@ def main():
         res = get(base.rstrip("/") + "/api/search?" + urllib.parse.urlencode({"q": m}))
         ok += res.get("suggestion", "") == w
         words_asked.append(w)
-    cpu = cpu_seconds(pid) if pid else 0
+    runs, ref = [], []
     for w in words_asked:
         t = time.perf_counter()
+        get(base.rstrip("/") + "/api/suggest?q=x")
+        ref.append(time.perf_counter() - t)
+        r, t = run_ns(pid) if pid else 0, time.perf_counter()
         comp = get(base.rstrip("/") + "/api/suggest?" + urllib.parse.urlencode({"q": w[:3]}))
         lat.append(time.perf_counter() - t)
+        if pid:
+            runs.append((run_ns(pid) - r) / 1e9)
         has += any(c["text"] == w for c in comp.get("completions", []))
-    cpu_ms = (cpu_seconds(pid) - cpu) * 1000 / max(len(lat), 1) if pid else -1
-    lat.sort()
-    p = lambda q: lat[min(len(lat) - 1, int(len(lat) * q))] * 1000 if lat else -1
-    print(f"asked={asked} suggested={ok / max(asked, 1):.3f} completion_p50_ms={p(0.5):.1f} "
-          f"completion_p99_ms={p(0.99):.1f} completion_cpu_ms={cpu_ms:.2f} completion_has_word={has / max(asked, 1):.3f}")
+    cpu_ms = sum(runs) * 1000 / max(len(runs), 1) if pid else -1
+    p = lambda xs, q: percentile(xs, q) * 1000 if xs else -1
+    out = (f"asked={asked} suggested={ok / max(asked, 1):.3f} completion_p50_ms={p(lat, 0.5):.1f} "
+           f"completion_p99_ms={p(lat, 0.99):.1f} completion_cpu_ms={cpu_ms:.2f} ")
+    if pid:
+        out += f"completion_cpu_p50_ms={p(runs, 0.5):.2f} completion_cpu_p99_ms={p(runs, 0.99):.2f} "
+    out += (f"reference_p50_ms={p(ref, 0.5):.1f} reference_p99_ms={p(ref, 0.99):.1f} "
+            f"completion_has_word={has / max(asked, 1):.3f} load={os.getloadavg()[0]:.1f}")
+    print(out)
 
 
 if __name__ == "__main__":

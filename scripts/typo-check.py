@@ -2,8 +2,8 @@
 """Asks a running Doppel search server for real-life misspellings and scores
 its "Did you mean" suggestions.
 
-usage: typo-check.py BASE_URL SITE.jsonl DICTIONARY|generated [N] [SEED]
-       typo-check.py --in-process DATA_DIR SITE.jsonl DICTIONARY|generated [N] [SEED]
+usage: typo-check.py [--lang LANGS] [--edits K] [--disjoint] BASE_URL SITE.jsonl DICTIONARY|generated [N] [SEED]
+       typo-check.py [--lang LANGS] [--edits K] [--disjoint] --in-process DATA_DIR SITE.jsonl DICTIONARY|generated [N] [SEED]
 
 DICTIONARY is a list of misspellings people make, one "typo->word" per
 line: codespell's (Debian package codespell:
@@ -31,9 +31,21 @@ With --in-process DATA_DIR instead of a server, each word is asked of
 ranking.Searcher.Suggest in a process of its own over the crawl DATA_DIR
 (scripts/spellrun, go run from the repository this script is in, with a
 5-minute deadline; $SPELLRUN names a build of it to run instead): on a machine too loaded for the server's 2 s limit.
+SEED may name several seeds ("1-5", "1,3"): the site is read once, each
+seed's figures are printed as one run's, then pooled.
 It also prints the CPU time of one suggestion (mean, median, 99th
 percentile), which the load changes less than its elapsed time.
+
+--lang LANGS asks as a user whose browser sends "Accept-Language: LANGS"
+(spellrun's -lang in process): codespell's typos are English, so "en" is
+what their writers' browsers would say. --edits K draws the N pairs among
+those K edits from their word only (3: three or more). --disjoint draws
+seed S's pairs as the S-th N of one fixed shuffle (seed 0) of the usable
+pairs, so that seeds 1, 2, ... never ask the same pair twice and their
+figures can be pooled. Each figure is printed with its count and a 95 %
+Wilson score interval.
 """
+import math
 import os
 import subprocess
 import json
@@ -140,6 +152,8 @@ def ask_in_process(data, q):
     if p is None:
         repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         cmd = [os.environ["SPELLRUN"]] if os.environ.get("SPELLRUN") else ["go", "run", "./scripts/spellrun"]
+        if OPTS["lang"]:
+            cmd += ["-lang", OPTS["lang"]]
         p = subprocess.Popen(cmd + [data], cwd=repo, text=True,
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         SPELLRUN[data] = p
@@ -160,9 +174,10 @@ def ask(base, q):
     if base.startswith("in-process:"):
         return ask_in_process(base[len("in-process:"):], q)
     url = base.rstrip("/") + "/api/search?" + urllib.parse.urlencode({"q": q, "facets": 0})
+    headers = {"Accept-Language": OPTS["lang"]} if OPTS["lang"] else {}
     for attempt in range(31):
         try:
-            res = json.load(urllib.request.urlopen(url, timeout=120))
+            res = json.load(urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=120))
             if res.get("suggestion_unavailable") and attempt < 30:
                 time.sleep(1)
                 continue
@@ -175,13 +190,50 @@ def ask(base, q):
             time.sleep(float(getattr(e, "headers", None) and e.headers.get("Retry-After") or 1))
 
 
+OPTS = {"lang": "", "edits": None, "disjoint": False}  # the command line's options
+
+
+def wilson(ok, n, z=1.96):
+    """The 95 % Wilson score interval of ok successes in n trials."""
+    if n == 0:
+        return 0.0, 1.0
+    p = ok / n
+    mid = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, mid - half), min(1.0, mid + half)
+
+
+def figure(ok, n):
+    """ok of n as printed: the share, the counts and the interval."""
+    lo, hi = wilson(ok, n)
+    return f"{ok / max(n, 1):.3f} ({ok} of {n}, 95% CI {lo:.3f}-{hi:.3f})"
+
+
+def draw(pairs, n, seed, rnd):
+    """N pairs: by the seed, or the seed-th N of one fixed shuffle (--disjoint)."""
+    if OPTS["edits"] is not None:
+        pairs = [p for p in pairs if min(damerau(*p), 3) == OPTS["edits"]]
+    if not OPTS["disjoint"]:
+        return rnd.sample(pairs, min(n, len(pairs)))
+    order = random.Random(0).sample(pairs, len(pairs))
+    return order[(seed - 1) * n:seed * n]
+
+
 def main():
     args = sys.argv[1:]
+    while args and args[0] in ("--lang", "--edits", "--disjoint"):
+        if args[0] == "--disjoint":
+            OPTS["disjoint"], args = True, args[1:]
+            continue
+        OPTS[args[0][2:]] = args[1] if args[0] == "--lang" else int(args[1])
+        args = args[2:]
     if args[0] == "--in-process":
         args = ["in-process:" + args[1]] + args[2:]
     base, site, dictionary = args[:3]
     n = int(args[3]) if len(args) > 3 else 300
-    rnd = random.Random(int(args[4]) if len(args) > 4 else 1)
+    seeds = parse_seeds(args[4] if len(args) > 4 else "1")
+    seed = seeds[0]
+    rnd = random.Random(seed)
     words, whole = {}, {}
     for line in open(site):
         page = json.loads(line)
@@ -200,7 +252,7 @@ def main():
             if got != fix:
                 misses.append(f"{typo}->{got or '-'} (want {fix})")
         for k in sorted(by):
-            print(f"generated slips={k} asked={by[k][0]} corrected={by[k][1] / by[k][0]:.3f}")
+            print(f"generated slips={k} asked={by[k][0]} corrected={figure(by[k][1], by[k][0])}")
         print("misses: " + "; ".join(misses[:40]))
         correct_words(base, whole, n, rnd)
         return
@@ -213,7 +265,24 @@ def main():
         if fix in words and typo not in words:
             pairs.append((typo, fix))
     print(f"pairs_usable={len(pairs)} (of the dictionary's, word on the site, typo not)")
-    sample = rnd.sample(pairs, min(n, len(pairs)))
+    pooled, clean = {}, [0, 0]
+    for seed in seeds:
+        by = real_typos(base, pairs, words, whole, n, seed)
+        for k, (asked, ok) in by.items():
+            a, o = pooled.get(k, (0, 0))
+            pooled[k] = (a + asked, o + ok)
+        clean = [c + d for c, d in zip(clean, correct_words(base, whole, n, random.Random(seed), seed))]
+    if len(seeds) > 1:
+        for k in sorted(pooled):
+            label = f"{k}" if k < 3 else "3+"
+            print(f"pooled seeds={args[4]} edits={label} asked={pooled[k][0]} corrected={figure(pooled[k][1], pooled[k][0])}")
+        print(f"pooled seeds={args[4]} correct_words={clean[0]} no_suggestion={figure(clean[1], clean[0])}")
+
+
+def real_typos(base, pairs, words, whole, n, seed):
+    """Asks seed's N pairs and prints what was corrected, by edits."""
+    rnd = random.Random(seed)
+    sample = draw(pairs, n, seed, rnd)
     by, misses = {}, []
     for typo, fix in sample:
         k = min(damerau(typo, fix), 3)
@@ -225,23 +294,35 @@ def main():
     for k in sorted(by):
         asked, ok = by[k]
         label = f"{k}" if k < 3 else "3+"
-        print(f"edits={label} asked={asked} corrected={ok / asked:.3f}")
+        print(f"seed={seed} edits={label} asked={asked} corrected={figure(ok, asked)}")
     asked = sum(a for a, _ in by.values())
-    print(f"all asked={asked} corrected={sum(o for _, o in by.values()) / max(asked, 1):.3f}")
-    print("misses: " + "; ".join(misses[:40]))
-    correct_words(base, whole, n, rnd)
+    print(f"seed={seed} all asked={asked} corrected={figure(sum(o for _, o in by.values()), asked)}")
+    print(f"seed={seed} misses: " + "; ".join(misses[:40]))
+    return by
 
 
-def correct_words(base, words, n, rnd):
+def parse_seeds(arg):
+    """The seeds of SEED: "3", "1-5" or "1,2,4"."""
+    out = []
+    for part in arg.split(","):
+        lo, _, hi = part.partition("-")
+        out += list(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def correct_words(base, words, n, rnd, seed=None):
+    """Asks N correctly spelled words; returns how many were asked and got no suggestion."""
     common = sorted(w for w, c in words.items() if c >= 3 and len(w) >= 4)
     clean = rnd.sample(common, min(n, len(common)))
     false = [w for w in clean if ask(base, w)]
-    print(f"correct_words={len(clean)} no_suggestion={1 - len(false) / max(len(clean), 1):.3f} false={false[:10]}")
+    tag = f"seed={seed} " if seed is not None else ""
+    print(f"{tag}correct_words={len(clean)} no_suggestion={figure(len(clean) - len(false), len(clean))} false={false[:10]}")
     print(f"suggestion_unavailable={len(UNAVAILABLE)} {UNAVAILABLE[:10]}")
     if CPU_MS:
         cpu = sorted(CPU_MS)
         print(f"suggest_cpu_ms mean={sum(cpu) / len(cpu):.1f} p50={cpu[len(cpu) // 2]:.1f} "
               f"p99={cpu[min(len(cpu) - 1, len(cpu) * 99 // 100)]:.1f} calls={len(cpu)}")
+    return len(clean), len(clean) - len(false)
 
 
 if __name__ == "__main__":

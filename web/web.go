@@ -997,7 +997,8 @@ func (srv *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
 
 // suggestion returns the spelling suggestion for a search with fewer
 // results than a page, or with a word no page the user may see holds as
-// typed (ranking.Searcher.Misspelled); "" if none. Failed says it could
+// typed (ranking.Searcher.Misspelled), in the languages the user reads
+// (Accept-Language); "" if none. Failed says it could
 // not be made (the search for near words took too long or was too
 // broad): the page then goes without one, and the API says so, so that a
 // missing suggestion is not taken for a word spelled right.
@@ -1009,7 +1010,7 @@ func (srv *Server) suggestion(r *http.Request, res *ranking.Result) (sug string,
 	if res.Total >= res.Size && !srv.s.Misspelled(r.Context(), q.Get("q"), who(r).groups) {
 		return "", false
 	}
-	sug, err := srv.s.Suggest(r.Context(), q.Get("q"), who(r).groups)
+	sug, err := srv.s.SuggestIn(r.Context(), q.Get("q"), who(r).groups, lang.Accepted(r.Header.Get("Accept-Language")))
 	if err != nil {
 		return "", true
 	}

@@ -8,7 +8,7 @@
 // (-timeout), and its cost read as CPU time, which the load changes
 // less.
 //
-//	echo pritner | go run ./scripts/spellrun -groups hr /tmp/crawl
+//	echo pritner | go run ./scripts/spellrun -groups hr -lang en /tmp/crawl
 package main
 
 import (
@@ -23,14 +23,16 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/crawler"
+	"github.com/doppel-search/doppel/internal/lang"
 	"github.com/doppel-search/doppel/ranking"
 )
 
 func main() {
 	groups := flag.String("groups", "", "comma-separated access groups of the user asking (default: anonymous)")
 	timeout := flag.Duration("timeout", 5*time.Minute, "deadline of one suggestion")
+	langs := flag.String("lang", "", "the languages the user reads, as an Accept-Language header (default: not known)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: spellrun [-groups G1,G2] [-timeout D] DATA_DIR < queries")
+		fmt.Fprintln(os.Stderr, "usage: spellrun [-groups G1,G2] [-lang en] [-timeout D] DATA_DIR < queries")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -52,7 +54,7 @@ func main() {
 	out := bufio.NewWriter(os.Stdout)
 	for in.Scan() {
 		start, cpu := time.Now(), cpuTime()
-		got, err := s.Suggest(context.Background(), in.Text(), gs)
+		got, err := s.SuggestIn(context.Background(), in.Text(), gs, lang.Accepted(*langs))
 		if err != nil {
 			log.Fatalf("%q: %v", in.Text(), err)
 		}
