@@ -225,9 +225,8 @@ func (sc *preScratch) group(cands []candidate) []candidateGroup {
 }
 
 // A preReader reads verification sets under the read lock, for
-// preverify: from memory, from the set cache without touching it, from
-// the sets read again and again (setFile.hot, which it fills), or from
-// the set file into buffers of its own.
+// preverify: from memory, from the set cache without touching it, or
+// from the set file into buffers of its own.
 type preReader struct {
 	d      *Detector
 	buf    [2][]uint64
@@ -248,8 +247,8 @@ func (r *preReader) set(rec *record, i int) []uint64 {
 	if e, ok := s.cache.get(rec.slot); ok {
 		return s.cache.set(e)
 	}
-	set, buf, err := s.readHot(rec.slot, r.buf[i])
-	r.buf[i] = buf
+	set, err := s.read(rec.slot, r.buf[i][:0])
+	r.buf[i] = set
 	if err != nil {
 		r.failed = true
 	}

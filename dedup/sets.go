@@ -24,7 +24,6 @@ type setFile struct {
 	n       []uint32    // by slot: its length
 	buf     [2][]uint64 // get's buffers for sets the cache does not keep
 	cache   setCache
-	hot     hotSets   // the sets read again and again, kept in memory
 	held    [2]cached // the cached sets get last returned for buffers 0 and 1
 	err     error     // the first read or write error
 }
@@ -85,7 +84,6 @@ func (s *setFile) put(slot uint32, set []uint64) {
 	}
 	s.at[slot], s.n[slot] = s.end, uint32(len(set))
 	s.cache.drop(slot)
-	s.hot.drop(slot)
 	if b, direct := bytesOf(set); direct {
 		s.pending = append(s.pending, b...)
 	} else {
@@ -119,16 +117,11 @@ func (s *setFile) size(slot uint32) int {
 	return int(s.n[slot])
 }
 
-// get returns the set of slot, from the sets kept in memory (hot) or the
-// cache, or read into the cache or, when the cache cannot keep it, into
-// buffer i; the set stays valid until the next get with the same i (0 or
-// 1, so that two sets can be compared). Nil if it cannot be read (s.err
-// says why).
+// get returns the set of slot, from the cache or read into the cache or,
+// when the cache cannot keep it, into buffer i; the set stays valid
+// until the next get with the same i (0 or 1, so that two sets can be
+// compared). Nil if it cannot be read (s.err says why).
 func (s *setFile) get(slot uint32, i int) []uint64 {
-	if set, ok := s.hot.get(slot); ok {
-		s.held[i] = cached{}
-		return set
-	}
 	if e, ok := s.cache.get(slot); ok {
 		s.held[i] = e
 		return s.cache.set(e)
@@ -208,5 +201,4 @@ func (s *setFile) renumber(docs []*record) {
 	}
 	s.at, s.n = at, n
 	s.cache.reset()
-	s.hot.reset()
 }
