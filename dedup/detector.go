@@ -302,6 +302,16 @@ type Detector struct {
 	cur          *preVerified
 	pre          preStats
 	serialVerify bool
+	// touched keeps what the Store's Touch returned (see toucher).
+	touched uint64
+}
+
+// A toucher is a Store that reads where keys are looked for all at once
+// (signatures.Memory): the posting lists of a million documents are a
+// table of hundreds of MB read at random, and index and preverify touch
+// a document's keys before adding or reading them one by one.
+type toucher interface {
+	Touch(keys []signatures.Key) uint64
 }
 
 // clusterRef is what Insert needs of a cluster: the 64 bits of its id
@@ -1355,6 +1365,9 @@ func (d *Detector) index(idx uint32, rec *record, dense bool) {
 	}
 	e := signatures.Entry{ID: idx, Group: d.assigned.Of(idx)}
 	d.keyBuf = d.appendKeys(d.keyBuf[:0], rec)
+	if t, ok := d.lists.(toucher); ok {
+		d.touched += t.Touch(d.keyBuf)
+	}
 	for _, k := range d.keyBuf {
 		d.lists.Add(k, e)
 		if d.dirty != nil {

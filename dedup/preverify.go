@@ -127,6 +127,8 @@ type preScratch struct {
 	flat   []uint32
 	of     map[uint32]int32
 	reader preReader
+	// touched keeps what the Store's Touch returned (see toucher).
+	touched uint64
 }
 
 // preverify finds the candidates of p among the documents stored and
@@ -143,6 +145,9 @@ func (d *Detector) preverify(p *Prepared, sc *preScratch) {
 	pv.keys = make([]uint64, len(sc.keys))
 	for i, k := range sc.keys {
 		pv.keys[i] = dirtyHash(k)
+	}
+	if t, ok := d.lists.(toucher); ok {
+		sc.touched += t.Touch(sc.keys)
 	}
 	cands := sc.cands[:0]
 	for _, k := range sc.keys {

@@ -125,6 +125,15 @@ func (m *Map[K, E]) Get(k K) []E {
 	return nil
 }
 
+// Touch reads where k is looked for first and returns a number that
+// depends on what it read, for the caller to keep (so that the reads are
+// made). A large Map is read at random, a cache miss or two a key, and a
+// Get or an Add waits for each; Touch for each of a document's keys
+// before their Gets or Adds sends the reads out together, one not waiting
+// for the last, and the Gets or Adds then find them in the cache. It
+// changes nothing: safe beside Gets. Cost: O(1).
+func (m *Map[K, E]) Touch(k K) uint64 { return m.keys.touch(k) }
+
 // Known reports whether k was ever added, including as a stop key.
 // Cost: O(1).
 func (m *Map[K, E]) Known(k K) bool {

@@ -115,6 +115,25 @@ func (t *table[K, V]) of(h uint64) *shard[K, V] {
 	return &t.shard[h>>56]
 }
 
+// touch reads the home slot of k, its distance and its key, and returns
+// a number that depends on both (see Map.Touch).
+func (t *table[K, V]) touch(k K) uint64 {
+	if t.shard == nil {
+		return 0
+	}
+	h := t.hash(k)
+	s := t.of(h)
+	if len(s.slots) == 0 {
+		return 0
+	}
+	i := home(h, len(s.slots))
+	x := uint64(s.dist[i])
+	if s.slots[i].k == k {
+		x++
+	}
+	return x
+}
+
 // get returns the value of k and whether k is in t. Cost: O(1) expected.
 func (t *table[K, V]) get(k K) (V, bool) {
 	h := t.hash(k)
