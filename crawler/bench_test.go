@@ -280,7 +280,7 @@ func BenchmarkCrawl(b *testing.B) {
 	b.ReportMetric(float64(pages)/tAll.Seconds(), "pages/s-dedup-all")
 	b.ReportMetric(skipRate, "pages/s-dedup-skip")
 	b.ReportMetric(skipRate/plain, "x-plain")
-	reportCPU(b, cpuPlain, plainPages, cpuSkip, pages)
+	reportCPU(b, crawlCost{cpuPlain, tPlain, plainPages}, crawlCost{cpuSkip, tSkip, pages})
 	b.ReportMetric(100*(tAll.Seconds()-tOff.Seconds())/tOff.Seconds(), "%detection-cost")
 	b.ReportMetric(float64(site.bytes)*nn/tSkip.Seconds()/1e6, "MB/s-dedup-skip")
 	b.ReportMetric(float64(pages)/nn, "pages")
@@ -371,22 +371,37 @@ func BenchmarkCrawlSite(b *testing.B) {
 	b.ReportMetric(plain, "pages/s-plain")
 	b.ReportMetric(doppel, "pages/s-doppel")
 	b.ReportMetric(doppel/plain, "x-plain")
-	reportCPU(b, cpuPlain, plainPages, cpuDoppel, pages)
+	reportCPU(b, crawlCost{cpuPlain, tPlain, plainPages}, crawlCost{cpuDoppel, tDoppel, pages})
 	b.ReportMetric(float64(pages)/float64(round), "pages")
+}
+
+// A crawlCost is what a pipeline's crawls took: CPU time (user and
+// system), wall time and pages fetched.
+type crawlCost struct {
+	cpu, wall time.Duration
+	pages     int64
 }
 
 // reportCPU reports the CPU time a page of each pipeline took (the
 // process's user and system time over its crawls: on a shared machine a
 // steadier figure than pages/s, which waits on whatever else runs) and
-// the plain reference's over Doppel's, the CPU counterpart of x-plain.
-// The test server's own work is in both, as it serves the same pages.
-func reportCPU(b *testing.B, plain time.Duration, plainPages int64, doppel time.Duration, pages int64) {
-	if plain <= 0 || doppel <= 0 || plainPages == 0 || pages == 0 {
+// the plain reference's over Doppel's, the CPU counterpart of x-plain;
+// and the cores each kept busy (CPU time over wall time) and Doppel's
+// over the reference's: below 1, Doppel waits on a stage of its own
+// (the committer, an index write) while the reference's work goes on in
+// parallel. The test server's own work is in both, as it serves the same
+// pages.
+func reportCPU(b *testing.B, plain, doppel crawlCost) {
+	if plain.cpu <= 0 || doppel.cpu <= 0 || plain.pages == 0 || doppel.pages == 0 || plain.wall <= 0 || doppel.wall <= 0 {
 		return // no CPU time on this system
 	}
-	perPlain := plain.Seconds() * 1000 / float64(plainPages)
-	perDoppel := doppel.Seconds() * 1000 / float64(pages)
+	perPlain := plain.cpu.Seconds() * 1000 / float64(plain.pages)
+	perDoppel := doppel.cpu.Seconds() * 1000 / float64(doppel.pages)
 	b.ReportMetric(perPlain, "cpu-ms/page-plain")
 	b.ReportMetric(perDoppel, "cpu-ms/page-doppel")
 	b.ReportMetric(perPlain/perDoppel, "x-plain-cpu")
+	coresPlain, coresDoppel := plain.cpu.Seconds()/plain.wall.Seconds(), doppel.cpu.Seconds()/doppel.wall.Seconds()
+	b.ReportMetric(coresPlain, "cores-plain")
+	b.ReportMetric(coresDoppel, "cores-doppel")
+	b.ReportMetric(coresDoppel/coresPlain, "x-plain-cores")
 }
