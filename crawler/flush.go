@@ -27,7 +27,7 @@ type indexFlush struct {
 // maxFlushPages is the most fetched pages the index batch holds while
 // the previous write is still in progress before the committer waits for
 // that write: a bound on the batches' memory.
-const maxFlushPages = flushPages + flushPages/2
+const maxFlushPages = 2 * flushPages
 
 // flushIndex starts writing the index batch in the background when due
 // (every flushPages pages, or RefreshInterval after the last flush), once
