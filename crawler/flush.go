@@ -10,36 +10,25 @@ import (
 // (Index.FlushAsync) while the next groups are committed, and its
 // watermark — the last record durably in the index — is stored in the
 // page store, so that a restart re-indexes only the records after it.
-// While a write is still in progress when the next is due, the batch
-// grows (up to maxFlushPages) rather than the committer waiting for it:
-// the fetch goroutines, whose results the committer takes, go on.
 // The committer's part; touched only by the committer goroutine.
 type indexFlush struct {
-	sinceFlush  int           // fetched pages added to the index since its last flush
-	lastFlush   time.Time     // when the index was last flushed
-	watermark   uint64        // records up to here are durably in the index; not yet stored when > stored
-	stored      uint64        // the watermark the page store has
-	flushing    func() error  // waits for the index write in progress (Index.FlushAsync); nil if none
-	flushed     chan struct{} // closed when that write has ended
-	flushingRev uint64        // the last record that write holds
+	sinceFlush  int          // fetched pages added to the index since its last flush
+	lastFlush   time.Time    // when the index was last flushed
+	watermark   uint64       // records up to here are durably in the index; not yet stored when > stored
+	stored      uint64       // the watermark the page store has
+	flushing    func() error // waits for the index write in progress (Index.FlushAsync); nil if none
+	flushingRev uint64       // the last record that write holds
 }
-
-// maxFlushPages is the most fetched pages the index batch holds while
-// the previous write is still in progress before the committer waits for
-// that write: a bound on the batches' memory.
-const maxFlushPages = 2 * flushPages
 
 // flushIndex starts writing the index batch in the background when due
 // (every flushPages pages, or RefreshInterval after the last flush), once
 // the records it holds are committed and the previous write has finished,
 // whose pages then count as durably indexed (the watermark the next
-// page-store commit stores). While the previous write goes on, the batch
-// grows instead, until it holds maxFlushPages pages: then it waits. With
-// force it waits for both and writes what is left at once. The index is
-// never ahead of the records.
+// page-store commit stores). With force it waits for both and writes what
+// is left at once. The index is never ahead of the records.
 func (c *committer) flushIndex(force bool) error {
 	due := c.sinceFlush > 0 && (force || c.sinceFlush >= flushPages || time.Since(c.lastFlush) >= c.opts.RefreshInterval)
-	if !due && !force || !force && c.writing() && c.sinceFlush < maxFlushPages {
+	if !due && !force {
 		return nil
 	}
 	if err := c.waitFlush(); err != nil {
@@ -57,7 +46,7 @@ func (c *committer) flushIndex(force bool) error {
 		}
 		c.watermark = c.lastRev
 	} else {
-		c.startFlush()
+		c.flushing, c.flushingRev = c.index.FlushAsync(), c.lastRev
 	}
 	c.sinceFlush, c.lastFlush = 0, time.Now()
 	return nil
@@ -78,33 +67,6 @@ func (c *committer) flushIndexNow() error {
 	return nil
 }
 
-// startFlush starts writing the index batch in the background, with the
-// records up to lastRev.
-func (c *committer) startFlush() {
-	wait, done := c.index.FlushAsync(), make(chan struct{})
-	var err error
-	go func() {
-		err = wait()
-		close(done)
-	}()
-	c.flushing = func() error { <-done; return err }
-	c.flushed, c.flushingRev = done, c.lastRev
-}
-
-// writing reports whether an index write started by startFlush is still
-// in progress.
-func (f *indexFlush) writing() bool {
-	if f.flushing == nil {
-		return false
-	}
-	select {
-	case <-f.flushed:
-		return false
-	default:
-		return true
-	}
-}
-
 // waitFlush waits for the index write in progress, if any, and moves the
 // watermark past its pages.
 func (f *indexFlush) waitFlush() error {
@@ -112,7 +74,7 @@ func (f *indexFlush) waitFlush() error {
 		return nil
 	}
 	err := f.flushing()
-	f.flushing, f.flushed = nil, nil
+	f.flushing = nil
 	if err != nil {
 		return err
 	}
