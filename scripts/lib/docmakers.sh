@@ -1,5 +1,6 @@
 # docmakers.sh: the document makers the held-out documents intranets
-# share (scripts/heldout3-site.sh, heldout4-site.sh, heldout5-site.sh).
+# share (scripts/heldout3-site.sh, heldout4-site.sh, heldout5-site.sh,
+# heldout6-site.sh).
 # Source it after setting dir, doppel, port, site, manifest and base;
 # it defines:
 #
@@ -129,7 +130,7 @@ serve_site() { # serves $site on $port for Chromium; stop_site (or the exit) sto
 }
 
 stop_site() {
-	kill "$server"
+	kill "$server" 2>/dev/null || true # it may have ended already
 	rm -rf "$profile"
 	trap - EXIT
 }
