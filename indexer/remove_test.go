@@ -197,6 +197,10 @@ func (w *world) unavailable(ch dedup.Change, apply func() error) {
 		} else if d != nil {
 			continue
 		}
+		// The background writes end first: one ending between the two
+		// snapshots counts a batch written (Stats.Batches), which the
+		// refused change did not do (a flaky failure in CI).
+		w.wait()
 		before := w.snapshot()
 		w.hidden[id] = true
 		err := apply()
