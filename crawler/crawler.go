@@ -230,7 +230,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 	aopts := admitOptions(opts, c.turns, c.maps.onRobots)
 	adm := admit.New(aopts)
 	c.maps.admit, cm.admit = adm, adm
-	if cm.hook, cm.snap, err = newHook(c, &c.opts, dir, c.index, cm); err != nil {
+	if cm.hook, cm.snap, err = newHook(c, dir, cm); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -345,21 +345,21 @@ func inUse(dir string, err error) error {
 // read from its snapshot in the data directory dir if it has a usable
 // one, with the verification sets in a file in dir; or a shared crawl's),
 // recording with cm.record (and reading records back with
-// cm.recordedPage), indexing into index.
-func newHook(c *Crawler, opts *Options, dir string, index indexer.Writer, cm *committer) (*hook.Hook, *snapHeader, error) {
-	hopts := hook.Options{Index: index, MaxBodyBytes: opts.MaxBodyBytes, MaxLinks: opts.MaxLinksPerPage, Language: opts.Language,
+// cm.recordedPage), indexing into c.index; stylesheets are fetched with
+// c's politeness and page budget (styles).
+func newHook(c *Crawler, dir string, cm *committer) (*hook.Hook, *snapHeader, error) {
+	opts := &c.opts
+	// A stylesheet takes one request of the page budget as the Run's
+	// dispatcher decides its pages': none between runs or once it is spent.
+	spend := func() bool {
+		d := c.running.Load()
+		return d != nil && d.spend(&c.n.requests)
+	}
+	hopts := hook.Options{Index: c.index, MaxBodyBytes: opts.MaxBodyBytes, MaxLinks: opts.MaxLinksPerPage, Language: opts.Language,
 		Documents: extract.Limits{MaxBytes: opts.MaxDocumentBytes}, PreferDocuments: opts.PreferDocuments,
 		Groups: opts.groupsFor, NoDedup: opts.NoDedup, Recorder: hook.RecorderFunc(cm.record), Source: cm.recordedPage,
-		Styles: newStyles(opts, cm.admit, c.pacer, c.turns, c.spendRequest).source()}
+		Styles: newStyles(opts, cm.admit, c.pacer, c.turns, spend).source()}
 	return cm.keeper.openHook(hopts, dir)
-}
-
-// spendRequest takes one request of the page budget for a request that
-// is not a page's (a stylesheet), as the Run's dispatcher decides its
-// pages': false between runs or when the budget is spent.
-func (c *Crawler) spendRequest() bool {
-	d := c.running.Load()
-	return d != nil && d.spend(&c.n.requests)
 }
 
 // Close closes the stores and the folders and logs off the SMB sessions.

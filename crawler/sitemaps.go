@@ -333,12 +333,8 @@ func (s *sitemaps) fetch(ctx context.Context, file string) (*sitemap.Sitemap, er
 	if err != nil {
 		return nil, err
 	}
-	for !s.pacer.TryAcquire(u.Host) {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
+	if err := s.pacer.Acquire(ctx, u.Host); err != nil {
+		return nil, err
 	}
 	defer s.pacer.Release(u.Host)
 	return s.get(ctx, file, false)

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
-	"time"
 
 	"github.com/doppel-search/doppel/crawler/admit"
 	"github.com/doppel-search/doppel/crawler/clean"
@@ -90,7 +89,7 @@ func (s *styles) fetch(u string) []byte {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.Timeout)
 	defer cancel()
-	if !s.slot(ctx, req.URL.Host) {
+	if s.pacer.Acquire(ctx, req.URL.Host) != nil {
 		return nil
 	}
 	defer s.pacer.Release(req.URL.Host)
@@ -112,17 +111,4 @@ func (s *styles) fetch(u string) []byte {
 		return nil
 	}
 	return body
-}
-
-// slot waits for a request slot of host, as a sitemap does, until ctx
-// ends.
-func (s *styles) slot(ctx context.Context, host string) bool {
-	for !s.pacer.TryAcquire(host) {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	return true
 }

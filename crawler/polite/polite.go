@@ -147,6 +147,21 @@ func (p *Pacer) host(name string) *host {
 	return h
 }
 
+// Acquire waits until a request slot for host is free and takes it
+// (looking every 50 ms, as a request outside the crawl's dispatcher — a
+// sitemap, a stylesheet — does), or returns ctx's error. Release it when
+// the request is done.
+func (p *Pacer) Acquire(ctx context.Context, name string) error {
+	for !p.TryAcquire(name) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
 // TryAcquire takes a request slot for host if one is free now, and
 // reports whether it did. Release it when the request is done.
 func (p *Pacer) TryAcquire(name string) bool {
