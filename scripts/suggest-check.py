@@ -6,9 +6,17 @@ usage: suggest-check.py [--pid PID] BASE_URL SITE.jsonl [N] [SEED]
 
 Draws N words (default 200, seed 1) of five letters or more from the
 titles of SITE.jsonl, misspells each by one edit (a letter deleted,
-replaced, inserted or two swapped, never the first; the misspelling is
-no title word itself), asks BASE_URL/api/search?q=MISSPELLING, and counts
-the answers whose "suggestion" is the word. Then asks
+replaced, inserted or two swapped, never the first), asks
+BASE_URL/api/search?q=MISSPELLING, and counts the answers whose
+"suggestion" is the word; prints the misses (misspelling->suggestion
+(word), the first 40). A title word is a whole word as Doppel cuts text
+(a maximal run of letters and digits) of the letters a-z only: not the
+ASCII pieces of "échelle" or "şifrelemesi", nor "cvtepu" of "cvtepu8",
+which no index holds. A misspelling that is a word of the site (title or
+text: "boom" for bloom, "expire" for expires, the site's own "witdh") is
+drawn again: spelling help must leave it alone. An answer whose
+suggestion could not be made in time ("suggestion_unavailable", a loaded
+machine) is asked again, up to 30 times. Then asks
 BASE_URL/api/suggest?q= with the first three letters of each word and
 times it. Prints one line of key=value: suggested, completion_p50_ms,
 completion_p99_ms, completion_has_word (the word among the completions).
@@ -49,6 +57,15 @@ def get(url):
             time.sleep(float(e.headers.get("Retry-After") or 1))
 
 
+def suggestion(base, q):
+    """The suggestion for q ("" if none), asked again while it could not be made in time (up to 30 times)."""
+    for attempt in range(31):
+        res = get(base.rstrip("/") + "/api/search?" + urllib.parse.urlencode({"q": q, "facets": 0}))
+        if not res.get("suggestion_unavailable") or attempt == 30:
+            return res.get("suggestion", "")
+        time.sleep(1)
+
+
 def run_ns(pid):
     """The run time of process pid's threads so far, in nanoseconds."""
     total = 0
@@ -76,14 +93,16 @@ def main():
     base, site = args[:2]
     n = int(args[2]) if len(args) > 2 else 200
     rnd = random.Random(int(args[3]) if len(args) > 3 else 1)
-    words = set()
-    for line in open(site):
-        for w in re.findall(r"[A-Za-z]+", json.loads(line).get("title", "")):
-            words.add(w.lower())
-    pool = sorted(w for w in words if len(w) >= 5)
+    titles, words = set(), set()
+    for line in open(site, encoding="utf-8"):
+        page = json.loads(line)
+        title = page.get("title", "").lower()
+        titles.update(re.findall(r"[^\W_]+", title))  # whole words, as Doppel cuts them
+        words.update(re.findall(r"[^\W_]+", title + " " + page.get("text", "").lower()))
+    pool = sorted(w for w in titles if len(w) >= 5 and re.fullmatch(r"[a-z]+", w))
     letters = "abcdefghijklmnopqrstuvwxyz"
     asked = ok = 0
-    lat, has, words_asked = [], 0, []
+    lat, has, words_asked, misses = [], 0, [], []
     for w in rnd.sample(pool, min(n * 3, len(pool))):
         if asked >= n:
             break
@@ -102,8 +121,10 @@ def main():
         if m in words or m == w:
             continue
         asked += 1
-        res = get(base.rstrip("/") + "/api/search?" + urllib.parse.urlencode({"q": m}))
-        ok += res.get("suggestion", "") == w
+        got = suggestion(base, m)
+        ok += got == w
+        if got != w:
+            misses.append(f"{m}->{got or '-'} ({w})")
         words_asked.append(w)
     runs, ref = [], []
     for w in words_asked:
@@ -125,6 +146,7 @@ def main():
     out += (f"reference_p50_ms={p(ref, 0.5):.1f} reference_p99_ms={p(ref, 0.99):.1f} "
             f"completion_has_word={has / max(asked, 1):.3f} load={os.getloadavg()[0]:.1f}")
     print(out)
+    print("misses: " + "; ".join(misses[:40]))
 
 
 if __name__ == "__main__":
