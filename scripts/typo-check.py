@@ -19,7 +19,9 @@ suggestion (there should be none; a word counts as the site's only where it
 stands whole, not as the letters of an identifier). Prints key=value lines.
 
 With "generated" instead of a dictionary, the misspellings are made from
-the site's distinct title words (of the letters a-z only) as ranking's
+the site's distinct title words (whole words, as Doppel cuts text into
+maximal runs of letters and digits, of the letters a-z only: not "avx"
+of "avx512", which no index holds) as ranking's
 TestSpellingOnDemo makes them from the demo's: one slip per edit (a letter
 left out, a keyboard neighbour of a letter added after it, a letter
 replaced by a keyboard neighbour, two neighbouring letters swapped), one
@@ -120,8 +122,8 @@ def generated(site, words, n, rnd):
     """(typo, word, slips) triples: n of one slip, n of two."""
     titles = set()
     for line in open(site, encoding="utf-8"):
-        titles.update(re.findall(r"[^\W\d_]+", json.loads(line).get("title", "").lower()))
-    pool = sorted(w for w in titles if re.fullmatch(r"[a-z]+", w))  # not the ASCII parts of "général"
+        titles.update(re.findall(r"[^\W_]+", json.loads(line).get("title", "").lower()))  # whole words, as Doppel cuts them
+    pool = sorted(w for w in titles if re.fullmatch(r"[a-z]+", w))  # not the ASCII parts of "général", nor "avx" of "avx512"
     out = []
     for slips, shortest in ((1, 4), (2, 6)):
         cands = [w for w in pool if len(w) >= shortest]
