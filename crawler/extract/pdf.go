@@ -115,11 +115,11 @@ func readPDF(r *run, body []byte) (err error) {
 	var pages [][]string
 	read := 0
 	for i := 0; i < count.PageCount && r.page(); i++ {
-		txt, err := inst.GetPageText(&requests.GetPageText{Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc.Document, Index: i}}})
+		txt, err := readPageText(inst, doc.Document, i)
 		if err != nil {
 			return fail(PDF, "malformed: page %d: %v", i+1, err)
 		}
-		lines := pageLines(txt.Text)
+		lines := pageLines(txt)
 		pages = append(pages, lines)
 		for _, l := range lines {
 			read += len(l)
