@@ -106,7 +106,7 @@ func (c *Chrome) Strip(host string, blocks []string) []string {
 	if c == nil || len(blocks) == 0 {
 		return blocks
 	}
-	return c.stripRuns(host, c.stripBlocks(host, blocks))
+	return c.stripBlocks(host, c.stripRuns(host, blocks))
 }
 
 // stripBlocks is Strip by whole blocks: the runs of chrome blocks and

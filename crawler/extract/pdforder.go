@@ -110,7 +110,10 @@ func lineBox(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, start, count int, 
 }
 
 // readingOrder returns lines with each line moved up past the lines
-// before it that lie wholly below it in its column (see above).
+// before it that lie wholly below it in its column (see above); then the
+// line above every other line of the page (a running header drawn after
+// the text, in the margin, where no column is) goes first, and the line
+// below every other last.
 func readingOrder(lines []textLine) []textLine {
 	out := make([]textLine, 0, len(lines))
 	for _, l := range lines {
@@ -122,7 +125,39 @@ func readingOrder(lines []textLine) []textLine {
 		}
 		out = slices.Insert(out, at, l)
 	}
+	if i := topmost(out); i > 0 {
+		l := out[i]
+		out = slices.Insert(slices.Delete(out, i, i+1), 0, l)
+	}
 	return out
+}
+
+// topmost returns the index of the placed line that lies above every
+// other placed line of lines, -1 if none does.
+func topmost(lines []textLine) int {
+	top := -1
+	for i, l := range lines {
+		if l.placed && (top < 0 || l.top > lines[top].top) {
+			top = i
+		}
+	}
+	if top < 0 {
+		return -1
+	}
+	for i, l := range lines {
+		if i != top && l.placed && !above(lines[top], l) {
+			return -1
+		}
+	}
+	return top
+}
+
+// above reports whether line a lies wholly above line b (their boxes
+// may touch by a quarter of the lower line's height), whatever their
+// widths.
+func above(a, b textLine) bool {
+	h := min(a.top-a.bottom, b.top-b.bottom)
+	return b.top <= a.bottom+h/4 && b.bottom < a.bottom
 }
 
 // under reports whether line a lies below line b in b's column: their
@@ -133,6 +168,5 @@ func under(a, b textLine) bool {
 	if a.right <= b.left || b.right <= a.left {
 		return false // side by side: another column, another cell
 	}
-	h := min(a.top-a.bottom, b.top-b.bottom)
-	return a.top <= b.bottom+h/4 && a.bottom < b.bottom
+	return above(b, a)
 }

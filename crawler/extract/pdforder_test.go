@@ -61,3 +61,47 @@ func TestReadingOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestReadingOrderEdges: a running header drawn after the text goes
+// first though no column holds it; two lines side by side at the top
+// stay as drawn.
+func TestReadingOrderEdges(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		lines []textLine
+		want  []string
+	}{
+		{"a header drawn last, beside the heading", []textLine{
+			line("Logo", 20, 100, 740), line("FAQ", 460, 500, 730), line("Main Menu", 20, 120, 700), line("1. Troubles", 200, 560, 700),
+			line("11/28/26, 11:17 PM FAQ", 20, 330, 780)},
+			[]string{"11/28/26, 11:17 PM FAQ", "Logo", "FAQ", "Main Menu", "1. Troubles"}},
+		{"two lines side by side at the top stay", []textLine{
+			line("left", 20, 200, 700), line("right", 300, 500, 700), line("text", 20, 500, 680)},
+			[]string{"left", "right", "text"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, l := range readingOrder(tc.lines) {
+				got = append(got, l.text)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("readingOrder = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestComposeAccents: a spacing accent drawn before a letter goes on it;
+// a backtick opening a command in code stays one.
+func TestComposeAccents(t *testing.T) {
+	for in, want := range map[string]string{
+		"M\u00A8oller":                "Möller",
+		"cr`eme":                      "crème",
+		"CFLAGS=`xslt-config --libs`": "CFLAGS=`xslt-config --libs`",
+		"`ls` lists":                  "`ls` lists",
+	} {
+		if got := composeAccents(in); got != want {
+			t.Errorf("composeAccents(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
