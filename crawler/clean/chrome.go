@@ -99,9 +99,10 @@ func (c *Chrome) rememberKeys(m *map[string]map[uint64]struct{}, host string, ke
 }
 
 // Strip returns the blocks of a document of host without the runs of
-// blocks the host's pages show as chrome (see [Chrome]); blocks itself
-// when there are none, or when every block is one (a document that is
-// all template keeps its text).
+// words its chrome holds in that order (see [MinRunWords]), then without
+// the runs of blocks the host's pages show as chrome (see [Chrome]);
+// blocks itself when there are none, or when every block (every word) is
+// one (a document that is all template keeps its text).
 func (c *Chrome) Strip(host string, blocks []string) []string {
 	if c == nil || len(blocks) == 0 {
 		return blocks
