@@ -27,14 +27,20 @@ import (
 // history tables) is furniture by the site's own word, and Strip takes
 // it out wherever it stands.
 //
-// Memory: at most MaxBlocks keys (8 bytes and a map entry each) a host;
-// beyond that, new blocks of the host are not remembered. Chrome is safe
+// Strip also cuts out runs of at least MinRunWords words that the host's
+// chrome holds in that order, across the document's blocks: a PDF that
+// joins a page's footer to other paragraphs (see [MinRunWords]).
+//
+// Memory: at most MaxBlocks keys (8 bytes and a map entry each) a host,
+// and as many word shingles; beyond that, new blocks of the host are not
+// remembered. Chrome is safe
 // for concurrent use; the zero value is ready to use, and a nil *Chrome
 // knows no blocks.
 type Chrome struct {
 	mu     sync.Mutex
 	hosts  map[string]map[uint64]struct{}
 	hidden map[string]map[uint64]struct{} // blocks hidden in print, by host
+	runs   map[string]map[uint64]struct{} // word shingles of the chrome, by host (see stripRuns)
 }
 
 // MinRun is the fewest consecutive chrome blocks inside a document that
@@ -45,12 +51,14 @@ const MinRun = 3
 // MaxBlocks bounds the chrome blocks remembered for one host.
 const MaxBlocks = 1 << 16
 
-// Observe remembers the chrome blocks of one page of host.
+// Observe remembers the chrome blocks of one page of host, and the
+// sequences of their words (see [Chrome]).
 func (c *Chrome) Observe(host string, blocks []string) {
 	if c == nil || len(blocks) == 0 {
 		return
 	}
 	c.remember(&c.hosts, host, blocks)
+	c.rememberKeys(&c.runs, host, wordShingles(chromeWords(blocks)))
 }
 
 // ObservePrintHidden remembers the blocks one page of host hides in
@@ -64,7 +72,14 @@ func (c *Chrome) ObservePrintHidden(host string, blocks []string) {
 
 // remember adds the keys of blocks to host's set in *m.
 func (c *Chrome) remember(m *map[string]map[uint64]struct{}, host string, blocks []string) {
-	keys := chromeKeys(blocks)
+	c.rememberKeys(m, host, chromeKeys(blocks))
+}
+
+// rememberKeys adds keys to host's set in *m, up to MaxBlocks of them.
+func (c *Chrome) rememberKeys(m *map[string]map[uint64]struct{}, host string, keys []uint64) {
+	if len(keys) == 0 {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if *m == nil {
@@ -84,13 +99,20 @@ func (c *Chrome) remember(m *map[string]map[uint64]struct{}, host string, blocks
 }
 
 // Strip returns the blocks of a document of host without the runs of
-// blocks the host's pages show as chrome (see [Chrome]); blocks itself
-// when there are none, or when every block is one (a document that is
-// all template keeps its text).
+// words its chrome holds in that order (see [MinRunWords]), then without
+// the runs of blocks the host's pages show as chrome (see [Chrome]);
+// blocks itself when there are none, or when every block (every word) is
+// one (a document that is all template keeps its text).
 func (c *Chrome) Strip(host string, blocks []string) []string {
 	if c == nil || len(blocks) == 0 {
 		return blocks
 	}
+	return c.stripBlocks(host, c.stripRuns(host, blocks))
+}
+
+// stripBlocks is Strip by whole blocks: the runs of chrome blocks and
+// the blocks hidden in print.
+func (c *Chrome) stripBlocks(host string, blocks []string) []string {
 	keys := chromeKeys(blocks)
 	c.mu.Lock()
 	known, hidden := c.hosts[host], c.hidden[host]

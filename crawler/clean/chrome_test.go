@@ -97,3 +97,49 @@ func parseFile(t *testing.T, name string) *Page {
 	}
 	return parse(t, string(b))
 }
+
+// TestChromeRuns: a document that holds its host's chrome with other line
+// breaks — a PDF that joins javadoc's footer to the paragraph before it —
+// loses the run of chrome words, wherever it stands and across blocks,
+// and keeps its own words in those blocks; a run shorter than
+// MinRunWords (a sentence a sidebar repeats), a document all of whose
+// words are chrome, and another host's document keep their words.
+func TestChromeRuns(t *testing.T) {
+	var c Chrome
+	c.Observe("docs", []string{
+		"Report a bug or suggest an enhancement",
+		"For further API reference and developer documentation see the Java SE Documentation, which contains more detailed, developer-targeted descriptions with conceptual overviews.",
+		"Copyright © 1993, 2021, Oracle and/or its affiliates, 500 Oracle Parkway, Redwood Shores, CA 94065 USA. All rights reserved.",
+		"Returns a string of the joined values, as the joiner was told to build it.",
+	})
+	own := "The joiner builds a sequence of characters separated by a delimiter."
+	own2 := "Each value is added in the order given, and an empty joiner gives its empty value."
+	for _, tc := range []struct {
+		name      string
+		host      string
+		doc, want []string
+	}{
+		{"the footer joined to the last paragraph", "docs",
+			[]string{own, own2 + " Report a bug or suggest an enhancement For further API reference and developer",
+				"documentation see the Java SE Documentation, which contains more detailed, developer-targeted descriptions with conceptual overviews. Copyright © 1993, 2022, Oracle and/or its affiliates, 500 Oracle Parkway, Redwood Shores, CA 94065 USA. All rights reserved."},
+			[]string{own, own2}},
+		{"the footer inside the text", "docs",
+			[]string{own, "Report a bug or suggest an enhancement For further API reference and developer documentation see the Java SE Documentation, which contains more detailed, developer-targeted descriptions with conceptual overviews.", own2},
+			[]string{own, own2}},
+		{"a short run stays", "docs",
+			[]string{own, "It returns a string of the joined values, as the joiner was told to build it, and nothing else.", own2},
+			[]string{own, "It returns a string of the joined values, as the joiner was told to build it, and nothing else.", own2}},
+		{"all chrome stays", "docs",
+			[]string{"Report a bug or suggest an enhancement For further API reference and developer documentation see the Java SE Documentation, which contains more detailed, developer-targeted descriptions."},
+			[]string{"Report a bug or suggest an enhancement For further API reference and developer documentation see the Java SE Documentation, which contains more detailed, developer-targeted descriptions."}},
+		{"another host", "other",
+			[]string{own, "Report a bug or suggest an enhancement For further API reference and developer documentation see the Java SE Documentation, which contains more detailed, developer-targeted descriptions with conceptual overviews."},
+			[]string{own, "Report a bug or suggest an enhancement For further API reference and developer documentation see the Java SE Documentation, which contains more detailed, developer-targeted descriptions with conceptual overviews."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := c.Strip(tc.host, tc.doc); !slices.Equal(got, tc.want) {
+				t.Errorf("Strip:\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}

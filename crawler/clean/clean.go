@@ -489,10 +489,18 @@ func (p *Page) readContent(doc *goquery.Document, kept map[*html.Node]int, print
 	}
 	if content != nil {
 		content = titleBlock(content, p.Title)
-		w, hidden := contentBlocks(content, kept, p.Links, navBlocks(doc), printHidden)
+		nav := navBlocks(doc)
+		menus := layoutNav(content)
+		for _, n := range menus {
+			if nav == nil {
+				nav = map[*html.Node]bool{}
+			}
+			nav[n] = true
+		}
+		w, hidden := contentBlocks(content, kept, p.Links, nav, printHidden)
 		p.Blocks, p.PrintHidden = w.blocks, hidden
 		tagged = append(tagged, w.bold...)
-		p.Chrome = chromeBlocks(body.Nodes, content)
+		p.Chrome = chromeBlocks(body.Nodes, content, menus)
 	}
 	p.Text = strings.Join(p.Blocks, "\n\n")
 	p.Tagged = strings.Join(tagged, "\n")
@@ -558,14 +566,21 @@ func blocksLen(blocks []string) int {
 // chromeBlocks returns the text blocks of body outside content: the
 // page's template text (none when the main content is the whole body),
 // its nav, header, footer and aside elements included (a sidebar of the
-// whole site's table of contents is a nav).
-func chromeBlocks(body []*html.Node, content *html.Node) []string {
-	if len(body) == 0 || body[0] == content {
-		return nil
+// whole site's table of contents is a nav); then those of menus, the
+// navigation cells of its layout tables (layoutNav).
+func chromeBlocks(body []*html.Node, content *html.Node, menus []*html.Node) []string {
+	var w blockWriter
+	if len(body) > 0 && body[0] != content {
+		w = blockWriter{nav: map[*html.Node]bool{content: true}, chrome: true}
+		w.walk(body[0])
+		w.flush()
 	}
-	w := blockWriter{nav: map[*html.Node]bool{content: true}, chrome: true}
-	w.walk(body[0])
-	w.flush()
+	for _, m := range menus {
+		mw := blockWriter{chrome: true}
+		mw.walk(m)
+		mw.flush()
+		w.blocks = append(w.blocks, mw.blocks...)
+	}
 	return w.blocks
 }
 

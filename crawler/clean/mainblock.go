@@ -134,3 +134,74 @@ func proseAside(n *html.Node) bool {
 	k := letterCount(n)
 	return k.all >= minMainText && 2*k.linked < k.all
 }
+
+// A page laid out with a table (libxslt's and many older sites' pages:
+// no nav or aside element, no print rule) holds its menu in a cell beside
+// the cell of its text. layoutNav finds such cells: a table cell that is
+// navigation — at least minNavLinks links and at least titleShare of its
+// letters in links — in a row whose other cell holds at least titleShare
+// of the main content's letters outside links, and at least half of its
+// own letters outside links (the page's text). They are left out of the main content and read as the page's
+// chrome. A table of data is not a layout: no cell of its rows holds most
+// of the page's text as prose, or none is all links (an index of links
+// in columns has no text cell beside them).
+
+// layoutNav returns the navigation cells of the layout tables under
+// content (see above), in document order.
+func layoutNav(content *html.Node) []*html.Node {
+	whole := letterCount(content)
+	text := whole.all - whole.linked
+	if text == 0 {
+		return nil
+	}
+	var out []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || dropped(c) {
+				continue
+			}
+			if c.DataAtom == atom.Tr {
+				if nav := navCells(c, text); nav != nil {
+					out = append(out, nav...)
+					continue
+				}
+			}
+			walk(c)
+		}
+	}
+	walk(content)
+	return out
+}
+
+// navCells returns the navigation cells of the table row tr when another
+// of its cells is the page's text: at least titleShare of text, the main
+// content's letters outside links, as prose; nil otherwise.
+func navCells(tr *html.Node, text int) []*html.Node {
+	var cells, nav []*html.Node
+	var counted []counts
+	for c := tr.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && (c.DataAtom == atom.Td || c.DataAtom == atom.Th) && !dropped(c) {
+			cells = append(cells, c)
+			counted = append(counted, letterCount(c))
+		}
+	}
+	if len(cells) < 2 {
+		return nil
+	}
+	textCell := -1
+	for i, k := range counted {
+		if prose := k.all - k.linked; float64(prose) >= titleShare*float64(text) && 2*prose >= k.all {
+			textCell = i
+		}
+	}
+	if textCell < 0 {
+		return nil
+	}
+	for i, k := range counted {
+		if i != textCell && k.links >= minNavLinks && float64(k.linked) >= titleShare*float64(k.all) {
+			nav = append(nav, cells[i])
+		}
+	}
+	return nav
+}

@@ -68,3 +68,34 @@ func TestProseAside(t *testing.T) {
 		t.Errorf("chrome %q, want %q", p.Chrome, want)
 	}
 }
+
+// TestLayoutMenu: a menu cell of links beside the cell of the page's
+// text in a layout table (libxslt's pages) is left out of the main
+// content and read as chrome; a table of data whose rows each hold a
+// link and its description, and an index of links in two columns, stay
+// content.
+func TestLayoutMenu(t *testing.T) {
+	p := parseFile(t, "testdata/mainblock/layout.html")
+	for _, m := range []string{"Main Menu", "Reporting bugs and getting help", "Library internals"} {
+		if strings.Contains(p.Text, m) {
+			t.Errorf("main text holds the menu's %q:\n%s", m, p.Text)
+		}
+		if !slices.Contains(p.Chrome, m) {
+			t.Errorf("chrome %q lacks the menu's %q", p.Chrome, m)
+		}
+	}
+	for _, b := range []string{"The transformation library", "FAQ", "Troubles compiling programs using the library", "Daniel"} {
+		if !slices.Contains(p.Blocks, b) {
+			t.Errorf("main blocks %q lack %q", p.Blocks, b)
+		}
+	}
+	d := parseFile(t, "testdata/mainblock/datatable.html")
+	for _, b := range []string{"Reporting bugs and getting help", "What the faq page explains, in a sentence of plain words for the reader.", "entry Library internals", "other Home"} {
+		if !slices.Contains(d.Blocks, b) {
+			t.Errorf("data table: main blocks %q lack %q", d.Blocks, b)
+		}
+	}
+	if len(d.Chrome) != 0 {
+		t.Errorf("data table: chrome %q, want none", d.Chrome)
+	}
+}

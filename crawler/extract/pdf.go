@@ -115,11 +115,11 @@ func readPDF(r *run, body []byte) (err error) {
 	var pages [][]string
 	read := 0
 	for i := 0; i < count.PageCount && r.page(); i++ {
-		txt, err := inst.GetPageText(&requests.GetPageText{Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc.Document, Index: i}}})
+		txt, err := readPageText(inst, doc.Document, i)
 		if err != nil {
 			return fail(PDF, "malformed: page %d: %v", i+1, err)
 		}
-		lines := pageLines(txt.Text)
+		lines := pageLines(txt)
 		pages = append(pages, lines)
 		for _, l := range lines {
 			read += len(l)
@@ -242,6 +242,9 @@ var spacingAccents = map[rune]rune{
 
 // composeAccents puts a spacing accent drawn before a letter on the
 // letter ("M¨oller" → "Möller"), as a text layout of the page shows it.
+// A grave accent is the ASCII backtick too, which opens a command in
+// code ("`xslt-config --libs`"): it is put on a letter only inside a
+// word ("cr`eme").
 func composeAccents(s string) string {
 	if !strings.ContainsAny(s, "\u00A8\u00B4`\u02C6\u02DC\u00B8\u02C7\u02DA\u02D8\u02DD") {
 		return s
@@ -249,7 +252,7 @@ func composeAccents(s string) string {
 	rs := []rune(s)
 	var b strings.Builder
 	for i := 0; i < len(rs); i++ {
-		if mark, ok := spacingAccents[rs[i]]; ok && i+1 < len(rs) && unicode.IsLetter(rs[i+1]) {
+		if mark, ok := spacingAccents[rs[i]]; ok && i+1 < len(rs) && unicode.IsLetter(rs[i+1]) && (rs[i] != '`' || i > 0 && unicode.IsLetter(rs[i-1])) {
 			b.WriteRune(rs[i+1])
 			b.WriteRune(mark)
 			i++

@@ -1,6 +1,6 @@
 # docmakers.sh: the document makers the held-out documents intranets
 # share (scripts/heldout3-site.sh, heldout4-site.sh, heldout5-site.sh,
-# heldout6-site.sh).
+# heldout6-site.sh, heldout7-site.sh).
 # Source it after setting dir, doppel, port, site, manifest and base;
 # it defines:
 #
