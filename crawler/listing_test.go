@@ -14,6 +14,7 @@ import (
 	"github.com/doppel-search/doppel/crawler/frontier"
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/crawler/schedule"
+	"github.com/doppel-search/doppel/page"
 )
 
 // revisitNow makes the fetched page url due now, as its schedule would.
@@ -224,7 +225,7 @@ func TestListingInterval(t *testing.T) {
 	for i := range 3600 { // 3,600 pages at 1 fetch/s: the average interval is an hour
 		rc.states[strconv.Itoa(i)] = schedule.State{}
 		if i < 300 { // 300 listings at a twentieth of the budget: 100 minutes
-			rc.setListing(strconv.Itoa(i), true)
+			setKind(rc, strconv.Itoa(i), true, false)
 		}
 	}
 	every := func(interval time.Duration, changed bool, n int) []schedule.Observation {
@@ -265,13 +266,23 @@ func TestListingInterval(t *testing.T) {
 	}{{30, 10 * time.Minute}, {2, time.Minute}, {300, time.Hour}} {
 		t.Run(fmt.Sprintf("%d listings, changes seldom", tt.listings), func(t *testing.T) {
 			for i := range 300 {
-				rc.setListing(strconv.Itoa(i), i < tt.listings)
+				setKind(rc, strconv.Itoa(i), i < tt.listings, false)
 			}
 			if got := rc.listing(schedule.State{History: every(5*time.Hour, false, 10)}); got != tt.want {
 				t.Errorf("interval %v, want %v (the listings' share of the budget, within the bounds)", got, tt.want)
 			}
 		})
 	}
+}
+
+// setKind counts url in rc as a listing, a page that may be one
+// (Record.LinksOnly), or neither.
+func setKind(rc *recrawl, url string, listing, candidate bool) {
+	rec := pages.Record{Page: page.Page{URL: url}}
+	if listing || candidate {
+		rec.Links, rec.LinksOnly = []string{url + "/a"}, candidate
+	}
+	rc.setListing(&rec)
 }
 
 // TestListingFirstChangeChecked: a page with ListingLinks main-content
@@ -313,5 +324,74 @@ func TestListingFirstChangeChecked(t *testing.T) {
 	}
 	if n := len(site.requests("/r/8")); n != 1 {
 		t.Errorf("/r/8, still listed, fetched %d times; want 1", n)
+	}
+}
+
+// TestCandidateFirstRevisit: a page with ListingLinks links or more, kept
+// from its first fetch (Record.LinksOnly), is due again within the
+// candidates' share of the budget from that first fetch on, though the
+// schedule, which has seen it change no more than a slow page, would put
+// it off for many times as long. Until it is, a deletion among its pages
+// is seen only at their own revisits: on the kit's living site its 21
+// listings were first looked at again 9 to 36 minutes after discovery.
+// The same page without its links (not a candidate) keeps the schedule's
+// interval.
+func TestCandidateFirstRevisit(t *testing.T) {
+	const budget, n, listings = 5.0, 2000, 21
+	rc := newRecrawl(RevisitOptions{Budget: budget, MinInterval: time.Minute, MaxInterval: 24 * time.Hour, Prior: 24 * time.Hour})
+	c := &committer{opts: &Options{Revisit: RevisitOptions{CopyFactor: 1, MaxInterval: 24 * time.Hour}}, revisitPlan: revisitPlan{recrawl: rc}}
+	start := time.Unix(1_000_000, 0)
+	for i := range n { // discovery at the budget; each page last changed 1 to 97 minutes before its fetch
+		u := "http://h/p/" + strconv.Itoa(i)
+		at := start.Add(time.Duration(float64(i) / budget * float64(time.Second)))
+		rec := pages.Record{Page: page.Page{URL: u, LastModified: at.Add(-time.Duration(i%97+1) * time.Minute)}}
+		c.nextVisit(&rec, false, true, at)
+	}
+	for k := range listings - 1 {
+		setKind(rc, "http://h/list?k="+strconv.Itoa(k), false, true)
+	}
+	now := start.Add(n / budget * time.Second)
+	links := []string{"http://h/p/1", "http://h/p/2"}
+	plain := pages.Record{Page: page.Page{URL: "http://h/list?k=20"}}
+	slow := c.nextVisit(&plain, false, true, now).Sub(now)
+	cand := pages.Record{Page: page.Page{URL: "http://h/list?k=20"}, Links: links, LinksOnly: true}
+	got := c.nextVisit(&cand, false, true, now).Sub(now)
+	bound := time.Duration(listings / (0.05 * budget) * float64(time.Second)) // 84 s
+	if got > bound {
+		t.Errorf("a page that may be a listing is due after %v; want at most %v (%d of them at a twentieth of %g fetches/s)", got, bound, listings, budget)
+	}
+	if slow < 4*bound {
+		t.Errorf("the same page without its links is due after %v; the test needs the schedule to put it off beyond %v", slow, 4*bound)
+	}
+	if _, ok := rc.candidates[cand.URL]; !ok || len(rc.listings) != 0 {
+		t.Errorf("candidates %d (the page among them: %v), listings %d; want the page a candidate and no listing", len(rc.candidates), ok, len(rc.listings))
+	}
+	if !revisitsFirst(&cand) || revisitsFirst(&plain) {
+		t.Error("want the candidate's revisit before the other revisits due, and the plain page's not")
+	}
+}
+
+// TestCandidateShare: the pages that may be listings together take at
+// most a twentieth of the budget, whatever their number and apart from
+// the listings': a site with thousands of tables of contents does not
+// spend its budget on them, nor do they slow the listings' revisits.
+func TestCandidateShare(t *testing.T) {
+	rc := newRecrawl(RevisitOptions{Budget: 1, MinInterval: time.Minute, MaxInterval: 24 * time.Hour, Prior: 24 * time.Hour})
+	for i := range 3600 { // the average interval is an hour
+		rc.states[strconv.Itoa(i)] = schedule.State{}
+	}
+	for _, tt := range []struct {
+		candidates int
+		want       time.Duration
+	}{{30, 10 * time.Minute}, {1800, 10 * time.Hour}, {3570, 19*time.Hour + 50*time.Minute}} {
+		for i := range 3600 {
+			setKind(rc, strconv.Itoa(i), i < 30, i >= 30 && i < 30+tt.candidates)
+		}
+		if got := rc.candidate(); got != tt.want {
+			t.Errorf("%d candidates: interval %v, want %v (a twentieth of the budget, not held to the average hour)", tt.candidates, got, tt.want)
+		}
+		if got := rc.listingBound(); got != 10*time.Minute {
+			t.Errorf("%d candidates: the 30 listings' interval %v, want 10m0s (their own share)", tt.candidates, got)
+		}
 	}
 }

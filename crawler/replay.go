@@ -233,7 +233,7 @@ func (c *committer) restored(r pages.Record, res dedup.Result) {
 		r.Schedule.LastFetch = r.FetchedAt
 	}
 	c.recrawl.states[r.URL] = r.Schedule
-	c.recrawl.setListing(r.URL, r.Listing())
+	c.recrawl.setListing(&r)
 	c.recrawl.planned = false // the policy is given every state again
 }
 

@@ -57,6 +57,12 @@ type recrawl struct {
 	// listings are the pages revisited as listings (Record.Listing):
 	// their count sets their share of the budget (listingShare).
 	listings map[string]struct{}
+	// candidates are the pages that may be listings: their links are
+	// kept from their first fetch and have not changed since
+	// (Record.LinksOnly). They have a share of the budget of their own
+	// (listingShare), so that a listing's first change — and the
+	// deletions it reveals — is seen as soon as a listing's.
+	candidates map[string]struct{}
 }
 
 // listingShare is the share of the budget the listings may take at the
@@ -69,16 +75,31 @@ type recrawl struct {
 // fetches/s at 84 s each).
 const listingShare = 0.05
 
-// setListing counts url as a listing (links kept) or not.
-func (rc *recrawl) setListing(url string, listing bool) {
-	if !listing {
-		delete(rc.listings, url)
-		return
+// setListing counts the page of record rec as a listing
+// (Record.Listing), a candidate (Record.LinksOnly) or neither.
+func (rc *recrawl) setListing(rec *pages.Record) {
+	rc.listings = setMember(rc.listings, rec.URL, rec.Listing())
+	rc.candidates = setMember(rc.candidates, rec.URL, !rec.Listing() && rec.LinksOnly)
+}
+
+// forgetListing counts url as neither a listing nor a candidate.
+func (rc *recrawl) forgetListing(url string) {
+	delete(rc.listings, url)
+	delete(rc.candidates, url)
+}
+
+// setMember adds url to set (made if nil) or takes it out, and returns
+// the set.
+func setMember(set map[string]struct{}, url string, in bool) map[string]struct{} {
+	if !in {
+		delete(set, url)
+		return set
 	}
-	if rc.listings == nil {
-		rc.listings = map[string]struct{}{}
+	if set == nil {
+		set = map[string]struct{}{}
 	}
-	rc.listings[url] = struct{}{}
+	set[url] = struct{}{}
+	return set
 }
 
 // hint keeps the changefreqs a sitemap gave (URL → interval) that differ
@@ -147,8 +168,20 @@ func (rc *recrawl) listing(st schedule.State) time.Duration {
 
 // listingBound is the interval at which every listing together takes
 // listingShare of the budget, within the bounds.
-func (rc *recrawl) listingBound() time.Duration {
-	d := time.Duration(float64(max(len(rc.listings), 1)) / (listingShare * rc.opts.Budget) * float64(time.Second))
+func (rc *recrawl) listingBound() time.Duration { return rc.shareBound(len(rc.listings)) }
+
+// candidate is the longest interval of a page that may be a listing
+// (Record.LinksOnly): the interval at which every such page together
+// takes listingShare of the budget, within the bounds. Unlike a
+// listing's, it is not held to the average interval: a site may have
+// many pages with ListingLinks links that never change (a manual's
+// tables of contents), and they together take at most their share.
+func (rc *recrawl) candidate() time.Duration { return rc.shareBound(len(rc.candidates)) }
+
+// shareBound is the interval at which n pages together take
+// listingShare of the budget, within the bounds.
+func (rc *recrawl) shareBound(n int) time.Duration {
+	d := time.Duration(float64(max(n, 1)) / (listingShare * rc.opts.Budget) * float64(time.Second))
 	return min(max(d, rc.opts.MinInterval), rc.opts.MaxInterval)
 }
 
@@ -171,14 +204,22 @@ func (c *committer) nextVisit(rec *pages.Record, changed, master bool, now time.
 	if !master {
 		interval = min(time.Duration(float64(interval)*c.opts.Revisit.CopyFactor), c.opts.Revisit.MaxInterval)
 	}
-	c.recrawl.setListing(rec.URL, rec.Listing())
-	if rec.Listing() {
+	c.recrawl.setListing(rec)
+	switch {
+	case rec.Listing():
 		interval = min(interval, c.recrawl.listing(st))
+	case rec.LinksOnly:
+		interval = min(interval, c.recrawl.candidate())
 	}
 	rec.Schedule = st
 	c.recrawl.states[rec.URL] = st
 	return now.Add(interval)
 }
+
+// revisitsFirst reports whether the revisit of the page of record rec
+// goes before the other revisits due (PriorityListingRevisit): it is a
+// listing, or may be one (Record.LinksOnly).
+func revisitsFirst(rec *pages.Record) bool { return rec.Listing() || rec.LinksOnly }
 
 // revisitPayload is the frontier payload of a revisit.
 func revisitPayload(depth int) []byte {
@@ -297,7 +338,7 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 		}
 		master := c.isMaster(rec.URL, rec.Cluster)
 		mark.revisit = c.nextVisit(&rec, linksChanged, master, now)
-		mark.listing = rec.Listing()
+		mark.listing = revisitsFirst(&rec)
 		c.batch.Put(rec)
 		return mark, master, nil
 	case r.status == pages.Fetched: // new content
@@ -319,7 +360,7 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 		master := p.Result.Master == p.URL
 		rec := c.batch.Latest(r.url)
 		mark.revisit = c.nextVisit(rec, !trivial || linksChanged, master, now)
-		mark.listing = rec.Listing()
+		mark.listing = revisitsFirst(rec)
 		if change.WasMaster && !trivial {
 			c.recheck(prev.Cluster, r.url, now)
 		}
@@ -330,7 +371,7 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 		mark.outcome = string(pages.Fetched)
 		rec := prev
 		mark.revisit = c.nextVisit(&rec, false, c.isMaster(rec.URL, rec.Cluster), now)
-		mark.listing = rec.Listing()
+		mark.listing = revisitsFirst(&rec)
 		c.batch.Put(rec)
 		return mark, false, nil
 	default: // gone
@@ -344,7 +385,7 @@ func (c *committer) revisit(ctx context.Context, r *result, now time.Time) (done
 		c.batch.Put(pages.Record{Page: page.Page{URL: r.url}, Status: r.status, Reason: r.reason, FetchedAt: now})
 		c.recrawl.policy.Forget(r.url, c.recrawl.states[r.url])
 		delete(c.recrawl.states, r.url)
-		c.recrawl.setListing(r.url, false)
+		c.recrawl.forgetListing(r.url)
 		return mark, false, nil
 	}
 }

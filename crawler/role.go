@@ -69,7 +69,9 @@ func (m oneMachine) takeFetched(ctx context.Context, r *result, mark doneMark, n
 	if err != nil {
 		return mark, false, err
 	}
-	mark.revisit = c.nextVisit(c.batch.Latest(r.url), false, res.Master == r.url, now)
+	rec := c.batch.Latest(r.url)
+	mark.revisit = c.nextVisit(rec, false, res.Master == r.url, now)
+	mark.listing = revisitsFirst(rec)
 	return mark, !res.Duplicate, nil
 }
 

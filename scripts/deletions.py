@@ -9,11 +9,23 @@ deleted before the end it prints how many the crawl saw (a 404/410 answer
 after the deletion, as ndd freshness counts them) by SEEN_BY seconds
 (default SECONDS), the median and largest delay from deletion to that
 answer, and for each one not seen how long before the end of the window
-it was deleted — and whether the crawl had ever fetched it.
+it was deleted, the listing page that named it then (the site lists its
+live pages in order, PER_LISTING a page; /list?k=0 is the home page) —
+and whether the crawl had ever fetched it.
 """
 import json
 import statistics
 import sys
+
+PER_LISTING = 100  # ndd living's links per listing page (PerIndex)
+
+
+def listing(pages, p):
+    """The listing page (k of /list?k=) that named page p just before its deletion."""
+    d = p["deleted"]
+    alive = [q["id"] for q in pages
+             if q["id"] == p["id"] or q.get("born", 0) <= d and not (q.get("deleted") and q["deleted"] <= d)]
+    return alive.index(p["id"]) // PER_LISTING
 
 
 def main():
@@ -42,13 +54,13 @@ def main():
             delays.append(gone[0] - p["deleted"])
         else:
             known = any(t < p["deleted"] for t, _ in got)  # fetched while it lived
-            missed.append((end - p["deleted"], known))
+            missed.append((end - p["deleted"], known, listing(pages, p)))
     line = f"deleted={deleted} seen={len(delays)}"
     if delays:
         line += f" median_delay_s={statistics.median(delays):.0f} max_delay_s={max(delays):.0f}"
     if missed:
         line += " missed=" + ",".join(
-            f"{before:.0f}s_before_end{'' if known else '(never_fetched)'}" for before, known in sorted(missed))
+            f"{before:.0f}s_before_end(listing_{k}{'' if known else ',never_fetched'})" for before, known, k in sorted(missed))
     print(line)
 
 
