@@ -872,7 +872,10 @@ func schedule(tx *bolt.Tx, st *Stats, url string, at time.Time, priority int, pa
 // Due moves every revisit scheduled at or before now back to the queue
 // (state Pending, a fresh FIFO position at its scheduled priority) and
 // returns how many it moved. A due URL that is still pending or in flight
-// is not queued twice: its revisit is simply consumed. Cost: one write
+// is not queued twice: its revisit is consumed, and a pending one waiting
+// at a lower priority than the revisit's is raised to it (a fresh
+// position, its payload kept), so an urgent revisit does not wait behind
+// the backlog its URL happened to be queued in. Cost: one write
 // transaction, O(k·log n) for k due revisits.
 func (f *Frontier) Due(now time.Time) (int, error) {
 	moved := 0
@@ -894,9 +897,17 @@ func (f *Frontier) Due(now time.Time) (int, error) {
 				return fmt.Errorf("frontier: %w", err)
 			}
 			st.Scheduled--
+			prio := int(unsortable(prios[i][:8]))
 			if v := urls.Get(k[8:]); v != nil {
 				switch State(v[0]) {
-				case Pending, InFlight:
+				case Pending:
+					if len(v) > 1 && keyPriority(v[1:]) < prio {
+						if _, err := f.reprioritize(tx, st, u, prio); err != nil {
+							return err
+						}
+					}
+					continue
+				case InFlight:
 					continue
 				case Done:
 					st.Done--
@@ -906,7 +917,7 @@ func (f *Frontier) Due(now time.Time) (int, error) {
 			if len(prios[i]) > 8 {
 				payload = prios[i][8:]
 			}
-			if err := enqueue(tx, st, u, int(unsortable(prios[i][:8])), payload); err != nil {
+			if err := enqueue(tx, st, u, prio, payload); err != nil {
 				return err
 			}
 			moved++

@@ -102,7 +102,9 @@ func testNextWhere(t *testing.T, open Opener) {
 
 // testScheduleDue: Due queues the due revisits of done and unknown URLs at
 // their scheduled priority and payload, consumes those of URLs pending or
-// in flight, and leaves the others; the counters follow.
+// in flight (raising a pending URL queued at a lower priority to the
+// revisit's, never lowering one), and leaves the others; the counters
+// follow.
 func testScheduleDue(t *testing.T, open Opener) {
 	h := start(t, open)
 	h.add("f", 5, nil)
@@ -112,25 +114,29 @@ func testScheduleDue(t *testing.T, open Opener) {
 	h.nextURL("b")
 	h.done("a", "ok")
 	h.done("b", "ok")
-	h.adds("c") // stays pending
+	h.adds("c")                // stays pending
+	h.add("d", 0, []byte("d")) // pending, raised by its revisit
+	h.add("e", 6, nil)         // pending, not lowered by its revisit
 	h.schedule("a", at0.Add(hour), 3, nil)
 	h.schedule("b", at0.Add(2*hour), 7, nil)
 	h.schedule("c", at0, 0, nil)
 	h.schedule("f", at0, 2, nil)
 	h.schedule("new", at0.Add(-hour), 1, []byte("n")) // never seen
 	h.schedule("b", at0.Add(30*time.Minute), 7, nil)  // replaces
-	h.checkStats(frontier.Stats{Pending: 1, InFlight: 1, Done: 2, Scheduled: 5})
+	h.schedule("d", at0, 5, []byte("x"))
+	h.schedule("e", at0, 2, nil)
+	h.checkStats(frontier.Stats{Pending: 3, InFlight: 1, Done: 2, Scheduled: 7})
 	steps := []struct {
 		now   time.Time
 		moved int
 		st    frontier.Stats
 		next  time.Time // NextDue after; zero: none
 	}{
-		{at0.Add(-2 * hour), 0, frontier.Stats{Pending: 1, InFlight: 1, Done: 2, Scheduled: 5}, at0.Add(-hour)},
-		{at0, 1, frontier.Stats{Pending: 2, InFlight: 1, Done: 2, Scheduled: 2}, at0.Add(30 * time.Minute)}, // new; c and f consumed
-		{at0.Add(30 * time.Minute), 1, frontier.Stats{Pending: 3, InFlight: 1, Done: 1, Scheduled: 1}, at0.Add(hour)},
-		{at0.Add(30 * time.Minute), 0, frontier.Stats{Pending: 3, InFlight: 1, Done: 1, Scheduled: 1}, at0.Add(hour)},
-		{at0.Add(3 * hour), 1, frontier.Stats{Pending: 4, InFlight: 1}, time.Time{}},
+		{at0.Add(-2 * hour), 0, frontier.Stats{Pending: 3, InFlight: 1, Done: 2, Scheduled: 7}, at0.Add(-hour)},
+		{at0, 1, frontier.Stats{Pending: 4, InFlight: 1, Done: 2, Scheduled: 2}, at0.Add(30 * time.Minute)}, // new; c, d, e and f consumed
+		{at0.Add(30 * time.Minute), 1, frontier.Stats{Pending: 5, InFlight: 1, Done: 1, Scheduled: 1}, at0.Add(hour)},
+		{at0.Add(30 * time.Minute), 0, frontier.Stats{Pending: 5, InFlight: 1, Done: 1, Scheduled: 1}, at0.Add(hour)},
+		{at0.Add(3 * hour), 1, frontier.Stats{Pending: 6, InFlight: 1}, time.Time{}},
 	}
 	for i, s := range steps {
 		due(h, s.now, s.moved)
@@ -144,7 +150,7 @@ func testScheduleDue(t *testing.T, open Opener) {
 	for _, it := range h.drain() {
 		got = append(got, fmt.Sprintf("%s@%d:%s", it.URL, it.Priority, it.Payload))
 	}
-	if want := []string{"b@7:", "a@3:", "new@1:n", "c@0:"}; !slices.Equal(got, want) {
+	if want := []string{"b@7:", "e@6:", "d@5:d", "a@3:", "new@1:n", "c@0:"}; !slices.Equal(got, want) {
 		t.Errorf("after Due claimed %v, want %v", got, want)
 	}
 	if st := h.states()["f"]; st != "inflight" {

@@ -338,9 +338,22 @@ if op == 'duecount' then
   return redis.call('ZCOUNT', T, '-inf', tonumber(ARGV[2]))
 end
 
+-- before reports whether byte string a sorts before b (byte order, not
+-- the server's collation, which string comparison in Lua would use).
+local function before(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then return x < y end
+  end
+  return #a < #b
+end
+
 if op == 'due' then
   -- ARGV[2]: now (ms), ARGV[3]: most to move, ARGV[4..]: fresh sequence
-  -- keys (8 bytes), one per revisit. Returns how many were queued.
+  -- keys (8 bytes), one per revisit. Returns how many were queued. A
+  -- pending URL whose queue key sorts after the revisit's priority key
+  -- (a lower priority) is raised to it, at a fresh position, its payload
+  -- kept; it is not counted.
   local now = tonumber(ARGV[2])
   local urls = redis.call('ZRANGEBYSCORE', T, '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
   local moved = 0
@@ -358,6 +371,13 @@ if op == 'due' then
       leave(url)
       enqueue(url, pkey .. ARGV[3 + i], host, payload, now_ms())
       moved = moved + 1
+    elseif string.sub(st, 1, 1) == 'P' then
+      local _, old, h, kept = rec(st)
+      if before(pkey, string.sub(old, 1, 8)) then
+        unqueue(url, old, h)
+        redis.call('HINCRBY', N, 'pending', -1)
+        enqueue(url, pkey .. ARGV[3 + i], h, kept, now_ms())
+      end
     end
   end
   return moved
