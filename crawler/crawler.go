@@ -46,12 +46,6 @@ const (
 	// their links queued in one frontier transaction, their records in
 	// one page-store transaction.
 	maxGroup = 64
-	// resultsBuffer is how many results the fetch goroutines may hand
-	// the committer before they wait for it: a group's worth, so that
-	// while the committer is busy (an fsync, an index write to wait for,
-	// a re-clustering) the fetch goroutines go on and the next group is
-	// a large one, its transactions and fsyncs shared by more pages.
-	resultsBuffer = maxGroup
 	// flushPages: the index is flushed (and the flush watermark moved)
 	// after this many fetched pages, or Options.RefreshInterval after the
 	// last flush if pages are waiting. Each flush makes the pages
