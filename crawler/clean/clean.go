@@ -646,7 +646,7 @@ func sameDocument(u, v *url.URL) bool {
 
 // hasToken reports whether the space-separated list contains tok, ignoring case.
 func hasToken(list, tok string) bool {
-	for _, f := range strings.Fields(list) {
+	for f := range strings.FieldsSeq(list) {
 		if strings.EqualFold(f, tok) {
 			return true
 		}

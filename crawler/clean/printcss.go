@@ -3,9 +3,11 @@ package clean
 import (
 	"bytes"
 	"errors"
+	"hash/maphash"
 	"io"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
@@ -79,6 +81,55 @@ func PrintHidden(sheet []byte, printOnly bool) []string {
 	return out
 }
 
+// printRules remembers PrintHidden's answers for the stylesheets the
+// pages of a crawl share: parsing the same few sheets again for each page
+// was 7 % of a crawl's CPU (docs/measurements.md).
+var printRules = sheetRules{seed: maphash.MakeSeed(), entries: map[uint64]sheetRule{}}
+
+// maxSheetRules is how many stylesheets printRules remembers; when full
+// it forgets them all.
+const maxSheetRules = 64
+
+// sheetRules is a cache of PrintHidden's answers by the sheet's bytes.
+type sheetRules struct {
+	seed    maphash.Seed
+	mu      sync.Mutex
+	entries map[uint64]sheetRule // by the hash of the sheet and printOnly
+}
+
+// A sheetRule is PrintHidden's answer for one sheet.
+type sheetRule struct {
+	sheet     []byte
+	printOnly bool
+	selectors []string
+}
+
+// hidden returns PrintHidden(sheet, printOnly), from the cache when the
+// same bytes were read before. The caller must not change the slice.
+func (c *sheetRules) hidden(sheet []byte, printOnly bool) []string {
+	if len(sheet) == 0 || len(sheet) > MaxStyleBytes {
+		return PrintHidden(sheet, printOnly)
+	}
+	h := maphash.Bytes(c.seed, sheet)
+	if printOnly {
+		h = ^h
+	}
+	c.mu.Lock()
+	e, ok := c.entries[h]
+	c.mu.Unlock()
+	if ok && e.printOnly == printOnly && bytes.Equal(e.sheet, sheet) {
+		return e.selectors
+	}
+	selectors := PrintHidden(sheet, printOnly)
+	c.mu.Lock()
+	if len(c.entries) >= maxSheetRules {
+		clear(c.entries)
+	}
+	c.entries[h] = sheetRule{sheet: bytes.Clone(sheet), printOnly: printOnly, selectors: selectors}
+	c.mu.Unlock()
+	return selectors
+}
+
 // tokensText joins the text of tokens.
 func tokensText(ts []css.Token) string {
 	var b strings.Builder
@@ -128,7 +179,7 @@ func printHiddenNodes(doc *goquery.Document, base *url.URL, styles StyleSource) 
 		if ok && !printMedia(media) && !strings.EqualFold(strings.TrimSpace(media), "all") {
 			return
 		}
-		selectors = append(selectors, PrintHidden([]byte(s.Text()), ok && printMedia(media))...)
+		selectors = append(selectors, printRules.hidden([]byte(s.Text()), ok && printMedia(media))...)
 	})
 	if styles != nil && base != nil {
 		doc.Find("link[rel][href]").Each(func(_ int, s *goquery.Selection) {
@@ -144,7 +195,7 @@ func printHiddenNodes(doc *goquery.Document, base *url.URL, styles StyleSource) 
 				return
 			}
 			u.Fragment = ""
-			selectors = append(selectors, PrintHidden(styles(u), ok && printMedia(media))...)
+			selectors = append(selectors, printRules.hidden(styles(u), ok && printMedia(media))...)
 		})
 	}
 	if len(selectors) == 0 {

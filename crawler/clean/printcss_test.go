@@ -109,3 +109,34 @@ func TestPrintRulesLeaveFurnitureOut(t *testing.T) {
 		})
 	}
 }
+
+// TestPrintRulesCache: the cache of print rules answers what PrintHidden
+// does for each sheet and flag, whether the sheet was read before, was
+// another sheet in the same buffer, or the cache was emptied when full.
+func TestPrintRulesCache(t *testing.T) {
+	sheets := []string{
+		"@media print { .toc, nav { display: none } } .x { color: red }",
+		".y { display: none } @media screen { .z { display: none } }",
+		"@media print { .api-stability { visibility: hidden } }",
+	}
+	buf := make([]byte, 0, 256)
+	for round := range 3 {
+		for _, sheet := range sheets {
+			for _, printOnly := range []bool{false, true} {
+				buf = append(buf[:0], sheet...) // the same buffer for every sheet
+				want := PrintHidden([]byte(sheet), printOnly)
+				if got := printRules.hidden(buf, printOnly); !slices.Equal(got, want) {
+					t.Errorf("round %d, %q, printOnly %v: %q, want %q", round, sheet, printOnly, got, want)
+				}
+			}
+		}
+		if round == 1 {
+			for i := range maxSheetRules { // fills the cache: it is emptied
+				printRules.hidden([]byte(strings.Repeat(" ", i+1)+sheets[0]), false)
+			}
+		}
+	}
+	if got := printRules.hidden([]byte(sheets[0]), false); !slices.Equal(got, []string{".toc,nav"}) {
+		t.Errorf("got %q, want [.toc,nav]", got)
+	}
+}

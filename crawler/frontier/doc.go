@@ -37,5 +37,8 @@
 // "revisit-url" URL to its time; "meta" holds the counters.
 //
 // A Frontier is safe for concurrent use by multiple goroutines: bbolt
-// serializes writers, and readers see committed states only.
+// serializes writers, and readers see committed states only. A claim
+// (Next) does not wait for a Commit being written and synced: it reads
+// the last committed state and passes over the URLs that Commit changes
+// (waiting for it only when those are all it finds).
 package frontier

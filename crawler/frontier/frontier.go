@@ -98,14 +98,24 @@ type Item struct {
 // safe for concurrent use by multiple goroutines. Open it with [Open] and
 // Close it when done; only one process may have it open.
 type Frontier struct {
-	db    *bolt.DB
-	wmu   sync.Mutex            // serializes writers and claims, so stats match the committed state
+	db  *bolt.DB
+	wmu sync.Mutex // serializes writers
+	// cmu serializes claims (NextWhere) with the writers' reads of them
+	// and with the end of a write, so that stats match the committed
+	// state. Commit holds it only at the start and the end of its
+	// transaction, so that claims go on while it is written and synced;
+	// the other writers hold it throughout.
+	cmu   sync.Mutex
 	stats atomic.Pointer[Stats] // committed counters, claims included, read without locking
 	// claimed holds the URLs handed out by Next and not yet Done (the in
 	// flight ones) with their pending keys. A claim is not written: on
 	// disk the URL stays pending, which is where Open would put it back
-	// anyway, so handing out a URL costs no transaction. Under wmu.
+	// anyway, so handing out a URL costs no transaction. Under cmu.
 	claimed map[string][]byte
+	// busy holds the URLs of the Commit being written, which a claim
+	// meanwhile (reading the state before it) must not take: the batch
+	// may move them in the queue or complete their claims. Under cmu.
+	busy map[string]bool
 }
 
 var _ queue.Storage = (*Frontier)(nil)
@@ -133,7 +143,7 @@ func Open(path string, opts Options) (*Frontier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("frontier: open %s: %w", path, err)
 	}
-	f := &Frontier{db: db, claimed: map[string][]byte{}}
+	f := &Frontier{db: db, claimed: map[string][]byte{}, busy: map[string]bool{}}
 	var st Stats
 	if opts.ReadOnly {
 		err = db.View(func(tx *bolt.Tx) error {
@@ -216,6 +226,45 @@ var errNoChange = errors.New("frontier: no change")
 func (f *Frontier) update(fn func(tx *bolt.Tx, st *Stats) error, after func()) error {
 	f.wmu.Lock()
 	defer f.wmu.Unlock()
+	f.cmu.Lock()
+	defer f.cmu.Unlock()
+	return f.write(fn, after)
+}
+
+// updateBusy is update for a write whose claims' reads lock cmu
+// themselves (f.isClaimed): claims of URLs not in urls go on meanwhile,
+// while the transaction is written and synced.
+func (f *Frontier) updateBusy(urls []string, fn func(tx *bolt.Tx, st *Stats) error, after func()) error {
+	f.wmu.Lock()
+	defer f.wmu.Unlock()
+	f.cmu.Lock()
+	for _, u := range urls {
+		f.busy[u] = true
+	}
+	st := f.storedCounts()
+	f.cmu.Unlock()
+	var fnErr error
+	err := f.db.Update(func(tx *bolt.Tx) error {
+		if fnErr = fn(tx, &st); fnErr != nil {
+			return fnErr
+		}
+		if testHookCommit != nil {
+			testHookCommit()
+		}
+		return putCounts(tx, st)
+	})
+	f.cmu.Lock()
+	defer f.cmu.Unlock()
+	clear(f.busy)
+	return f.ended(st, fnErr, err, after)
+}
+
+// testHookCommit, when set (by the tests), runs in Commit's write
+// transaction before it is committed.
+var testHookCommit func()
+
+// write runs fn in one write transaction; call under wmu and cmu.
+func (f *Frontier) write(fn func(tx *bolt.Tx, st *Stats) error, after func()) error {
 	st := f.storedCounts()
 	var fnErr error
 	err := f.db.Update(func(tx *bolt.Tx) error {
@@ -224,6 +273,12 @@ func (f *Frontier) update(fn func(tx *bolt.Tx, st *Stats) error, after func()) e
 		}
 		return putCounts(tx, st)
 	})
+	return f.ended(st, fnErr, err, after)
+}
+
+// ended ends a write transaction: its error, or after and the counters
+// st published. Call under wmu and cmu.
+func (f *Frontier) ended(st Stats, fnErr, err error, after func()) error {
 	if fnErr == errNoChange {
 		return nil
 	}
@@ -241,7 +296,7 @@ func (f *Frontier) update(fn func(tx *bolt.Tx, st *Stats) error, after func()) e
 }
 
 // storedCounts returns the counters as stored: the published ones without
-// the claims. Call under wmu.
+// the claims. Call under cmu.
 func (f *Frontier) storedCounts() Stats {
 	st := *f.stats.Load()
 	st.Pending += len(f.claimed)
@@ -250,7 +305,7 @@ func (f *Frontier) storedCounts() Stats {
 }
 
 // publish makes st (as stored) with the current claims the counters Stats
-// returns. Call under wmu.
+// returns. Call under cmu.
 func (f *Frontier) publish(st Stats) {
 	st.Pending -= len(f.claimed)
 	st.InFlight += len(f.claimed)
@@ -321,7 +376,7 @@ func (f *Frontier) Reprioritize(url string, priority int) (bool, error) {
 	moved := false
 	err := f.update(func(tx *bolt.Tx, st *Stats) error {
 		var err error
-		if moved, err = f.reprioritize(tx, st, url, priority); err == nil && !moved {
+		if moved, err = f.reprioritize(tx, st, url, priority, f.heldClaimed); err == nil && !moved {
 			return errNoChange
 		}
 		return err
@@ -329,9 +384,9 @@ func (f *Frontier) Reprioritize(url string, priority int) (bool, error) {
 	return moved && err == nil, err
 }
 
-// reprioritize moves a pending, unclaimed URL; call under wmu.
-func (f *Frontier) reprioritize(tx *bolt.Tx, st *Stats, url string, priority int) (bool, error) {
-	key, payload, err := f.pendingItem(tx, url)
+// reprioritize moves a pending URL not claimed; call under wmu.
+func (f *Frontier) reprioritize(tx *bolt.Tx, st *Stats, url string, priority int, claimed func(string) bool) (bool, error) {
+	key, payload, err := f.pendingItem(tx, url, claimed)
 	if err != nil || key == nil {
 		return false, err
 	}
@@ -442,9 +497,13 @@ func (f *Frontier) Commit(b *Batch) (added []bool, err error) {
 		}
 	}
 	added = make([]bool, nAdd)
-	err = f.update(func(tx *bolt.Tx, st *Stats) error {
+	urls := make([]string, len(b.ops))
+	for i, o := range b.ops {
+		urls[i] = o.URL
+	}
+	err = f.updateBusy(urls, func(tx *bolt.Tx, st *Stats) error {
 		clear(added)
-		return f.apply(tx, st, b.ops, added)
+		return f.apply(tx, st, b.ops, added, f.isClaimed)
 	}, func() { f.release(b.ops) })
 	if err != nil {
 		return nil, err
@@ -466,7 +525,7 @@ func (f *Frontier) allSeen(ops []Change) (bool, error) {
 }
 
 // release ends the claims that a committed batch's Done and Requeue
-// changes complete. Call under wmu.
+// changes complete. Call under wmu and cmu.
 func (f *Frontier) release(ops []Change) {
 	for _, o := range ops {
 		if o.Op == OpDone || o.Op == OpRequeue {
@@ -476,10 +535,10 @@ func (f *Frontier) release(ops []Change) {
 }
 
 // apply applies ops in order in tx, setting added[i] for the i-th Add
-// whose URL was new, and returns errNoChange if nothing changed. Call
-// under wmu.
-func (f *Frontier) apply(tx *bolt.Tx, st *Stats, ops []Change, added []bool) error {
-	a := applier{f: f, tx: tx, st: st, added: added, fresh: map[string]bool{}}
+// whose URL was new, and returns errNoChange if nothing changed;
+// claimed tells whether a URL is claimed. Call under wmu.
+func (f *Frontier) apply(tx *bolt.Tx, st *Stats, ops []Change, added []bool, claimed func(string) bool) error {
+	a := applier{f: f, tx: tx, st: st, added: added, fresh: map[string]bool{}, claimed: claimed}
 	for _, o := range ops {
 		if err := a.apply(o); err != nil {
 			return err
@@ -506,6 +565,7 @@ type applier struct {
 	changed bool
 	newURLs []urlState      // states of URLs queued since the last flush
 	fresh   map[string]bool // their URLs
+	claimed func(url string) bool
 }
 
 // apply applies one change.
@@ -532,7 +592,7 @@ func (a *applier) apply(o Change) error {
 	case OpReplace:
 		return a.replace(o)
 	}
-	moved, err := a.f.reprioritize(a.tx, a.st, o.URL, o.Priority)
+	moved, err := a.f.reprioritize(a.tx, a.st, o.URL, o.Priority, a.claimed)
 	a.changed = a.changed || moved
 	return err
 }
@@ -540,7 +600,7 @@ func (a *applier) apply(o Change) error {
 // replace gives a pending, unclaimed URL whose payload is o.Old the
 // payload o.Payload, at the same queue key.
 func (a *applier) replace(o Change) error {
-	key, payload, err := a.f.pendingItem(a.tx, o.URL)
+	key, payload, err := a.f.pendingItem(a.tx, o.URL, a.claimed)
 	if err != nil || key == nil || !bytes.Equal(payload, o.Old) {
 		return err
 	}
@@ -552,11 +612,11 @@ func (a *applier) replace(o Change) error {
 }
 
 // pendingItem returns the queue key and payload of url if it is pending
-// and not claimed (nil key otherwise); call under wmu. The key is a
-// copy, the payload valid for the transaction.
-func (f *Frontier) pendingItem(tx *bolt.Tx, url string) (key, payload []byte, err error) {
+// and not claimed (nil key otherwise). The key is a copy, the payload
+// valid for the transaction.
+func (f *Frontier) pendingItem(tx *bolt.Tx, url string, claimed func(string) bool) (key, payload []byte, err error) {
 	v := tx.Bucket(bURLs).Get([]byte(url))
-	if _, inFlight := f.claimed[url]; v == nil || State(v[0]) != Pending || inFlight {
+	if v == nil || State(v[0]) != Pending || claimed(url) {
 		return nil, nil, nil
 	}
 	key = bytes.Clone(v[1:])
@@ -574,11 +634,11 @@ func (f *Frontier) pendingItem(tx *bolt.Tx, url string) (key, payload []byte, er
 // claimed, else nil, in one read transaction. Cost: O(len(urls)·log n).
 func (f *Frontier) Payloads(urls []string) ([][]byte, error) {
 	out := make([][]byte, len(urls))
-	f.wmu.Lock() // claims
-	defer f.wmu.Unlock()
+	f.cmu.Lock() // claims
+	defer f.cmu.Unlock()
 	err := f.db.View(func(tx *bolt.Tx) error {
 		for i, u := range urls {
-			_, payload, err := f.pendingItem(tx, u)
+			_, payload, err := f.pendingItem(tx, u, f.heldClaimed)
 			if err != nil {
 				return err
 			}
@@ -590,6 +650,19 @@ func (f *Frontier) Payloads(urls []string) ([][]byte, error) {
 		return nil, fmt.Errorf("frontier: %w", err)
 	}
 	return out, nil
+}
+
+// heldClaimed tells whether url is claimed; call under cmu.
+func (f *Frontier) heldClaimed(url string) bool {
+	_, ok := f.claimed[url]
+	return ok
+}
+
+// isClaimed tells whether url is claimed, under cmu.
+func (f *Frontier) isClaimed(url string) bool {
+	f.cmu.Lock()
+	defer f.cmu.Unlock()
+	return f.heldClaimed(url)
 }
 
 // add queues the URL of an Add if it was never seen.
@@ -685,11 +758,27 @@ func (f *Frontier) Next() (Item, error) {
 // It returns ErrEmpty when nothing is pending, and ErrNotReady when URLs
 // are pending but ready accepted none of those looked at.
 func (f *Frontier) NextWhere(ready func(url string, payload []byte) bool, limit int) (Item, error) {
-	if f.stats.Load().Pending == 0 {
-		return Item{}, ErrEmpty
+	for {
+		if f.stats.Load().Pending == 0 {
+			return Item{}, ErrEmpty
+		}
+		it, busy, err := f.nextWhere(ready, limit)
+		if !busy || !errors.Is(err, ErrEmpty) && !errors.Is(err, ErrNotReady) {
+			return it, err
+		}
+		// It passed over URLs of the Commit being written: wait for it
+		// and look again rather than answer that nothing is ready.
+		f.wmu.Lock()
+		//lint:ignore SA2001 an empty critical section: it waits for the writer
+		f.wmu.Unlock()
 	}
-	f.wmu.Lock()
-	defer f.wmu.Unlock()
+}
+
+// nextWhere is one look of NextWhere, under cmu; busy says whether it
+// passed over a URL of the Commit being written.
+func (f *Frontier) nextWhere(ready func(url string, payload []byte) bool, limit int) (_ Item, busy bool, _ error) {
+	f.cmu.Lock()
+	defer f.cmu.Unlock()
 	var it Item
 	found, looked := false, 0
 	err := f.db.View(func(tx *bolt.Tx) error {
@@ -700,6 +789,10 @@ func (f *Frontier) NextWhere(ready func(url string, payload []byte) bool, limit 
 				return err
 			}
 			if _, inFlight := f.claimed[u]; inFlight {
+				continue
+			}
+			if f.busy[u] {
+				busy = true
 				continue
 			}
 			looked++
@@ -715,17 +808,17 @@ func (f *Frontier) NextWhere(ready func(url string, payload []byte) bool, limit 
 	})
 	switch {
 	case err != nil:
-		return Item{}, fmt.Errorf("frontier: %w", err)
+		return Item{}, busy, fmt.Errorf("frontier: %w", err)
 	case !found && looked == 0:
-		return Item{}, ErrEmpty
+		return Item{}, busy, ErrEmpty
 	case !found:
-		return Item{}, ErrNotReady
+		return Item{}, busy, ErrNotReady
 	}
 	st := *f.stats.Load()
 	st.Pending--
 	st.InFlight++
 	f.stats.Store(&st)
-	return it, nil
+	return it, busy, nil
 }
 
 // NextDue returns the earliest revisit time Schedule recorded and not yet
@@ -902,7 +995,7 @@ func (f *Frontier) Due(now time.Time) (int, error) {
 				switch State(v[0]) {
 				case Pending:
 					if len(v) > 1 && keyPriority(v[1:]) < prio {
-						if _, err := f.reprioritize(tx, st, u, prio); err != nil {
+						if _, err := f.reprioritize(tx, st, u, prio, f.heldClaimed); err != nil {
 							return err
 						}
 					}
@@ -932,9 +1025,9 @@ func (f *Frontier) Due(now time.Time) (int, error) {
 // error fn returns, returning it. fn runs inside a read transaction: it must
 // not call the Frontier's writing methods. Cost: O(n).
 func (f *Frontier) All(fn func(url string, state State, outcome string) error) error {
-	f.wmu.Lock()
+	f.cmu.Lock()
 	inFlight := maps.Clone(f.claimed)
-	f.wmu.Unlock()
+	f.cmu.Unlock()
 	return f.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bURLs).ForEach(func(k, v []byte) error {
 			if err := checkState(k, v); err != nil {

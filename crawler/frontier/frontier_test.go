@@ -209,3 +209,78 @@ func TestOpenRequeuesOldInFlight(t *testing.T) {
 		t.Errorf("after upgrade = %v, want %v", got, want)
 	}
 }
+
+// TestNextDuringCommit checks that URLs are handed out while a Commit is
+// being written (its transaction held open by testHookCommit), except
+// the URLs that Commit changes, and that a Next which finds only those
+// waits for the Commit rather than answering that nothing is pending.
+func TestNextDuringCommit(t *testing.T) {
+	f := tempFrontier(t)
+	var b Batch
+	for i, u := range []string{"http://h/a", "http://h/b", "http://h/c"} {
+		b.Add(u, 10-i, nil)
+	}
+	if _, err := f.Commit(&b); err != nil {
+		t.Fatal(err)
+	}
+	first, err := f.Next()
+	if err != nil || first.URL != "http://h/a" {
+		t.Fatalf("Next = %v, %v; want http://h/a", first.URL, err)
+	}
+	inTx, proceed := make(chan struct{}), make(chan struct{})
+	testHookCommit = func() { close(inTx); <-proceed }
+	defer func() { testHookCommit = nil }()
+	var b2 Batch
+	b2.Done("http://h/a", "fetched")
+	b2.Reprioritize("http://h/b", 20) // c is left alone by this Commit
+	b2.Add("http://h/d", 30, nil)
+	committed := make(chan error, 1)
+	go func() {
+		_, err := f.Commit(&b2)
+		committed <- err
+	}()
+	<-inTx
+	got := make(chan Item, 1)
+	go func() {
+		it, err := f.Next()
+		if err != nil {
+			t.Error(err)
+		}
+		got <- it
+	}()
+	select {
+	case it := <-got:
+		if it.URL != "http://h/c" {
+			t.Errorf("Next during the Commit = %q, want http://h/c (b is the Commit's, d not committed yet)", it.URL)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Next waited for the Commit's transaction")
+	}
+	// Only the Commit's b is left: this Next must wait for it.
+	go func() {
+		it, err := f.Next()
+		if err != nil {
+			t.Error(err)
+		}
+		got <- it
+	}()
+	select {
+	case it := <-got:
+		t.Fatalf("Next = %q before the Commit ended", it.URL)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(proceed)
+	if err := <-committed; err != nil {
+		t.Fatal(err)
+	}
+	if it := <-got; it.URL != "http://h/d" {
+		t.Errorf("Next after the Commit = %q, want http://h/d (priority 30)", it.URL)
+	}
+	st, err := f.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Pending != 1 || st.InFlight != 2 || st.Done != 1 {
+		t.Errorf("stats %+v, want 1 pending (b), 2 in flight (c, d), 1 done (a)", st)
+	}
+}
