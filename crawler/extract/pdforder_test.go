@@ -15,7 +15,8 @@ func line(text string, left, right, top float64) textLine {
 // goes back to its place (Chromium's code examples, a footer drawn
 // first); lines side by side (two columns, a table's cells), lines in
 // order, a superscript on its line and an empty line keep the order they
-// were drawn in.
+// were drawn in; a running header drawn after the text goes first though
+// no column holds it, and two lines side by side at the top stay as drawn.
 func TestReadingOrder(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -49,28 +50,6 @@ func TestReadingOrder(t *testing.T) {
 		{"an empty line stops a move", []textLine{
 			line("above", 50, 500, 700), line("below", 50, 500, 640), {text: ""}, line("between", 50, 500, 670)},
 			[]string{"above", "below", "", "between"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var got []string
-			for _, l := range readingOrder(tc.lines) {
-				got = append(got, l.text)
-			}
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("readingOrder = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
-// TestReadingOrderEdges: a running header drawn after the text goes
-// first though no column holds it; two lines side by side at the top
-// stay as drawn.
-func TestReadingOrderEdges(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		lines []textLine
-		want  []string
-	}{
 		{"a header drawn last, beside the heading", []textLine{
 			line("Logo", 20, 100, 740), line("FAQ", 460, 500, 730), line("Main Menu", 20, 120, 700), line("1. Troubles", 200, 560, 700),
 			line("11/28/26, 11:17 PM FAQ", 20, 330, 780)},
