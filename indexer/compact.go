@@ -70,12 +70,10 @@ type compactable interface {
 	Reader() (index.IndexReader, error)
 }
 
-// Compact merges the index's segments into one (two when merging the
-// largest one would cost more than it saves, as scorch's planner judges:
-// its largest segment is left alone when the rest merge into a segment
-// of a size near it), dropping deleted records, so that each term of a
-// search reads one or two posting lists instead of one per segment and
-// skips no deleted records. Searches go on meanwhile, on the segments as
+// Compact merges the index's segments into one, dropping deleted
+// records, so that each term of a search reads one posting list instead
+// of one per segment and skips no deleted records (scorch cannot merge
+// a single segment: its deleted records stay). Searches go on meanwhile, on the segments as
 // they were until the merged one replaces them; Add and Flush go on too,
 // into new segments. Changes not flushed are not merged.
 //
@@ -156,28 +154,54 @@ func compact(ctx context.Context, c compactable, opts CompactOptions, closed fun
 		return out, ErrNotCompactable
 	}
 	stop := reportCompaction(opts, st, before, start)
-	mo := mergeplan.SingleSegmentMergePlanOptions
-	err = c.ForceMerge(ctx, &mo)
-	switch {
-	case err != nil:
-	case ctx.Err() != nil:
-		err = ctx.Err() // a cancelled merge returns nil: it stopped
-	case closed():
-		err = ErrClosed // so does a merge the index's Close stopped
-	}
-	if err == nil {
-		err = waitPersisted(ctx, st, closed)
-	}
-	stop()
-	if err != nil {
-		return out, fmt.Errorf("indexer: compaction stopped: %w", err)
-	}
-	if out.After, _, err = segmentStats(c); err != nil {
-		return out, err
+	defer stop()
+	// A round merges ten segments at a time; segments that Add and Flush
+	// make meanwhile are merged by the next round, while rounds make
+	// progress.
+	for round := 1; ; round++ {
+		mo := mergeAll
+		err = c.ForceMerge(ctx, &mo)
+		switch {
+		case err != nil:
+		case ctx.Err() != nil:
+			err = ctx.Err() // a cancelled merge returns nil: it stopped
+		case closed():
+			err = ErrClosed // so does a merge the index's Close stopped
+		}
+		if err == nil {
+			err = waitPersisted(ctx, st, closed)
+		}
+		if err != nil {
+			return out, fmt.Errorf("indexer: compaction stopped: %w", err)
+		}
+		prev := out.After
+		if out.After, _, err = segmentStats(c); err != nil {
+			return out, err
+		}
+		if out.After.Segments <= 1 || out.After.Segments >= prev.Segments || round == maxMergeRounds {
+			break
+		}
 	}
 	out.Elapsed = time.Since(start)
 	return out, nil
 }
+
+// maxMergeRounds bounds the force merges of one compaction: enough for
+// 10^4 segments, ten merged at a time.
+const maxMergeRounds = 4
+
+// mergeAll is scorch's single-segment merge plan made to merge every
+// segment, ten at a time. Scorch's own scoring of a roster of segments
+// (what a merge saves against what it writes) may leave the largest
+// segment alone, and its deleted records in it: a compaction merges
+// all, whatever it costs, so it scores a roster by its length.
+var mergeAll = func() mergeplan.MergePlanOptions {
+	mo := mergeplan.SingleSegmentMergePlanOptions
+	mo.ScoreSegments = func(roster []mergeplan.Segment, _ *mergeplan.MergePlanOptions) float64 {
+		return -float64(len(roster))
+	}
+	return mo
+}()
 
 // reportCompaction calls opts.Progress every opts.ProgressEvery until
 // the returned function is called.

@@ -32,9 +32,8 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	timeout := fs.Duration("timeout", 0, "stop merging after this `duration`, leaving the index as it was (0: no limit)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel compact --data DIR [--timeout D]\n\n"+
-			"Merges the segments of the search index of the crawl in DIR into one (or two: scorch leaves a\n"+
-			"segment alone when merging it would cost more than it saves) and drops its deleted records, so\n"+
-			"that searches read one posting list a term instead of one a segment. crawl --once does it at its\n"+
+			"Merges the segments of the search index of the crawl in DIR into one and drops their deleted\n"+
+			"records, so that searches read one posting list a term instead of one a segment. crawl --once does it at its\n"+
 			"end (--compact=false does not). The crawl must not be running, nor doppel serve on DIR. Progress\n"+
 			"on stderr, what was done on stdout. Ctrl-C, --timeout, a crash or kill -9 leave the index as it\n"+
 			"was; the merge needs free disk space for one more copy of the index.\n\nFlags:")
