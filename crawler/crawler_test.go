@@ -119,7 +119,11 @@ func records(t testing.TB, c *Crawler) map[string]pages.Record {
 
 func TestCrawlDemoSite(t *testing.T) {
 	s := newSite(t, demosite.Handler())
-	c := crawl(t, t.TempDir(), testOptions(s.URL+"/"))
+	opts := testOptions(s.URL + "/")
+	// Each page is to be requested once: a request that a starved test
+	// process does not answer within the default 10 s would be retried.
+	opts.Timeout = 2 * time.Minute
+	c := crawl(t, t.TempDir(), opts)
 	recs := records(t, c)
 	norm := func(path string) string {
 		u, err := urlnorm.Normalize(s.URL+path, urlnorm.Options{})
