@@ -12,6 +12,7 @@ type planSegment struct {
 	full, live int64
 }
 
+//lint:ignore ST1003 scorch's mergeplan.Segment names it so
 func (s planSegment) Id() uint64      { return s.id }
 func (s planSegment) FullSize() int64 { return s.full }
 func (s planSegment) LiveSize() int64 { return s.live }
