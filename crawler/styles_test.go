@@ -88,3 +88,35 @@ func styledSite(pages, sheets int) http.Handler {
 		fmt.Fprint(w, b.String())
 	})
 }
+
+// TestNoStylesheetOfNofollowPage: a page that says nofollow (a wiki's
+// edit and history views do) gets none of its links requested, its
+// stylesheets included; the same page without the tag does.
+func TestNoStylesheetOfNofollowPage(t *testing.T) {
+	for _, tc := range []struct {
+		meta   string
+		sheets int
+	}{{`<meta name="robots" content="noindex,nofollow">`, 0}, {`<meta name="robots" content="index,nofollow">`, 0}, {"", 1}} {
+		s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/":
+				w.Header().Set("Content-Type", "text/html")
+				fmt.Fprint(w, `<html><head><title>Main Page</title></head><body><main><p>Welcome to the wiki of the team.</p>`+
+					`<a href="/edit">edit</a></main></body></html>`)
+			case "/edit":
+				w.Header().Set("Content-Type", "text/html")
+				fmt.Fprintf(w, `<html><head><title>Edit Main Page</title>%s<link rel="stylesheet" href="/load.css"></head>`+
+					`<body><main><p>The edit form of the main page of the wiki, with its text area.</p></main></body></html>`, tc.meta)
+			case "/load.css":
+				w.Header().Set("Content-Type", "text/css")
+				fmt.Fprint(w, "@media print { .noprint { display: none } }")
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		crawl(t, t.TempDir(), testOptions(s.URL+"/"))
+		if _, n := s.hitsWhere(func(p string) bool { return p == "/load.css" }); n != tc.sheets {
+			t.Errorf("%q: the stylesheet requested %d times, want %d", tc.meta, n, tc.sheets)
+		}
+	}
+}

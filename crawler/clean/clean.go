@@ -63,8 +63,8 @@ type Page struct {
 	// PDF does not (see [Chrome.ObservePrintHidden]).
 	PrintHidden []string
 	Tagged      string // title, headings and <b>/<strong> text of the main content, for SimHash boosting
-	NoIndex     bool   // <meta name=robots> says noindex or none
-	NoFollow    bool   // <meta name=robots> says nofollow or none
+	NoIndex     bool   // <meta name=robots> or Options.Robots says noindex or none
+	NoFollow    bool   // <meta name=robots> or Options.Robots says nofollow or none
 	// Cut says the document, decoded from its charset to UTF-8, was
 	// longer than Options.MaxBytes and was read to that length only.
 	Cut bool
@@ -99,8 +99,13 @@ type Options struct {
 	MaxLinks int
 	// Styles returns the stylesheets the page links on its own host,
 	// read for their print rules (see [PrintHidden]); nil: the page's
-	// <style> elements only.
+	// <style> elements only. It is not asked for the stylesheets of a
+	// page that says noindex or nofollow: a crawl requests nothing such
+	// a page links.
 	Styles StyleSource
+	// Robots holds the values of the response's X-Robots-Tag headers,
+	// read as <meta name=robots> is (see [RobotsHeader]).
+	Robots []string
 }
 
 // DefaultMaxBytes is the default of Options.MaxBytes.
@@ -251,9 +256,15 @@ func extract(doc *goquery.Document, base *url.URL, opts Options) *Page {
 	p.Title = normalize(doc.Find("title").First().Text())
 	p.Language = strings.TrimSpace(doc.Find("html").First().AttrOr("lang", ""))
 	p.readMeta(doc, base)
+	noIndex, noFollow := RobotsHeader(opts.Robots)
+	p.NoIndex, p.NoFollow = p.NoIndex || noIndex, p.NoFollow || noFollow
 	p.readAlternates(doc, base, self)
 	kept := p.readLinks(doc, base, opts.MaxLinks)
-	p.readContent(doc, kept, printHiddenNodes(doc, base, opts.Styles))
+	styles := opts.Styles
+	if p.NoIndex || p.NoFollow {
+		styles = nil
+	}
+	p.readContent(doc, kept, printHiddenNodes(doc, base, styles))
 	return p
 }
 
@@ -273,16 +284,8 @@ func (p *Page) readMeta(doc *goquery.Document, base *url.URL) {
 		case "keywords":
 			p.Keywords = normalize(content)
 		case "robots":
-			for _, d := range strings.FieldsFunc(strings.ToLower(content), func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
-				switch d {
-				case "noindex":
-					p.NoIndex = true
-				case "nofollow":
-					p.NoFollow = true
-				case "none":
-					p.NoIndex, p.NoFollow = true, true
-				}
-			}
+			noIndex, noFollow := robotsDirectives(content)
+			p.NoIndex, p.NoFollow = p.NoIndex || noIndex, p.NoFollow || noFollow
 		}
 		switch strings.ToLower(strings.TrimSpace(s.AttrOr("http-equiv", ""))) {
 		case "content-language":
@@ -887,4 +890,40 @@ func (w *blockWriter) walk(n *html.Node) {
 			w.walk(c)
 		}
 	}
+}
+
+// RobotsHeader reads the values of X-Robots-Tag response headers: whether
+// they say noindex, nofollow, or none (both). A value that names a user
+// agent first ("otherbot: noindex") is meant for that crawler and is not
+// read; "unavailable_after: …" and the snippet and preview limits are
+// directives, not user agents, and change neither answer.
+func RobotsHeader(values []string) (noIndex, noFollow bool) {
+	for _, v := range values {
+		if i := strings.IndexByte(v, ':'); i > 0 && !strings.ContainsRune(v[:i], ',') {
+			switch strings.ToLower(strings.TrimSpace(v[:i])) {
+			case "unavailable_after", "max-snippet", "max-image-preview", "max-video-preview":
+			default:
+				continue // for a user agent by name
+			}
+		}
+		ni, nf := robotsDirectives(v)
+		noIndex, noFollow = noIndex || ni, noFollow || nf
+	}
+	return noIndex, noFollow
+}
+
+// robotsDirectives reads a robots meta tag's content (or a header
+// value's): noindex, nofollow, none.
+func robotsDirectives(content string) (noIndex, noFollow bool) {
+	for _, d := range strings.FieldsFunc(strings.ToLower(content), func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+		switch d {
+		case "noindex":
+			noIndex = true
+		case "nofollow":
+			noFollow = true
+		case "none":
+			noIndex, noFollow = true, true
+		}
+	}
+	return noIndex, noFollow
 }

@@ -140,3 +140,63 @@ func TestPrintRulesCache(t *testing.T) {
 		t.Errorf("got %q, want [.toc,nav]", got)
 	}
 }
+
+// TestNoStylesForRobots: the stylesheets of a page that says noindex or
+// nofollow, in its markup or in an X-Robots-Tag header, are not asked
+// for (a crawl requests nothing such a page links); its inline print
+// rules still count. A header for another crawler by name changes
+// nothing.
+func TestNoStylesForRobots(t *testing.T) {
+	base, _ := url.Parse("http://docs.example/a.html")
+	page := func(meta string) string {
+		return `<html><head><title>T</title>` + meta + `<link rel=stylesheet href="/s.css">` +
+			`<style>@media print { .edit { display: none } }</style></head>` +
+			`<body><main><p>The text of the page.</p><p class=edit>Edit this page</p></main></body></html>`
+	}
+	for _, tc := range []struct {
+		name, meta string
+		robots     []string
+		asked      bool
+	}{
+		{"plain", "", nil, true},
+		{"meta nofollow", `<meta name=robots content="index, nofollow">`, nil, false},
+		{"meta noindex", `<meta name=robots content="noindex">`, nil, false},
+		{"header nofollow", "", []string{"nofollow"}, false},
+		{"header for another crawler", "", []string{"otherbot: nofollow"}, true},
+	} {
+		var asked int
+		p, err := Parse(strings.NewReader(page(tc.meta)), base, Options{Robots: tc.robots, Styles: func(*url.URL) []byte {
+			asked++
+			return nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (asked > 0) != tc.asked || strings.Contains(p.Text, "Edit this page") {
+			t.Errorf("%s: the stylesheet asked for %d times (want %v); text %q", tc.name, asked, tc.asked, p.Text)
+		}
+	}
+}
+
+func TestRobotsHeader(t *testing.T) {
+	for _, tc := range []struct {
+		values            []string
+		noIndex, noFollow bool
+	}{
+		{nil, false, false},
+		{[]string{"noindex"}, true, false},
+		{[]string{"NoFollow"}, false, true},
+		{[]string{"none"}, true, true},
+		{[]string{"noindex, nofollow"}, true, true},
+		{[]string{"all"}, false, false},
+		{[]string{"googlebot: noindex"}, false, false},
+		{[]string{"googlebot: noindex", "nofollow"}, false, true},
+		{[]string{"unavailable_after: 2026-01-01, noindex"}, true, false},
+		{[]string{"max-snippet: 20"}, false, false},
+	} {
+		ni, nf := RobotsHeader(tc.values)
+		if ni != tc.noIndex || nf != tc.noFollow {
+			t.Errorf("RobotsHeader(%q) = %v, %v; want %v, %v", tc.values, ni, nf, tc.noIndex, tc.noFollow)
+		}
+	}
+}

@@ -545,6 +545,10 @@ func (h *Hook) parse(pageURL string, header http.Header, body []byte) (*Parsed, 
 	if err != nil {
 		return nil, fmt.Errorf("hook: page URL: %w", err)
 	}
+	robots := header.Values("X-Robots-Tag")
+	if noIndex, _ := clean.RobotsHeader(robots); noIndex {
+		return nil, skip("X-Robots-Tag noindex")
+	}
 	if t, ok := extract.Detect(header.Get("Content-Type"), base.Path, body[:min(len(body), 8)]); ok {
 		return parseDocument(t, body, h.opts.Documents)
 	}
@@ -560,7 +564,7 @@ func (h *Hook) parse(pageURL string, header http.Header, body []byte) (*Parsed, 
 	default:
 		return nil, skip("content type %s", ctype)
 	}
-	page, err := clean.Parse(bytes.NewReader(body), base, clean.Options{MaxBytes: int64(h.opts.MaxBodyBytes), MaxLinks: h.opts.MaxLinks, Styles: h.opts.Styles})
+	page, err := clean.Parse(bytes.NewReader(body), base, clean.Options{MaxBytes: int64(h.opts.MaxBodyBytes), MaxLinks: h.opts.MaxLinks, Styles: h.opts.Styles, Robots: robots})
 	switch {
 	case errors.Is(err, clean.ErrNotHTML):
 		return nil, skip("not an HTML document")

@@ -72,6 +72,46 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestParseRobotsHeader: an X-Robots-Tag header that says noindex skips
+// a page and a document alike; one for another crawler by name, or one
+// that says nofollow only, does not; nofollow reaches the page.
+func TestParseRobotsHeader(t *testing.T) {
+	h, err := New(Options{MaxBodyBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := `<html><head><title>T</title></head><body><main><p>Hello there.</p></main></body></html>`
+	for _, tc := range []struct {
+		name, ctype, body string
+		robots            []string
+		skip              bool
+		noFollow          bool
+	}{
+		{"page noindex", "text/html", page, []string{"noindex"}, true, false},
+		{"page none, upper case", "text/html", page, []string{"NONE"}, true, true},
+		{"broken pdf noindex: skipped before it is read", "application/pdf", "%PDF-1.4\x00", []string{"noindex, nofollow"}, true, true},
+		{"another crawler's", "text/html", page, []string{"otherbot: noindex"}, false, false},
+		{"nofollow only", "text/html", page, []string{"nofollow"}, false, true},
+		{"unavailable_after then noindex", "text/html", page, []string{"unavailable_after: 25 Jun 2010 15:00:00 PST", "noindex"}, true, false},
+	} {
+		hdr := header(tc.ctype)
+		for _, v := range tc.robots {
+			hdr.Add("X-Robots-Tag", v)
+		}
+		p, err := h.Parse("http://intra.example/a", hdr, []byte(tc.body))
+		switch {
+		case tc.skip:
+			if !errors.Is(err, ErrSkipped) || !strings.Contains(err.Error(), "X-Robots-Tag noindex") {
+				t.Errorf("%s: %v, want skipped for X-Robots-Tag noindex", tc.name, err)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case p.NoFollow != tc.noFollow || p.Text != "Hello there.":
+			t.Errorf("%s: nofollow %v, text %q; want nofollow %v", tc.name, p.NoFollow, p.Text, tc.noFollow)
+		}
+	}
+}
+
 func TestAttachIndexesOneMasterPerCluster(t *testing.T) {
 	text := "The travel policy reimburses hotels up to the city limit, meals up to the daily allowance and taxis only when no public transport was reasonable. Claims are filed within thirty days."
 	mux := http.NewServeMux()
