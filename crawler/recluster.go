@@ -47,8 +47,9 @@ func (c *committer) maybeRecluster(ctx context.Context) error {
 // masters first. The records are committed (through the record writer,
 // when one runs) before the index is flushed, as for any page. Cost: the
 // detector's rebuild, one read of every page's placement (in one
-// transaction; the whole record only for a page that moves or may be
-// stripped again), and an index Add per page that moved.
+// transaction, while the detector rebuilds: readPlacements; the whole
+// record only for a page that moves or may be stripped again), and an
+// index Add per page that moved.
 func (c *committer) recluster(ctx context.Context, force map[string]bool) error {
 	c.sinceRecluster = 0
 	if c.opts.NoDedup {
@@ -57,27 +58,20 @@ func (c *committer) recluster(ctx context.Context, force map[string]bool) error 
 	if err := c.waitRecords(); err != nil {
 		return err
 	}
+	read := c.readPlacements()
 	as, err := c.hook.Detector().Recluster(ctx)
+	placed, recorded, rerr := read()
 	if err != nil {
 		return err
+	}
+	if rerr != nil {
+		return rerr
 	}
 	c.reclustered = len(as)
 	c.countClusters(as)
-	recorded, err := c.pages.Masters()
-	if err != nil {
-		return err
-	}
 	size := map[string]int{}
 	for _, a := range as {
 		size[string(a.Cluster)]++
-	}
-	ids := make([]string, len(as))
-	for i, a := range as {
-		ids[i] = a.ID
-	}
-	placed, err := c.pages.Placements(ids)
-	if err != nil {
-		return err
 	}
 	var fixes pages.Batch
 	// Masters first: a member's difference record is made against its
@@ -102,6 +96,33 @@ func (c *committer) recluster(ctx context.Context, force map[string]bool) error 
 		testHookRecluster()
 	}
 	return nil
+}
+
+// readPlacements starts reading, in a goroutine of its own, the
+// placement of every page the detector holds and the recorded masters,
+// and returns the function that waits for them: the read goes on while
+// the detector re-clusters (the same pages, whatever their clusters),
+// with every record committed (waitRecords) and none written meanwhile.
+func (c *committer) readPlacements() func() (map[string]pages.Placement, map[string]string, error) {
+	as := c.hook.Detector().Assignments()
+	ids := make([]string, len(as))
+	for i, a := range as {
+		ids[i] = a.ID
+	}
+	var placed map[string]pages.Placement
+	var recorded map[string]string
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if recorded, err = c.pages.Masters(); err == nil {
+			placed, err = c.pages.Placements(ids)
+		}
+	}()
+	return func() (map[string]pages.Placement, map[string]string, error) {
+		<-done
+		return placed, recorded, err
+	}
 }
 
 // countClusters sets the counters of unique and duplicate pages to the

@@ -9,7 +9,12 @@ import (
 
 // A recordWriter commits the committer's page-store batches in the
 // background, in order, so that the committer goes on with the next group
-// — links queued, fetch goroutines released — while a group's records are written.
+// — links queued, fetch goroutines released — while a group's records are
+// written. The batches handed in while one is committed (up to
+// writerQueue) are committed next in one transaction, as one batch
+// (pages.Batch.Append): what committing them one by one stores, with one
+// fsync; the committer waits to hand one in only when writerQueue
+// batches wait already.
 // A URL is marked done in the frontier only after its record is committed
 // (takeDone hands those URLs back), and the index is flushed only after
 // the records it holds are committed (wait).
@@ -33,6 +38,13 @@ type recordJob struct {
 	done  []doneMark
 }
 
+// writerQueue is how many batches may wait for the record writer before
+// the committer waits to hand in another: they are committed together,
+// so a slow disk costs fewer transactions rather than the committer's
+// time, and the memory they hold is bounded (at most writerQueue groups
+// of maxGroup pages).
+const writerQueue = 8
+
 // A doneMark is a URL to mark done in the frontier, with its outcome and,
 // for a fetched page, when to fetch it again (and the depth it was found
 // at, for the links found then).
@@ -44,7 +56,7 @@ type doneMark struct {
 }
 
 func newRecordWriter(store pages.Records, lastRev uint64) *recordWriter {
-	w := &recordWriter{store: store, jobs: make(chan recordJob, 1), unwritten: map[string]int{}, lastRev: lastRev}
+	w := &recordWriter{store: store, jobs: make(chan recordJob, writerQueue), unwritten: map[string]int{}, lastRev: lastRev}
 	w.idle = sync.NewCond(&w.mu)
 	w.quit.Go(w.run)
 	return w
@@ -52,31 +64,57 @@ func newRecordWriter(store pages.Records, lastRev uint64) *recordWriter {
 
 func (w *recordWriter) run() {
 	for j := range w.jobs {
-		stored, err := w.store.Commit(&j.batch)
+		jobs := w.more([]recordJob{j})
+		b := jobs[0].batch
+		if len(jobs) > 1 {
+			b = pages.Batch{}
+			for i := range jobs {
+				b.Append(&jobs[i].batch)
+			}
+		}
+		stored, err := w.store.Commit(&b)
 		w.mu.Lock()
 		if err != nil && w.err == nil {
 			w.err = err
 		}
-		if err == nil {
-			if len(stored) > 0 {
-				w.lastRev = max(w.lastRev, stored[len(stored)-1].Rev)
-			}
-			w.done = append(w.done, j.done...)
+		if err == nil && len(stored) > 0 {
+			w.lastRev = max(w.lastRev, stored[len(stored)-1].Rev)
 		}
-		for _, u := range j.batch.URLs() {
-			if w.unwritten[u]--; w.unwritten[u] <= 0 {
-				delete(w.unwritten, u)
+		for _, j := range jobs {
+			if err == nil {
+				w.done = append(w.done, j.done...)
+			}
+			for _, u := range j.batch.URLs() {
+				if w.unwritten[u]--; w.unwritten[u] <= 0 {
+					delete(w.unwritten, u)
+				}
 			}
 		}
-		w.pending = w.pending[1:]
-		w.queued--
+		w.pending = w.pending[len(jobs):]
+		w.queued -= len(jobs)
 		w.idle.Broadcast()
 		w.mu.Unlock()
 	}
 }
 
+// more appends to jobs the jobs already waiting, without waiting for
+// more.
+func (w *recordWriter) more(jobs []recordJob) []recordJob {
+	for {
+		select {
+		case j, ok := <-w.jobs:
+			if !ok {
+				return jobs
+			}
+			jobs = append(jobs, j)
+		default:
+			return jobs
+		}
+	}
+}
+
 // write hands in a batch and the URLs to mark done once it is committed.
-// It blocks while an earlier batch waits to be written.
+// It blocks while writerQueue earlier batches wait to be written.
 func (w *recordWriter) write(b pages.Batch, done []doneMark) {
 	w.mu.Lock()
 	w.queued++

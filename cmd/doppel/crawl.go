@@ -258,11 +258,14 @@ func crawlAndReport(ctx context.Context, c *crawler.Crawler, dir string, keep, c
 		err = c.Run(ctx)
 	}
 	stop()
+	summary := summarize(c) // read while the index is compacted: the same records and documents
 	compacted, cerr := "", error(nil)
 	if compact && !keep && err == nil && ctx.Err() == nil {
 		compacted, cerr = compactCrawl(ctx, c, stderr)
 	}
-	printSummary(stdout, c, dir, compacted, time.Since(start))
+	elapsed := time.Since(start)
+	sum, serr := summary()
+	printSummary(stdout, c, dir, compacted, elapsed, sum, serr)
 	switch {
 	case keep && ctx.Err() != nil:
 		return nil
@@ -323,10 +326,26 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
-// printSummary prints the crawl's counters and its index's summary.
-func printSummary(w io.Writer, c *crawler.Crawler, dir, compacted string, elapsed time.Duration) {
+// summarize starts reading the crawl's summary (crawler.View.Summary)
+// in a goroutine of its own and returns the function that waits for it.
+func summarize(c *crawler.Crawler) func() (crawler.Summary, error) {
+	var sum crawler.Summary
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sum, err = c.View().Summary()
+	}()
+	return func() (crawler.Summary, error) {
+		<-done
+		return sum, err
+	}
+}
+
+// printSummary prints the crawl's counters and its index's summary
+// (sum, or err if it could not be read).
+func printSummary(w io.Writer, c *crawler.Crawler, dir, compacted string, elapsed time.Duration, sum crawler.Summary, err error) {
 	st := c.Stats()
-	sum, err := c.View().Summary()
 	if err != nil {
 		fmt.Fprintf(w, "summary: %v\n", err)
 	}

@@ -251,6 +251,30 @@ func (b *Batch) SetMaster(cluster, url string) {
 // restart need not index it again.
 func (b *Batch) SetIndexedThrough(rev uint64) { b.indexed = rev }
 
+// Append adds o's writes to b after b's own, so that committing b does
+// what committing b and then o did: records put (or moved) in order,
+// anchor texts added in order, o's masters over b's, o's watermark if it
+// sets one. o is left unchanged and shares nothing with b afterwards
+// but the records' contents.
+func (b *Batch) Append(o *Batch) {
+	for i, r := range o.records {
+		if o.moved[i] {
+			b.Move(r)
+		} else {
+			b.Put(r)
+		}
+	}
+	for _, url := range slices.Sorted(maps.Keys(o.anchors)) {
+		b.AddAnchors(url, o.anchors[url]...)
+	}
+	for c, url := range o.masters {
+		b.SetMaster(c, url)
+	}
+	if o.indexed > 0 {
+		b.indexed = o.indexed
+	}
+}
+
 // Pending returns the record of url put last in the batch, if any.
 func (b *Batch) Pending(url string) (Record, bool) {
 	if r := b.Latest(url); r != nil {

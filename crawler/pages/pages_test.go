@@ -267,3 +267,98 @@ func TestBatchAccessors(t *testing.T) {
 		t.Errorf("Validate with a record without URL = %v", err)
 	}
 }
+
+// TestBatchAppend checks that committing a batch with others appended
+// stores what committing them one after the other does: the records with
+// their sequence and revision numbers (a URL put twice, one moved, one
+// put again after a move), the anchor texts (capped at MaxAnchors in the
+// order added), the masters (the later one) and the watermark (the last
+// one set), and that the batches appended are left as they were.
+func TestBatchAppend(t *testing.T) {
+	dir := t.TempDir()
+	var batches [3]Batch
+	b0, b1, b2 := &batches[0], &batches[1], &batches[2]
+	b0.Put(Record{Page: page.Page{URL: "http://x/a", Text: "a1"}})
+	b0.Put(Record{Page: page.Page{URL: "http://x/b", Text: "b1"}})
+	b0.AddAnchors("http://x/c", "Home", "Start")
+	b0.SetMaster("c1", "http://x/a")
+	b0.SetIndexedThrough(2)
+	b1.Move(Record{Page: page.Page{URL: "http://x/a", Text: "a2"}})
+	b1.Put(Record{Page: page.Page{URL: "http://x/c", Text: "c1"}})
+	for i := range MaxAnchors {
+		b1.AddAnchors("http://x/c", fmt.Sprint("text ", i), "Home")
+	}
+	b1.SetMaster("c1", "http://x/b")
+	b1.SetMaster("c2", "http://x/c")
+	b2.Put(Record{Page: page.Page{URL: "http://x/a", Text: "a3"}})
+	b2.Put(Record{Page: page.Page{URL: "http://x/d", Text: "d1"}})
+	b2.AddAnchors("http://x/d", "Docs")
+
+	apart := open(t, filepath.Join(dir, "apart.db"))
+	defer apart.Close()
+	for i := range batches {
+		if _, err := apart.Commit(&batches[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var merged Batch
+	for i := range batches {
+		merged.Append(&batches[i])
+	}
+	if b0.Len() != 2 || b1.Len() != 2 || b2.Len() != 2 || len(b0.PendingAnchors("http://x/c")) != 2 {
+		t.Fatal("Append changed the batches appended")
+	}
+	together := open(t, filepath.Join(dir, "together.db"))
+	defer together.Close()
+	stored, err := together.Commit(&merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) != 6 {
+		t.Fatalf("the merged batch stored %d records, want 6", len(stored))
+	}
+	type state struct {
+		records []string
+		anchors map[string][]string
+		masters map[string]string
+		indexed uint64
+	}
+	read := func(s *Store) state {
+		st := state{anchors: map[string][]string{}}
+		if err := s.Each(func(r Record) error {
+			st.records = append(st.records, fmt.Sprint(r.URL, " ", r.Text, " seq ", r.Seq, " rev ", r.Rev))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range []string{"http://x/a", "http://x/c", "http://x/d"} {
+			texts, err := s.Anchors(u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.anchors[u] = texts
+		}
+		if st.masters, err = s.Masters(); err != nil {
+			t.Fatal(err)
+		}
+		if st.indexed, err = s.IndexedThrough(); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	want, got := read(apart), read(together)
+	if !slices.Equal(got.records, want.records) {
+		t.Errorf("records together:\n%q\napart:\n%q", got.records, want.records)
+	}
+	if len(want.records) != 4 || want.masters["c1"] != "http://x/b" || want.indexed != 2 || len(want.anchors["http://x/c"]) != MaxAnchors {
+		t.Fatalf("the batches committed apart stored %+v: the test's premise is wrong", want)
+	}
+	for u, texts := range want.anchors {
+		if !slices.Equal(got.anchors[u], texts) {
+			t.Errorf("anchors of %s together %q, apart %q", u, got.anchors[u], texts)
+		}
+	}
+	if fmt.Sprint(got.masters) != fmt.Sprint(want.masters) || got.indexed != want.indexed {
+		t.Errorf("masters and watermark together %v %d, apart %v %d", got.masters, got.indexed, want.masters, want.indexed)
+	}
+}
