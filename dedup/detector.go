@@ -304,6 +304,9 @@ type Detector struct {
 	serialVerify bool
 	// touched keeps what the Store's Touch returned (see toucher).
 	touched uint64
+	// hubs: the counts of the document being inserted against the long
+	// sets' bases (see hubSets).
+	hubs hubMemo
 }
 
 // A toucher is a Store that reads where keys are looked for all at once
@@ -1176,10 +1179,16 @@ func (d *Detector) matchAbove(a, b *record, floor float64) (float64, bool) {
 // lock) or a preReader (read-only, under the read lock).
 type setSource interface {
 	set(rec *record, i int) []uint64
+	// hubMemo returns the source's memo of a document's counts against
+	// the long sets' bases (see hubSets).
+	hubMemo() *hubMemo
 }
 
 // set is setOf, for matching under the write lock.
 func (d *Detector) set(rec *record, i int) []uint64 { return d.setOf(rec, i) }
+
+// hubMemo returns the memo of matching under the write lock.
+func (d *Detector) hubMemo() *hubMemo { return &d.hubs }
 
 // acceptFloor is the lowest resemblance at which matchShingles accepts a
 // pair that is not twins: Threshold, or EditFloor under the edit
@@ -1249,6 +1258,14 @@ func (d *Detector) matchShingles(a, b *record, floor float64, src setSource) (fl
 	}
 	if need > min(na, nb) { // J ≤ min/max < floor: no need to read the sets
 		return jaccard(min(na, nb), na, nb), false
+	}
+	if !twins {
+		if inter, ok := d.hubInter(a, b, src.hubMemo()); ok { // exact: see hubSets
+			if inter < need {
+				return jaccard(inter, na, nb), false
+			}
+			return d.judgeShingles(inter, na, nb, false)
+		}
 	}
 	inter, ok := features.IntersectionAtLeast(src.set(a, 0), src.set(b, 1), need)
 	if !ok { // inter is an upper bound below need: J < floor
