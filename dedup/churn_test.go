@@ -51,7 +51,7 @@ func checkStructures(t testing.TB, d *Detector) {
 		if d.docs[ref.master] == nil || c.Master.ID != d.docs[ref.master].member.ID {
 			t.Fatalf("cluster %s: master %s, slot %d", cid, c.Master.ID, ref.master)
 		}
-		if !slices.Contains(c.Members, rec.member) {
+		if !slices.Contains(c.Members, rec.member.full()) {
 			t.Fatalf("%s: its attributes %+v are not among the members of %s", id, rec.member, cid)
 		}
 		if rec.edited && (d.opts.EditAllowance == 0 || c.Master.ID == id) {

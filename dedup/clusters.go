@@ -165,9 +165,9 @@ func (t *clusterTable) Get(id cluster.ID) *cluster.Cluster {
 // cluster returns cluster n as a cluster.Cluster.
 func (t *clusterTable) cluster(n uint32) *cluster.Cluster {
 	ms := t.members(n)
-	c := &cluster.Cluster{ID: t.id(n), Master: t.d.docs[t.d.assigned.Master(n)].member, Members: make([]cluster.Member, len(ms))}
+	c := &cluster.Cluster{ID: t.id(n), Master: t.d.docs[t.d.assigned.Master(n)].member.full(), Members: make([]cluster.Member, len(ms))}
 	for i, m := range ms {
-		c.Members[i] = t.d.docs[m].member
+		c.Members[i] = t.d.docs[m].member.full()
 	}
 	return c
 }

@@ -79,7 +79,7 @@ func bruteOnline(det *Detector, policy cluster.Policy) (masters []string, pairs 
 		if best == nil {
 			best = &cl{id: cluster.IDFor(det.docs[j].member.ID), master: j}
 			clusters = append(clusters, best)
-		} else if policy.Better(det.docs[j].member, det.docs[best.master].member) {
+		} else if policy.Better(det.docs[j].member.full(), det.docs[best.master].member.full()) {
 			best.master = j
 		}
 		of[j] = best

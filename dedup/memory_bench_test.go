@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/dedup/imatch"
 	"github.com/doppel-search/doppel/dedup/simhash"
 )
@@ -116,7 +115,7 @@ func signatureMemory(b *testing.B, n int, lshOnly bool) {
 		runtime.ReadMemStats(&base)
 		start := time.Now()
 		for i := range n {
-			rec := &record{member: cluster.Member{ID: fmt.Sprintf("doc%09d", i)}, set: []uint64{r.Uint64()},
+			rec := &record{member: memberRef{ID: fmt.Sprintf("doc%09d", i)}, set: []uint64{r.Uint64()},
 				more: &recordMore{bands: make([]uint64, d.opts.Bands)}, banded: true, whole: r.Uint64(), content: r.Uint64()}
 			for j := range rec.more.bands {
 				rec.more.bands[j] = r.Uint64()

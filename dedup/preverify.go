@@ -236,7 +236,12 @@ type preReader struct {
 	d      *Detector
 	buf    [2][]uint64
 	failed bool // a read failed since it was last cleared
+	memo   hubMemo
 }
+
+// hubMemo returns the reader's memo of counts against the long sets'
+// bases (see hubSets).
+func (r *preReader) hubMemo() *hubMemo { return &r.memo }
 
 // set returns rec's verification set, valid until the next call with the
 // same i while the read lock is held.

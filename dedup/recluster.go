@@ -45,7 +45,7 @@ func (d *Detector) Recluster(ctx context.Context) ([]Assignment, error) {
 		return nil, err
 	}
 	better := func(a, b int) bool {
-		return d.docs[a] != nil && d.docs[b] != nil && d.opts.Master.Better(d.docs[a].member, d.docs[b].member)
+		return d.docs[a] != nil && d.docs[b] != nil && d.opts.Master.Better(d.docs[a].member.full(), d.docs[b].member.full())
 	}
 	master, centers := cluster.StarOrder(len(d.docs), d.adj, better)
 	master = d.mergeStars(master)
@@ -166,7 +166,7 @@ func (d *Detector) crossPairs(master []int) [][2]int {
 // prefers reports whether the master policy prefers document a to b as
 // master, ties going to the smaller id.
 func (d *Detector) prefers(a, b int) bool {
-	ma, mb := d.docs[a].member, d.docs[b].member
+	ma, mb := d.docs[a].member.full(), d.docs[b].member.full()
 	return d.opts.Master.Better(ma, mb) || !d.opts.Master.Better(mb, ma) && ma.ID < mb.ID
 }
 

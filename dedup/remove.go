@@ -426,7 +426,7 @@ func (d *Detector) elect(members []uint32) (uint32, bool) {
 func (d *Detector) byPolicy(members []uint32) (order, tries []uint32) {
 	order = slices.Clone(members)
 	slices.SortStableFunc(order, func(a, b uint32) int {
-		switch ma, mb := d.docs[a].member, d.docs[b].member; {
+		switch ma, mb := d.docs[a].member.full(), d.docs[b].member.full(); {
 		case d.opts.Master.Better(ma, mb):
 			return -1
 		case d.opts.Master.Better(mb, ma):

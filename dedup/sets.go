@@ -26,6 +26,8 @@ type setFile struct {
 	n       []uint32    // by slot: its length
 	buf     [2][]uint64 // get's buffers for sets the cache does not keep
 	cache   setCache
+	hubs    hubSets   // long sets kept in memory as differences (see hubSets)
+	noHubs  bool      // keep none (tests: the reference)
 	held    [2]cached // the cached sets get last returned for buffers 0 and 1
 	err     error     // the first read or write error
 	// sum is the CRC-32C of the bytes written, a snapshot's check of
@@ -132,8 +134,14 @@ func (s *setFile) sync() error {
 
 // put writes the set of slot.
 func (s *setFile) put(slot uint32, set []uint64) {
+	if int(slot) < len(s.at) && s.n[slot] > 0 {
+		s.hubs.drop(s.at[slot]) // a new version
+	}
 	for int(slot) >= len(s.at) {
 		s.at, s.n = append(s.at, 0), append(s.n, 0)
+	}
+	if !s.noHubs {
+		s.hubs.add(s.end, set)
 	}
 	s.at[slot], s.n[slot] = s.end, uint32(len(set))
 	s.cache.drop(slot)

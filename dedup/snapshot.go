@@ -78,7 +78,7 @@ type snapRecord struct {
 // snapOf returns the snapshot form of the record r (of a listed
 // document: without its band keys).
 func snapOf(r *record) snapRecord {
-	return snapRecord{Live: true, Member: r.member, Set: r.set, Sketch: r.sketch(), Banded: r.banded, Supers: r.supers(),
+	return snapRecord{Live: true, Member: r.member.full(), Set: r.set, Sketch: r.sketch(), Banded: r.banded, Supers: r.supers(),
 		Whole: r.whole, FP: uint64(r.fp), Change: uint64(r.change), Content: r.content, Sigs: r.sigs, Unsignable: r.unsignable, Edited: r.edited,
 		Extracted: r.extracted, Spilled: r.spilled, Slot: r.slot}
 }
@@ -89,7 +89,7 @@ func recordOf(r *snapRecord) *record {
 	if r.Sketch != nil || r.Supers != nil {
 		more = &recordMore{sketch: r.Sketch, supers: r.Supers}
 	}
-	return &record{member: r.Member, set: r.Set, more: more, banded: r.Banded, whole: r.Whole,
+	return &record{member: refOf(r.Member), set: r.Set, more: more, banded: r.Banded, whole: r.Whole,
 		fp: simhash.Simhash(r.FP), change: simhash.Simhash(r.Change), content: r.Content, sigs: r.Sigs, unsignable: r.Unsignable, edited: r.Edited,
 		extracted: r.Extracted, spilled: r.Spilled, slot: r.Slot}
 }
