@@ -36,7 +36,7 @@ type Follower struct {
 	dir string
 	c   *Crawler
 
-	pending   int       // entries applied since the last flush
+	pending   int       // pages, decisions and revisits applied since the last flush
 	lastFlush time.Time // when the last flush ended
 	pos       uint32    // durable: every committed number below it is recorded and indexed
 	n         followCounters
@@ -122,8 +122,9 @@ func (f *Follower) Stats() FollowStats {
 func (f *Follower) View() *View { return f.c.View() }
 
 // Follow applies the entries of es, which must start at Position, until
-// ctx ends, making them durable every 1000 pages and at least every
-// Options.RefreshInterval while entries wait, and re-clustering as the
+// ctx ends, making them durable every 1000 pages, decisions and revisits
+// and at least every Options.RefreshInterval while entries wait (the
+// revisits' next visits scheduled with them), and re-clustering as the
 // crawl grows and when no entry came for a RefreshInterval; then it makes
 // what it applied durable and returns ctx's error. trim, if not nil, is
 // called with each new durable position (pagelog.Log.Trim: the entries
@@ -173,7 +174,10 @@ func (f *Follower) Follow(ctx context.Context, es Entries, trim func(ctx context
 // apply applies one entry.
 func (f *Follower) apply(ctx context.Context, e LogEntry) error {
 	pages, decisions, err := f.c.commit.applyLogged(ctx, e.Handed)
-	f.pending += pages + decisions
+	// A revisit counts: its record changed and its next visit waits
+	// for the flush, which a crawl that only revisits (no page new, no
+	// decision) would otherwise make only when the log pauses.
+	f.pending += pages + decisions + len(e.Handed.Revisits)
 	f.n.pages.Add(int64(pages))
 	f.n.decisions.Add(int64(decisions))
 	return err

@@ -76,8 +76,9 @@ func (c *committer) applyLogged(ctx context.Context, le Handed) (pageCount, deci
 	c.sinceSnapshot++
 	if c.schedule != nil {
 		c.recrawl.plan() // as the committer plans after each group
-		at := c.nextVisit(c.batch.Latest(p.URL), false, p.Result.Master == p.URL, rec.FetchedAt)
-		c.fbatch.Schedule(p.URL, at, PriorityRevisit, c.revisitTask(p.URL, 0))
+		latest := c.batch.Latest(p.URL)
+		at := c.nextVisit(latest, false, p.Result.Master == p.URL, rec.FetchedAt)
+		c.fbatch.Schedule(p.URL, at, revisitPriority(revisitsFirst(latest)), c.revisitTask(p.URL, 0))
 	}
 	return 1, decisions, nil
 }
@@ -143,7 +144,7 @@ func (c *committer) applyRevisit(ctx context.Context, v *Revisited) error {
 		return err
 	}
 	if !mark.revisit.IsZero() {
-		c.fbatch.Schedule(v.URL, mark.revisit, PriorityRevisit, c.revisitTask(v.URL, mark.depth))
+		c.fbatch.Schedule(v.URL, mark.revisit, revisitPriority(mark.listing), c.revisitTask(v.URL, mark.depth))
 	}
 	return nil
 }

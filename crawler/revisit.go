@@ -248,12 +248,19 @@ func (c *committer) revisitTask(url string, depth int) []byte {
 func markDone(fb *frontier.Batch, d doneMark) {
 	fb.Done(d.url, d.outcome)
 	if !d.revisit.IsZero() {
-		prio := PriorityRevisit
-		if d.listing {
-			prio = PriorityListingRevisit
-		}
-		fb.Schedule(d.url, d.revisit, prio, revisitPayload(d.depth))
+		fb.Schedule(d.url, d.revisit, revisitPriority(d.listing), revisitPayload(d.depth))
 	}
+}
+
+// revisitPriority is the priority of a revisit: PriorityListingRevisit
+// for a listing or a page that may be one (revisitsFirst), else
+// PriorityRevisit. A one-machine crawl's committer and a shared crawl's
+// follower schedule by it alike.
+func revisitPriority(listing bool) int {
+	if listing {
+		return PriorityListingRevisit
+	}
+	return PriorityRevisit
 }
 
 // retry puts a URL whose fetch failed transiently back in the queue, due

@@ -6,10 +6,15 @@
 # schedule: the kit's living site at the same request budget (the host's
 # delay holds across the workers), scored by ndd freshness.
 #
-# usage: scripts/shared-freshness.sh [-pages N] [-seed S] [-minutes M] [-rate R] [-workers W] [-out DIR] [-port P] [-redis-port RP]
+# Each worker runs PAR fetch goroutines (-parallelism, default 2, as
+# scripts/freshness-bench.sh's one-machine crawls: a page is processed and
+# committed while the next request runs); the host's one request at a
+# time, 1/R s apart, holds across them all.
+#
+# usage: scripts/shared-freshness.sh [-pages N] [-seed S] [-minutes M] [-rate R] [-workers W] [-parallelism PAR] [-out DIR] [-port P] [-redis-port RP]
 #   NDD=path/to/ndd (default: ndd on PATH, else /tmp/tuning/ndd)
 set -euo pipefail
-pages=2000 seed=1 minutes=20 rate=5 workers=2 out=${TMPDIR:-/tmp}/doppel-shared-freshness port=18310 rport=7321
+pages=2000 seed=1 minutes=20 rate=5 workers=2 par=2 out=${TMPDIR:-/tmp}/doppel-shared-freshness port=18310 rport=7321
 while [ $# -gt 0 ]; do
 	case $1 in
 	-pages) pages=$2; shift 2 ;;
@@ -17,6 +22,7 @@ while [ $# -gt 0 ]; do
 	-minutes) minutes=$2; shift 2 ;;
 	-rate) rate=$2; shift 2 ;;
 	-workers) workers=$2; shift 2 ;;
+	-parallelism) par=$2; shift 2 ;;
 	-out) out=$2; shift 2 ;;
 	-port) port=$2; shift 2 ;;
 	-redis-port) rport=$2; shift 2 ;;
@@ -43,7 +49,7 @@ redis_cluster_start "$rport" "$out"
 pids+=($!)
 cat >"$out/crawl.json" <<JSON
 {"seeds": ["http://127.0.0.1:$port/"], "max_pages": 1000000, "max_depth": 1000,
- "delay": "$delay", "parallelism": 1, "host_parallelism": 1,
+ "delay": "$delay", "parallelism": $par, "host_parallelism": 1,
  "revisit": {"policy": "adaptive", "budget": $rate, "min_interval": "1m", "max_interval": "24h", "sitemaps": "-1s"}}
 JSON
 sleep 1
