@@ -58,7 +58,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	closeDemo()
+	os.Exit(code)
 }
 
 // outcome is what a finished crawl amounts to: every URL's status, the
@@ -109,8 +111,8 @@ func TestKillAndResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kill-and-resume crawls the demo site several times; skipped with -short")
 	}
-	ref := newSite(t, demosite.Handler())
-	want := outcomeOf(t, crawl(t, t.TempDir(), testOptions(ref.URL+"/")))
+	ref := crawledDemo(t)
+	want := ref.want
 	if len(want.status) < 20 {
 		t.Fatalf("reference crawl recorded only %d URLs", len(want.status))
 	}
@@ -151,7 +153,7 @@ func TestKillAndResume(t *testing.T) {
 			opts := testOptions("")
 			opts.Seeds = nil
 			got := outcomeOf(t, crawl(t, dir, opts))
-			if d := want.diff(got.withHost(s.URL, ref.URL)); d != "" {
+			if d := want.diff(got.withHost(s.URL, ref.site.URL)); d != "" {
 				t.Errorf("resumed crawl differs from the uninterrupted one:\n%s", d)
 			}
 			// No page is fetched twice, except the ones fetched but not
@@ -249,8 +251,8 @@ func (o outcome) withHost(from, to string) outcome {
 }
 
 func TestInterruptAndResume(t *testing.T) {
-	ref := newSite(t, demosite.Handler())
-	want := outcomeOf(t, crawl(t, t.TempDir(), testOptions(ref.URL+"/")))
+	ref := crawledDemo(t).site
+	want := crawledDemo(t).want
 
 	s := newSite(t, demosite.Handler())
 	dir := t.TempDir()

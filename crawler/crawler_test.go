@@ -34,6 +34,13 @@ type site struct {
 }
 
 func newSite(t testing.TB, h http.Handler) *site {
+	s := startSite(h)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// startSite serves h until the returned site is closed.
+func startSite(h http.Handler) *site {
 	s := &site{hits: map[string]int{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -41,7 +48,6 @@ func newSite(t testing.TB, h http.Handler) *site {
 		s.mu.Unlock()
 		h.ServeHTTP(w, r)
 	}))
-	t.Cleanup(s.Close)
 	return s
 }
 
@@ -118,15 +124,11 @@ func records(t testing.TB, c *Crawler) map[string]pages.Record {
 }
 
 func TestCrawlDemoSite(t *testing.T) {
-	s := newSite(t, demosite.Handler())
-	opts := testOptions(s.URL + "/")
-	// Each page is to be requested once: a request that a starved test
-	// process does not answer within the default 10 s would be retried.
-	opts.Timeout = 2 * time.Minute
-	c := crawl(t, t.TempDir(), opts)
+	d := crawledDemo(t)
+	s, c := d.requests, d.c
 	recs := records(t, c)
 	norm := func(path string) string {
-		u, err := urlnorm.Normalize(s.URL+path, urlnorm.Options{})
+		u, err := urlnorm.Normalize(d.site.URL+path, urlnorm.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

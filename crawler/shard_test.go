@@ -16,7 +16,7 @@ import (
 // its View counts and lists what the shards hold.
 func TestShardedCrawl(t *testing.T) {
 	s := newSite(t, demosite.Handler())
-	plain := crawl(t, t.TempDir(), testOptions(s.URL+"/"))
+	plain := crawledDemo(t) // the same site crawled into one index
 	dir := t.TempDir()
 	opts := testOptions(s.URL + "/")
 	opts.Shards = 4
@@ -27,7 +27,7 @@ func TestShardedCrawl(t *testing.T) {
 	if _, ok := sharded.Store().(*shard.Index); !ok {
 		t.Fatalf("Store() is a %T", sharded.Store())
 	}
-	want, got := outcomeOf(t, plain), outcomeOf(t, sharded)
+	want, got := plain.want, outcomeOf(t, sharded).withHost(s.URL, plain.site.URL)
 	if d := want.diff(got); d != "" {
 		t.Errorf("the sharded crawl differs:\n%s", d)
 	}
@@ -46,7 +46,6 @@ func TestShardedCrawl(t *testing.T) {
 			t.Errorf("%q: %d hits, facets %v", q, len(res.Hits), res.Facets)
 		}
 	}
-	plain.Close()
 	sharded.Close()
 
 	resume := testOptions("")

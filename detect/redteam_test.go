@@ -183,7 +183,7 @@ func TestRedTeamSlowClients(t *testing.T) {
 	for _, c := range slow {
 		c.Close()
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(time.Minute) // a bound against a hang: a busy machine may take seconds
 	for {
 		resp, err := http.Post(srv.URL+"/v1/documents", "application/json", strings.NewReader(`{"documents":[{"id":"b","text":"t"}]}`))
 		if err != nil {
@@ -194,7 +194,7 @@ func TestRedTeamSlowClients(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("5 s after the slow clients left a POST gets %s; want 200", resp.Status)
+			t.Fatalf("a minute after the slow clients left a POST gets %s; want 200", resp.Status)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

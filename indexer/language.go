@@ -1,9 +1,11 @@
 package indexer
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/ar" // registers "ar"
@@ -21,11 +23,11 @@ import (
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/it"  // registers "it"
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/nl"  // registers "nl"
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/no"  // registers "no"
-	_ "github.com/blevesearch/bleve/v2/analysis/lang/pl"  // registers "pl"
-	_ "github.com/blevesearch/bleve/v2/analysis/lang/pt"  // registers "pt"
-	_ "github.com/blevesearch/bleve/v2/analysis/lang/ro"  // registers "ro"
-	_ "github.com/blevesearch/bleve/v2/analysis/lang/ru"  // registers "ru"
-	_ "github.com/blevesearch/bleve/v2/analysis/lang/sv"  // registers "sv"
+	blevepl "github.com/blevesearch/bleve/v2/analysis/lang/pl"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/pt" // registers "pt"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/ro" // registers "ro"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/ru" // registers "ru"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/sv" // registers "sv"
 	"github.com/blevesearch/bleve/v2/analysis/lang/tr"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/registry"
@@ -124,7 +126,37 @@ var replacedFilters = map[string][2]string{
 	tr.AnalyzerName: {tr.SnowballStemmerName, turkishFormsName},
 }
 
+// sharedFilters are token filters of bleve's language analyzers that
+// cost much to build and are read-only once built, by analyzer: bleve's
+// filter name, then the filter built once a process. Each index's
+// analysis cache is given the shared filter under bleve's name before
+// bleve's analyzer is built there, instead of building its own: Polish's
+// stemmer reads a table of ~3 MB (about 30 ms of CPU) each time, and
+// every index built every language's analyzers when it was opened.
+var sharedFilters = map[string]struct {
+	name  string
+	build func() (analysis.TokenFilter, error)
+}{
+	blevepl.AnalyzerName: {blevepl.SnowballStemmerName, sync.OnceValues(func() (analysis.TokenFilter, error) {
+		return blevepl.NewPolishStemmerFilter()
+	})},
+}
+
+// sharedFilterType is the registered type of the shared filter of bleve's
+// analyzer base.
+func sharedFilterType(base string) string {
+	return analyzerPrefix + "shared-" + sharedFilters[base].name
+}
+
 func init() {
+	for base, f := range sharedFilters {
+		err := registry.RegisterTokenFilter(sharedFilterType(base), func(map[string]any, *registry.Cache) (analysis.TokenFilter, error) {
+			return f.build()
+		})
+		if err != nil {
+			panic(err)
+		}
+	}
 	for _, a := range languageTypes() {
 		base := strings.TrimPrefix(a, analyzerPrefix)
 		err := registry.RegisterAnalyzer(a, func(_ map[string]any, cache *registry.Cache) (analysis.Analyzer, error) {
@@ -153,6 +185,14 @@ func languageAnalyzer(base string, cache *registry.Cache) (analysis.Analyzer, er
 			return nil, err
 		}
 		return &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: []analysis.TokenFilter{w}}, nil
+	}
+	if f, ok := sharedFilters[base]; ok {
+		// Defined already if another analyzer of this cache was built
+		// first: then it holds the shared one (or bleve's, built before).
+		_, err := cache.DefineTokenFilter(f.name, map[string]any{"type": sharedFilterType(base)})
+		if err != nil && !errors.Is(err, registry.ErrAlreadyDefined) {
+			return nil, err
+		}
 	}
 	theirs, err := cache.AnalyzerNamed(base)
 	if err != nil {

@@ -7,7 +7,10 @@ import (
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	blevepl "github.com/blevesearch/bleve/v2/analysis/lang/pl"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/registry"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/doppel-search/doppel/internal/tokens"
@@ -204,5 +207,45 @@ func TestLanguages(t *testing.T) {
 	got, err = x.Languages()
 	if err != nil || len(got) < 2 || !slices.Equal(got[:2], []string{"de", "fr"}) || len(got) > 3 {
 		t.Errorf("after removing the Japanese page: %q, %v", got, err)
+	}
+}
+
+// TestPolishStemmerShared: the Polish analyzer of every index mapping
+// holds one stemmer, built once a process (its table costs ~30 ms to
+// read), and stems as bleve's own Polish analyzer does: the same terms
+// for the same words, some of them not the words as written.
+func TestPolishStemmerShared(t *testing.T) {
+	text := "najlepsze książki o programowaniu w językach funkcyjnych i ich kompilatorach"
+	a, b := Mapping().AnalyzerNamed(AnalyzerFor("pl")), Mapping().AnalyzerNamed(AnalyzerFor("pl"))
+	if a == nil || b == nil {
+		t.Fatalf("no analyzer %q", AnalyzerFor("pl"))
+	}
+	last := func(an analysis.Analyzer) analysis.TokenFilter {
+		fs := an.(*analysis.DefaultAnalyzer).TokenFilters
+		return fs[len(fs)-1]
+	}
+	if last(a) != last(b) {
+		t.Errorf("two mappings' Polish analyzers hold two stemmers: %p and %p", last(a), last(b))
+	}
+	theirs, err := registry.NewCache().AnalyzerNamed(blevepl.AnalyzerName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last(theirs) == last(a) {
+		t.Fatal("bleve's own Polish analyzer holds the shared stemmer: the comparison below compares it with itself")
+	}
+	terms := func(an analysis.Analyzer) []string {
+		var out []string
+		for _, tok := range an.Analyze([]byte(text)) {
+			out = append(out, string(tok.Term))
+		}
+		return out
+	}
+	got, want := terms(a), terms(theirs)
+	if !slices.Equal(got, want) {
+		t.Errorf("Polish terms %q, bleve's Polish analyzer %q", got, want)
+	}
+	if stemmed := slices.DeleteFunc(slices.Clone(got), func(term string) bool { return slices.Contains(strings.Fields(text), term) }); len(stemmed) == 0 {
+		t.Errorf("Polish terms %q: none stemmed", got)
 	}
 }

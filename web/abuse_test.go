@@ -420,7 +420,7 @@ func TestIdleConnectionsClosed(t *testing.T) {
 	if code, _ := get(t, "http://"+ln.Addr().String()+"/api/search?q=canteen"); code != 200 {
 		t.Errorf("with %d idle connections: %d", n, code)
 	}
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(time.Minute) // closed after 300 ms; a busy machine may take seconds
 	closed := 0
 	for _, c := range conns {
 		c.SetReadDeadline(deadline)

@@ -67,12 +67,7 @@ func exportEntries(t *testing.T, dir string) []crawler.Entry {
 }
 
 func TestCrawlAndExport(t *testing.T) {
-	site := demoServer(t)
-	dir := filepath.Join(t.TempDir(), "data")
-	code, stdout, stderr := doppel(t, "crawl", "--once", "--seed", site+"/", "--data", dir, "--delay", "0")
-	if code != 0 {
-		t.Fatalf("crawl: exit %d: %s", code, stderr)
-	}
+	_, dir, stdout := crawled(t, fullCrawl) // exit 0, or crawled fails the test
 	entries := exportEntries(t, dir)
 	count := map[string]int{}
 	for _, e := range entries {

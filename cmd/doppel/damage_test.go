@@ -101,11 +101,7 @@ func runNoPanic(t *testing.T, ctx context.Context, args ...string) (code int, st
 // repairs, and the export equals the one before the damage but for what
 // the repair says is lost.
 func TestDamagedStores(t *testing.T) {
-	site := demoServer(t)
-	base := filepath.Join(t.TempDir(), "data")
-	if code, _, stderr := doppel(t, "crawl", "--once", "--seed", site+"/", "--data", base, "--delay", "0"); code != 0 {
-		t.Fatalf("crawl: exit %d: %s", code, stderr)
-	}
+	_, base, _ := crawled(t, fullCrawl)
 	_, want, _ := doppel(t, "export", "--data", base)
 	wantFetched := fetchedIndexed(t, want)
 	if len(wantFetched) < 10 {
@@ -250,11 +246,7 @@ func equalMaps(a, b map[string]string) bool {
 // damaged directory without check replays every record instead of
 // reading the damaged sets, and leaves it sound too.
 func TestDamagedSets(t *testing.T) {
-	site := demoServer(t)
-	base := filepath.Join(t.TempDir(), "data")
-	if code, _, stderr := doppel(t, "crawl", "--once", "--seed", site+"/", "--data", base, "--delay", "0", "--max-pages", "15"); code != 0 && code != 3 {
-		t.Fatalf("crawl: exit %d: %s", code, stderr)
-	}
+	_, base, _ := crawled(t, smallCrawl)
 	_, want, _ := doppel(t, "export", "--data", base)
 	if info, err := os.Stat(filepath.Join(base, "detector.sets")); err != nil || info.Size() < 1024 {
 		t.Fatalf("detector.sets: %v, %v; want the sets of the crawl's pages", info, err)

@@ -140,11 +140,7 @@ func refusedClearly(t *testing.T, cmd, top, stderr string) {
 // directory so that export and crawl work and the indexed pages are
 // those of before.
 func TestDamagedPages(t *testing.T) {
-	site := demoServer(t)
-	base := filepath.Join(t.TempDir(), "data")
-	if code, _, stderr := doppel(t, "crawl", "--once", "--seed", site+"/", "--data", base, "--delay", "0", "--max-pages", "15"); code != 0 && code != 3 {
-		t.Fatalf("crawl: exit %d: %s", code, stderr)
-	}
+	_, base, _ := crawled(t, smallCrawl)
 	_, want, _ := doppel(t, "export", "--data", base)
 	_, wantReport, _ := doppel(t, "report", "--data", base)
 	wantFetched := fetchedIndexed(t, want)

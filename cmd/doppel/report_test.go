@@ -36,11 +36,7 @@ import (
 //   - bad flags exit 2, a directory without a crawl and a damaged
 //     pages.db exit 1 with one line saying so.
 func TestReport(t *testing.T) {
-	site := demoServer(t)
-	dir := filepath.Join(t.TempDir(), "data")
-	if code, _, stderr := doppel(t, "crawl", "--once", "--seed", site+"/", "--data", dir, "--delay", "0"); code != 0 {
-		t.Fatalf("crawl: exit %d: %s", code, stderr)
-	}
+	site, dir, _ := crawled(t, fullCrawl)
 	entries := exportEntries(t, dir)
 
 	// The site's series, by family: each issue's date from its title.

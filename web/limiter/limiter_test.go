@@ -127,7 +127,11 @@ func TestFairness(t *testing.T) {
 // ordinary client again. "At once" is read in the counters (not held,
 // not waited), never in a time.
 func TestGreedy(t *testing.T) {
-	const tarpit, penalty, wait = 60 * time.Millisecond, 400 * time.Millisecond, 200 * time.Millisecond
+	// The penalty outlasts everything from a's second refusal to the
+	// counters' check, and greedy a waits MaxWait for b and c to end,
+	// on a busy machine too (at 400 and 200 ms, one at a load of 35
+	// found a no longer greedy).
+	const tarpit, penalty, wait = 60 * time.Millisecond, 5 * time.Second, time.Second
 	l := New(Options{MaxConcurrent: 4, PerClient: 2, Spare: 2, MaxWait: wait, Tarpit: tarpit, Penalty: penalty})
 	ctx := context.Background()
 	must := func(client string) func() {
@@ -153,6 +157,7 @@ func TestGreedy(t *testing.T) {
 	if d, err := timed("a"); !errors.Is(err, ErrClient) || d < tarpit {
 		t.Errorf("a's second request over its share: %v after %v, want ErrClient after %v", err, d, tarpit)
 	}
+	refused := time.Now() // a is greedy until before refused + penalty
 	a1()
 	// Two requests running (a2, b1): none spare for greedy a, which waits
 	// MaxWait and is refused, while c gets a slot at once.
@@ -199,7 +204,7 @@ func TestGreedy(t *testing.T) {
 	}
 	// Penalty later, a is an ordinary client: its first refusal is at once
 	// again.
-	time.Sleep(penalty)
+	time.Sleep(time.Until(refused.Add(penalty)))
 	if st := l.Stats(); st.Greedy != 0 {
 		t.Errorf("greedy clients after the penalty: %d", st.Greedy)
 	}
@@ -227,7 +232,7 @@ func TestHeld(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { _, err := l.Acquire(ctx, "a"); done <- err }() // held
-	for deadline := time.Now().Add(5 * time.Second); l.Stats().Held == 0; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); l.Stats().Held == 0; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the second refusal of a is not held")
 		}

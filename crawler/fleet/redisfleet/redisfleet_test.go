@@ -25,12 +25,13 @@ func byID(t *testing.T, r *Roll) map[string]fleet.Worker {
 	return out
 }
 
-// eventually polls cond every 20 ms for up to 5 s.
+// eventually polls cond every 20 ms for up to a minute (a bound against a
+// hang: a busy machine may take seconds).
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("after 5 s: %s", what)
+			t.Fatalf("after a minute: %s", what)
 		}
 	}
 }

@@ -202,20 +202,58 @@ func ZstdSkippable(n int, size uint32) []byte {
 	return bytes.Repeat(frame, n)
 }
 
-// sums returns the CRC-32 (IEEE) and Adler-32 of what s expands to.
-func (s Stream) sums() (uint32, uint32) {
+// crc returns the CRC-32 (IEEE) of what s expands to.
+func (s Stream) crc() uint32 {
 	crc := crc32.NewIEEE()
-	ad := adler32.New()
 	_, _ = crc.Write(s.Prefix)
-	_, _ = ad.Write(s.Prefix)
 	one := bytes.Repeat(s.Fill, chunk/len(s.Fill))
 	for range s.N / int64(len(one)) {
 		_, _ = crc.Write(one)
-		_, _ = ad.Write(one)
 	}
 	_, _ = crc.Write(s.Suffix)
-	_, _ = ad.Write(s.Suffix)
-	return crc.Sum32(), ad.Sum32()
+	return crc.Sum32()
+}
+
+// adler returns the Adler-32 of what s expands to: the chunks' sum made
+// from one chunk's by combining (zlib's adler32_combine), not by reading
+// a gibibyte.
+func (s Stream) adler() uint32 {
+	one := bytes.Repeat(s.Fill, chunk/len(s.Fill))
+	n := int64(len(one))
+	sum := adler32.Checksum(s.Prefix)
+	block, k := adler32.Checksum(one), s.N/n
+	for k > 0 { // sum += k copies of block: by doubling block
+		if k&1 == 1 {
+			sum = adlerCombine(sum, block, n)
+		}
+		block, n, k = adlerCombine(block, block, n), 2*n, k>>1
+	}
+	return adlerCombine(sum, adler32.Checksum(s.Suffix), int64(len(s.Suffix)))
+}
+
+// adlerCombine returns the Adler-32 of A followed by B from a1, the
+// Adler-32 of A, a2, that of B, and len2, the length of B (zlib's
+// adler32_combine).
+func adlerCombine(a1, a2 uint32, len2 int64) uint32 {
+	const base = 65521
+	rem := uint32(len2 % base)
+	sum1 := a1 & 0xffff
+	sum2 := uint32(uint64(rem) * uint64(sum1) % base)
+	sum1 += (a2 & 0xffff) + base - 1
+	sum2 += (a1 >> 16) + (a2 >> 16) + base - rem
+	if sum1 >= base {
+		sum1 -= base
+	}
+	if sum1 >= base {
+		sum1 -= base
+	}
+	if sum2 >= base<<1 {
+		sum2 -= base << 1
+	}
+	if sum2 >= base {
+		sum2 -= base
+	}
+	return sum1 | sum2<<16
 }
 
 // Gzip returns s as a gzip member (RFC 1952), with its CRC and size.
@@ -224,7 +262,7 @@ func (s Stream) Gzip() []byte {
 	zw := gzip.NewWriter(&b)
 	_ = zw.Close()
 	hdr := b.Bytes()[:10]
-	crc, _ := s.sums()
+	crc := s.crc()
 	out := append(bytes.Clone(hdr), s.Deflate...)
 	out = binary.LittleEndian.AppendUint32(out, crc)
 	return binary.LittleEndian.AppendUint32(out, uint32(s.Size()))
@@ -233,7 +271,7 @@ func (s Stream) Gzip() []byte {
 // Zlib returns s as a zlib stream (RFC 1950): what HTTP's "deflate"
 // content coding and PDF's FlateDecode are.
 func (s Stream) Zlib() []byte {
-	_, ad := s.sums()
+	ad := s.adler()
 	out := append([]byte{0x78, 0xda}, s.Deflate...)
 	return binary.BigEndian.AppendUint32(out, ad)
 }
@@ -321,7 +359,7 @@ func Zip(parts ...Part) []byte {
 			_, _ = w.Write(p.Data)
 			continue
 		}
-		crc, _ := p.Stream.sums()
+		crc := p.Stream.crc()
 		size := p.Stream.Size()
 		if p.Declare != 0 {
 			size = p.Declare
