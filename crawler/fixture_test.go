@@ -11,10 +11,11 @@ import (
 	"github.com/doppel-search/doppel/internal/demosite"
 )
 
-// A demoCrawl is the demo intranet crawled once with testOptions, shared
-// by the tests that read a finished crawl of it (TestCrawlDemoSite) or
-// compare their own crawl's outcome to it: the crawl is deterministic in
-// its outcome, so one reference serves them all.
+// A demoCrawl is the demo intranet crawled once with testOptions (and a
+// two-minute timeout a request), shared by the tests that read a finished
+// crawl of it (TestCrawlDemoSite) or compare their own crawl's outcome to
+// it: the crawl is deterministic in its outcome, so one reference serves
+// them all.
 type demoCrawl struct {
 	site     *site    // the demo intranet
 	requests *site    // the requests the crawl made (no server: hits only)
@@ -39,7 +40,12 @@ func crawledDemo(t *testing.T) *demoCrawl {
 		if demoDir, err = os.MkdirTemp("", "doppel-demo-crawl-"); err != nil {
 			t.Fatal(err)
 		}
-		if d.c, err = Open(demoDir, testOptions(d.site.URL+"/")); err != nil {
+		opts := testOptions(d.site.URL + "/")
+		// Each page is to be requested once (TestCrawlDemoSite): a
+		// request that a starved test process does not answer within
+		// the default 10 s would be retried.
+		opts.Timeout = 2 * time.Minute
+		if d.c, err = Open(demoDir, opts); err != nil {
 			t.Fatal(err)
 		}
 		// A bound against a hang, not a speed check (as crawl's).
