@@ -11,10 +11,11 @@ import (
 	"github.com/doppel-search/doppel/internal/demosite"
 )
 
-// A demoCrawl is the demo intranet crawled once with testOptions, shared
-// by the tests that read a finished crawl of it (TestCrawlDemoSite) or
-// compare their own crawl's outcome to it: the crawl is deterministic in
-// its outcome, so one reference serves them all.
+// A demoCrawl is the demo intranet crawled once with testOptions (and a
+// two-minute timeout a request), shared by the tests that read a finished
+// crawl of it (TestCrawlDemoSite) or compare their own crawl's outcome to
+// it: the crawl is deterministic in its outcome, so one reference serves
+// them all.
 type demoCrawl struct {
 	site     *site    // the demo intranet
 	requests *site    // the requests the crawl made (no server: hits only)
@@ -40,9 +41,9 @@ func crawledDemo(t *testing.T) *demoCrawl {
 			t.Fatal(err)
 		}
 		opts := testOptions(d.site.URL + "/")
-		// TestCrawlDemoSite wants each page requested once: a request that
-		// a starved test process does not answer within the default 10 s
-		// would be retried.
+		// Each page is to be requested once (TestCrawlDemoSite): a
+		// request that a starved test process does not answer within
+		// the default 10 s would be retried.
 		opts.Timeout = 2 * time.Minute
 		if d.c, err = Open(demoDir, opts); err != nil {
 			t.Fatal(err)
