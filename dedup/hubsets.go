@@ -13,12 +13,15 @@ import (
 // Long documents that are candidates of one another are most often
 // near-copies (a page that embeds one long listing, a manual printed
 // twice), and each new one is verified against its cluster's master and
-// up to MaxFanout members: reading and counting sets of hundreds of
-// thousands of shingles, again and again (the set cache keeps no set of
-// more than a quarter of its ring). Kept instead: the first long set
-// that resembles no base becomes a base, kept whole; a later one within
-// an eighth of its size of a base's values is kept as the values of the
-// base it lacks (minus, by their places in the base: 4 bytes a value)
+// up to MaxFanout members: reading and counting sets of tens or hundreds
+// of thousands of shingles, again and again (the set cache keeps no set
+// of more than a quarter of its ring, and a cluster's members read in
+// turn evict one another). Kept instead: the first long set that
+// resembles no base becomes a base, kept whole; a later one that differs
+// from a base by at most a quarter of its own size (near-copies at a
+// resemblance of 0.9 differ by about a tenth of their union: two pages
+// that share a listing and differ in the rest) is kept as the values of
+// the base it lacks (minus, by their places in the base: 4 bytes a value)
 // and those it adds (plus). The shingles a new
 // document x shares with such a set s = base − minus + plus are
 //
@@ -57,12 +60,12 @@ const (
 	// document at 1M.
 	hubBudget = 48 << 20
 	// hubBaseBudget bounds the bases' part of it.
-	hubBaseBudget = 16 << 20
+	hubBaseBudget = 24 << 20
 	// hubEntryBytes is what an entry costs besides its values (the map
 	// slot, the slice headers).
 	hubEntryBytes = 80
 	// hubMaxBases bounds the bases a new set is compared with.
-	hubMaxBases = 32
+	hubMaxBases = 64
 )
 
 // add keeps set, written at offset at of the set file, if it is long
@@ -75,7 +78,7 @@ func (h *hubSets) add(at int64, set []uint64) {
 	if h.by == nil {
 		h.by = map[int64]hubDelta{}
 	}
-	limit := len(set) / 8
+	limit := len(set) / 4
 	for i, b := range h.bases {
 		if abs(len(b)-len(set)) > limit {
 			continue
@@ -191,28 +194,16 @@ func diffCounts(a, b []uint64, limit int) (na, nb int, ok bool) {
 }
 
 // countIn returns how many values of small, a sorted set, are in large, a
-// sorted set: a galloping search from the last one found, cheap when small
-// is much the shorter.
+// sorted set: a galloping search from the last one found when small is
+// much the shorter, a merge otherwise.
 func countIn(small, large []uint64) int {
-	return countAt(len(small), func(i int) uint64 { return small[i] }, large)
-}
-
-// countAt is countIn for the n values at(0), at(1), … in order.
-func countAt(n int, at func(int) uint64, large []uint64) int {
+	if len(small)*16 > len(large) {
+		return features.Intersection(small, large)
+	}
 	found, lo := 0, 0
-	for i := range n {
-		v := at(i)
-		// Gallop: find hi with large[hi] ≥ v, then search lo..hi.
-		step, hi := 1, lo
-		for hi < len(large) && large[hi] < v {
-			lo = hi + 1
-			hi += step
-			step *= 2
-		}
-		hi = min(hi+1, len(large))
-		k, ok := slices.BinarySearch(large[lo:hi], v)
-		lo += k
-		if ok {
+	for _, v := range small {
+		k, ok := gallop(large, lo, v)
+		if lo = k; ok {
 			found++
 			lo++
 		}
@@ -221,6 +212,53 @@ func countAt(n int, at func(int) uint64, large []uint64) int {
 		}
 	}
 	return found
+}
+
+// countPlaces is countIn for the values of base at places (in order).
+func countPlaces(places []uint32, base, large []uint64) int {
+	found, lo := 0, 0
+	if len(places)*16 > len(large) { // a merge
+		for _, p := range places {
+			v := base[p]
+			for lo < len(large) && large[lo] < v {
+				lo++
+			}
+			if lo == len(large) {
+				break
+			}
+			if large[lo] == v {
+				found++
+				lo++
+			}
+		}
+		return found
+	}
+	for _, p := range places {
+		k, ok := gallop(large, lo, base[p])
+		if lo = k; ok {
+			found++
+			lo++
+		}
+		if lo >= len(large) {
+			break
+		}
+	}
+	return found
+}
+
+// gallop returns the first place from lo on where large, sorted, holds a
+// value ≥ v, and whether it is v: steps of doubling length, then a
+// binary search within the last.
+func gallop(large []uint64, lo int, v uint64) (int, bool) {
+	step, hi := 1, lo
+	for hi < len(large) && large[hi] < v {
+		lo = hi + 1
+		hi += step
+		step *= 2
+	}
+	hi = min(hi+1, len(large))
+	k, ok := slices.BinarySearch(large[lo:hi], v)
+	return lo + k, ok
 }
 
 // A hubMemo keeps, for one document being verified (rec, whose set is in
@@ -261,6 +299,5 @@ func (d *Detector) hubInter(a, b *record, memo *hubMemo) (int, bool) {
 	}
 	x, base := a.set, s.hubs.bases[e.base]
 	memo.hits++
-	lacks := countAt(len(e.minus), func(i int) uint64 { return base[e.minus[i]] }, x)
-	return memo.of(a, x, &s.hubs, e.base) - lacks + countIn(e.plus, x), true
+	return memo.of(a, x, &s.hubs, e.base) - countPlaces(e.minus, base, x) + countIn(e.plus, x), true
 }

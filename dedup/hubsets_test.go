@@ -70,6 +70,23 @@ func TestSetDiff(t *testing.T) {
 		if got, want := countIn(b, a), features.Intersection(a, b); got != want {
 			t.Fatalf("case %d: countIn (the other way) = %d, want %d", i, got, want)
 		}
+		// A few values of a against b, as the deltas are looked up
+		// (gallop), and many (merge), by their places in a.
+		for _, n := range []int{len(a) / 40, len(a) / 2} {
+			places := make([]uint32, 0, n)
+			var vals []uint64
+			for k := range a {
+				if len(places) < n && r.IntN(len(a)) < 2*n {
+					places, vals = append(places, uint32(k)), append(vals, a[k])
+				}
+			}
+			if got, want := countPlaces(places, a, b), features.Intersection(vals, b); got != want {
+				t.Fatalf("case %d: countPlaces of %d = %d, want %d", i, len(places), got, want)
+			}
+			if got, want := countIn(vals, b), features.Intersection(vals, b); got != want {
+				t.Fatalf("case %d: countIn of %d = %d, want %d", i, len(vals), got, want)
+			}
+		}
 	}
 }
 
