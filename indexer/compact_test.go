@@ -303,3 +303,30 @@ func TestCompactKilled(t *testing.T) {
 		})
 	}
 }
+
+// TestCompactPlanned: a planned compaction (a crawl's end) merges what
+// scorch's planner picks, in one round: fewer segments, the same live
+// records and the same answers.
+func TestCompactPlanned(t *testing.T) {
+	dir := t.TempDir()
+	fragmented(t, dir, 300)
+	want, before := readAnswers(t, dir)
+	if before.Segments < 2 {
+		t.Skipf("the index to compact has %d segment: nothing to test", before.Segments)
+	}
+	x, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	c, err := x.Compact(context.Background(), CompactOptions{Planned: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.After.Segments >= c.Before.Segments || c.After.Records != before.Records {
+		t.Errorf("planned Compact = %+v; before it the index had %+v", c, before)
+	}
+	if got := answers(t, x); got != want {
+		t.Errorf("after a planned compaction:\n%s\nwant\n%s", got, want)
+	}
+}

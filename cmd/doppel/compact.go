@@ -33,10 +33,11 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel compact --data DIR [--timeout D]\n\n"+
 			"Merges the segments of the search index of the crawl in DIR into one and drops their deleted\n"+
-			"records, so that searches read one posting list a term instead of one a segment. crawl --once does it at its\n"+
-			"end (--compact=false does not). The crawl must not be running, nor doppel serve on DIR. Progress\n"+
-			"on stderr, what was done on stdout. Ctrl-C, --timeout, a crash or kill -9 leave the index as it\n"+
-			"was; the merge needs free disk space for one more copy of the index.\n\nFlags:")
+			"records, so that searches read one posting list a term instead of one a segment. crawl --once merges\n"+
+			"at its end what scorch judges worth merging (--compact=false nothing). The crawl must not be\n"+
+			"running, nor doppel serve on DIR. Progress on stderr, what was done on stdout. Ctrl-C, --timeout, a\n"+
+			"crash or kill -9 leave the index as it was; the merge needs free disk space for one more copy of the\n"+
+			"index.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -56,7 +57,7 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	c, err := compactWithProgress(ctx, ix, stderr)
+	c, err := compactWithProgress(ctx, ix, false, stderr)
 	err = errors.Join(err, ix.Close())
 	fmt.Fprintln(stdout, compactionLine(c, err))
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
@@ -102,13 +103,14 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
-// compactWithProgress compacts ix, with progress on stderr: a line
-// redrawn in place on a terminal, a log line every progressInterval
-// otherwise.
-func compactWithProgress(ctx context.Context, ix compacter, stderr io.Writer) (indexer.Compaction, error) {
+// compactWithProgress compacts ix (merging what scorch's planner
+// judges worth it if planned, else every segment), with progress on
+// stderr: a line redrawn in place on a terminal, a log line every
+// progressInterval otherwise.
+func compactWithProgress(ctx context.Context, ix compacter, planned bool, stderr io.Writer) (indexer.Compaction, error) {
 	terminal := isTerminal(stderr)
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	opts := indexer.CompactOptions{ProgressEvery: progressInterval}
+	opts := indexer.CompactOptions{ProgressEvery: progressInterval, Planned: planned}
 	drawn := false
 	opts.Progress = func(p indexer.CompactProgress) {
 		if terminal {
@@ -153,7 +155,7 @@ func compactCrawl(ctx context.Context, c *crawler.Crawler, stderr io.Writer) (st
 	if !ok {
 		return "", nil
 	}
-	res, err := compactWithProgress(ctx, ix, stderr)
+	res, err := compactWithProgress(ctx, ix, true, stderr)
 	line := compactionLine(res, err)
 	switch {
 	case err == nil:
