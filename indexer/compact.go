@@ -78,9 +78,10 @@ type compactable interface {
 }
 
 // Compact merges the index's segments into one (unless
-// CompactOptions.Planned), dropping deleted records, so that each term of a search reads one posting list instead
-// of one per segment and skips no deleted records (scorch cannot merge
-// a single segment: its deleted records stay). Searches go on meanwhile, on the segments as
+// CompactOptions.Planned), dropping deleted records, so that each term
+// of a search reads one posting list instead of one per segment and
+// skips no deleted records (scorch cannot merge a single segment: its
+// deleted records stay). Searches go on meanwhile, on the segments as
 // they were until the merged one replaces them; Add and Flush go on too,
 // into new segments. Changes not flushed are not merged.
 //
