@@ -41,6 +41,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(asDoppel) == "1" { // the test binary run as the doppel command
+		main()
+	}
 	code := m.Run()
 	if sharedSite != nil {
 		sharedSite.Close()

@@ -43,8 +43,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 )
 
 type command struct {
@@ -71,14 +69,8 @@ var commands = []command{
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		// After the first signal a second one kills at once (the crawl
-		// state survives that too).
-		<-ctx.Done()
-		stop()
-	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	watchSignals(cancel)
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
