@@ -6,7 +6,7 @@ GOCYCLO := github.com/fzipp/gocyclo/cmd/gocyclo@v0.6.0
 FUZZTIME ?= 10s
 BENCHTIME ?= 1x
 
-.PHONY: check test bench fuzz
+.PHONY: check test test-long bench fuzz
 
 # gofmt, go vet, staticcheck (checks in staticcheck.conf), and no function
 # outside the tests above cyclomatic complexity 20.
@@ -22,6 +22,12 @@ check:
 # busy one (go test's default, 10 minutes a package, does not).
 test:
 	go test -timeout 30m ./...
+
+# The packages whose tests scale (internal/testrig/long), run whole with
+# the full number of cases: DOPPEL_LONG=1. CI runs it after make check test.
+LONG_PKGS = $(shell grep -rl 'internal/testrig/long"' --include='*_test.go' . | xargs -n1 dirname | sort -u)
+test-long:
+	DOPPEL_LONG=1 go test -count=1 -timeout 60m $(LONG_PKGS)
 
 # Every benchmark, once each by default (BENCHTIME=2s for figures).
 bench:

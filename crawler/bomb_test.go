@@ -23,6 +23,7 @@ import (
 
 	"github.com/doppel-search/doppel/crawler/pages"
 	"github.com/doppel-search/doppel/internal/testrig/bombtest"
+	"github.com/doppel-search/doppel/internal/testrig/long"
 )
 
 // maxCrawlRSS is the most a crawl of one bomb may take: the peak
@@ -58,6 +59,10 @@ type bomb struct {
 	// sitemap or feed it does not read (a URL that is not a page has
 	// no record).
 	logged string
+	// maxLinks, if set, is the crawl's Options.MaxLinksPerPage: the
+	// bound asserted with a smaller limit than the default, which the
+	// bomb still exceeds many times.
+	maxLinks int
 }
 
 const gib = 1 << 30
@@ -260,8 +265,11 @@ func bombs() []bomb {
 		{name: "gzip-in-zstd-in-br", path: "/bomb", header: h("Content-Type", "text/html", "Content-Encoding", "gzip, zstd, br"),
 			body:   func() []byte { return brotliOf(zstdOf(bombtest.HTML(gib).Gzip())) },
 			status: pages.Skipped, reason: "content encoding gzip, zstd, br: decompression bomb"},
+		// A page of 100,000 links: the first MaxLinksPerPage followed,
+		// 1,000 (the default, 10,000, with DOPPEL_LONG=1).
 		{name: "links", path: "/", header: h("Content-Type", "text/html"),
-			body: func() []byte { return manyLinks(100000) }, status: pages.Fetched, reason: "links: the first 10000 of 100000 followed"},
+			body: func() []byte { return manyLinks(100000) }, status: pages.Fetched, maxLinks: long.N(1000, 10000),
+			reason: fmt.Sprintf("links: the first %d of 100000 followed", long.N(1000, 10000))},
 	}
 }
 
@@ -501,7 +509,7 @@ func TestBombs(t *testing.T) {
 				t.Skip("set DOPPEL_SLOW_TESTS=1 to run")
 			}
 			s, seeds := serveBomb(t, b)
-			out := runBombChild(t, seeds, max(b.runs, 1))
+			out := runBombChild(t, seeds, max(b.runs, 1), b.maxLinks)
 			checkBomb(t, b, s.URL, out)
 		})
 	}
@@ -590,14 +598,18 @@ func checkBomb(t *testing.T, b bomb, base string, out bombOutcome) {
 	}
 }
 
-// runBombChild crawls seed in a child process and returns what it found.
-func runBombChild(t *testing.T, seed string, runs int) bombOutcome {
+// runBombChild crawls seed in a child process and returns what it found
+// (maxLinks, if not 0, the crawl's MaxLinksPerPage).
+func runBombChild(t *testing.T, seed string, runs, maxLinks int) bombOutcome {
 	t.Helper()
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), bombTime()+30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestBombChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "DOPPEL_BOMB_SEED="+seed, "DOPPEL_BOMB_DIR="+dir, "DOPPEL_BOMB_RUNS="+strconv.Itoa(runs))
+	if maxLinks != 0 {
+		cmd.Env = append(cmd.Env, "DOPPEL_BOMB_LINKS="+strconv.Itoa(maxLinks))
+	}
 	outText, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the child crawl: %v\n%s", err, tail(outText, 4000))

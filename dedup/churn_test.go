@@ -13,6 +13,7 @@ import (
 	"github.com/doppel-search/doppel/dedup/features"
 	"github.com/doppel-search/doppel/dedup/imatch"
 	"github.com/doppel-search/doppel/dedup/signatures"
+	"github.com/doppel-search/doppel/internal/testrig/long"
 )
 
 func featuresStripDates() features.Options { return features.Options{StripDates: true} }
@@ -431,7 +432,7 @@ func TestChurnAgainstRebuild(t *testing.T) {
 		}
 	}
 	configs = append(configs, config{"hybrid-cosine/shortest-url", Options{Similarity: Cosine, Master: cluster.ShortestURL, MaxFanout: 1}, false})
-	seeds, ops := 3, 160
+	seeds, ops := long.N(1, 3), long.N(100, 160) // DOPPEL_LONG=1: three seeds of 160 changes
 	if testing.Short() {
 		seeds, ops = 1, 100
 	}
@@ -529,7 +530,7 @@ func TestChurnInvariants(t *testing.T) {
 		configs = append(configs, config{fmt.Sprintf("%s/fanout=2", m), Options{Method: m, MaxFanout: 2}})
 	}
 	configs = append(configs, config{"hybrid-cosine/fanout=2", Options{Similarity: Cosine, MaxFanout: 2}})
-	seeds, ops := 2, 300
+	seeds, ops := long.N(1, 2), long.N(150, 300) // DOPPEL_LONG=1: two seeds of 300 changes
 	if testing.Short() {
 		seeds, ops = 1, 150
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/cluster"
+	"github.com/doppel-search/doppel/internal/testrig/long"
 )
 
 // The tests of Remove and Update drive a dedup.Detector and an Index
@@ -812,6 +813,7 @@ func TestRemoveUpdate(t *testing.T) {
 // background with FlushAsync while changes go on), checked after every
 // step against the detector's clusters; now and then a document the Index
 // needs is hidden from the Source, which must fail and change nothing.
+// Each sequence is 20 steps long, 40 with DOPPEL_LONG=1.
 func TestRemoveUpdateRandom(t *testing.T) {
 	detectors := []struct {
 		name string
@@ -836,6 +838,9 @@ func TestRemoveUpdateRandom(t *testing.T) {
 		{"async-auto", Options{BatchSize: 3}, false, 0.4, 6},
 	}
 	steps := *randomSteps
+	if steps <= 0 {
+		steps = long.N(20, 40)
+	}
 	if testing.Short() {
 		steps = min(steps, 20)
 	}
@@ -995,7 +1000,7 @@ func TestRemoveUpdateRandom(t *testing.T) {
 // go test ./indexer -run RemoveUpdateRandom -remove.seed=N -remove.steps=M.
 var (
 	seedBase    = flag.Uint64("remove.seed", 0, "added to the seeds of TestRemoveUpdateRandom")
-	randomSteps = flag.Int("remove.steps", 40, "steps of each TestRemoveUpdateRandom sequence (20 under -short)")
+	randomSteps = flag.Int("remove.steps", 0, "steps of each TestRemoveUpdateRandom sequence (0: 20, 40 with DOPPEL_LONG=1)")
 )
 
 // TestRemoveUpdateErrors: the checks of Remove and Update, and a Source

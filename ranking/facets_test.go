@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/internal/testrig/long"
 )
 
 // TestFacetsOracle: for random users and queries, each facet value used
@@ -60,7 +61,7 @@ func facetsOracle(t *testing.T, policy indexer.Policy) {
 		t.Fatal(err)
 	}
 	s := New(ix, Options{})
-	for range 30 {
+	for range long.N(12, 30) { // DOPPEL_LONG=1: 30 queries a policy
 		user := randomGroups(r)
 		q := "common"
 		if r.IntN(2) == 0 {

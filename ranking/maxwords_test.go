@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/internal/testrig/long"
 )
 
 // TestMaxWordsOracle: a query of more words than Options.MaxWords
@@ -23,8 +24,8 @@ func TestMaxWordsOracle(t *testing.T) {
 			c := newCorpus(t, r, policy, 80)
 			s := New(c.ix, Options{MaxWords: 2, RelaxBelow: 3})
 			an := c.ix.Mapping().AnalyzerNamed(indexer.AnalyzerName)
-			checked := 0
-			for range 400 {
+			checked, queries := 0, long.N(150, 400) // DOPPEL_LONG=1: 400 a policy
+			for range queries {
 				user := randomGroups(r)
 				share := s.termStats(context.Background(), user).share
 				words := slices.Clone(vocab)
@@ -69,7 +70,7 @@ func TestMaxWordsOracle(t *testing.T) {
 					}
 				}
 			}
-			if checked < 20 {
+			if checked < queries/20 {
 				t.Fatalf("only %d queries checked", checked)
 			}
 		})

@@ -18,6 +18,7 @@ import (
 	"github.com/doppel-search/doppel/dedup"
 	"github.com/doppel-search/doppel/dedup/cluster"
 	"github.com/doppel-search/doppel/indexer"
+	"github.com/doppel-search/doppel/internal/testrig/long"
 	"github.com/doppel-search/doppel/ranking/userquery"
 )
 
@@ -123,7 +124,7 @@ func TestAccessControlOracle(t *testing.T) {
 			c := newCorpus(t, r, policy, 80)
 			s := New(c.ix, Options{})
 			ctx := context.Background()
-			for range 40 {
+			for range long.N(15, 40) { // DOPPEL_LONG=1: 40 queries a policy
 				user := randomGroups(r)
 				word := vocab[r.IntN(len(vocab))]
 				q := word

