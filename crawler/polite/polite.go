@@ -19,9 +19,11 @@
 // delay, at most maxLead): what a crawler does between the grant and the
 // sending — taking the URL from its frontier, reading the page's record,
 // building the request — then overlaps the delay, and the request waits
-// in Send for the turn itself. Granted only at the turn, a request lost
-// that work's time at every turn: on a loaded machine 3 % of the
-// requests a delay of 200 ms allows.
+// in Send for the turn itself. Granted only at the turn, every request
+// lost that work's time (a fraction of a millisecond on a small site,
+// more while the frontier waits for a commit being written); a late
+// wake-up at the turn is lost either way, since the delay counts from
+// the request actually sent.
 package polite
 
 import (
