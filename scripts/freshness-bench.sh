@@ -11,7 +11,10 @@
 # request runs, since the site's slot covers the request only, so the
 # crawl can spend the whole budget of R requests/s.
 #
-# usage: scripts/freshness-bench.sh [-pages N] [-seed S] [-minutes M] [-rate R] [-out DIR] [-port P] [-grace G] [-runs LIST]
+# usage: scripts/freshness-bench.sh [-pages N] [-min-mean D] [-max-mean D] [-seed S] [-minutes M] [-rate R] [-out DIR] [-port P] [-grace G] [-runs LIST]
+#   -pages, -min-mean, -max-mean: ndd living's (a living site not handed
+#   out: another size, other change rates); give ndd optimum the same
+#   (scripts/freshness-table.py's LIVING arguments)
 #   the four sites listen on 127.0.0.1 ports P..P+3 (default 18300)
 #   -runs LIST: the crawls to run, comma-separated, of adaptive, uniform,
 #   nutch and adaptive+sitemap (default all four); each keeps its port
@@ -20,10 +23,12 @@
 #   which of the deletions in the M minutes were seen by the end.
 #   NDD=path/to/ndd (default: ndd on PATH, else ../shared/kit built into the out dir)
 set -euo pipefail
-pages=2000 seed=1 minutes=20 rate=5 out=${TMPDIR:-/tmp}/doppel-freshness port=18300 grace=0 runs=adaptive,uniform,nutch,adaptive+sitemap
+pages=2000 minmean=1m maxmean=4h seed=1 minutes=20 rate=5 out=${TMPDIR:-/tmp}/doppel-freshness port=18300 grace=0 runs=adaptive,uniform,nutch,adaptive+sitemap
 while [ $# -gt 0 ]; do
 	case $1 in
 	-pages) pages=$2; shift 2 ;;
+	-min-mean) minmean=$2; shift 2 ;;
+	-max-mean) maxmean=$2; shift 2 ;;
 	-seed) seed=$2; shift 2 ;;
 	-minutes) minutes=$2; shift 2 ;;
 	-rate) rate=$2; shift 2 ;;
@@ -70,7 +75,7 @@ for i in "${!run[@]}"; do
 	fi
 	rm -rf "$out/$name"
 	mkdir -p "$out/$name"
-	"$ndd" living -pages "$pages" -seed "$seed" -port "$p" -log "$out/$name/living.log" "${flags[@]}" >"$out/$name/living.out" 2>&1 &
+	"$ndd" living -pages "$pages" -min-mean "$minmean" -max-mean "$maxmean" -seed "$seed" -port "$p" -log "$out/$name/living.log" "${flags[@]}" >"$out/$name/living.out" 2>&1 &
 	pids+=($!)
 	cat >"$out/$name/crawl.json" <<JSON
 {"seeds": ["http://127.0.0.1:$p/"], "max_pages": 1000000, "max_depth": 1000,
