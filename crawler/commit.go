@@ -55,7 +55,6 @@ type committer struct {
 
 	batch   pages.Batch    // records of the group being built; the hook's Recorder appends here
 	fbatch  frontier.Batch // frontier changes of the group being built
-	pending *pendingGroup  // the last group, its frontier transaction in the background (nil: none)
 	writer  *recordWriter  // commits the groups' records in the background; nil outside Run
 	lastRev uint64         // revision of the last committed record
 
@@ -90,12 +89,6 @@ func (c *committer) commitLoop(results <-chan *result, d *dispatcher) {
 				return
 			}
 			c.commitGroup(ctx, gather(results, r), d)
-		case <-c.pending.committed():
-			// No result came while the last group's links were committed:
-			// its fetch goroutines are released and its records handed on.
-			if err := c.settleIdle(); err != nil {
-				c.setFatal(err)
-			}
 		case <-tick.C:
 			c.commitWaiting(ctx)
 			d.poke()
@@ -143,12 +136,12 @@ func (c *committer) commitWaiting(ctx context.Context) {
 // detector's snapshot when due.
 func (c *committer) commitGroup(ctx context.Context, group []*result, d *dispatcher) {
 	release := groupReleaser(group, d)
-	if c.fatalErr() != nil {
-		release()
-	} else if err := c.commit(ctx, group, release); err != nil {
-		c.setFatal(err)
-		release()
+	if c.fatalErr() == nil {
+		if err := c.commit(ctx, group, release); err != nil {
+			c.setFatal(err)
+		}
 	}
+	release()
 	c.sinceSnapshot += len(group)
 	if c.fatalErr() == nil {
 		if err := c.keeper.afterGroup(ctx); err != nil {
@@ -191,25 +184,7 @@ func groupReleaser(group []*result, d *dispatcher) func() {
 // stored is fetched again (its links are queued, or will be again), and a
 // recorded URL not yet marked done is marked done, unfetched, when the
 // next run pops it (a revisit is fetched again).
-//
-// The frontier transaction runs in the background (pendingGroup) while
-// the next group's results are taken — cluster, record, index batch,
-// none of which reads the frontier — and the steps after it (release,
-// records handed on) wait for it: before the next group's links are
-// decided (which read what it queued), before the index is flushed, the
-// records waited for or the crawl ends, and as soon as it is done when
-// no result comes meanwhile. The index write due is started before a
-// group's results are taken, so that it holds no page whose record has
-// not been handed on.
 func (c *committer) commit(ctx context.Context, group []*result, release func()) error {
-	if c.flushDue() {
-		if err := c.settle(); err != nil {
-			return err
-		}
-		if err := c.flushIndex(false); err != nil {
-			return err
-		}
-	}
 	written, err := c.writer.takeDone()
 	if err != nil {
 		return err
@@ -246,9 +221,6 @@ func (c *committer) commit(ctx context.Context, group []*result, release func())
 			marks = append(marks, mark)
 		}
 	}
-	if err := c.settle(); err != nil { // the last group's links are queued
-		return err
-	}
 	added, err := c.queueLinks(links, fromUnique, firsts, now)
 	if err != nil {
 		return err
@@ -258,67 +230,12 @@ func (c *committer) commit(ctx context.Context, group []*result, release func())
 	if err := c.role.handOn(ctx); err != nil {
 		return err
 	}
-	c.pending = c.commitFrontier(c.fbatch, c.batch, marks, release)
-	c.fbatch, c.batch = frontier.Batch{}, pages.Batch{}
-	return nil
-}
-
-// A pendingGroup is a group whose frontier transaction is committed in
-// the background (see commit): once it is, its fetch goroutines are
-// released and its records handed to the record writer (settle).
-type pendingGroup struct {
-	done    chan struct{} // closed when the transaction has ended
-	err     error
-	batch   pages.Batch // the group's records
-	marks   []doneMark
-	release func()
-}
-
-// committed returns the channel closed when p's frontier transaction has
-// ended; nil (never ready) without a pending group.
-func (p *pendingGroup) committed() <-chan struct{} {
-	if p == nil {
-		return nil
-	}
-	return p.done
-}
-
-// commitFrontier starts committing fb, a group's frontier changes, in a
-// goroutine of its own, and returns the group pending on it.
-func (c *committer) commitFrontier(fb frontier.Batch, records pages.Batch, marks []doneMark, release func()) *pendingGroup {
-	p := &pendingGroup{done: make(chan struct{}), batch: records, marks: marks, release: release}
-	go func() {
-		defer close(p.done)
-		_, p.err = c.front.Commit(&fb)
-	}()
-	return p
-}
-
-// settle waits for the pending group's frontier transaction, if any,
-// then releases its fetch goroutines (its links are queued: they may pop
-// again) and hands its records to the record writer.
-func (c *committer) settle() error {
-	p := c.pending
-	if p == nil {
-		return nil
-	}
-	c.pending = nil
-	<-p.done
-	p.release()
-	if p.err != nil {
-		return p.err
-	}
-	c.writer.write(p.batch, p.marks)
-	c.recrawl.plan()
-	return nil
-}
-
-// settleIdle settles the pending group when no result has come since it
-// was committed, and starts the index write if it is due.
-func (c *committer) settleIdle() error {
-	if err := c.settle(); err != nil {
+	if _, err := c.front.Commit(&c.fbatch); err != nil {
 		return err
 	}
+	release() // the group's links are queued: its fetch goroutines may pop again
+	c.writer.write(c.batch, marks)
+	c.recrawl.plan()
 	return c.flushIndex(false)
 }
 
@@ -415,9 +332,6 @@ func (c *committer) noteReason(r *result) {
 // pages were inserted since the last re-clustering, flushes the index,
 // stores the watermark and marks done the URLs recorded last.
 func (c *committer) finish(recluster bool) error {
-	if err := c.settle(); err != nil {
-		return err
-	}
 	var fb frontier.Batch
 	if c.writer != nil {
 		c.writer.close()
@@ -451,9 +365,6 @@ func (c *committer) finish(recluster bool) error {
 // waitRecords waits until the records handed to the record writer (if
 // one runs) are committed, and moves lastRev past them.
 func (c *committer) waitRecords() error {
-	if err := c.settle(); err != nil {
-		return err
-	}
 	if c.writer == nil {
 		return nil
 	}

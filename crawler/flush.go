@@ -27,7 +27,7 @@ type indexFlush struct {
 // page-store commit stores). With force it waits for both and writes what
 // is left at once. The index is never ahead of the records.
 func (c *committer) flushIndex(force bool) error {
-	due := force && c.sinceFlush > 0 || c.flushDue()
+	due := c.sinceFlush > 0 && (force || c.sinceFlush >= flushPages || time.Since(c.lastFlush) >= c.opts.RefreshInterval)
 	if !due && !force {
 		return nil
 	}
@@ -50,11 +50,6 @@ func (c *committer) flushIndex(force bool) error {
 	}
 	c.sinceFlush, c.lastFlush = 0, time.Now()
 	return nil
-}
-
-// flushDue reports whether an index write is due (see flushIndex).
-func (c *committer) flushDue() bool {
-	return c.sinceFlush > 0 && (c.sinceFlush >= flushPages || time.Since(c.lastFlush) >= c.opts.RefreshInterval)
 }
 
 // flushIndexNow writes what is left of the index batch at once (after

@@ -24,9 +24,6 @@ func (c *committer) anchorsOf(url string) ([]string, error) {
 	if c.writer != nil {
 		pending = c.writer.unwrittenAnchors(url)
 	}
-	if c.pending != nil { // the last group's, not yet handed to the writer
-		pending = append(pending, c.pending.batch.PendingAnchors(url)...)
-	}
 	anchors, err := c.pages.Anchors(url)
 	if err != nil {
 		return nil, err

@@ -464,16 +464,10 @@ func (c *committer) checkLeft(old, now []string, at time.Time) {
 }
 
 // latest returns the latest record of url: put in the group being built,
-// in the last group (its frontier transaction pending), handed to the
-// record writer, or committed.
+// handed to the record writer, or committed.
 func (c *committer) latest(url string) (pages.Record, bool, error) {
 	if rec, ok := c.batch.Pending(url); ok {
 		return rec, true, nil
-	}
-	if c.pending != nil {
-		if rec, ok := c.pending.batch.Pending(url); ok {
-			return rec, true, nil
-		}
 	}
 	if c.writer != nil {
 		if rec, ok := c.writer.unwrittenRecord(url); ok {
