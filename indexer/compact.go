@@ -39,9 +39,10 @@ type CompactOptions struct {
 	// Planned merges what scorch's planner judges worth merging, in
 	// one round: it may leave a segment alone, the largest or one of
 	// mostly deleted records, with its deleted records, when merging it
-	// costs more than it saves. A crawl's end uses it (1.5 s less than
-	// merging all on the 10,552 pages of docs/measurements.md's quiet
-	// pair); `doppel compact` merges all.
+	// costs more than it saves. `doppel crawl --once --serve` uses it
+	// once the pass has ended (1.5 s less than merging all on the 10,552
+	// pages of docs/measurements.md's quiet pair); `doppel compact`
+	// merges all.
 	Planned bool
 }
 

@@ -25,7 +25,8 @@ type compacter interface {
 }
 
 // runCompact is `doppel compact --data DIR`: the index of a crawl that
-// is not running merged, as `crawl --once` does at its end.
+// is not running merged into one segment (a `crawl --once` leaves its
+// index's segments as its flushes and scorch's merger left them).
 func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compact", flag.ContinueOnError)
 	data := fs.String("data", "", "the crawl's data `directory` (required)")
@@ -33,11 +34,11 @@ func runCompact(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: doppel compact --data DIR [--timeout D]\n\n"+
 			"Merges the segments of the search index of the crawl in DIR into one and drops their deleted\n"+
-			"records, so that searches read one posting list a term instead of one a segment. crawl --once merges\n"+
-			"at its end what scorch judges worth merging (--compact=false nothing). The crawl must not be\n"+
-			"running, nor doppel serve on DIR. Progress on stderr, what was done on stdout. Ctrl-C, --timeout, a\n"+
-			"crash or kill -9 leave the index as it was; the merge needs free disk space for one more copy of the\n"+
-			"index.\n\nFlags:")
+			"records, so that searches read one posting list a term instead of one a segment. crawl --once leaves\n"+
+			"them (its summary says how many), crawl --once --serve merges what scorch judges worth merging while\n"+
+			"it serves. The crawl must not be running, nor doppel serve on DIR. Progress on stderr, what was done\n"+
+			"on stdout. Ctrl-C, --timeout, a crash or kill -9 leave the index as it was; the merge needs free disk\n"+
+			"space for one more copy of the index.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -146,27 +147,46 @@ func compactionLine(c indexer.Compaction, err error) string {
 		c.Before.Segments, c.Before.Deleted, c.After.Segments, c.Elapsed.Seconds(), c.Before.Bytes>>20, c.After.Bytes>>20)
 }
 
-// compactCrawl compacts the index of a crawl that has just finished,
-// returning the summary's line; interrupted, it returns errInterrupted.
-// A compaction that fails otherwise does not fail the crawl: its line
-// says why, and so does stderr.
-func compactCrawl(ctx context.Context, c *crawler.Crawler, stderr io.Writer) (string, error) {
+// segmentsLine is the summary's line of a pass's index (dir the crawl's
+// data directory): its segments and deleted records, and the command
+// that merges them when there is something to merge; "" for an index
+// that does not tell them (not a scorch index on disk).
+func segmentsLine(c *crawler.Crawler, dir string) string {
+	ix, ok := c.Store().(segmented)
+	if !ok {
+		return ""
+	}
+	st, err := ix.Segments()
+	switch {
+	case err != nil:
+		return ""
+	case st.Segments <= 1 && st.Deleted == 0:
+		return fmt.Sprintf("index segments:    %d, no deleted record", st.Segments)
+	}
+	return fmt.Sprintf("index segments:    %d (%d deleted records, %d MB): doppel compact --data %s merges them", st.Segments, st.Deleted, st.Bytes>>20, dir)
+}
+
+// compactWhileServing merges, in a goroutine of its own, what scorch's
+// planner judges worth merging in the index of a pass that has ended
+// and is being served (searches go on meanwhile, on the old segments
+// until the merged one replaces them), printing the compaction's line
+// on stdout; the returned function stops it (ctx done too, leaving the
+// index as it was) and waits for it.
+func compactWhileServing(ctx context.Context, c *crawler.Crawler, stdout, stderr io.Writer) (stop func()) {
 	ix, ok := c.Store().(compacter)
 	if !ok {
-		return "", nil
+		return func() {}
 	}
-	res, err := compactWithProgress(ctx, ix, true, stderr)
-	line := compactionLine(res, err)
-	switch {
-	case err == nil:
-		return line, nil
-	case ctx.Err() != nil:
-		return line, errInterrupted
-	case errors.Is(err, indexer.ErrNotCompactable):
-		return "", nil
-	}
-	fmt.Fprintf(stderr, "doppel crawl: the index was not compacted: %v\n", err)
-	return line, nil
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		res, err := compactWithProgress(ctx, ix, true, stderr)
+		if !errors.Is(err, indexer.ErrNotCompactable) {
+			fmt.Fprintln(stdout, compactionLine(res, err))
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // idleCheck is how often a kept crawl is looked at for idleness; it is

@@ -173,6 +173,10 @@ func crawlAndServe(ctx context.Context, c *crawler.Crawler, f *crawlFlags, id id
 		return errors.Join(err, <-served)
 	}
 	fmt.Fprintln(stdout, "The crawl is done; still serving its index. Ctrl-C stops.")
+	compacted := func() {}
+	if f.compact {
+		compacted = compactWhileServing(serveCtx, c, stdout, stderr)
+	}
 	select {
 	case <-ctx.Done():
 		stopServing()
@@ -180,6 +184,7 @@ func crawlAndServe(ctx context.Context, c *crawler.Crawler, f *crawlFlags, id id
 	case err = <-served:
 		stopServing()
 	}
+	compacted()
 	if err == nil && budget {
 		return errBudget
 	}
@@ -241,8 +246,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // crawlAndReport runs the crawl — one pass, or kept fresh until ctx is
 // done (keep) — with progress on stderr, and prints the summary on
 // stdout. Stopping a kept crawl is its normal end, not an interruption.
-// With compact, a pass that ends merges the index's segments (its time
-// counted in the crawl's), and a kept crawl merges them when it is idle.
+// With compact, a kept crawl merges the index's segments when it is
+// idle; a pass (--once) leaves them, its summary saying how many there
+// are (merged by doppel compact, or by crawlAndServe while it serves).
 func crawlAndReport(ctx context.Context, c *crawler.Crawler, dir string, keep, compact bool, stdout, stderr io.Writer) error {
 	start := time.Now()
 	stop := reportProgress(c, stderr, isTerminal(stderr), start)
@@ -258,18 +264,17 @@ func crawlAndReport(ctx context.Context, c *crawler.Crawler, dir string, keep, c
 		err = c.Run(ctx)
 	}
 	stop()
-	summary := summarize(c) // read while the index is compacted: the same records and documents
-	compacted, cerr := "", error(nil)
-	if compact && !keep && err == nil && ctx.Err() == nil {
-		compacted, cerr = compactCrawl(ctx, c, stderr)
-	}
 	elapsed := time.Since(start)
-	sum, serr := summary()
-	printSummary(stdout, c, dir, compacted, elapsed, sum, serr)
+	sum, serr := c.View().Summary()
+	segments := ""
+	if !keep {
+		segments = segmentsLine(c, dir)
+	}
+	printSummary(stdout, c, dir, segments, elapsed, sum, serr)
 	switch {
 	case keep && ctx.Err() != nil:
 		return nil
-	case ctx.Err() != nil || cerr != nil:
+	case ctx.Err() != nil:
 		return errInterrupted
 	case err == nil && !keep && c.Stats().BudgetSpent(c.Options().MaxPages):
 		return errBudget
@@ -326,25 +331,10 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
-// summarize starts reading the crawl's summary (crawler.View.Summary)
-// in a goroutine of its own and returns the function that waits for it.
-func summarize(c *crawler.Crawler) func() (crawler.Summary, error) {
-	var sum crawler.Summary
-	var err error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sum, err = c.View().Summary()
-	}()
-	return func() (crawler.Summary, error) {
-		<-done
-		return sum, err
-	}
-}
-
 // printSummary prints the crawl's counters and its index's summary
-// (sum, or err if it could not be read).
-func printSummary(w io.Writer, c *crawler.Crawler, dir, compacted string, elapsed time.Duration, sum crawler.Summary, err error) {
+// (sum, or err if it could not be read), with the line of its index's
+// segments (segments; none if empty).
+func printSummary(w io.Writer, c *crawler.Crawler, dir, segments string, elapsed time.Duration, sum crawler.Summary, err error) {
 	st := c.Stats()
 	if err != nil {
 		fmt.Fprintf(w, "summary: %v\n", err)
@@ -376,8 +366,8 @@ func printSummary(w io.Writer, c *crawler.Crawler, dir, compacted string, elapse
 		}
 		fmt.Fprintf(w, "URL families:      %d whose requests yielded nothing (%d stopped, %d demoted; see the status page)\n", len(fams), stopped, len(fams)-stopped)
 	}
-	if compacted != "" {
-		fmt.Fprintln(w, compacted)
+	if segments != "" {
+		fmt.Fprintln(w, segments)
 	}
 	fmt.Fprintf(w, "elapsed:           %s\n", elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "data directory:    %s\n", dir)

@@ -489,7 +489,8 @@ func TestExportWhileCrawlRuns(t *testing.T) {
 
 // TestCrawlServe: doppel crawl --serve serves the index being built, from
 // the crawl's own process: results appear while the crawl runs, the crawl
-// ends with its summary and the server stays up until Ctrl-C.
+// ends with its summary and the server stays up until Ctrl-C, merging the
+// index's segments meanwhile (the same results after).
 func TestCrawlServe(t *testing.T) {
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(5 * time.Millisecond) // a crawl of a few seconds
@@ -533,6 +534,16 @@ func TestCrawlServe(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "still serving") {
 		t.Errorf("no word that the server goes on: %s", stdout.String())
+	}
+	// While it serves, the index is merged: the compaction's line follows.
+	compacted := regexp.MustCompile(`(?m)^compacted: +(\d+ segments \(\d+ deleted records\) into \d+ in [0-9.]+ s|nothing to merge)`)
+	for deadline := time.Now().Add(time.Minute); !compacted.MatchString(stdout.String()); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no compaction while serving:\n%s", stdout.String())
+		}
+	}
+	if n := total(); n != after {
+		t.Errorf("%d results after the compaction, %d before", n, after)
 	}
 	cancel()
 	if code := <-done; code != 0 {

@@ -46,7 +46,7 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 	fs.StringVar(&f.netrc, "netrc", "", "netrc `file` of Basic or NTLM credentials by host (machine HOST login USER password PW), readable by its owner only; never stored")
 	fs.StringVar(&f.login, "login", "", "JSON `file` of logins by URL prefix — forms, headers, credentials, access groups — with secrets as ${ENV_VAR}; never stored")
 	fs.BoolVar(&f.once, "once", false, "one pass: crawl what is new and what is due, then stop (default: keep the crawl fresh until stopped)")
-	fs.BoolVar(&f.compact, "compact", true, "merge the index's segments when a pass (--once) ends, and when a kept crawl is idle (doppel compact); --compact=false leaves them as the crawl wrote them")
+	fs.BoolVar(&f.compact, "compact", true, "merge the index's segments when a kept crawl is idle, and after a pass (--once) while --serve serves it; a pass alone leaves them to doppel compact, --compact=false leaves them always")
 	f.profiles.define(fs)
 	f.gc.define(fs)
 	f.identity = identityFlags(fs)
