@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -47,6 +48,9 @@ type pairLine struct {
 const (
 	dedupGCPercent  = 15
 	dedupGCHeadroom = 64 << 20
+	// dedupGCSlack is how far above the collector's target the soft
+	// memory limit is set (see gcTarget).
+	dedupGCSlack = 32 << 20
 )
 
 // A gcTarget sets the collector's target as the live heap grows (see
@@ -54,6 +58,11 @@ const (
 type gcTarget struct {
 	n       int
 	percent int
+	// limit: also set the soft memory limit (runtime/debug.SetMemoryLimit)
+	// dedupGCSlack above the target, so that the heap's free pages go
+	// back to the system as the heap nears it and the process's memory
+	// stays near the heap's; false when the environment sets GOMEMLIMIT.
+	limit bool
 }
 
 // tick counts a document added; every 4,096 it reads the live heap and
@@ -70,10 +79,14 @@ func (g *gcTarget) tick() {
 	if live[0].Value.Kind() != metrics.KindUint64 || live[0].Value.Uint64() == 0 {
 		return
 	}
-	p := int(min(100, max(dedupGCPercent, 100*dedupGCHeadroom/live[0].Value.Uint64())))
+	heap := live[0].Value.Uint64()
+	p := int(min(100, max(dedupGCPercent, 100*dedupGCHeadroom/heap)))
 	if g.percent == 0 || p < g.percent-2 {
 		debug.SetGCPercent(p)
 		g.percent = p
+	}
+	if g.limit {
+		debug.SetMemoryLimit(int64(heap + heap*uint64(g.percent)/100 + dedupGCSlack))
 	}
 }
 
@@ -103,8 +116,11 @@ func dedupDefaults() dedupSettings {
 func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	var gc *gcTarget
 	if os.Getenv("GOGC") == "" {
-		gc = &gcTarget{}
+		gc = &gcTarget{limit: os.Getenv("GOMEMLIMIT") == ""}
 		defer debug.SetGCPercent(debug.SetGCPercent(100))
+		if gc.limit {
+			defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+		}
 	}
 	fs := flag.NewFlagSet("dedup", flag.ContinueOnError)
 	c := defineConfig(fs, dedupDefaults(), true)

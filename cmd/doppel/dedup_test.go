@@ -2,8 +2,12 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"testing"
 )
@@ -47,4 +51,42 @@ func TestDedupSetsDir(t *testing.T) {
 	if code == 0 || !strings.Contains(stderr, "missing") {
 		t.Errorf("a missing --sets-dir: exit %d, %q", code, stderr)
 	}
+}
+
+// TestDedupGCTarget: as the live heap grows, gcTarget sets the
+// collector's target to dedupGCPercent at least and, with limit, the soft
+// memory limit dedupGCSlack above the target (not below the live heap,
+// not unbounded); without limit it leaves the memory limit alone.
+func TestDedupGCTarget(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	keep := make([][]byte, 64)
+	for i := range keep {
+		keep[i] = make([]byte, 1<<20) // 64 MiB live
+	}
+	liveHeap := func() uint64 {
+		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	for _, limit := range []bool{false, true} {
+		debug.SetMemoryLimit(math.MaxInt64)
+		runtime.GC()
+		live := liveHeap()
+		g := &gcTarget{limit: limit}
+		for range 4096 {
+			g.tick()
+		}
+		if g.percent < dedupGCPercent || g.percent > 100 {
+			t.Errorf("limit %v: percent %d, want %d to 100", limit, g.percent, dedupGCPercent)
+		}
+		got := debug.SetMemoryLimit(-1)
+		switch {
+		case !limit && got != math.MaxInt64:
+			t.Errorf("without limit: memory limit set to %d", got)
+		case limit && (got < int64(live)+dedupGCSlack || got > int64(live)*3+dedupGCSlack):
+			t.Errorf("memory limit %d MiB for a live heap of %d MiB (percent %d)", got>>20, live>>20, g.percent)
+		}
+	}
+	runtime.KeepAlive(keep)
 }

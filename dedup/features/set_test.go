@@ -2,10 +2,15 @@ package features
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // referenceSet is Set by a comparison sort.
@@ -49,6 +54,32 @@ func TestSet(t *testing.T) {
 			return h
 		}()},
 		{"all equal", slices.Repeat([]uint64{1 << 60}, 100)},
+		{"very long", spread(300_000)}, // buckets scattered again by the next byte
+		{"very long with copies", func() []uint64 { // a long listing: its shingles four times over
+			h := spread(80_000)
+			return slices.Concat(h, h, h, h)
+		}()},
+		{"long in one top byte", func() []uint64 { // one bucket, spread over the next byte
+			h := spread(5_000)
+			for i := range h {
+				h[i] = h[i]>>8 | 0x17<<56
+			}
+			return h
+		}()},
+		{"long in two top bytes", func() []uint64 { // one bucket, then one sub-bucket
+			h := spread(3_000)
+			for i := range h {
+				h[i] = h[i]>>16 | 0x17fe<<48
+			}
+			return h
+		}()},
+		{"long, small second buckets", func() []uint64 { // over 256 in a bucket, at most 16 in each of its parts
+			h := spread(2_000)
+			for i := range h {
+				h[i] = h[i]>>8 | 0x42<<56
+			}
+			return h
+		}()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,7 +106,8 @@ func FuzzSet(f *testing.F) {
 }
 
 // BenchmarkSet sorts the shingle sets of 1.5 KB documents (about 250
-// shingles) with Set and, as the reference, with a comparison sort.
+// shingles) with Set and, as the reference, with a comparison sort;
+// BenchmarkSetLong does it for long documents.
 func BenchmarkSet(b *testing.B) {
 	words := strings.Fields(strings.Repeat("the quick brown fox jumps over a lazy dog while seven wise owls watch ", 18))
 	for i := range words {
@@ -192,4 +224,53 @@ func BenchmarkIntersection(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkSetLong sorts the shingle sets of long documents (10 Ki to
+// 256 Ki shingles: a page of 60 KB to a collapsed source listing of
+// 1.5 MB) with Set and, as the reference, with a comparison sort,
+// alternating in the same run, timed in the thread's CPU time (a wait
+// for the processor on a loaded machine does not count):
+// radix-cpu-ns/shingle and pdqsort-cpu-ns/shingle.
+func BenchmarkSetLong(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{10 << 10, 64 << 10, 256 << 10} {
+		shingles := make([]uint64, n)
+		for i := range shingles {
+			shingles[i] = r.Uint64()
+		}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			buf := make([]uint64, n)
+			var spent [2]time.Duration
+			for b.Loop() {
+				for j, set := range []func([]uint64) []uint64{Set, sortCompact} {
+					copy(buf, shingles)
+					start := threadCPU(b)
+					set(buf)
+					spent[j] += threadCPU(b) - start
+				}
+			}
+			per := float64(b.N) * float64(n)
+			b.ReportMetric(float64(spent[0].Nanoseconds())/per, "radix-cpu-ns/shingle")
+			b.ReportMetric(float64(spent[1].Nanoseconds())/per, "pdqsort-cpu-ns/shingle")
+		})
+	}
+}
+
+// sortCompact is Set by a comparison sort, in place.
+func sortCompact(h []uint64) []uint64 {
+	slices.Sort(h)
+	return slices.Compact(h)
+}
+
+// threadCPU returns the CPU time of the calling goroutine's thread (lock
+// it first).
+func threadCPU(b *testing.B) time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ts.Nano())
 }
