@@ -14,16 +14,6 @@
 // Send (or Transport) at the moment it is sent, and Send holds it back
 // until the delay since the sends before it has passed — however long
 // the request waited between its slot and its sending.
-//
-// A slot is granted up to a lead ahead of the host's turn (half its
-// delay, at most maxLead): what a crawler does between the grant and the
-// sending — taking the URL from its frontier, reading the page's record,
-// building the request — then overlaps the delay, and the request waits
-// in Send for the turn itself. Granted only at the turn, every request
-// lost that work's time (a fraction of a millisecond on a small site,
-// more while the frontier waits for a commit being written); a late
-// wake-up at the turn is lost either way, since the delay counts from
-// the request actually sent.
 package polite
 
 import (
@@ -88,12 +78,6 @@ type Stats struct {
 	Idle time.Duration
 }
 
-// maxLead bounds how long before a host's turn its slot may be granted
-// (host.lead): long enough for the work between a grant and its request
-// on a loaded machine, short enough that a URL is not chosen long before
-// it is fetched under a long Crawl-delay.
-const maxLead = 250 * time.Millisecond
-
 type host struct {
 	active  int
 	refused time.Time     // the first refusal since the last grant; zero if none
@@ -111,21 +95,6 @@ type host struct {
 func (h *host) next() time.Time {
 	return later(h.sendAt(), h.spaced(h.starts))
 }
-
-// grantAt returns when a slot of the host may be granted, slots
-// permitting: a lead before its next start (next), so that the request
-// is ready to go when its turn comes; zero if the host may start at once.
-func (h *host) grantAt() time.Time {
-	n := h.next()
-	if n.IsZero() {
-		return n
-	}
-	return n.Add(-h.lead())
-}
-
-// lead is how long before its turn a host's slot may be granted: half its
-// delay, at most maxLead.
-func (h *host) lead() time.Duration { return min(h.delay/2, maxLead) }
 
 // sendAt returns when a request to the host may be sent: its pause over
 // and the delay past since the request sent limit requests before.
@@ -194,15 +163,13 @@ func (p *Pacer) Acquire(ctx context.Context, name string) error {
 }
 
 // TryAcquire takes a request slot for host if one is free now, and
-// reports whether it did. A slot may be granted up to a lead before the
-// host's turn (see the package doc): the request then waits in Send for
-// the turn. Release it when the request is done.
+// reports whether it did. Release it when the request is done.
 func (p *Pacer) TryAcquire(name string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h := p.host(name)
 	now := p.now()
-	if h.active >= h.limit || now.Before(h.grantAt()) {
+	if h.active >= h.limit || now.Before(h.next()) {
 		if h.refused.IsZero() {
 			h.refused = now
 		}
@@ -348,16 +315,15 @@ func (p *Pacer) Stats() Stats {
 }
 
 // NextFree returns the earliest time a host without a free slot now may
-// have one granted, a lead before its turn (see the package doc),
-// ignoring slots held by requests in flight, which free up on Release;
-// the zero time if every host with a pause or delay is free.
+// have one (ignoring slots held by requests in flight, which free up on
+// Release); the zero time if every host with a pause or delay is free.
 func (p *Pacer) NextFree() time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var t time.Time
 	now := p.now()
 	for _, h := range p.hosts {
-		if n := h.grantAt(); n.After(now) && (t.IsZero() || n.Before(t)) {
+		if n := h.next(); n.After(now) && (t.IsZero() || n.Before(t)) {
 			t = n
 		}
 	}
