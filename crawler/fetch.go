@@ -538,6 +538,7 @@ func (f *fetcher) addLinks(r *result, p *clean.Page) {
 		r.note = fmt.Sprintf("links: the first %d of %d followed", n, max(len(links), p.LinkCount))
 		links = links[:min(n, len(links))]
 	}
+	source := f.opts.groupsFor(r.url)
 	for _, l := range links {
 		if l.NoFollow {
 			continue
@@ -547,7 +548,7 @@ func (f *fetcher) addLinks(r *result, p *clean.Page) {
 			continue
 		}
 		text := l.Text
-		if !hook.AnchorCarries(f.opts.groupsFor(r.url), f.opts.groupsFor(d.URL)) {
+		if len(source) > 0 && !hook.AnchorCarries(source, f.opts.groupsFor(d.URL)) {
 			text = "" // a restricted page's words must not make a page of wider access findable
 		}
 		r.links = append(r.links, link{Decision: d, text: text, task: task{Depth: r.task.Depth + 1}})

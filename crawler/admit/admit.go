@@ -171,6 +171,8 @@ type Admission struct {
 
 	mu     sync.Mutex
 	robots map[string]*hostRobots
+	// links keeps what each recent link's URL alone decides.
+	links keyCache
 }
 
 type hostRobots struct {
@@ -331,34 +333,21 @@ func (a *Admission) Seed(raw string) (string, error) {
 // host's robots.txt. Whether the URL was seen before is the caller's
 // business.
 func (a *Admission) Link(raw string) Decision {
-	u, err := a.Normalize(raw)
-	if err != nil {
-		return Decision{Verdict: Ignore, Reason: err.Error()}
+	k := a.keys(raw)
+	if k.verdict != Follow {
+		return Decision{URL: k.url, Verdict: k.verdict, Reason: k.reason}
 	}
-	pu, err := url.Parse(u)
-	if err != nil {
-		return Decision{URL: u, Verdict: Ignore, Reason: "out of scope"}
-	}
-	if in, refusal := a.scope(pu); !in && refusal != "" {
-		return Decision{URL: u, Verdict: Refuse, Reason: refusal}
-	} else if !in {
-		return Decision{URL: u, Verdict: Ignore, Reason: "out of scope"}
-	}
-	for _, re := range a.opts.Exclude {
-		if re.MatchString(u) {
-			return Decision{URL: u, Verdict: Refuse, Reason: ReasonExcluded + " " + re.String()}
-		}
-	}
-	if view, ok := urlnorm.View(u); ok && !a.opts.FetchViews {
-		return Decision{URL: u, Verdict: Refuse, Reason: ReasonView + " " + view}
-	}
-	if !a.robotsAllow(pu) {
+	u := k.url
+	if !a.robotsAllow(k.parsed) {
 		return Decision{URL: u, Verdict: Refuse, Reason: ReasonRobots}
 	}
-	if ok, reason := a.guard.Admit(u); !ok {
+	if k.trap != "" {
+		return Decision{URL: u, Verdict: Refuse, Reason: k.trap}
+	}
+	if ok, reason := a.guard.Count(k.template); !ok {
 		return Decision{URL: u, Verdict: Refuse, Reason: reason}
 	}
-	if reason, trapped := a.Trapped(u); trapped {
+	if reason, trapped := a.trapped(k.template, k.typed, k.shape); trapped {
 		return Decision{URL: u, Verdict: Refuse, Reason: reason}
 	}
 	return Decision{URL: u, Verdict: Follow}
@@ -421,15 +410,21 @@ func (a *Admission) Observe(u string, v traps.Verdict, cluster string) bool {
 // (urlnorm.Shape) stopped for yielding nothing (see ObserveYield): a URL
 // queued before is not fetched either.
 func (a *Admission) Trapped(u string) (reason string, trapped bool) {
-	if reason, trapped = a.families.Trapped(urlnorm.Template(u)); trapped {
+	return a.trapped(urlnorm.Template(u), urlnorm.TypeShape(u), urlnorm.Shape(u))
+}
+
+// trapped is Trapped of a URL of the template, type shape and shape
+// given (urlnorm.Template, TypeShape, Shape).
+func (a *Admission) trapped(template, typed, shape string) (reason string, trapped bool) {
+	if reason, trapped = a.families.Trapped(template); trapped {
 		return reason, true
 	}
-	if t := urlnorm.TypeShape(u); t != "" {
-		if reason, trapped = a.yields.Stopped(t); trapped {
+	if typed != "" {
+		if reason, trapped = a.yields.Stopped(typed); trapped {
 			return reason, true
 		}
 	}
-	return a.yields.Stopped(urlnorm.Shape(u))
+	return a.yields.Stopped(shape)
 }
 
 // Family returns u's family (urlnorm.Shape), the key of what the crawl

@@ -410,3 +410,49 @@ func TestLinkExcludeViewsFamilies(t *testing.T) {
 		t.Error("a pattern that does not compile was accepted")
 	}
 }
+
+// TestLinkKeysKept asks about the same links again and again, as a site's
+// pages link the same URLs: what the URL alone decides is kept
+// (linkKeys), what the crawl learns meanwhile — a template turned trap, a
+// family stopped, a template's budget spent — decides each time.
+func TestLinkKeysKept(t *testing.T) {
+	s, _ := site(t)
+	host := strings.TrimPrefix(s.URL, "http://")
+	a := New(Options{AllowedHosts: []string{host}, Traps: traps.Options{MaxPerTemplate: 3, DemoteUselessAfter: 2, MaxUselessPerFamily: 4}})
+	cal, item := s.URL+"/cal/2026/1", s.URL+"/w/index.php?title=Os&action=info"
+	for range 2 {
+		if d := a.Link(cal); d.Verdict != Follow || d.URL != cal {
+			t.Fatalf("Link(%s) = %+v, want Follow", cal, d)
+		}
+	}
+	// The budget of 3 URLs a template counts every call, kept keys or not.
+	if d := a.Link(s.URL + "/cal/2026/2"); d.Verdict != Follow {
+		t.Errorf("the template's third URL: %+v", d)
+	}
+	if d := a.Link(cal); d.Verdict != Refuse || !strings.Contains(d.Reason, "more than 3 URLs like") {
+		t.Errorf("the template's fourth admission: %+v", d)
+	}
+	if d := a.Link(item); d.Verdict != Follow {
+		t.Fatalf("Link(%s) = %+v, want Follow", item, d)
+	}
+	for i := range 4 {
+		a.ObserveYield(fmt.Sprintf("%s/w/index.php?title=T%d&action=info", s.URL, i), traps.Nothing, "marked noindex")
+	}
+	if d := a.Link(item); d.Verdict != Refuse || !strings.Contains(d.Reason, "4 marked noindex") {
+		t.Errorf("the same link once its family is stopped: %+v", d)
+	}
+	// More links than are kept: each still decided by its own URL.
+	a.links.max = 100
+	for i := range a.links.max + 10 {
+		raw := fmt.Sprintf("%s/p/%d/x.html#f", s.URL, i)
+		if d := a.Link(raw); d.URL != fmt.Sprintf("%s/p/%d/x.html", s.URL, i) {
+			t.Fatalf("Link(%s) = %+v", raw, d)
+		}
+	}
+	if d := a.Link(s.URL + "/private/a.html"); d.Verdict != Refuse || d.Reason != ReasonRobots {
+		t.Errorf("robots.txt after the keys were forgotten: %+v", d)
+	}
+	if n := len(a.links.m); n > a.links.max {
+		t.Errorf("%d links' keys kept, at most %d", n, a.links.max)
+	}
+}

@@ -125,8 +125,19 @@ func NewGuard(opts Options, template func(string) string) *Guard {
 // Admit reports whether the crawl may follow rawURL, and if not, why. With
 // MaxPerTemplate set, an admitted URL counts against its template's
 // budget, so call Admit once per distinct URL (the frontier deduplicates
-// URLs first). Cost: O(len(rawURL)).
+// URLs first). Admit is Check, then Count of rawURL's template. Cost:
+// O(len(rawURL)).
 func (g *Guard) Admit(rawURL string) (ok bool, reason string) {
+	if ok, reason = g.Check(rawURL); !ok || g.opts.MaxPerTemplate <= 0 {
+		return ok, reason
+	}
+	return g.Count(g.template(rawURL))
+}
+
+// Check is the part of Admit that depends on rawURL alone, not on the
+// URLs admitted before: its length, its path's segments and their
+// repeats. Its answer for a URL never changes, so a caller may keep it.
+func (g *Guard) Check(rawURL string) (ok bool, reason string) {
 	if len(rawURL) > g.opts.MaxURLLength {
 		return false, fmt.Sprintf("trap: URL longer than %d bytes", g.opts.MaxURLLength)
 	}
@@ -144,16 +155,22 @@ func (g *Guard) Admit(rawURL string) (ok bool, reason string) {
 			return false, fmt.Sprintf("trap: path segment %q repeated more than %d times", s, g.opts.MaxRepeats)
 		}
 	}
+	return true, ""
+}
+
+// Count is the part of Admit that counts: with MaxPerTemplate set, it
+// counts a URL of the path template against the template's budget, or
+// refuses it once the budget is spent; without, it admits it.
+func (g *Guard) Count(template string) (ok bool, reason string) {
 	if g.opts.MaxPerTemplate <= 0 {
 		return true, ""
 	}
-	t := g.template(rawURL)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.counts[t] >= g.opts.MaxPerTemplate {
-		return false, fmt.Sprintf("trap: more than %d URLs like %s", g.opts.MaxPerTemplate, t)
+	if g.counts[template] >= g.opts.MaxPerTemplate {
+		return false, fmt.Sprintf("trap: more than %d URLs like %s", g.opts.MaxPerTemplate, template)
 	}
-	g.counts[t]++
+	g.counts[template]++
 	return true, ""
 }
 
