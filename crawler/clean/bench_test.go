@@ -2,9 +2,13 @@ package clean
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/url"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,11 +41,27 @@ func syntheticPage(size int) []byte {
 	return b.Bytes()
 }
 
+// realPage is a real page's file BenchmarkParse parses too (-args
+// -page FILE), e.g. one of rustdoc's big module pages:
+//
+//	go test ./crawler/clean -run - -bench Parse -args -page /usr/share/doc/rust-doc/html/core/arch/x86_64/index.html
+var realPage = flag.String("page", "", "BenchmarkParse: a real HTML page's file to parse as well")
+
+// BenchmarkParse parses a synthetic 50 KB page and, with -page, a real
+// one: pages/s, and µs/page (CPU: one goroutine).
 func BenchmarkParse(b *testing.B) {
 	base, _ := url.Parse("http://intra.example/dir/page")
-	for _, size := range []int{50 << 10} {
-		doc := syntheticPage(size)
-		b.Run(fmt.Sprintf("size=%dKB", size>>10), func(b *testing.B) {
+	docs := map[string][]byte{"size=50KB": syntheticPage(50 << 10)}
+	if *realPage != "" {
+		data, err := os.ReadFile(*realPage)
+		if err != nil {
+			b.Fatal(err)
+		}
+		docs[fmt.Sprintf("real/size=%dKB", len(data)>>10)] = data
+	}
+	for _, name := range slices.Sorted(maps.Keys(docs)) {
+		doc := docs[name]
+		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(doc)))
 			b.ReportAllocs()
 			for b.Loop() {
@@ -50,6 +70,7 @@ func BenchmarkParse(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pages/s")
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/page")
 		})
 	}
 }

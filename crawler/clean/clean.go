@@ -719,10 +719,8 @@ func hiddenAttrs(n *html.Node) bool {
 	for _, a := range n.Attr {
 		switch a.Key {
 		case "class":
-			for _, c := range droppedClasses {
-				if hasToken(a.Val, c) {
-					return true
-				}
+			if droppedClass(a.Val) {
+				return true
 			}
 		case "hidden":
 			return true
@@ -733,6 +731,20 @@ func hiddenAttrs(n *html.Node) bool {
 		case "style":
 			s := strings.ToLower(strings.Join(strings.Fields(a.Val), ""))
 			if strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// droppedClass reports whether the class list names one of the
+// droppedClasses, ignoring case: one pass over its classes (an element's
+// attributes are read at every walk of the page).
+func droppedClass(list string) bool {
+	for f := range strings.FieldsSeq(list) {
+		for _, c := range droppedClasses {
+			if strings.EqualFold(f, c) {
 				return true
 			}
 		}
