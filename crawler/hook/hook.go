@@ -134,7 +134,9 @@ type Options struct {
 	// its pages, one whose URL names that language's section or none
 	// comes before one in another language's section (lang.FromURL).
 	// Default "": the language of the first page Prepare or Replay sees
-	// with one — a crawl's seed's.
+	// with one — a crawl's seed's if it declares one, else whichever
+	// page is prepared first. Of a cluster with no page in it, a page in
+	// its own language's section comes first.
 	Language string
 	// MaxBodyBytes is the largest body processed; the first MaxBodyBytes
 	// bytes of a larger one are (Page.Truncated). Default 5 MiB.
@@ -224,14 +226,22 @@ func (h *Hook) dedupDoc(p *Page) dedup.Document {
 	// A page in the crawl's language first, and of those one whose URL
 	// names that language's section, or none, before one in another
 	// language's section (the Apache manual's /da/ section keeps
-	// untranslated English pages: the /en/ page is master); then an HTML
-	// page before a document of the same text (or the other way with
+	// untranslated English pages: the /en/ page is master). Of a cluster
+	// with no page in the crawl's language, a page in its own language's
+	// section first (a crawl of Catalan: of the English pages the /ca/,
+	// /cs/ and /en/ sections share, the /en/ one). Then an HTML page
+	// before a document of the same text (or the other way with
 	// PreferDocuments); then a page before its printer-friendly view
 	// (printView), which holds the same main content.
-	if p.Lang != "" && p.Lang == h.language(p.Lang) {
-		d.Preference = 4
-		if s := lang.FromURL(p.URL); s == "" || s == p.Lang {
+	if p.Lang != "" {
+		s := lang.FromURL(p.URL)
+		switch {
+		case p.Lang == h.language(p.Lang) && (s == "" || s == p.Lang):
+			d.Preference = 16
+		case p.Lang == h.language(p.Lang):
 			d.Preference = 8
+		case s == p.Lang:
+			d.Preference = 4
 		}
 	}
 	if (p.Type == "") != h.opts.PreferDocuments {

@@ -336,8 +336,9 @@ func TestArrive(t *testing.T) {
 // names English or no section is the better master, then an English
 // page in another language's section (an untranslated copy; "/hr/" reads
 // as Croatian here, though not for the page's language), then a page in
-// another language; an HTML page before a document of the same rank, and
-// a page before its printer-friendly view.
+// another language, one in its own language's section first; an HTML
+// page before a document of the same rank, and a page before its
+// printer-friendly view.
 func TestMasterPreference(t *testing.T) {
 	h, err := New(Options{Language: "en"})
 	if err != nil {
@@ -353,9 +354,10 @@ func TestMasterPreference(t *testing.T) {
 		{"http://x/manual/da/a.html", "en", ""}, // untranslated
 		{"http://x/hr/a.html", "en", ""},        // the URL cannot tell human resources from Croatian
 		{"http://x/manual/da/a.pdf", "en", "pdf"},
-		{"http://x/manual/da/b.html", "da", ""},
-		{"http://x/manual/b.html", "", ""},
+		{"http://x/manual/da/b.html", "da", ""}, // in another language, in its own section
 		{"http://x/manual/da/b.pdf", "da", "pdf"},
+		{"http://x/manual/de/b.html", "da", ""}, // in another language's section
+		{"http://x/manual/b.html", "", ""},
 	}
 	prefs := make([]int, len(order))
 	for i, o := range order {
@@ -367,7 +369,7 @@ func TestMasterPreference(t *testing.T) {
 			t.Errorf("%s (%d) is preferred to %s (%d)", order[i].url, prefs[i], order[i-1].url, prefs[i-1])
 		}
 	}
-	for _, pair := range [][2]int{{1, 2}, {2, 3}, {3, 4}, {6, 7}} {
+	for _, pair := range [][2]int{{1, 2}, {2, 3}, {3, 4}, {6, 7}, {8, 9}} {
 		if prefs[pair[0]] == prefs[pair[1]] {
 			t.Errorf("%s and %s are equally preferred (%d)", order[pair[0]].url, order[pair[1]].url, prefs[pair[0]])
 		}
