@@ -16,8 +16,8 @@
 --   P:x        hash host -> the time (ms) the host may next be claimed
 --              (kept while its queue is empty)
 --   P:d        hash host -> its delay between claims (ms)
---   P:st       hash host -> the time (ms) its last request started or was
---              answered (start, end), whichever came last
+--   P:st       hash host -> the time (ms) its last request started (start)
+--              or was sent at the latest (end)
 --   P:bz       hash host -> while a request to it is in flight, the time
 --              (ms) it counts as ended if no end comes
 --   P:pz       hash host -> the end (ms) of its pause (Retry-After)
@@ -250,8 +250,8 @@ if op == 'start' then
   -- caller holds a claim of the host not yet spent on a request, ARGV[5]:
   -- the longest a request may be in flight before it counts as ended
   -- (ms). A request to a host with a delay may start when none is in
-  -- flight, its delay has passed since the last one started and since
-  -- it was answered (end), and its pause has ended — and, without a
+  -- flight (end), its delay has passed since the last one started and
+  -- since it was sent (end), and its pause has ended — and, without a
   -- claim, when its next claim is due (claims re-arm it). Returns 0 and
   -- records the start, re-arming the host at now + its delay; or the
   -- time (ms) to wait.
@@ -269,14 +269,23 @@ if op == 'start' then
 end
 
 if op == 'end' then
-  -- ARGV[2]: host, ARGV[3]: default delay (ms). A request start let go
-  -- was answered (or failed): the next may start a delay from now.
+  -- ARGV[2]: host, ARGV[3]: default delay (ms), ARGV[4]: how long (ms,
+  -- rounded up) after its start call began the request was sent at the
+  -- latest. A request start let go was answered (or failed): the next
+  -- may start now, a delay after this one was sent. Its start recorded
+  -- the server's time when the call ran, a floor in ms, so the sending
+  -- came before that start + 1 ms + ARGV[4] (never later than now).
   local now = now_ms()
   local host = ARGV[2]
   local delay = tonumber(redis.call('HGET', D, host) or ARGV[3])
+  local sent = now
+  local started = redis.call('HGET', ST, host)
+  if started and redis.call('HEXISTS', BZ, host) == 1 then
+    sent = math.min(now, tonumber(started) + 1 + tonumber(ARGV[4]))
+  end
   redis.call('HDEL', BZ, host)
-  redis.call('HSET', ST, host, now)
-  rearm(host, now + delay)
+  redis.call('HSET', ST, host, sent)
+  rearm(host, sent + delay)
   return 1
 end
 
