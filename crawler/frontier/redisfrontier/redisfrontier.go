@@ -8,9 +8,10 @@
 // their next URL may be claimed, a queue per host (priority, then the
 // order queued), the URL states, the leases of URLs in flight and the
 // scheduled revisits. A claim is one script: the URL must still be
-// pending and its host due, and the host is re-armed at now plus its delay
-// (Pace: Crawl-delay, Retry-After, backoff), by the server's clock, so
-// per-host politeness holds across every worker. A lease expires unless
+// pending and its host due (or due within Options.Ahead), and the host is
+// re-armed at its turn (or now, if later) plus its delay (Pace:
+// Crawl-delay, Retry-After, backoff), by the server's clock, so per-host
+// politeness holds across every worker. A lease expires unless
 // its holder renews it (a goroutine does, every third of Options.Lease):
 // the URLs of a worker that died return to their queues at their
 // positions, where the next claim in their lane finds them.
@@ -100,6 +101,13 @@ type Options struct {
 	// Retry is how long a call is retried while the cluster is failing
 	// over (connection refused, CLUSTERDOWN, TRYAGAIN). Default 30 s.
 	Retry time.Duration
+	// Ahead is how long before a host's turn a claim may take one of its
+	// URLs (at most half the host's delay): the request then waits for
+	// the turn in Start, so that a claim's round trips (a peek of every
+	// lane, the claim) come before the turn rather than after it. The
+	// host's requests stay its delay apart (Start); its claims come its
+	// delay apart less Ahead. Default 0: a claim at the turn.
+	Ahead time.Duration
 }
 
 // Frontier is a frontier.Queue on Redis. It is safe for concurrent use.
@@ -530,7 +538,7 @@ func (f *Frontier) next(accept func(url string, payload []byte) bool, limit int)
 	if limit > 0 {
 		per = min(per, limit)
 	}
-	res, err := f.run(f.allLanes("peek", per, per))
+	res, err := f.run(f.allLanes("peek", per, per, f.opts.Ahead.Milliseconds(), f.opts.Delay.Milliseconds()))
 	if err != nil {
 		return frontier.Item{}, false, err
 	}
@@ -568,7 +576,7 @@ func (f *Frontier) next(accept func(url string, payload []byte) bool, limit int)
 			continue
 		}
 		token := strconv.FormatUint(f.tokens.Add(1), 10)
-		got, err := f.run([]laneCall{{c.lane, []any{"claim", u, f.opts.Holder, f.opts.Lease.Milliseconds(), f.opts.Delay.Milliseconds(), token}}})
+		got, err := f.run([]laneCall{{c.lane, []any{"claim", u, f.opts.Holder, f.opts.Lease.Milliseconds(), f.opts.Delay.Milliseconds(), token, f.opts.Ahead.Milliseconds()}}})
 		if err != nil {
 			return frontier.Item{}, false, err
 		}
@@ -609,7 +617,7 @@ func (f *Frontier) Start(host string, claimed bool) (time.Duration, error) {
 	if claimed {
 		flag = "1"
 	}
-	res, err := f.run([]laneCall{{f.laneOf(host), []any{"start", host, f.opts.Delay.Milliseconds(), flag, f.opts.Lease.Milliseconds()}}})
+	res, err := f.run([]laneCall{{f.laneOf(host), []any{"start", host, f.opts.Delay.Milliseconds(), flag, f.opts.Lease.Milliseconds(), f.opts.Ahead.Milliseconds()}}})
 	if err != nil {
 		return 0, err
 	}
@@ -695,13 +703,14 @@ func (f *Frontier) Put(host, name string, value []byte, ttl time.Duration) error
 }
 
 // NextReady returns the earliest time a host with pending URLs may be
-// claimed, as the last claim saw it (by the Redis servers' clocks).
+// claimed, as the last claim saw it (by the Redis servers' clocks):
+// Options.Ahead before its turn.
 func (f *Frontier) NextReady() (time.Time, bool) {
 	ms := f.ready.Load()
 	if ms < 0 {
 		return time.Time{}, false
 	}
-	return time.UnixMilli(ms), true
+	return time.UnixMilli(ms).Add(-f.opts.Ahead), true
 }
 
 // Due moves every revisit due at now to the queue.

@@ -374,6 +374,61 @@ func TestShared(t *testing.T) {
 		}
 	})
 
+	// With Ahead, a host's URL may be claimed that long before its turn
+	// (not earlier), and its request still waits for the turn in Start.
+	t.Run("ahead", func(t *testing.T) {
+		const (
+			delay = 400 * time.Millisecond
+			ahead = 150 * time.Millisecond
+		)
+		a := open(t, rdb, redisfrontier.Options{Prefix: "ahead", Holder: "a", Delay: delay, Ahead: ahead})
+		b := open(t, rdb, redisfrontier.Options{Prefix: "ahead", Holder: "b", Delay: delay, Ahead: ahead})
+		var batch frontier.Batch
+		batch.Add("http://h.example/1", 0, nil)
+		batch.Add("http://h.example/2", 0, nil)
+		commit(t, a, &batch)
+		before := time.Now()
+		if _, err := a.NextWhere(nil, 0); err != nil {
+			t.Fatal(err)
+		}
+		if wait, err := a.Start("h.example", true); err != nil || wait != 0 {
+			t.Fatalf("the first claim's request: wait %v, %v; want 0", wait, err)
+		}
+		if err := a.End("h.example", 0); err != nil {
+			t.Fatal(err)
+		}
+		// Its turn comes a delay after the first request was sent: a
+		// claim waits until ahead before it.
+		if _, err := b.NextWhere(nil, 0); !errors.Is(err, frontier.ErrNotReady) {
+			t.Fatalf("a claim right after the first request: %v, want ErrNotReady", err)
+		}
+		time.Sleep(delay - ahead + 50*time.Millisecond)
+		it, err := b.NextWhere(nil, 0)
+		if elapsed := time.Since(before); elapsed < delay-10*time.Millisecond && err != nil {
+			t.Fatalf("a claim %v after the first, %v before the host's turn: %v, want it claimed", elapsed, delay-elapsed, err)
+		}
+		if err != nil || it.URL != "http://h.example/2" {
+			t.Fatalf("the second claim: %v %v", it.URL, err)
+		}
+		for {
+			wait, err := b.Start("h.example", true)
+			after := time.Now()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if wait == 0 {
+				if gap := after.Sub(before); gap < delay-5*time.Millisecond {
+					t.Errorf("the second request started %v after the first, under a delay of %v", gap, delay)
+				}
+				break
+			}
+			time.Sleep(wait)
+		}
+		if err := b.End("h.example", 0); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	// Release gives a claimed URL back at its position, with its
 	// priority and payload; only its holder may.
 	t.Run("release", func(t *testing.T) {
