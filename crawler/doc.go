@@ -145,8 +145,10 @@
 // host for all of them: a claim takes a URL of a host whose turn has
 // come, and every request to a host — a page's, robots.txt's, the
 // soft-404 probe's, a sitemap's — passes the frontier's gate, which lets
-// it start once the host's delay has passed since its last request
-// started, by the Redis server's clock. A host's robots.txt, its answer
+// it start once the host's last request was answered and the host's
+// delay has passed since that one was sent, by the Redis server's clock
+// (the gate tells the frontier how long after its start each request was
+// written), as one machine's pacer spaces them. A host's robots.txt, its answer
 // for a missing page and its sitemaps are learnt once among the workers,
 // by the worker that claims a URL of the host first, and kept in the
 // frontier for the others (admit.Options.Shared): each takes a turn of

@@ -146,13 +146,16 @@ func TestRunEndsWhenDone(t *testing.T) {
 
 // TestWorkersPoliteAtTheServer: two workers crawl one host through a
 // shared frontier, starting together from four seeds on it, and its
-// robots.txt answers slowly (longer than the delay). As the server sees
-// them, no two requests to the host — pages, robots.txt, the soft-404
-// probe, the sitemap — come closer than the delay, whoever sends them
-// (each goes the delay after the one before was answered);
-// robots.txt, the probe and the sitemap are asked for once among the
-// workers, every page once, the page robots.txt disallows never, and the
-// page only the sitemap lists is fetched.
+// robots.txt answers slowly (longer than the delay). No two requests to
+// the host — pages, robots.txt, the soft-404 probe, the sitemap — are
+// sent closer than the delay, whoever sends them (each goes once the one
+// before was answered and the delay after it was sent), measured where
+// they leave the workers, as TestCrawlDelay measures one machine's: a
+// server's clock sees them later by however long the machine took to
+// schedule its handler. The server counts them: robots.txt, the probe
+// and the sitemap are asked for once among the workers, every page once,
+// the page robots.txt disallows never, and the page only the sitemap
+// lists is fetched.
 func TestWorkersPoliteAtTheServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Redis Cluster")
@@ -162,14 +165,12 @@ func TestWorkersPoliteAtTheServer(t *testing.T) {
 		n     = 16
 	)
 	var (
-		mu       sync.Mutex
-		arrivals []time.Time
-		hits     = map[string]int{}
+		mu   sync.Mutex
+		hits = map[string]int{}
 	)
 	var s *site
 	s = newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
-		arrivals = append(arrivals, time.Now())
 		key := r.URL.Path
 		if strings.HasPrefix(key, "/doppel-probe-") {
 			key = "probe"
@@ -195,6 +196,7 @@ func TestWorkersPoliteAtTheServer(t *testing.T) {
 	}))
 	rc := redistest.Start(t, 3, 0)
 	rdb := rc.Client()
+	sent := &allSends{base: http.DefaultTransport}
 	workers := make([]*Crawler, 2)
 	for w := range workers {
 		q, err := redisfrontier.New(rdb, redisfrontier.Options{Prefix: "atserver", Holder: fmt.Sprint("worker", w), Delay: delay})
@@ -204,6 +206,7 @@ func TestWorkersPoliteAtTheServer(t *testing.T) {
 		opts := testOptions(s.URL + "/p0")
 		opts.Seeds = append(opts.Seeds, s.URL+"/p1", s.URL+"/p2", s.URL+"/p3")
 		opts.Delay, opts.HostParallelism, opts.Frontier = delay, 1, q
+		opts.Client = &http.Client{Transport: sent}
 		c, err := Open(t.TempDir(), opts)
 		if err != nil {
 			t.Fatal(err)
@@ -237,11 +240,126 @@ func TestWorkersPoliteAtTheServer(t *testing.T) {
 	if hits["/private/secret"] != 0 {
 		t.Error("the page robots.txt disallows was fetched")
 	}
-	slices.SortFunc(arrivals, func(a, b time.Time) int { return a.Compare(b) })
-	for i := 1; i < len(arrivals); i++ {
-		if gap := arrivals[i].Sub(arrivals[i-1]); gap < delay {
-			t.Errorf("request %d came %v after the one before, under a delay of %v", i, gap, delay)
+	sends := sent.times()
+	if len(sends) < n+4 {
+		t.Errorf("%d requests sent, want at least %d", len(sends), n+4)
+	}
+	for i := 1; i < len(sends); i++ {
+		if gap := sends[i].at.Sub(sends[i-1].at); gap < delay {
+			t.Errorf("request %d (%s) sent %v after the one before, under a delay of %v", i, sends[i].path, gap, delay)
 		}
+	}
+}
+
+// allSends is a RoundTripper that notes when each request leaves a
+// worker (the innermost transport, under the shared frontier's gate and
+// the worker's pacer), and its path.
+type allSends struct {
+	base http.RoundTripper
+	mu   sync.Mutex
+	at   []sentRequest
+}
+
+type sentRequest struct {
+	at   time.Time
+	path string
+}
+
+func (s *allSends) RoundTrip(r *http.Request) (*http.Response, error) {
+	s.mu.Lock()
+	s.at = append(s.at, sentRequest{time.Now(), r.URL.Path})
+	s.mu.Unlock()
+	return s.base.RoundTrip(r)
+}
+
+// times returns the requests sent, in time order.
+func (s *allSends) times() []sentRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := slices.Clone(s.at)
+	slices.SortFunc(out, func(a, b sentRequest) int { return a.at.Compare(b.at) })
+	return out
+}
+
+// TestWorkersSpacedFromTheSend: on a shared frontier the host's delay
+// runs from when a request was sent, as one machine's pacer runs it, not
+// from its answer: with pages that take two thirds of the delay to
+// answer, two workers send most requests less than the delay plus that
+// time after the one before (every one of them, were the delay counted
+// from the answer: 4.26–4.37 requests/s instead of one machine's ~4.8 at
+// 5 asked on the freshness bench), and none closer than the delay.
+func TestWorkersSpacedFromTheSend(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Redis Cluster")
+	}
+	const (
+		delay   = 300 * time.Millisecond
+		latency = 200 * time.Millisecond
+		n       = 8
+	)
+	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/p") {
+			http.NotFound(w, r) // robots.txt, the probe, the sitemap: at once
+			return
+		}
+		time.Sleep(latency)
+		var i int
+		fmt.Sscanf(r.URL.Path, "/p%d", &i)
+		writePage(w, fmt.Sprintf("page number %d of the slow site, %s", i, strings.Repeat(fmt.Sprint(" word", i), i%5+1)), treeLinks(i, n)...)
+	}))
+	rc := redistest.Start(t, 3, 0)
+	rdb := rc.Client()
+	sent := &allSends{base: http.DefaultTransport}
+	workers := make([]*Crawler, 2)
+	for w := range workers {
+		q, err := redisfrontier.New(rdb, redisfrontier.Options{Prefix: "fromsend", Holder: fmt.Sprint("worker", w), Delay: delay})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := testOptions(s.URL + "/p0")
+		opts.Delay, opts.HostParallelism, opts.Frontier = delay, 1, q
+		opts.Client = &http.Client{Transport: sent}
+		c, err := Open(t.TempDir(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		workers[w] = c
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, c := range workers {
+		wg.Go(func() {
+			if err := c.Run(ctx); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	var pages []time.Time
+	sends := sent.times()
+	for i, r := range sends {
+		if i > 0 {
+			if gap := r.at.Sub(sends[i-1].at); gap < delay {
+				t.Errorf("request %d (%s) sent %v after the one before, under a delay of %v", i, r.path, gap, delay)
+			}
+		}
+		if strings.HasPrefix(r.path, "/p") {
+			pages = append(pages, r.at)
+		}
+	}
+	if len(pages) != n {
+		t.Fatalf("%d page requests sent, want %d", len(pages), n)
+	}
+	soon := 0 // a page request sent before the one before was answered and its delay passed
+	for i := 1; i < len(pages); i++ {
+		if pages[i].Sub(pages[i-1]) < delay+latency {
+			soon++
+		}
+	}
+	if soon < (n-1)/2 {
+		t.Errorf("%d of %d page requests were sent within the delay and the answer's %v after the one before, want at least half: the delay runs from the answer", soon, n-1, latency)
 	}
 }
 

@@ -2,14 +2,19 @@
 // (frontier.Shared: workers crawling one site together) through the
 // frontier's gate, so that, whoever sends them — pages, robots.txt, the
 // soft-404 probe, sitemaps — a host with a delay gets one request at a
-// time, each its delay after the one before was answered: as the host
-// sees them, no two are closer than the delay.
+// time, each once the one before was answered and its delay after the
+// one before was sent: as the host sees them, no two are closer than the
+// delay. When a request was sent is told to the frontier as the time from
+// the Start call that let it go to the moment its request was written
+// (net/http/httptrace), which bounds it from above whatever the clocks.
 package gate
 
 import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/http/httptrace"
+	"sync/atomic"
 	"time"
 
 	"github.com/doppel-search/doppel/crawler/frontier"
@@ -17,8 +22,9 @@ import (
 
 // Transport sends a request to the network once the shared frontier's
 // gate lets it start (Claimed: for a claimed URL's turn, see
-// frontier.Shared.Start), and tells the frontier when it was answered.
-// File and smb URLs pass at once.
+// frontier.Shared.Start), and tells the frontier when it was answered and
+// when, at the latest, it was sent (frontier.Shared.End). File and smb
+// URLs pass at once.
 type Transport struct {
 	// Base sends the request. Default http.DefaultTransport.
 	Base http.RoundTripper
@@ -30,7 +36,10 @@ type Transport struct {
 }
 
 // RoundTrip waits for the request's turn, sends it and, once it is
-// answered (its header read) or failed, tells the frontier.
+// answered (its header read) or failed, tells the frontier, with how
+// long after the turn's Start call the request was written: the last
+// time its transport reported writing it (httptrace's WroteRequest, once
+// per try), or, if it reported none, the time to the answer.
 func (g Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	base := g.Base
 	if base == nil {
@@ -39,11 +48,20 @@ func (g Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.URL.Scheme != "http" && r.URL.Scheme != "https" {
 		return base.RoundTrip(r)
 	}
-	if err := Wait(r.Context(), g.Queue, r.URL.Host, g.Claimed); err != nil {
+	asked, err := wait(r.Context(), g.Queue, r.URL.Host, g.Claimed)
+	if err != nil {
 		return nil, err
 	}
-	resp, err := base.RoundTrip(r)
-	if err := g.Queue.End(r.URL.Host); err != nil {
+	var wrote atomic.Int64 // ns after asked; 0: not reported
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {
+		wrote.Store(int64(max(time.Since(asked), 1)))
+	}}
+	resp, err := base.RoundTrip(r.WithContext(httptrace.WithClientTrace(r.Context(), trace)))
+	sent := time.Duration(wrote.Load())
+	if sent == 0 {
+		sent = time.Since(asked)
+	}
+	if err := g.Queue.End(r.URL.Host, sent); err != nil {
 		slog.Warn("gate: the shared frontier did not hear a request's end", "host", r.URL.Host, "err", err)
 	}
 	return resp, err
@@ -52,16 +70,24 @@ func (g Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 // Wait waits until q lets a request to host start, and records its
 // start (frontier.Shared.Start), or until ctx is done.
 func Wait(ctx context.Context, q frontier.Shared, host string, claimed bool) error {
+	_, err := wait(ctx, q, host, claimed)
+	return err
+}
+
+// wait is Wait; it also returns when the Start call that let the
+// request go began.
+func wait(ctx context.Context, q frontier.Shared, host string, claimed bool) (time.Time, error) {
 	for {
+		asked := time.Now()
 		wait, err := q.Start(host, claimed)
 		if err != nil || wait <= 0 {
-			return err
+			return asked, err
 		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return ctx.Err()
+			return asked, ctx.Err()
 		case <-t.C:
 		}
 	}

@@ -25,7 +25,8 @@ type turns struct {
 	waits   int
 	starts  []string // host, "claimed" or not, per Start call
 	ends    []string
-	running int // requests started and not ended
+	sent    []time.Duration // End's, per call
+	running int             // requests started and not ended
 	wait    time.Duration
 }
 
@@ -45,10 +46,11 @@ func (q *turns) Start(host string, claimed bool) (time.Duration, error) {
 	return 0, nil
 }
 
-func (q *turns) End(host string) error {
+func (q *turns) End(host string, sent time.Duration) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.ends = append(q.ends, host)
+	q.sent = append(q.sent, sent)
 	q.running--
 	return nil
 }
@@ -89,6 +91,39 @@ func TestTransport(t *testing.T) {
 			t.Errorf("claimed %v: the server got %d requests, want 1", claimed, sent.Load()-before)
 		}
 	}
+
+	// End is told when the request was written, not when it was
+	// answered: the host's next request is spaced from the sending.
+	t.Run("sent", func(t *testing.T) {
+		const answer = 300 * time.Millisecond
+		slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(answer)
+			io.WriteString(w, "late")
+		}))
+		defer slow.Close()
+		q := &turns{}
+		resp, err := (&http.Client{Transport: gate.Transport{Queue: q, Claimed: true}}).Get(slow.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if len(q.sent) != 1 || q.sent[0] <= 0 || q.sent[0] >= answer {
+			t.Errorf("End told sent %v, want one, written before the answer (%v)", q.sent, answer)
+		}
+		// A transport that reports no writing: the time to the answer.
+		q = &turns{}
+		base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			time.Sleep(50 * time.Millisecond)
+			return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader("")), Request: r}, nil
+		})
+		req, _ := http.NewRequest(http.MethodGet, slow.URL, nil)
+		if _, err := (gate.Transport{Base: base, Queue: q}).RoundTrip(req); err != nil {
+			t.Fatal(err)
+		}
+		if len(q.sent) != 1 || q.sent[0] < 50*time.Millisecond {
+			t.Errorf("without httptrace, End told sent %v, want one, at least the 50 ms to the answer", q.sent)
+		}
+	})
 
 	t.Run("file URL", func(t *testing.T) {
 		q := &turns{}

@@ -16,8 +16,8 @@
 --   P:x        hash host -> the time (ms) the host may next be claimed
 --              (kept while its queue is empty)
 --   P:d        hash host -> its delay between claims (ms)
---   P:st       hash host -> the time (ms) its last request started or was
---              answered (start, end), whichever came last
+--   P:st       hash host -> the time (ms) its last request started (start)
+--              or was sent at the latest (end)
 --   P:bz       hash host -> while a request to it is in flight, the time
 --              (ms) it counts as ended if no end comes
 --   P:pz       hash host -> the end (ms) of its pause (Retry-After)
@@ -173,19 +173,33 @@ if op == 'commit' then
   return added
 end
 
+-- ahead returns how long before host's turn a claim may take its URL:
+-- ahead (ms), at most half the host's delay.
+local function ahead(host, early, default)
+  if early <= 0 then return 0 end
+  local delay = tonumber(redis.call('HGET', D, host) or default)
+  return math.min(early, math.floor(delay / 2))
+end
+
 if op == 'peek' then
-  -- ARGV[2]: most hosts, ARGV[3]: most URLs per host. Returns the lane's
-  -- pending count, the earliest time a host with pending URLs may be
-  -- claimed (-1: none), then for eligible hosts (in the order they became
-  -- eligible) the first URLs of their queues: member, payload pairs.
+  -- ARGV[2]: most hosts, ARGV[3]: most URLs per host, ARGV[4]: how long
+  -- (ms) before its turn a host may be claimed (at most half its delay),
+  -- ARGV[5]: the default delay (ms). Returns the lane's pending count,
+  -- the earliest time a host with pending URLs may be claimed (-1: none;
+  -- its turn), then for eligible hosts (in the order their turns came)
+  -- the first URLs of their queues: member, payload pairs.
   local now = now_ms()
   expire(now)
   local out = {tonumber(redis.call('HGET', N, 'pending') or '0'), -1}
   local first = redis.call('ZRANGE', R, 0, 0, 'WITHSCORES')
   if #first > 0 then out[2] = tonumber(first[2]) end
-  local hosts = redis.call('ZRANGEBYSCORE', R, '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
-  for _, host in ipairs(hosts) do
-    for _, m in ipairs(redis.call('ZRANGE', hq(host), 0, tonumber(ARGV[3]) - 1)) do
+  local early = tonumber(ARGV[4])
+  local hosts = redis.call('ZRANGEBYSCORE', R, '-inf', now + early, 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
+  for i = 1, #hosts, 2 do
+    local host = hosts[i]
+    local urls = {}
+    if tonumber(hosts[i + 1]) <= now + ahead(host, early, ARGV[5]) then urls = redis.call('ZRANGE', hq(host), 0, tonumber(ARGV[3]) - 1) end
+    for _, m in ipairs(urls) do
       local url = string.sub(m, 17)
       local _, _, _, payload = rec(redis.call('HGET', S, url))
       out[#out + 1] = m
@@ -197,10 +211,12 @@ end
 
 if op == 'claim' then
   -- ARGV[2]: url, ARGV[3]: holder, ARGV[4]: lease (ms), ARGV[5]: default
-  -- delay (ms), ARGV[6]: the claim's token. Claims url if it is pending
-  -- and its host may be claimed now, re-arming the host at now + its
-  -- delay. Returns 1, or 0 if not; 1 again for a claim repeated with its
-  -- token (its answer was lost).
+  -- delay (ms), ARGV[6]: the claim's token, ARGV[7]: how long (ms) before
+  -- its host's turn a claim may be made (at most half the host's delay).
+  -- Claims url if it is pending and its host may be claimed now,
+  -- re-arming the host at its turn (or now, if later) + its delay.
+  -- Returns 1, or 0 if not; 1 again for a claim repeated with its token
+  -- (its answer was lost).
   local now = now_ms()
   local url, holder = ARGV[2], ARGV[3]
   local v = redis.call('HGET', S, url)
@@ -209,11 +225,12 @@ if op == 'claim' then
   if st == 'F' and redis.call('HGET', H, url) == holder .. '|' .. ARGV[6] then return 1 end
   if st ~= 'P' then return 0 end
   local ready = redis.call('ZSCORE', R, host)
-  if not ready or tonumber(ready) > now then return 0 end
+  if not ready or tonumber(ready) > now + ahead(host, tonumber(ARGV[7] or '0'), ARGV[5]) then return 0 end
   unqueue(url, key, host)
   local delay = tonumber(redis.call('HGET', D, host) or ARGV[5])
-  redis.call('HSET', X, host, now + delay)
-  if redis.call('ZCARD', hq(host)) > 0 then redis.call('ZADD', R, now + delay, host) end
+  local turn = math.max(now, tonumber(ready))
+  redis.call('HSET', X, host, turn + delay)
+  if redis.call('ZCARD', hq(host)) > 0 then redis.call('ZADD', R, turn + delay, host) end
   redis.call('HSET', S, url, enc('F', key, host, payload))
   redis.call('ZADD', L, now + tonumber(ARGV[4]), url)
   redis.call('HSET', H, url, holder .. '|' .. ARGV[6])
@@ -249,16 +266,22 @@ if op == 'start' then
   -- ARGV[2]: host, ARGV[3]: default delay (ms), ARGV[4]: '1' if the
   -- caller holds a claim of the host not yet spent on a request, ARGV[5]:
   -- the longest a request may be in flight before it counts as ended
-  -- (ms). A request to a host with a delay may start when none is in
-  -- flight, its delay has passed since the last one started and since
-  -- it was answered (end), and its pause has ended — and, without a
+  -- (ms), ARGV[6]: the frontier's ahead (ms: claims before their turn).
+  -- A request to a host with a delay may start when none is in
+  -- flight (end), its delay has passed since the last one started and
+  -- since it was sent (end), and its pause has ended — and, without a
   -- claim, when its next claim is due (claims re-arm it). Returns 0 and
   -- records the start, re-arming the host at now + its delay; or the
   -- time (ms) to wait.
   local now = now_ms()
   local host = ARGV[2]
   local delay = tonumber(redis.call('HGET', D, host) or ARGV[3])
-  if delay > 0 and tonumber(redis.call('HGET', BZ, host) or '0') > now then return delay end
+  if delay > 0 and tonumber(redis.call('HGET', BZ, host) or '0') > now then
+    -- In flight: a claim made ahead of its turn asks again at the
+    -- earliest next start, then every 10 ms, not a whole delay later.
+    if tonumber(ARGV[6] or '0') <= 0 then return delay end
+    return math.max(tonumber(redis.call('HGET', ST, host) or '0') + delay - now, math.min(delay, 10))
+  end
   local at = math.max(tonumber(redis.call('HGET', ST, host) or '0') + delay, tonumber(redis.call('HGET', PZ, host) or '0'))
   if ARGV[4] ~= '1' then at = math.max(at, tonumber(redis.call('HGET', X, host) or '0')) end
   if at > now then return at - now end
@@ -269,14 +292,23 @@ if op == 'start' then
 end
 
 if op == 'end' then
-  -- ARGV[2]: host, ARGV[3]: default delay (ms). A request start let go
-  -- was answered (or failed): the next may start a delay from now.
+  -- ARGV[2]: host, ARGV[3]: default delay (ms), ARGV[4]: how long (ms,
+  -- rounded up) after its start call began the request was sent at the
+  -- latest. A request start let go was answered (or failed): the next
+  -- may start now, a delay after this one was sent. Its start recorded
+  -- the server's time when the call ran, a floor in ms, so the sending
+  -- came before that start + 1 ms + ARGV[4] (never later than now).
   local now = now_ms()
   local host = ARGV[2]
   local delay = tonumber(redis.call('HGET', D, host) or ARGV[3])
+  local sent = now
+  local started = redis.call('HGET', ST, host)
+  if started and redis.call('HEXISTS', BZ, host) == 1 then
+    sent = math.min(now, tonumber(started) + 1 + tonumber(ARGV[4]))
+  end
   redis.call('HDEL', BZ, host)
-  redis.call('HSET', ST, host, now)
-  rearm(host, now + delay)
+  redis.call('HSET', ST, host, sent)
+  rearm(host, sent + delay)
   return 1
 end
 

@@ -308,9 +308,10 @@ func TestShared(t *testing.T) {
 	rdb := c.Client()
 
 	// Every request to a host passes Start: a request of a claim goes at
-	// once, but then no other, claimed or not, while it is in flight, nor
-	// before the host's delay has passed since it was answered (End); one
-	// without a claim also waits for the host's next claim.
+	// once, but then no other, claimed or not, while it is in flight
+	// (until End), nor before the host's delay has passed since it was
+	// sent (End's sent, from its Start call); one without a claim also
+	// waits for the host's next claim.
 	t.Run("start", func(t *testing.T) {
 		const delay = 300 * time.Millisecond
 		a := open(t, rdb, redisfrontier.Options{Prefix: "start", Holder: "a", Delay: delay})
@@ -336,29 +337,33 @@ func TestShared(t *testing.T) {
 				t.Fatalf("a request (claimed %v) while one is in flight: wait %v, %v; want > 0", claimed, wait, err)
 			}
 		}
-		if err := a.End("h.example"); err != nil {
+		// Answered after its delay, sent 10 ms after its start: the next
+		// request may go at once (spaced from the answer, it waited a
+		// whole delay more).
+		if err := a.End("h.example", 10*time.Millisecond); err != nil {
 			t.Fatal(err)
 		}
-		answered := time.Now()
-		for {
-			wait, err := b.Start("h.example", false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if wait == 0 {
-				break
-			}
-			time.Sleep(wait)
-		}
-		if gap := time.Since(answered); gap < delay-20*time.Millisecond {
-			t.Errorf("the next request started %v after the first was answered, under a delay of %v", gap, delay)
+		before := time.Now()
+		if wait, err := b.Start("h.example", true); err != nil || wait != 0 {
+			t.Fatalf("a request after the one before was sent its delay ago and answered: wait %v, %v; want 0", wait, err)
 		}
 		// That start re-armed the host for claims as well.
 		if _, err := a.NextWhere(nil, 0); !errors.Is(err, frontier.ErrNotReady) {
 			t.Errorf("a claim right after a start: %v, want ErrNotReady", err)
 		}
-		if err := b.End("h.example"); err != nil {
+		// Answered at once but sent 40 ms after its start: the next waits
+		// the delay from that sending, not from its start.
+		time.Sleep(50 * time.Millisecond)
+		if err := b.End("h.example", 40*time.Millisecond); err != nil {
 			t.Fatal(err)
+		}
+		wait, err := a.Start("h.example", true)
+		after := time.Now()
+		if err != nil || wait <= 0 || wait > delay {
+			t.Fatalf("a request right after the one before was answered: wait %v, %v; want (0, %v]", wait, err, delay)
+		}
+		if from := after.Add(wait).Sub(before); from < delay+40*time.Millisecond-5*time.Millisecond {
+			t.Errorf("the next request may start %v after the one before, which was sent 40 ms after its start, under a delay of %v", from, delay)
 		}
 		// A pause holds for a claim's request too.
 		if err := a.Pace("p.example", 0, time.Now().Add(delay)); err != nil {
@@ -366,6 +371,61 @@ func TestShared(t *testing.T) {
 		}
 		if wait, err := a.Start("p.example", true); err != nil || wait <= 0 {
 			t.Errorf("a request to a paused host: wait %v, %v; want > 0", wait, err)
+		}
+	})
+
+	// With Ahead, a host's URL may be claimed that long before its turn
+	// (not earlier), and its request still waits for the turn in Start.
+	t.Run("ahead", func(t *testing.T) {
+		const (
+			delay = 400 * time.Millisecond
+			ahead = 150 * time.Millisecond
+		)
+		a := open(t, rdb, redisfrontier.Options{Prefix: "ahead", Holder: "a", Delay: delay, Ahead: ahead})
+		b := open(t, rdb, redisfrontier.Options{Prefix: "ahead", Holder: "b", Delay: delay, Ahead: ahead})
+		var batch frontier.Batch
+		batch.Add("http://h.example/1", 0, nil)
+		batch.Add("http://h.example/2", 0, nil)
+		commit(t, a, &batch)
+		before := time.Now()
+		if _, err := a.NextWhere(nil, 0); err != nil {
+			t.Fatal(err)
+		}
+		if wait, err := a.Start("h.example", true); err != nil || wait != 0 {
+			t.Fatalf("the first claim's request: wait %v, %v; want 0", wait, err)
+		}
+		if err := a.End("h.example", 0); err != nil {
+			t.Fatal(err)
+		}
+		// Its turn comes a delay after the first request was sent: a
+		// claim waits until ahead before it.
+		if _, err := b.NextWhere(nil, 0); !errors.Is(err, frontier.ErrNotReady) {
+			t.Fatalf("a claim right after the first request: %v, want ErrNotReady", err)
+		}
+		time.Sleep(delay - ahead + 50*time.Millisecond)
+		it, err := b.NextWhere(nil, 0)
+		if elapsed := time.Since(before); elapsed < delay-10*time.Millisecond && err != nil {
+			t.Fatalf("a claim %v after the first, %v before the host's turn: %v, want it claimed", elapsed, delay-elapsed, err)
+		}
+		if err != nil || it.URL != "http://h.example/2" {
+			t.Fatalf("the second claim: %v %v", it.URL, err)
+		}
+		for {
+			wait, err := b.Start("h.example", true)
+			after := time.Now()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if wait == 0 {
+				if gap := after.Sub(before); gap < delay-5*time.Millisecond {
+					t.Errorf("the second request started %v after the first, under a delay of %v", gap, delay)
+				}
+				break
+			}
+			time.Sleep(wait)
+		}
+		if err := b.End("h.example", 0); err != nil {
+			t.Fatal(err)
 		}
 	})
 
@@ -461,4 +521,45 @@ func TestShared(t *testing.T) {
 			t.Errorf("after the holder's time ran out: known %v, mine %v; want mine", known, mine)
 		}
 	})
+}
+
+// TestNextDueRead: NextDue keeps its answer a moment (it costs round
+// trips to every master), but this client's own schedules and due moves
+// are seen at once, and another client's within a second.
+func TestNextDueRead(t *testing.T) {
+	c := redistest.Start(t, 3, 0)
+	rdb := c.Client()
+	a := open(t, rdb, redisfrontier.Options{Prefix: "nextdue", Holder: "a"})
+	b := open(t, rdb, redisfrontier.Options{Prefix: "nextdue", Holder: "b"})
+	if _, ok := a.NextDue(); ok {
+		t.Fatal("a revisit due in an empty frontier")
+	}
+	at := time.Now().Add(time.Hour).Truncate(time.Millisecond)
+	var batch frontier.Batch
+	batch.Schedule("http://h.example/own", at, 0, nil)
+	commit(t, a, &batch)
+	if due, ok := a.NextDue(); !ok || !due.Equal(at) {
+		t.Errorf("right after its own schedule: NextDue %v %v, want %v", due, ok, at)
+	}
+	sooner := at.Add(-30 * time.Minute)
+	batch = frontier.Batch{}
+	batch.Schedule("http://g.example/other", sooner, 0, nil)
+	commit(t, b, &batch)
+	deadline := time.Now().Add(time.Second)
+	for {
+		due, ok := a.NextDue()
+		if ok && due.Equal(sooner) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a second after another client's schedule: NextDue %v %v, want %v", due, ok, sooner)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n, err := a.Due(sooner); err != nil || n != 1 {
+		t.Fatalf("Due: %d, %v; want 1", n, err)
+	}
+	if due, ok := a.NextDue(); !ok || !due.Equal(at) {
+		t.Errorf("right after its own due move: NextDue %v %v, want %v", due, ok, at)
+	}
 }
