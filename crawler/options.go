@@ -132,9 +132,11 @@ type Options struct {
 	// hreflang of an alternate link to itself, else its <html lang> or
 	// Content-Language, else the language its text is in, and the
 	// section its URL names only where the text agrees (lang.Of).
-	// Default "": the language of the first page the crawl processes —
-	// its seed's.
-	Language string `json:"language" flag:"language" help:"language whose pages are preferred as masters of their clusters (e.g. en; default: the seed page's)"`
+	// Default "": the language of the first page the crawl processes
+	// that has one — its seed's if it declares one, else whichever page
+	// is processed first. Of a cluster with no page in it, a page in its
+	// own language's section comes first (hook.Options.Language).
+	Language string `json:"language" flag:"language" help:"language whose pages are preferred as masters of their clusters (e.g. en; default: the first page's that declares one, the seed's if it does)"`
 	// Groups assigns access groups to documents by URL prefix; the first
 	// matching rule wins. Default: no groups (public).
 	Groups []GroupRule `json:"groups"`
