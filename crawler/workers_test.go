@@ -194,37 +194,7 @@ func TestWorkersPoliteAtTheServer(t *testing.T) {
 		links := append([]string{"/private/secret"}, treeLinks(i, n)...)
 		writePage(w, fmt.Sprintf("page number %d of the polite crawl, %s", i, strings.Repeat(fmt.Sprint(" word", i), i%5+1)), links...)
 	}))
-	rc := redistest.Start(t, 3, 0)
-	rdb := rc.Client()
-	sent := &allSends{base: http.DefaultTransport}
-	workers := make([]*Crawler, 2)
-	for w := range workers {
-		q, err := redisfrontier.New(rdb, redisfrontier.Options{Prefix: "atserver", Holder: fmt.Sprint("worker", w), Delay: delay})
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts := testOptions(s.URL + "/p0")
-		opts.Seeds = append(opts.Seeds, s.URL+"/p1", s.URL+"/p2", s.URL+"/p3")
-		opts.Delay, opts.HostParallelism, opts.Frontier = delay, 1, q
-		opts.Client = &http.Client{Transport: sent}
-		c, err := Open(t.TempDir(), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		workers[w] = c
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var wg sync.WaitGroup
-	for _, c := range workers {
-		wg.Go(func() {
-			if err := c.Run(ctx); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
+	sent := crawlTwoWorkers(t, delay, s.URL+"/p0", s.URL+"/p1", s.URL+"/p2", s.URL+"/p3")
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range []string{"/robots.txt", "probe", "/sitemap.xml", "/hidden"} {
@@ -249,6 +219,45 @@ func TestWorkersPoliteAtTheServer(t *testing.T) {
 			t.Errorf("request %d (%s) sent %v after the one before, under a delay of %v", i, sends[i].path, gap, delay)
 		}
 	}
+}
+
+// crawlTwoWorkers crawls from seeds with two workers on one shared
+// frontier (a Redis Cluster of three masters) whose hosts have the delay
+// given, one request at a time a host, and returns every request they
+// sent, noted where it left a worker.
+func crawlTwoWorkers(t *testing.T, delay time.Duration, seeds ...string) *allSends {
+	t.Helper()
+	rdb := redistest.Start(t, 3, 0).Client()
+	sent := &allSends{base: http.DefaultTransport}
+	workers := make([]*Crawler, 2)
+	for w := range workers {
+		q, err := redisfrontier.New(rdb, redisfrontier.Options{Prefix: t.Name(), Holder: fmt.Sprint("worker", w), Delay: delay})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := testOptions(seeds[0])
+		opts.Seeds = seeds
+		opts.Delay, opts.HostParallelism, opts.Frontier = delay, 1, q
+		opts.Client = &http.Client{Transport: sent}
+		c, err := Open(t.TempDir(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		workers[w] = c
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, c := range workers {
+		wg.Go(func() {
+			if err := c.Run(ctx); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	return sent
 }
 
 // allSends is a RoundTripper that notes when each request leaves a
@@ -307,36 +316,7 @@ func TestWorkersSpacedFromTheSend(t *testing.T) {
 		fmt.Sscanf(r.URL.Path, "/p%d", &i)
 		writePage(w, fmt.Sprintf("page number %d of the slow site, %s", i, strings.Repeat(fmt.Sprint(" word", i), i%5+1)), treeLinks(i, n)...)
 	}))
-	rc := redistest.Start(t, 3, 0)
-	rdb := rc.Client()
-	sent := &allSends{base: http.DefaultTransport}
-	workers := make([]*Crawler, 2)
-	for w := range workers {
-		q, err := redisfrontier.New(rdb, redisfrontier.Options{Prefix: "fromsend", Holder: fmt.Sprint("worker", w), Delay: delay})
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts := testOptions(s.URL + "/p0")
-		opts.Delay, opts.HostParallelism, opts.Frontier = delay, 1, q
-		opts.Client = &http.Client{Transport: sent}
-		c, err := Open(t.TempDir(), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		workers[w] = c
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var wg sync.WaitGroup
-	for _, c := range workers {
-		wg.Go(func() {
-			if err := c.Run(ctx); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
+	sent := crawlTwoWorkers(t, delay, s.URL+"/p0")
 	var pages []time.Time
 	sends := sent.times()
 	for i, r := range sends {

@@ -234,11 +234,11 @@ func (h *Hook) dedupDoc(p *Page) dedup.Document {
 	// PreferDocuments); then a page before its printer-friendly view
 	// (printView), which holds the same main content.
 	if p.Lang != "" {
-		s := lang.FromURL(p.URL)
+		s, crawlLang := lang.FromURL(p.URL), p.Lang == h.language(p.Lang)
 		switch {
-		case p.Lang == h.language(p.Lang) && (s == "" || s == p.Lang):
+		case crawlLang && (s == "" || s == p.Lang):
 			d.Preference = 16
-		case p.Lang == h.language(p.Lang):
+		case crawlLang:
 			d.Preference = 8
 		case s == p.Lang:
 			d.Preference = 4
