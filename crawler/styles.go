@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"sync"
@@ -13,8 +14,16 @@ import (
 )
 
 // maxStylesPerHost is the most stylesheets a crawl fetches of one host
-// for their print rules (clean.StyleSource): a site's pages share a few.
-const maxStylesPerHost = 8
+// for their print rules (clean.StyleSource). Which sheets a crawl reads
+// past the bound depends on which pages came first, and with them the
+// text of the pages that link the sheets left unread: the bound is a
+// guard against a host that makes a sheet per page, set above what a
+// site's pages share. Rust's documentation links 109 on one host (its
+// API reference's, and each of its books' own); at 8, the rustdoc sheet
+// that hides a page's version and source link in print was read in
+// some crawls and not in others, and their clusters differed
+// (docs/measurements.md, issue 41).
+const maxStylesPerHost = 256
 
 // styles fetches the stylesheets pages link on their own host, read for
 // their print rules (clean.PrintHidden): each at most once per crawl,
@@ -65,6 +74,11 @@ func (s *styles) get(u *url.URL) []byte {
 	sheet := s.sheets[key]
 	if sheet == nil {
 		if s.host[u.Host] >= maxStylesPerHost {
+			if s.host[u.Host] == maxStylesPerHost {
+				s.host[u.Host]++ // said once a host
+				slog.Warn("crawler: a host links more stylesheets than a crawl reads; the print rules of those past the bound are not read, so the text of the pages that link them depends on the order pages arrive in",
+					"host", u.Host, "bound", maxStylesPerHost)
+			}
 			s.mu.Unlock()
 			return nil
 		}

@@ -120,3 +120,75 @@ func TestNoStylesheetOfNofollowPage(t *testing.T) {
 		}
 	}
 }
+
+// TestStylesheetsWhateverComesFirst: a page's text does not depend on
+// how many stylesheets the pages before it linked. Ten pages link twelve
+// sheets each of their own section (as each book of Rust's documentation
+// does), ten others one sheet that hides their version line in print (as
+// rustdoc's); whichever section the root lists first, the version lines
+// are not indexed. With a bound of 8 sheets a host, the section that came
+// first took them all.
+func TestStylesheetsWhateverComesFirst(t *testing.T) {
+	for _, first := range []string{"book", "api"} {
+		s := newSite(t, twoSectionSite(first))
+		opts := testOptions(s.URL + "/")
+		opts.Parallelism = 1
+		c := crawl(t, t.TempDir(), opts)
+		if got := searchURLs(t, c, bleve.NewMatchQuery("chapter")); len(got) != 10 {
+			t.Fatalf("%s first: %d book pages found, want 10: %v", first, len(got), got)
+		}
+		if got := searchURLs(t, c, bleve.NewMatchQuery("zanzibarversion")); len(got) != 0 {
+			t.Errorf("%s first: the version line hidden in print found on %d pages: %v", first, len(got), got)
+		}
+		if _, n := s.hitsWhere(func(p string) bool { return p == "/api.css" }); n != 1 {
+			t.Errorf("%s first: /api.css requested %d times, want 1", first, n)
+		}
+	}
+}
+
+// twoSectionSite serves a root listing the section named first before
+// the other: /book/N.html (N < 10) link sheets /book/N/s0.css …
+// /book/N/s11.css that hide nothing; /api/N.html link /api.css, which
+// hides their version line (.out-of-band) in print.
+func twoSectionSite(first string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var n int
+		var b strings.Builder
+		switch {
+		case strings.HasSuffix(r.URL.Path, ".css"):
+			w.Header().Set("Content-Type", "text/css")
+			fmt.Fprint(w, "body { margin: 0 }\n@media print { .out-of-band { display: none } }")
+			return
+		case r.URL.Path == "/":
+			fmt.Fprint(&b, "<html><head><title>Docs</title></head><body><main><p>The documentation of the project.</p>")
+			for _, sec := range map[bool][]string{true: {"book", "api"}, false: {"api", "book"}}[first == "book"] {
+				for i := range 10 {
+					fmt.Fprintf(&b, `<a href="/%s/%d.html">%s %d</a> `, sec, i, sec, i)
+				}
+			}
+		case fmtScan(r.URL.Path, "/book/%d.html", &n):
+			fmt.Fprintf(&b, "<html><head><title>Chapter %d</title>", n)
+			for i := range 12 {
+				fmt.Fprintf(&b, `<link rel="stylesheet" href="/book/%d/s%d.css">`, n, i)
+			}
+			fmt.Fprintf(&b, "</head><body><main><h1>Chapter %d</h1><p>%s</p>", n,
+				strings.Repeat(fmt.Sprintf("Chapter %d tells its own story, part %d. ", n, n*31), 15))
+		case fmtScan(r.URL.Path, "/api/%d.html", &n):
+			fmt.Fprintf(&b, `<html><head><title>Function %d</title><link rel="stylesheet" href="/api.css"></head><body><main>`, n)
+			fmt.Fprintf(&b, `<h1>Function %d</h1><span class="out-of-band">Zanzibarversion 1.%d.0 · source</span>`, n, n)
+			fmt.Fprintf(&b, "<p>%s</p>", strings.Repeat(fmt.Sprintf("Function %d computes its own result, case %d. ", n, n*37), 15))
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(&b, "</main></body></html>")
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, b.String())
+	})
+}
+
+// fmtScan reports whether s reads as format with one number, into n.
+func fmtScan(s, format string, n *int) bool {
+	_, err := fmt.Sscanf(s, format, n)
+	return err == nil
+}
