@@ -845,7 +845,6 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 	d.partBuf = d.partBuf[:0]
 	best, bestScore = -1, -1.0
 	var bestHash uint64
-	preferred, preferredScore := -1, 0.0
 	// A rejected master's score matters only to Recluster's preference
 	// (at least EditFloor), a rejected member's not at all: see matchAbove.
 	floor, masterFloor := d.acceptFloor(), d.acceptFloor()
@@ -867,9 +866,6 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 				}
 			} else {
 				d.notePart(idx, rec, ref.master, master)
-			}
-			if d.prefer != nil && s >= d.opts.EditFloor && d.prefer[rec.member.ID] == master.member.ID {
-				preferred, preferredScore = int(g.cluster), s
 			}
 		}
 		if !members {
@@ -896,10 +892,40 @@ func (d *Detector) verify(idx uint32, rec *record, members bool) (found []verifi
 			}
 		}
 	}
-	if d.keepsStar(preferred, preferredScore, bestScore) {
-		best, bestScore = preferred, preferredScore
+	if d.prefer != nil {
+		found, best, bestScore = d.joinStar(rec, found, best, bestScore, masterFloor)
 	}
 	return found, best, bestScore, dense
+}
+
+// joinStar is verify's last step when Recluster inserts rec again: rec
+// goes to the cluster of its star master (Recluster's prefer) if it
+// resembles it at least EditFloor and keepsStar agrees, rather than to
+// best (bestScore), the cluster whose master it resembles most among its
+// candidates' clusters. The star master is verified whether or not it is
+// one of rec's candidates: those are the documents inserted before rec
+// that share a key with it, so with a star master that shares none —
+// `_mm_maskz_fnmadd_round_ss` under x86_64/ and `_mm_maskz_fmadd_round_ss`
+// under x86/, at 0.80 — whether rec saw it (through another member)
+// depended on the order, and so did its cluster. floor is the master's
+// floor (see verify); a near-duplicate found is added to found.
+func (d *Detector) joinStar(rec *record, found []verified, best int, bestScore, floor float64) ([]verified, int, float64) {
+	m, ok := d.byID[d.prefer[rec.member.ID]]
+	if !ok || d.assigned.Master(d.assigned.Of(m)) != m {
+		return found, best, bestScore
+	}
+	var s float64
+	if i := slices.IndexFunc(found, func(v verified) bool { return v.doc == m }); i >= 0 {
+		s = found[i].score
+	} else if score, near := d.verifyPair(rec, m, d.docs[m], floor); near {
+		s, found = score, append(found, verified{m, score})
+	} else {
+		s = score // as for a candidate cluster's master: at least EditFloor counts
+	}
+	if g := int(d.assigned.Of(m)); s >= d.opts.EditFloor && d.keepsStar(g, s, bestScore) {
+		return found, g, s
+	}
+	return found, best, bestScore
 }
 
 // keepsStar reports whether a document joins Recluster's star master
@@ -1619,7 +1645,7 @@ func (d *Detector) assignment(idx uint32) Assignment {
 // StarAssignments re-clusters every document added so far by the star
 // algorithm ([cluster.Star]) over all the near-duplicate pairs found: the
 // documents with the most near-duplicates become masters, ties broken by
-// the master policy, and every other document joins a master it is itself
+// the master policy, then by id, and every other document joins a master it is itself
 // a near-duplicate of. This needs the whole batch, so cluster ids depend on
 // it; unlike the online clusters, a member of one cluster is never pulled
 // into the cluster of an older near-duplicate whose master it does not
@@ -1632,11 +1658,8 @@ func (d *Detector) StarAssignments() []Assignment {
 	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	better := func(a, b int) bool {
-		return d.docs[a] != nil && d.docs[b] != nil && d.opts.Master.Better(d.docs[a].member.full(), d.docs[b].member.full())
-	}
 	// A removed document has no pairs left: a star of its own, skipped.
-	masters := cluster.Star(len(d.docs), d.adj, better)
+	masters := cluster.Star(len(d.docs), d.adj, d.starBetter)
 	out := make([]Assignment, 0, len(d.byID))
 	for i, m := range masters {
 		if d.docs[i] == nil {

@@ -44,10 +44,7 @@ func (d *Detector) Recluster(ctx context.Context) ([]Assignment, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	better := func(a, b int) bool {
-		return d.docs[a] != nil && d.docs[b] != nil && d.opts.Master.Better(d.docs[a].member.full(), d.docs[b].member.full())
-	}
-	master, centers := cluster.StarOrder(len(d.docs), d.adj, better)
+	master, centers := cluster.StarOrder(len(d.docs), d.adj, d.starBetter)
 	master = d.mergeStars(master)
 	d.prefer = map[string]string{}
 	for i, m := range master {
@@ -161,6 +158,16 @@ func (d *Detector) crossPairs(master []int) [][2]int {
 		return cmp.Or(strings.Compare(id(p[0]), id(q[0])), strings.Compare(id(p[1]), id(q[1])))
 	})
 	return pairs
+}
+
+// starBetter is the tie-break of the star clustering (cluster.Star)
+// between documents a and b (slots) with equally many near-duplicates:
+// prefers, so that no tie goes to the earlier document. Under
+// cluster.First, or between pages of one date and URL length under
+// Newest, arrival decided which became a star's master — and with it the
+// clusters (docs/measurements.md, issue 41).
+func (d *Detector) starBetter(a, b int) bool {
+	return d.docs[a] != nil && d.docs[b] != nil && d.prefers(a, b)
 }
 
 // prefers reports whether the master policy prefers document a to b as
