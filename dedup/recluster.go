@@ -18,10 +18,11 @@ import (
 //
 // It rebuilds the candidate lists and clusters by inserting every stored
 // document again: the star masters first, most near-duplicates first
-// (ties by the master policy, then arrival), then the other documents in
+// (ties by the master policy, then id), then the other documents in
 // arrival order, none taking a cluster over; each document joins the
-// cluster whose master it resembles most, as on Insert, so every member
-// resembles its master. Then each cluster of more than one document gets
+// cluster whose master it resembles most, as on Insert, or its star
+// master's (verified whether or not it is a candidate: see joinStar), so
+// every member resembles its master. Then each cluster of more than one document gets
 // the master the policy prefers among the members that every other
 // (unedited) member is a copy of. Cluster ids are derived from the
 // founding document's id (the star master), so a cluster that was already
@@ -163,9 +164,10 @@ func (d *Detector) crossPairs(master []int) [][2]int {
 // starBetter is the tie-break of the star clustering (cluster.Star)
 // between documents a and b (slots) with equally many near-duplicates:
 // prefers, so that no tie goes to the earlier document. Under
-// cluster.First, or between pages of one date and URL length under
-// Newest, arrival decided which became a star's master — and with it the
-// clusters (docs/measurements.md, issue 41).
+// cluster.FirstSeen, which prefers no document to another, or between
+// documents of one date (MostRecent) or quality (HighestQuality), arrival
+// decided which became a star's master — and with it the clusters
+// (docs/measurements.md, issue 41).
 func (d *Detector) starBetter(a, b int) bool {
 	return d.docs[a] != nil && d.docs[b] != nil && d.prefers(a, b)
 }
