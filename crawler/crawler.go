@@ -53,6 +53,14 @@ const (
 	flushPages = 1000
 )
 
+// paceAhead is how long before a host's turn its next request is handed
+// to a fetch goroutine (polite.Options.Ahead, at most half the delay):
+// the request then waits for the turn in the pacer's Send and goes out
+// when it comes, not when a busy machine next wakes the dispatcher. On
+// the kit's living site at one request each 200 ms the hosts stood ready
+// 4 % of the time with no request sent (pace_idle_s, a loaded machine).
+const paceAhead = 50 * time.Millisecond
+
 // Stats counts what a crawl has done. Fetched, Unique, Duplicates,
 // Skipped and Errors count records, across restarts; the revisit
 // counters count what this process did.
@@ -199,7 +207,7 @@ func Open(dir string, opts Options) (*Crawler, error) {
 		opts.SMB = &share.Transport{}
 	}
 	c := &Crawler{opts: opts, n: &counters{}, fatal: &fatal{},
-		pacer: polite.New(polite.Options{Parallelism: opts.HostParallelism, Delay: max(opts.Delay, 0)}),
+		pacer: polite.New(polite.Options{Parallelism: opts.HostParallelism, Delay: max(opts.Delay, 0), Ahead: paceAhead}),
 		files: &share.Folders{Paths: opts.folderPaths(), FollowLinksOutside: opts.FollowLinksOutside}}
 	if c.front, err = openFrontier(dir, opts, c.pacer); err != nil {
 		return nil, err

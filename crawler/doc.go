@@ -102,13 +102,13 @@
 // change even if the text barely did, and from then on the page is a
 // listing: its links are kept (Record.Links), it is revisited at least as
 // often as the average page and as the listings' share of the budget
-// allows (a twentieth in all), and a page that leaves it is fetched at
+// allows (a fiftieth in all), and a page that leaves it is fetched at
 // once (a page dropped from a listing is the commonest sign of a deletion
 // when there is no sitemap). A page with pages.ListingLinks main-content
 // links or more keeps them from its first fetch (Record.LinksOnly), so
 // its first change is checked too; until then it may be a listing, and is
 // revisited before other revisits and at least as often as such pages'
-// own twentieth of the budget allows (not the average: a manual's tables
+// own fiftieth of the budget allows (not the average: a manual's tables
 // of contents need not change). Sitemaps (robots.txt's, else /sitemap.xml) are read
 // at the start and every Revisit.Sitemaps for new URLs, lastmod hints and
 // pages taken off them. On Open, replay also brings records and index in

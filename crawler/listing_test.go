@@ -224,7 +224,7 @@ func TestListingInterval(t *testing.T) {
 	rc := newRecrawl(RevisitOptions{Budget: 1, MinInterval: time.Minute, MaxInterval: 24 * time.Hour, Prior: 24 * time.Hour})
 	for i := range 3600 { // 3,600 pages at 1 fetch/s: the average interval is an hour
 		rc.states[strconv.Itoa(i)] = schedule.State{}
-		if i < 300 { // 300 listings at a twentieth of the budget: 100 minutes
+		if i < 300 { // 300 listings at a fiftieth of the budget: 250 minutes
 			setKind(rc, strconv.Itoa(i), true, false)
 		}
 	}
@@ -263,7 +263,7 @@ func TestListingInterval(t *testing.T) {
 	for _, tt := range []struct {
 		listings int
 		want     time.Duration
-	}{{30, 10 * time.Minute}, {2, time.Minute}, {300, time.Hour}} {
+	}{{30, 25 * time.Minute}, {1, time.Minute}, {300, time.Hour}} {
 		t.Run(fmt.Sprintf("%d listings, changes seldom", tt.listings), func(t *testing.T) {
 			for i := range 300 {
 				setKind(rc, strconv.Itoa(i), i < tt.listings, false)
@@ -356,9 +356,9 @@ func TestCandidateFirstRevisit(t *testing.T) {
 	slow := c.nextVisit(&plain, false, true, now).Sub(now)
 	cand := pages.Record{Page: page.Page{URL: "http://h/list?k=20"}, Links: links, LinksOnly: true}
 	got := c.nextVisit(&cand, false, true, now).Sub(now)
-	bound := time.Duration(listings / (0.05 * budget) * float64(time.Second)) // 84 s
+	bound := time.Duration(listings / (listingShare * budget) * float64(time.Second)) // 210 s
 	if got > bound {
-		t.Errorf("a page that may be a listing is due after %v; want at most %v (%d of them at a twentieth of %g fetches/s)", got, bound, listings, budget)
+		t.Errorf("a page that may be a listing is due after %v; want at most %v (%d of them at a fiftieth of %g fetches/s)", got, bound, listings, budget)
 	}
 	if slow < 4*bound {
 		t.Errorf("the same page without its links is due after %v; the test needs the schedule to put it off beyond %v", slow, 4*bound)
@@ -372,7 +372,7 @@ func TestCandidateFirstRevisit(t *testing.T) {
 }
 
 // TestCandidateShare: the pages that may be listings together take at
-// most a twentieth of the budget, whatever their number and apart from
+// most a fiftieth of the budget, whatever their number and apart from
 // the listings': a site with thousands of tables of contents does not
 // spend its budget on them, nor do they slow the listings' revisits.
 func TestCandidateShare(t *testing.T) {
@@ -383,15 +383,15 @@ func TestCandidateShare(t *testing.T) {
 	for _, tt := range []struct {
 		candidates int
 		want       time.Duration
-	}{{30, 10 * time.Minute}, {1800, 10 * time.Hour}, {3570, 19*time.Hour + 50*time.Minute}} {
+	}{{30, 25 * time.Minute}, {720, 10 * time.Hour}, {1428, 19*time.Hour + 50*time.Minute}, {3570, 24 * time.Hour}} {
 		for i := range 3600 {
 			setKind(rc, strconv.Itoa(i), i < 30, i >= 30 && i < 30+tt.candidates)
 		}
 		if got := rc.candidate(); got != tt.want {
-			t.Errorf("%d candidates: interval %v, want %v (a twentieth of the budget, not held to the average hour)", tt.candidates, got, tt.want)
+			t.Errorf("%d candidates: interval %v, want %v (a fiftieth of the budget, not held to the average hour)", tt.candidates, got, tt.want)
 		}
-		if got := rc.listingBound(); got != 10*time.Minute {
-			t.Errorf("%d candidates: the 30 listings' interval %v, want 10m0s (their own share)", tt.candidates, got)
+		if got := rc.listingBound(); got != 25*time.Minute {
+			t.Errorf("%d candidates: the 30 listings' interval %v, want 25m0s (their own share)", tt.candidates, got)
 		}
 	}
 }

@@ -68,12 +68,19 @@ type recrawl struct {
 // listingShare is the share of the budget the listings may take at the
 // least: each is due within listings ÷ (listingShare · Budget), so that a
 // page deleted is seen soon (a listing stops linking to it, and checkLeft
-// fetches it at once). A listing's own changes say how often one of its
-// hundred pages is born or deleted, but a Poisson schedule by them leaves
-// a deletion unseen for half the average interval (3 of 20 minutes on the
-// kit's living site at 5 fetches/s, where its 21 listings then take 0.25
-// fetches/s at 84 s each).
-const listingShare = 0.05
+// fetches it at once) and a page born is fetched soon. A listing's own
+// changes say how often one of its hundred pages is born or deleted, but
+// a Poisson schedule by them leaves a deletion unseen for half the
+// average interval. What a listing's fetch is worth: a listing whose
+// pages are born or deleted at rate λ, fetched every T, leaves λT/2 of
+// them stale on average, and a fetch spent on the pages instead is worth
+// μ (the allocation's multiplier, in page-seconds); T = √(2μ/λ) spends
+// best. On the kit's living site at 5 fetches/s (μ ≈ 50 s, 21 listings,
+// λ ≈ 1/770 s each) that is 270 s, 1.5 % of the budget: a fiftieth
+// keeps them near it (210 s each) while a deletion is still seen within
+// minutes. (A twentieth, before: 84 s, and 3 % of the budget taken from
+// the pages' revisits for a few seconds less of staleness.)
+const listingShare = 0.02
 
 // setListing counts the page of record rec as a listing
 // (Record.Listing), a candidate (Record.LinksOnly) or neither.

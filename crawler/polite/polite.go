@@ -13,7 +13,10 @@
 // delay is kept between the requests as they go out: a request passes
 // Send (or Transport) at the moment it is sent, and Send holds it back
 // until the delay since the sends before it has passed — however long
-// the request waited between its slot and its sending.
+// the request waited between its slot and its sending. A slot may be
+// granted a little ahead of the host's turn (Options.Ahead), so that the
+// request is ready and waiting in Send when the turn comes, instead of
+// starting only when a busy machine wakes the crawler's dispatcher.
 package polite
 
 import (
@@ -34,6 +37,12 @@ type Options struct {
 	// MaxPause bounds a host's Retry-After and Crawl-delay: a host cannot
 	// stop the crawl for longer. Default 1 hour.
 	MaxPause time.Duration
+	// Ahead is how long before a host's delay has passed a free slot may
+	// be granted (at most half the delay): the request then waits in Send
+	// for the rest, so that it goes out when the delay ends rather than
+	// when the crawler next looks. Requests are still sent Delay apart;
+	// only the grants come earlier. Default 0.
+	Ahead time.Duration
 }
 
 // A Pacer grants request slots per host. It is safe for concurrent use.
@@ -79,6 +88,7 @@ type Stats struct {
 }
 
 type host struct {
+	ahead   time.Duration // Options.Ahead, at most half the delay
 	active  int
 	refused time.Time     // the first refusal since the last grant; zero if none
 	starts  []time.Time   // the last (up to limit) slots granted, oldest first
@@ -90,25 +100,36 @@ type host struct {
 }
 
 // next returns when the host may start a request, slots permitting: its
-// pause over, and the delay past since the slot granted and the request
+// pause over, and the delay past (less Ahead) since the slot granted and
+// the request sent limit requests before.
+func (h *host) next() time.Time { return h.turn(h.ahead) }
+
+// turn returns when the host's turn comes, less early: its pause over,
+// and the delay less early past since the slot granted and the request
 // sent limit requests before.
-func (h *host) next() time.Time {
-	return later(h.sendAt(), h.spaced(h.starts))
+func (h *host) turn(early time.Duration) time.Time {
+	return later(h.paused, later(h.spaced(h.sent, early), h.spaced(h.starts, early)))
 }
 
 // sendAt returns when a request to the host may be sent: its pause over
 // and the delay past since the request sent limit requests before.
 func (h *host) sendAt() time.Time {
-	return later(h.paused, h.spaced(h.sent))
+	return later(h.paused, h.spaced(h.sent, 0))
 }
 
-// spaced returns the delay after the limit-th last of times (oldest
-// first), or the zero time if there are fewer or no delay.
-func (h *host) spaced(times []time.Time) time.Time {
+// setDelay sets the host's delay and slots, and Ahead within half the
+// delay.
+func (h *host) setDelay(delay time.Duration, limit int, ahead time.Duration) {
+	h.delay, h.limit, h.ahead = delay, limit, min(ahead, delay/2)
+}
+
+// spaced returns the delay less early after the limit-th last of times
+// (oldest first), or the zero time if there are fewer or no delay.
+func (h *host) spaced(times []time.Time, early time.Duration) time.Time {
 	if len(times) < h.limit || h.delay <= 0 {
 		return time.Time{}
 	}
-	return times[len(times)-h.limit].Add(h.delay)
+	return times[len(times)-h.limit].Add(h.delay - early)
 }
 
 // keep appends t to times and keeps the last limit.
@@ -129,6 +150,7 @@ func (o *Options) EnsureDefaults() *Options {
 	if o.MaxPause <= 0 {
 		o.MaxPause = time.Hour
 	}
+	o.Ahead = max(o.Ahead, 0)
 	return o
 }
 
@@ -141,7 +163,8 @@ func New(opts Options) *Pacer {
 func (p *Pacer) host(name string) *host {
 	h := p.hosts[name]
 	if h == nil {
-		h = &host{delay: p.opts.Delay, limit: p.opts.Parallelism}
+		h = &host{}
+		h.setDelay(p.opts.Delay, p.opts.Parallelism, p.opts.Ahead)
 		p.hosts[name] = h
 	}
 	return h
@@ -181,7 +204,7 @@ func (p *Pacer) TryAcquire(name string) bool {
 		h.refused = time.Time{}
 	}
 	if !h.freed.IsZero() {
-		if ready := later(h.freed, h.next()); now.After(ready) {
+		if ready := later(h.freed, h.turn(0)); now.After(ready) {
 			p.stats.Idle += now.Sub(ready)
 		}
 	}
@@ -269,9 +292,9 @@ func (p *Pacer) SetCrawlDelay(name string, d time.Duration) {
 	p.mu.Lock()
 	h := p.host(name)
 	if d = min(d, p.opts.MaxPause); d > p.opts.Delay {
-		h.delay, h.limit = d, 1
+		h.setDelay(d, 1, p.opts.Ahead)
 	} else {
-		h.delay, h.limit = p.opts.Delay, p.opts.Parallelism
+		h.setDelay(p.opts.Delay, p.opts.Parallelism, p.opts.Ahead)
 	}
 	delay, until := h.delay/time.Duration(h.limit), h.paused
 	p.mu.Unlock()

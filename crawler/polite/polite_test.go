@@ -1,6 +1,7 @@
 package polite
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -91,5 +92,54 @@ func TestPacer(t *testing.T) {
 	q := newPacer(Options{MaxPause: time.Minute}, c)
 	if got := q.Pause("x", 24*time.Hour); !got.Equal(c.t.Add(time.Minute)) {
 		t.Errorf("a day's Retry-After: paused until %v, want MaxPause", got)
+	}
+}
+
+// TestAhead: with Options.Ahead a free slot is granted that long before
+// the host's delay has passed (at most half the delay), and the request
+// still waits in Send until the delay has passed since the last send.
+func TestAhead(t *testing.T) {
+	const delay = 100 * time.Millisecond
+	for _, tc := range []struct {
+		name  string
+		ahead time.Duration
+		grant time.Duration // after the first send, the next grant
+	}{
+		{name: "none", ahead: 0, grant: delay},
+		{name: "30 ms", ahead: 30 * time.Millisecond, grant: 70 * time.Millisecond},
+		{name: "bounded by half the delay", ahead: time.Hour, grant: 50 * time.Millisecond},
+		{name: "negative", ahead: -time.Second, grant: delay},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &clock{time.Unix(1000, 0)}
+			p := newPacer(Options{Delay: delay, Ahead: tc.ahead}, c)
+			start := c.t
+			if !p.TryAcquire("h") {
+				t.Fatal("first slot refused")
+			}
+			ready, cancel := context.WithCancel(context.Background())
+			cancel() // Send returns at once: nil if the request may go, else the context's error
+			if err := p.Send(ready, "h"); err != nil {
+				t.Fatalf("first send held back: %v", err)
+			}
+			p.Release("h")
+			c.t = start.Add(tc.grant - time.Millisecond)
+			if p.TryAcquire("h") {
+				t.Fatalf("slot granted %v after the send, want %v", tc.grant-time.Millisecond, tc.grant)
+			}
+			c.t = start.Add(tc.grant)
+			if !p.TryAcquire("h") {
+				t.Fatalf("slot refused %v after the send", tc.grant)
+			}
+			if tc.grant < delay {
+				if err := p.Send(ready, "h"); err == nil {
+					t.Fatalf("request sent %v after the last, within the delay %v", tc.grant, delay)
+				}
+				c.t = start.Add(delay)
+			}
+			if err := p.Send(ready, "h"); err != nil {
+				t.Fatalf("request held back once the delay passed: %v", err)
+			}
+		})
 	}
 }
