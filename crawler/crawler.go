@@ -53,10 +53,11 @@ const (
 	flushPages = 1000
 )
 
-// paceAhead is how long before a host's turn its next request is handed
-// to a fetch goroutine (polite.Options.Ahead, at most half the delay):
-// the request then waits for the turn in the pacer's Send and goes out
-// when it comes, not when a busy machine next wakes the dispatcher. On
+// paceAhead is how long before a host's turn its next request may be
+// handed to a fetch goroutine when no other host may be asked now
+// (polite.Options.Ahead, at most half the delay; dispatcher.look): the
+// request then waits for the turn in the pacer's Send and goes out when
+// it comes, not when a busy machine next wakes the dispatcher. On
 // the kit's living site at one request each 200 ms the hosts stood ready
 // 4 % of the time with no request sent (pace_idle_s, a loaded machine).
 const paceAhead = 50 * time.Millisecond

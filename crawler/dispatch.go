@@ -187,11 +187,26 @@ func (d *dispatcher) idleWake(now, wake time.Time) (_ time.Time, over bool) {
 
 // look takes the best pending item that may be fetched now — within the
 // page budget unless a revisit, its retry due, its host's slot free (and
-// taken) — among the first scanLimit. Otherwise it returns
-// frontier.ErrNotReady or ErrEmpty, the earliest time a URL looked at may
-// be fetched (wake, zero if none is known), and whether one waited for
-// its host's slot (paced). d.mu is held.
+// taken) — among the first scanLimit. If none may, it looks again for one
+// whose host's turn comes within polite.Options.Ahead (TryAcquireEarly):
+// only then, so that no fetch goroutine waits for a host's turn while
+// another host could use it. Otherwise it returns frontier.ErrNotReady or
+// ErrEmpty, the earliest time a URL looked at may be fetched (wake, zero
+// if none is known), and whether one waited for its host's slot (paced).
+// d.mu is held.
 func (d *dispatcher) look(now time.Time) (item frontier.Item, wake time.Time, paced bool, err error) {
+	item, wake, paced, err = d.scan(now, d.pacer.TryAcquire)
+	if paced && errors.Is(err, frontier.ErrNotReady) {
+		var later time.Time
+		item, later, _, err = d.scan(now, d.pacer.TryAcquireEarly)
+		wake = earliest(wake, later)
+	}
+	return item, wake, paced, err
+}
+
+// scan is one look at the first scanLimit pending items, taking a host's
+// slot with acquire.
+func (d *dispatcher) scan(now time.Time, acquire func(host string) bool) (item frontier.Item, wake time.Time, paced bool, err error) {
 	budget := d.budget(d.fresh)
 	busy := map[string]bool{}
 	var took []string // hosts whose slot accept took
@@ -226,7 +241,7 @@ func (d *dispatcher) look(now time.Time) (item frontier.Item, wake time.Time, pa
 		if busy[host] {
 			return false
 		}
-		if d.pacer.TryAcquire(host) {
+		if acquire(host) {
 			took = append(took, host)
 			return true
 		}

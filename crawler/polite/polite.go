@@ -14,9 +14,10 @@
 // Send (or Transport) at the moment it is sent, and Send holds it back
 // until the delay since the sends before it has passed — however long
 // the request waited between its slot and its sending. A slot may be
-// granted a little ahead of the host's turn (Options.Ahead), so that the
-// request is ready and waiting in Send when the turn comes, instead of
-// starting only when a busy machine wakes the crawler's dispatcher.
+// granted a little ahead of the host's turn (TryAcquireEarly,
+// Options.Ahead), so that the request is ready and waiting in Send when
+// the turn comes, instead of starting only when a busy machine wakes the
+// crawler's dispatcher.
 package polite
 
 import (
@@ -37,11 +38,11 @@ type Options struct {
 	// MaxPause bounds a host's Retry-After and Crawl-delay: a host cannot
 	// stop the crawl for longer. Default 1 hour.
 	MaxPause time.Duration
-	// Ahead is how long before a host's delay has passed a free slot may
-	// be granted (at most half the delay): the request then waits in Send
-	// for the rest, so that it goes out when the delay ends rather than
-	// when the crawler next looks. Requests are still sent Delay apart;
-	// only the grants come earlier. Default 0.
+	// Ahead is how long before a host's delay has passed TryAcquireEarly
+	// may grant a free slot (at most half the delay): the request then
+	// waits in Send for the rest, so that it goes out when the delay ends
+	// rather than when the crawler next looks. Requests are still sent
+	// Delay apart; only the grants come earlier. Default 0.
 	Ahead time.Duration
 }
 
@@ -100,9 +101,9 @@ type host struct {
 }
 
 // next returns when the host may start a request, slots permitting: its
-// pause over, and the delay past (less Ahead) since the slot granted and
-// the request sent limit requests before.
-func (h *host) next() time.Time { return h.turn(h.ahead) }
+// pause over, and the delay past since the slot granted and the request
+// sent limit requests before.
+func (h *host) next() time.Time { return h.turn(0) }
 
 // turn returns when the host's turn comes, less early: its pause over,
 // and the delay less early past since the slot granted and the request
@@ -187,12 +188,25 @@ func (p *Pacer) Acquire(ctx context.Context, name string) error {
 
 // TryAcquire takes a request slot for host if one is free now, and
 // reports whether it did. Release it when the request is done.
-func (p *Pacer) TryAcquire(name string) bool {
+func (p *Pacer) TryAcquire(name string) bool { return p.tryAcquire(name, false) }
+
+// TryAcquireEarly is TryAcquire up to Options.Ahead before the host's
+// turn: the request waits in Send for the rest of the delay. A crawler
+// asks for it when no host's slot is free now, so that a request
+// waiting for its host's turn does not hold a fetch goroutine that
+// another host could use.
+func (p *Pacer) TryAcquireEarly(name string) bool { return p.tryAcquire(name, true) }
+
+func (p *Pacer) tryAcquire(name string, early bool) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h := p.host(name)
 	now := p.now()
-	if h.active >= h.limit || now.Before(h.next()) {
+	at := h.next()
+	if early {
+		at = h.turn(h.ahead)
+	}
+	if h.active >= h.limit || now.Before(at) {
 		if h.refused.IsZero() {
 			h.refused = now
 		}
@@ -204,7 +218,7 @@ func (p *Pacer) TryAcquire(name string) bool {
 		h.refused = time.Time{}
 	}
 	if !h.freed.IsZero() {
-		if ready := later(h.freed, h.turn(0)); now.After(ready) {
+		if ready := later(h.freed, h.next()); now.After(ready) {
 			p.stats.Idle += now.Sub(ready)
 		}
 	}
@@ -338,15 +352,16 @@ func (p *Pacer) Stats() Stats {
 }
 
 // NextFree returns the earliest time a host without a free slot now may
-// have one (ignoring slots held by requests in flight, which free up on
-// Release); the zero time if every host with a pause or delay is free.
+// have one, early (TryAcquireEarly; ignoring slots held by requests in
+// flight, which free up on Release); the zero time if every host with a
+// pause or delay is free.
 func (p *Pacer) NextFree() time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var t time.Time
 	now := p.now()
 	for _, h := range p.hosts {
-		if n := h.next(); n.After(now) && (t.IsZero() || n.Before(t)) {
+		if n := h.turn(h.ahead); n.After(now) && (t.IsZero() || n.Before(t)) {
 			t = n
 		}
 	}

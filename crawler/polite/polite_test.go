@@ -95,15 +95,17 @@ func TestPacer(t *testing.T) {
 	}
 }
 
-// TestAhead: with Options.Ahead a free slot is granted that long before
-// the host's delay has passed (at most half the delay), and the request
-// still waits in Send until the delay has passed since the last send.
+// TestAhead: with Options.Ahead, TryAcquireEarly grants a free slot that
+// long before the host's delay has passed (at most half the delay) while
+// TryAcquire waits for the delay, NextFree says when the early grant
+// comes, and the request still waits in Send until the delay has passed
+// since the last send.
 func TestAhead(t *testing.T) {
 	const delay = 100 * time.Millisecond
 	for _, tc := range []struct {
 		name  string
 		ahead time.Duration
-		grant time.Duration // after the first send, the next grant
+		grant time.Duration // after the first send, the next early grant
 	}{
 		{name: "none", ahead: 0, grant: delay},
 		{name: "30 ms", ahead: 30 * time.Millisecond, grant: 70 * time.Millisecond},
@@ -123,13 +125,19 @@ func TestAhead(t *testing.T) {
 				t.Fatalf("first send held back: %v", err)
 			}
 			p.Release("h")
+			if got := p.NextFree(); !got.Equal(start.Add(tc.grant)) {
+				t.Errorf("NextFree %v after the send, want %v", got.Sub(start), tc.grant)
+			}
 			c.t = start.Add(tc.grant - time.Millisecond)
-			if p.TryAcquire("h") {
-				t.Fatalf("slot granted %v after the send, want %v", tc.grant-time.Millisecond, tc.grant)
+			if p.TryAcquireEarly("h") {
+				t.Fatalf("early slot granted %v after the send, want %v", tc.grant-time.Millisecond, tc.grant)
 			}
 			c.t = start.Add(tc.grant)
-			if !p.TryAcquire("h") {
-				t.Fatalf("slot refused %v after the send", tc.grant)
+			if tc.grant < delay && p.TryAcquire("h") {
+				t.Fatalf("TryAcquire granted a slot %v after the send, within the delay %v", tc.grant, delay)
+			}
+			if !p.TryAcquireEarly("h") {
+				t.Fatalf("early slot refused %v after the send", tc.grant)
 			}
 			if tc.grant < delay {
 				if err := p.Send(ready, "h"); err == nil {
