@@ -11,7 +11,8 @@ import (
 // goquery Find of that selector on the document gives (tags by name,
 // attributes by key, whatever their namespace). A Find walks the whole
 // document each time, and a big page has tens of thousands of elements:
-// ten Finds and the walk of the links were eleven walks, now one.
+// thirteen Finds and the walk of the links were up to fourteen walks,
+// now one.
 type elements struct {
 	base      *html.Node   // the first "base[href]"
 	title     *html.Node   // the first "title"
