@@ -198,8 +198,11 @@ func (c *committer) commit(ctx context.Context, group []*result, release func())
 		c.stored = c.watermark
 	}
 	now := time.Now().UTC()
-	var links []link
-	var fromUnique []bool
+	total := 0 // the group's links, at most: one allocation of links
+	for _, r := range group {
+		total += len(r.links)
+	}
+	links, fromUnique := make([]link, 0, total), make([]bool, 0, total)
 	var firsts []firstFetch
 	var marks []doneMark
 	for _, r := range group {

@@ -24,7 +24,10 @@ func (r crawlRun) run(ctx context.Context) error {
 		return err
 	}
 	defer c.n.health.sampling(c.Stats)() // samples now, while the crawl runs and at its end
-	results := make(chan *result, 2*c.opts.Parallelism)
+	// Room for a whole group: the fetch goroutines go on while the
+	// committer waits on the disk (the frontier's commit syncs), and its
+	// next group takes what came meanwhile.
+	results := make(chan *result, max(2*c.opts.Parallelism, maxGroup))
 	budget := func(fresh int) bool { return c.n.requests.Load()+int64(fresh) < int64(c.opts.MaxPages) }
 	d := newDispatcher(ctx, c.front, c.turns, c.pacer, c.fatal, budget, keep)
 	c.running.Store(d)

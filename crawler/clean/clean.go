@@ -174,6 +174,13 @@ func Parse(r io.Reader, base *url.URL, opts Options) (*Page, error) {
 	if err != nil {
 		return nil, fmt.Errorf("clean: reading document: %w", err)
 	}
+	return ParseBytes(data, base, opts)
+}
+
+// ParseBytes is [Parse] of a document already in memory: data is read,
+// not copied, and not changed.
+func ParseBytes(data []byte, base *url.URL, opts Options) (*Page, error) {
+	limit := opts.EnsureDefaults().MaxBytes
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)
 	}
@@ -248,30 +255,31 @@ func looksBinary(data []byte) bool {
 func extract(doc *goquery.Document, base *url.URL, opts Options) *Page {
 	p := &Page{}
 	self := base
-	if href, ok := doc.Find("base[href]").First().Attr("href"); ok {
+	els := findElements(doc)
+	if href, ok := selection(doc, els.base).Attr("href"); ok {
 		if u := resolve(base, href); u != nil {
 			base = u
 		}
 	}
-	p.Title = normalize(doc.Find("title").First().Text())
-	p.Language = strings.TrimSpace(doc.Find("html").First().AttrOr("lang", ""))
-	p.readMeta(doc, base)
+	p.Title = normalize(selection(doc, els.title).Text())
+	p.Language = strings.TrimSpace(selection(doc, els.html).AttrOr("lang", ""))
+	p.readMeta(doc, els, base)
 	noIndex, noFollow := RobotsHeader(opts.Robots)
 	p.NoIndex, p.NoFollow = p.NoIndex || noIndex, p.NoFollow || noFollow
-	p.readAlternates(doc, base, self)
-	kept := p.readLinks(doc, base, opts.MaxLinks)
+	p.readAlternates(doc, els, base, self)
+	kept := p.readLinks(els, base, opts.MaxLinks)
 	styles := opts.Styles
 	if p.NoIndex || p.NoFollow {
 		styles = nil
 	}
-	p.readContent(doc, kept, printHiddenNodes(doc, base, styles))
+	p.readContent(doc, els, kept, printHiddenNodes(doc, els, base, styles))
 	return p
 }
 
 // readMeta reads the page's meta tags: description, keywords, robots,
 // Content-Language, last modified, refresh.
-func (p *Page) readMeta(doc *goquery.Document, base *url.URL) {
-	doc.Find("meta").Each(func(_ int, s *goquery.Selection) {
+func (p *Page) readMeta(doc *goquery.Document, els *elements, base *url.URL) {
+	selection(doc, els.meta...).Each(func(_ int, s *goquery.Selection) {
 		content := strings.TrimSpace(s.AttrOr("content", ""))
 		name := strings.ToLower(strings.TrimSpace(s.AttrOr("name", s.AttrOr("property", ""))))
 		switch name {
@@ -313,8 +321,8 @@ var feedTypes = map[string]bool{"application/rss+xml": true, "application/atom+x
 
 // readAlternates reads the canonical URL, the feeds linked, and the
 // hreflang of an alternate link to the page itself (self, its URL).
-func (p *Page) readAlternates(doc *goquery.Document, base, self *url.URL) {
-	doc.Find("link[rel][type][href]").Each(func(_ int, s *goquery.Selection) {
+func (p *Page) readAlternates(doc *goquery.Document, els *elements, base, self *url.URL) {
+	selection(doc, withAttr(els.links, "type")...).Each(func(_ int, s *goquery.Selection) {
 		typ, _, _ := mime.ParseMediaType(s.AttrOr("type", ""))
 		if !hasToken(s.AttrOr("rel", ""), "alternate") || !feedTypes[typ] {
 			return
@@ -323,7 +331,7 @@ func (p *Page) readAlternates(doc *goquery.Document, base, self *url.URL) {
 			p.Feeds = append(p.Feeds, u.String())
 		}
 	})
-	doc.Find("link[rel][href]").EachWithBreak(func(_ int, s *goquery.Selection) bool {
+	selection(doc, els.links...).EachWithBreak(func(_ int, s *goquery.Selection) bool {
 		if !hasToken(s.AttrOr("rel", ""), "canonical") {
 			return true
 		}
@@ -333,7 +341,7 @@ func (p *Page) readAlternates(doc *goquery.Document, base, self *url.URL) {
 		return false
 	})
 	if self != nil {
-		doc.Find("[hreflang][href]").EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		selection(doc, els.hreflang...).EachWithBreak(func(_ int, s *goquery.Selection) bool {
 			if u := linkURL(base, s.AttrOr("href", "")); u != nil && sameDocument(u, self) {
 				p.Hreflang = strings.TrimSpace(s.AttrOr("hreflang", ""))
 				return false
@@ -346,24 +354,14 @@ func (p *Page) readAlternates(doc *goquery.Document, base, self *url.URL) {
 // readLinks reads the page's <a href> links in document order into
 // p.Links, the first maxLinks of them (0: all), counts them all in
 // p.LinkCount, and returns the nodes of those kept with their index in
-// p.Links. The elements are walked in place (no selection of every
-// link is built), and a link past the bound costs a look at its href.
-func (p *Page) readLinks(doc *goquery.Document, base *url.URL, maxLinks int) map[*html.Node]int {
+// p.Links. They are the elements that findElements found (no selection
+// of every link is built), and a link past the bound costs a look at its
+// href.
+func (p *Page) readLinks(els *elements, base *url.URL, maxLinks int) map[*html.Node]int {
 	kept := map[*html.Node]int{}
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode {
-				continue
-			}
-			if href, ok := attr(c, "href"); ok && c.Data == "a" {
-				p.readLink(c, base, href, maxLinks, kept)
-			}
-			walk(c)
-		}
-	}
-	for _, n := range doc.Nodes {
-		walk(n)
+	for _, a := range els.hrefA {
+		href, _ := attr(a, "href")
+		p.readLink(a, base, href, maxLinks, kept)
 	}
 	return kept
 }
@@ -377,7 +375,7 @@ func (p *Page) readLink(a *html.Node, base *url.URL, href string, maxLinks int, 
 		}
 		return
 	}
-	u := linkURL(base, href)
+	u, link := linkString(base, href)
 	if u == nil {
 		return
 	}
@@ -392,7 +390,7 @@ func (p *Page) readLink(a *html.Node, base *url.URL, href string, maxLinks int, 
 	}
 	rel, _ := attr(a, "rel")
 	kept[a] = len(p.Links)
-	p.Links = append(p.Links, Link{URL: u.String(), Text: text, NoFollow: hasToken(rel, "nofollow")})
+	p.Links = append(p.Links, Link{URL: link, Text: text, NoFollow: hasToken(rel, "nofollow")})
 }
 
 // mayLink reports, without parsing it, whether href may resolve to a
@@ -464,8 +462,8 @@ func imgAlt(n *html.Node) string {
 // elements the page's print rules hide (printHidden) are left out of the
 // main content, unless that would leave less than half of its text (a
 // print sheet that hides the page to print one part of it).
-func (p *Page) readContent(doc *goquery.Document, kept map[*html.Node]int, printHidden map[*html.Node]bool) {
-	body := doc.Find("body").First()
+func (p *Page) readContent(doc *goquery.Document, els *elements, kept map[*html.Node]int, printHidden map[*html.Node]bool) {
+	body := selection(doc, els.body)
 	var tagged []string
 	if p.Title != "" {
 		tagged = append(tagged, p.Title)
@@ -492,7 +490,7 @@ func (p *Page) readContent(doc *goquery.Document, kept map[*html.Node]int, print
 	}
 	if content != nil {
 		content = titleBlock(content, p.Title)
-		nav := navBlocks(doc)
+		nav := navBlocks(doc, els)
 		menus := layoutNav(content)
 		for _, n := range menus {
 			if nav == nil {
@@ -603,9 +601,16 @@ func parseDate(s string) (time.Time, bool) {
 // resolve parses ref against base and returns it if it is an absolute
 // http or https URL with a host, else nil.
 func resolve(base *url.URL, ref string) *url.URL {
+	u, _ := resolveString(base, ref)
+	return u
+}
+
+// resolveString is resolve, with the URL's String (nil and "" where
+// resolve gives nil).
+func resolveString(base *url.URL, ref string) (*url.URL, string) {
 	u, err := url.Parse(strings.TrimSpace(ref))
 	if err != nil {
-		return nil
+		return nil, ""
 	}
 	if base != nil {
 		u = base.ResolveReference(u)
@@ -613,30 +618,42 @@ func resolve(base *url.URL, ref string) *url.URL {
 	switch {
 	case (u.Scheme == "file" || u.Scheme == "smb") && base != nil && base.Scheme == u.Scheme: // a folder's page links to its files
 	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return nil
+		return nil, ""
 	}
 	// url.Parse accepts hosts it cannot read back ("//::"); a link that
 	// does not survive a round trip is unusable.
-	if _, err := url.Parse(u.String()); err != nil {
-		return nil
+	s := u.String()
+	if _, err := url.Parse(s); err != nil {
+		return nil, ""
 	}
-	return u
+	return u, s
 }
 
 // linkURL resolves an <a href> for Links: fragment-only, javascript:,
 // mailto: and other non-http(s) references give nil; the fragment is
 // dropped.
 func linkURL(base *url.URL, href string) *url.URL {
+	u, _ := linkString(base, href)
+	return u
+}
+
+// linkString is linkURL, with the URL's String (nil and "" where linkURL
+// gives nil): a page's links are kept as strings, and the resolution
+// made one already.
+func linkString(base *url.URL, href string) (*url.URL, string) {
 	href = strings.TrimSpace(href)
 	if href == "" || href[0] == '#' {
-		return nil
+		return nil, ""
 	}
-	u := resolve(base, href)
+	u, s := resolveString(base, href)
 	if u == nil {
-		return nil
+		return nil, ""
 	}
-	u.Fragment, u.RawFragment = "", ""
-	return u
+	if u.Fragment != "" || u.RawFragment != "" {
+		u.Fragment, u.RawFragment = "", ""
+		s = u.String()
+	}
+	return u, s
 }
 
 // sameDocument reports whether u and v name the same document: equal but

@@ -32,10 +32,10 @@ const maxNavLabel = 40
 // Pagination ("1 2 3 Next") has links without a type and is kept. So
 // are the bars of links to the page's neighbours that the head names
 // (headNavBlocks).
-func navBlocks(doc *goquery.Document) map[*html.Node]bool {
+func navBlocks(doc *goquery.Document, els *elements) map[*html.Node]bool {
 	var out map[*html.Node]bool
 	seen := map[*html.Node]bool{}
-	doc.Find("a[rel]").Each(func(_ int, s *goquery.Selection) {
+	selection(doc, els.relA...).Each(func(_ int, s *goquery.Selection) {
 		if !isNavLink(s.Get(0)) {
 			return
 		}
@@ -54,7 +54,7 @@ func navBlocks(doc *goquery.Document) map[*html.Node]bool {
 			out[b] = true
 		}
 	})
-	if targets, titles := headNav(doc); targets != nil {
+	if targets, titles := headNav(doc, els); targets != nil {
 		for b := range headNavBlocks(doc, targets, titles) {
 			if out == nil {
 				out = map[*html.Node]bool{}
@@ -117,8 +117,8 @@ var navBase = &url.URL{Scheme: "http", Host: "nav.invalid", Path: "/a/b/"}
 // headNav returns the pages the head's navigation links name
 // (<link rel="prev" href="ch01s03.html" title="1.3. …">, the types of
 // navRels), without fragment, and their titles with the page's own.
-func headNav(doc *goquery.Document) (targets map[string]bool, titles []string) {
-	doc.Find("head link[rel][href]").Each(func(_ int, s *goquery.Selection) {
+func headNav(doc *goquery.Document, els *elements) (targets map[string]bool, titles []string) {
+	selection(doc, els.headLinks...).Each(func(_ int, s *goquery.Selection) {
 		if !isNavLink(s.Get(0)) {
 			return
 		}
@@ -133,7 +133,7 @@ func headNav(doc *goquery.Document) (targets map[string]bool, titles []string) {
 			titles = append(titles, t)
 		}
 	})
-	if t := normalize(doc.Find("head title").First().Text()); t != "" && targets != nil {
+	if t := normalize(selection(doc, els.headTitle).Text()); t != "" && targets != nil {
 		titles = append(titles, t)
 	}
 	return targets, titles

@@ -172,9 +172,9 @@ func hidingDeclaration(property string, values []css.Token) bool {
 // hide: those of its <style> elements and, through styles, of the
 // stylesheets it links on its own host (base's). A selector cascadia
 // cannot read is passed over; with styles nil only inline rules count.
-func printHiddenNodes(doc *goquery.Document, base *url.URL, styles StyleSource) map[*html.Node]bool {
+func printHiddenNodes(doc *goquery.Document, els *elements, base *url.URL, styles StyleSource) map[*html.Node]bool {
 	var selectors []string
-	doc.Find("style").Each(func(_ int, s *goquery.Selection) {
+	selection(doc, els.styles...).Each(func(_ int, s *goquery.Selection) {
 		media, ok := s.Attr("media")
 		if ok && !printMedia(media) && !strings.EqualFold(strings.TrimSpace(media), "all") {
 			return
@@ -182,7 +182,7 @@ func printHiddenNodes(doc *goquery.Document, base *url.URL, styles StyleSource) 
 		selectors = append(selectors, printRules.hidden([]byte(s.Text()), ok && printMedia(media))...)
 	})
 	if styles != nil && base != nil {
-		doc.Find("link[rel][href]").Each(func(_ int, s *goquery.Selection) {
+		selection(doc, els.links...).Each(func(_ int, s *goquery.Selection) {
 			if !hasToken(strings.ToLower(s.AttrOr("rel", "")), "stylesheet") {
 				return
 			}

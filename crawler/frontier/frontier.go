@@ -414,8 +414,10 @@ func (f *Frontier) SeenAll(urls []string) ([]bool, error) {
 	seen := make([]bool, len(urls))
 	err := f.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bURLs)
+		var key []byte // one buffer for the keys: Get keeps none
 		for i, u := range urls {
-			seen[i] = b.Get([]byte(u)) != nil
+			key = append(key[:0], u...)
+			seen[i] = b.Get(key) != nil
 		}
 		return nil
 	})

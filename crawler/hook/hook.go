@@ -24,7 +24,6 @@
 package hook
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -574,7 +573,7 @@ func (h *Hook) parse(pageURL string, header http.Header, body []byte) (*Parsed, 
 	default:
 		return nil, skip("content type %s", ctype)
 	}
-	page, err := clean.Parse(bytes.NewReader(body), base, clean.Options{MaxBytes: int64(h.opts.MaxBodyBytes), MaxLinks: h.opts.MaxLinks, Styles: h.opts.Styles, Robots: robots})
+	page, err := clean.ParseBytes(body, base, clean.Options{MaxBytes: int64(h.opts.MaxBodyBytes), MaxLinks: h.opts.MaxLinks, Styles: h.opts.Styles, Robots: robots})
 	switch {
 	case errors.Is(err, clean.ErrNotHTML):
 		return nil, skip("not an HTML document")

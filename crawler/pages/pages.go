@@ -534,8 +534,10 @@ func (s *Store) Known(urls []string) ([]bool, error) {
 	out := make([]bool, len(urls))
 	err := s.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketByURL)
+		var key []byte // one buffer for the keys: Get keeps none
 		for i, u := range urls {
-			out[i] = b.Get([]byte(u)) != nil
+			key = append(key[:0], u...)
+			out[i] = b.Get(key) != nil
 		}
 		return nil
 	})
