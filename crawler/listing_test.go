@@ -254,7 +254,7 @@ func TestListingInterval(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := rc.listing(schedule.State{History: tt.history})
+			got := rc.listing("http://h/l", schedule.State{History: tt.history})
 			if got < tt.lo || got > tt.hi {
 				t.Errorf("interval %v, want within [%v, %v]", got, tt.lo, tt.hi)
 			}
@@ -268,7 +268,7 @@ func TestListingInterval(t *testing.T) {
 			for i := range 300 {
 				setKind(rc, strconv.Itoa(i), i < tt.listings, false)
 			}
-			if got := rc.listing(schedule.State{History: every(5*time.Hour, false, 10)}); got != tt.want {
+			if got := rc.listing("http://h/l", schedule.State{History: every(5*time.Hour, false, 10)}); got != tt.want {
 				t.Errorf("interval %v, want %v (the listings' share of the budget, within the bounds)", got, tt.want)
 			}
 		})
@@ -393,5 +393,53 @@ func TestCandidateShare(t *testing.T) {
 		if got := rc.listingBound(); got != 25*time.Minute {
 			t.Errorf("%d candidates: the 30 listings' interval %v, want 25m0s (their own share)", tt.candidates, got)
 		}
+	}
+}
+
+// TestListingsKeepTheirShare: listings that change at every look — as
+// every listing after one deleted does when a site lists its pages a
+// hundred a listing in order — together take no more than their share
+// of the budget, and each its part by the square root of its rate: at
+// their own rates they would each be revisited every minute.
+func TestListingsKeepTheirShare(t *testing.T) {
+	const budget, n = 5.0, 20
+	rc := newRecrawl(RevisitOptions{Budget: budget, MinInterval: time.Minute, MaxInterval: 24 * time.Hour, Prior: 24 * time.Hour})
+	for i := range 2000 {
+		rc.states[strconv.Itoa(i)] = schedule.State{}
+	}
+	changing := func(every time.Duration) []schedule.Observation {
+		h := make([]schedule.Observation, 10)
+		for i := range h {
+			h[i] = schedule.Observation{Interval: every, Changed: true}
+		}
+		return h
+	}
+	every := func(k int) time.Duration { return time.Duration(40+10*k) * time.Second } // 40 s to 3m50s
+	for k := range n {
+		setKind(rc, "http://h/list?k="+strconv.Itoa(k), true, false)
+	}
+	got := make([]time.Duration, n)
+	for range 2 { // the second round sees every listing's rate
+		for k := range n {
+			got[k] = rc.listing("http://h/list?k="+strconv.Itoa(k), schedule.State{History: changing(every(k))})
+		}
+	}
+	var rate float64
+	for k, d := range got {
+		rate += 1 / d.Seconds()
+		if k > 0 && d < got[k-1] {
+			t.Errorf("listing %d (changes every %v) due after %v, sooner than listing %d (every %v) after %v", k, every(k), d, k-1, every(k-1), got[k-1])
+		}
+	}
+	if share := listingShare * budget; rate > share*1.001 {
+		t.Errorf("the listings take %.3f fetches/s; want at most their share, %.3f (intervals %v)", rate, share, got)
+	}
+	if rate < listingShare*budget*0.99 {
+		t.Errorf("the listings take %.3f fetches/s; want their share, %.3f: they all change", rate, listingShare*budget)
+	}
+	rc.forgetListing("http://h/list?k=0")
+	rc.setListing(&pages.Record{Page: page.Page{URL: "http://h/list?k=1"}})
+	if len(rc.roots) != n-2 {
+		t.Errorf("%d roots after two listings left; want %d", len(rc.roots), n-2)
 	}
 }
