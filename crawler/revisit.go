@@ -72,8 +72,8 @@ type recrawl struct {
 	rootSum float64
 }
 
-// listingShare is the share of the budget the listings may take at the
-// least: each is due within listings ÷ (listingShare · Budget), so that a
+// listingShare is the share of the budget the listings take: each is due,
+// until it changes, within listings ÷ (listingShare · Budget), so that a
 // page deleted is seen soon (a listing stops linking to it, and checkLeft
 // fetches it at once) and a page born is fetched soon. A listing's own
 // changes say how often one of its hundred pages is born or deleted, but
@@ -86,7 +86,9 @@ type recrawl struct {
 // λ ≈ 1/770 s each) that is 270 s, 1.5 % of the budget: a fiftieth
 // keeps them near it (210 s each) while a deletion is still seen within
 // minutes. (A twentieth, before: 84 s, and 3 % of the budget taken from
-// the pages' revisits for a few seconds less of staleness.)
+// the pages' revisits for a few seconds less of staleness.) Listings
+// that change faster are due sooner, but within the share together
+// (recrawl.listing).
 const listingShare = 0.02
 
 // setListing counts the page of record rec as a listing
