@@ -45,8 +45,9 @@ func indexState(t *testing.T, dir string) (indexer.SegmentStats, string) {
 }
 
 // TestCompactCommand: a crawl --once with --compact=false leaves the
-// index in the segments its flushes made; doppel compact merges them
-// into one without deleted records, with the same answers, and says so
+// index in the segments its flushes made (unless scorch's own merger
+// merged them all); doppel compact merges them into one without deleted
+// records, with the same answers, and says so
 // on stdout (and progress on stderr); again, it has nothing to do, and
 // a crawl --once leaves its segments, its summary saying how many. Bad
 // command lines are usage errors, a directory without a crawl an error.
@@ -60,7 +61,10 @@ func TestCompactCommand(t *testing.T) {
 	}
 	before, want := indexState(t, dir)
 	if before.Segments < 2 && before.Deleted == 0 {
-		t.Fatalf("the crawl left %+v: nothing to compact", before)
+		// Scorch's own merger merged every segment during the crawl
+		// (seen once in CI on a loaded machine): compact must then say
+		// it has nothing to merge, and change nothing.
+		t.Logf("the crawl left %+v: compact has nothing to merge", before)
 	}
 	saved := progressInterval
 	progressInterval = time.Millisecond
