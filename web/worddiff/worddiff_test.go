@@ -224,10 +224,14 @@ func TestCacheBounds(t *testing.T) {
 		t.Errorf("after a texts error: %v", err)
 	}
 	// A caller whose context ends stops waiting; the comparison goes on.
-	slow := NewCache(CacheOptions{MaxConcurrent: 1, Diff: Options{Timeout: 100 * time.Millisecond}})
+	// (The slot's wait, Timeout, is long beside the caller's 10 ms, so
+	// that a loaded machine does not end both before the caller looks.)
+	slow := NewCache(CacheOptions{MaxConcurrent: 1, Diff: Options{Timeout: time.Second}})
 	release := make(chan struct{})
 	go slow.Diff(context.Background(), "block", func() (string, string, error) { <-release; return "a", "b", nil })
-	time.Sleep(10 * time.Millisecond)
+	for len(slow.running) == 0 { // "block" holds the one slot
+		time.Sleep(time.Millisecond)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
 	if _, err := slow.Diff(ctx, "other", func() (string, string, error) { return "a", "b", nil }); !errors.Is(err, context.DeadlineExceeded) {

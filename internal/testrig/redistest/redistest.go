@@ -266,13 +266,17 @@ func (c *Cluster) clusterNodes() string {
 	return ""
 }
 
-// KillMaster kills (SIGKILL) the master node at addr and waits until a
-// replica has taken over its slots and the cluster is ok again.
+// KillMaster kills (SIGKILL) the master node at addr, once its replicas
+// have every write it had taken when KillMaster was called, and waits
+// until a replica has taken over its slots and the cluster is ok again.
+// (Replication is asynchronous: a write a master acknowledged and had not
+// yet sent is lost with it, which a loaded machine made likely.)
 func (c *Cluster) KillMaster(addr string) {
 	c.t.Helper()
 	for _, nd := range c.nodes {
 		if nd.addr == addr {
 			want := len(c.Masters())
+			c.replicated(addr, 10*time.Second)
 			nd.kill()
 			deadline := time.Now().Add(30 * time.Second)
 			for {
@@ -287,6 +291,50 @@ func (c *Cluster) KillMaster(addr string) {
 		}
 	}
 	c.t.Fatalf("redistest: no node %s", addr)
+}
+
+// replicated waits, at most d, until the replicas of the master at addr
+// have reached the replication offset it had when called.
+func (c *Cluster) replicated(addr string, d time.Duration) {
+	cl := redis.NewClient(&redis.Options{Addr: addr})
+	defer cl.Close()
+	ctx := context.Background()
+	target := int64(-1)
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		info, err := cl.Info(ctx, "replication").Result()
+		if err != nil {
+			continue
+		}
+		offset, replicas := replication(info)
+		if target < 0 {
+			target = offset
+		}
+		if len(replicas) > 0 && slices.Min(replicas) >= target {
+			return
+		}
+	}
+	c.t.Logf("redistest: the replicas of %s did not reach its replication offset within %v", addr, d)
+}
+
+// replication returns a master's replication offset and its replicas'
+// from its INFO replication: master_repl_offset:N and slaveK:…,offset=N,….
+func replication(info string) (offset int64, replicas []int64) {
+	for line := range strings.Lines(info) {
+		line = strings.TrimSpace(line)
+		if v, ok := strings.CutPrefix(line, "master_repl_offset:"); ok {
+			offset, _ = strconv.ParseInt(v, 10, 64)
+		}
+		if !strings.HasPrefix(line, "slave") || !strings.Contains(line, "offset=") {
+			continue
+		}
+		for field := range strings.SplitSeq(line[strings.Index(line, ":")+1:], ",") {
+			if v, ok := strings.CutPrefix(field, "offset="); ok {
+				n, _ := strconv.ParseInt(v, 10, 64)
+				replicas = append(replicas, n)
+			}
+		}
+	}
+	return offset, replicas
 }
 
 // WaitOK waits until every live node reports cluster_state:ok and the

@@ -28,7 +28,6 @@ func TestCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(500 * time.Millisecond) // replication is asynchronous
 	killed := masters[1]
 	c.KillMaster(killed)
 	after := c.Masters()
@@ -48,5 +47,24 @@ func TestCluster(t *testing.T) {
 			t.Fatalf("key%d = %d, %v after the failover", i, got, err)
 		}
 		i++
+	}
+}
+
+func TestReplication(t *testing.T) {
+	for _, tt := range []struct {
+		name, info string
+		offset     int64
+		replicas   []int64
+	}{
+		{"one replica behind", "# Replication\r\nrole:master\r\nconnected_slaves:1\r\nslave0:ip=127.0.0.1,port=7001,state=online,offset=1200,lag=0\r\nmaster_repl_offset:1300\r\n", 1300, []int64{1200}},
+		{"two replicas", "role:master\nslave0:ip=::1,port=1,state=online,offset=5,lag=1\nslave1:ip=::1,port=2,state=wait_bgsave,offset=0,lag=0\nmaster_repl_offset:5\n", 5, []int64{5, 0}},
+		{"no replica", "role:master\nconnected_slaves:0\nmaster_repl_offset:42\n", 42, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			offset, replicas := replication(tt.info)
+			if offset != tt.offset || !slices.Equal(replicas, tt.replicas) {
+				t.Errorf("replication = %d, %v; want %d, %v", offset, replicas, tt.offset, tt.replicas)
+			}
+		})
 	}
 }
