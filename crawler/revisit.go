@@ -185,10 +185,11 @@ func (rc *recrawl) plan() {
 	rc.planned = true
 }
 
-// listing is the interval of the listing url with schedule state st:
-// the mean time between its changes as estimated from its own history
-// alone (within the bounds), at most the average interval, and at most
-// the listings' share of the budget allows (listingShare). A listing
+// listing records the listing url's root (recrawl.roots) and returns its
+// interval, with schedule state st: the mean time between its changes as
+// estimated from its own history alone (within the bounds), at most the
+// average interval, and, until it has changed, at most the listings'
+// share of the budget allows (listingShare). A listing
 // is not revisited for its own freshness but for the pages born and
 // deleted that its changes reveal: unlike a page's, its interval does not
 // grow when it changes faster than it could be kept fresh. But the
