@@ -89,6 +89,7 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 				d.fresh++
 			}
 			return item, true
+		case errors.Is(err, errSpent): // as if none were pending
 		case errors.Is(err, frontier.ErrNotReady):
 			var again bool
 			if wake, again = d.notReady(now, wake, paced); again {
@@ -100,7 +101,7 @@ func (d *dispatcher) next() (frontier.Item, bool) {
 		}
 		// Nothing may be fetched now.
 		var over bool
-		if wake, over = d.idleWake(now, wake); over {
+		if wake, over = d.idleWake(now, wake, errors.Is(err, frontier.ErrEmpty)); over {
 			d.cond.Broadcast()
 			return frontier.Item{}, false
 		}
@@ -160,8 +161,8 @@ func (d *dispatcher) notReady(now, wake time.Time, paced bool) (_ time.Time, aga
 // idleWake is when next looks again when nothing may be fetched now, or
 // over if the crawl is over: not kept alive (Watch), nothing in flight
 // here or on another crawl process sharing the frontier, nothing to wait
-// for.
-func (d *dispatcher) idleWake(now, wake time.Time) (_ time.Time, over bool) {
+// for; empty says the look found no URL pending.
+func (d *dispatcher) idleWake(now, wake time.Time, empty bool) (_ time.Time, over bool) {
 	switch {
 	case d.keep:
 		if due, ok := d.front.NextDue(); ok {
@@ -171,7 +172,7 @@ func (d *dispatcher) idleWake(now, wake time.Time) (_ time.Time, over bool) {
 		return earliest(wake, now.Add(time.Second)), false
 	case d.inflight > 0 || !wake.IsZero():
 		return wake, false
-	case d.turns.elsewhere():
+	case d.turns.elsewhere(empty):
 		// Other workers' pages in flight may still queue links.
 		// Ask the committer to mark this worker's own done
 		// without waiting for its tick: other workers wait for
@@ -204,8 +205,15 @@ func (d *dispatcher) look(now time.Time) (item frontier.Item, wake time.Time, pa
 	return item, wake, paced, err
 }
 
+// errSpent is scan's answer when every URL it looked at was refused for
+// the page budget alone: none of them will be fetched, however long the
+// dispatcher waits (a paced frontier's next host turn, NextReady, is no
+// reason to look again).
+var errSpent = errors.New("crawler: the page budget is spent")
+
 // scan is one look at the first scanLimit pending items, taking a host's
-// slot with acquire.
+// slot with acquire; it returns errSpent rather than
+// frontier.ErrNotReady if it refused them all for the page budget.
 func (d *dispatcher) scan(now time.Time, acquire func(host string) bool) (item frontier.Item, wake time.Time, paced bool, err error) {
 	budget := d.budget(d.fresh)
 	busy := map[string]bool{}
@@ -222,10 +230,18 @@ func (d *dispatcher) scan(now time.Time, acquire func(host string) bool) (item f
 			d.pacer.Release(h)
 		}
 	}()
+	seen, spent := 0, 0 // URLs looked at; refused for the page budget alone
+	defer func() {
+		if errors.Is(err, frontier.ErrNotReady) && seen > 0 && spent == seen {
+			err = errSpent
+		}
+	}()
 	item, err = d.front.NextWhere(func(u string, payload []byte) bool {
 		var t task
 		_ = json.Unmarshal(payload, &t)
+		seen++
 		if !budget && !t.Revisit {
+			spent++
 			return false
 		}
 		if t.After > 0 {

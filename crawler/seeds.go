@@ -71,8 +71,16 @@ func (c *committer) seedResult(r *result) (failed bool) {
 }
 
 // fetchedNothing returns ErrNothingFetched with the first reasons
-// recorded in this run, for a crawl that ended without a page.
+// recorded in this run, for a crawl that ended without a page — unless
+// its frontier is shared (frontier.Shared) and records a page done or in
+// flight: the other workers on it fetched, or are fetching, every page
+// this one could have.
 func (c *committer) fetchedNothing() error {
+	if _, shared := c.front.(frontier.Shared); shared {
+		if st, err := c.front.Stats(); err == nil && st.Done+st.InFlight > 0 {
+			return nil
+		}
+	}
 	if len(c.reasons) == 0 {
 		return fmt.Errorf("%w (no URL was queued: see the seeds and the allowed hosts)", ErrNothingFetched)
 	}

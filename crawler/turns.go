@@ -44,14 +44,16 @@ type hostTurns interface {
 	// readsSitemaps reports whether this worker reads host's sitemaps
 	// at this reading (see sitemaps.readHost).
 	readsSitemaps(s *sitemaps, host string) bool
-	// elsewhere reports whether other workers have URLs in flight.
-	elsewhere() bool
+	// elsewhere reports whether other workers have URLs in flight (or,
+	// if the dispatcher's look found the queue empty, gave one back
+	// since).
+	elsewhere(empty bool) bool
 }
 
 // newHostTurns returns the turns of a crawl on front.
 func newHostTurns(front frontier.Queue) hostTurns {
 	if q, ok := front.(frontier.Shared); ok {
-		return sharedTurns{q}
+		return sharedTurns{q, front}
 	}
 	return ownTurns{}
 }
@@ -69,10 +71,14 @@ func (ownTurns) giveBack(string) error { return nil }
 // readsSitemaps: the crawl reads every host's sitemaps itself.
 func (ownTurns) readsSitemaps(*sitemaps, string) bool { return true }
 
-func (ownTurns) elsewhere() bool { return false }
+func (ownTurns) elsewhere(bool) bool { return false }
 
-// sharedTurns are the turns on a frontier workers share.
-type sharedTurns struct{ q frontier.Shared }
+// sharedTurns are the turns on a frontier workers share: q, which is
+// front.
+type sharedTurns struct {
+	q     frontier.Shared
+	front frontier.Queue
+}
 
 // wrap passes the requests through the frontier's gate.
 func (t sharedTurns) wrap(base http.RoundTripper, claimed bool) http.RoundTripper {
@@ -147,8 +153,17 @@ func (t sharedTurns) readsSitemaps(s *sitemaps, host string) bool {
 
 // elsewhere asks the frontier for the URLs leased to other workers. This
 // worker's own, whose pages are committed but not yet marked done (the
-// committer marks them at its next commit), do not count.
-func (t sharedTurns) elsewhere() bool {
+// committer marks them at its next commit), do not count. With none, and
+// the dispatcher's look having found the queue empty, a URL pending
+// counts, read after: another worker gave a claim back (Release: the
+// claim's turn went to robots.txt or a sitemap) between the look and
+// this question, which ended its lease. (A look that found URLs pending
+// and took none — the page budget spent — is not made to wait for them.)
+func (t sharedTurns) elsewhere(empty bool) bool {
 	n, err := t.q.InFlightElsewhere()
-	return err == nil && n > 0
+	if err != nil || n > 0 || !empty {
+		return err == nil && n > 0
+	}
+	st, err := t.front.Stats()
+	return err == nil && st.Pending > 0
 }

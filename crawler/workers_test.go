@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -116,6 +117,74 @@ func TestWorkersShareRedisFrontier(t *testing.T) {
 	st := [2]Stats{workers[0].Stats(), workers[1].Stats()}
 	if st[0].Fetched == 0 || st[1].Fetched == 0 {
 		t.Errorf("fetched %d and %d: both workers should have fetched", st[0].Fetched, st[1].Fetched)
+	}
+}
+
+// TestWorkerFindingTheWorkDone: a worker that joins a shared frontier
+// after another fetched every page fetches nothing and ends without an
+// error (before, it ended with ErrNothingFetched, which failed
+// TestWorkersSpacedFromTheSend whenever one worker took all its pages);
+// a worker alone on a shared frontier whose one seed is missing still
+// fails (ErrNoSeed); a worker whose page budget is spent ends, pages
+// pending.
+func TestWorkerFindingTheWorkDone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Redis Cluster")
+	}
+	const n = 6
+	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/p") {
+			http.NotFound(w, r)
+			return
+		}
+		var i int
+		fmt.Sscanf(r.URL.Path, "/p%d", &i)
+		writePage(w, fmt.Sprintf("page number %d of the finished crawl, %s", i, strings.Repeat(fmt.Sprint(" word", i), i%5+1)), treeLinks(i, n)...)
+	}))
+	rdb := redistest.Start(t, 3, 0).Client()
+	run := func(prefix, holder string, maxPages int, seeds ...string) (*Crawler, error) {
+		q, err := redisfrontier.New(rdb, redisfrontier.Options{Prefix: prefix, Holder: holder})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := testOptions(seeds[0])
+		opts.Seeds, opts.Frontier = seeds, q
+		if maxPages > 0 {
+			opts.MaxPages = maxPages
+		}
+		c, err := Open(t.TempDir(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		return c, c.Run(ctx)
+	}
+	first, err := run("done", "first", 0, s.URL+"/p0")
+	if err != nil {
+		t.Fatalf("the first worker: %v", err)
+	}
+	if got := first.Stats().Fetched; got != n {
+		t.Fatalf("the first worker fetched %d pages, want %d", got, n)
+	}
+	late, err := run("done", "late", 0, s.URL+"/p0")
+	if err != nil {
+		t.Errorf("the late worker, with every page done: %v, want no error", err)
+	}
+	if got := late.Stats().Fetched; got != 0 {
+		t.Errorf("the late worker fetched %d pages, want none", got)
+	}
+	_, err = run("empty", "alone", 0, s.URL+"/gone")
+	if !errors.Is(err, ErrNoSeed) {
+		t.Errorf("a worker alone whose one seed is missing (404): %v, want ErrNoSeed", err)
+	}
+	small, err := run("budget", "small", 2, s.URL+"/p0")
+	if err != nil {
+		t.Errorf("a worker whose page budget is spent, pages pending: %v, want no error", err)
+	}
+	if got := small.Stats().Fetched; got != 2 {
+		t.Errorf("a worker with a budget of 2 pages fetched %d", got)
 	}
 }
 
