@@ -91,6 +91,7 @@ type Stats struct {
 type host struct {
 	ahead   time.Duration // Options.Ahead, at most half the delay
 	active  int
+	waiting int           // Acquire calls waiting for a slot
 	refused time.Time     // the first refusal since the last grant; zero if none
 	starts  []time.Time   // the last (up to limit) slots granted, oldest first
 	sent    []time.Time   // the last (up to limit) requests sent (Send), oldest first
@@ -174,9 +175,23 @@ func (p *Pacer) host(name string) *host {
 // Acquire waits until a request slot for host is free and takes it
 // (looking every 50 ms, as a request outside the crawl's dispatcher — a
 // sitemap, a stylesheet — does), or returns ctx's error. Release it when
-// the request is done.
+// the request is done. While it waits, TryAcquire and TryAcquireEarly
+// refuse the host's slots to others: a crawler's dispatcher, which asks
+// as soon as a slot may be granted, would otherwise take every one
+// before the next look (on the kit's living site a kept crawl read its
+// sitemap at no turn in ten minutes). It is granted up to Options.Ahead
+// early, as TryAcquireEarly.
 func (p *Pacer) Acquire(ctx context.Context, name string) error {
-	for !p.TryAcquire(name) {
+	p.mu.Lock()
+	h := p.host(name)
+	h.waiting++
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		h.waiting--
+		p.mu.Unlock()
+	}()
+	for !p.tryAcquire(name, true, true) {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -188,16 +203,18 @@ func (p *Pacer) Acquire(ctx context.Context, name string) error {
 
 // TryAcquire takes a request slot for host if one is free now, and
 // reports whether it did. Release it when the request is done.
-func (p *Pacer) TryAcquire(name string) bool { return p.tryAcquire(name, false) }
+func (p *Pacer) TryAcquire(name string) bool { return p.tryAcquire(name, false, false) }
 
 // TryAcquireEarly is TryAcquire up to Options.Ahead before the host's
 // turn: the request waits in Send for the rest of the delay. A crawler
 // asks for it when no host's slot is free now, so that a request
 // waiting for its host's turn does not hold a fetch goroutine that
 // another host could use.
-func (p *Pacer) TryAcquireEarly(name string) bool { return p.tryAcquire(name, true) }
+func (p *Pacer) TryAcquireEarly(name string) bool { return p.tryAcquire(name, true, false) }
 
-func (p *Pacer) tryAcquire(name string, early bool) bool {
+// tryAcquire is TryAcquire, early as TryAcquireEarly; for an Acquire
+// waiting (waiter), or for anyone when none is.
+func (p *Pacer) tryAcquire(name string, early, waiter bool) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h := p.host(name)
@@ -206,7 +223,7 @@ func (p *Pacer) tryAcquire(name string, early bool) bool {
 	if early {
 		at = h.turn(h.ahead)
 	}
-	if h.active >= h.limit || now.Before(at) {
+	if h.active >= h.limit || now.Before(at) || h.waiting > 0 && !waiter {
 		if h.refused.IsZero() {
 			h.refused = now
 		}
