@@ -142,23 +142,29 @@ type Paced interface {
 // read it.
 type Shared interface {
 	Paced
-	// Start reports whether a request to host may start now: if so it
-	// records the start and returns 0, else it returns how long to wait
-	// before asking again. For a host with a delay, a request may start
-	// when no other is in flight (End), the delay has passed since the
-	// last one started and since it was sent at the latest (End's sent:
-	// so the host sees its requests at least the delay apart, however
-	// long one took to leave), and its pause has ended; claimed says that the caller holds a claim
-	// of a URL of the host (NextWhere returned it) not yet spent on a
-	// request, else the request must also wait until the host's next
+	// Start reports whether a request to host may start: if it may now,
+	// Start records the start and returns (0, true); if the caller holds
+	// a claim and the host's turn comes within the frontier's ahead (see
+	// Paced), it may record the start at the turn and return (wait,
+	// true): the request goes wait from now, without asking again; else
+	// it returns how long to wait before asking again and false. For a
+	// host with a delay, a request may start when no other is in flight
+	// (End), the delay has passed since the last one started and since
+	// it was sent at the latest (End's sent: so the host sees its
+	// requests at least the delay apart, however long one took to
+	// leave), and its pause has ended; claimed says that the caller holds
+	// a claim of a URL of the host (NextWhere returned it) not yet spent
+	// on a request, else the request must also wait until the host's next
 	// claim is due (a claim re-arms its host for the request it stands
-	// for). A start re-arms the host at now + its delay.
-	Start(host string, claimed bool) (time.Duration, error)
+	// for). A start re-arms the host at its time + its delay.
+	Start(host string, claimed bool) (wait time.Duration, started bool, err error)
 	// End records that a request Start let go was answered, or failed,
-	// and sent, how long after the Start call that let it go began the
-	// request was sent at the latest (the time to its answer if that is
-	// not known): the host's next request may start now, and its delay
-	// after that sending. Call it for every request Start let go.
+	// and sent, how long after its start the request was sent at the
+	// latest — after the Start call that let it go began, plus the wait
+	// of a start recorded ahead (the time to its answer if that is not
+	// known): the host's next request may start now, and its delay after
+	// that sending. Call it for every request Start let go, and for a
+	// start recorded ahead whose request was not sent.
 	End(host string, sent time.Duration) error
 	// Release gives a URL this client claimed back to the queue at its
 	// position, with its priority and payload, its lease ended and its

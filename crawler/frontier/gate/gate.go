@@ -5,7 +5,8 @@
 // time, each once the one before was answered and its delay after the
 // one before was sent: as the host sees them, no two are closer than the
 // delay. When a request was sent is told to the frontier as the time from
-// the Start call that let it go to the moment its request was written
+// its start — the Start call that let it go, plus the wait of a start
+// recorded ahead — to the moment its request was written
 // (net/http/httptrace), which bounds it from above whatever the clocks.
 package gate
 
@@ -37,9 +38,10 @@ type Transport struct {
 
 // RoundTrip waits for the request's turn, sends it and, once it is
 // answered (its header read) or failed, tells the frontier, with how
-// long after the turn's Start call the request was written: the last
-// time its transport reported writing it (httptrace's WroteRequest, once
-// per try), or, if it reported none, the time to the answer.
+// long after the turn's recorded start (wait) the request was written:
+// the last time its transport reported writing it (httptrace's
+// WroteRequest, once per try), or, if it reported none, the time to the
+// answer.
 func (g Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	base := g.Base
 	if base == nil {
@@ -74,21 +76,31 @@ func Wait(ctx context.Context, q frontier.Shared, host string, claimed bool) err
 	return err
 }
 
-// wait is Wait; it also returns when the Start call that let the
-// request go began.
+// wait is Wait; it also returns when, by this machine's clock, the
+// request's recorded start was at the latest: when the Start call that
+// let it go began, plus the wait of a start recorded ahead. A start
+// recorded ahead whose wait ctx interrupts is ended at once (End).
 func wait(ctx context.Context, q frontier.Shared, host string, claimed bool) (time.Time, error) {
 	for {
 		asked := time.Now()
-		wait, err := q.Start(host, claimed)
-		if err != nil || wait <= 0 {
+		wait, started, err := q.Start(host, claimed)
+		if err != nil || started && wait <= 0 {
 			return asked, err
 		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
+			if started {
+				if err := q.End(host, 0); err != nil {
+					slog.Warn("gate: the shared frontier did not hear a start given up", "host", host, "err", err)
+				}
+			}
 			return asked, ctx.Err()
 		case <-t.C:
+		}
+		if started {
+			return asked.Add(wait), nil
 		}
 	}
 }

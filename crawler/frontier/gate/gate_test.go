@@ -17,7 +17,8 @@ import (
 )
 
 // turns is a frontier.Shared whose gate makes each host wait `waits`
-// times before a request starts; it records the calls.
+// times before a request starts — then starts it at once, or, with
+// ahead, records it ahead's time from now; it records the calls.
 type turns struct {
 	frontier.Shared // the methods the gate does not call: nil
 
@@ -28,9 +29,10 @@ type turns struct {
 	sent    []time.Duration // End's, per call
 	running int             // requests started and not ended
 	wait    time.Duration
+	ahead   time.Duration
 }
 
-func (q *turns) Start(host string, claimed bool) (time.Duration, error) {
+func (q *turns) Start(host string, claimed bool) (time.Duration, bool, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	call := host
@@ -40,10 +42,10 @@ func (q *turns) Start(host string, claimed bool) (time.Duration, error) {
 	q.starts = append(q.starts, call)
 	if q.waits > 0 {
 		q.waits--
-		return q.wait, nil
+		return q.wait, false, nil
 	}
 	q.running++
-	return 0, nil
+	return q.ahead, true, nil
 }
 
 func (q *turns) End(host string, sent time.Duration) error {
@@ -134,6 +136,45 @@ func TestTransport(t *testing.T) {
 		}
 		if len(q.starts)+len(q.ends) != 0 {
 			t.Errorf("file URL passed the gate: %q %q", q.starts, q.ends)
+		}
+	})
+
+	// A start recorded ahead: the request goes once its wait has passed,
+	// without another Start, and End's sent counts from then.
+	t.Run("ahead", func(t *testing.T) {
+		const ahead = 60 * time.Millisecond
+		q := &turns{ahead: ahead}
+		var at time.Time
+		base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			at = time.Now()
+			return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader("")), Request: r}, nil
+		})
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/ahead", nil)
+		asked := time.Now()
+		if _, err := (gate.Transport{Base: base, Queue: q, Claimed: true}).RoundTrip(req); err != nil {
+			t.Fatal(err)
+		}
+		if gone := at.Sub(asked); gone < ahead {
+			t.Errorf("a start recorded %v ahead: the request went after %v", ahead, gone)
+		}
+		if len(q.starts) != 1 || len(q.ends) != 1 || q.running != 0 {
+			t.Errorf("a start recorded ahead: Start calls %q, End calls %q, want one each", q.starts, q.ends)
+		}
+		if len(q.sent) == 1 && q.sent[0] >= ahead {
+			t.Errorf("End told sent %v, counted from the Start call, not from the recorded start %v later", q.sent[0], ahead)
+		}
+		// Interrupted while waiting for it: the start is ended, the
+		// request not sent.
+		q = &turns{ahead: time.Hour}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		req, _ = http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/late", nil)
+		before := sent.Load()
+		if _, err := (gate.Transport{Queue: q, Claimed: true}).RoundTrip(req); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("interrupted ahead: %v, want the context's error", err)
+		}
+		if sent.Load() != before || len(q.ends) != 1 || q.running != 0 {
+			t.Errorf("interrupted ahead: %d requests sent, End calls %q; want none sent and the start ended", sent.Load()-before, q.ends)
 		}
 	})
 

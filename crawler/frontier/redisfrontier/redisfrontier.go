@@ -605,13 +605,16 @@ func (f *Frontier) Pace(host string, delay time.Duration, until time.Time) error
 	return err
 }
 
-// Start reports whether a request to host may start now, by the server's
+// Start reports whether a request to host may start, by the server's
 // clock — for a host with a delay: none in flight, its delay passed since
-// the last one started and since it was sent (End) — if so it records the
-// start, re-arms the host at now + its delay and returns 0; else it
-// returns how long to wait. A request not ended within Options.Lease
+// the last one started and since it was sent (End) — if so now, it
+// records the start, re-arms the host at now + its delay and returns (0,
+// true); a claim whose turn comes within Options.Ahead gets its start
+// recorded at the turn and (the time to it, true), one round trip
+// instead of two; else it returns how long to wait and false. Times are
+// kept to the microsecond. A request not ended within Options.Lease
 // counts as ended. It implements frontier.Shared.
-func (f *Frontier) Start(host string, claimed bool) (time.Duration, error) {
+func (f *Frontier) Start(host string, claimed bool) (time.Duration, bool, error) {
 	host = strings.ToLower(host)
 	flag := "0"
 	if claimed {
@@ -619,20 +622,25 @@ func (f *Frontier) Start(host string, claimed bool) (time.Duration, error) {
 	}
 	res, err := f.run([]laneCall{{f.laneOf(host), []any{"start", host, f.opts.Delay.Milliseconds(), flag, f.opts.Lease.Milliseconds(), f.opts.Ahead.Milliseconds()}}})
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
-	ms, _ := res[0].(int64)
-	return time.Duration(ms) * time.Millisecond, nil
+	r, _ := res[0].([]any)
+	if len(r) != 2 {
+		return 0, false, fmt.Errorf("redisfrontier: start of %s: unexpected reply %v", host, res[0])
+	}
+	started, _ := r[0].(int64)
+	us, _ := r[1].(int64)
+	return time.Duration(us) * time.Microsecond, started == 1, nil
 }
 
 // End records that a request to host that Start let go was answered (or
-// failed), sent at the latest sent after its Start call began: the host's
+// failed), sent at the latest sent after its recorded start: the host's
 // next request may start now, its delay after that sending. It
 // implements frontier.Shared.
 func (f *Frontier) End(host string, sent time.Duration) error {
 	host = strings.ToLower(host)
-	ms := (max(sent, 0) + time.Millisecond - 1) / time.Millisecond // rounded up
-	_, err := f.run([]laneCall{{f.laneOf(host), []any{"end", host, f.opts.Delay.Milliseconds(), int64(ms)}}})
+	us := (max(sent, 0) + time.Microsecond - 1) / time.Microsecond // rounded up
+	_, err := f.run([]laneCall{{f.laneOf(host), []any{"end", host, f.opts.Delay.Milliseconds(), int64(us)}}})
 	return err
 }
 

@@ -324,17 +324,17 @@ func TestShared(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The claim re-armed the host: no request without a claim.
-		if wait, err := b.Start("h.example", false); err != nil || wait <= 0 || wait > delay {
-			t.Fatalf("a start without a claim right after a claim: wait %v, %v; want (0, %v]", wait, err, delay)
+		if wait, started, err := b.Start("h.example", false); err != nil || started || wait <= 0 || wait > delay {
+			t.Fatalf("a start without a claim right after a claim: wait %v, started %v, %v; want a wait in (0, %v]", wait, started, err, delay)
 		}
-		if wait, err := a.Start("h.example", true); err != nil || wait != 0 {
-			t.Fatalf("the claim's request: wait %v, %v; want 0", wait, err)
+		if wait, started, err := a.Start("h.example", true); err != nil || !started || wait != 0 {
+			t.Fatalf("the claim's request: wait %v, started %v, %v; want started now", wait, started, err)
 		}
 		// In flight: no second request, claimed or not.
 		time.Sleep(delay + 50*time.Millisecond) // the host takes its time to answer
 		for _, claimed := range []bool{true, false} {
-			if wait, err := b.Start("h.example", claimed); err != nil || wait <= 0 {
-				t.Fatalf("a request (claimed %v) while one is in flight: wait %v, %v; want > 0", claimed, wait, err)
+			if wait, started, err := b.Start("h.example", claimed); err != nil || started || wait <= 0 {
+				t.Fatalf("a request (claimed %v) while one is in flight: wait %v, started %v, %v; want a wait", claimed, wait, started, err)
 			}
 		}
 		// Answered after its delay, sent 10 ms after its start: the next
@@ -344,8 +344,8 @@ func TestShared(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := time.Now()
-		if wait, err := b.Start("h.example", true); err != nil || wait != 0 {
-			t.Fatalf("a request after the one before was sent its delay ago and answered: wait %v, %v; want 0", wait, err)
+		if wait, started, err := b.Start("h.example", true); err != nil || !started || wait != 0 {
+			t.Fatalf("a request after the one before was sent its delay ago and answered: wait %v, started %v, %v; want started now", wait, started, err)
 		}
 		// That start re-armed the host for claims as well.
 		if _, err := a.NextWhere(nil, 0); !errors.Is(err, frontier.ErrNotReady) {
@@ -357,10 +357,10 @@ func TestShared(t *testing.T) {
 		if err := b.End("h.example", 40*time.Millisecond); err != nil {
 			t.Fatal(err)
 		}
-		wait, err := a.Start("h.example", true)
+		wait, started, err := a.Start("h.example", true)
 		after := time.Now()
-		if err != nil || wait <= 0 || wait > delay {
-			t.Fatalf("a request right after the one before was answered: wait %v, %v; want (0, %v]", wait, err, delay)
+		if err != nil || started || wait <= 0 || wait > delay {
+			t.Fatalf("a request right after the one before was answered: wait %v, started %v, %v; want a wait in (0, %v]", wait, started, err, delay)
 		}
 		if from := after.Add(wait).Sub(before); from < delay+40*time.Millisecond-5*time.Millisecond {
 			t.Errorf("the next request may start %v after the one before, which was sent 40 ms after its start, under a delay of %v", from, delay)
@@ -369,13 +369,14 @@ func TestShared(t *testing.T) {
 		if err := a.Pace("p.example", 0, time.Now().Add(delay)); err != nil {
 			t.Fatal(err)
 		}
-		if wait, err := a.Start("p.example", true); err != nil || wait <= 0 {
-			t.Errorf("a request to a paused host: wait %v, %v; want > 0", wait, err)
+		if wait, started, err := a.Start("p.example", true); err != nil || started || wait <= 0 {
+			t.Errorf("a request to a paused host: wait %v, started %v, %v; want a wait", wait, started, err)
 		}
 	})
 
 	// With Ahead, a host's URL may be claimed that long before its turn
-	// (not earlier), and its request still waits for the turn in Start.
+	// (not earlier), and its request still waits for the turn: Start
+	// records its start at the turn.
 	t.Run("ahead", func(t *testing.T) {
 		const (
 			delay = 400 * time.Millisecond
@@ -391,8 +392,8 @@ func TestShared(t *testing.T) {
 		if _, err := a.NextWhere(nil, 0); err != nil {
 			t.Fatal(err)
 		}
-		if wait, err := a.Start("h.example", true); err != nil || wait != 0 {
-			t.Fatalf("the first claim's request: wait %v, %v; want 0", wait, err)
+		if wait, started, err := a.Start("h.example", true); err != nil || !started || wait != 0 {
+			t.Fatalf("the first claim's request: wait %v, started %v, %v; want started now", wait, started, err)
 		}
 		if err := a.End("h.example", 0); err != nil {
 			t.Fatal(err)
@@ -410,20 +411,22 @@ func TestShared(t *testing.T) {
 		if err != nil || it.URL != "http://h.example/2" {
 			t.Fatalf("the second claim: %v %v", it.URL, err)
 		}
-		for {
-			wait, err := b.Start("h.example", true)
-			after := time.Now()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if wait == 0 {
-				if gap := after.Sub(before); gap < delay-5*time.Millisecond {
-					t.Errorf("the second request started %v after the first, under a delay of %v", gap, delay)
-				}
-				break
-			}
-			time.Sleep(wait)
+		// Claimed within ahead of its turn, its start is recorded at the
+		// turn, in one call: the request goes then without asking again.
+		wait, started, err := b.Start("h.example", true)
+		after := time.Now()
+		if err != nil || !started {
+			t.Fatalf("the second claim's request, within ahead of its turn: wait %v, started %v, %v; want its start recorded", wait, started, err)
 		}
+		if gap := after.Add(wait).Sub(before); gap < delay-5*time.Millisecond {
+			t.Errorf("the second request's start recorded %v after the first, under a delay of %v", gap, delay)
+		}
+		// Until then and until its end, it counts as in flight: another
+		// claim's request waits for a delay after it.
+		if w, started, err := a.Start("h.example", true); err != nil || started || time.Now().Add(w).Before(after.Add(wait+delay-5*time.Millisecond)) {
+			t.Errorf("a request while a start is recorded ahead: wait %v, started %v, %v; want a wait past that start + the delay", w, started, err)
+		}
+		time.Sleep(wait)
 		if err := b.End("h.example", 0); err != nil {
 			t.Fatal(err)
 		}
