@@ -95,8 +95,8 @@ func Open(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Crawl,
 // claimAhead is how long before a host's turn a worker may claim one of
 // its URLs (at most half the host's delay; redisfrontier.Options.Ahead):
 // the claim's round trips to the cluster (a peek of every lane, the
-// claim) then overlap the host's delay, and only the gate's Start stands
-// between the turn and the request. With every claim at its turn, two
+// claim) then overlap the host's delay, and the gate's one Start call,
+// which records the request's start at the turn, comes before it too. With every claim at its turn, two
 // workers at 5 requests/s on a machine at load 34–50 sent 4.11–4.15 page
 // requests/s where one machine sent 4.55–4.58.
 const claimAhead = 100 * time.Millisecond

@@ -102,11 +102,12 @@ type Options struct {
 	// over (connection refused, CLUSTERDOWN, TRYAGAIN). Default 30 s.
 	Retry time.Duration
 	// Ahead is how long before a host's turn a claim may take one of its
-	// URLs (at most half the host's delay): the request then waits for
-	// the turn in Start, so that a claim's round trips (a peek of every
-	// lane, the claim) come before the turn rather than after it. The
-	// host's requests stay its delay apart (Start); its claims come its
-	// delay apart less Ahead. Default 0: a claim at the turn.
+	// URLs (at most half the host's delay): Start then records its
+	// request's start at the turn and tells the wait, so that a claim's
+	// round trips (a peek of every lane, the claim, Start) come before the
+	// turn rather than after it. The host's requests stay its delay apart
+	// (Start); its claims come its delay apart less Ahead. Default 0: a
+	// claim at the turn.
 	Ahead time.Duration
 }
 
